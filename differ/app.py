@@ -1,0 +1,60 @@
+"""The application context: configuration, store, HTTP client, clock and streams, injected so tests control them."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TextIO
+
+from differ.config import Config
+from differ.fetch import Fetcher
+from differ.store import Store
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """UTC timestamps as stored and shown: 2026-07-08T17:45:00Z."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class App:
+    """Everything a command needs; tests build one with their own clock, sleep and streams."""
+
+    config: Config
+    store: Store
+    now: Callable[[], datetime] = utcnow
+    sleep: Callable[[float], None] = time.sleep
+    monotonic: Callable[[], float] = time.monotonic
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    _fetcher: Fetcher | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_config(cls, config: Config, **kwargs: object) -> App:
+        return cls(config, Store(config.service.snapshots), **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def fetcher(self) -> Fetcher:
+        with self._lock:
+            if self._fetcher is None:
+                s = self.config.service
+                self._fetcher = Fetcher(
+                    user_agent=s.user_agent, contact=s.contact, timeout=s.timeout, max_bytes=s.max_bytes,
+                    per_host_delay=s.per_host_delay, per_host_connections=s.per_host_connections,
+                    retries=s.retries, retry_after_cap=s.retry_after_cap, clock=self.monotonic, sleep=self.sleep,
+                    wall=lambda: self.now().timestamp(), pool_size=max(16, s.workers * 2))
+            return self._fetcher
+
+    def close(self) -> None:
+        if self._fetcher is not None:
+            self._fetcher.close()
+            self._fetcher = None

@@ -1,0 +1,352 @@
+"""Mirror fidelity audit: for each mirror, what it misses, adds, alters or corrupts, and which canonical
+version it reflects (and since when the canonical has moved on)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING, Any
+
+from rapidfuzz import fuzz, process
+
+from differ.audit.align import Alignment, Stream, align, shares
+from differ.audit.tokens import invariant_tokens, overlap
+from differ.diff.blocks import Block, split_blocks
+from differ.diff.engine import word_ops
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import DocumentConfig, SourceConfig
+
+SCHEMA = "differ.audit/1"
+KINDS = ("stale", "missing", "extra", "altered", "code_corrupted", "token_mismatch")
+MISSING_BELOW = 0.5
+CODE_SIMILAR = 80.0
+
+
+@dataclass
+class Finding:
+    """One way a mirror differs from its canonical."""
+
+    kind: str
+    section: tuple[str, ...]
+    canonical: str | None
+    mirror: str | None
+    detail: str = ""
+    ops: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "section": list(self.section), "canonical": self.canonical,
+                                "mirror": self.mirror}
+        if self.detail:
+            data["detail"] = self.detail
+        if self.ops:
+            data["ops"] = self.ops
+        return data
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
+
+
+@dataclass
+class MirrorAudit:
+    """The findings for one mirror."""
+
+    id: str
+    url: str
+    version: int | None
+    fetched_at: str | None
+    matches_version: int | None
+    coverage: float
+    findings: list[Finding] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "url": self.url, "version": self.version, "fetched_at": self.fetched_at,
+                "matches_version": self.matches_version, "coverage": round(self.coverage, 4),
+                "findings": [f.as_json() for f in self.findings]}
+
+    @property
+    def signature(self) -> str:
+        """Changes whenever the findings change: what mirror_drift alerts on."""
+        blob = json.dumps([self.matches_version, sorted(f.key for f in self.findings)])
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass
+class AuditReport:
+    """The audit of one document: its canonical version and every mirror's findings."""
+
+    document: str
+    title: str
+    canonical_version: int | None
+    canonical_fetched_at: str | None
+    mirrors: list[MirrorAudit] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "document": self.document, "title": self.title,
+                "canonical_version": self.canonical_version, "canonical_fetched_at": self.canonical_fetched_at,
+                "mirrors": [m.as_json() for m in self.mirrors]}
+
+
+# -- the comparison -------------------------------------------------------------------------------------------
+def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tuple[int, Alignment]:
+    """The canonical version the mirror reflects best (on a tie, the later one)."""
+    best: tuple[float, int, Alignment] | None = None
+    for number, stream in versions:
+        al = align(stream, mirror)
+        if best is None or al.ratio >= best[0]:
+            best = (al.ratio, number, al)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _command_lines(block: Block) -> list[str]:
+    return [line.strip() for line in block.text.split("\n")
+            if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))]
+
+
+def _char_detail(expected: str, found: str) -> str:
+    parts = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, expected, found, autojunk=False).get_opcodes():
+        if tag != "equal":
+            parts.append(f'"{expected[i1:i2]}" → "{found[j1:j2]}"')
+    return ", ".join(parts[:5])
+
+
+def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[Finding]:
+    """Missing, extra, altered and corrupted-code findings of a mirror against one canonical version."""
+    findings: list[Finding] = []
+    canon_share = shares(al, "canonical")
+    mirror_share = shares(al, "mirror")
+    # Words the mirror changed inside a canonical block: opcodes whose canonical side lies in that block.
+    changed: dict[int, list[tuple[int, int, int, int]]] = {}
+    for tag, i1, i2, j1, j2 in al.opcodes:
+        if tag == "equal":
+            continue
+        owners = {al.canonical.owner[k] for k in range(i1, i2)}
+        if not owners and i1 > 0 and i1 < len(al.canonical.owner) and al.canonical.owner[i1 - 1] == al.canonical.owner[i1]:
+            owners = {al.canonical.owner[i1]}
+        for owner in owners:
+            changed.setdefault(owner, []).append((i1, i2, j1, j2))
+    for index, block in enumerate(canonical):
+        if not al.canonical.per_block[index]:
+            continue
+        if canon_share[index] < MISSING_BELOW:
+            findings.append(Finding("missing", block.section, block.text, None, block.kind))
+            continue
+        if block.kind == "code" or index not in changed:
+            continue
+        spans = changed[index]
+        lo = min(j1 for _, _, j1, _ in spans)
+        hi = max(j2 for _, _, _, j2 in spans)
+        mirror_words = al.mirror.words[lo:hi]
+        canon_words = al.canonical.words[min(i1 for i1, _, _, _ in spans):max(i2 for _, i2, _, _ in spans)]
+        mirror_owners = {al.mirror.owner[k] for k in range(lo, hi)}
+        if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
+            continue  # the differing mirror words belong to extra blocks; reported there
+        ops = word_ops(" ".join(canon_words), " ".join(mirror_words))
+        mirror_text = " / ".join(mirror[o].text for o in sorted(mirror_owners)) or None
+        if mirror_text and _bilingual_duplicate(block.text, mirror_text):
+            continue
+        if ops:
+            findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
+    for index, block in enumerate(mirror):
+        if al.mirror.per_block[index] and mirror_share[index] < MISSING_BELOW and block.kind != "code":
+            # Command lines that moved out of a code block are judged with the code, not as extra text.
+            if _looks_like_command(block, canonical):
+                continue
+            section = _nearest_section(al, index)
+            findings.append(Finding("extra", section, None, block.text, block.kind))
+    findings.extend(_code_findings(canonical, mirror))
+    return findings
+
+
+def _bilingual_duplicate(canonical: str, mirror: str) -> bool:
+    """A bilingual heading "XPU (Intel GPU) / XPU (Intel GPUs)" carries the canonical text intact."""
+    parts = [" ".join(fold_text(p).split()) for p in mirror.split(" / ")]
+    return len(parts) > 1 and " ".join(fold_text(canonical).split()) in parts
+
+
+def fold_text(text: str) -> str:
+    from differ.audit.align import fold
+
+    return fold(text)
+
+
+def _looks_like_command(block: Block, canonical: list[Block]) -> bool:
+    lines = [line for b in canonical if b.kind == "code" for line in b.text.split("\n")]
+    return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
+
+
+def _nearest_section(al: Alignment, mirror_index: int) -> tuple[str, ...]:
+    """The canonical section just before a mirror block, found through the matched words around it."""
+    positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]
+    if not positions:
+        return ()
+    target = positions[-1]
+    count = sum(al.matched_b[: target + 1])
+    seen = 0
+    for k, hit in enumerate(al.matched_a):
+        if hit:
+            seen += 1
+            if seen == count:
+                return al.canonical.blocks[al.canonical.owner[k]].section
+    return ()
+
+
+def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
+    """Command lines of the canonical's code blocks, compared character by character with the mirror's lines."""
+    candidates = [" ".join(line.split()) for b in mirror for line in (b.text.split("\n") if b.kind == "code"
+                                                                          else [b.text]) if line.strip()]
+    findings = []
+    if not candidates:
+        return findings
+    for block in canonical:
+        if block.kind != "code":
+            continue
+        for line in _command_lines(block):
+            wanted = " ".join(line.split())
+            if wanted in candidates:
+                continue
+            match = process.extractOne(wanted, candidates, scorer=fuzz.ratio)
+            if match is None or match[1] < CODE_SIMILAR:
+                continue
+            found = match[0]
+            findings.append(Finding("code_corrupted", block.section, wanted, found, _char_detail(wanted, found)))
+    return findings
+
+
+def pair_translations(blocks: list[Block], translated: set[str], original: set[str],
+                      window: int = 3) -> list[tuple[int, int]]:
+    """Pair each translated block with its original: one to one, nearby, by shared invariant tokens and
+    Latin words (translations keep names, numbers and identifiers)."""
+    from differ.normalize.language import block_script
+
+    scripts = [block_script(b.text) for b in blocks]
+    candidates = []
+    for i, block in enumerate(blocks):
+        if scripts[i] not in translated or block.kind == "code":
+            continue
+        for j in range(max(0, i - window), min(len(blocks), i + window + 1)):
+            if j == i or scripts[j] not in original or blocks[j].kind == "code":
+                continue
+            score = overlap(block.text, blocks[j].text)
+            if score >= 0.4 and min(len(block.text.split()), len(blocks[j].text.split())) >= 4:
+                candidates.append((score - 0.02 * abs(i - j), i, j))
+    used_i: set[int] = set()
+    used_j: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(candidates, reverse=True):
+        if i not in used_i and j not in used_j:
+            used_i.add(i)
+            used_j.add(j)
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+def token_mismatches(blocks: list[Block], translated: set[str], original: set[str]) -> list[Finding]:
+    """Numbers, versions, PR numbers, identifiers and URLs that differ between a translation and its original."""
+    findings = []
+    for i, j in pair_translations(blocks, translated, original):
+        ours, theirs = invariant_tokens(blocks[i].text), invariant_tokens(blocks[j].text)
+        lost, added = theirs - ours, ours - theirs
+        if lost or added:
+            parts = []
+            if lost:
+                parts.append("missing " + ", ".join(sorted(_show(t) for t in lost)))
+            if added:
+                parts.append("extra " + ", ".join(sorted(_show(t) for t in added)))
+            findings.append(Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text,
+                                    "; ".join(parts)))
+    return findings
+
+
+def _show(token: str) -> str:
+    return token.split(":", 1)[1] if token.startswith(("url:", "id:")) else token
+
+
+# -- against the store ----------------------------------------------------------------------------------------
+def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
+    """Audit every mirror of a document against the canonical versions in the store."""
+    store = app.store
+    canon_versions = store.versions(doc.canonical.key)
+    latest = canon_versions[-1] if canon_versions else None
+    report = AuditReport(doc.id, doc.title, latest.number if latest else None,
+                         latest.fetched_at if latest else None)
+    if latest is None:
+        return report
+    canon_blocks = {v.number: split_blocks(store.markdown(v)) for v in canon_versions}
+    streams = [(n, Stream.of(b)) for n, b in canon_blocks.items()]
+    for mirror in doc.mirrors:
+        mv = store.latest(mirror.key)
+        if mv is None:
+            continue
+        report.mirrors.append(audit_mirror(app, mirror, mv, canon_blocks, streams, canon_versions))
+    return report
+
+
+def audit_mirror(app: App, mirror: SourceConfig, mv: Any, canon_blocks: dict[int, list[Block]],
+                 streams: list[tuple[int, Stream]], canon_versions: list[Any]) -> MirrorAudit:
+    blocks = split_blocks(app.store.markdown(mv))
+    mstream = Stream.of(blocks)
+    number, al = best_version(streams, mstream)
+    latest_number = streams[-1][0]
+    latest_al = al if number == latest_number else align(streams[-1][1], mstream)
+    coverage = latest_al.matched / len(latest_al.canonical.words) if latest_al.canonical.words else 1.0
+    result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
+    if number != latest_number:
+        result.findings.append(_stale(app, canon_versions, number, latest_number))
+    result.findings.extend(compare(canon_blocks[number], blocks, al))
+    if mirror.languages:
+        result.findings.extend(_translation_findings(app, mirror, mv))
+    return result
+
+
+def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:
+    from differ.diff import Versions, diff, summarize
+
+    by = {v.number: v for v in canon_versions}
+    old, new = by[number], by[latest]
+    d = diff(app.store.markdown(old), app.store.markdown(new))
+    lines = summarize(d, Versions("", "", number, latest))[1:]
+    moved_on = by.get(number + 1)
+    since = moved_on.fetched_at if moved_on else new.fetched_at
+    return Finding("stale", (), "\n".join(lines), None,
+                   f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
+                   f"{since} (now version {latest}), so the mirror misses {len(d)} change{'s' if len(d) != 1 else ''}")
+
+
+def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Finding]:
+    """token_mismatch for bilingual mirrors: read the stored raw body again with every language kept."""
+    from dataclasses import replace
+
+    from differ.errors import DifferError
+    from differ.normalize import Body, normalize
+    from differ.normalize.language import SCRIPT_OF_LANGUAGE
+
+    try:
+        raw = app.store.get_blob(mv.raw_sha256)
+        full = normalize(Body(raw, (mv.record.get("headers") or {}).get("content-type"),
+                              mv.record.get("final_url") or mirror.url, app.config.service.tracking_params),
+                         replace(mirror, languages=None))
+    except DifferError:
+        return []
+    kept = {SCRIPT_OF_LANGUAGE[lang] for lang in mirror.languages or ()}
+    every = {"Latin", "Hangul", "Kana", "Han", "Cyrillic", "Greek", "Arabic", "Hebrew"}
+    return token_mismatches(split_blocks(full.markdown), every - kept, kept)
+
+
+def render_audit(report: AuditReport, fmt: str) -> str:
+    from differ.audit.report import render_audit as render
+
+    return render(report, fmt)
+
+
+def reach_lines(app: App, mirror: SourceConfig) -> list[str]:
+    from differ.audit.report import reach_lines as lines
+
+    return lines(app, mirror)

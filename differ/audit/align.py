@@ -1,0 +1,89 @@
+"""Word-level alignment of a mirror against a canonical: tolerant of merged or split blocks, lists that became
+paragraphs, headings that became bold text, spacing inside links and curly versus straight quotes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from differ.diff.blocks import Block
+
+# Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
+_WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
+_FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
+def fold(word: str) -> str:
+    """A word as compared: NFKC, straight quotes and dashes, case-folded."""
+    return unicodedata.normalize("NFKC", word).translate(_FOLD).casefold()
+
+
+@dataclass
+class Stream:
+    """A document as one word sequence, each word remembering its block."""
+
+    blocks: list[Block]
+    words: list[str] = field(default_factory=list)
+    owner: list[int] = field(default_factory=list)
+    per_block: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, blocks: list[Block]) -> Stream:
+        s = cls(blocks)
+        for i, block in enumerate(blocks):
+            found = [fold(w) for w in _WORD.findall(block.text)]
+            s.words.extend(found)
+            s.owner.extend([i] * len(found))
+            s.per_block.append(len(found))
+        return s
+
+
+@dataclass
+class Alignment:
+    """Which canonical words the mirror carries, and the differing runs."""
+
+    canonical: Stream
+    mirror: Stream
+    matched_a: list[bool]
+    matched_b: list[bool]
+    opcodes: list[tuple[str, int, int, int, int]]
+
+    @property
+    def matched(self) -> int:
+        return sum(self.matched_a)
+
+    @property
+    def ratio(self) -> float:
+        total = len(self.canonical.words) + len(self.mirror.words)
+        return 2.0 * self.matched / total if total else 1.0
+
+    def block_share(self, index: int, side: str = "canonical") -> float:
+        stream, matched = (self.canonical, self.matched_a) if side == "canonical" else (self.mirror, self.matched_b)
+        total = stream.per_block[index]
+        if not total:
+            return 1.0
+        hits = sum(1 for k, owner in enumerate(stream.owner) if owner == index and matched[k])
+        return hits / total
+
+
+def align(canonical: Stream, mirror: Stream) -> Alignment:
+    matcher = SequenceMatcher(None, canonical.words, mirror.words, autojunk=False)
+    matched_a = [False] * len(canonical.words)
+    matched_b = [False] * len(mirror.words)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            matched_a[block.a + k] = True
+            matched_b[block.b + k] = True
+    return Alignment(canonical, mirror, matched_a, matched_b, matcher.get_opcodes())
+
+
+def shares(al: Alignment, side: str = "canonical") -> list[float]:
+    """Matched share of every block's words, in one pass."""
+    stream, matched = (al.canonical, al.matched_a) if side == "canonical" else (al.mirror, al.matched_b)
+    hits = [0] * len(stream.blocks)
+    for k, owner in enumerate(stream.owner):
+        if matched[k]:
+            hits[owner] += 1
+    return [hits[i] / n if (n := stream.per_block[i]) else 1.0 for i in range(len(stream.blocks))]

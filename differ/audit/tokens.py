@@ -1,0 +1,68 @@
+"""Tokens that must survive translation unchanged: numbers and versions, PR and issue numbers, code
+identifiers and URLs. Month names count as their numbers, since translations write dates with digits."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from differ.audit.align import fold
+
+_URL = re.compile(r"https?://[^\s)\]>\"']+")
+_ISSUE = re.compile(r"#\d+")
+# ASCII classes only: in Korean text a particle follows a term directly ("nn.Linear가", "3,328회").
+_IDENT = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"
+                    r"|(?<![A-Za-z0-9_])[a-z]+_[a-z_0-9]+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[a-z]+[A-Z][A-Za-z0-9]*")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.#])(\d+(?:[.,]\d+)*)([a-z]{0,2})(?![A-Za-z0-9_])")
+_ABBREVIATION = re.compile(r"^[A-Za-z]{1,2}(\.[A-Za-z]{1,2})+$")  # e.g, i.e, a.m
+_MONTHS = {m: str(i) for i, m in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"), start=1)}
+_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+
+
+# Scaled numbers written differently in each language: "100K" and "10만" are both 100000.
+_SCALE = {"K": 1_000, "M": 1_000_000, "B": 1_000_000_000, "만": 10_000, "억": 100_000_000}
+_SCALED = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s?([KMB](?![A-Za-z])|만|억)")
+
+
+def _expand(m: re.Match[str]) -> str:
+    value = float(m.group(1)) * _SCALE[m.group(2)]
+    return f" {value:.0f} "
+
+
+def invariant_tokens(text: str) -> Counter[str]:
+    """The tokens of a block that a faithful translation keeps as they are."""
+    tokens: Counter[str] = Counter()
+    rest = text
+    for url in _URL.findall(rest):
+        tokens["url:" + url.rstrip(".,;")] += 1
+    rest = _URL.sub(" ", rest)
+    for issue in _ISSUE.findall(rest):
+        tokens[issue] += 1
+    rest = _ISSUE.sub(" ", rest)
+    for ident in _IDENT.findall(rest):
+        if not _ABBREVIATION.match(ident):
+            tokens["id:" + ident.removesuffix("()")] += 1
+    rest = _IDENT.sub(" ", rest)
+    rest = _MONTH.sub(lambda m: " " + _MONTHS[m.group(1).lower()] + " ", rest)
+    rest = _SCALED.sub(_expand, rest)
+    for digits, suffix in _NUMBER.findall(rest):
+        value = digits.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", digits) else digits
+        # A one-letter suffix on a version is part of it (3.15t, 0.12b); units are not ("35ms", "12x").
+        tokens[value + suffix if len(suffix) == 1 and "." in value and suffix != "x" else value] += 1
+    return tokens
+
+
+def overlap(a: str, b: str) -> float:
+    """How likely two blocks are a translation pair: shared invariant tokens and Latin words, discounted
+    when their lengths are far apart (a heading is not the translation of a paragraph)."""
+    ta, tb = invariant_tokens(a), invariant_tokens(b)
+    la = {fold(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", a)}
+    lb = {fold(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", b)}
+    shared = sum((ta & tb).values()) + len(la & lb)
+    size = min(sum(ta.values()) + len(la), sum(tb.values()) + len(lb))
+    if not size:
+        return 0.0
+    lengths = min(len(a), len(b)) / max(len(a), len(b))
+    return shared / size * (0.5 + 0.5 * lengths)

@@ -1,0 +1,296 @@
+"""One check of one or many sources: fetch, normalize, store, diff, notify. `differ check` and the scheduler
+both call `check`; failures of one source never stop the others."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from differ.app import App, iso
+from differ.config import SourceConfig
+from differ.diff import Diff, Versions, diff, summarize
+from differ.diff.render import as_json
+from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
+from differ.fetch import Request, Response
+from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+from differ.store import Version, canonical_json, sha256
+
+KEPT_HEADERS = ("content-type", "content-length", "etag", "last-modified", "date", "cache-control", "server",
+                "age", "expires", "content-language", "link", "x-wp-total", "via")
+
+
+@dataclass
+class CheckResult:
+    """What one check of one source found."""
+
+    source: str
+    outcome: str  # new, unchanged, failed, held, deferred
+    detail: str = ""
+    version: int | None = None
+    previous: int | None = None
+    changes: int = 0
+    summary: list[str] = field(default_factory=list)
+    event: dict[str, Any] | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == "failed"
+
+    def line(self) -> str:
+        if self.outcome == "new":
+            if self.previous is None:
+                return f"{self.source}: new version {self.version} (first snapshot)"
+            noun = "change" if self.changes == 1 else "changes"
+            return f"{self.source}: new version {self.version} ({self.changes} {noun})"
+        if self.detail:
+            return f"{self.source}: {self.outcome}: {self.detail}" if self.outcome != "unchanged" else \
+                f"{self.source}: unchanged ({self.detail})"
+        return f"{self.source}: {self.outcome}"
+
+
+def content_identity(n: Normalized) -> str:
+    """What makes two fetches the same version: Markdown, metadata and invisible characters."""
+    return sha256(n.markdown.encode() + b"\0" + canonical_json(n.metadata) + b"\0" + canonical_json(n.invisible))
+
+
+def _request(source: SourceConfig, state: dict[str, Any]) -> Request:
+    kind = SOURCE_KINDS[source.kind]
+    url = kind.fetch_url(source)
+    same = state.get("url") == url
+    return Request(url=url, headers={"Accept": kind.accept, **source.headers},
+                   etag=state.get("etag") if same else None,
+                   last_modified=state.get("last_modified") if same else None,
+                   robots=source.robots, allow_private=source.allow_private)
+
+
+def check_source(app: App, source: SourceConfig) -> CheckResult:
+    """Check one source once; every outcome is logged in the store's fetch log."""
+    key = source.key
+    store = app.store
+    state = store.state(key)
+    started = app.monotonic()
+    now = app.now()
+    not_before = state.get("retry_not_before")
+    if not_before and iso(now) < not_before:
+        return CheckResult(key, "deferred", f"server asked to wait until {not_before}")
+    request = _request(source, state)
+    entry: dict[str, Any] = {"at": iso(now), "url": request.url}
+    try:
+        response = app.fetcher.fetch(request)
+    except FetchError as exc:
+        return _failed(app, source, state, entry, started, str(exc), status=exc.status,
+                       retry_after=exc.retry_after, now=now)
+    entry.update(status=response.status, final_url=response.final_url, bytes=len(response.body),
+                 attempts=response.attempts)
+    if response.not_modified:
+        return _unchanged(app, source, state, entry, started, response, "not modified")
+    body_sha = sha256(response.body)
+    entry["body_sha256"] = body_sha
+    latest = store.latest(key)
+    if latest is not None and body_sha == state.get("body_sha256"):
+        return _unchanged(app, source, state, entry, started, response, "same body")
+    try:
+        normalized = normalize(Body(response.body, response.header("content-type"), response.final_url,
+                                    app.config.service.tracking_params), source)
+    except NoContentError as exc:
+        if latest is None:
+            return _failed(app, source, state, entry, started, str(exc), now=now)
+        normalized = Normalized("", {}, [], warnings=[str(exc)])
+    except NormalizeError as exc:
+        return _failed(app, source, state, entry, started, str(exc), now=now)
+    except RecursionError:
+        return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
+    identity = content_identity(normalized)
+    if latest is not None and identity == latest.record.get("content_sha256"):
+        state.pop("pending", None)
+        return _unchanged(app, source, state, entry, started, response, "page noise only")
+    if latest is not None:
+        held = _anomaly(app, normalized, latest.record.get("words", 0))
+        if held and state.get("pending") != identity:
+            state["pending"] = identity
+            entry.update(outcome="held", detail=held)
+            _finish(app, key, state, entry, started, response, keep_validators=False)
+            return CheckResult(key, "held", f"{held}; stored only if seen again")
+    state.pop("pending", None)
+    summary: list[str] = []
+    changes = 0
+    d = None
+    if latest is not None:
+        d = diff(store.markdown(latest, latest.record["normalizer"]), normalized.markdown,
+                 a_meta=latest.metadata, b_meta=normalized.metadata,
+                 a_invisible=latest.record.get("invisible") or [], b_invisible=normalized.invisible)
+        changes = len(d.changes)
+        versions = Versions(source.title or source.document, key, latest.number, latest.number + 1)
+        summary = summarize(d, versions)
+    record = {
+        "fetched_at": iso(now), "url": source.url, "fetch_url": request.url, "final_url": response.final_url,
+        "status": response.status, "headers": {k: v for k, v in response.headers.items() if k in KEPT_HEADERS},
+        "normalizer": normalized.normalizer, "metadata": normalized.metadata, "invisible": normalized.invisible,
+        "encoding": normalized.encoding, "words": normalized.words, "content_sha256": identity,
+        "warnings": normalized.warnings, "changes": changes, "summary": summary,
+    }
+    version = store.commit(key, raw=response.body, markdown=normalized.markdown, record=record)
+    result = CheckResult(key, "new", version=version.number, previous=latest.number if latest else None,
+                         changes=changes, summary=summary)
+    if latest is not None and d is not None:
+        result.event = change_event(source, latest, version, d)
+    entry.update(outcome="new", version=version.number)
+    _finish(app, key, state, entry, started, response)
+    return result
+
+
+def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
+    """The `changed` event for notifiers: the diff in its JSON schema."""
+    versions = Versions(source.title or source.document, source.key, old.number, new.number, old.fetched_at,
+                        new.fetched_at, old.hash, new.hash)
+    return {"type": "changed", "source": source.key, "diff": as_json(d, versions)}
+
+
+def missed_events(app: App, source: SourceConfig, known: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Change events for versions committed but never handed to the notifiers (a crash in between)."""
+    state = app.store.state(source.key)
+    versions = app.store.versions(source.key)
+    if not versions:
+        return []
+    notified = int(state.get("notified", versions[0].number))
+    events = []
+    by_number = {v.number: v for v in versions}
+    for v in versions:
+        old = by_number.get(v.number - 1)
+        if v.number > notified and old is not None:
+            if known and ((known.get("diff") or {}).get("to") or {}).get("version") == v.number:
+                events.append(known)
+                continue
+            d = diff(app.store.markdown(old, old.record["normalizer"]), app.store.markdown(v, v.record["normalizer"]),
+                     a_meta=old.metadata, b_meta=v.metadata, a_invisible=old.record.get("invisible") or [],
+                     b_invisible=v.record.get("invisible") or [])
+            events.append(change_event(source, old, v, d))
+    return events
+
+
+def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
+    if not normalized.markdown.strip():
+        return normalized.warnings[0] if normalized.warnings else "content is empty"
+    share = app.config.service.shrink_threshold
+    if previous_words and normalized.words < previous_words * (1 - share):
+        lost = 1 - normalized.words / previous_words
+        return f"content shrank by {lost:.0%} ({previous_words} → {normalized.words} words)"
+    return None
+
+
+def _unchanged(app: App, source: SourceConfig, state: dict[str, Any], entry: dict[str, Any], started: float,
+               response: Response, why: str) -> CheckResult:
+    entry["outcome"] = "unchanged"
+    entry["detail"] = why
+    _finish(app, source.key, state, entry, started, response)
+    return CheckResult(source.key, "unchanged", why)
+
+
+def _finish(app: App, key: str, state: dict[str, Any], entry: dict[str, Any], started: float,
+            response: Response, *, keep_validators: bool = True) -> None:
+    entry["duration_ms"] = round((app.monotonic() - started) * 1000, 1)
+    recovered = state.get("failures", 0)
+    state.update(last_check=entry["at"], failures=0, last_outcome=entry["outcome"])
+    state.pop("retry_not_before", None)
+    if recovered:
+        state["recovered_after"] = recovered
+    else:
+        state.pop("recovered_after", None)
+    if entry["outcome"] == "new":
+        state["last_change"] = entry["at"]
+    if keep_validators:
+        state["url"] = entry["url"]
+        if response.status != 304:
+            state["etag"] = response.header("etag")
+            state["last_modified"] = response.header("last-modified")
+            state["body_sha256"] = entry.get("body_sha256")
+    with app.store.writing():
+        app.store.log_fetch(key, entry)
+        app.store.save_state(key, state)
+
+
+def _failed(app: App, source: SourceConfig, state: dict[str, Any], entry: dict[str, Any], started: float,
+            message: str, *, status: int | None = None, retry_after: float | None = None,
+            now: datetime) -> CheckResult:
+    entry.update(outcome="failed", error=message, duration_ms=round((app.monotonic() - started) * 1000, 1))
+    if status is not None:
+        entry["status"] = status
+    state.update(last_check=entry["at"], failures=state.get("failures", 0) + 1, last_error=message,
+                 last_outcome="failed")
+    state.pop("recovered_after", None)
+    if retry_after:
+        state["retry_not_before"] = iso(datetime.fromtimestamp(now.timestamp() + retry_after, now.tzinfo))
+    with app.store.writing():
+        app.store.log_fetch(source.key, entry)
+        app.store.save_state(source.key, state)
+    return CheckResult(source.key, "failed", message)
+
+
+def check(app: App, sources: Iterable[SourceConfig], *,
+          on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Check sources concurrently (politeness per host is kept by the fetcher); results in the given order."""
+    chosen = list(sources)
+    app.store.ensure()
+    results: list[CheckResult | None] = [None] * len(chosen)
+    printed = 0
+
+    def run(index: int) -> None:
+        source = chosen[index]
+        try:
+            results[index] = check_source(app, source)
+        except StoreError:
+            raise
+        except DifferError as exc:
+            results[index] = CheckResult(source.key, "failed", str(exc))
+        except Exception as exc:  # a bug in one source's handling must not stop the others
+            results[index] = CheckResult(source.key, "failed", f"internal error: {type(exc).__name__}: {exc}")
+
+    workers = max(1, min(app.config.service.workers, len(chosen)))
+    if workers == 1:
+        for i in range(len(chosen)):
+            run(i)
+            if on_result:
+                on_result(results[i])  # type: ignore[arg-type]
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="check") as pool:
+            futures = [pool.submit(run, i) for i in range(len(chosen))]
+            for future in futures:
+                future.result()
+                while printed < len(chosen) and results[printed] is not None:
+                    if on_result:
+                        on_result(results[printed])  # type: ignore[arg-type]
+                    printed += 1
+    done = [r for r in results if r is not None]
+    _after(app, chosen, done)
+    return done
+
+
+def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) -> None:
+    """Turn results into events (changes, failures, recoveries, mirror drift) and hand them to the notifiers."""
+    from differ import notify
+
+    events: list[dict[str, Any]] = []
+    for source, result in zip(sources, results, strict=True):
+        events.extend(missed_events(app, source, result.event))
+        state = app.store.state(source.key)
+        if result.failed:
+            events.append({"type": "fetch_failing", "source": source.key, "failures": state.get("failures", 1),
+                           "error": result.detail})
+        elif state.get("recovered_after"):
+            events.append({"type": "recovered", "source": source.key, "failures": state["recovered_after"]})
+    changed_docs = {r.source.split("/", 1)[0] for r in results if r.outcome == "new"}
+    if changed_docs:
+        from differ.audit.report import audit_after_check
+
+        events.extend(audit_after_check(app, changed_docs))
+    notify.dispatch(app, events, deliver_now=False)
+    for source in sources:  # the events are in the outbox now: a crash from here on loses nothing
+        latest = app.store.latest(source.key)
+        state = app.store.state(source.key)
+        if latest is not None and state.get("notified") != latest.number:
+            state["notified"] = latest.number
+            app.store.save_state(source.key, state)
+    notify.deliver(app)

@@ -1,0 +1,137 @@
+"""The `differ` command: a thin layer over the library. Errors are one line; tracebacks only with --debug."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from differ import __version__
+from differ.app import App
+from differ.config import DEFAULT_CONFIG, Config, load_config
+from differ.errors import DifferError, ExitCode, UsageError
+
+Handler = Callable[[App, argparse.Namespace], int]
+COMMANDS: dict[str, Handler] = {}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        COMMANDS[name] = fn
+        return fn
+
+    return register
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="differ", description="Watch release announcements and their mirrors; keep "
+                                "every version, say what changed, audit mirrors, alert reliably.")
+    p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
+                   help="configuration file (default: ./config.toml)")
+    p.add_argument("--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    p.add_argument("--version", action="version", version=f"differ {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("check", help="fetch, store, diff and notify once")
+    c.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    sub.add_parser("run", help="the long-running service: check every source on its schedule")
+    h = sub.add_parser("history", help="the versions of a source")
+    h.add_argument("source", metavar="SOURCE")
+    s = sub.add_parser("show", help="the normalized Markdown (or raw body) of a version")
+    s.add_argument("source", metavar="SOURCE")
+    s.add_argument("--version", type=int, dest="number", metavar="N", help="version number (default: latest)")
+    s.add_argument("--raw", action="store_true", help="the raw body as fetched")
+    d = sub.add_parser("diff", help="what changed between two versions")
+    d.add_argument("source", metavar="SOURCE")
+    d.add_argument("--from", type=int, dest="a", metavar="N", help="old version (default: the one before --to)")
+    d.add_argument("--to", type=int, dest="b", metavar="M", help="new version (default: latest)")
+    d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
+    a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")
+    a.add_argument("document", nargs="?", metavar="DOCUMENT")
+    a.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
+    sub.add_parser("sources", help="the configured sources and their state")
+    sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
+    f = sub.add_parser("fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)")
+    f.add_argument("source", metavar="SOURCE")
+    r = sub.add_parser("renormalize", help="rebuild normalized Markdown from raw bodies with this normalizer")
+    r.add_argument("sources", nargs="*", metavar="SOURCE")
+    cfg = sub.add_parser("config", help="configuration commands")
+    cfg_sub = cfg.add_subparsers(dest="config_command", metavar="COMMAND")
+    cc = cfg_sub.add_parser("check", help="validate a configuration file without fetching")
+    cc.add_argument("file", nargs="?", type=Path, metavar="FILE")
+    n = sub.add_parser("notify", help="notification commands")
+    n_sub = n.add_subparsers(dest="notify_command", metavar="COMMAND")
+    nt = n_sub.add_parser("test", help="send a sample message")
+    nt.add_argument("name", nargs="?", metavar="NAME")
+    o = sub.add_parser("outbox", help="pending and failed deliveries")
+    o_sub = o.add_subparsers(dest="outbox_command", metavar="COMMAND")
+    orr = o_sub.add_parser("retry", help="try failed (or waiting) deliveries again now")
+    orr.add_argument("id", nargs="?", metavar="ID")
+    dm = sub.add_parser("demo", help="replay the PyTorch 2.13 edit through the real pipeline, offline")
+    dm.add_argument("--keep", type=Path, metavar="DIR", help="keep the demo's store in DIR")
+    return p
+
+
+def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
+    config = load_config(args.config, env)
+    if args.snapshots is not None:
+        from dataclasses import replace
+
+        config = replace(config, service=replace(config.service, snapshots=args.snapshots))
+    return config
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None,
+         env: dict[str, str] | None = None, app_factory: Callable[[Config], App] | None = None) -> int:
+    """Run the command line; returns the exit code (tests call this directly)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not args.command:
+        parser.print_help(out)
+        return ExitCode.USAGE
+    import differ.commands  # noqa: F401  (registers the commands)
+
+    try:
+        if args.command == "config":
+            return COMMANDS["config"](None, args)  # type: ignore[arg-type]
+        if args.command == "demo":
+            from differ.demo import run_demo
+
+            return run_demo(out, keep=args.keep)
+        config = _load(args, env)
+        app = app_factory(config) if app_factory else App.from_config(config, out=out, err=err)
+        app.out, app.err = out, err
+        try:
+            return COMMANDS[args.command](app, args)
+        finally:
+            app.close()
+    except DifferError as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=err)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=err)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err)
+        return ExitCode.FAILURE
+
+
+def require(value: object, message: str) -> None:
+    if not value:
+        raise UsageError(message)

@@ -1,0 +1,300 @@
+"""The handlers behind each `differ` command; each prints to `app.out` and returns an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from differ.app import App
+from differ.cli import command
+from differ.config import load_config, redact
+from differ.errors import ExitCode, StoreError, UsageError
+from differ.store import Version
+
+
+def _size(n: int) -> str:
+    return f"{n / 1000:.1f} KB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+@command("check")
+def cmd_check(app: App, args: argparse.Namespace) -> int:
+    from differ.check import check
+
+    sources = app.config.select(args.sources)
+    if not sources:
+        raise UsageError(f"{app.config.path.name} configures no sources; add a [[documents]] entry")
+    tty = app.err.isatty() and len(sources) > 1
+    done = 0
+
+    def show(result: object) -> None:
+        nonlocal done
+        done += 1
+        if tty:
+            app.err.write("\r\033[K")
+        print(result.line(), file=app.out, flush=True)  # type: ignore[attr-defined]
+        if tty and done < len(sources):
+            app.err.write(f"[{done}/{len(sources)}] checking…")
+            app.err.flush()
+
+    results = check(app, sources, on_result=show)
+    return ExitCode.FAILURE if any(r.failed for r in results) else ExitCode.OK
+
+
+@command("run")
+def cmd_run(app: App, args: argparse.Namespace) -> int:
+    from differ.schedule import run_service
+
+    return run_service(app)
+
+
+@command("history")
+def cmd_history(app: App, args: argparse.Namespace) -> int:
+    source = app.config.source(args.source)
+    versions = app.store.versions(source.key)
+    print(f"{source.key}  {source.url}", file=app.out)
+    if not versions:
+        print("  no versions yet (run: differ check " + source.key + ")", file=app.out)
+        return ExitCode.OK
+    print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
+    for v in versions:
+        print(f"  {v.number:>3}  {v.fetched_at:20}  {v.hash[:12]}  {_size(int(v.record.get('raw_bytes', 0))):>9}  "
+              f"{_describe(v)}", file=app.out)
+    if source.role == "mirror":
+        from differ.audit import reach_lines
+
+        for line in reach_lines(app, source):
+            print(line, file=app.out)
+    return ExitCode.OK
+
+
+def _describe(v: Version) -> str:
+    summary = v.record.get("summary") or []
+    if v.number == 1 or not summary:
+        return "first snapshot" if v.number == 1 else "changed"
+    n = v.record.get("changes", 0)
+    first = summary[1][2:] if len(summary) > 1 else ""
+    text = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+    return text if len(text) <= 110 else text[:109] + "…"
+
+
+def _version(app: App, key: str, number: int | None) -> Version:
+    if number is None:
+        latest = app.store.latest(key)
+        if latest is None:
+            raise StoreError(f"{key} has no versions yet (run: differ check {key})")
+        return latest
+    return app.store.version(key, number)
+
+
+@command("show")
+def cmd_show(app: App, args: argparse.Namespace) -> int:
+    source = app.config.source(args.source)
+    version = _version(app, source.key, args.number)
+    if args.raw:
+        data = app.store.get_blob(version.raw_sha256)
+        app.out.flush()
+        buffer = getattr(app.out, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:
+            app.out.write(data.decode("utf-8", errors="replace"))
+        return ExitCode.OK
+    app.out.write(app.store.markdown(version))
+    return ExitCode.OK
+
+
+@command("diff")
+def cmd_diff(app: App, args: argparse.Namespace) -> int:
+    from differ.diff import Versions, diff, render
+
+    source = app.config.source(args.source)
+    new = _version(app, source.key, args.b)
+    if args.a is None:
+        if new.number == 1:
+            raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
+        old = app.store.version(source.key, new.number - 1)
+    else:
+        old = app.store.version(source.key, args.a)
+    forms = set(app.store.normalized_forms(old)) & set(app.store.normalized_forms(new))
+    normalizer = max(forms) if forms else None
+    d = diff(app.store.markdown(old, normalizer), app.store.markdown(new, normalizer), a_meta=old.metadata,
+             b_meta=new.metadata, a_invisible=old.record.get("invisible") or [],
+             b_invisible=new.record.get("invisible") or [])
+    versions = Versions(source.title or source.document, source.key, old.number, new.number, old.fetched_at,
+                        new.fetched_at, old.hash, new.hash)
+    color = args.format == "text" and not args.no_color and app.out.isatty()
+    app.out.write(render(d, versions, args.format, color=color))
+    return ExitCode.OK
+
+
+@command("audit")
+def cmd_audit(app: App, args: argparse.Namespace) -> int:
+    from differ.audit import audit_document, render_audit
+
+    docs = [app.config.document(args.document)] if args.document else list(app.config.documents)
+    if not docs:
+        raise UsageError(f"{app.config.path.name} configures no documents")
+    for doc in docs:
+        app.out.write(render_audit(audit_document(app, doc), args.format))
+    return ExitCode.OK
+
+
+@command("verify")
+def cmd_verify(app: App, args: argparse.Namespace) -> int:
+    report = app.store.verify()
+    for note in report.notes:
+        print(f"note: {note}", file=app.out)
+    for problem in report.problems:
+        print(f"damaged: {problem}", file=app.out)
+    state = "ok" if report.ok else f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"
+    print(f"{app.store.root}: {report.sources} sources, {report.versions} versions, {report.blobs} raw bodies: "
+          f"{state}", file=app.out)
+    return ExitCode.OK if report.ok else ExitCode.FAILURE
+
+
+@command("sources")
+def cmd_sources(app: App, args: argparse.Namespace) -> int:
+    interval = app.config.service.interval
+    for doc in app.config.documents:
+        print(f"{doc.id}  {doc.title}", file=app.out)
+        for s in doc.sources:
+            state = app.store.state(s.key)
+            versions = app.store.versions(s.key)
+            every = s.interval or interval
+            status = "never checked"
+            if state.get("last_check"):
+                failures = state.get("failures", 0)
+                status = (f"failing ({failures}): {state.get('last_error')}" if failures else "ok")
+            print(f"  {s.key}  [{s.role}, {s.kind}, every {every:g}s]  {s.url}", file=app.out)
+            print(f"    versions: {len(versions)}  last check: {state.get('last_check', '-')}  last change: "
+                  f"{state.get('last_change', '-')}  state: {status}", file=app.out)
+    for n in app.config.notifiers:
+        shown = {k: (redact(v) if k in n.secrets and isinstance(v, str) else v) for k, v in n.options.items()}
+        target = shown.get("url", "")
+        print(f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
+              + (f"  digest: {n.digest:g}s" if n.digest else ""), file=app.out)
+    return ExitCode.OK
+
+
+@command("kinds")
+def cmd_kinds(app: App, args: argparse.Namespace) -> int:
+    from differ.normalize import SOURCE_KINDS, describe
+    from differ.notify import NOTIFIERS
+
+    print("source kinds:", file=app.out)
+    for name, kind in sorted(SOURCE_KINDS.items()):
+        opts = ", ".join(sorted(kind.options)) or "-"
+        print(f"  {name:10} {describe(kind)}  (options: {opts})", file=app.out)
+    print("notifiers:", file=app.out)
+    for name, notifier in sorted(NOTIFIERS.items()):
+        doc = (notifier.__doc__ or "").strip().splitlines()[0]
+        print(f"  {name:10} {doc}  (options: {', '.join(sorted(notifier.options))})", file=app.out)
+    return ExitCode.OK
+
+
+@command("fetch")
+def cmd_fetch(app: App, args: argparse.Namespace) -> int:
+    from differ.fetch import Request
+    from differ.normalize import SOURCE_KINDS, Body, normalize
+
+    source = app.config.source(args.source)
+    kind = SOURCE_KINDS[source.kind]
+    response = app.fetcher.fetch(Request(kind.fetch_url(source), {"Accept": kind.accept, **source.headers},
+                                         robots=source.robots, allow_private=source.allow_private))
+    result = normalize(Body(response.body, response.header("content-type"), response.final_url,
+                            app.config.service.tracking_params), source)
+    print(f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
+          f"metadata {result.metadata} -->", file=app.err)
+    app.out.write(result.markdown)
+    return ExitCode.OK
+
+
+@command("renormalize")
+def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
+    from differ.normalize import NORMALIZER_VERSION, Body, normalize
+
+    made = 0
+    for source in app.config.select(args.sources):
+        for v in app.store.versions(source.key):
+            if NORMALIZER_VERSION in app.store.normalized_forms(v):
+                continue
+            raw = app.store.get_blob(v.raw_sha256)
+            ctype = (v.record.get("headers") or {}).get("content-type")
+            result = normalize(Body(raw, ctype, v.record.get("final_url", source.url),
+                                    app.config.service.tracking_params), source)
+            app.store.add_normalized(v, NORMALIZER_VERSION, result.markdown)
+            made += 1
+    print(f"renormalized {made} version{'s' if made != 1 else ''} with normalizer {NORMALIZER_VERSION}",
+          file=app.out)
+    return ExitCode.OK
+
+
+@command("config")
+def cmd_config(app: App | None, args: argparse.Namespace) -> int:
+    if args.config_command != "check":
+        raise UsageError("usage: differ config check [FILE]")
+    path = args.file or args.config
+    config = load_config(path)
+    n = len(config.sources())
+    print(f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
+          f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
+          f"notifier{'s' if len(config.notifiers) != 1 else ''})", file=sys.stdout)
+    return ExitCode.OK
+
+
+@command("notify")
+def cmd_notify(app: App, args: argparse.Namespace) -> int:
+    from differ.notify import send_test
+
+    if args.notify_command != "test":
+        raise UsageError("usage: differ notify test [NAME]")
+    if not app.config.notifiers:
+        raise UsageError(f"{app.config.path.name} configures no [[notify]] destinations")
+    attempts = send_test(app, args.name)
+    for a in attempts:
+        print(f"{a.notifier}: {'sent' if a.ok else 'not sent: ' + a.detail}", file=app.out)
+    return ExitCode.OK if all(a.ok for a in attempts) else ExitCode.FAILURE
+
+
+@command("outbox")
+def cmd_outbox(app: App, args: argparse.Namespace) -> int:
+    from differ.notify import Outbox, deliver
+
+    outbox = Outbox(app.store)
+    if args.outbox_command == "retry":
+        revived = 0
+        for msg in list(outbox.all(("failed", "pending"))):
+            if args.id and msg.id != args.id:
+                continue
+            msg.data["next_attempt"] = "0"
+            msg.data["created"] = app.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+            if msg.state == "failed":
+                outbox.move(msg, "pending")
+            else:
+                outbox.update(msg)
+            revived += 1
+        if args.id and not revived:
+            raise UsageError(f'no pending or failed delivery "{args.id}" (see: differ outbox)')
+        for name in outbox.notifiers():
+            outbox.enable(name)
+        attempts = deliver(app)
+        sent = sum(1 for a in attempts if a.ok)
+        print(f"retried {revived}: {sent} delivered, {len(attempts) - sent} failed", file=app.out)
+        for a in attempts:
+            if not a.ok:
+                print(f"  {a.notifier} {a.msg_id}: {a.detail}", file=app.out)
+        return ExitCode.OK if sent == len(attempts) else ExitCode.FAILURE
+    rows = list(outbox.all())
+    if not rows:
+        print("outbox empty: nothing pending or failed", file=app.out)
+        return ExitCode.OK
+    for msg in rows:
+        print(f"{msg.state:8} {msg.notifier:12} {msg.id}  {msg.data.get('type')}  {msg.data.get('subject', '')}  "
+              f"attempts: {msg.data.get('attempts', 0)}  next: {msg.data.get('next_attempt', '-')}  "
+              f"last error: {msg.data.get('last_error') or '-'}", file=app.out)
+    for name in outbox.notifiers():
+        off = outbox.disabled(name)
+        if off:
+            print(f"disabled {name}: {off.get('reason')} (until its configuration changes)", file=app.out)
+    return ExitCode.OK

@@ -1,0 +1,181 @@
+"""`differ demo`: replay the PyTorch 2.13 edit through the real pipeline, offline.
+
+A local HTTP server (127.0.0.1, ephemeral port) serves the canonical page and the mirrors as the replay's
+timeline says at each step; a local Slack-like receiver and a signed-webhook receiver record what they get.
+Each step runs the same `check` as `differ check`, with the clock set to the step's time.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import tempfile
+import threading
+from base64 import b64encode
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TextIO
+
+from differ.app import App
+from differ.config import parse_config
+from differ.errors import ExitCode
+from differ.store import Store
+
+REPLAY = Path(__file__).resolve().parent.parent / "examples" / "pytorch-2.13"
+ROUTES = {"canonical": "/blog/pytorch-2-13-release-blog/", "wpnews": "/news/pytorch-2-13-release-blog.json",
+          "pytorch-kr": "/blog/2026/pytorch-2-13-release-blog.txt"}
+TYPES = {".html": "text/html; charset=UTF-8", ".json": "application/json", ".txt": "text/plain; charset=utf-8"}
+
+
+class _Pages(BaseHTTPRequestHandler):
+    serving: dict[str, Path] = {}
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path == "/robots.txt":
+            self._send(200, b"User-agent: *\nAllow: /\n", "text/plain")
+            return
+        for name, route in ROUTES.items():
+            if self.path == route and name in self.serving:
+                path = self.serving[name]
+                self._send(200, path.read_bytes(), TYPES[path.suffix])
+                return
+        self._send(404, b"not found", "text/plain")
+
+    def _send(self, status: int, body: bytes, ctype: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    received: list[tuple[str, dict[str, str], bytes]] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.received.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def demo_config(pages: str, receiver: str, secret: str, store: Path) -> str:
+    return f"""
+[service]
+snapshots = "{store}"
+per_host_delay = "0s"
+workers = 1
+
+[[documents]]
+id = "pytorch-2-13"
+title = "PyTorch 2.13 Release Blog"
+[documents.canonical]
+id = "canonical"
+url = "{pages}{ROUTES['canonical']}"
+kind = "html"
+selector = "article .entry-content"
+allow_private = ["127.0.0.1"]
+[[documents.mirrors]]
+id = "wpnews"
+url = "{pages}{ROUTES['wpnews']}"
+kind = "json"
+field = "body_md"
+metadata = ["title", "updated_at"]
+allow_private = ["127.0.0.1"]
+[[documents.mirrors]]
+id = "pytorch-kr"
+url = "{pages}{ROUTES['pytorch-kr']}"
+kind = "text"
+languages = ["en"]
+allow_private = ["127.0.0.1"]
+
+[[notify]]
+name = "team"
+kind = "slack"
+url = "{receiver}/services/T000/B000/demo"
+
+[[notify]]
+name = "hooks"
+kind = "webhook"
+url = "{receiver}/hooks/differ"
+secret = "{secret}"
+"""
+
+
+def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
+    """Replay the timeline and print what differ saw at each step."""
+    from differ.audit import audit_document, render_audit
+    from differ.check import check
+    from differ.notify.webhook import signature
+
+    manifest = json.loads((REPLAY / "manifest.json").read_text())
+    folder = keep or Path(tempfile.mkdtemp(prefix="differ-demo-"))
+    store_dir = folder / "snapshots"
+    if store_dir.exists():
+        shutil.rmtree(store_dir)
+    secret = "whsec_" + b64encode(secrets.token_bytes(32)).decode()
+    _Receiver.received = []
+    print("differ demo: the PyTorch 2.13 release post, edited on 8 July 2026, and two mirrors.", file=out)
+    with _serve(_Pages) as pages, _serve(_Receiver) as receiver:
+        config = parse_config(demo_config(pages, receiver, secret, store_dir), folder / "demo.toml", env={})
+        for number, step in enumerate(manifest["timeline"], start=1):
+            at = datetime.fromisoformat(step["at"].replace("Z", "+00:00"))
+            _Pages.serving = {name: REPLAY / path for name, path in step["serve"].items()}
+            app = App(config, Store(store_dir), now=lambda at=at: at, out=out)
+            print(f"\nstep {number} · {step['at']} · serving {', '.join(step['serve'])}", file=out)
+            sources = [s for s in config.sources() if s.id in step["serve"]]
+            for result in check(app, sources):
+                print(f"  {result.line()}", file=out)
+                for line in result.summary:
+                    print(f"      {line}", file=out)
+            app.close()
+        app = App(config, Store(store_dir), now=lambda: at, out=out)
+        print("\naudit of the mirrors against the canonical (differ audit):", file=out)
+        for line in render_audit(audit_document(app, config.documents[0]), "text").splitlines():
+            print(f"  {line}", file=out)
+        print(f"\nalerts received by the local receivers ({len(_Receiver.received)}):", file=out)
+        for path, headers, body in _Receiver.received:
+            payload = json.loads(body)
+            if path.startswith("/services/"):
+                print(f"  Slack: {payload['blocks'][0]['text']['text']}", file=out)
+                for block in payload["blocks"][1:]:
+                    text = (block.get("text") or {}).get("text") or \
+                        " ".join(e.get("text", "") for e in block.get("elements", []))
+                    for line in text.splitlines():
+                        print(f"    {line}", file=out)
+            else:
+                expected = signature(secret, headers["webhook-id"], int(headers["webhook-timestamp"]), body)
+                ok = "signature ok" if expected in headers["webhook-signature"].split() else "BAD SIGNATURE"
+                print(f"  webhook: {payload['type']} {headers['webhook-id']} ({ok})", file=out)
+        app.close()
+    print(f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
+          "pytorch-2-13/canonical)" if keep else "", file=out)
+    if keep:
+        (folder / "demo.toml").write_text(demo_config(pages, receiver, secret, store_dir))
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+    return ExitCode.OK

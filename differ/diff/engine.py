@@ -1,0 +1,334 @@
+"""Align two versions block by block and describe every change: added, removed, modified (with word
+operations), moved, link, invisible; metadata apart. Formatting-only differences are no change."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from differ.diff.blocks import Block, split_blocks, words
+
+PAIR_THRESHOLD = 0.5  # word similarity at which a removed and an added block are one modified block
+PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger runs pair by position)
+
+
+@dataclass
+class Change:
+    """One change between two versions."""
+
+    kind: str  # added, removed, modified, moved, link, invisible
+    section: tuple[str, ...]
+    before: str | None
+    after: str | None
+    block: str = "paragraph"
+    label: str = ""
+    ops: list[dict[str, str]] = field(default_factory=list)
+    a_index: int | None = None
+    b_index: int | None = None
+    detail: str = ""
+    at_end: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind, "block": self.block, "section": list(self.section), "label": self.label,
+            "before": self.before, "after": self.after, "ops": self.ops,
+        }
+        if self.detail:
+            data["detail"] = self.detail
+        if self.at_end:
+            data["at_end"] = True
+        return data
+
+
+@dataclass
+class Diff:
+    """All changes between two Markdown versions, with the block alignment behind them."""
+
+    changes: list[Change]
+    metadata: list[dict[str, Any]] = field(default_factory=list)
+    equal: list[tuple[int, int]] = field(default_factory=list)
+    a_blocks: list[Block] = field(default_factory=list)
+    b_blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes and not self.metadata
+
+    def __len__(self) -> int:
+        return len(self.changes) + len(self.metadata)
+
+
+def word_ops(before: str, after: str) -> list[dict[str, str]]:
+    """Inserted, deleted and replaced words (numbers and punctuation count as words)."""
+    a, b = words(before), words(after)
+    ops: list[dict[str, str]] = []
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        op: dict[str, str] = {"op": {"replace": "replace", "delete": "delete", "insert": "insert"}[tag]}
+        if i2 > i1:
+            op["before"] = _join(a[i1:i2])
+        if j2 > j1:
+            op["after"] = _join(b[j1:j2])
+        ops.append(op)
+    return ops
+
+
+def _join(tokens: list[str]) -> str:
+    out = ""
+    for tok in tokens:
+        if out and (tok[0].isalnum() or tok[0] in "([{“‘\"'#") and not out.endswith(("(", "[", "{", "#")):
+            out += " "
+        out += tok
+    return out
+
+
+def similarity(a: Block, b: Block) -> float:
+    if a.kind != b.kind and {a.kind, b.kind} != {"paragraph", "item"}:
+        return 0.0
+    wa, wb = words(a.text), words(b.text)
+    if not wa and not wb:
+        return 1.0
+    return SequenceMatcher(None, wa, wb, autojunk=False).ratio()
+
+
+def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
+    """Lengths of the common prefix and suffix, so alignment only works on the middle."""
+    n = min(len(a), len(b))
+    head = 0
+    while head < n and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def align(a: list[Block], b: list[Block]) -> tuple[list[tuple[int, int]], list[int], list[int],
+                                                  list[tuple[int, int]]]:
+    """Equal pairs, removed a-indices, added b-indices and modified pairs."""
+    ka, kb = [x.key for x in a], [x.key for x in b]
+    head, tail = _trim(ka, kb)
+    equal = [(i, i) for i in range(head)]
+    removed: list[int] = []
+    added: list[int] = []
+    modified: list[tuple[int, int]] = []
+    mid_a, mid_b = ka[head:len(ka) - tail], kb[head:len(kb) - tail]
+    matcher = SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        if tag == "equal":
+            equal.extend(zip(range(i1, i2), range(j1, j2), strict=True))
+        elif tag == "delete":
+            removed.extend(range(i1, i2))
+        elif tag == "insert":
+            added.extend(range(j1, j2))
+        else:
+            _pair(a, b, list(range(i1, i2)), list(range(j1, j2)), removed, added, modified)
+    equal.extend((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
+    return sorted(equal), removed, added, modified
+
+
+def _pair(a: list[Block], b: list[Block], ia: list[int], ib: list[int], removed: list[int], added: list[int],
+          modified: list[tuple[int, int]]) -> None:
+    """Pair blocks of a replaced run in order, by word similarity; leftovers are removed or added."""
+    if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
+        pairs = [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
+    else:
+        pairs = []
+        j_start = 0
+        for x in ia:
+            best, best_score = None, PAIR_THRESHOLD
+            for pos in range(j_start, len(ib)):
+                score = similarity(a[x], b[ib[pos]])
+                if score > best_score or (score == best_score and best is None and score > PAIR_THRESHOLD):
+                    best, best_score = pos, score
+            if best is not None:
+                pairs.append((x, ib[best]))
+                j_start = best + 1
+    paired_a = {x for x, _ in pairs}
+    paired_b = {y for _, y in pairs}
+    modified.extend(pairs)
+    removed.extend(x for x in ia if x not in paired_a)
+    added.extend(y for y in ib if y not in paired_b)
+
+
+def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
+    equal, removed, added, modified = align(a, b)
+    changes: list[Change] = []
+    # Moves: a removed block whose text reappears as an added block moved, unchanged.
+    added_by_key: dict[str, list[int]] = defaultdict(list)
+    for y in added:
+        added_by_key[b[y].key].append(y)
+    moved: list[tuple[int, int]] = []
+    still_removed = []
+    for x in removed:
+        candidates = added_by_key.get(a[x].key)
+        if candidates:
+            moved.append((x, candidates.pop(0)))
+        else:
+            still_removed.append(x)
+    moved_b = {y for _, y in moved}
+    still_added = [y for y in added if y not in moved_b]
+    last_b = len(b) - 1
+    trailing = set()
+    for y in range(last_b, -1, -1):
+        if y in set(still_added):
+            trailing.add(y)
+        else:
+            break
+    for x, y in moved:
+        changes.append(Change("moved", b[y].section, a[x].text, b[y].text, b[y].kind, b[y].label, [], x, y,
+                              detail=_moved_detail(a[x], b[y])))
+    for x in still_removed:
+        changes.append(Change("removed", a[x].section, a[x].text, None, a[x].kind, a[x].label,
+                              [{"op": "delete", "before": a[x].text}], x, None))
+    for y in still_added:
+        changes.append(Change("added", b[y].section, None, b[y].text, b[y].kind, b[y].label,
+                              [{"op": "insert", "after": b[y].text}], None, y, at_end=y in trailing))
+    for x, y in modified:
+        old, new = a[x], b[y]
+        if old.text == new.text:
+            if old.kind == "heading" and old.level != new.level:
+                changes.append(Change("modified", new.section, old.text, new.text, new.kind, new.label, [], x, y,
+                                      detail=f"heading level {old.level} → {new.level}"))
+            else:
+                changes.append(Change("link", new.section, old.text, new.text, new.kind, new.label, [], x, y,
+                                      detail=_link_detail(old, new)))
+            continue
+        changes.append(Change("modified", new.section, old.text, new.text, new.kind, new.label,
+                              word_ops(old.text, new.text), x, y))
+    changes = _group_moves(changes)
+    changes.sort(key=lambda c: (c.b_index if c.b_index is not None else _anchor(c.a_index, equal),
+                                0 if c.kind == "removed" else 1))
+    return Diff(changes, [], equal, a, b)
+
+
+def _anchor(x: int | None, equal: list[tuple[int, int]]) -> float:
+    """Where a removed block would stand in the new version: just after its last equal predecessor."""
+    if x is None:
+        return 0
+    pos = -0.5
+    for ea, eb in equal:
+        if ea < x:
+            pos = eb + 0.5
+        else:
+            break
+    return pos
+
+
+def _moved_detail(old: Block, new: Block) -> str:
+    if old.section != new.section:
+        where = " › ".join(old.section) or "the top"
+        to = " › ".join(new.section) or "the top"
+        return f"moved from {where} to {to}"
+    return "moved within its section"
+
+
+def _link_detail(old: Block, new: Block) -> str:
+    parts = []
+    for (ot, ou), (nt, nu) in zip(old.links, new.links, strict=False):
+        if ou != nu:
+            parts.append(f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}')
+        elif ot != nt:
+            parts.append(f'link text "{ot}" → "{nt}" ({nu})')
+    if len(old.links) != len(new.links):
+        parts.append(f"{len(old.links)} → {len(new.links)} links")
+    return "; ".join(parts)
+
+
+def _group_moves(changes: list[Change]) -> list[Change]:
+    """A heading that moved with every block under it is reported as one moved section."""
+    moved = sorted((c for c in changes if c.kind == "moved"), key=lambda c: c.b_index or 0)
+    others = [c for c in changes if c.kind != "moved"]
+    grouped: list[Change] = []
+    for change in moved:
+        prev = grouped[-1] if grouped else None
+        if (prev is not None and prev.block == "heading" and prev.b_index is not None
+                and change.b_index == prev.b_index + prev.detail.count("\n") + 1
+                and prev.a_index is not None and change.a_index == prev.a_index + prev.detail.count("\n") + 1
+                and change.section[:len(prev.section) + 1] == (*prev.section, prev.after)):
+            prev.detail += "\n"
+            continue
+        grouped.append(change)
+    for change in grouped:
+        blocks = change.detail.count("\n") + 1
+        change.detail = change.detail.split("\n", 1)[0]
+        if change.block == "heading" and blocks > 1:
+            change.detail += f" (the section, {blocks} blocks)"
+    return others + grouped
+
+
+def _invisible_changes(a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]], a: list[Block],
+                       b: list[Block]) -> list[Change]:
+    def sig(entry: dict[str, Any]) -> tuple[str, str]:
+        return str(entry.get("char")), str(entry.get("before", ""))
+
+    before, after = Counter(map(sig, a_inv)), Counter(map(sig, b_inv))
+    changes = []
+    for (char, word), count in (before - after).items():
+        block = _find(a, word)
+        changes.append(Change("invisible", block.section if block else (), block.text if block else None,
+                              block.text if block else None, block.kind if block else "paragraph",
+                              block.label if block else "", [],
+                              detail=f"{count} invisible {char} removed" + (f' before "{word}"' if word else "")))
+    for (char, word), count in (after - before).items():
+        block = _find(b, word)
+        changes.append(Change("invisible", block.section if block else (), block.text if block else None,
+                              block.text if block else None, block.kind if block else "paragraph",
+                              block.label if block else "", [],
+                              detail=f"{count} invisible {char} added" + (f' before "{word}"' if word else "")))
+    return changes
+
+
+def _find(blocks: list[Block], word: str) -> Block | None:
+    for block in blocks:
+        if word and word in block.text:
+            return block
+    return None
+
+
+def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Field-level changes of metadata, by deepdiff, as {field, before, after}."""
+    from deepdiff import DeepDiff
+
+    result = DeepDiff(a or {}, b or {}, ignore_order=False, verbose_level=2)
+    changes: list[dict[str, Any]] = []
+    for kind, items in result.items():
+        if not isinstance(items, dict):
+            continue
+        for path, value in items.items():
+            field_name = path.replace("root", "", 1).strip("[]'").replace("']['", ".")
+            if kind in ("values_changed", "type_changes"):
+                changes.append({"field": field_name, "before": value.get("old_value"),
+                                "after": value.get("new_value")})
+            elif kind.endswith("added"):
+                changes.append({"field": field_name, "before": None, "after": value})
+            elif kind.endswith("removed"):
+                changes.append({"field": field_name, "before": value, "after": None})
+    return sorted(changes, key=lambda c: c["field"])
+
+
+def diff(a_markdown: str, b_markdown: str, *, a_meta: dict[str, Any] | None = None,
+         b_meta: dict[str, Any] | None = None, a_invisible: list[dict[str, Any]] | None = None,
+         b_invisible: list[dict[str, Any]] | None = None) -> Diff:
+    """Everything that changed from `a` to `b`."""
+    a, b = split_blocks(a_markdown), split_blocks(b_markdown)
+    result = diff_blocks(a, b)
+    result.changes.extend(_invisible_changes(a_invisible or [], b_invisible or [], a, b))
+    result.metadata = metadata_changes(a_meta or {}, b_meta or {})
+    return result
+
+
+def apply(a: list[Block], d: Diff) -> list[str]:
+    """Rebuild the new version's blocks (kind and text) from the old version and the changes alone."""
+    out: dict[int, str] = {}
+    for x, y in d.equal:
+        out[y] = a[x].text_key
+    for change in d.changes:
+        if change.b_index is not None and change.kind != "invisible" and change.after is not None:
+            out[change.b_index] = f"{change.block}\x1f{change.after}"
+    return [out[k] for k in sorted(out)]

@@ -1,0 +1,152 @@
+"""Diff outputs: text (coloured on a terminal), Markdown, JSON (`differ.diff/1`) and a standalone HTML page."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from typing import Any
+
+from differ.diff.blocks import md_text as md_escape
+from differ.diff.blocks import word_spans
+from differ.diff.engine import Change, Diff
+from differ.diff.summary import Versions, summarize, where
+
+SCHEMA = "differ.diff/1"
+FORMATS = ("text", "markdown", "json", "html")
+_RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
+
+
+def as_json(d: Diff, v: Versions) -> dict[str, Any]:
+    """The documented JSON form of a diff (schema `differ.diff/1`)."""
+    return {
+        "schema": SCHEMA,
+        "source": v.source,
+        "title": v.title,
+        "from": {"version": v.a, "fetched_at": v.a_time or None, "hash": v.a_hash or None} if v.a else None,
+        "to": {"version": v.b, "fetched_at": v.b_time or None, "hash": v.b_hash or None},
+        "summary": summarize(d, v),
+        "changes": [c.as_json() for c in d.changes],
+        "metadata": d.metadata,
+    }
+
+
+def _marked(change: Change, mark: Callable[[str, str], str], sides: tuple[str, ...] = ("before", "after")) -> str:
+    """The block's text with changed runs passed through `mark(side, text)`; spacing as in the page."""
+    from difflib import SequenceMatcher
+
+    a, b = word_spans(change.before or ""), word_spans(change.after or "")
+    out: list[str] = []
+
+    def run(spans: list[tuple[str, str]]) -> tuple[str, str]:
+        text = "".join(ws + w for ws, w in spans)
+        stripped = text.lstrip()
+        return text[: len(text) - len(stripped)], stripped
+
+    matcher = SequenceMatcher(None, [w for _, w in a], [w for _, w in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            same = a[i1:i2] if sides == ("before",) else b[j1:j2]
+            out.append(mark("equal", "".join(ws + w for ws, w in same)))
+            continue
+        if i2 > i1 and "before" in sides:
+            lead, text = run(a[i1:i2])
+            out.append(mark("equal", lead) + mark("before", text))
+        if j2 > j1 and "after" in sides:
+            lead, text = run(b[j1:j2])
+            out.append(mark("equal", lead if i2 == i1 or "before" not in sides else " ") + mark("after", text))
+    return "".join(out).strip()
+
+
+def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
+    def c(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if color else text
+
+    lines = summarize(d, v)
+    lines[0] = c(_BOLD, lines[0])
+    out = [*lines]
+    if d.changes:
+        out.append("")
+    for change in d.changes:
+        place = where(change) or "(top)"
+        out.append(c(_DIM, f"[{change.kind}] {place}"))
+        if change.kind == "modified" and change.ops:
+            def mark(side: str, text: str) -> str:
+                if side == "before":
+                    return c(_RED, f"[-{text}-]")
+                if side == "after":
+                    return c(_GREEN, f"{{+{text}+}}")
+                return text
+
+            out.append(f"  {_marked(change, mark)}")
+        else:
+            if change.before is not None and change.kind in ("removed",):
+                out.append(c(_RED, f"  - {change.before}"))
+            if change.after is not None and change.kind in ("added", "moved"):
+                out.append(c(_GREEN, f"  + {change.after}"))
+            if change.detail:
+                out.append(f"  {change.detail}")
+    return "\n".join(out) + "\n"
+
+
+def to_markdown(d: Diff, v: Versions) -> str:
+    lines = summarize(d, v)
+    out = [f"**{md_escape(lines[0])}**", ""]
+    out.extend("- " + md_escape(line[2:]) if line.startswith("• ") else md_escape(line) for line in lines[1:])
+    if d.changes:
+        out += ["", "| Change | Where | Before | After |", "|---|---|---|---|"]
+        for change in d.changes:
+            cell = [change.kind, where(change) or "(top)", change.before or "", change.after or ""]
+            out.append("| " + " | ".join(md_escape(x).replace("\n", " ") for x in cell) + " |")
+    return "\n".join(out) + "\n"
+
+
+_CSS = """body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
+h1{font-size:1.3em}table{border-collapse:collapse;width:100%;table-layout:fixed}
+td,th{border:1px solid #ddd;padding:.4em .6em;vertical-align:top;text-align:left;word-wrap:break-word}
+th{background:#f6f6f6}del{background:#fdd;text-decoration:line-through}ins{background:#dfd;text-decoration:none}
+.kind{font:12px monospace;color:#666}.where{color:#555;font-size:.9em}ul.summary li{margin:.2em 0}"""
+
+
+def _html_mark(side: str, text: str) -> str:
+    if side == "before":
+        return f"<del>{html.escape(text)}</del>"
+    if side == "after":
+        return f"<ins>{html.escape(text)}</ins>"
+    return html.escape(text)
+
+
+def to_html(d: Diff, v: Versions) -> str:
+    """A standalone side-by-side page; every piece of page text is escaped, nothing from the page runs."""
+    e = html.escape
+    lines = summarize(d, v)
+    rows = []
+    for change in d.changes:
+        if change.kind == "modified" and change.ops:
+            before = _marked(change, _html_mark, ("before",))
+            after = _marked(change, _html_mark, ("after",))
+        else:
+            before = e(change.before or "")
+            after = e(change.after or "")
+        detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
+        rows.append(f"<tr><td><span class=kind>{e(change.kind)}</span><div class=where>"
+                    f"{e(where(change) or '(top)')}</div>{detail}</td><td>{before}</td><td>{after}</td></tr>")
+    meta = "".join(f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"
+                   f"<td>{e(str(m['before']))}</td><td>{e(str(m['after']))}</td></tr>" for m in d.metadata)
+    summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])
+    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+            "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            f"<title>{e(lines[0])}</title><style>{_CSS}</style></head><body>"
+            f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
+            "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
+            f"<tbody>{''.join(rows)}{meta}</tbody></table></body></html>\n")
+
+
+def render(d: Diff, v: Versions, fmt: str, *, color: bool = False) -> str:
+    if fmt == "json":
+        return json.dumps(as_json(d, v), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "markdown":
+        return to_markdown(d, v)
+    if fmt == "html":
+        return to_html(d, v)
+    return to_text(d, v, color=color)

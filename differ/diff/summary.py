@@ -1,0 +1,136 @@
+"""Summaries a release manager can act on: a headline, the author's own edit note first, then each change."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from differ.diff.engine import Change, Diff
+
+EDIT_NOTE = re.compile(r"^\W{0,3}(updated?|update \d|edit(ed)?|correction|corrected|erratum|errata|note)\b[^:]{0,40}:",
+                       re.IGNORECASE)
+MAX_LINES = 8
+QUOTE_MAX = 240
+
+
+@dataclass(frozen=True)
+class Versions:
+    """Which versions a diff is between, for headlines and reports."""
+
+    title: str
+    source: str
+    a: int | None
+    b: int
+    a_time: str = ""
+    b_time: str = ""
+    a_hash: str = ""
+    b_hash: str = ""
+
+
+def is_edit_note(text: str | None) -> bool:
+    return bool(text and EDIT_NOTE.match(text.strip()))
+
+
+def quote(text: str | None, limit: int = QUOTE_MAX) -> str:
+    text = " ".join((text or "").split())
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return f'"{text}"'
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans = []
+    start = 0
+    for m in re.finditer(r"(?<=[.!?)])\s+(?=[(\[“\"A-Z0-9*])", text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return spans
+
+
+def changed_sentences(before: str, after: str) -> tuple[str, str]:
+    """The sentences that differ between two versions of a block (the rest is context)."""
+    a, b = _sentences(before), _sentences(after)
+    sa = [before[x:y] for x, y in a]
+    sb = [after[x:y] for x, y in b]
+    head = 0
+    while head < min(len(sa), len(sb)) and sa[head] == sb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(sa), len(sb)) - head and sa[-1 - tail] == sb[-1 - tail]:
+        tail += 1
+    return " ".join(sa[head:len(sa) - tail]), " ".join(sb[head:len(sb) - tail])
+
+
+def where(change: Change) -> str:
+    trail = list(change.section)
+    if change.block in ("item", "row", "paragraph", "quote", "code") and change.label and change.block != "paragraph":
+        trail.append(change.label)
+    return " › ".join(trail)
+
+
+def describe(change: Change) -> list[str]:
+    """One or two lines for a change, without the bullet."""
+    place = where(change)
+    prefix = f"{place}: " if place else ""
+    if change.kind == "added":
+        if change.at_end:
+            return [f"added at the end: {quote(change.after)}"]
+        return [f"{prefix}added {quote(change.after)}"]
+    if change.kind == "removed":
+        return [f"{prefix}removed {quote(change.before)}"]
+    if change.kind == "moved":
+        return [f"{prefix}{change.detail}: {quote(change.after, 80)}"]
+    if change.kind in ("link", "invisible"):
+        return [f"{prefix}{change.detail}"]
+    if not change.ops:
+        return [f"{prefix}{change.detail or 'changed'}"]
+    if all(op["op"] == "delete" for op in change.ops):
+        return [f"{prefix}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
+    if all(op["op"] == "insert" for op in change.ops):
+        return [f"{prefix}added " + ", ".join(quote(op["after"], 80) for op in change.ops)]
+    old, new = changed_sentences(change.before or "", change.after or "")
+    return [f"{prefix}{quote(old)}", f"  → {quote(new)}"]
+
+
+def order(changes: list[Change]) -> list[Change]:
+    """Most important first: the author's edit note, then content changes in document order, then the rest."""
+    rank = {"modified": 1, "removed": 1, "added": 1, "moved": 2, "link": 3, "invisible": 4}
+
+    def key(c: Change) -> tuple[int, int]:
+        note = c.kind in ("added", "modified") and is_edit_note(c.after)
+        return (0 if note else rank.get(c.kind, 5), c.b_index if c.b_index is not None else (c.a_index or 0))
+
+    return sorted(changes, key=key)
+
+
+def headline(versions: Versions, count: int, metadata: int = 0) -> str:
+    span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
+    noun = "change" if count == 1 else "changes"
+    meta = f" (and {metadata} metadata field{'s' if metadata != 1 else ''})" if metadata else ""
+    return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {count} {noun}{meta}."
+
+
+def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[str]:
+    """The summary lines: a headline, then a bullet per change, cut with '…and N more changes'."""
+    lines = [headline(versions, len(d.changes), len(d.metadata))]
+    shown = 0
+    ordered = order(d.changes)
+    for change in ordered:
+        if shown >= max_lines:
+            break
+        text = describe(change)
+        if change.kind in ("added", "modified") and is_edit_note(change.after):
+            text = [f"author's note{' (added at the end)' if change.at_end else ''}: {quote(change.after)}"]
+        lines.append(f"• {text[0]}")
+        lines.extend(text[1:])
+        shown += 1
+    for meta in d.metadata:
+        if shown >= max_lines:
+            break
+        lines.append(f"• metadata {meta['field']}: {quote(str(meta['before']), 60)} → {quote(str(meta['after']), 60)}")
+        shown += 1
+    rest = len(d) - shown
+    if rest > 0:
+        lines.append(f"…and {rest} more change{'s' if rest != 1 else ''}")
+    return lines

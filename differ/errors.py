@@ -1,0 +1,88 @@
+"""Errors differ reports to users, each with a message written for them.
+
+    DifferError
+    ├── ConfigError      the configuration is wrong (file, key path, what was found, what is allowed)
+    ├── FetchError       a page could not be fetched (HTTP status, timeout, size cap, robots.txt, …)
+    │   └── BlockedError a request was refused before it was sent (robots.txt, private address)
+    ├── NormalizeError   a fetched body could not be turned into Markdown
+    │   └── NoContentError  the content root is gone (a selector that matches nothing)
+    ├── StoreError       the snapshot store is unreadable, locked or damaged
+    ├── NotifyError      a notification could not be delivered
+    └── UsageError       the command line asked for something that does not exist
+
+Every message is one line that names the offending value and says what was expected.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes of the `differ` command."""
+
+    OK = 0
+    #: a check ran but at least one source failed, or `verify` found damage
+    FAILURE = 1
+    #: bad configuration or bad command-line usage
+    USAGE = 2
+    #: the store could not be opened or locked
+    STORE = 3
+    #: interrupted by the user
+    INTERRUPTED = 130
+
+
+class DifferError(Exception):
+    """Base of every error differ reports to users."""
+
+    exit_code: ExitCode = ExitCode.FAILURE
+
+
+class ConfigError(DifferError):
+    """The configuration file or a value in it is wrong."""
+
+    exit_code = ExitCode.USAGE
+
+
+class UsageError(DifferError):
+    """The command line names something that does not exist."""
+
+    exit_code = ExitCode.USAGE
+
+
+class FetchError(DifferError):
+    """A page could not be fetched."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class BlockedError(FetchError):
+    """A request was refused before it was sent (robots.txt, private address)."""
+
+
+class NormalizeError(DifferError):
+    """A fetched body could not be turned into Markdown."""
+
+
+class NoContentError(NormalizeError):
+    """The page has no content where the source says to look (held as an extraction anomaly)."""
+
+
+class StoreError(DifferError):
+    """The snapshot store is unreadable, locked or damaged."""
+
+    exit_code = ExitCode.STORE
+
+
+class NotifyError(DifferError):
+    """A notification could not be delivered."""
+
+    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None,
+                 disable: bool = False):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.disable = disable

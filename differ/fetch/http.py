@@ -1,0 +1,297 @@
+"""The polite HTTP client: conditional GET, per-host limits, robots.txt, Retry-After, size and time caps."""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from differ.errors import BlockedError, FetchError
+from differ.fetch import netguard, robots
+from differ.options import Network
+
+MAX_REDIRECTS = 5
+ROBOTS_TTL = 24 * 3600.0
+RETRYABLE_STATUS = {500, 502, 503, 504, 429}
+
+
+@dataclass
+class Response:
+    """A fetched response: status, headers, body (decoded from Content-Encoding) and where it ended up."""
+
+    url: str
+    final_url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    elapsed: float
+    attempts: int = 1
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+
+@dataclass
+class Request:
+    """What to fetch, with the politeness settings of the source that asks."""
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    etag: str | None = None
+    last_modified: str | None = None
+    robots: bool = True
+    allow_private: bool | tuple[Network, ...] = False
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+class HostLimiter:
+    """At most N requests in flight per host, and at least `delay` seconds between them."""
+
+    def __init__(self, delay: float, connections: int = 1, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.delay = delay
+        self.connections = connections
+        self.clock = clock
+        self.sleep = sleep
+        self._lock = threading.Lock()
+        self._slots: dict[str, threading.BoundedSemaphore] = {}
+        self._last: dict[str, float] = {}
+        self.extra_delay: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def slot(self, host: str) -> Iterator[None]:
+        with self._lock:
+            sem = self._slots.setdefault(host, threading.BoundedSemaphore(self.connections))
+        sem.acquire()
+        try:
+            with self._lock:
+                gap = max(self.delay, self.extra_delay.get(host, 0.0))
+                wait = self._last.get(host, -1e18) + gap - self.clock()
+            if wait > 0:
+                self.sleep(wait)
+            yield
+        finally:
+            with self._lock:
+                self._last[host] = self.clock()
+            sem.release()
+
+
+def host_key(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+
+
+class Fetcher:
+    """One requests.Session shared by every fetch of a run, with per-host politeness."""
+
+    def __init__(self, *, user_agent: str, contact: str = "", timeout: float = 30.0,
+                 max_bytes: int = 10_000_000, per_host_delay: float = 5.0, per_host_connections: int = 1,
+                 retries: int = 2, retry_after_cap: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 wall: Callable[[], float] = time.time, pool_size: int = 16):
+        self.user_agent = user_agent
+        self.timeout = timeout
+        self.deadline = timeout * 2
+        self.max_bytes = max_bytes
+        self.retries = retries
+        self.retry_after_cap = retry_after_cap
+        self.clock = clock
+        self.sleep = sleep
+        self.wall = wall
+        self.limiter = HostLimiter(per_host_delay, per_host_connections, clock=clock, sleep=sleep)
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment: every hop is checked here
+        adapter = requests.adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size,
+                                                max_retries=0)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"})
+        if contact:
+            self.session.headers["From"] = contact
+        self._robots: dict[str, tuple[float, robots.Rules]] = {}
+        self._robots_lock = threading.Lock()
+        self.agent_token = user_agent.split("/", 1)[0].strip() or "differ"
+
+    def close(self) -> None:
+        self.session.close()
+
+    # -- public -----------------------------------------------------------------------------------------
+    def fetch(self, request: Request) -> Response:
+        """GET with retries: backoff on connection errors and 5xx, Retry-After on 429/503, none on 4xx."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._follow(request)
+            except BlockedError:
+                raise
+            except FetchError as exc:
+                if attempt > self.retries:
+                    raise
+                self.sleep(self._backoff(attempt))
+                del exc
+                continue
+            response.attempts = attempt
+            if response.status < 400 or response.status == 304:
+                return response
+            if response.status in RETRYABLE_STATUS:
+                wait = parse_retry_after(response.header("retry-after"), self.wall())
+                if response.status in (429, 503) and wait is not None:
+                    if wait > self.retry_after_cap or attempt > self.retries:
+                        raise FetchError(f"HTTP {response.status}: server asked to wait {wait:.0f}s "
+                                         "(Retry-After)", status=response.status, retry_after=wait)
+                    self.limiter.extra_delay[host_key(response.final_url)] = wait
+                    self.sleep(wait)
+                    continue
+                if attempt <= self.retries:
+                    self.sleep(self._backoff(attempt))
+                    continue
+            raise FetchError(f"HTTP {response.status} {_reason(response.status)}", status=response.status)
+
+    def allowed_by_robots(self, url: str, allow_private: bool | tuple[Network, ...] = False) -> bool:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        now = self.clock()
+        with self._robots_lock:
+            cached = self._robots.get(origin)
+        if cached is None or now - cached[0] > ROBOTS_TTL:
+            rules = self._load_robots(origin, allow_private)
+            cached = (now, rules)
+            with self._robots_lock:
+                self._robots[origin] = cached
+        return cached[1].allows(url)
+
+    # -- internals --------------------------------------------------------------------------------------
+    def _backoff(self, attempt: int) -> float:
+        return float(min(30.0, 2.0 ** (attempt - 1)) * (0.5 + random.random()))
+
+    def _load_robots(self, origin: str, allow_private: bool | tuple[Network, ...]) -> robots.Rules:
+        try:
+            response = self._follow(Request(f"{origin}/robots.txt", robots=False, allow_private=allow_private),
+                                    limit=robots.MAX_BYTES, truncate=True)
+        except BlockedError:
+            raise
+        except FetchError:
+            return robots.DISALLOW_ALL  # unreachable: assume complete disallow (RFC 9309 §2.3.1.4)
+        if 400 <= response.status < 500:
+            return robots.ALLOW_ALL
+        if response.status >= 500:
+            return robots.DISALLOW_ALL
+        return robots.parse(response.body.decode("utf-8", errors="replace"), self.agent_token)
+
+    def _follow(self, request: Request, *, limit: int | None = None, truncate: bool = False) -> Response:
+        url = request.url
+        started = self.clock()
+        for _ in range(MAX_REDIRECTS + 1):
+            netguard.check_url(url, request.allow_private)
+            if request.robots and not self.allowed_by_robots(url, request.allow_private):
+                raise BlockedError(f"robots.txt of {urlsplit(url).netloc} disallows {urlsplit(url).path or '/'}"
+                                   "; set robots = false for this source to override")
+            headers = dict(request.headers)
+            if request.etag:
+                headers["If-None-Match"] = request.etag
+            if request.last_modified:
+                headers["If-Modified-Since"] = request.last_modified
+            with self.limiter.slot(host_key(url)):
+                status, resp_headers, body = self._get(url, headers, limit or self.max_bytes, truncate)
+            if status in (301, 302, 303, 307, 308) and "location" in resp_headers:
+                url = urljoin(url, resp_headers["location"])
+                continue
+            return Response(request.url, url, status, resp_headers, body, self.clock() - started)
+        raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
+
+    def _get(self, url: str, headers: dict[str, str], limit: int, truncate: bool
+             ) -> tuple[int, dict[str, str], bytes]:
+        deadline = self.clock() + self.deadline
+        try:
+            resp = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
+                                    timeout=(self.timeout, self.timeout))
+        except requests.exceptions.ConnectTimeout:
+            raise FetchError(f"connection timed out after {self.timeout:g}s")
+        except requests.exceptions.ReadTimeout:
+            raise FetchError(f"no response within {self.timeout:g}s")
+        except requests.exceptions.SSLError as exc:
+            raise FetchError(f"TLS error: {_short(exc)}")
+        except requests.exceptions.ConnectionError as exc:
+            raise FetchError(f"connection failed: {_short(exc)}")
+        except requests.exceptions.RequestException as exc:
+            raise FetchError(f"request failed: {_short(exc)}")
+        with resp:
+            resp_headers = {k.lower(): v for k, v in resp.headers.items()}
+            if resp.status_code in (301, 302, 303, 304, 307, 308) or resp.status_code >= 400:
+                return resp.status_code, resp_headers, b""
+            declared = resp_headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit and not truncate:
+                raise FetchError(f"body of {int(declared):,} bytes exceeds max_bytes ({limit:,})")
+            chunks: list[bytes] = []
+            size = 0
+            try:
+                while True:
+                    chunk = resp.raw.read1(65536, decode_content=True)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        if truncate:
+                            break
+                        raise FetchError(f"body exceeds max_bytes ({limit:,} bytes); stopped reading")
+                    if self.clock() > deadline:
+                        raise FetchError(f"body not complete after {self.deadline:g}s; gave up")
+            except FetchError:
+                raise
+            except Exception as exc:  # urllib3 and http.client raise many kinds for broken bodies
+                raise FetchError(f"body broken off: {_short(exc)}")
+            body = b"".join(chunks)
+            if truncate:
+                body = body[:limit]
+            return resp.status_code, resp_headers, body
+
+
+def _short(exc: BaseException) -> str:
+    """A one-line reason from a requests/urllib3 exception chain, without object reprs."""
+    inner: BaseException = exc
+    while inner.__context__ is not None and inner.__context__ is not inner:
+        inner = inner.__context__
+    text = str(inner) or type(inner).__name__
+    for marker in ("Connection refused", "Connection reset", "timed out", "Name or service not known",
+                   "Remote end closed connection", "IncompleteRead", "certificate verify failed",
+                   "Max retries exceeded", "Connection aborted"):
+        if marker in text or marker in str(exc):
+            return marker[0].lower() + marker[1:]
+    return text.splitlines()[0][:200]
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""

@@ -1,0 +1,64 @@
+"""Refuse requests to loopback, private, link-local and other non-public addresses (SSRF), hop by hop."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+from differ.errors import BlockedError
+from differ.options import Network
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+
+
+def classify(address: IPAddress) -> str | None:
+    """Why an address is not public (`"loopback"`, `"private"`, …), or None for a public address."""
+    if isinstance(address, ipaddress.IPv6Address):
+        mapped = address.ipv4_mapped or address.sixtofour
+        if mapped is not None:
+            return classify(mapped)
+    checks = (
+        ("unspecified", address.is_unspecified),
+        ("loopback", address.is_loopback),
+        ("link-local", address.is_link_local),
+        ("multicast", address.is_multicast),
+        ("shared (carrier-grade NAT)", isinstance(address, ipaddress.IPv4Address) and address in _CGNAT),
+        ("private", address.is_private),
+        ("reserved", address.is_reserved),
+    )
+    for reason, hit in checks:
+        if hit:
+            return reason
+    return None
+
+
+def resolve(host: str, port: int) -> list[IPAddress]:
+    """The addresses a name resolves to (an IP literal resolves to itself)."""
+    try:
+        return [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise BlockedError(f"cannot resolve {host}: {exc.strerror}")
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
+def check_url(url: str, allow: bool | tuple[Network, ...]) -> None:
+    """Raise BlockedError when a URL's host resolves to an address that is not allowed."""
+    if allow is True:
+        return
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    for address in resolve(host, port):
+        reason = classify(address)
+        if reason is None:
+            continue
+        if allow and any(address in net for net in allow):
+            continue
+        raise BlockedError(f"refused {host} ({address}): {reason} address; set allow_private for this "
+                           "source to reach it")

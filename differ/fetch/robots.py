@@ -1,0 +1,83 @@
+"""robots.txt per RFC 9309: groups by product token, longest match wins, `*` and `$` patterns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote, urlsplit
+
+MAX_BYTES = 512 * 1024
+
+
+@dataclass
+class Rules:
+    """The rules that apply to one user agent: (allow, pattern) pairs."""
+
+    rules: list[tuple[bool, str]] = field(default_factory=list)
+    crawl_delay: float | None = None
+
+    def allows(self, url: str) -> bool:
+        parts = urlsplit(url)
+        path = _normalize(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if path == "/robots.txt":
+            return True
+        best: tuple[int, bool] | None = None
+        for allow, pattern in self.rules:
+            if _matches(pattern, path):
+                rank = (len(pattern), allow)  # longest wins; on a tie, allow wins
+                if best is None or rank > best:
+                    best = rank
+        return True if best is None else best[1]
+
+
+ALLOW_ALL = Rules()
+DISALLOW_ALL = Rules([(False, "/")])
+
+
+def _normalize(path: str) -> str:
+    return quote(unquote(path), safe="/%:@!$&'()*+,;=-._~")
+
+
+def _matches(pattern: str, path: str) -> bool:
+    anchored = pattern.endswith("$")
+    body = _normalize(pattern[:-1] if anchored else pattern).replace("%2A", "*")
+    regex = ".*".join(re.escape(piece) for piece in body.split("*"))
+    return re.match(regex + ("$" if anchored else ""), path) is not None
+
+
+def parse(text: str, agent: str) -> Rules:
+    """The rules for `agent` (a product token such as "differ"), else those for `*`."""
+    groups: list[tuple[list[str], Rules]] = []
+    current: tuple[list[str], Rules] | None = None
+    last_was_agent = False
+    for raw in text[:MAX_BYTES].splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if ":" not in line:
+            continue
+        key, value = (s.strip() for s in line.split(":", 1))
+        key = key.lower()
+        if key == "user-agent":
+            if current is None or not last_was_agent:
+                current = ([], Rules())
+                groups.append(current)
+            current[0].append(value.lower())
+            last_was_agent = True
+            continue
+        last_was_agent = False
+        if current is None:
+            continue
+        if key in ("allow", "disallow") and value:
+            current[1].rules.append((key == "allow", value))
+        elif key == "crawl-delay":
+            try:
+                current[1].crawl_delay = float(value)
+            except ValueError:
+                pass
+    token = agent.lower()
+    mine = [r for agents, r in groups if token in agents]
+    chosen = mine or [r for agents, r in groups if "*" in agents]
+    merged = Rules()
+    for r in chosen:
+        merged.rules.extend(r.rules)
+        merged.crawl_delay = merged.crawl_delay or r.crawl_delay
+    return merged

@@ -1,0 +1,45 @@
+"""Normalize: every kind of source to one canonical Markdown, stable under page noise.
+
+    body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical Markdown ──languages──▶ kept blocks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from differ.normalize.canonical import NORMALIZER_VERSION, canonicalize, plain_words
+from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
+from differ.normalize.language import filter_languages
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+
+__all__ = ["NORMALIZER_VERSION", "SOURCE_KINDS", "Body", "Extracted", "Normalized", "SourceKind", "describe",
+           "normalize", "source_kind"]
+
+
+@dataclass
+class Normalized:
+    """The canonical Markdown of one fetch, its metadata, and what was noticed on the way."""
+
+    markdown: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    invisible: list[dict[str, Any]] = field(default_factory=list)
+    encoding: str = "utf-8"
+    warnings: list[str] = field(default_factory=list)
+    normalizer: int = NORMALIZER_VERSION
+
+    @property
+    def words(self) -> int:
+        return len(plain_words(self.markdown))
+
+
+def normalize(body: Body, source: SourceConfig) -> Normalized:
+    """Read a fetched body the way its source kind says, and canonicalize it."""
+    extracted = SOURCE_KINDS[source.kind].extract(body, source)
+    canonical = canonicalize(extracted.markdown)
+    markdown = canonical.text
+    if source.languages:
+        markdown = canonicalize(filter_languages(markdown, source.languages)).text
+    return Normalized(markdown, extracted.metadata, canonical.invisible, extracted.encoding, extracted.warnings)

@@ -1,0 +1,194 @@
+"""One canonical Markdown for every source: parsed with markdown-it-py, written back in a single style.
+
+The style: ATX headings, `-` bullets, `*` emphasis and `**` strong, fenced code, minimal escaping, no hard
+wrapping, whitespace collapsed inside paragraphs and pulled out of link text, Unicode NFC. Zero-width and
+control characters are removed but counted, with the block they were in, so a diff can report them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import mdformat_tables
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdformat.renderer import MDRenderer, RenderContext, RenderTreeNode
+
+#: Bumped whenever the canonical form of some input changes; stored with every version.
+NORMALIZER_VERSION = 1
+
+# Invisible characters: C0/C1 controls (except tab and newline), zero-width and bidi controls, BOM,
+# soft hyphen, and noncharacters. Each is removed and counted.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufdd0-\ufdef\ufff9-\ufffb]"
+)
+_SENTINEL = "\ufdd0"
+_SPACES = re.compile(r"[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
+
+
+@dataclass
+class Canonical:
+    """Canonical Markdown plus the invisible characters taken out of it."""
+
+    text: str
+    invisible: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def invisible_count(self) -> int:
+        return len(self.invisible)
+
+
+def _hr(node: RenderTreeNode, context: RenderContext) -> str:
+    return "***"
+
+
+class _Style:
+    """Renderer overrides for differ's style (passed to mdformat as a parser extension)."""
+
+    RENDERERS = {"hr": _hr}
+    POSTPROCESSORS: dict[str, Any] = {}
+
+    @staticmethod
+    def update_mdit(mdit: MarkdownIt) -> None:
+        return None
+
+
+@lru_cache(maxsize=1)
+def parser() -> MarkdownIt:
+    """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
+    mdit = MarkdownIt("commonmark", renderer_cls=MDRenderer)
+    mdit.options["mdformat"] = {"wrap": "no", "number": False, "compact_tables": True}
+    mdit.options["store_labels"] = True
+    mdit.options["parser_extension"] = [mdformat_tables, _Style]
+    mdformat_tables.update_mdit(mdit)
+    return mdit
+
+
+@lru_cache(maxsize=1)
+def html_renderer() -> MarkdownIt:
+    """A parser with the same syntax that renders HTML, for checking that rendering is preserved."""
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _restyle(tokens: list[Token]) -> None:
+    """Unify markers and whitespace on the token stream, where doing so never changes the words."""
+    for token in tokens:
+        if token.type == "inline" and token.children:
+            _restyle_inline(token.children)
+        elif token.type == "fence":
+            token.markup = "```" if "`" not in token.info else "~~~"
+
+
+def _restyle_inline(children: list[Token]) -> None:
+    for child in children:
+        if child.type in ("em_open", "em_close"):
+            child.markup = "*"
+        elif child.type in ("strong_open", "strong_close"):
+            child.markup = "**"
+        elif child.type == "text":
+            child.content = _SPACES.sub(" ", child.content)
+    _pull_space_out_of_links(children)
+
+
+def _pull_space_out_of_links(children: list[Token]) -> None:
+    """`[ Getting Started](u)` → ` [Getting Started](u)`: link text keeps no leading or trailing space."""
+    i = 0
+    while i < len(children):
+        tok = children[i]
+        if tok.type == "link_open" and i + 1 < len(children) and children[i + 1].type == "text":
+            first = children[i + 1]
+            stripped = first.content.lstrip(" ")
+            if stripped != first.content:
+                first.content = stripped
+                children.insert(i, Token("text", "", 0, content=" "))
+                i += 1
+        if tok.type == "link_close" and i > 0 and children[i - 1].type == "text":
+            last = children[i - 1]
+            stripped = last.content.rstrip(" ")
+            if stripped != last.content and stripped:
+                last.content = stripped
+                children.insert(i + 1, Token("text", "", 0, content=" "))
+        i += 1
+
+
+def _render(text: str) -> tuple[str, bool]:
+    """Render once; also say whether soft line breaks were joined (then escapes may need a second pass)."""
+    mdit = parser()
+    env: dict[str, Any] = {}
+    tokens = mdit.parse(text, env)
+    joined = any(child.type == "softbreak" for t in tokens if t.type == "inline" and t.children
+                 for child in t.children)
+    _restyle(tokens)
+    rendered: str = mdit.renderer.render(tokens, mdit.options, env)
+    return rendered, joined
+
+
+def canonicalize(markdown: str) -> Canonical:
+    """The canonical form of a Markdown document; idempotent."""
+    text = unicodedata.normalize("NFC", markdown.replace("\r\n", "\n").replace("\r", "\n"))
+    found = [m.group() for m in _INVISIBLE.finditer(text)]
+    if found:
+        text = _INVISIBLE.sub(_SENTINEL, text)
+    rendered, joined = _render(text)
+    if joined:
+        # Lines were joined: escapes that depended on line starts settle in a second pass (as in mdformat).
+        rendered = _render(rendered)[0]
+    invisible: list[dict[str, Any]] = []
+    if found:
+        rendered, invisible = _take_sentinels(rendered, found)
+        # Removing the markers may leave double spaces or empty lines: settle once more.
+        rendered = _render(rendered)[0]
+    rendered = rendered.strip("\n")
+    return Canonical(rendered + "\n" if rendered else "", invisible)
+
+
+def _take_sentinels(rendered: str, chars: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """Remove the markers left where invisible characters were, noting each one's block and neighbour."""
+    invisible: list[dict[str, Any]] = []
+    blocks = rendered.split("\n\n")
+    out = []
+    index = 0
+    for number, block in enumerate(blocks):
+        pieces = block.split(_SENTINEL)
+        for k in range(1, len(pieces)):
+            char = chars[index] if index < len(chars) else ""
+            index += 1
+            after = pieces[k].split(maxsplit=1)[0] if pieces[k].split() else ""
+            invisible.append({"char": f"U+{ord(char):04X}" if char else "?", "block": number,
+                              "before": after[:40]})
+        out.append("".join(pieces))
+    return "\n\n".join(out), invisible
+
+
+def render_html(markdown: str) -> str:
+    """HTML of a Markdown document, as markdown-it-py renders it (for equivalence checks)."""
+    return str(html_renderer().render(markdown))
+
+
+def plain_words(markdown: str) -> list[str]:
+    """The words a reader sees when the document is rendered, in order (markup and URLs dropped)."""
+    tokens = parser().parse(markdown)
+    words: list[str] = []
+    for token in tokens:
+        if token.type == "inline" and token.children:
+            words.extend(_inline_text(token.children).split())
+        elif token.type in ("fence", "code_block"):
+            words.extend(token.content.split())
+    return words
+
+
+def _inline_text(children: list[Token]) -> str:
+    parts = []
+    for child in children:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return "".join(parts)

@@ -1,0 +1,284 @@
+"""HTML to Markdown on BeautifulSoup (lxml): content root, noise removal, and a faithful conversion.
+
+The converter writes Markdown whose text is fully escaped, then `canonical.canonicalize` settles it into the
+canonical style, so the escaping here only has to be safe, not pretty.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4.element import PageElement
+
+from differ.errors import NoContentError, NormalizeError
+
+MAX_DEPTH = 400
+DROP = {"script", "style", "noscript", "template", "iframe", "svg", "canvas", "button", "input", "select",
+        "textarea", "object", "embed", "head", "title", "meta", "link", "dialog"}
+CHROME = ["nav", "header", "footer", "aside", "form", "[role=navigation]", "[role=banner]",
+          "[role=contentinfo]", "[role=dialog]", "[aria-hidden=true]", "[hidden]"]
+BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "h1", "h2", "h3",
+          "h4", "h5", "h6", "ul", "ol", "li", "pre", "blockquote", "table", "hr", "figure", "figcaption",
+          "dl", "dt", "dd", "details", "summary", "address", "center", "body", "html", "form", "fieldset"}
+_WS = re.compile(r"[ \t\n\r\f]+")
+_ESCAPE = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
+
+
+def escape(text: str) -> str:
+    """Backslash-escape every ASCII punctuation mark so the text stays literal in Markdown."""
+    return _ESCAPE.sub(r"\\\1", text)
+
+
+def parse_html(text: str) -> BeautifulSoup:
+    """Parse with lxml; deeply nested documents are cut off at MAX_DEPTH rather than recursing forever."""
+    try:
+        return BeautifulSoup(text, "lxml")
+    except RecursionError:
+        raise NormalizeError(f"HTML nested too deeply to parse (more than {MAX_DEPTH} levels)")
+
+
+def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str]) -> Tag:
+    """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome."""
+    for bad in soup.find_all(DROP):
+        bad.decompose()
+    for node in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        node.extract()
+    root: Tag | None
+    if selector:
+        try:
+            found = soup.select(selector)
+        except Exception as exc:  # soupsieve raises its own SelectorSyntaxError
+            raise NormalizeError(f'selector "{selector}" is not valid CSS: {str(exc).splitlines()[0]}')
+        if not found:
+            raise NoContentError(f'selector "{selector}" matches nothing on the page')
+        root = found[0]
+    else:
+        root = None
+        for candidate in ("article", "main", "[role=main]"):
+            matches = soup.select(candidate)
+            if matches:
+                root = max(matches, key=lambda t: len(t.get_text()))
+                break
+        if root is None:
+            root = soup.body or soup
+        for chrome in CHROME:
+            for node in root.select(chrome):
+                if node is not root:
+                    node.decompose()
+    for pattern in exclude:
+        try:
+            for node in root.select(pattern):
+                node.decompose()
+        except Exception as exc:
+            raise NormalizeError(f'exclude selector "{pattern}" is not valid CSS: {str(exc).splitlines()[0]}')
+    for node in root.select("[hidden], [aria-hidden=true]"):
+        node.decompose()
+    return root
+
+
+class Converter:
+    """Turns a DOM subtree into Markdown, resolving links against the page URL."""
+
+    def __init__(self, base_url: str = "", tracking: Sequence[str] = ()):
+        self.base_url = base_url
+        self.tracking = tuple(tracking)
+
+    # -- links ------------------------------------------------------------------------------------------
+    def clean_url(self, href: str) -> str | None:
+        href = href.strip()
+        if not href:
+            return None
+        scheme = urlsplit(href).scheme.lower()
+        if scheme in ("javascript", "data", "vbscript"):
+            return None
+        url = urljoin(self.base_url, href) if self.base_url else href
+        parts = urlsplit(url)
+        if parts.query and self.tracking:
+            kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                    if not any(fnmatch.fnmatchcase(k.lower(), pat.lower()) for pat in self.tracking)]
+            url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
+        return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+
+    # -- blocks -----------------------------------------------------------------------------------------
+    def convert(self, root: Tag) -> str:
+        return "\n\n".join(b for b in self.blocks(root, 0) if b.strip()) + "\n"
+
+    def blocks(self, node: Tag, depth: int) -> list[str]:
+        """The Markdown blocks of a container, gathering runs of inline content into paragraphs."""
+        if depth > MAX_DEPTH:
+            return [escape(_WS.sub(" ", node.get_text(" ")).strip())]
+        out: list[str] = []
+        run: list[PageElement] = []
+
+        def flush() -> None:
+            if run:
+                text = self.inline_run(run, depth).strip()
+                if text:
+                    out.append(text)
+                run.clear()
+
+        for child in list(node.children):
+            if isinstance(child, Tag) and child.name in BLOCKS:
+                flush()
+                out.extend(self.block(child, depth + 1))
+            else:
+                run.append(child)
+        flush()
+        return out
+
+    def block(self, node: Tag, depth: int) -> list[str]:
+        name = node.name
+        if name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = self.inline_children(node, depth).strip()
+            return [f"{'#' * int(name[1])} {text}"] if text else []
+        if name in ("ul", "ol"):
+            return [self.list_block(node, depth)]
+        if name == "pre":
+            return [self.code_block(node)]
+        if name == "blockquote":
+            inner = "\n\n".join(self.blocks(node, depth))
+            return ["\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))] if inner else []
+        if name == "hr":
+            return ["***"]
+        if name == "table":
+            return [self.table(node, depth)]
+        if name == "li":
+            return [self.list_block_items([node], "-", depth)]
+        return self.blocks(node, depth)
+
+    def list_block(self, node: Tag, depth: int) -> str:
+        items = [c for c in node.children if isinstance(c, Tag) and c.name == "li"]
+        stray = [c for c in node.children if isinstance(c, Tag) and c.name in ("ul", "ol")]
+        if node.name == "ol":
+            start = node.get("start")
+            number = int(start) if isinstance(start, str) and start.isdigit() else 1
+            return self.list_block_items(items + stray, None, depth, number)
+        return self.list_block_items(items + stray, "-", depth)
+
+    def list_block_items(self, items: list[Tag], bullet: str | None, depth: int, start: int = 1) -> str:
+        lines: list[str] = []
+        for index, item in enumerate(items):
+            marker = bullet if bullet else f"{start + index}."
+            content = self.blocks(item, depth + 1) if item.name == "li" else [self.list_block(item, depth + 1)]
+            body = "\n\n".join(content) if content else ""
+            pad = " " * (len(marker) + 1)
+            first, *rest = body.split("\n") if body else [""]
+            lines.append(f"{marker} {first}".rstrip())
+            lines.extend(f"{pad}{line}" if line else "" for line in rest)
+        return "\n".join(lines)
+
+    def code_block(self, node: Tag) -> str:
+        code = node.find("code")
+        source = code if isinstance(code, Tag) else node
+        text = source.get_text().replace("\r\n", "\n").rstrip("\n")
+        classes = " ".join(_classes(source) + _classes(node))
+        lang_attr = source.get("data-lang") or node.get("data-lang")
+        m = _LANG.search(classes)
+        lang = lang_attr if isinstance(lang_attr, str) else (m.group(1) if m else "")
+        longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        return f"{fence}{lang}\n{text}\n{fence}"
+
+    def table(self, node: Tag, depth: int) -> str:
+        rows: list[list[str]] = []
+        for tr in node.find_all("tr"):
+            cells = [c for c in tr.children if isinstance(c, Tag) and c.name in ("td", "th")]
+            rows.append([self.inline_children(c, depth).strip().replace("|", "\\|").replace("\n", " ")
+                         for c in cells])
+        rows = [r for r in rows if r]
+        if not rows:
+            return ""
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+        lines.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+        return "\n".join(lines)
+
+    # -- inline -----------------------------------------------------------------------------------------
+    def inline_children(self, node: Tag, depth: int) -> str:
+        return self.inline_run(list(node.children), depth)
+
+    def inline_run(self, nodes: list[PageElement], depth: int) -> str:
+        text = "".join(self.inline(n, depth) for n in nodes)
+        return re.sub(r" {2,}", " ", text).strip(" ")
+
+    def inline(self, node: PageElement, depth: int) -> str:
+        if isinstance(node, NavigableString):
+            return escape(_WS.sub(" ", str(node)))
+        if not isinstance(node, Tag):
+            return ""
+        if depth > MAX_DEPTH:
+            return escape(_WS.sub(" ", node.get_text(" ")))
+        name = node.name
+        if name == "br":
+            return "\\\n"
+        if name == "img":
+            src = self.clean_url(str(node.get("src") or ""))
+            alt = escape(_WS.sub(" ", str(node.get("alt") or "")).strip())
+            return f"![{alt}](<{src}>)" if src else alt
+        if name in ("code", "kbd", "samp", "tt"):
+            return _code_span(node.get_text())
+        inner = "".join(self.inline(c, depth + 1) for c in node.children)
+        if name == "a":
+            href = self.clean_url(str(node.get("href") or ""))
+            return _wrap(inner, "[", f"](<{href}>)") if href else inner
+        if name in ("strong", "b"):
+            return _wrap(inner, "**", "**")
+        if name in ("em", "i", "cite", "dfn"):
+            return _wrap(inner, "*", "*")
+        if name in BLOCKS:
+            return " " + inner + " "
+        return inner
+
+
+def _classes(tag: Tag) -> list[str]:
+    value = tag.get("class") or []
+    return list(value) if isinstance(value, list) else [str(value)]
+
+
+def _wrap(inner: str, before: str, after: str) -> str:
+    """Markup around text, with its outer whitespace kept outside (`<a> #1</a>` → ` [#1](…)`)."""
+    stripped = inner.strip(" \n")
+    if not stripped or stripped == "\\":
+        return inner
+    lead = " " if inner[:1] in (" ", "\n") else ""
+    trail = " " if inner[-1:] in (" ", "\n") and not inner.endswith("\\\n") else ""
+    return f"{lead}{before}{stripped}{after}{trail}"
+
+
+def _code_span(text: str) -> str:
+    text = _WS.sub(" ", text)
+    if not text.strip():
+        return escape(text)
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text[0] == " " and text[-1] == " ") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def html_to_markdown(text: str, *, base_url: str = "", selector: str | None = None,
+                     exclude: Sequence[str] = (), tracking: Sequence[str] = ()) -> str:
+    """Markdown of a page's content root (not yet canonical)."""
+    soup = parse_html(text)
+    root = find_root(soup, selector, exclude)
+    return Converter(base_url, tracking).convert(root)
+
+
+
+def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
+    """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
+    meta: dict[str, str] = {}
+    for key, selector in (("title", 'meta[property="og:title"]'),
+                          ("published", 'meta[property="article:published_time"]'),
+                          ("modified", 'meta[property="article:modified_time"]')):
+        tag = soup.select_one(selector)
+        if tag and isinstance(tag.get("content"), str):
+            meta[key] = str(tag["content"]).strip()
+    if "title" not in meta and soup.title and soup.title.string:
+        meta["title"] = _WS.sub(" ", soup.title.string).strip()
+    return meta

@@ -1,0 +1,310 @@
+"""Source kinds, keyed by the `kind` string in config: where to fetch and how to read what comes back.
+
+The first line of each kind's docstring is what `differ kinds` shows users.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from differ import options as opt
+from differ.errors import NormalizeError
+from differ.fetch.charset import decode
+from differ.normalize import html as htmlconv
+from differ.options import Invalid, Option
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+
+
+@dataclass
+class Extracted:
+    """What a kind read from a response: Markdown (not yet canonical), metadata and notes."""
+
+    markdown: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    encoding: str = "utf-8"
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Body:
+    """A fetched body with what the kind needs to read it."""
+
+    data: bytes
+    content_type: str | None
+    url: str
+    tracking: tuple[str, ...] = ()
+
+
+class SourceKind:
+    """Base of source kinds."""
+
+    name: ClassVar[str] = ""
+    options: ClassVar[dict[str, Option]] = {}
+    accept: ClassVar[str] = "*/*"
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        """Cross-field checks at config load time; raise Invalid with a message for users."""
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        return source.url
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        raise NotImplementedError
+
+
+SOURCE_KINDS: dict[str, type[SourceKind]] = {}
+
+
+def source_kind(name: str) -> Callable[[type[SourceKind]], type[SourceKind]]:
+    """Register a source kind under `name`."""
+
+    def register(cls: type[SourceKind]) -> type[SourceKind]:
+        cls.name = name
+        SOURCE_KINDS[name] = cls
+        return cls
+
+    return register
+
+
+def describe(kind: type[SourceKind]) -> str:
+    return (kind.__doc__ or "").strip().splitlines()[0]
+
+
+def _text(body: Body, *, html: bool = False) -> tuple[str, str, list[str]]:
+    if not body.data.strip():
+        raise NormalizeError("empty body")
+    decoded = decode(body.data, body.content_type, html=html)
+    warnings = [f"{decoded.replaced} undecodable bytes replaced"] if decoded.replaced else []
+    return decoded.text, decoded.encoding, warnings
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def _html(text: str, body: Body, source: SourceConfig, selector: str | None, exclude: tuple[str, ...],
+          metadata: tuple[str, ...]) -> Extracted:
+    soup = htmlconv.parse_html(text)
+    meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
+    root = htmlconv.find_root(soup, selector, exclude)
+    markdown = htmlconv.Converter(body.url, body.tracking).convert(root)
+    return Extracted(markdown, meta)
+
+
+@source_kind("html")
+class HtmlKind(SourceKind):
+    """An HTML page; `selector` picks the content root, `exclude` drops parts of it."""
+
+    accept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+    options: ClassVar[dict[str, Option]] = {
+        "selector": Option(opt.nonempty_string, None, "CSS selector of the content root"),
+        "exclude": Option(opt.string_list, (), "CSS selectors of parts to drop"),
+        "metadata": Option(opt.choice_list("title", "published", "modified"), ("title", "published", "modified"),
+                           "page metadata to keep and compare"),
+    }
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        media = _media_type(body.content_type)
+        if media and media not in ("text/html", "application/xhtml+xml", "text/plain", "application/xml"):
+            raise NormalizeError(f'expected an HTML page, got Content-Type "{media}"')
+        text, encoding, warnings = _text(body, html=True)
+        result = _html(text, body, source, source.option("selector"), source.option("exclude") or (),
+                       source.option("metadata") or ())
+        result.encoding, result.warnings = encoding, warnings
+        return result
+
+
+@source_kind("markdown")
+class MarkdownKind(SourceKind):
+    """A Markdown document, taken as it is."""
+
+    accept = "text/markdown,text/plain;q=0.9,*/*;q=0.5"
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        text, encoding, warnings = _text(body)
+        return Extracted(text, {}, encoding, warnings)
+
+
+@source_kind("text")
+class TextKind(SourceKind):
+    """Plain text; every non-empty line is a paragraph, kept literally."""
+
+    accept = "text/plain,*/*;q=0.5"
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        text, encoding, warnings = _text(body)
+        return Extracted(text_to_markdown(text), {}, encoding, warnings)
+
+
+def text_to_markdown(text: str) -> str:
+    lines = [htmlconv.escape(" ".join(line.split())) for line in text.splitlines()]
+    return "\n\n".join(line for line in lines if line) + "\n"
+
+
+def json_path(data: Any, path: str) -> Any:
+    """Follow `a.b.0.c` into parsed JSON; raise KeyError naming the first missing step."""
+    current = data
+    for step in path.split("."):
+        if isinstance(current, dict) and step in current:
+            current = current[step]
+        elif isinstance(current, list) and step.isdigit() and int(step) < len(current):
+            current = current[int(step)]
+        else:
+            raise KeyError(step)
+    return current
+
+
+def _load_json(body: Body) -> Any:
+    if not body.data.strip():
+        raise NormalizeError("empty body")
+    try:
+        return json.loads(body.data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise NormalizeError(f"JSON is not UTF-8 (byte {exc.start})")
+    except ValueError as exc:
+        raise NormalizeError(f"not valid JSON: {exc}")
+    except RecursionError:
+        raise NormalizeError("JSON nested too deeply")
+
+
+@source_kind("json")
+class JsonKind(SourceKind):
+    """A JSON document; `field` holds the body (`format` says Markdown, HTML or text), `metadata` more fields."""
+
+    accept = "application/json,*/*;q=0.5"
+    options: ClassVar[dict[str, Option]] = {
+        "field": Option(opt.nonempty_string, required=True, help="path of the body, e.g. body_md or data.content"),
+        "format": Option(opt.choice("markdown", "html", "text"), "markdown", "what the field holds"),
+        "metadata": Option(opt.string_list, (), "other fields to keep and compare"),
+    }
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = _load_json(body)
+        path = source.option("field")
+        try:
+            value = json_path(data, path)
+        except KeyError as exc:
+            raise NormalizeError(f'field "{path}" is missing from the JSON document (no "{exc.args[0]}")')
+        if not isinstance(value, str):
+            raise NormalizeError(f'field "{path}" holds {type(value).__name__}, expected a string')
+        meta: dict[str, Any] = {}
+        for name in source.option("metadata") or ():
+            try:
+                meta[name] = json_path(data, name)
+            except KeyError:
+                meta[name] = None
+        fmt = source.option("format")
+        if fmt == "html":
+            result = _html(value, body, source, None, (), ())
+            result.metadata = meta
+            return result
+        return Extracted(text_to_markdown(value) if fmt == "text" else value, meta)
+
+
+@source_kind("wordpress")
+class WordPressKind(SourceKind):
+    """A WordPress post read through the REST API; the page URL is enough (slug and API root are derived)."""
+
+    accept = "application/json"
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(opt.string, "", "REST API root, when not {site}/wp-json/"),
+        "slug": Option(opt.string, "", "the post's slug, when not the last part of the URL"),
+    }
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.slug(source):
+            raise Invalid("cannot derive the post's slug from url; set slug")
+
+    @classmethod
+    def slug(cls, source: SourceConfig) -> str:
+        return str(source.option("slug") or urlsplit(source.url).path.rstrip("/").rsplit("/", 1)[-1])
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/wp-json/", "", ""))
+        query = urlencode({"slug": cls.slug(source),
+                           "_fields": "id,slug,link,title,content,date_gmt,modified_gmt"})
+        return api.rstrip("/") + "/wp/v2/posts?" + query
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = _load_json(body)
+        if not isinstance(data, list):
+            raise NormalizeError("expected a JSON list of posts from the WordPress API")
+        if not data:
+            raise NormalizeError(f'no WordPress post with slug "{cls.slug(source)}"')
+        post = data[0]
+        try:
+            content = post["content"]["rendered"]
+        except (KeyError, TypeError):
+            raise NormalizeError("WordPress post has no content.rendered")
+        if not isinstance(content, str):
+            raise NormalizeError("WordPress content.rendered is not a string")
+        result = _html(f"<article>{content}</article>", Body(body.data, body.content_type,
+                                                                  str(post.get("link") or source.url),
+                                                                  body.tracking), source, None, (), ())
+        title = post.get("title", {}).get("rendered") if isinstance(post.get("title"), dict) else None
+        meta: dict[str, Any] = {}
+        if isinstance(title, str):
+            meta["title"] = htmllib.unescape(re.sub(r"<[^>]+>", "", title)).strip()
+        for key in ("modified_gmt", "date_gmt"):
+            value = post.get(key)
+            if isinstance(value, str) and value:
+                meta[key] = value if value.endswith("Z") else value + "Z"  # *_gmt strings are UTC
+        result.metadata = meta
+        return result
+
+
+@source_kind("discourse")
+class DiscourseKind(SourceKind):
+    """A Discourse topic's first post as raw Markdown, with its version and updated_at; the topic URL is enough."""
+
+    accept = "application/json"
+
+    @classmethod
+    def topic_id(cls, source: SourceConfig) -> str | None:
+        m = re.search(r"/t/(?:[^/]+/)?(\d+)(?:/\d+)?/?$", urlsplit(source.url).path)
+        return m.group(1) if m else None
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.topic_id(source):
+            raise Invalid("url is not a Discourse topic URL; expected https://HOST/t/SLUG/ID")
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        # One request returns the first post's raw Markdown together with its version and updated_at.
+        return urlunsplit((parts.scheme, parts.netloc, f"/t/{cls.topic_id(source)}.json", "include_raw=1", ""))
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = _load_json(body)
+        try:
+            post = data["post_stream"]["posts"][0]
+        except (KeyError, IndexError, TypeError):
+            raise NormalizeError("Discourse topic JSON has no post_stream.posts[0]")
+        raw = post.get("raw")
+        if not isinstance(raw, str):
+            raise NormalizeError("Discourse post has no raw Markdown (is include_raw supported?)")
+        meta = {"version": post.get("version"), "updated_at": post.get("updated_at")}
+        if isinstance(data.get("title"), str):
+            meta["title"] = data["title"]
+        return Extracted(raw, meta)

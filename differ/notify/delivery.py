@@ -1,0 +1,239 @@
+"""Dispatch events to destinations through the outbox, and deliver with retries, backoff and rate limits."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import requests
+
+from differ.app import iso
+from differ.errors import NotifyError
+from differ.fetch.http import parse_retry_after
+from differ.notify.base import NOTIFIERS, Notifier
+from differ.notify.outbox import Message, Outbox
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import NotifierConfig
+
+RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
+TIMEOUT = 15.0
+_last_sent: dict[str, float] = {}
+_session: requests.Session | None = None
+
+
+def _http() -> requests.Session:
+    global _session
+    if _session is None:
+        _session = requests.Session()
+        _session.trust_env = False
+    return _session
+
+
+def event_id(notifier: str, event: dict[str, Any]) -> str:
+    """A stable id: the same event for the same destination is always the same message."""
+    kind = event.get("type")
+    if kind == "changed":
+        ident: Any = [kind, event.get("source"), ((event.get("diff") or {}).get("to") or {}).get("version")]
+    elif kind == "mirror_drift":
+        ident = [kind, event.get("document"), event.get("mirror"), event.get("signature")]
+    elif kind in ("fetch_failing", "recovered"):
+        ident = [kind, event.get("source"), event.get("since") or event.get("at")]
+    else:
+        ident = [kind, event]
+    blob = json.dumps([notifier, ident], sort_keys=True, default=str).encode()
+    return "msg_" + hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _subject(event: dict[str, Any]) -> str:
+    if event.get("source"):
+        return str(event["source"])
+    return f"{event.get('document')}/{event.get('mirror')}" if event.get("mirror") else str(event.get("document", ""))
+
+
+def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
+    kind = str(event.get("type"))
+    if kind == "fetch_failing" and event.get("failures") != config.fail_after:
+        return False  # once per failing streak, when it reaches fail_after
+    if kind == "recovered" and int(event.get("failures") or 0) < config.fail_after:
+        return False
+    return config.wants(kind, _subject(event))
+
+
+def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = True) -> None:
+    """Queue each event for every destination that wants it, then try to deliver."""
+    now = iso(app.now())
+    outbox = Outbox(app.store)
+    events = list(events)
+    for event in events:
+        event.setdefault("at", now)
+        event.setdefault("queued_at", now)
+    for config in app.config.notifiers:
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        for event in events:
+            if not _wanted(config, event):
+                continue
+            msg_id = event_id(config.name, event)
+            if config.digest:
+                outbox.buffer(config.name, msg_id, event)
+            else:
+                outbox.enqueue(config.name, msg_id, _message(kind, event, now))
+        if config.digest:
+            _flush_digest(app, outbox, config, kind)
+    if deliver_now:
+        deliver(app)
+
+
+def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
+    outgoing = kind.payload(event)
+    return {"type": event.get("type"), "subject": _subject(event), "created": now, "next_attempt": now,
+            "attempts": 0, "body": outgoing.body, "headers": outgoing.headers, "last_error": None}
+
+
+def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier) -> None:
+    items = outbox.buffered(config.name)
+    if not items or config.digest is None:
+        return
+    first = _parse(str(items[0][1].get("queued_at")))
+    if first is None or (app.now() - first).total_seconds() < config.digest:
+        return
+    events = [event for _, event in items]
+    digest = {"type": "digest", "events": events, "at": iso(app.now()), "queued_at": iso(app.now())}
+    ids = sorted(event_id(config.name, e) for e in events)
+    msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
+    outbox.enqueue(config.name, msg_id, _message(kind, digest, iso(app.now())))
+    with app.store.writing():
+        for path, _ in items:
+            path.unlink(missing_ok=True)
+
+
+def _parse(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+@dataclass
+class Attempt:
+    """The outcome of one delivery attempt, for `differ notify test` and `differ outbox retry`."""
+
+    notifier: str
+    msg_id: str
+    ok: bool
+    detail: str
+
+
+def _backoff(attempts: int) -> float:
+    base = RETRY_DELAYS[min(attempts - 1, len(RETRY_DELAYS) - 1)]
+    return float(base * (0.8 + 0.4 * random.random()))
+
+
+def post(kind: Notifier, msg: Message, now: datetime) -> None:
+    """POST a message once; NotifyError says whether to retry, give up, or disable the destination."""
+    body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
+    headers = {"Content-Type": "application/json", "User-Agent": "differ-notify",
+               **msg.data.get("headers", {}), **kind.sign(msg.id, int(now.timestamp()), body)}
+    url = kind.payload_url()
+    try:
+        resp = _http().post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False)
+    except requests.exceptions.Timeout:
+        raise NotifyError(f"no answer within {TIMEOUT:g}s", retryable=True)
+    except requests.exceptions.ConnectionError as exc:
+        text = str(exc)
+        reason = "connection refused" if "refused" in text.lower() else (
+            "connection reset" if "reset" in text.lower() or "aborted" in text.lower() else "connection failed")
+        raise NotifyError(reason, retryable=True)
+    except requests.exceptions.RequestException as exc:
+        raise NotifyError(f"request failed: {type(exc).__name__}", retryable=True)
+    with resp:
+        answer = " ".join(resp.text[:200].split()) if resp.content else ""
+        if 200 <= resp.status_code < 300:
+            return
+        said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
+        if resp.status_code == 429 or resp.status_code >= 500:
+            wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
+            raise NotifyError(said, retryable=True, retry_after=wait)
+        if resp.status_code == 410:
+            raise NotifyError(said, disable=True)
+        if 300 <= resp.status_code < 400:
+            raise NotifyError(f"{said} (redirects are not followed)")
+        raise NotifyError(said)
+
+
+def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
+    """Send what is due, oldest first per destination; a message waits while an earlier one is retrying."""
+    outbox = Outbox(app.store)
+    attempts: list[Attempt] = []
+    for config in app.config.notifiers:
+        if only and config.name != only:
+            continue
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        disabled = outbox.disabled(config.name)
+        if disabled:
+            if disabled.get("fingerprint") == config.fingerprint():
+                continue
+            outbox.enable(config.name)  # the configuration changed since the receiver said 410
+        for msg in outbox.messages(config.name, "pending"):
+            now = app.now()
+            if str(msg.data.get("next_attempt", "")) > iso(now):
+                break
+            gap = kind.min_interval - (app.monotonic() - _last_sent.get(config.name, -1e9))
+            if gap > 0:
+                app.sleep(gap)
+            try:
+                post(kind, msg, app.now())
+            except NotifyError as exc:
+                _last_sent[config.name] = app.monotonic()
+                msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
+                msg.data["last_error"] = str(exc)
+                msg.data["last_attempt"] = iso(now)
+                attempts.append(Attempt(config.name, msg.id, False, str(exc)))
+                if exc.disable:
+                    outbox.move(msg, "failed")
+                    outbox.disable(config.name, config.fingerprint(), str(exc))
+                    break
+                if not exc.retryable:
+                    outbox.move(msg, "failed")
+                    continue
+                created = _parse(str(msg.data.get("created"))) or now
+                retry_for = float(config.options.get("retry_for") or 86400.0)
+                if (now - created).total_seconds() >= retry_for:
+                    msg.data["last_error"] = f"{exc}; gave up after {retry_for / 3600:g}h of retries"
+                    outbox.move(msg, "failed")
+                    continue
+                delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
+                msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
+                outbox.update(msg)
+                break
+            _last_sent[config.name] = app.monotonic()
+            msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
+            msg.data["sent_at"] = iso(app.now())
+            msg.data["last_error"] = None
+            outbox.move(msg, "sent")
+            attempts.append(Attempt(config.name, msg.id, True, "delivered"))
+    return attempts
+
+
+def send_test(app: App, name: str | None = None) -> list[Attempt]:
+    """Queue a sample message for one destination (or all) and try to deliver it now."""
+    configs = [app.config.notifier(name)] if name else list(app.config.notifiers)
+    now = iso(app.now())
+    outbox = Outbox(app.store)
+    results = []
+    for config in configs:
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        event = {"type": "test", "at": now, "queued_at": now, "document": "differ"}
+        msg_id = "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]
+        outbox.enqueue(config.name, msg_id, _message(kind, event, now))
+        sent = deliver(app, only=config.name)
+        mine = [a for a in sent if a.msg_id == msg_id]
+        results.append(mine[0] if mine else Attempt(config.name, msg_id, False,
+                                                     "queued behind earlier messages that are waiting to retry"))
+    return results

@@ -1,0 +1,157 @@
+"""The durable outbox: a message is written before it is sent and moved to `sent/` only after a 2xx.
+
+    outbox/<notifier>/pending/<seq>-<id>.json   waiting (with attempts, next attempt, last error)
+    outbox/<notifier>/failed/<seq>-<id>.json    given up (4xx, or retried for too long); `outbox retry` revives
+    outbox/<notifier>/sent/<seq>-<id>.json      delivered
+    outbox/<notifier>/digest/<id>.json          events collected for the next digest message
+    outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
+
+Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from differ.store import Store, atomic_write, canonical_json
+
+STATES = ("pending", "failed", "sent")
+_NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")
+
+
+@dataclass
+class Message:
+    """One notification for one destination."""
+
+    notifier: str
+    seq: int
+    id: str
+    state: str
+    data: dict[str, Any]
+    path: Path
+
+    @property
+    def event_type(self) -> str:
+        return str(self.data.get("type", ""))
+
+
+class Outbox:
+    """Per-notifier queues inside the store."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.root = store.root / "outbox"
+
+    def folder(self, notifier: str, state: str) -> Path:
+        return self.root / notifier / state
+
+    def messages(self, notifier: str, state: str = "pending") -> list[Message]:
+        folder = self.folder(notifier, state)
+        if not folder.is_dir():
+            return []
+        found = []
+        for path in folder.iterdir():
+            m = _NAME.match(path.name)
+            if not m:
+                continue
+            try:
+                data = json.loads(path.read_bytes())
+            except (ValueError, OSError):
+                continue
+            found.append(Message(notifier, int(m.group(1)), m.group(2), state, data, path))
+        return sorted(found, key=lambda msg: msg.seq)
+
+    def notifiers(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir())
+
+    def find(self, notifier: str, msg_id: str) -> Message | None:
+        for state in STATES:
+            for msg in self.messages(notifier, state):
+                if msg.id == msg_id:
+                    return msg
+        return None
+
+    def enqueue(self, notifier: str, msg_id: str, data: dict[str, Any]) -> Message | None:
+        """Add a message unless one with this id exists already (in any state)."""
+        with self.store.writing():
+            if self.find(notifier, msg_id) is not None:
+                return None
+            seq = self._next_seq(notifier)
+            path = self.folder(notifier, "pending") / f"{seq:010d}-{msg_id}.json"
+            atomic_write(path, canonical_json(data) + b"\n")
+            return Message(notifier, seq, msg_id, "pending", data, path)
+
+    def _next_seq(self, notifier: str) -> int:
+        highest = 0
+        for state in STATES:
+            folder = self.folder(notifier, state)
+            if folder.is_dir():
+                for path in folder.iterdir():
+                    m = _NAME.match(path.name)
+                    if m:
+                        highest = max(highest, int(m.group(1)))
+        return highest + 1
+
+    def update(self, msg: Message) -> None:
+        with self.store.writing():
+            atomic_write(msg.path, canonical_json(msg.data) + b"\n")
+
+    def move(self, msg: Message, state: str) -> Message:
+        """Rewrite the message's record, then rename it into its new state's folder."""
+        with self.store.writing():
+            target = self.folder(msg.notifier, state) / msg.path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(msg.path, canonical_json(msg.data) + b"\n")
+            os.replace(msg.path, target)
+            return Message(msg.notifier, msg.seq, msg.id, state, msg.data, target)
+
+    # -- digest buffer ------------------------------------------------------------------------------------
+    def buffer(self, notifier: str, event_id: str, event: dict[str, Any]) -> None:
+        with self.store.writing():
+            path = self.folder(notifier, "digest") / f"{event_id}.json"
+            if not path.exists() and self.find(notifier, event_id) is None:
+                atomic_write(path, canonical_json(event) + b"\n")
+
+    def buffered(self, notifier: str) -> list[tuple[Path, dict[str, Any]]]:
+        folder = self.folder(notifier, "digest")
+        if not folder.is_dir():
+            return []
+        items = []
+        for path in sorted(folder.glob("msg_*.json")):
+            try:
+                items.append((path, json.loads(path.read_bytes())))
+            except ValueError:
+                continue
+        return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
+
+    # -- disabling --------------------------------------------------------------------------------------
+    def disabled(self, notifier: str) -> dict[str, Any] | None:
+        try:
+            return dict(json.loads((self.root / notifier / "disabled.json").read_bytes()))
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def disable(self, notifier: str, fingerprint: str, reason: str) -> None:
+        with self.store.writing():
+            atomic_write(self.root / notifier / "disabled.json",
+                         canonical_json({"fingerprint": fingerprint, "reason": reason}) + b"\n")
+
+    def enable(self, notifier: str) -> None:
+        with self.store.writing():
+            try:
+                (self.root / notifier / "disabled.json").unlink()
+            except FileNotFoundError:
+                pass
+
+    def all(self, states: tuple[str, ...] = ("pending", "failed")) -> Iterator[Message]:
+        for notifier in self.notifiers():
+            for state in states:
+                yield from self.messages(notifier, state)

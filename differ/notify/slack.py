@@ -1,0 +1,84 @@
+"""Slack incoming webhooks: Block Kit within Slack's limits, page text escaped so it never pings anyone."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from differ import options as opt
+from differ.notify.base import Notifier, Outgoing, notifier
+from differ.options import Invalid, Option
+
+MAX_BLOCKS = 50
+HEADER_MAX = 150
+SECTION_MAX = 3000
+TEXT_MAX = 3000
+
+
+def escape(text: str) -> str:
+    """Slack's control characters: & < > (in that order). Everything else stays as it is."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text, SECTION_MAX), "verbatim": True}}
+
+
+@notifier("slack")
+class Slack(Notifier):
+    """Slack incoming webhook; Block Kit message with a header, the summary and one section per change."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "url": Option(opt.string, required=True, help="the incoming webhook URL", secret=True),
+        "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
+        "retry_for": Option(opt.duration(1), 86400.0, "how long to retry before giving up"),
+    }
+    min_interval = 1.0  # Slack allows about one message per second per webhook
+
+    @classmethod
+    def check(cls, config: Any) -> None:
+        url = config.options["url"]
+        if not url.startswith(("https://", "http://")):
+            raise Invalid("url: expected the webhook's https:// URL")
+
+    def payload(self, event: dict[str, Any]) -> Outgoing:
+        lines = self.lines(event)
+        title = self.title(event)
+        blocks: list[dict[str, Any]] = [
+            {"type": "header", "text": {"type": "plain_text", "text": _cut(title, HEADER_MAX), "emoji": False}},
+        ]
+        if lines:
+            blocks.append(_section(escape(lines[0])))
+        sections = [escape(line) for line in lines[1:]]
+        merged: list[str] = []
+        for text in sections:  # a "→" continuation line belongs with the bullet before it
+            if merged and text.startswith("  →"):
+                merged[-1] += "\n" + text
+            else:
+                merged.append(text)
+        room = MAX_BLOCKS - len(blocks) - 2
+        cut = merged[room:] if len(merged) > room else []
+        for text in merged[:room] if cut else merged:
+            blocks.append(_section(text))
+        link = self.report_link(event)
+        if cut:
+            more = sum(1 for t in cut if t.startswith("•"))
+            blocks.append(_section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else "")))
+        elif link:
+            blocks.append(_section(f"<{escape(link)}|Full diff>"))
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(self.context(event)),
+                                                        "verbatim": True}]})
+        text = _cut("\n".join([title, *lines]), TEXT_MAX)
+        body = {"text": escape(text), "blocks": blocks[:MAX_BLOCKS], "unfurl_links": False, "unfurl_media": False}
+        return Outgoing(self.config.options["url"], body, {})
+
+    def report_link(self, event: dict[str, Any]) -> str:
+        base = self.config.options.get("base_url") or self.base_url
+        diff = event.get("diff") or {}
+        if not base or not diff:
+            return ""
+        to = (diff.get("to") or {}).get("version")
+        return f"{base.rstrip('/')}/{event.get('source', '')}/diff-{to}.html"

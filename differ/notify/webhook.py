@@ -1,0 +1,61 @@
+"""Signed JSON webhooks per the Standard Webhooks specification (webhook-id, -timestamp, -signature)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from typing import Any, ClassVar
+
+from differ import options as opt
+from differ.notify.base import Notifier, Outgoing, notifier
+from differ.options import Invalid, Option
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key of a `whsec_…` secret (base64 after the prefix)."""
+    raw = secret.removeprefix("whsec_")
+    return base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
+
+
+def signature(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, exactly over the bytes sent."""
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret_key(secret), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+@notifier("webhook")
+class Webhook(Notifier):
+    """A JSON POST {type, timestamp, data} signed with HMAC-SHA256 per Standard Webhooks."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "url": Option(opt.string, required=True, help="where to POST", secret=True),
+        "secret": Option(opt.string, required=True, help='signing secret, "whsec_" + base64', secret=True),
+        "retry_for": Option(opt.duration(1), 86400.0, "how long to retry before giving up"),
+    }
+
+    @classmethod
+    def check(cls, config: Any) -> None:
+        url, secret = config.options["url"], config.options["secret"]
+        if not url.startswith(("https://", "http://")):
+            raise Invalid("url: expected an http:// or https:// URL")
+        if not secret.startswith("whsec_"):
+            raise Invalid('secret: expected "whsec_" followed by base64 (24 to 64 random bytes)')
+        try:
+            key = secret_key(secret)
+        except (binascii.Error, ValueError):
+            raise Invalid('secret: the part after "whsec_" is not valid base64')
+        if len(key) < 16:
+            raise Invalid("secret: too short; use 24 to 64 random bytes")
+
+    def payload(self, event: dict[str, Any]) -> Outgoing:
+        kind = str(event.get("type", "event"))
+        data = {k: v for k, v in event.items() if k not in ("type", "id", "queued_at")}
+        body = {"type": f"differ.{kind}", "timestamp": event.get("queued_at"), "data": data}
+        return Outgoing(self.config.options["url"], body, {})
+
+    def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+        return {"webhook-id": msg_id, "webhook-timestamp": str(timestamp),
+                "webhook-signature": signature(self.config.options["secret"], msg_id, timestamp, body)}

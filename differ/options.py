@@ -1,0 +1,190 @@
+"""Small validators for configuration values; each turns a TOML value into a typed one or says why not.
+
+Source kinds and notifiers declare their options with these, so `config.py` can check every key the same way.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Validator = Callable[[Any], Any]
+
+
+class Invalid(ValueError):
+    """A value does not fit; the message says what was found and what is expected."""
+
+
+def found(value: Any) -> str:
+    """Describe a TOML value for an error message."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return '"' + shown.replace("\\", "\\\\").replace('"', '\\"').replace("\x00", "\\0") + '"'
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a source kind or notifier: its validator, default and one line of help."""
+
+    validate: Validator
+    default: Any = None
+    help: str = ""
+    required: bool = False
+    secret: bool = False
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d` or a plain number of seconds."""
+    if isinstance(value, bool):
+        raise Invalid(f"expected a duration such as \"30m\" or \"5s\", found {found(value)}")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str) and (m := _DURATION.match(value)):
+        seconds = float(m.group(1)) * _DURATION_UNITS[m.group(2)]
+    else:
+        raise Invalid(f"expected a duration such as \"30m\" or \"5s\", found {found(value)}")
+    if seconds < 0:
+        raise Invalid(f"expected a duration of zero or more, found {found(value)}")
+    return seconds
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from `10MB`, `512KiB`, `2GB` or a plain number of bytes."""
+    if isinstance(value, bool):
+        raise Invalid(f"expected a size such as \"10MB\", found {found(value)}")
+    if isinstance(value, int) and value > 0:
+        return value
+    if isinstance(value, str) and (m := _SIZE.match(value)):
+        size = int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()])
+        if size > 0:
+            return size
+    raise Invalid(f"expected a size such as \"10MB\", found {found(value)}")
+
+
+def duration(minimum: float = 0.0) -> Validator:
+    def check(value: Any) -> float:
+        seconds = parse_duration(value)
+        if seconds < minimum:
+            raise Invalid(f"expected at least {minimum:g}s, found {found(value)}")
+        return seconds
+
+    return check
+
+
+def size(value: Any) -> int:
+    return parse_size(value)
+
+
+def string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise Invalid(f"expected a string, found {found(value)}")
+    return value
+
+
+def nonempty_string(value: Any) -> str:
+    text = string(value)
+    if not text.strip():
+        raise Invalid("expected a non-empty string, found \"\"")
+    return text
+
+
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid(f"expected true or false, found {found(value)}")
+    return value
+
+
+def integer(minimum: int = 0, maximum: int | None = None) -> Validator:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Invalid(f"expected a whole number, found {found(value)}")
+        if value < minimum or (maximum is not None and value > maximum):
+            upper = f" and at most {maximum}" if maximum is not None else ""
+            raise Invalid(f"expected a whole number of at least {minimum}{upper}, found {value}")
+        return value
+
+    return check
+
+
+def fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise Invalid(f"expected a number from 0 to 1, found {found(value)}")
+    return float(value)
+
+
+def choice(*allowed: str) -> Validator:
+    def check(value: Any) -> str:
+        if value not in allowed:
+            raise Invalid(f"expected one of {', '.join(allowed)}, found {found(value)}")
+        return str(value)
+
+    return check
+
+
+def string_list(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Invalid(f"expected a list of strings, found {found(value)}")
+    return tuple(value)
+
+
+def choice_list(*allowed: str) -> Validator:
+    def check(value: Any) -> tuple[str, ...]:
+        items = string_list(value)
+        for item in items:
+            if item not in allowed:
+                raise Invalid(f"expected items from {', '.join(allowed)}, found {found(item)}")
+        return items
+
+    return check
+
+
+def string_table(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise Invalid(f"expected a table of strings, found {found(value)}")
+    return dict(value)
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def private_access(value: Any) -> bool | tuple[Network, ...]:
+    """`allow_private`: true, false, or a list of addresses/networks that may be reached."""
+    if isinstance(value, bool):
+        return value
+    items = string_list(value)
+    networks: list[Network] = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise Invalid(f"expected true, false or a list of addresses such as \"127.0.0.1/32\", "
+                          f"found {found(item)}")
+    return tuple(networks)
+
+
+@dataclass
+class Schema:
+    """The options a kind accepts, by name."""
+
+    options: dict[str, Option] = field(default_factory=dict)
+
+    def names(self) -> Sequence[str]:
+        return sorted(self.options)

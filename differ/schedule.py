@@ -1,0 +1,86 @@
+"""`differ run`: APScheduler 3.x calls `check` for each source at its interval (plus jitter), and delivers
+retries from the outbox. SIGINT/SIGTERM let the write in progress finish, then exit 0."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from datetime import timedelta
+from types import FrameType
+from typing import Any
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from differ.app import App
+from differ.check import CheckResult, check
+from differ.config import SourceConfig
+from differ.errors import ExitCode
+
+DELIVERY_EVERY = 5.0
+
+
+def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
+    """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
+    workers = app.config.service.workers
+    scheduler = BackgroundScheduler(executors={"default": ThreadPoolExecutor(workers)},
+                                    job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+                                    timezone="UTC")
+    now = app.now()
+    for index, source in enumerate(app.config.sources()):
+        every = source.interval or app.config.service.interval
+        jitter = every * app.config.service.jitter
+        # Spread the first checks over a short window so a restart does not hit every host at once.
+        first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(app.config.sources())))
+        scheduler.add_job(_check_one, IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
+                          args=(app, source), id=source.key, name=source.key,
+                          next_run_time=first if start_now else None)
+    scheduler.add_job(_deliver, IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"), args=(app,),
+                      id="differ:deliver", name="deliver")
+    return scheduler
+
+
+def _check_one(app: App, source: SourceConfig) -> list[CheckResult]:
+    results = check(app, [source])
+    for result in results:
+        print(result.line(), file=app.out, flush=True)
+    return results
+
+
+def _deliver(app: App) -> None:
+    from differ.notify import deliver, dispatch
+
+    dispatch(app, [], deliver_now=False)  # flushes digests that are due
+    deliver(app)
+
+
+def run_service(app: App, *, stop: threading.Event | None = None) -> int:
+    """Run until SIGINT/SIGTERM (or `stop` is set); running checks finish their writes first."""
+    stop = stop or threading.Event()
+    sources = app.config.sources()
+    if not sources:
+        print(f"{app.config.path.name} configures no sources; nothing to run", file=app.err)
+        return ExitCode.USAGE
+    app.store.ensure()
+    scheduler = build_scheduler(app)
+    previous: dict[int, Any] = {}
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handle)
+    print(f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}; store "
+          f"{app.store.root}; Ctrl-C to stop", file=app.err, flush=True)
+    scheduler.start()
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        scheduler.shutdown(wait=True)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("differ: stopped", file=app.err, flush=True)
+    return ExitCode.OK

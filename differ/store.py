@@ -1,0 +1,461 @@
+"""The snapshot store: every version of every source, raw and normalized, hash-chained and verifiable.
+
+Layout (see README "The store"):
+
+    snapshots/
+      STORE                          format marker
+      .lock                          held while a process writes
+      blobs/ab/<sha256>.gz           raw bodies, gzip, named by the hash of the uncompressed bytes
+      sources/<document>/<source>/
+        versions/000001.json         version record: fetch facts, hashes, link to the previous record
+        versions/000001.md           normalized Markdown (plain text, readable by grep and git diff)
+        head.json                    number and hash of the newest version (catches a lost tail)
+        fetches.jsonl                append-only log of every fetch attempt
+        state.json                   conditional-GET validators, failure counts, pending anomalies
+        renormalized/000001.n2.md    forms written later by newer normalizers; never replacing the old
+
+A record is written last, atomically, so a killed process leaves either a whole version or none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gzip
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from differ.errors import StoreError
+
+FORMAT = "differ.store/1"
+RECORD_SCHEMA = "differ.version/1"
+_SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_VERSION_FILE = re.compile(r"^(\d{6,})\.json$")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: Any) -> bytes:
+    """The bytes that are hashed: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def record_hash(record: dict[str, Any]) -> str:
+    return sha256(canonical_json({k: v for k, v in record.items() if k != "hash"}))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def append_line(path: Path, entry: dict[str, Any]) -> None:
+    """Append one JSON line; a line torn by a crash is closed off before the next one is written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+    with open(path, "ab+") as handle:
+        if handle.tell() > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Read a JSON-lines log, skipping a line torn by a crash."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    entries = []
+    for line in raw.splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    return entries
+
+
+@dataclass
+class Version:
+    """One stored version of a source, as its record describes it."""
+
+    source: str
+    number: int
+    record: dict[str, Any]
+    folder: Path
+
+    @property
+    def fetched_at(self) -> str:
+        return str(self.record["fetched_at"])
+
+    @property
+    def hash(self) -> str:
+        return str(self.record["hash"])
+
+    @property
+    def raw_sha256(self) -> str:
+        return str(self.record["raw_sha256"])
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.record.get("metadata") or {})
+
+    @property
+    def markdown_path(self) -> Path:
+        return self.folder / f"{self.number:06d}.md"
+
+
+@dataclass
+class VerifyReport:
+    """What `differ verify` found: problems (damage) and notes (harmless leftovers)."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sources: int = 0
+    versions: int = 0
+    blobs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class Store:
+    """A folder of snapshots. Readers need no lock; writers hold `writing()`."""
+
+    def __init__(self, root: Path, *, lock_timeout: float = 60.0):
+        self.root = Path(root)
+        self.lock_timeout = lock_timeout
+        self._thread_lock = threading.RLock()
+        self._lock_fd: int | None = None
+        self._depth = 0
+
+    # -- layout -----------------------------------------------------------------------------------------
+    def source_dir(self, key: str) -> Path:
+        """The folder of `DOCUMENT/SOURCE`; refuses any name that could leave the store."""
+        parts = key.split("/")
+        if len(parts) != 2 or not all(_SAFE_PART.match(p) for p in parts):
+            raise StoreError(f'"{key[:80]}" is not a valid source name; expected DOCUMENT/SOURCE made of '
+                             "letters, digits, '-' and '_'")
+        path = self.root / "sources" / parts[0] / parts[1]
+        if os.path.commonpath([path.resolve(), self.root.resolve()]) != str(self.root.resolve()):
+            raise StoreError(f'"{key}" would be stored outside {self.root}')
+        return path
+
+    def blob_path(self, digest: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise StoreError(f"{digest[:80]!r} is not a SHA-256 hex digest")
+        return self.root / "blobs" / digest[:2] / f"{digest}.gz"
+
+    def ensure(self) -> None:
+        """Create the store's folder and marker if missing; refuse a folder that is something else."""
+        marker = self.root / "STORE"
+        if marker.exists():
+            try:
+                fmt = json.loads(marker.read_text()).get("format")
+            except (ValueError, OSError):
+                raise StoreError(f"{marker}: unreadable store marker")
+            if fmt != FORMAT:
+                raise StoreError(f"{self.root}: store format {fmt!r} is not {FORMAT!r}")
+            return
+        if self.root.exists() and any(p.name not in ("README.md", ".lock", ".gitkeep")
+                                      for p in self.root.iterdir()):
+            raise StoreError(f"{self.root}: folder exists and is not a differ store; choose another "
+                             "--snapshots folder")
+        self.root.mkdir(parents=True, exist_ok=True)
+        atomic_write(marker, canonical_json({"format": FORMAT}) + b"\n")
+
+    # -- locking ----------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the store for writing: one thread of this process, and one process, at a time."""
+        with self._thread_lock:
+            if self._depth == 0:
+                self.ensure()
+                self._lock_fd = self._acquire()
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+
+    def _acquire(self) -> int:
+        path = self.root / ".lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+                    os.close(fd)
+                    raise StoreError(f"{self.root} is being written by process {holder}; gave up after "
+                                     f"{self.lock_timeout:g}s (stop that process or use another --snapshots)")
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        return fd
+
+    # -- blobs ------------------------------------------------------------------------------------------
+    def put_blob(self, data: bytes) -> str:
+        digest = sha256(data)
+        path = self.blob_path(digest)
+        if not path.exists():
+            atomic_write(path, gzip.compress(data, compresslevel=6, mtime=0))
+        return digest
+
+    def get_blob(self, digest: str) -> bytes:
+        try:
+            return gzip.decompress(self.blob_path(digest).read_bytes())
+        except FileNotFoundError:
+            raise StoreError(f"raw body {digest[:12]} is missing from {self.root / 'blobs'}")
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise StoreError(f"raw body {digest[:12]} is damaged: {exc}")
+
+    # -- versions ---------------------------------------------------------------------------------------
+    def versions(self, key: str) -> list[Version]:
+        """Every committed version of a source, oldest first."""
+        folder = self.source_dir(key) / "versions"
+        if not folder.is_dir():
+            return []
+        found = []
+        for entry in folder.iterdir():
+            m = _VERSION_FILE.match(entry.name)
+            if m:
+                found.append(int(m.group(1)))
+        return [self.version(key, n) for n in sorted(found)]
+
+    def version(self, key: str, number: int) -> Version:
+        folder = self.source_dir(key) / "versions"
+        path = folder / f"{number:06d}.json"
+        try:
+            record = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            have = [v.number for v in self.versions(key)] if folder.is_dir() else []
+            known = f"versions {have[0]} to {have[-1]}" if have else "no versions yet"
+            raise StoreError(f"{key} has no version {number} ({known})")
+        except ValueError:
+            raise StoreError(f"{path}: damaged version record")
+        return Version(key, number, record, folder)
+
+    def latest(self, key: str) -> Version | None:
+        head = self.head(key)
+        versions = self.versions(key)
+        if versions:
+            return versions[-1]
+        if head:
+            raise StoreError(f"{key}: head names version {head['number']} but no versions are stored")
+        return None
+
+    def head(self, key: str) -> dict[str, Any] | None:
+        try:
+            return dict(json.loads((self.source_dir(key) / "head.json").read_bytes()))
+        except FileNotFoundError:
+            return None
+        except ValueError:
+            raise StoreError(f"{key}: head.json is damaged")
+
+    def markdown(self, version: Version, normalizer: int | None = None) -> str:
+        """The normalized Markdown of a version: the newest form, or the one made by `normalizer`."""
+        forms = self.normalized_forms(version)
+        chosen = max(forms) if normalizer is None else normalizer
+        if chosen not in forms:
+            raise StoreError(f"{version.source} version {version.number} has no normalizer {chosen} form "
+                             f"(has {', '.join(map(str, sorted(forms)))})")
+        return forms[chosen].read_text(encoding="utf-8")
+
+    def normalized_forms(self, version: Version) -> dict[int, Path]:
+        forms = {int(version.record["normalizer"]): version.markdown_path}
+        folder = version.folder.parent / "renormalized"
+        if folder.is_dir():
+            for path in folder.glob(f"{version.number:06d}.n*.md"):
+                m = re.search(r"\.n(\d+)\.md$", path.name)
+                if m:
+                    forms[int(m.group(1))] = path
+        return forms
+
+    def commit(self, key: str, *, raw: bytes, markdown: str, record: dict[str, Any],
+               extra_blobs: dict[str, bytes] | None = None) -> Version:
+        """Store a new version: blobs and Markdown first, the record (the commit point) last."""
+        with self.writing():
+            folder = self.source_dir(key) / "versions"
+            previous = self.versions(key)
+            number = previous[-1].number + 1 if previous else 1
+            raw_sha = self.put_blob(raw)
+            parts = []
+            for name, data in (extra_blobs or {}).items():
+                parts.append({"name": name, "sha256": self.put_blob(data), "bytes": len(data)})
+            md_bytes = markdown.encode("utf-8")
+            atomic_write(folder / f"{number:06d}.md", md_bytes)
+            full = {
+                **record,
+                "schema": RECORD_SCHEMA,
+                "source": key,
+                "number": number,
+                "raw_sha256": raw_sha,
+                "raw_bytes": len(raw),
+                "markdown_sha256": sha256(md_bytes),
+                "extra_parts": parts,
+                "prev": previous[-1].hash if previous else None,
+            }
+            full["hash"] = record_hash(full)
+            atomic_write(folder / f"{number:06d}.json", canonical_json(full) + b"\n")
+            atomic_write(self.source_dir(key) / "head.json",
+                         canonical_json({"number": number, "hash": full["hash"]}) + b"\n")
+            return Version(key, number, full, folder)
+
+    def add_normalized(self, version: Version, normalizer: int, markdown: str) -> Path:
+        """Keep a form made by a newer normalizer beside the old one (history is never rewritten)."""
+        with self.writing():
+            folder = version.folder.parent / "renormalized"
+            path = folder / f"{version.number:06d}.n{normalizer}.md"
+            atomic_write(path, markdown.encode("utf-8"))
+            append_line(folder / "log.jsonl", {"version": version.number, "normalizer": normalizer,
+                                               "markdown_sha256": sha256(markdown.encode("utf-8")),
+                                               "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            return path
+
+    # -- fetch log and state ----------------------------------------------------------------------------
+    def log_fetch(self, key: str, entry: dict[str, Any]) -> None:
+        with self.writing():
+            append_line(self.source_dir(key) / "fetches.jsonl", entry)
+
+    def fetches(self, key: str) -> list[dict[str, Any]]:
+        return read_lines(self.source_dir(key) / "fetches.jsonl")
+
+    def state(self, key: str) -> dict[str, Any]:
+        try:
+            return dict(json.loads((self.source_dir(key) / "state.json").read_bytes()))
+        except (FileNotFoundError, ValueError):
+            return {}
+
+    def save_state(self, key: str, state: dict[str, Any]) -> None:
+        with self.writing():
+            atomic_write(self.source_dir(key) / "state.json", canonical_json(state) + b"\n")
+
+    def source_keys(self) -> list[str]:
+        base = self.root / "sources"
+        if not base.is_dir():
+            return []
+        return sorted(f"{d.name}/{s.name}" for d in base.iterdir() if d.is_dir()
+                      for s in d.iterdir() if s.is_dir() and _SAFE_PART.match(s.name))
+
+    # -- verification -----------------------------------------------------------------------------------
+    def verify(self) -> VerifyReport:
+        """Re-hash everything: records, chain, Markdown and raw bodies; report what is altered or missing."""
+        report = VerifyReport()
+        if not (self.root / "STORE").exists():
+            if self.root.exists() and any(self.root.iterdir()):
+                report.problems.append(f"{self.root}: no STORE marker; not a differ store")
+            return report
+        checked_blobs: set[str] = set()
+        for key in self.source_keys():
+            report.sources += 1
+            self._verify_source(key, report, checked_blobs)
+        report.blobs = len(checked_blobs)
+        for tmp in self.root.rglob("*.tmp"):
+            report.notes.append(f"{tmp.relative_to(self.root)}: leftover temporary file from an interrupted "
+                                "write (harmless)")
+        return report
+
+    def _verify_source(self, key: str, report: VerifyReport, checked_blobs: set[str]) -> None:
+        folder = self.source_dir(key) / "versions"
+        numbers = sorted(int(m.group(1)) for p in folder.glob("*.json")
+                         if (m := _VERSION_FILE.match(p.name))) if folder.is_dir() else []
+        prev_hash: str | None = None
+        expected = 1
+        for number in numbers:
+            where = f"{key} version {number}"
+            if number != expected:
+                report.problems.append(f"{key}: version {expected} is missing (next found is {number})")
+                expected = number
+            expected += 1
+            try:
+                record = json.loads((folder / f"{number:06d}.json").read_bytes())
+            except ValueError:
+                report.problems.append(f"{where}: record is not valid JSON")
+                prev_hash = None
+                continue
+            report.versions += 1
+            if record.get("number") != number or record.get("source") != key:
+                report.problems.append(f"{where}: record says it is {record.get('source')} version "
+                                       f"{record.get('number')} (reordered or moved)")
+            if record.get("hash") != record_hash(record):
+                report.problems.append(f"{where}: record was altered (hash does not match its content)")
+            if number > 1 and prev_hash is not None and record.get("prev") != prev_hash:
+                report.problems.append(f"{where}: chain broken (does not follow version {number - 1})")
+            prev_hash = record.get("hash")
+            md = folder / f"{number:06d}.md"
+            try:
+                if sha256(md.read_bytes()) != record.get("markdown_sha256"):
+                    report.problems.append(f"{where}: normalized Markdown was altered")
+            except FileNotFoundError:
+                report.problems.append(f"{where}: normalized Markdown is missing")
+            digests = [record.get("raw_sha256")] + [p.get("sha256") for p in record.get("extra_parts", [])]
+            for digest in digests:
+                if not isinstance(digest, str) or digest in checked_blobs:
+                    continue
+                try:
+                    if sha256(self.get_blob(digest)) != digest:
+                        report.problems.append(f"{where}: raw body {digest[:12]} was altered")
+                    checked_blobs.add(digest)
+                except StoreError as exc:
+                    report.problems.append(f"{where}: {exc}")
+        head = None
+        try:
+            head = self.head(key)
+        except StoreError as exc:
+            report.problems.append(str(exc))
+        if head:
+            last = numbers[-1] if numbers else 0
+            if head.get("number", 0) > last:
+                report.problems.append(f"{key}: versions {last + 1} to {head['number']} are missing "
+                                       "(the head names a newer version)")
+            elif numbers and head.get("number") in numbers:
+                rec = json.loads((folder / f"{head['number']:06d}.json").read_bytes())
+                if rec.get("hash") != head.get("hash"):
+                    report.problems.append(f"{key}: version {head['number']} differs from the one the head "
+                                           "recorded")
+        elif numbers:
+            report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")

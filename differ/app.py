@@ -48,10 +48,19 @@ class App:
             if self._fetcher is None:
                 s = self.config.service
                 self._fetcher = Fetcher(
-                    user_agent=s.user_agent, contact=s.contact, timeout=s.timeout, max_bytes=s.max_bytes,
-                    per_host_delay=s.per_host_delay, per_host_connections=s.per_host_connections,
-                    retries=s.retries, retry_after_cap=s.retry_after_cap, clock=self.monotonic, sleep=self.sleep,
-                    wall=lambda: self.now().timestamp(), pool_size=max(16, s.workers * 2))
+                    user_agent=s.user_agent,
+                    contact=s.contact,
+                    timeout=s.timeout,
+                    max_bytes=s.max_bytes,
+                    per_host_delay=s.per_host_delay,
+                    per_host_connections=s.per_host_connections,
+                    retries=s.retries,
+                    retry_after_cap=s.retry_after_cap,
+                    clock=self.monotonic,
+                    sleep=self.sleep,
+                    wall=lambda: self.now().timestamp(),
+                    pool_size=max(16, s.workers * 2),
+                )
             return self._fetcher
 
     def close(self) -> None:

@@ -18,8 +18,21 @@ from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.store import Version, canonical_json, sha256
 
-KEPT_HEADERS = ("content-type", "content-length", "etag", "last-modified", "date", "cache-control", "server",
-                "age", "expires", "content-language", "link", "x-wp-total", "via")
+KEPT_HEADERS = (
+    "content-type",
+    "content-length",
+    "etag",
+    "last-modified",
+    "date",
+    "cache-control",
+    "server",
+    "age",
+    "expires",
+    "content-language",
+    "link",
+    "x-wp-total",
+    "via",
+)
 
 
 @dataclass
@@ -46,24 +59,33 @@ class CheckResult:
             noun = "change" if self.changes == 1 else "changes"
             return f"{self.source}: new version {self.version} ({self.changes} {noun})"
         if self.detail:
-            return f"{self.source}: {self.outcome}: {self.detail}" if self.outcome != "unchanged" else \
-                f"{self.source}: unchanged ({self.detail})"
+            return (
+                f"{self.source}: {self.outcome}: {self.detail}"
+                if self.outcome != "unchanged"
+                else f"{self.source}: unchanged ({self.detail})"
+            )
         return f"{self.source}: {self.outcome}"
 
 
 def content_identity(n: Normalized) -> str:
     """What makes two fetches the same version: Markdown, metadata and invisible characters."""
-    return sha256(n.markdown.encode() + b"\0" + canonical_json(n.metadata) + b"\0" + canonical_json(n.invisible))
+    return sha256(
+        n.markdown.encode() + b"\0" + canonical_json(n.metadata) + b"\0" + canonical_json(n.invisible)
+    )
 
 
 def _request(source: SourceConfig, state: dict[str, Any]) -> Request:
     kind = SOURCE_KINDS[source.kind]
     url = kind.fetch_url(source)
     same = state.get("url") == url
-    return Request(url=url, headers={"Accept": kind.accept, **source.headers},
-                   etag=state.get("etag") if same else None,
-                   last_modified=state.get("last_modified") if same else None,
-                   robots=source.robots, allow_private=source.allow_private)
+    return Request(
+        url=url,
+        headers={"Accept": kind.accept, **source.headers},
+        etag=state.get("etag") if same else None,
+        last_modified=state.get("last_modified") if same else None,
+        robots=source.robots,
+        allow_private=source.allow_private,
+    )
 
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
@@ -81,10 +103,23 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     try:
         response = app.fetcher.fetch(request)
     except FetchError as exc:
-        return _failed(app, source, state, entry, started, str(exc), status=exc.status,
-                       retry_after=exc.retry_after, now=now)
-    entry.update(status=response.status, final_url=response.final_url, bytes=len(response.body),
-                 attempts=response.attempts)
+        return _failed(
+            app,
+            source,
+            state,
+            entry,
+            started,
+            str(exc),
+            status=exc.status,
+            retry_after=exc.retry_after,
+            now=now,
+        )
+    entry.update(
+        status=response.status,
+        final_url=response.final_url,
+        bytes=len(response.body),
+        attempts=response.attempts,
+    )
     if response.not_modified:
         return _unchanged(app, source, state, entry, started, response, "not modified")
     body_sha = sha256(response.body)
@@ -93,8 +128,15 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     if latest is not None and body_sha == state.get("body_sha256"):
         return _unchanged(app, source, state, entry, started, response, "same body")
     try:
-        normalized = normalize(Body(response.body, response.header("content-type"), response.final_url,
-                                    app.config.service.tracking_params), source)
+        normalized = normalize(
+            Body(
+                response.body,
+                response.header("content-type"),
+                response.final_url,
+                app.config.service.tracking_params,
+            ),
+            source,
+        )
     except NoContentError as exc:
         if latest is None:
             return _failed(app, source, state, entry, started, str(exc), now=now)
@@ -119,22 +161,43 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     changes = 0
     d = None
     if latest is not None:
-        d = diff(store.markdown(latest, latest.record["normalizer"]), normalized.markdown,
-                 a_meta=latest.metadata, b_meta=normalized.metadata,
-                 a_invisible=latest.record.get("invisible") or [], b_invisible=normalized.invisible)
+        d = diff(
+            store.markdown(latest, latest.record["normalizer"]),
+            normalized.markdown,
+            a_meta=latest.metadata,
+            b_meta=normalized.metadata,
+            a_invisible=latest.record.get("invisible") or [],
+            b_invisible=normalized.invisible,
+        )
         changes = len(d.changes)
         versions = Versions(source.title or source.document, key, latest.number, latest.number + 1)
         summary = summarize(d, versions)
     record = {
-        "fetched_at": iso(now), "url": source.url, "fetch_url": request.url, "final_url": response.final_url,
-        "status": response.status, "headers": {k: v for k, v in response.headers.items() if k in KEPT_HEADERS},
-        "normalizer": normalized.normalizer, "metadata": normalized.metadata, "invisible": normalized.invisible,
-        "encoding": normalized.encoding, "words": normalized.words, "content_sha256": identity,
-        "warnings": normalized.warnings, "changes": changes, "summary": summary,
+        "fetched_at": iso(now),
+        "url": source.url,
+        "fetch_url": request.url,
+        "final_url": response.final_url,
+        "status": response.status,
+        "headers": {k: v for k, v in response.headers.items() if k in KEPT_HEADERS},
+        "normalizer": normalized.normalizer,
+        "metadata": normalized.metadata,
+        "invisible": normalized.invisible,
+        "encoding": normalized.encoding,
+        "words": normalized.words,
+        "content_sha256": identity,
+        "warnings": normalized.warnings,
+        "changes": changes,
+        "summary": summary,
     }
     version = store.commit(key, raw=response.body, markdown=normalized.markdown, record=record)
-    result = CheckResult(key, "new", version=version.number, previous=latest.number if latest else None,
-                         changes=changes, summary=summary)
+    result = CheckResult(
+        key,
+        "new",
+        version=version.number,
+        previous=latest.number if latest else None,
+        changes=changes,
+        summary=summary,
+    )
     if latest is not None and d is not None:
         result.event = change_event(source, latest, version, d)
     entry.update(outcome="new", version=version.number)
@@ -144,12 +207,22 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
 
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
     """The `changed` event for notifiers: the diff in its JSON schema."""
-    versions = Versions(source.title or source.document, source.key, old.number, new.number, old.fetched_at,
-                        new.fetched_at, old.hash, new.hash)
+    versions = Versions(
+        source.title or source.document,
+        source.key,
+        old.number,
+        new.number,
+        old.fetched_at,
+        new.fetched_at,
+        old.hash,
+        new.hash,
+    )
     return {"type": "changed", "source": source.key, "diff": as_json(d, versions)}
 
 
-def missed_events(app: App, source: SourceConfig, known: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def missed_events(
+    app: App, source: SourceConfig, known: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Change events for versions committed but never handed to the notifiers (a crash in between)."""
     state = app.store.state(source.key)
     versions = app.store.versions(source.key)
@@ -164,9 +237,14 @@ def missed_events(app: App, source: SourceConfig, known: dict[str, Any] | None =
             if known and ((known.get("diff") or {}).get("to") or {}).get("version") == v.number:
                 events.append(known)
                 continue
-            d = diff(app.store.markdown(old, old.record["normalizer"]), app.store.markdown(v, v.record["normalizer"]),
-                     a_meta=old.metadata, b_meta=v.metadata, a_invisible=old.record.get("invisible") or [],
-                     b_invisible=v.record.get("invisible") or [])
+            d = diff(
+                app.store.markdown(old, old.record["normalizer"]),
+                app.store.markdown(v, v.record["normalizer"]),
+                a_meta=old.metadata,
+                b_meta=v.metadata,
+                a_invisible=old.record.get("invisible") or [],
+                b_invisible=v.record.get("invisible") or [],
+            )
             events.append(change_event(source, old, v, d))
     return events
 
@@ -181,16 +259,31 @@ def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | Non
     return None
 
 
-def _unchanged(app: App, source: SourceConfig, state: dict[str, Any], entry: dict[str, Any], started: float,
-               response: Response, why: str) -> CheckResult:
+def _unchanged(
+    app: App,
+    source: SourceConfig,
+    state: dict[str, Any],
+    entry: dict[str, Any],
+    started: float,
+    response: Response,
+    why: str,
+) -> CheckResult:
     entry["outcome"] = "unchanged"
     entry["detail"] = why
     _finish(app, source.key, state, entry, started, response)
     return CheckResult(source.key, "unchanged", why)
 
 
-def _finish(app: App, key: str, state: dict[str, Any], entry: dict[str, Any], started: float,
-            response: Response, *, keep_validators: bool = True) -> None:
+def _finish(
+    app: App,
+    key: str,
+    state: dict[str, Any],
+    entry: dict[str, Any],
+    started: float,
+    response: Response,
+    *,
+    keep_validators: bool = True,
+) -> None:
     entry["duration_ms"] = round((app.monotonic() - started) * 1000, 1)
     recovered = state.get("failures", 0)
     state.update(last_check=entry["at"], failures=0, last_outcome=entry["outcome"])
@@ -212,14 +305,27 @@ def _finish(app: App, key: str, state: dict[str, Any], entry: dict[str, Any], st
         app.store.save_state(key, state)
 
 
-def _failed(app: App, source: SourceConfig, state: dict[str, Any], entry: dict[str, Any], started: float,
-            message: str, *, status: int | None = None, retry_after: float | None = None,
-            now: datetime) -> CheckResult:
+def _failed(
+    app: App,
+    source: SourceConfig,
+    state: dict[str, Any],
+    entry: dict[str, Any],
+    started: float,
+    message: str,
+    *,
+    status: int | None = None,
+    retry_after: float | None = None,
+    now: datetime,
+) -> CheckResult:
     entry.update(outcome="failed", error=message, duration_ms=round((app.monotonic() - started) * 1000, 1))
     if status is not None:
         entry["status"] = status
-    state.update(last_check=entry["at"], failures=state.get("failures", 0) + 1, last_error=message,
-                 last_outcome="failed")
+    state.update(
+        last_check=entry["at"],
+        failures=state.get("failures", 0) + 1,
+        last_error=message,
+        last_outcome="failed",
+    )
     state.pop("recovered_after", None)
     if retry_after:
         state["retry_not_before"] = iso(datetime.fromtimestamp(now.timestamp() + retry_after, now.tzinfo))
@@ -229,8 +335,9 @@ def _failed(app: App, source: SourceConfig, state: dict[str, Any], entry: dict[s
     return CheckResult(source.key, "failed", message)
 
 
-def check(app: App, sources: Iterable[SourceConfig], *,
-          on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+def check(
+    app: App, sources: Iterable[SourceConfig], *, on_result: Callable[[CheckResult], None] | None = None
+) -> list[CheckResult]:
     """Check sources concurrently (politeness per host is kept by the fetcher); results in the given order."""
     chosen = list(sources)
     app.store.ensure()
@@ -277,8 +384,14 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         events.extend(missed_events(app, source, result.event))
         state = app.store.state(source.key)
         if result.failed:
-            events.append({"type": "fetch_failing", "source": source.key, "failures": state.get("failures", 1),
-                           "error": result.detail})
+            events.append(
+                {
+                    "type": "fetch_failing",
+                    "source": source.key,
+                    "failures": state.get("failures", 1),
+                    "error": result.detail,
+                }
+            )
         elif state.get("recovered_after"):
             events.append({"type": "recovered", "source": source.key, "failures": state["recovered_after"]})
     changed_docs = {r.source.split("/", 1)[0] for r in results if r.outcome == "new"}

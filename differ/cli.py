@@ -26,11 +26,21 @@ def command(name: str) -> Callable[[Handler], Handler]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="differ", description="Watch release announcements and their mirrors; keep "
-                                "every version, say what changed, audit mirrors, alert reliably.")
-    p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
-                   help="configuration file (default: ./config.toml)")
-    p.add_argument("--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)")
+    p = argparse.ArgumentParser(
+        prog="differ",
+        description="Watch release announcements and their mirrors; keep "
+        "every version, say what changed, audit mirrors, alert reliably.",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help="configuration file (default: ./config.toml)",
+    )
+    p.add_argument(
+        "--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.add_argument("--version", action="version", version=f"differ {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -46,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--raw", action="store_true", help="the raw body as fetched")
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")
-    d.add_argument("--from", type=int, dest="a", metavar="N", help="old version (default: the one before --to)")
+    d.add_argument(
+        "--from", type=int, dest="a", metavar="N", help="old version (default: the one before --to)"
+    )
     d.add_argument("--to", type=int, dest="b", metavar="M", help="new version (default: latest)")
     d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
@@ -56,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
     sub.add_parser("sources", help="the configured sources and their state")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
-    f = sub.add_parser("fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)")
+    f = sub.add_parser(
+        "fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)"
+    )
     f.add_argument("source", metavar="SOURCE")
     r = sub.add_parser("renormalize", help="rebuild normalized Markdown from raw bodies with this normalizer")
     r.add_argument("sources", nargs="*", metavar="SOURCE")
@@ -86,8 +100,14 @@ def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
     return config
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None,
-         env: dict[str, str] | None = None, app_factory: Callable[[Config], App] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    env: dict[str, str] | None = None,
+    app_factory: Callable[[Config], App] | None = None,
+) -> int:
     """Run the command line; returns the exit code (tests call this directly)."""
     out = out or sys.stdout
     err = err or sys.stderr

@@ -57,8 +57,11 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         return ExitCode.OK
     print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
     for v in versions:
-        print(f"  {v.number:>3}  {v.fetched_at:20}  {v.hash[:12]}  {_size(int(v.record.get('raw_bytes', 0))):>9}  "
-              f"{_describe(v)}", file=app.out)
+        print(
+            f"  {v.number:>3}  {v.fetched_at:20}  {v.hash[:12]}  {_size(int(v.record.get('raw_bytes', 0))):>9}  "
+            f"{_describe(v)}",
+            file=app.out,
+        )
     if source.role == "mirror":
         from differ.audit import reach_lines
 
@@ -118,11 +121,24 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
         old = app.store.version(source.key, args.a)
     forms = set(app.store.normalized_forms(old)) & set(app.store.normalized_forms(new))
     normalizer = max(forms) if forms else None
-    d = diff(app.store.markdown(old, normalizer), app.store.markdown(new, normalizer), a_meta=old.metadata,
-             b_meta=new.metadata, a_invisible=old.record.get("invisible") or [],
-             b_invisible=new.record.get("invisible") or [])
-    versions = Versions(source.title or source.document, source.key, old.number, new.number, old.fetched_at,
-                        new.fetched_at, old.hash, new.hash)
+    d = diff(
+        app.store.markdown(old, normalizer),
+        app.store.markdown(new, normalizer),
+        a_meta=old.metadata,
+        b_meta=new.metadata,
+        a_invisible=old.record.get("invisible") or [],
+        b_invisible=new.record.get("invisible") or [],
+    )
+    versions = Versions(
+        source.title or source.document,
+        source.key,
+        old.number,
+        new.number,
+        old.fetched_at,
+        new.fetched_at,
+        old.hash,
+        new.hash,
+    )
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
     return ExitCode.OK
@@ -148,8 +164,11 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"damaged: {problem}", file=app.out)
     state = "ok" if report.ok else f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"
-    print(f"{app.store.root}: {report.sources} sources, {report.versions} versions, {report.blobs} raw bodies: "
-          f"{state}", file=app.out)
+    print(
+        f"{app.store.root}: {report.sources} sources, {report.versions} versions, {report.blobs} raw bodies: "
+        f"{state}",
+        file=app.out,
+    )
     return ExitCode.OK if report.ok else ExitCode.FAILURE
 
 
@@ -165,15 +184,21 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             status = "never checked"
             if state.get("last_check"):
                 failures = state.get("failures", 0)
-                status = (f"failing ({failures}): {state.get('last_error')}" if failures else "ok")
+                status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
             print(f"  {s.key}  [{s.role}, {s.kind}, every {every:g}s]  {s.url}", file=app.out)
-            print(f"    versions: {len(versions)}  last check: {state.get('last_check', '-')}  last change: "
-                  f"{state.get('last_change', '-')}  state: {status}", file=app.out)
+            print(
+                f"    versions: {len(versions)}  last check: {state.get('last_check', '-')}  last change: "
+                f"{state.get('last_change', '-')}  state: {status}",
+                file=app.out,
+            )
     for n in app.config.notifiers:
         shown = {k: (redact(v) if k in n.secrets and isinstance(v, str) else v) for k, v in n.options.items()}
         target = shown.get("url", "")
-        print(f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
-              + (f"  digest: {n.digest:g}s" if n.digest else ""), file=app.out)
+        print(
+            f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
+            + (f"  digest: {n.digest:g}s" if n.digest else ""),
+            file=app.out,
+        )
     return ExitCode.OK
 
 
@@ -200,12 +225,28 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 
     source = app.config.source(args.source)
     kind = SOURCE_KINDS[source.kind]
-    response = app.fetcher.fetch(Request(kind.fetch_url(source), {"Accept": kind.accept, **source.headers},
-                                         robots=source.robots, allow_private=source.allow_private))
-    result = normalize(Body(response.body, response.header("content-type"), response.final_url,
-                            app.config.service.tracking_params), source)
-    print(f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
-          f"metadata {result.metadata} -->", file=app.err)
+    response = app.fetcher.fetch(
+        Request(
+            kind.fetch_url(source),
+            {"Accept": kind.accept, **source.headers},
+            robots=source.robots,
+            allow_private=source.allow_private,
+        )
+    )
+    result = normalize(
+        Body(
+            response.body,
+            response.header("content-type"),
+            response.final_url,
+            app.config.service.tracking_params,
+        ),
+        source,
+    )
+    print(
+        f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
+        f"metadata {result.metadata} -->",
+        file=app.err,
+    )
     app.out.write(result.markdown)
     return ExitCode.OK
 
@@ -221,12 +262,16 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
                 continue
             raw = app.store.get_blob(v.raw_sha256)
             ctype = (v.record.get("headers") or {}).get("content-type")
-            result = normalize(Body(raw, ctype, v.record.get("final_url", source.url),
-                                    app.config.service.tracking_params), source)
+            result = normalize(
+                Body(raw, ctype, v.record.get("final_url", source.url), app.config.service.tracking_params),
+                source,
+            )
             app.store.add_normalized(v, NORMALIZER_VERSION, result.markdown)
             made += 1
-    print(f"renormalized {made} version{'s' if made != 1 else ''} with normalizer {NORMALIZER_VERSION}",
-          file=app.out)
+    print(
+        f"renormalized {made} version{'s' if made != 1 else ''} with normalizer {NORMALIZER_VERSION}",
+        file=app.out,
+    )
     return ExitCode.OK
 
 
@@ -237,9 +282,12 @@ def cmd_config(app: App | None, args: argparse.Namespace) -> int:
     path = args.file or args.config
     config = load_config(path)
     n = len(config.sources())
-    print(f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
-          f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
-          f"notifier{'s' if len(config.notifiers) != 1 else ''})", file=sys.stdout)
+    print(
+        f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
+        f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
+        f"notifier{'s' if len(config.notifiers) != 1 else ''})",
+        file=sys.stdout,
+    )
     return ExitCode.OK
 
 
@@ -290,9 +338,12 @@ def cmd_outbox(app: App, args: argparse.Namespace) -> int:
         print("outbox empty: nothing pending or failed", file=app.out)
         return ExitCode.OK
     for msg in rows:
-        print(f"{msg.state:8} {msg.notifier:12} {msg.id}  {msg.data.get('type')}  {msg.data.get('subject', '')}  "
-              f"attempts: {msg.data.get('attempts', 0)}  next: {msg.data.get('next_attempt', '-')}  "
-              f"last error: {msg.data.get('last_error') or '-'}", file=app.out)
+        print(
+            f"{msg.state:8} {msg.notifier:12} {msg.id}  {msg.data.get('type')}  {msg.data.get('subject', '')}  "
+            f"attempts: {msg.data.get('attempts', 0)}  next: {msg.data.get('next_attempt', '-')}  "
+            f"last error: {msg.data.get('last_error') or '-'}",
+            file=app.out,
+        )
     for name in outbox.notifiers():
         off = outbox.disabled(name)
         if off:

@@ -41,10 +41,16 @@ SERVICE_OPTIONS: dict[str, Option] = {
     "max_bytes": Option(opt.size, 10_000_000, "largest body accepted"),
     "retries": Option(opt.integer(0, 10), 2, "retries of a failed request within one check"),
     "retry_after_cap": Option(opt.duration(), 60.0, "longest Retry-After waited within one check"),
-    "shrink_threshold": Option(opt.fraction, 0.5, "share of content that may vanish at once before it is "
-                               "held as an extraction anomaly"),
-    "tracking_params": Option(opt.string_list, ("utm_*", "fbclid", "gclid", "ref"),
-                              "query parameters removed from links (* is a wildcard)"),
+    "shrink_threshold": Option(
+        opt.fraction,
+        0.5,
+        "share of content that may vanish at once before it is held as an extraction anomaly",
+    ),
+    "tracking_params": Option(
+        opt.string_list,
+        ("utm_*", "fbclid", "gclid", "ref"),
+        "query parameters removed from links (* is a wildcard)",
+    ),
     "base_url": Option(opt.string, "", "where reports are published, for links in alerts"),
 }
 
@@ -263,8 +269,11 @@ class _Loader:
 
     def identifier(self, value: str, key: str) -> str:
         if not _ID.match(value):
-            raise self.fail(key, f"{found(value)} is not a valid id; use 1 to 64 letters, digits, '-' or '_', "
-                                 "starting with a letter or digit")
+            raise self.fail(
+                key,
+                f"{found(value)} is not a valid id; use 1 to 64 letters, digits, '-' or '_', "
+                "starting with a letter or digit",
+            )
         return value
 
     def url(self, value: str, key: str) -> str:
@@ -289,8 +298,9 @@ class _Loader:
         table = self.table(raw, key)
         kind_name = table.get("kind", "html")
         if kind_name not in SOURCE_KINDS:
-            raise self.fail(f"{key}.kind", f"expected one of {', '.join(sorted(SOURCE_KINDS))}, "
-                                           f"found {found(kind_name)}")
+            raise self.fail(
+                f"{key}.kind", f"expected one of {', '.join(sorted(SOURCE_KINDS))}, found {found(kind_name)}"
+            )
         kind = SOURCE_KINDS[kind_name]
         values, _ = self.fields(table, key, {**SOURCE_OPTIONS, **kind.options})
         common = {name: values.pop(name) for name in SOURCE_OPTIONS}
@@ -329,10 +339,13 @@ class _Loader:
         canonical = self.source(table["canonical"], f"{key}.canonical", doc_id, "canonical", title)
         mirrors_raw = table.get("mirrors", [])
         if not isinstance(mirrors_raw, list):
-            raise self.fail(f"{key}.mirrors", f"expected a list of tables ([[documents.mirrors]]), "
-                                              f"found {found(mirrors_raw)}")
-        mirrors = tuple(self.source(m, f"{key}.mirrors[{i}]", doc_id, "mirror", title)
-                        for i, m in enumerate(mirrors_raw))
+            raise self.fail(
+                f"{key}.mirrors",
+                f"expected a list of tables ([[documents.mirrors]]), found {found(mirrors_raw)}",
+            )
+        mirrors = tuple(
+            self.source(m, f"{key}.mirrors[{i}]", doc_id, "mirror", title) for i, m in enumerate(mirrors_raw)
+        )
         seen: set[str] = set()
         for i, s in enumerate((canonical, *mirrors)):
             where = f"{key}.canonical.id" if i == 0 else f"{key}.mirrors[{i - 1}].id"
@@ -347,8 +360,9 @@ class _Loader:
         table = self.table(raw, key)
         kind_name = table.get("kind")
         if kind_name not in NOTIFIERS:
-            raise self.fail(f"{key}.kind", f"expected one of {', '.join(sorted(NOTIFIERS))}, "
-                                           f"found {found(kind_name)}")
+            raise self.fail(
+                f"{key}.kind", f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
+            )
         common = {
             "name": Option(opt.string, required=True, help="the notifier's name"),
             "kind": Option(opt.string, required=True, help="slack or webhook"),
@@ -363,8 +377,10 @@ class _Loader:
         name = self.identifier(values.pop("name"), f"{key}.name")
         for doc in values["documents"]:
             if doc not in doc_ids:
-                raise self.fail(f"{key}.documents", f'no document "{doc}"; configured documents: '
-                                                    f"{', '.join(sorted(doc_ids)) or 'none'}")
+                raise self.fail(
+                    f"{key}.documents",
+                    f'no document "{doc}"; configured documents: {", ".join(sorted(doc_ids)) or "none"}',
+                )
         secrets = {n for n, spec in kind.options.items() if spec.secret} | (from_env & set(kind.options))
         own = {n: values.pop(n) for n in list(values) if n in kind.options}
         notifier = NotifierConfig(

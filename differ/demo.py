@@ -13,12 +13,12 @@ import shutil
 import tempfile
 import threading
 from base64 import b64encode
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from differ.app import App
 from differ.config import parse_config
@@ -26,15 +26,22 @@ from differ.errors import ExitCode
 from differ.store import Store
 
 REPLAY = Path(__file__).resolve().parent.parent / "examples" / "pytorch-2.13"
-ROUTES = {"canonical": "/blog/pytorch-2-13-release-blog/", "wpnews": "/news/pytorch-2-13-release-blog.json",
-          "pytorch-kr": "/blog/2026/pytorch-2-13-release-blog.txt"}
-TYPES = {".html": "text/html; charset=UTF-8", ".json": "application/json", ".txt": "text/plain; charset=utf-8"}
+ROUTES = {
+    "canonical": "/blog/pytorch-2-13-release-blog/",
+    "wpnews": "/news/pytorch-2-13-release-blog.json",
+    "pytorch-kr": "/blog/2026/pytorch-2-13-release-blog.txt",
+}
+TYPES = {
+    ".html": "text/html; charset=UTF-8",
+    ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+}
 
 
 class _Pages(BaseHTTPRequestHandler):
-    serving: dict[str, Path] = {}
+    serving: ClassVar[dict[str, Path]] = {}
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self._send(200, b"User-agent: *\nAllow: /\n", "text/plain")
             return
@@ -57,9 +64,9 @@ class _Pages(BaseHTTPRequestHandler):
 
 
 class _Receiver(BaseHTTPRequestHandler):
-    received: list[tuple[str, dict[str, str], bytes]] = []
+    received: ClassVar[list[tuple[str, dict[str, str], bytes]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.received.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
         self.send_response(200)
@@ -95,20 +102,20 @@ id = "pytorch-2-13"
 title = "PyTorch 2.13 Release Blog"
 [documents.canonical]
 id = "canonical"
-url = "{pages}{ROUTES['canonical']}"
+url = "{pages}{ROUTES["canonical"]}"
 kind = "html"
 selector = "article .entry-content"
 allow_private = ["127.0.0.1"]
 [[documents.mirrors]]
 id = "wpnews"
-url = "{pages}{ROUTES['wpnews']}"
+url = "{pages}{ROUTES["wpnews"]}"
 kind = "json"
 field = "body_md"
 metadata = ["title", "updated_at"]
 allow_private = ["127.0.0.1"]
 [[documents.mirrors]]
 id = "pytorch-kr"
-url = "{pages}{ROUTES['pytorch-kr']}"
+url = "{pages}{ROUTES["pytorch-kr"]}"
 kind = "text"
 languages = ["en"]
 allow_private = ["127.0.0.1"]
@@ -124,6 +131,10 @@ kind = "webhook"
 url = "{receiver}/hooks/differ"
 secret = "{secret}"
 """
+
+
+def _clock(moment: datetime) -> Callable[[], datetime]:
+    return lambda: moment
 
 
 def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
@@ -145,7 +156,7 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         for number, step in enumerate(manifest["timeline"], start=1):
             at = datetime.fromisoformat(step["at"].replace("Z", "+00:00"))
             _Pages.serving = {name: REPLAY / path for name, path in step["serve"].items()}
-            app = App(config, Store(store_dir), now=lambda at=at: at, out=out)
+            app = App(config, Store(store_dir), now=_clock(at), out=out)
             print(f"\nstep {number} · {step['at']} · serving {', '.join(step['serve'])}", file=out)
             sources = [s for s in config.sources() if s.id in step["serve"]]
             for result in check(app, sources):
@@ -153,7 +164,8 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
                 for line in result.summary:
                     print(f"      {line}", file=out)
             app.close()
-        app = App(config, Store(store_dir), now=lambda: at, out=out)
+        final = at
+        app = App(config, Store(store_dir), now=lambda: final, out=out)
         print("\naudit of the mirrors against the canonical (differ audit):", file=out)
         for line in render_audit(audit_document(app, config.documents[0]), "text").splitlines():
             print(f"  {line}", file=out)
@@ -163,8 +175,9 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
             if path.startswith("/services/"):
                 print(f"  Slack: {payload['blocks'][0]['text']['text']}", file=out)
                 for block in payload["blocks"][1:]:
-                    text = (block.get("text") or {}).get("text") or \
-                        " ".join(e.get("text", "") for e in block.get("elements", []))
+                    text = (block.get("text") or {}).get("text") or " ".join(
+                        e.get("text", "") for e in block.get("elements", [])
+                    )
                     for line in text.splitlines():
                         print(f"    {line}", file=out)
             else:
@@ -172,8 +185,13 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
                 ok = "signature ok" if expected in headers["webhook-signature"].split() else "BAD SIGNATURE"
                 print(f"  webhook: {payload['type']} {headers['webhook-id']} ({ok})", file=out)
         app.close()
-    print(f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
-          "pytorch-2-13/canonical)" if keep else "", file=out)
+    print(
+        f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
+        "pytorch-2-13/canonical)"
+        if keep
+        else "",
+        file=out,
+    )
     if keep:
         (folder / "demo.toml").write_text(demo_config(pages, receiver, secret, store_dir))
     else:

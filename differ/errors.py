@@ -80,8 +80,14 @@ class StoreError(DifferError):
 class NotifyError(DifferError):
     """A notification could not be delivered."""
 
-    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None,
-                 disable: bool = False):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        disable: bool = False,
+    ):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after

@@ -52,13 +52,13 @@ _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "m
 def parse_duration(value: Any) -> float:
     """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d` or a plain number of seconds."""
     if isinstance(value, bool):
-        raise Invalid(f"expected a duration such as \"30m\" or \"5s\", found {found(value)}")
+        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
     if isinstance(value, int | float):
         seconds = float(value)
     elif isinstance(value, str) and (m := _DURATION.match(value)):
         seconds = float(m.group(1)) * _DURATION_UNITS[m.group(2)]
     else:
-        raise Invalid(f"expected a duration such as \"30m\" or \"5s\", found {found(value)}")
+        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
     if seconds < 0:
         raise Invalid(f"expected a duration of zero or more, found {found(value)}")
     return seconds
@@ -67,14 +67,14 @@ def parse_duration(value: Any) -> float:
 def parse_size(value: Any) -> int:
     """Bytes from `10MB`, `512KiB`, `2GB` or a plain number of bytes."""
     if isinstance(value, bool):
-        raise Invalid(f"expected a size such as \"10MB\", found {found(value)}")
+        raise Invalid(f'expected a size such as "10MB", found {found(value)}')
     if isinstance(value, int) and value > 0:
         return value
     if isinstance(value, str) and (m := _SIZE.match(value)):
         size = int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "b").lower()])
         if size > 0:
             return size
-    raise Invalid(f"expected a size such as \"10MB\", found {found(value)}")
+    raise Invalid(f'expected a size such as "10MB", found {found(value)}')
 
 
 def duration(minimum: float = 0.0) -> Validator:
@@ -100,7 +100,7 @@ def string(value: Any) -> str:
 def nonempty_string(value: Any) -> str:
     text = string(value)
     if not text.strip():
-        raise Invalid("expected a non-empty string, found \"\"")
+        raise Invalid('expected a non-empty string, found ""')
     return text
 
 
@@ -175,8 +175,9 @@ def private_access(value: Any) -> bool | tuple[Network, ...]:
         try:
             networks.append(ipaddress.ip_network(item, strict=False))
         except ValueError:
-            raise Invalid(f"expected true, false or a list of addresses such as \"127.0.0.1/32\", "
-                          f"found {found(item)}")
+            raise Invalid(
+                f'expected true, false or a list of addresses such as "127.0.0.1/32", found {found(item)}'
+            )
     return tuple(networks)
 
 

@@ -24,20 +24,32 @@ DELIVERY_EVERY = 5.0
 def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
     """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
     workers = app.config.service.workers
-    scheduler = BackgroundScheduler(executors={"default": ThreadPoolExecutor(workers)},
-                                    job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
-                                    timezone="UTC")
+    scheduler = BackgroundScheduler(
+        executors={"default": ThreadPoolExecutor(workers)},
+        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+        timezone="UTC",
+    )
     now = app.now()
     for index, source in enumerate(app.config.sources()):
         every = source.interval or app.config.service.interval
         jitter = every * app.config.service.jitter
         # Spread the first checks over a short window so a restart does not hit every host at once.
         first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(app.config.sources())))
-        scheduler.add_job(_check_one, IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
-                          args=(app, source), id=source.key, name=source.key,
-                          next_run_time=first if start_now else None)
-    scheduler.add_job(_deliver, IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"), args=(app,),
-                      id="differ:deliver", name="deliver")
+        scheduler.add_job(
+            _check_one,
+            IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
+            args=(app, source),
+            id=source.key,
+            name=source.key,
+            next_run_time=first if start_now else None,
+        )
+    scheduler.add_job(
+        _deliver,
+        IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"),
+        args=(app,),
+        id="differ:deliver",
+        name="deliver",
+    )
     return scheduler
 
 
@@ -64,7 +76,7 @@ def run_service(app: App, *, stop: threading.Event | None = None) -> int:
         return ExitCode.USAGE
     app.store.ensure()
     scheduler = build_scheduler(app)
-    previous: dict[int, Any] = {}
+    previous: dict[signal.Signals, Any] = {}
 
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -72,8 +84,12 @@ def run_service(app: App, *, stop: threading.Event | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, handle)
-    print(f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}; store "
-          f"{app.store.root}; Ctrl-C to stop", file=app.err, flush=True)
+    print(
+        f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}; store "
+        f"{app.store.root}; Ctrl-C to stop",
+        file=app.err,
+        flush=True,
+    )
     scheduler.start()
     try:
         while not stop.wait(0.5):

@@ -170,8 +170,10 @@ class Store:
         """The folder of `DOCUMENT/SOURCE`; refuses any name that could leave the store."""
         parts = key.split("/")
         if len(parts) != 2 or not all(_SAFE_PART.match(p) for p in parts):
-            raise StoreError(f'"{key[:80]}" is not a valid source name; expected DOCUMENT/SOURCE made of '
-                             "letters, digits, '-' and '_'")
+            raise StoreError(
+                f'"{key[:80]}" is not a valid source name; expected DOCUMENT/SOURCE made of '
+                "letters, digits, '-' and '_'"
+            )
         path = self.root / "sources" / parts[0] / parts[1]
         if os.path.commonpath([path.resolve(), self.root.resolve()]) != str(self.root.resolve()):
             raise StoreError(f'"{key}" would be stored outside {self.root}')
@@ -193,10 +195,12 @@ class Store:
             if fmt != FORMAT:
                 raise StoreError(f"{self.root}: store format {fmt!r} is not {FORMAT!r}")
             return
-        if self.root.exists() and any(p.name not in ("README.md", ".lock", ".gitkeep")
-                                      for p in self.root.iterdir()):
-            raise StoreError(f"{self.root}: folder exists and is not a differ store; choose another "
-                             "--snapshots folder")
+        if self.root.exists() and any(
+            p.name not in ("README.md", ".lock", ".gitkeep") for p in self.root.iterdir()
+        ):
+            raise StoreError(
+                f"{self.root}: folder exists and is not a differ store; choose another --snapshots folder"
+            )
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write(marker, canonical_json({"format": FORMAT}) + b"\n")
 
@@ -230,8 +234,10 @@ class Store:
                 if time.monotonic() >= deadline:
                     holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
                     os.close(fd)
-                    raise StoreError(f"{self.root} is being written by process {holder}; gave up after "
-                                     f"{self.lock_timeout:g}s (stop that process or use another --snapshots)")
+                    raise StoreError(
+                        f"{self.root} is being written by process {holder}; gave up after "
+                        f"{self.lock_timeout:g}s (stop that process or use another --snapshots)"
+                    )
                 time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
@@ -301,12 +307,14 @@ class Store:
         forms = self.normalized_forms(version)
         chosen = max(forms) if normalizer is None else normalizer
         if chosen not in forms:
-            raise StoreError(f"{version.source} version {version.number} has no normalizer {chosen} form "
-                             f"(has {', '.join(map(str, sorted(forms)))})")
+            raise StoreError(
+                f"{version.source} version {version.number} has no normalizer {chosen} form "
+                f"(has {', '.join(map(str, sorted(forms)))})"
+            )
         return forms[chosen].read_text(encoding="utf-8")
 
     def normalized_forms(self, version: Version) -> dict[int, Path]:
-        forms = {int(version.record["normalizer"]): version.markdown_path}
+        forms = {int(version.record.get("normalizer", 0)): version.markdown_path}
         folder = version.folder.parent / "renormalized"
         if folder.is_dir():
             for path in folder.glob(f"{version.number:06d}.n*.md"):
@@ -315,8 +323,15 @@ class Store:
                     forms[int(m.group(1))] = path
         return forms
 
-    def commit(self, key: str, *, raw: bytes, markdown: str, record: dict[str, Any],
-               extra_blobs: dict[str, bytes] | None = None) -> Version:
+    def commit(
+        self,
+        key: str,
+        *,
+        raw: bytes,
+        markdown: str,
+        record: dict[str, Any],
+        extra_blobs: dict[str, bytes] | None = None,
+    ) -> Version:
         """Store a new version: blobs and Markdown first, the record (the commit point) last."""
         with self.writing():
             folder = self.source_dir(key) / "versions"
@@ -341,8 +356,10 @@ class Store:
             }
             full["hash"] = record_hash(full)
             atomic_write(folder / f"{number:06d}.json", canonical_json(full) + b"\n")
-            atomic_write(self.source_dir(key) / "head.json",
-                         canonical_json({"number": number, "hash": full["hash"]}) + b"\n")
+            atomic_write(
+                self.source_dir(key) / "head.json",
+                canonical_json({"number": number, "hash": full["hash"]}) + b"\n",
+            )
             return Version(key, number, full, folder)
 
     def add_normalized(self, version: Version, normalizer: int, markdown: str) -> Path:
@@ -351,9 +368,15 @@ class Store:
             folder = version.folder.parent / "renormalized"
             path = folder / f"{version.number:06d}.n{normalizer}.md"
             atomic_write(path, markdown.encode("utf-8"))
-            append_line(folder / "log.jsonl", {"version": version.number, "normalizer": normalizer,
-                                               "markdown_sha256": sha256(markdown.encode("utf-8")),
-                                               "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            append_line(
+                folder / "log.jsonl",
+                {
+                    "version": version.number,
+                    "normalizer": normalizer,
+                    "markdown_sha256": sha256(markdown.encode("utf-8")),
+                    "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                },
+            )
             return path
 
     # -- fetch log and state ----------------------------------------------------------------------------
@@ -378,8 +401,13 @@ class Store:
         base = self.root / "sources"
         if not base.is_dir():
             return []
-        return sorted(f"{d.name}/{s.name}" for d in base.iterdir() if d.is_dir()
-                      for s in d.iterdir() if s.is_dir() and _SAFE_PART.match(s.name))
+        return sorted(
+            f"{d.name}/{s.name}"
+            for d in base.iterdir()
+            if d.is_dir()
+            for s in d.iterdir()
+            if s.is_dir() and _SAFE_PART.match(s.name)
+        )
 
     # -- verification -----------------------------------------------------------------------------------
     def verify(self) -> VerifyReport:
@@ -395,14 +423,18 @@ class Store:
             self._verify_source(key, report, checked_blobs)
         report.blobs = len(checked_blobs)
         for tmp in self.root.rglob("*.tmp"):
-            report.notes.append(f"{tmp.relative_to(self.root)}: leftover temporary file from an interrupted "
-                                "write (harmless)")
+            report.notes.append(
+                f"{tmp.relative_to(self.root)}: leftover temporary file from an interrupted write (harmless)"
+            )
         return report
 
     def _verify_source(self, key: str, report: VerifyReport, checked_blobs: set[str]) -> None:
         folder = self.source_dir(key) / "versions"
-        numbers = sorted(int(m.group(1)) for p in folder.glob("*.json")
-                         if (m := _VERSION_FILE.match(p.name))) if folder.is_dir() else []
+        numbers = (
+            sorted(int(m.group(1)) for p in folder.glob("*.json") if (m := _VERSION_FILE.match(p.name)))
+            if folder.is_dir()
+            else []
+        )
         prev_hash: str | None = None
         expected = 1
         for number in numbers:
@@ -419,8 +451,10 @@ class Store:
                 continue
             report.versions += 1
             if record.get("number") != number or record.get("source") != key:
-                report.problems.append(f"{where}: record says it is {record.get('source')} version "
-                                       f"{record.get('number')} (reordered or moved)")
+                report.problems.append(
+                    f"{where}: record says it is {record.get('source')} version "
+                    f"{record.get('number')} (reordered or moved)"
+                )
             if record.get("hash") != record_hash(record):
                 report.problems.append(f"{where}: record was altered (hash does not match its content)")
             if number > 1 and prev_hash is not None and record.get("prev") != prev_hash:
@@ -450,12 +484,15 @@ class Store:
         if head:
             last = numbers[-1] if numbers else 0
             if head.get("number", 0) > last:
-                report.problems.append(f"{key}: versions {last + 1} to {head['number']} are missing "
-                                       "(the head names a newer version)")
+                report.problems.append(
+                    f"{key}: versions {last + 1} to {head['number']} are missing "
+                    "(the head names a newer version)"
+                )
             elif numbers and head.get("number") in numbers:
                 rec = json.loads((folder / f"{head['number']:06d}.json").read_bytes())
                 if rec.get("hash") != head.get("hash"):
-                    report.problems.append(f"{key}: version {head['number']} differs from the one the head "
-                                           "recorded")
+                    report.problems.append(
+                        f"{key}: version {head['number']} differs from the one the head recorded"
+                    )
         elif numbers:
             report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")

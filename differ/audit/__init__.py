@@ -13,6 +13,21 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz, process
 
 from differ.audit.align import Alignment, Stream, align, shares
+
+__all__ = [
+    "SCHEMA",
+    "AuditReport",
+    "Finding",
+    "MirrorAudit",
+    "Stream",
+    "audit_document",
+    "best_version",
+    "compare",
+    "pair_translations",
+    "reach_lines",
+    "render_audit",
+    "token_mismatches",
+]
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block, split_blocks
 from differ.diff.engine import word_ops
@@ -39,8 +54,12 @@ class Finding:
     ops: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "section": list(self.section), "canonical": self.canonical,
-                                "mirror": self.mirror}
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "section": list(self.section),
+            "canonical": self.canonical,
+            "mirror": self.mirror,
+        }
         if self.detail:
             data["detail"] = self.detail
         if self.ops:
@@ -49,7 +68,9 @@ class Finding:
 
     @property
     def key(self) -> str:
-        return f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
+        return (
+            f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
+        )
 
 
 @dataclass
@@ -65,9 +86,15 @@ class MirrorAudit:
     findings: list[Finding] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "url": self.url, "version": self.version, "fetched_at": self.fetched_at,
-                "matches_version": self.matches_version, "coverage": round(self.coverage, 4),
-                "findings": [f.as_json() for f in self.findings]}
+        return {
+            "id": self.id,
+            "url": self.url,
+            "version": self.version,
+            "fetched_at": self.fetched_at,
+            "matches_version": self.matches_version,
+            "coverage": round(self.coverage, 4),
+            "findings": [f.as_json() for f in self.findings],
+        }
 
     @property
     def signature(self) -> str:
@@ -87,9 +114,14 @@ class AuditReport:
     mirrors: list[MirrorAudit] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, "document": self.document, "title": self.title,
-                "canonical_version": self.canonical_version, "canonical_fetched_at": self.canonical_fetched_at,
-                "mirrors": [m.as_json() for m in self.mirrors]}
+        return {
+            "schema": SCHEMA,
+            "document": self.document,
+            "title": self.title,
+            "canonical_version": self.canonical_version,
+            "canonical_fetched_at": self.canonical_fetched_at,
+            "mirrors": [m.as_json() for m in self.mirrors],
+        }
 
 
 # -- the comparison -------------------------------------------------------------------------------------------
@@ -105,8 +137,11 @@ def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tupl
 
 
 def _command_lines(block: Block) -> list[str]:
-    return [line.strip() for line in block.text.split("\n")
-            if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))]
+    return [
+        line.strip()
+        for line in block.text.split("\n")
+        if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))
+    ]
 
 
 def _char_detail(expected: str, found: str) -> str:
@@ -128,7 +163,12 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
         if tag == "equal":
             continue
         owners = {al.canonical.owner[k] for k in range(i1, i2)}
-        if not owners and i1 > 0 and i1 < len(al.canonical.owner) and al.canonical.owner[i1 - 1] == al.canonical.owner[i1]:
+        if (
+            not owners
+            and i1 > 0
+            and i1 < len(al.canonical.owner)
+            and al.canonical.owner[i1 - 1] == al.canonical.owner[i1]
+        ):
             owners = {al.canonical.owner[i1]}
         for owner in owners:
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
@@ -144,7 +184,7 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
         lo = min(j1 for _, _, j1, _ in spans)
         hi = max(j2 for _, _, _, j2 in spans)
         mirror_words = al.mirror.words[lo:hi]
-        canon_words = al.canonical.words[min(i1 for i1, _, _, _ in spans):max(i2 for _, i2, _, _ in spans)]
+        canon_words = al.canonical.words[min(i1 for i1, _, _, _ in spans) : max(i2 for _, i2, _, _ in spans)]
         mirror_owners = {al.mirror.owner[k] for k in range(lo, hi)}
         if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
             continue  # the differing mirror words belong to extra blocks; reported there
@@ -200,9 +240,13 @@ def _nearest_section(al: Alignment, mirror_index: int) -> tuple[str, ...]:
 
 def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
     """Command lines of the canonical's code blocks, compared character by character with the mirror's lines."""
-    candidates = [" ".join(line.split()) for b in mirror for line in (b.text.split("\n") if b.kind == "code"
-                                                                          else [b.text]) if line.strip()]
-    findings = []
+    candidates = [
+        " ".join(line.split())
+        for b in mirror
+        for line in (b.text.split("\n") if b.kind == "code" else [b.text])
+        if line.strip()
+    ]
+    findings: list[Finding] = []
     if not candidates:
         return findings
     for block in canonical:
@@ -216,12 +260,15 @@ def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]
             if match is None or match[1] < CODE_SIMILAR:
                 continue
             found = match[0]
-            findings.append(Finding("code_corrupted", block.section, wanted, found, _char_detail(wanted, found)))
+            findings.append(
+                Finding("code_corrupted", block.section, wanted, found, _char_detail(wanted, found))
+            )
     return findings
 
 
-def pair_translations(blocks: list[Block], translated: set[str], original: set[str],
-                      window: int = 3) -> list[tuple[int, int]]:
+def pair_translations(
+    blocks: list[Block], translated: set[str], original: set[str], window: int = 3
+) -> list[tuple[int, int]]:
     """Pair each translated block with its original: one to one, nearby, by shared invariant tokens and
     Latin words (translations keep names, numbers and identifiers)."""
     from differ.normalize.language import block_script
@@ -260,8 +307,9 @@ def token_mismatches(blocks: list[Block], translated: set[str], original: set[st
                 parts.append("missing " + ", ".join(sorted(_show(t) for t in lost)))
             if added:
                 parts.append("extra " + ", ".join(sorted(_show(t) for t in added)))
-            findings.append(Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text,
-                                    "; ".join(parts)))
+            findings.append(
+                Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text, "; ".join(parts))
+            )
     return findings
 
 
@@ -275,8 +323,9 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     store = app.store
     canon_versions = store.versions(doc.canonical.key)
     latest = canon_versions[-1] if canon_versions else None
-    report = AuditReport(doc.id, doc.title, latest.number if latest else None,
-                         latest.fetched_at if latest else None)
+    report = AuditReport(
+        doc.id, doc.title, latest.number if latest else None, latest.fetched_at if latest else None
+    )
     if latest is None:
         return report
     canon_blocks = {v.number: split_blocks(store.markdown(v)) for v in canon_versions}
@@ -289,8 +338,14 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     return report
 
 
-def audit_mirror(app: App, mirror: SourceConfig, mv: Any, canon_blocks: dict[int, list[Block]],
-                 streams: list[tuple[int, Stream]], canon_versions: list[Any]) -> MirrorAudit:
+def audit_mirror(
+    app: App,
+    mirror: SourceConfig,
+    mv: Any,
+    canon_blocks: dict[int, list[Block]],
+    streams: list[tuple[int, Stream]],
+    canon_versions: list[Any],
+) -> MirrorAudit:
     blocks = split_blocks(app.store.markdown(mv))
     mstream = Stream.of(blocks)
     number, al = best_version(streams, mstream)
@@ -315,9 +370,14 @@ def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Fin
     lines = summarize(d, Versions("", "", number, latest))[1:]
     moved_on = by.get(number + 1)
     since = moved_on.fetched_at if moved_on else new.fetched_at
-    return Finding("stale", (), "\n".join(lines), None,
-                   f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
-                   f"{since} (now version {latest}), so the mirror misses {len(d)} change{'s' if len(d) != 1 else ''}")
+    return Finding(
+        "stale",
+        (),
+        "\n".join(lines),
+        None,
+        f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
+        f"{since} (now version {latest}), so the mirror misses {len(d)} change{'s' if len(d) != 1 else ''}",
+    )
 
 
 def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Finding]:
@@ -330,9 +390,15 @@ def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Findi
 
     try:
         raw = app.store.get_blob(mv.raw_sha256)
-        full = normalize(Body(raw, (mv.record.get("headers") or {}).get("content-type"),
-                              mv.record.get("final_url") or mirror.url, app.config.service.tracking_params),
-                         replace(mirror, languages=None))
+        full = normalize(
+            Body(
+                raw,
+                (mv.record.get("headers") or {}).get("content-type"),
+                mv.record.get("final_url") or mirror.url,
+                app.config.service.tracking_params,
+            ),
+            replace(mirror, languages=None),
+        )
     except DifferError:
         return []
     kept = {SCRIPT_OF_LANGUAGE[lang] for lang in mirror.languages or ()}

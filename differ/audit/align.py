@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -48,7 +49,7 @@ class Alignment:
     mirror: Stream
     matched_a: list[bool]
     matched_b: list[bool]
-    opcodes: list[tuple[str, int, int, int, int]]
+    opcodes: Sequence[tuple[str, int, int, int, int]]
 
     @property
     def matched(self) -> int:
@@ -60,7 +61,9 @@ class Alignment:
         return 2.0 * self.matched / total if total else 1.0
 
     def block_share(self, index: int, side: str = "canonical") -> float:
-        stream, matched = (self.canonical, self.matched_a) if side == "canonical" else (self.mirror, self.matched_b)
+        stream, matched = (
+            (self.canonical, self.matched_a) if side == "canonical" else (self.mirror, self.matched_b)
+        )
         total = stream.per_block[index]
         if not total:
             return 1.0

@@ -28,29 +28,36 @@ def finding_line(f: Finding) -> str:
     if f.kind == "stale":
         return f"stale: {f.detail}"
     if f.kind == "missing":
-        return f"missing{where}: \"{_cut(f.canonical)}\""
+        return f'missing{where}: "{_cut(f.canonical)}"'
     if f.kind == "extra":
-        return f"extra{where}: \"{_cut(f.mirror)}\""
+        return f'extra{where}: "{_cut(f.mirror)}"'
     if f.kind == "code_corrupted":
-        return f"code corrupted{where}: \"{_cut(f.mirror)}\" ({f.detail}; expected \"{_cut(f.canonical)}\")"
+        return f'code corrupted{where}: "{_cut(f.mirror)}" ({f.detail}; expected "{_cut(f.canonical)}")'
     if f.kind == "token_mismatch":
-        return f"token mismatch{where}: {f.detail} in \"{_cut(f.mirror, 80)}\""
+        return f'token mismatch{where}: {f.detail} in "{_cut(f.mirror, 80)}"'
     ops = "; ".join(f"{o.get('before', '')!r} → {o.get('after', '')!r}" for o in f.ops[:4])
-    return f"altered{where}: \"{_cut(f.canonical, 100)}\" ({ops})"
+    return f'altered{where}: "{_cut(f.canonical, 100)}" ({ops})'
 
 
 def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
-    state = "up to date" if m.matches_version == canonical_version else f"stale (matches version {m.matches_version})"
-    head = (f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
-            f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}")
+    state = (
+        "up to date"
+        if m.matches_version == canonical_version
+        else f"stale (matches version {m.matches_version})"
+    )
+    head = (
+        f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
+        f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
+    )
     return [head, *(f"  • {finding_line(f)}" for f in m.findings)]
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
-    head = (f"{report.title} ({report.document}): canonical version {report.canonical_version}"
-            + (f" of {report.canonical_fetched_at}" if report.canonical_fetched_at else ""))
+    head = f"{report.title} ({report.document}): canonical version {report.canonical_version}" + (
+        f" of {report.canonical_fetched_at}" if report.canonical_fetched_at else ""
+    )
     if report.canonical_version is None:
         return head.split(":")[0] + ": no canonical version stored yet (run: differ check)\n"
     if fmt == "html":
@@ -63,7 +70,9 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "markdown":
         out = [f"**{md_text(lines[0])}**", ""]
         for line in lines[1:]:
-            out.append(("  - " + md_text(line.strip()[2:])) if line.startswith("  •") else f"- {md_text(line)}")
+            out.append(
+                ("  - " + md_text(line.strip()[2:])) if line.startswith("  •") else f"- {md_text(line)}"
+            )
         return "\n".join(out) + "\n"
     return "\n".join(lines) + "\n"
 
@@ -73,15 +82,22 @@ def _html(report: AuditReport, head: str) -> str:
     parts = [f"<h1>{e(head)}</h1>"]
     for m in report.mirrors:
         parts.append(f"<h2>{e(m.id)}</h2><p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
-        rows = "".join(f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
-                       f"<td>{e(f.mirror or '')}</td><td>{e(f.detail)}</td></tr>" for f in m.findings)
-        parts.append("<table><tr><th>Finding</th><th>Section</th><th>Canonical</th><th>Mirror</th><th>Detail</th>"
-                     f"</tr>{rows}</table>")
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<title>{e(head)}</title><style>body{{font:15px/1.5 system-ui,sans-serif;margin:2em}}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3em .5em;vertical-align:top}"
-            f"</style></head><body>{''.join(parts)}</body></html>\n")
+        rows = "".join(
+            f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
+            f"<td>{e(f.mirror or '')}</td><td>{e(f.detail)}</td></tr>"
+            for f in m.findings
+        )
+        parts.append(
+            "<table><tr><th>Finding</th><th>Section</th><th>Canonical</th><th>Mirror</th><th>Detail</th>"
+            f"</tr>{rows}</table>"
+        )
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{e(head)}</title><style>body{{font:15px/1.5 system-ui,sans-serif;margin:2em}}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3em .5em;vertical-align:top}"
+        f"</style></head><body>{''.join(parts)}</body></html>\n"
+    )
 
 
 def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
@@ -97,28 +113,45 @@ def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
     current: dict[str, Any] = {}
     for m in report.mirrors:
         keys = sorted(f.key for f in m.findings)
-        current[m.id] = {"signature": m.signature, "matches_version": m.matches_version, "findings": keys,
-                         "lines": {f.key: finding_line(f) for f in m.findings}}
+        current[m.id] = {
+            "signature": m.signature,
+            "matches_version": m.matches_version,
+            "findings": keys,
+            "lines": {f.key: finding_line(f) for f in m.findings},
+        }
         before = previous.get(m.id)
         if before is None or before.get("signature") == m.signature:
             continue
         old = set(before.get("findings", []))
         new = set(keys)
-        summary = [f"{report.title}: mirror {m.id} (coverage {m.coverage:.1%}, matches canonical version "
-                   f"{m.matches_version} of {report.canonical_version})"]
+        summary = [
+            f"{report.title}: mirror {m.id} (coverage {m.coverage:.1%}, matches canonical version "
+            f"{m.matches_version} of {report.canonical_version})"
+        ]
         added = [current[m.id]["lines"][k] for k in keys if k not in old]
         gone = [before.get("lines", {}).get(k, k) for k in sorted(old - new)]
         summary += [f"• new: {line}" for line in added] + [f"• resolved: {line}" for line in gone]
         headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
-        events.append({"type": "mirror_drift", "document": report.document, "title": report.title,
-                       "mirror": m.id, "signature": m.signature, "headline": headline, "summary": summary,
-                       "audit": m.as_json()})
+        events.append(
+            {
+                "type": "mirror_drift",
+                "document": report.document,
+                "title": report.title,
+                "mirror": m.id,
+                "signature": m.signature,
+                "headline": headline,
+                "summary": summary,
+                "audit": m.as_json(),
+            }
+        )
     with app.store.writing():
         atomic_write(path, canonical_json(current) + b"\n")
     return events
 
 
-def _headline(before: int | None, m: MirrorAudit, canonical: int | None, added: list[str], gone: list[str]) -> str:
+def _headline(
+    before: int | None, m: MirrorAudit, canonical: int | None, added: list[str], gone: list[str]
+) -> str:
     if before != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
             return f"caught up with canonical version {canonical}"

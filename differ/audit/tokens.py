@@ -11,13 +11,32 @@ from differ.audit.align import fold
 _URL = re.compile(r"https?://[^\s)\]>\"']+")
 _ISSUE = re.compile(r"#\d+")
 # ASCII classes only: in Korean text a particle follows a term directly ("nn.Linear가", "3,328회").
-_IDENT = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"
-                    r"|(?<![A-Za-z0-9_])[a-z]+_[a-z_0-9]+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[a-z]+[A-Z][A-Za-z0-9]*")
+_IDENT = re.compile(
+    r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"
+    r"|(?<![A-Za-z0-9_])[a-z]+_[a-z_0-9]+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[a-z]+[A-Z][A-Za-z0-9]*"
+)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.#])(\d+(?:[.,]\d+)*)([a-z]{0,2})(?![A-Za-z0-9_])")
 _ABBREVIATION = re.compile(r"^[A-Za-z]{1,2}(\.[A-Za-z]{1,2})+$")  # e.g, i.e, a.m
-_MONTHS = {m: str(i) for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"), start=1)}
+_MONTHS = {
+    m: str(i)
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+}
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
 
 

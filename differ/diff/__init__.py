@@ -5,5 +5,21 @@ from differ.diff.engine import Change, Diff, apply, diff, metadata_changes, word
 from differ.diff.render import FORMATS, SCHEMA, as_json, render
 from differ.diff.summary import Versions, is_edit_note, summarize
 
-__all__ = ["FORMATS", "SCHEMA", "Block", "Change", "Diff", "Versions", "apply", "as_json", "diff",
-           "is_edit_note", "metadata_changes", "render", "split_blocks", "summarize", "word_ops", "words"]
+__all__ = [
+    "FORMATS",
+    "SCHEMA",
+    "Block",
+    "Change",
+    "Diff",
+    "Versions",
+    "apply",
+    "as_json",
+    "diff",
+    "is_edit_note",
+    "metadata_changes",
+    "render",
+    "split_blocks",
+    "summarize",
+    "word_ops",
+    "words",
+]

@@ -29,8 +29,10 @@ class Block:
     @property
     def key(self) -> str:
         """Equal keys mean no visible change: same kind of block, same words, same link targets."""
-        return f"{self.kind}\x1f{self.level if self.kind == 'heading' else ''}\x1f{self.text}\x1f" + \
-            "\x1e".join(url for _, url in self.links)
+        return (
+            f"{self.kind}\x1f{self.level if self.kind == 'heading' else ''}\x1f{self.text}\x1f"
+            + "\x1e".join(url for _, url in self.links)
+        )
 
     @property
     def text_key(self) -> str:
@@ -107,7 +109,7 @@ def split_blocks(markdown: str) -> list[Block]:
     def src(tok: Token) -> str:
         if tok.map is None:
             return ""
-        return "\n".join(lines[tok.map[0]:tok.map[1]])
+        return "\n".join(lines[tok.map[0] : tok.map[1]])
 
     for i, tok in enumerate(tokens):
         t = tok.type
@@ -118,14 +120,27 @@ def split_blocks(markdown: str) -> list[Block]:
             level = int(pending_heading.tag[1])
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            blocks.append(Block("heading", info.text, src(pending_heading), tuple(h for _, h in headings),
-                                level, tuple(info.links), line=(pending_heading.map or [0])[0]))
+            blocks.append(
+                Block(
+                    "heading",
+                    info.text,
+                    src(pending_heading),
+                    tuple(h for _, h in headings),
+                    level,
+                    tuple(info.links),
+                    line=(pending_heading.map or [0])[0],
+                )
+            )
             headings.append((level, info.text))
             pending_heading = None
             intro = None
         elif t in ("bullet_list_open", "ordered_list_open"):
-            if item_depth == 0 and not headings and last_paragraph is not None and tokens[i - 1].type == \
-                    "paragraph_close":
+            if (
+                item_depth == 0
+                and not headings
+                and last_paragraph is not None
+                and tokens[i - 1].type == "paragraph_close"
+            ):
                 intro = last_paragraph
             item_depth += 1
         elif t in ("bullet_list_close", "ordered_list_close"):
@@ -141,16 +156,30 @@ def split_blocks(markdown: str) -> list[Block]:
         elif t == "inline" and tokens[i - 1].type == "paragraph_open":
             info = _inline(tok)
             opener = tokens[i - 1]
-            kind = "item" if context and context[-1] == "item" else (
-                "quote" if "quote" in context else "paragraph")
-            blocks.append(Block(kind, info.text, src(opener), section(), item_depth if kind == "item" else 0,
-                                tuple(info.links), info.lead, (opener.map or [0])[0]))
+            kind = (
+                "item"
+                if context and context[-1] == "item"
+                else ("quote" if "quote" in context else "paragraph")
+            )
+            blocks.append(
+                Block(
+                    kind,
+                    info.text,
+                    src(opener),
+                    section(),
+                    item_depth if kind == "item" else 0,
+                    tuple(info.links),
+                    info.lead,
+                    (opener.map or [0])[0],
+                )
+            )
             if not context:
                 last_paragraph = info.text
         elif t in ("fence", "code_block"):
             content = tok.content.rstrip("\n")
-            blocks.append(Block("code", content, src(tok), section(), 0, (), tok.info.strip(),
-                                (tok.map or [0])[0]))
+            blocks.append(
+                Block("code", content, src(tok), section(), 0, (), tok.info.strip(), (tok.map or [0])[0])
+            )
         elif t == "tr_open":
             row, row_links, row_start = [], [], (tok.map or [0])[0]
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
@@ -158,11 +187,21 @@ def split_blocks(markdown: str) -> list[Block]:
             row.append(info.text)
             row_links.extend(info.links)
         elif t == "tr_close":
-            blocks.append(Block("row", " | ".join(row), lines[row_start] if row_start < len(lines) else "",
-                                section(), 0, tuple(row_links), line=row_start))
+            blocks.append(
+                Block(
+                    "row",
+                    " | ".join(row),
+                    lines[row_start] if row_start < len(lines) else "",
+                    section(),
+                    0,
+                    tuple(row_links),
+                    line=row_start,
+                )
+            )
         elif t == "html_block":
-            blocks.append(Block("html", " ".join(tok.content.split()), src(tok), section(), 0,
-                                line=(tok.map or [0])[0]))
+            blocks.append(
+                Block("html", " ".join(tok.content.split()), src(tok), section(), 0, line=(tok.map or [0])[0])
+            )
         elif t == "hr":
             continue
     return blocks
@@ -181,7 +220,7 @@ def word_spans(text: str) -> list[tuple[str, str]]:
     out = []
     last = 0
     for m in _WORD.finditer(text):
-        out.append((text[last:m.start()], m.group()))
+        out.append((text[last : m.start()], m.group()))
         last = m.end()
     return out
 

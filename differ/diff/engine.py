@@ -32,8 +32,13 @@ class Change:
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "kind": self.kind, "block": self.block, "section": list(self.section), "label": self.label,
-            "before": self.before, "after": self.after, "ops": self.ops,
+            "kind": self.kind,
+            "block": self.block,
+            "section": list(self.section),
+            "label": self.label,
+            "before": self.before,
+            "after": self.after,
+            "ops": self.ops,
         }
         if self.detail:
             data["detail"] = self.detail
@@ -107,8 +112,9 @@ def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
     return head, tail
 
 
-def align(a: list[Block], b: list[Block]) -> tuple[list[tuple[int, int]], list[int], list[int],
-                                                  list[tuple[int, int]]]:
+def align(
+    a: list[Block], b: list[Block]
+) -> tuple[list[tuple[int, int]], list[int], list[int], list[tuple[int, int]]]:
     """Equal pairs, removed a-indices, added b-indices and modified pairs."""
     ka, kb = [x.key for x in a], [x.key for x in b]
     head, tail = _trim(ka, kb)
@@ -116,7 +122,7 @@ def align(a: list[Block], b: list[Block]) -> tuple[list[tuple[int, int]], list[i
     removed: list[int] = []
     added: list[int] = []
     modified: list[tuple[int, int]] = []
-    mid_a, mid_b = ka[head:len(ka) - tail], kb[head:len(kb) - tail]
+    mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
     matcher = SequenceMatcher(None, mid_a, mid_b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
@@ -132,8 +138,15 @@ def align(a: list[Block], b: list[Block]) -> tuple[list[tuple[int, int]], list[i
     return sorted(equal), removed, added, modified
 
 
-def _pair(a: list[Block], b: list[Block], ia: list[int], ib: list[int], removed: list[int], added: list[int],
-          modified: list[tuple[int, int]]) -> None:
+def _pair(
+    a: list[Block],
+    b: list[Block],
+    ia: list[int],
+    ib: list[int],
+    removed: list[int],
+    added: list[int],
+    modified: list[tuple[int, int]],
+) -> None:
     """Pair blocks of a replaced run in order, by word similarity; leftovers are removed or added."""
     if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
         pairs = [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
@@ -181,29 +194,103 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         else:
             break
     for x, y in moved:
-        changes.append(Change("moved", b[y].section, a[x].text, b[y].text, b[y].kind, b[y].label, [], x, y,
-                              detail=_moved_detail(a[x], b[y])))
+        changes.append(
+            Change(
+                "moved",
+                b[y].section,
+                a[x].text,
+                b[y].text,
+                b[y].kind,
+                b[y].label,
+                [],
+                x,
+                y,
+                detail=_moved_detail(a[x], b[y]),
+            )
+        )
     for x in still_removed:
-        changes.append(Change("removed", a[x].section, a[x].text, None, a[x].kind, a[x].label,
-                              [{"op": "delete", "before": a[x].text}], x, None))
+        changes.append(
+            Change(
+                "removed",
+                a[x].section,
+                a[x].text,
+                None,
+                a[x].kind,
+                a[x].label,
+                [{"op": "delete", "before": a[x].text}],
+                x,
+                None,
+            )
+        )
     for y in still_added:
-        changes.append(Change("added", b[y].section, None, b[y].text, b[y].kind, b[y].label,
-                              [{"op": "insert", "after": b[y].text}], None, y, at_end=y in trailing))
+        changes.append(
+            Change(
+                "added",
+                b[y].section,
+                None,
+                b[y].text,
+                b[y].kind,
+                b[y].label,
+                [{"op": "insert", "after": b[y].text}],
+                None,
+                y,
+                at_end=y in trailing,
+            )
+        )
     for x, y in modified:
         old, new = a[x], b[y]
         if old.text == new.text:
             if old.kind == "heading" and old.level != new.level:
-                changes.append(Change("modified", new.section, old.text, new.text, new.kind, new.label, [], x, y,
-                                      detail=f"heading level {old.level} → {new.level}"))
+                changes.append(
+                    Change(
+                        "modified",
+                        new.section,
+                        old.text,
+                        new.text,
+                        new.kind,
+                        new.label,
+                        [],
+                        x,
+                        y,
+                        detail=f"heading level {old.level} → {new.level}",
+                    )
+                )
             else:
-                changes.append(Change("link", new.section, old.text, new.text, new.kind, new.label, [], x, y,
-                                      detail=_link_detail(old, new)))
+                changes.append(
+                    Change(
+                        "link",
+                        new.section,
+                        old.text,
+                        new.text,
+                        new.kind,
+                        new.label,
+                        [],
+                        x,
+                        y,
+                        detail=_link_detail(old, new),
+                    )
+                )
             continue
-        changes.append(Change("modified", new.section, old.text, new.text, new.kind, new.label,
-                              word_ops(old.text, new.text), x, y))
+        changes.append(
+            Change(
+                "modified",
+                new.section,
+                old.text,
+                new.text,
+                new.kind,
+                new.label,
+                word_ops(old.text, new.text),
+                x,
+                y,
+            )
+        )
     changes = _group_moves(changes)
-    changes.sort(key=lambda c: (c.b_index if c.b_index is not None else _anchor(c.a_index, equal),
-                                0 if c.kind == "removed" else 1))
+    changes.sort(
+        key=lambda c: (
+            c.b_index if c.b_index is not None else _anchor(c.a_index, equal),
+            0 if c.kind == "removed" else 1,
+        )
+    )
     return Diff(changes, [], equal, a, b)
 
 
@@ -247,10 +334,15 @@ def _group_moves(changes: list[Change]) -> list[Change]:
     grouped: list[Change] = []
     for change in moved:
         prev = grouped[-1] if grouped else None
-        if (prev is not None and prev.block == "heading" and prev.b_index is not None
-                and change.b_index == prev.b_index + prev.detail.count("\n") + 1
-                and prev.a_index is not None and change.a_index == prev.a_index + prev.detail.count("\n") + 1
-                and change.section[:len(prev.section) + 1] == (*prev.section, prev.after)):
+        if (
+            prev is not None
+            and prev.block == "heading"
+            and prev.b_index is not None
+            and change.b_index == prev.b_index + prev.detail.count("\n") + 1
+            and prev.a_index is not None
+            and change.a_index == prev.a_index + prev.detail.count("\n") + 1
+            and change.section[: len(prev.section) + 1] == (*prev.section, prev.after)
+        ):
             prev.detail += "\n"
             continue
         grouped.append(change)
@@ -262,8 +354,9 @@ def _group_moves(changes: list[Change]) -> list[Change]:
     return others + grouped
 
 
-def _invisible_changes(a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]], a: list[Block],
-                       b: list[Block]) -> list[Change]:
+def _invisible_changes(
+    a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]], a: list[Block], b: list[Block]
+) -> list[Change]:
     def sig(entry: dict[str, Any]) -> tuple[str, str]:
         return str(entry.get("char")), str(entry.get("before", ""))
 
@@ -271,16 +364,32 @@ def _invisible_changes(a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]],
     changes = []
     for (char, word), count in (before - after).items():
         block = _find(a, word)
-        changes.append(Change("invisible", block.section if block else (), block.text if block else None,
-                              block.text if block else None, block.kind if block else "paragraph",
-                              block.label if block else "", [],
-                              detail=f"{count} invisible {char} removed" + (f' before "{word}"' if word else "")))
+        changes.append(
+            Change(
+                "invisible",
+                block.section if block else (),
+                block.text if block else None,
+                block.text if block else None,
+                block.kind if block else "paragraph",
+                block.label if block else "",
+                [],
+                detail=f"{count} invisible {char} removed" + (f' before "{word}"' if word else ""),
+            )
+        )
     for (char, word), count in (after - before).items():
         block = _find(b, word)
-        changes.append(Change("invisible", block.section if block else (), block.text if block else None,
-                              block.text if block else None, block.kind if block else "paragraph",
-                              block.label if block else "", [],
-                              detail=f"{count} invisible {char} added" + (f' before "{word}"' if word else "")))
+        changes.append(
+            Change(
+                "invisible",
+                block.section if block else (),
+                block.text if block else None,
+                block.text if block else None,
+                block.kind if block else "paragraph",
+                block.label if block else "",
+                [],
+                detail=f"{count} invisible {char} added" + (f' before "{word}"' if word else ""),
+            )
+        )
     return changes
 
 
@@ -303,8 +412,9 @@ def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
         for path, value in items.items():
             field_name = path.replace("root", "", 1).strip("[]'").replace("']['", ".")
             if kind in ("values_changed", "type_changes"):
-                changes.append({"field": field_name, "before": value.get("old_value"),
-                                "after": value.get("new_value")})
+                changes.append(
+                    {"field": field_name, "before": value.get("old_value"), "after": value.get("new_value")}
+                )
             elif kind.endswith("added"):
                 changes.append({"field": field_name, "before": None, "after": value})
             elif kind.endswith("removed"):
@@ -312,9 +422,15 @@ def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
     return sorted(changes, key=lambda c: c["field"])
 
 
-def diff(a_markdown: str, b_markdown: str, *, a_meta: dict[str, Any] | None = None,
-         b_meta: dict[str, Any] | None = None, a_invisible: list[dict[str, Any]] | None = None,
-         b_invisible: list[dict[str, Any]] | None = None) -> Diff:
+def diff(
+    a_markdown: str,
+    b_markdown: str,
+    *,
+    a_meta: dict[str, Any] | None = None,
+    b_meta: dict[str, Any] | None = None,
+    a_invisible: list[dict[str, Any]] | None = None,
+    b_invisible: list[dict[str, Any]] | None = None,
+) -> Diff:
     """Everything that changed from `a` to `b`."""
     a, b = split_blocks(a_markdown), split_blocks(b_markdown)
     result = diff_blocks(a, b)

@@ -31,7 +31,9 @@ def as_json(d: Diff, v: Versions) -> dict[str, Any]:
     }
 
 
-def _marked(change: Change, mark: Callable[[str, str], str], sides: tuple[str, ...] = ("before", "after")) -> str:
+def _marked(
+    change: Change, mark: Callable[[str, str], str], sides: tuple[str, ...] = ("before", "after")
+) -> str:
     """The block's text with changed runs passed through `mark(side, text)`; spacing as in the page."""
     from difflib import SequenceMatcher
 
@@ -54,7 +56,9 @@ def _marked(change: Change, mark: Callable[[str, str], str], sides: tuple[str, .
             out.append(mark("equal", lead) + mark("before", text))
         if j2 > j1 and "after" in sides:
             lead, text = run(b[j1:j2])
-            out.append(mark("equal", lead if i2 == i1 or "before" not in sides else " ") + mark("after", text))
+            out.append(
+                mark("equal", lead if i2 == i1 or "before" not in sides else " ") + mark("after", text)
+            )
     return "".join(out).strip()
 
 
@@ -71,6 +75,7 @@ def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
         place = where(change) or "(top)"
         out.append(c(_DIM, f"[{change.kind}] {place}"))
         if change.kind == "modified" and change.ops:
+
             def mark(side: str, text: str) -> str:
                 if side == "before":
                     return c(_RED, f"[-{text}-]")
@@ -129,17 +134,24 @@ def to_html(d: Diff, v: Versions) -> str:
             before = e(change.before or "")
             after = e(change.after or "")
         detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
-        rows.append(f"<tr><td><span class=kind>{e(change.kind)}</span><div class=where>"
-                    f"{e(where(change) or '(top)')}</div>{detail}</td><td>{before}</td><td>{after}</td></tr>")
-    meta = "".join(f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"
-                   f"<td>{e(str(m['before']))}</td><td>{e(str(m['after']))}</td></tr>" for m in d.metadata)
+        rows.append(
+            f"<tr><td><span class=kind>{e(change.kind)}</span><div class=where>"
+            f"{e(where(change) or '(top)')}</div>{detail}</td><td>{before}</td><td>{after}</td></tr>"
+        )
+    meta = "".join(
+        f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"
+        f"<td>{e(str(m['before']))}</td><td>{e(str(m['after']))}</td></tr>"
+        for m in d.metadata
+    )
     summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<title>{e(lines[0])}</title><style>{_CSS}</style></head><body>"
-            f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
-            "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
-            f"<tbody>{''.join(rows)}{meta}</tbody></table></body></html>\n")
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{e(lines[0])}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
+        "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
+        f"<tbody>{''.join(rows)}{meta}</tbody></table></body></html>\n"
+    )
 
 
 def render(d: Diff, v: Versions, fmt: str, *, color: bool = False) -> str:

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from differ.diff.engine import Change, Diff
 
-EDIT_NOTE = re.compile(r"^\W{0,3}(updated?|update \d|edit(ed)?|correction|corrected|erratum|errata|note)\b[^:]{0,40}:",
-                       re.IGNORECASE)
+EDIT_NOTE = re.compile(
+    r"^\W{0,3}(updated?|update \d|edit(ed)?|correction|corrected|erratum|errata|note)\b[^:]{0,40}:",
+    re.IGNORECASE,
+)
 MAX_LINES = 8
 QUOTE_MAX = 240
 
@@ -59,12 +61,16 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
     tail = 0
     while tail < min(len(sa), len(sb)) - head and sa[-1 - tail] == sb[-1 - tail]:
         tail += 1
-    return " ".join(sa[head:len(sa) - tail]), " ".join(sb[head:len(sb) - tail])
+    return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
 
 
 def where(change: Change) -> str:
     trail = list(change.section)
-    if change.block in ("item", "row", "paragraph", "quote", "code") and change.label and change.block != "paragraph":
+    if (
+        change.block in ("item", "row", "paragraph", "quote", "code")
+        and change.label
+        and change.block != "paragraph"
+    ):
         trail.append(change.label)
     return " › ".join(trail)
 
@@ -128,7 +134,9 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     for meta in d.metadata:
         if shown >= max_lines:
             break
-        lines.append(f"• metadata {meta['field']}: {quote(str(meta['before']), 60)} → {quote(str(meta['after']), 60)}")
+        lines.append(
+            f"• metadata {meta['field']}: {quote(str(meta['before']), 60)} → {quote(str(meta['after']), 60)}"
+        )
         shown += 1
     rest = len(d) - shown
     if rest > 0:

@@ -9,9 +9,18 @@ from dataclasses import dataclass
 _META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 # Labels that browsers treat as a wider superset; decoding with the superset loses nothing.
-_SUPERSETS = {"euc-kr": "cp949", "ks_c_5601-1987": "cp949", "gb2312": "gb18030", "gbk": "gb18030",
-              "iso-8859-1": "cp1252", "latin-1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252",
-              "shift_jis": "cp932", "sjis": "cp932"}
+_SUPERSETS = {
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "shift_jis": "cp932",
+    "sjis": "cp932",
+}
 _WESTERN = {"cp1252", "utf-8"}
 
 
@@ -70,8 +79,12 @@ def decode(body: bytes, content_type: str | None = None, *, html: bool = True) -
         meta = _codec(m.group(1).decode("ascii", "replace")) if m else None
         if meta:
             text = _strict(body, meta)
-            if text is not None and not (meta in _WESTERN and not body.isascii()
-                                         and _strict(body, "utf-8") is not None and meta != "utf-8"):
+            if text is not None and not (
+                meta in _WESTERN
+                and not body.isascii()
+                and _strict(body, "utf-8") is not None
+                and meta != "utf-8"
+            ):
                 return Decoded(text, meta, "meta")
     text = _strict(body, "utf-8")
     if text is not None:

@@ -73,8 +73,14 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
 class HostLimiter:
     """At most N requests in flight per host, and at least `delay` seconds between them."""
 
-    def __init__(self, delay: float, connections: int = 1, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        delay: float,
+        connections: int = 1,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         self.delay = delay
         self.connections = connections
         self.clock = clock
@@ -82,7 +88,12 @@ class HostLimiter:
         self._lock = threading.Lock()
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self._last: dict[str, float] = {}
-        self.extra_delay: dict[str, float] = {}
+        self._not_before: dict[str, float] = {}
+
+    def hold(self, host: str, seconds: float) -> None:
+        """No request to `host` before `seconds` from now (a Retry-After the server asked for)."""
+        with self._lock:
+            self._not_before[host] = max(self._not_before.get(host, 0.0), self.clock() + seconds)
 
     @contextlib.contextmanager
     def slot(self, host: str) -> Iterator[None]:
@@ -91,8 +102,8 @@ class HostLimiter:
         sem.acquire()
         try:
             with self._lock:
-                gap = max(self.delay, self.extra_delay.get(host, 0.0))
-                wait = self._last.get(host, -1e18) + gap - self.clock()
+                ready = max(self._last.get(host, -1e18) + self.delay, self._not_before.get(host, -1e18))
+                wait = ready - self.clock()
             if wait > 0:
                 self.sleep(wait)
             yield
@@ -110,11 +121,22 @@ def host_key(url: str) -> str:
 class Fetcher:
     """One requests.Session shared by every fetch of a run, with per-host politeness."""
 
-    def __init__(self, *, user_agent: str, contact: str = "", timeout: float = 30.0,
-                 max_bytes: int = 10_000_000, per_host_delay: float = 5.0, per_host_connections: int = 1,
-                 retries: int = 2, retry_after_cap: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 wall: Callable[[], float] = time.time, pool_size: int = 16):
+    def __init__(
+        self,
+        *,
+        user_agent: str,
+        contact: str = "",
+        timeout: float = 30.0,
+        max_bytes: int = 10_000_000,
+        per_host_delay: float = 5.0,
+        per_host_connections: int = 1,
+        retries: int = 2,
+        retry_after_cap: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        wall: Callable[[], float] = time.time,
+        pool_size: int = 16,
+    ):
         self.user_agent = user_agent
         self.timeout = timeout
         self.deadline = timeout * 2
@@ -127,8 +149,9 @@ class Fetcher:
         self.limiter = HostLimiter(per_host_delay, per_host_connections, clock=clock, sleep=sleep)
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies from the environment: every hop is checked here
-        adapter = requests.adapters.HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size,
-                                                max_retries=0)
+        adapter = requests.adapters.HTTPAdapter(
+            pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0
+        )
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"})
@@ -164,10 +187,12 @@ class Fetcher:
                 wait = parse_retry_after(response.header("retry-after"), self.wall())
                 if response.status in (429, 503) and wait is not None:
                     if wait > self.retry_after_cap or attempt > self.retries:
-                        raise FetchError(f"HTTP {response.status}: server asked to wait {wait:.0f}s "
-                                         "(Retry-After)", status=response.status, retry_after=wait)
-                    self.limiter.extra_delay[host_key(response.final_url)] = wait
-                    self.sleep(wait)
+                        raise FetchError(
+                            f"HTTP {response.status}: server asked to wait {wait:.0f}s (Retry-After)",
+                            status=response.status,
+                            retry_after=wait,
+                        )
+                    self.limiter.hold(host_key(response.final_url), wait)
                     continue
                 if attempt <= self.retries:
                     self.sleep(self._backoff(attempt))
@@ -193,8 +218,11 @@ class Fetcher:
 
     def _load_robots(self, origin: str, allow_private: bool | tuple[Network, ...]) -> robots.Rules:
         try:
-            response = self._follow(Request(f"{origin}/robots.txt", robots=False, allow_private=allow_private),
-                                    limit=robots.MAX_BYTES, truncate=True)
+            response = self._follow(
+                Request(f"{origin}/robots.txt", robots=False, allow_private=allow_private),
+                limit=robots.MAX_BYTES,
+                truncate=True,
+            )
         except BlockedError:
             raise
         except FetchError:
@@ -211,8 +239,10 @@ class Fetcher:
         for _ in range(MAX_REDIRECTS + 1):
             netguard.check_url(url, request.allow_private)
             if request.robots and not self.allowed_by_robots(url, request.allow_private):
-                raise BlockedError(f"robots.txt of {urlsplit(url).netloc} disallows {urlsplit(url).path or '/'}"
-                                   "; set robots = false for this source to override")
+                raise BlockedError(
+                    f"robots.txt of {urlsplit(url).netloc} disallows {urlsplit(url).path or '/'}"
+                    "; set robots = false for this source to override"
+                )
             headers = dict(request.headers)
             if request.etag:
                 headers["If-None-Match"] = request.etag
@@ -226,12 +256,14 @@ class Fetcher:
             return Response(request.url, url, status, resp_headers, body, self.clock() - started)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
 
-    def _get(self, url: str, headers: dict[str, str], limit: int, truncate: bool
-             ) -> tuple[int, dict[str, str], bytes]:
+    def _get(
+        self, url: str, headers: dict[str, str], limit: int, truncate: bool
+    ) -> tuple[int, dict[str, str], bytes]:
         deadline = self.clock() + self.deadline
         try:
-            resp = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
-                                    timeout=(self.timeout, self.timeout))
+            resp = self.session.get(
+                url, headers=headers, stream=True, allow_redirects=False, timeout=(self.timeout, self.timeout)
+            )
         except requests.exceptions.ConnectTimeout:
             raise FetchError(f"connection timed out after {self.timeout:g}s")
         except requests.exceptions.ReadTimeout:
@@ -280,9 +312,17 @@ def _short(exc: BaseException) -> str:
     while inner.__context__ is not None and inner.__context__ is not inner:
         inner = inner.__context__
     text = str(inner) or type(inner).__name__
-    for marker in ("Connection refused", "Connection reset", "timed out", "Name or service not known",
-                   "Remote end closed connection", "IncompleteRead", "certificate verify failed",
-                   "Max retries exceeded", "Connection aborted"):
+    for marker in (
+        "Connection refused",
+        "Connection reset",
+        "timed out",
+        "Name or service not known",
+        "Remote end closed connection",
+        "IncompleteRead",
+        "certificate verify failed",
+        "Max retries exceeded",
+        "Connection aborted",
+    ):
         if marker in text or marker in str(exc):
             return marker[0].lower() + marker[1:]
     return text.splitlines()[0][:200]

@@ -60,5 +60,6 @@ def check_url(url: str, allow: bool | tuple[Network, ...]) -> None:
             continue
         if allow and any(address in net for net in allow):
             continue
-        raise BlockedError(f"refused {host} ({address}): {reason} address; set allow_private for this "
-                           "source to reach it")
+        raise BlockedError(
+            f"refused {host} ({address}): {reason} address; set allow_private for this source to reach it"
+        )

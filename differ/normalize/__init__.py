@@ -1,6 +1,6 @@
 """Normalize: every kind of source to one canonical Markdown, stable under page noise.
 
-    body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical Markdown ──languages──▶ kept blocks
+body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical Markdown ──languages──▶ kept blocks
 """
 
 from __future__ import annotations
@@ -15,8 +15,17 @@ from differ.normalize.language import filter_languages
 if TYPE_CHECKING:
     from differ.config import SourceConfig
 
-__all__ = ["NORMALIZER_VERSION", "SOURCE_KINDS", "Body", "Extracted", "Normalized", "SourceKind", "describe",
-           "normalize", "source_kind"]
+__all__ = [
+    "NORMALIZER_VERSION",
+    "SOURCE_KINDS",
+    "Body",
+    "Extracted",
+    "Normalized",
+    "SourceKind",
+    "describe",
+    "normalize",
+    "source_kind",
+]
 
 
 @dataclass
@@ -42,4 +51,6 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
     markdown = canonical.text
     if source.languages:
         markdown = canonicalize(filter_languages(markdown, source.languages)).text
-    return Normalized(markdown, extracted.metadata, canonical.invisible, extracted.encoding, extracted.warnings)
+    return Normalized(
+        markdown, extracted.metadata, canonical.invisible, extracted.encoding, extracted.warnings
+    )

@@ -11,9 +11,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
-import mdformat_tables
+import mdformat_tables  # type: ignore[import-not-found]
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdformat.renderer import MDRenderer, RenderContext, RenderTreeNode
@@ -50,8 +50,8 @@ def _hr(node: RenderTreeNode, context: RenderContext) -> str:
 class _Style:
     """Renderer overrides for differ's style (passed to mdformat as a parser extension)."""
 
-    RENDERERS = {"hr": _hr}
-    POSTPROCESSORS: dict[str, Any] = {}
+    RENDERERS: ClassVar[dict[str, Any]] = {"hr": _hr}
+    POSTPROCESSORS: ClassVar[dict[str, Any]] = {}
 
     @staticmethod
     def update_mdit(mdit: MarkdownIt) -> None:
@@ -61,7 +61,7 @@ class _Style:
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
-    mdit = MarkdownIt("commonmark", renderer_cls=MDRenderer)
+    mdit = MarkdownIt("commonmark", renderer_cls=MDRenderer)  # type: ignore[arg-type]
     mdit.options["mdformat"] = {"wrap": "no", "number": False, "compact_tables": True}
     mdit.options["store_labels"] = True
     mdit.options["parser_extension"] = [mdformat_tables, _Style]
@@ -121,8 +121,9 @@ def _render(text: str) -> tuple[str, bool]:
     mdit = parser()
     env: dict[str, Any] = {}
     tokens = mdit.parse(text, env)
-    joined = any(child.type == "softbreak" for t in tokens if t.type == "inline" and t.children
-                 for child in t.children)
+    joined = any(
+        child.type == "softbreak" for t in tokens if t.type == "inline" and t.children for child in t.children
+    )
     _restyle(tokens)
     rendered: str = mdit.renderer.render(tokens, mdit.options, env)
     return rendered, joined
@@ -159,8 +160,9 @@ def _take_sentinels(rendered: str, chars: list[str]) -> tuple[str, list[dict[str
             char = chars[index] if index < len(chars) else ""
             index += 1
             after = pieces[k].split(maxsplit=1)[0] if pieces[k].split() else ""
-            invisible.append({"char": f"U+{ord(char):04X}" if char else "?", "block": number,
-                              "before": after[:40]})
+            invisible.append(
+                {"char": f"U+{ord(char):04X}" if char else "?", "block": number, "before": after[:40]}
+            )
         out.append("".join(pieces))
     return "\n\n".join(out), invisible
 

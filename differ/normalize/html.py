@@ -11,19 +11,82 @@ import re
 from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
-from bs4.element import PageElement
+from bs4 import BeautifulSoup, Comment, Tag
+from bs4.element import NavigableString, PageElement
 
 from differ.errors import NoContentError, NormalizeError
 
 MAX_DEPTH = 400
-DROP = {"script", "style", "noscript", "template", "iframe", "svg", "canvas", "button", "input", "select",
-        "textarea", "object", "embed", "head", "title", "meta", "link", "dialog"}
-CHROME = ["nav", "header", "footer", "aside", "form", "[role=navigation]", "[role=banner]",
-          "[role=contentinfo]", "[role=dialog]", "[aria-hidden=true]", "[hidden]"]
-BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "h1", "h2", "h3",
-          "h4", "h5", "h6", "ul", "ol", "li", "pre", "blockquote", "table", "hr", "figure", "figcaption",
-          "dl", "dt", "dd", "details", "summary", "address", "center", "body", "html", "form", "fieldset"}
+DROP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "svg",
+    "canvas",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "object",
+    "embed",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "dialog",
+}
+CHROME = [
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "[role=navigation]",
+    "[role=banner]",
+    "[role=contentinfo]",
+    "[role=dialog]",
+    "[aria-hidden=true]",
+    "[hidden]",
+]
+BLOCKS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "nav",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "pre",
+    "blockquote",
+    "table",
+    "hr",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "details",
+    "summary",
+    "address",
+    "center",
+    "body",
+    "html",
+    "form",
+    "fieldset",
+}
 _WS = re.compile(r"[ \t\n\r\f]+")
 _ESCAPE = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
@@ -46,8 +109,8 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
     """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome."""
     for bad in soup.find_all(DROP):
         bad.decompose()
-    for node in soup.find_all(string=lambda s: isinstance(s, Comment)):
-        node.extract()
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
     root: Tag | None
     if selector:
         try:
@@ -99,8 +162,11 @@ class Converter:
         url = urljoin(self.base_url, href) if self.base_url else href
         parts = urlsplit(url)
         if parts.query and self.tracking:
-            kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                    if not any(fnmatch.fnmatchcase(k.lower(), pat.lower()) for pat in self.tracking)]
+            kept = [
+                (k, v)
+                for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                if not any(fnmatch.fnmatchcase(k.lower(), pat.lower()) for pat in self.tracking)
+            ]
             url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
         return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
 
@@ -164,7 +230,9 @@ class Converter:
         lines: list[str] = []
         for index, item in enumerate(items):
             marker = bullet if bullet else f"{start + index}."
-            content = self.blocks(item, depth + 1) if item.name == "li" else [self.list_block(item, depth + 1)]
+            content = (
+                self.blocks(item, depth + 1) if item.name == "li" else [self.list_block(item, depth + 1)]
+            )
             body = "\n\n".join(content) if content else ""
             pad = " " * (len(marker) + 1)
             first, *rest = body.split("\n") if body else [""]
@@ -188,8 +256,9 @@ class Converter:
         rows: list[list[str]] = []
         for tr in node.find_all("tr"):
             cells = [c for c in tr.children if isinstance(c, Tag) and c.name in ("td", "th")]
-            rows.append([self.inline_children(c, depth).strip().replace("|", "\\|").replace("\n", " ")
-                         for c in cells])
+            rows.append(
+                [self.inline_children(c, depth).strip().replace("|", "\\|").replace("\n", " ") for c in cells]
+            )
         rows = [r for r in rows if r]
         if not rows:
             return ""
@@ -237,7 +306,7 @@ class Converter:
 
 
 def _classes(tag: Tag) -> list[str]:
-    value = tag.get("class") or []
+    value: object = tag.get("class") or []
     return list(value) if isinstance(value, list) else [str(value)]
 
 
@@ -261,21 +330,28 @@ def _code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def html_to_markdown(text: str, *, base_url: str = "", selector: str | None = None,
-                     exclude: Sequence[str] = (), tracking: Sequence[str] = ()) -> str:
+def html_to_markdown(
+    text: str,
+    *,
+    base_url: str = "",
+    selector: str | None = None,
+    exclude: Sequence[str] = (),
+    tracking: Sequence[str] = (),
+) -> str:
     """Markdown of a page's content root (not yet canonical)."""
     soup = parse_html(text)
     root = find_root(soup, selector, exclude)
     return Converter(base_url, tracking).convert(root)
 
 
-
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}
-    for key, selector in (("title", 'meta[property="og:title"]'),
-                          ("published", 'meta[property="article:published_time"]'),
-                          ("modified", 'meta[property="article:modified_time"]')):
+    for key, selector in (
+        ("title", 'meta[property="og:title"]'),
+        ("published", 'meta[property="article:published_time"]'),
+        ("modified", 'meta[property="article:modified_time"]'),
+    ):
         tag = soup.select_one(selector)
         if tag and isinstance(tag.get("content"), str):
             meta[key] = str(tag["content"]).strip()

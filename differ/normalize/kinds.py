@@ -93,8 +93,14 @@ def _media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
-def _html(text: str, body: Body, source: SourceConfig, selector: str | None, exclude: tuple[str, ...],
-          metadata: tuple[str, ...]) -> Extracted:
+def _html(
+    text: str,
+    body: Body,
+    source: SourceConfig,
+    selector: str | None,
+    exclude: tuple[str, ...],
+    metadata: tuple[str, ...],
+) -> Extracted:
     soup = htmlconv.parse_html(text)
     meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
     root = htmlconv.find_root(soup, selector, exclude)
@@ -110,8 +116,11 @@ class HtmlKind(SourceKind):
     options: ClassVar[dict[str, Option]] = {
         "selector": Option(opt.nonempty_string, None, "CSS selector of the content root"),
         "exclude": Option(opt.string_list, (), "CSS selectors of parts to drop"),
-        "metadata": Option(opt.choice_list("title", "published", "modified"), ("title", "published", "modified"),
-                           "page metadata to keep and compare"),
+        "metadata": Option(
+            opt.choice_list("title", "published", "modified"),
+            ("title", "published", "modified"),
+            "page metadata to keep and compare",
+        ),
     }
 
     @classmethod
@@ -120,8 +129,14 @@ class HtmlKind(SourceKind):
         if media and media not in ("text/html", "application/xhtml+xml", "text/plain", "application/xml"):
             raise NormalizeError(f'expected an HTML page, got Content-Type "{media}"')
         text, encoding, warnings = _text(body, html=True)
-        result = _html(text, body, source, source.option("selector"), source.option("exclude") or (),
-                       source.option("metadata") or ())
+        result = _html(
+            text,
+            body,
+            source,
+            source.option("selector"),
+            source.option("exclude") or (),
+            source.option("metadata") or (),
+        )
         result.encoding, result.warnings = encoding, warnings
         return result
 
@@ -187,7 +202,9 @@ class JsonKind(SourceKind):
 
     accept = "application/json,*/*;q=0.5"
     options: ClassVar[dict[str, Option]] = {
-        "field": Option(opt.nonempty_string, required=True, help="path of the body, e.g. body_md or data.content"),
+        "field": Option(
+            opt.nonempty_string, required=True, help="path of the body, e.g. body_md or data.content"
+        ),
         "format": Option(opt.choice("markdown", "html", "text"), "markdown", "what the field holds"),
         "metadata": Option(opt.string_list, (), "other fields to keep and compare"),
     }
@@ -239,8 +256,9 @@ class WordPressKind(SourceKind):
     def fetch_url(cls, source: SourceConfig) -> str:
         parts = urlsplit(source.url)
         api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/wp-json/", "", ""))
-        query = urlencode({"slug": cls.slug(source),
-                           "_fields": "id,slug,link,title,content,date_gmt,modified_gmt"})
+        query = urlencode(
+            {"slug": cls.slug(source), "_fields": "id,slug,link,title,content,date_gmt,modified_gmt"}
+        )
         return api.rstrip("/") + "/wp/v2/posts?" + query
 
     @classmethod
@@ -257,9 +275,14 @@ class WordPressKind(SourceKind):
             raise NormalizeError("WordPress post has no content.rendered")
         if not isinstance(content, str):
             raise NormalizeError("WordPress content.rendered is not a string")
-        result = _html(f"<article>{content}</article>", Body(body.data, body.content_type,
-                                                                  str(post.get("link") or source.url),
-                                                                  body.tracking), source, None, (), ())
+        result = _html(
+            f"<article>{content}</article>",
+            Body(body.data, body.content_type, str(post.get("link") or source.url), body.tracking),
+            source,
+            None,
+            (),
+            (),
+        )
         title = post.get("title", {}).get("rendered") if isinstance(post.get("title"), dict) else None
         meta: dict[str, Any] = {}
         if isinstance(title, str):
@@ -292,7 +315,9 @@ class DiscourseKind(SourceKind):
     def fetch_url(cls, source: SourceConfig) -> str:
         parts = urlsplit(source.url)
         # One request returns the first post's raw Markdown together with its version and updated_at.
-        return urlunsplit((parts.scheme, parts.netloc, f"/t/{cls.topic_id(source)}.json", "include_raw=1", ""))
+        return urlunsplit(
+            (parts.scheme, parts.netloc, f"/t/{cls.topic_id(source)}.json", "include_raw=1", "")
+        )
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:

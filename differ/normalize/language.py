@@ -24,9 +24,21 @@ from markdown_it.token import Token
 from differ.normalize.canonical import parser
 
 SCRIPT_OF_LANGUAGE = {
-    "en": "Latin", "de": "Latin", "es": "Latin", "fr": "Latin", "it": "Latin", "nl": "Latin", "pt": "Latin",
-    "ko": "Hangul", "ja": "Kana", "zh": "Han", "ru": "Cyrillic", "uk": "Cyrillic", "el": "Greek",
-    "ar": "Arabic", "he": "Hebrew",
+    "en": "Latin",
+    "de": "Latin",
+    "es": "Latin",
+    "fr": "Latin",
+    "it": "Latin",
+    "nl": "Latin",
+    "pt": "Latin",
+    "ko": "Hangul",
+    "ja": "Kana",
+    "zh": "Han",
+    "ru": "Cyrillic",
+    "uk": "Cyrillic",
+    "el": "Greek",
+    "ar": "Arabic",
+    "he": "Hebrew",
 }
 _SHARE = 0.2
 _SPLIT = re.compile(r"\s+/\s+")
@@ -149,7 +161,7 @@ def _list_items(tokens: list[Token], list_open: Token, lines: list[str]) -> list
     """Source lines of each top-level item of a list."""
     items = []
     start = tokens.index(list_open)
-    for token in tokens[start + 1:]:
+    for token in tokens[start + 1 :]:
         if token.type in ("bullet_list_close", "ordered_list_close") and token.level == 0:
             break
         if token.type == "list_item_open" and token.level == 1 and token.map:

@@ -1,16 +1,26 @@
 """Notify: turn events into messages for each `[[notify]]` destination, queue them durably, deliver them.
 
-    events ──dispatch──▶ outbox (pending, per destination, in order) ──deliver──▶ receiver
-                                    │  2xx → sent/    retryable → backoff    4xx → failed/    410 → disabled
+events ──dispatch──▶ outbox (pending, per destination, in order) ──deliver──▶ receiver
+                                │  2xx → sent/    retryable → backoff    4xx → failed/    410 → disabled
 """
 
 from __future__ import annotations
 
+from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
+from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
 from differ.notify.delivery import deliver, dispatch, event_id, send_test
 from differ.notify.outbox import Message, Outbox
-from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
-from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 
-__all__ = ["NOTIFIERS", "Message", "Notifier", "Outbox", "Outgoing", "deliver", "dispatch", "event_id", "notifier",
-           "send_test"]
+__all__ = [
+    "NOTIFIERS",
+    "Message",
+    "Notifier",
+    "Outbox",
+    "Outgoing",
+    "deliver",
+    "dispatch",
+    "event_id",
+    "notifier",
+    "send_test",
+]

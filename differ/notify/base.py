@@ -58,8 +58,10 @@ class Notifier:
             diff = event.get("diff") or {}
             return f"{diff.get('title') or source} changed ({source.split('/', 1)[-1]})"
         if kind == "mirror_drift":
-            return f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}: " \
-                   f"{event.get('headline', 'fidelity changed')}"
+            return (
+                f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}: "
+                f"{event.get('headline', 'fidelity changed')}"
+            )
         if kind == "fetch_failing":
             return f"{source} is failing ({event.get('failures')} checks in a row)"
         if kind == "recovered":

@@ -54,7 +54,11 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
 def _subject(event: dict[str, Any]) -> str:
     if event.get("source"):
         return str(event["source"])
-    return f"{event.get('document')}/{event.get('mirror')}" if event.get("mirror") else str(event.get("document", ""))
+    return (
+        f"{event.get('document')}/{event.get('mirror')}"
+        if event.get("mirror")
+        else str(event.get("document", ""))
+    )
 
 
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
@@ -92,8 +96,16 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
 
 def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
     outgoing = kind.payload(event)
-    return {"type": event.get("type"), "subject": _subject(event), "created": now, "next_attempt": now,
-            "attempts": 0, "body": outgoing.body, "headers": outgoing.headers, "last_error": None}
+    return {
+        "type": event.get("type"),
+        "subject": _subject(event),
+        "created": now,
+        "next_attempt": now,
+        "attempts": 0,
+        "body": outgoing.body,
+        "headers": outgoing.headers,
+        "last_error": None,
+    }
 
 
 def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier) -> None:
@@ -138,8 +150,12 @@ def _backoff(attempts: int) -> float:
 def post(kind: Notifier, msg: Message, now: datetime) -> None:
     """POST a message once; NotifyError says whether to retry, give up, or disable the destination."""
     body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
-    headers = {"Content-Type": "application/json", "User-Agent": "differ-notify",
-               **msg.data.get("headers", {}), **kind.sign(msg.id, int(now.timestamp()), body)}
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "differ-notify",
+        **msg.data.get("headers", {}),
+        **kind.sign(msg.id, int(now.timestamp()), body),
+    }
     url = kind.payload_url()
     try:
         resp = _http().post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False)
@@ -147,8 +163,15 @@ def post(kind: Notifier, msg: Message, now: datetime) -> None:
         raise NotifyError(f"no answer within {TIMEOUT:g}s", retryable=True)
     except requests.exceptions.ConnectionError as exc:
         text = str(exc)
-        reason = "connection refused" if "refused" in text.lower() else (
-            "connection reset" if "reset" in text.lower() or "aborted" in text.lower() else "connection failed")
+        reason = (
+            "connection refused"
+            if "refused" in text.lower()
+            else (
+                "connection reset"
+                if "reset" in text.lower() or "aborted" in text.lower()
+                else "connection failed"
+            )
+        )
         raise NotifyError(reason, retryable=True)
     except requests.exceptions.RequestException as exc:
         raise NotifyError(f"request failed: {type(exc).__name__}", retryable=True)
@@ -230,10 +253,17 @@ def send_test(app: App, name: str | None = None) -> list[Attempt]:
     for config in configs:
         kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
         event = {"type": "test", "at": now, "queued_at": now, "document": "differ"}
-        msg_id = "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]
+        msg_id = (
+            "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]
+        )
         outbox.enqueue(config.name, msg_id, _message(kind, event, now))
         sent = deliver(app, only=config.name)
         mine = [a for a in sent if a.msg_id == msg_id]
-        results.append(mine[0] if mine else Attempt(config.name, msg_id, False,
-                                                     "queued behind earlier messages that are waiting to retry"))
+        results.append(
+            mine[0]
+            if mine
+            else Attempt(
+                config.name, msg_id, False, "queued behind earlier messages that are waiting to retry"
+            )
+        )
     return results

@@ -141,8 +141,10 @@ class Outbox:
 
     def disable(self, notifier: str, fingerprint: str, reason: str) -> None:
         with self.store.writing():
-            atomic_write(self.root / notifier / "disabled.json",
-                         canonical_json({"fingerprint": fingerprint, "reason": reason}) + b"\n")
+            atomic_write(
+                self.root / notifier / "disabled.json",
+                canonical_json({"fingerprint": fingerprint, "reason": reason}) + b"\n",
+            )
 
     def enable(self, notifier: str) -> None:
         with self.store.writing():

@@ -48,7 +48,10 @@ class Slack(Notifier):
         lines = self.lines(event)
         title = self.title(event)
         blocks: list[dict[str, Any]] = [
-            {"type": "header", "text": {"type": "plain_text", "text": _cut(title, HEADER_MAX), "emoji": False}},
+            {
+                "type": "header",
+                "text": {"type": "plain_text", "text": _cut(title, HEADER_MAX), "emoji": False},
+            },
         ]
         if lines:
             blocks.append(_section(escape(lines[0])))
@@ -66,13 +69,24 @@ class Slack(Notifier):
         link = self.report_link(event)
         if cut:
             more = sum(1 for t in cut if t.startswith("•"))
-            blocks.append(_section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else "")))
+            blocks.append(
+                _section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else ""))
+            )
         elif link:
             blocks.append(_section(f"<{escape(link)}|Full diff>"))
-        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(self.context(event)),
-                                                        "verbatim": True}]})
+        blocks.append(
+            {
+                "type": "context",
+                "elements": [{"type": "mrkdwn", "text": escape(self.context(event)), "verbatim": True}],
+            }
+        )
         text = _cut("\n".join([title, *lines]), TEXT_MAX)
-        body = {"text": escape(text), "blocks": blocks[:MAX_BLOCKS], "unfurl_links": False, "unfurl_media": False}
+        body = {
+            "text": escape(text),
+            "blocks": blocks[:MAX_BLOCKS],
+            "unfurl_links": False,
+            "unfurl_media": False,
+        }
         return Outgoing(self.config.options["url"], body, {})
 
     def report_link(self, event: dict[str, Any]) -> str:

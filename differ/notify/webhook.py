@@ -57,5 +57,8 @@ class Webhook(Notifier):
         return Outgoing(self.config.options["url"], body, {})
 
     def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
-        return {"webhook-id": msg_id, "webhook-timestamp": str(timestamp),
-                "webhook-signature": signature(self.config.options["secret"], msg_id, timestamp, body)}
+        return {
+            "webhook-id": msg_id,
+            "webhook-timestamp": str(timestamp),
+            "webhook-signature": signature(self.config.options["secret"], msg_id, timestamp, body),
+        }

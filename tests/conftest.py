@@ -1,0 +1,248 @@
+"""Shared fixtures: real local HTTP servers (127.0.0.1, port 0) whose answers each test programs, receivers
+that record what they get, and builders for configurations and apps with a controlled clock."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from differ.app import App
+from differ.config import Config, parse_config
+from differ.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAY = ROOT / "examples" / "pytorch-2.13"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass
+class Reply:
+    """What the server answers for one path: status, headers, body, and optional behaviour."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    etag: str | None = None
+    last_modified: str | None = None
+    delay: float = 0.0
+    trickle: float = 0.0  # seconds between body bytes
+    reset: bool = False  # close the connection without answering
+    truncate: int | None = None  # send only this many bytes of the body (Content-Length says more)
+    gzip: bool = False
+
+
+@dataclass
+class Hit:
+    path: str
+    headers: dict[str, str]
+    at: float
+    body: bytes = b""
+
+
+class Server:
+    """A programmable HTTP server on 127.0.0.1 that records every request."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Reply | Callable[[Hit], Reply]] = {}
+        self.hits: list[Hit] = []
+        self.lock = threading.Lock()
+        handler = self._handler()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def page(self, path: str, body: bytes | str, ctype: str = "text/html; charset=utf-8", **kw: Any) -> None:
+        data = body.encode() if isinstance(body, str) else body
+        headers = {"Content-Type": ctype} if ctype else {}
+        headers.update(kw.pop("headers", {}))
+        self.routes[path] = Reply(body=data, headers=headers, **kw)
+
+    def requests_to(self, path: str) -> list[Hit]:
+        with self.lock:
+            return [h for h in self.hits if h.path == path]
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._answer()
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._answer()
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                hit = Hit(self.path, {k.lower(): v for k, v in self.headers.items()}, time.monotonic(), body)
+                with server.lock:
+                    server.hits.append(hit)
+                route = server.routes.get(self.path)
+                if route is None and self.path == "/robots.txt":
+                    route = Reply(404, b"no robots.txt")
+                if route is None:
+                    route = Reply(404, b"not found")
+                reply = route(hit) if callable(route) else route
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.reset:
+                    import struct
+
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.rfile.close()
+                    self.wfile.close()
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                inm = self.headers.get("If-None-Match")
+                ims = self.headers.get("If-Modified-Since")
+                if (reply.etag and inm == reply.etag) or (reply.last_modified and ims == reply.last_modified
+                                                           and not inm):
+                    self.send_response(304)
+                    self.send_header("Content-Length", "0")
+                    if reply.etag:
+                        self.send_header("ETag", reply.etag)
+                    self.end_headers()
+                    return
+                data = gzip.compress(reply.body) if reply.gzip else reply.body
+                self.send_response(reply.status)
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                if reply.gzip:
+                    self.send_header("Content-Encoding", "gzip")
+                if reply.etag:
+                    self.send_header("ETag", reply.etag)
+                if reply.last_modified:
+                    self.send_header("Last-Modified", reply.last_modified)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    if reply.trickle:
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.trickle)
+                    elif reply.truncate is not None:
+                        self.wfile.write(data[:reply.truncate])
+                        self.wfile.flush()
+                        self.close_connection = True
+                    else:
+                        self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Server]:
+    """A second server, for Slack and webhook posts."""
+    s = Server()
+    yield s
+    s.close()
+
+
+class Clock:
+    """A controllable wall clock; `sleep` advances it instead of waiting."""
+
+    def __init__(self, start: datetime | None = None):
+        self.now = start or datetime(2026, 7, 8, 17, 45, tzinfo=UTC)
+        self.mono = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+        self.mono += seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.advance(seconds)
+
+    def monotonic(self) -> float:
+        return self.mono
+
+
+SERVICE = """
+[service]
+snapshots = "{store}"
+per_host_delay = "0s"
+retries = 0
+timeout = "5s"
+workers = 1
+"""
+
+
+def source_toml(url: str, id: str = "canonical", kind: str = "html", extra: str = "") -> str:
+    return f'id = "{id}"\nurl = "{url}"\nkind = "{kind}"\nallow_private = ["127.0.0.1"]\n{extra}\n'
+
+
+def make_config(tmp: Path, body: str, service: str = "", env: dict[str, str] | None = None) -> Config:
+    text = SERVICE.format(store=tmp / "snapshots") + service + body
+    return parse_config(text, tmp / "config.toml", env or {})
+
+
+def one_doc(tmp: Path, url: str, *, kind: str = "html", extra: str = "", mirrors: list[str] | None = None,
+            service: str = "", notify: str = "", env: dict[str, str] | None = None) -> Config:
+    body = '[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\n' + source_toml(url, "canonical", kind, extra)
+    for mirror in mirrors or []:
+        body += "[[documents.mirrors]]\n" + mirror
+    return make_config(tmp, body + notify, service, env)
+
+
+def make_app(config: Config, clock: Clock | None = None) -> App:
+    clock = clock or Clock()
+    return App(config, Store(config.service.snapshots), now=clock, sleep=clock.sleep, monotonic=clock.monotonic,
+               out=io.StringIO(), err=io.StringIO())
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def article(body: str, title: str = "Post") -> str:
+    return (f"<!DOCTYPE html><html><head><title>{title}</title></head><body><nav>Home</nav>"
+            f"<article><h1>{title}</h1>{body}</article><footer>© 2026</footer></body></html>")
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text())

@@ -1,0 +1,290 @@
+"""Fetching against a real local server: conditional GET, redirects, failures, caps, Retry-After, per-host
+politeness, robots.txt, charsets and the private-address guard."""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from email.utils import format_datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import differ.check
+from differ.check import check_source
+from differ.errors import BlockedError, FetchError
+from differ.fetch import Fetcher, Request, decode, parse_retry_after
+from differ.fetch import robots
+from differ.fetch.netguard import check_url, classify
+from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
+
+PAGE = article("<p>Hello world, this is the first version of the post.</p>")
+
+
+def fetcher(clock: Clock | None = None, **kw: object) -> Fetcher:
+    clock = clock or Clock()
+    opts: dict[str, object] = {"user_agent": "differ/test", "timeout": 2.0, "per_host_delay": 0.0, "retries": 0}
+    opts.update(kw)
+    return Fetcher(clock=clock.monotonic, sleep=clock.sleep, wall=lambda: clock.now.timestamp(), **opts)  # type: ignore[arg-type]
+
+
+LOCAL = (ipaddress.ip_network("127.0.0.1/32"),)
+
+
+def get(f: Fetcher, url: str, **kw: object) -> object:
+    return f.fetch(Request(url, allow_private=LOCAL, robots=bool(kw.pop("robots", False)), **kw))  # type: ignore[arg-type]
+
+
+def test_etag_round_trip_and_304_does_no_parsing(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.page("/post", PAGE, etag='"v1"')
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    source = app.config.sources()[0]
+    assert check_source(app, source).line() == "doc/canonical: new version 1 (first snapshot)"
+    calls = []
+    real = differ.check.normalize
+    monkeypatch.setattr(differ.check, "normalize", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert check_source(app, source).line() == "doc/canonical: unchanged (not modified)"
+    assert calls == []
+    assert server.requests_to("/post")[-1].headers["if-none-match"] == '"v1"'
+    assert app.store.fetches("doc/canonical")[-1]["outcome"] == "unchanged"
+    assert app.store.fetches("doc/canonical")[-1]["status"] == 304
+
+
+def test_last_modified_is_the_servers_own_value(server: Server, tmp_path: Path) -> None:
+    stamp = "Wed, 08 Jul 2026 17:42:23 GMT"
+    server.page("/post", PAGE, last_modified=stamp)
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    source = app.config.sources()[0]
+    check_source(app, source)
+    assert check_source(app, source).detail == "not modified"
+    assert server.requests_to("/post")[-1].headers["if-modified-since"] == stamp
+
+
+def test_same_body_is_unchanged_without_normalizing(server: Server, tmp_path: Path) -> None:
+    server.page("/post", PAGE)
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    source = app.config.sources()[0]
+    check_source(app, source)
+    assert check_source(app, source).line() == "doc/canonical: unchanged (same body)"
+    assert len(app.store.versions("doc/canonical")) == 1
+
+
+def test_redirects_are_followed_and_recorded(server: Server, tmp_path: Path) -> None:
+    server.routes["/old"] = Reply(301, headers={"Location": "/new"})
+    server.page("/new", PAGE)
+    app = make_app(one_doc(tmp_path, server.url("/old"), extra="robots = false"))
+    check_source(app, app.config.sources()[0])
+    v = app.store.latest("doc/canonical")
+    assert v is not None and v.record["final_url"] == server.url("/new")
+
+
+def test_redirect_loop_fails_after_five(server: Server, tmp_path: Path) -> None:
+    server.routes["/a"] = Reply(302, headers={"Location": "/b"})
+    server.routes["/b"] = Reply(302, headers={"Location": "/a"})
+    app = make_app(one_doc(tmp_path, server.url("/a"), extra="robots = false"))
+    result = check_source(app, app.config.sources()[0])
+    assert result.line() == f"doc/canonical: failed: more than 5 redirects (last to {server.url('/a')})"
+    assert len(server.hits) == 6
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (Reply(404, b"gone"), "HTTP 404 Not Found"),
+    (Reply(500, b"oops"), "HTTP 500 Internal Server Error"),
+    (Reply(200, b"x" * 100, reset=True), "connection failed: connection reset"),
+    (Reply(200, PAGE.encode(), truncate=50), "body broken off: IncompleteRead"),
+])
+def test_failures_are_recorded_without_a_version(server: Server, tmp_path: Path, reply: Reply, message: str) -> None:
+    server.routes["/post"] = reply
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    result = check_source(app, app.config.sources()[0])
+    assert result.outcome == "failed"
+    assert result.detail.lower().startswith(message.lower().split(":")[0])
+    assert app.store.versions("doc/canonical") == []
+    log = app.store.fetches("doc/canonical")
+    assert log[-1]["outcome"] == "failed" and log[-1]["error"] == result.detail
+    assert app.store.state("doc/canonical")["failures"] == 1
+
+
+def test_timeout_and_trickle_are_cut_off(server: Server) -> None:
+    server.routes["/slow"] = Reply(200, b"late", delay=1.5)
+    server.routes["/trickle"] = Reply(200, b"x" * 400, trickle=0.02)
+    f = Fetcher(user_agent="differ/test", timeout=0.5, per_host_delay=0, retries=0)
+    with pytest.raises(FetchError, match=r"^no response within 0.5s$"):
+        get(f, server.url("/slow"))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"^body not complete after 1s; gave up$"):
+        get(f, server.url("/trickle"))
+    assert time.monotonic() - started < 3
+
+
+def test_size_cap(server: Server) -> None:
+    server.page("/big", b"x" * 5000, ctype="text/plain")
+    server.routes["/bomb"] = Reply(200, b"\0" * 2_000_000, gzip=True)
+    f = fetcher(max_bytes=1000)
+    with pytest.raises(FetchError, match=r"^body of 5,000 bytes exceeds max_bytes \(1,000\)$"):
+        get(f, server.url("/big"))
+    with pytest.raises(FetchError, match=r"^body exceeds max_bytes \(10,000 bytes\); stopped reading$"):
+        get(fetcher(max_bytes=10_000), server.url("/bomb"))  # 2 KB on the wire, 2 MB inflated
+
+
+def test_retry_after_seconds_and_http_date(server: Server) -> None:
+    clock = Clock()
+    answers = iter([Reply(429, headers={"Retry-After": "7"}), Reply(200, b"ok")])
+    server.routes["/a"] = lambda hit: next(answers)
+    f = fetcher(clock, retries=2)
+    assert get(f, server.url("/a")).body == b"ok"  # type: ignore[attr-defined]
+    assert clock.slept == [7.0]
+    when = clock.now + timedelta(seconds=20)
+    answers2 = iter([Reply(503, headers={"Retry-After": format_datetime(when.astimezone(UTC), usegmt=True)}),
+                     Reply(200, b"ok")])
+    server.routes["/b"] = lambda hit: next(answers2)
+    clock.slept.clear()
+    assert get(f, server.url("/b")).body == b"ok"  # type: ignore[attr-defined]
+    assert clock.slept == [20.0]
+
+
+def test_retry_after_beyond_cap_defers_the_source(server: Server, tmp_path: Path, clock: Clock) -> None:
+    server.routes["/post"] = Reply(429, headers={"Retry-After": "3600"})
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", service="retry_after_cap = \"60s\"\n"), clock)
+    result = check_source(app, app.config.sources()[0])
+    assert result.line() == "doc/canonical: failed: HTTP 429: server asked to wait 3600s (Retry-After)"
+    again = check_source(app, app.config.sources()[0])
+    assert again.line() == "doc/canonical: deferred: server asked to wait until 2026-07-08T18:45:00Z"
+    assert len(server.requests_to("/post")) == 1
+
+
+def test_parse_retry_after() -> None:
+    now = datetime(2026, 7, 8, 12, 0, tzinfo=UTC).timestamp()
+    assert parse_retry_after("120", now) == 120
+    assert parse_retry_after("Wed, 08 Jul 2026 12:01:00 GMT", now) == 60
+    assert parse_retry_after("soon", now) is None
+
+
+def test_server_errors_are_retried_with_backoff(server: Server) -> None:
+    clock = Clock()
+    answers = iter([Reply(502), Reply(500), Reply(200, b"ok")])
+    server.routes["/x"] = lambda hit: next(answers)
+    assert get(fetcher(clock, retries=2), server.url("/x")).body == b"ok"  # type: ignore[attr-defined]
+    assert len(clock.slept) == 2 and 0.5 <= clock.slept[0] <= 1.5 and 1.0 <= clock.slept[1] <= 3.0
+
+
+def test_client_errors_are_not_retried(server: Server) -> None:
+    server.routes["/x"] = Reply(403)
+    with pytest.raises(FetchError, match="HTTP 403 Forbidden"):
+        get(fetcher(retries=3), server.url("/x"))
+    assert len(server.requests_to("/x")) == 1
+
+
+def test_per_host_delay_and_one_request_in_flight(server: Server) -> None:
+    server.routes["/p"] = Reply(200, b"ok", delay=0.05)
+    f = Fetcher(user_agent="differ/test", per_host_delay=0.2, retries=0)
+    import threading
+
+    threads = [threading.Thread(target=get, args=(f, server.url("/p"))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    times = sorted(h.at for h in server.requests_to("/p"))
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(times) == 3 and all(g >= 0.24 for g in gaps), gaps  # 0.05 s in flight + 0.2 s between
+
+
+def test_user_agent_and_from(server: Server) -> None:
+    server.page("/p", "ok", ctype="text/plain")
+    get(fetcher(contact="ops@example.org"), server.url("/p"))
+    hit = server.requests_to("/p")[0]
+    assert hit.headers["user-agent"] == "differ/test"
+    assert hit.headers["from"] == "ops@example.org"
+
+
+def test_robots_disallow(server: Server, tmp_path: Path) -> None:
+    server.page("/robots.txt", "User-agent: *\nDisallow: /private\n\nUser-agent: differ\nDisallow: /blog/\nAllow: /blog/ok\n",
+                ctype="text/plain")
+    server.page("/blog/post", PAGE)
+    server.page("/blog/ok", PAGE)
+    f = fetcher()
+    with pytest.raises(BlockedError, match=r"^robots.txt of 127.0.0.1:\d+ disallows /blog/post; set robots = false"):
+        get(f, server.url("/blog/post"), robots=True)
+    assert get(f, server.url("/blog/ok"), robots=True).status == 200  # type: ignore[attr-defined]
+    assert len(server.requests_to("/robots.txt")) == 1  # cached
+
+
+@pytest.mark.parametrize(("status", "allowed"), [(404, True), (500, False)])
+def test_robots_unavailable_and_unreachable(server: Server, status: int, allowed: bool) -> None:
+    server.routes["/robots.txt"] = Reply(status)
+    server.page("/p", PAGE)
+    f = fetcher()
+    if allowed:
+        assert get(f, server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
+    else:
+        with pytest.raises(BlockedError):
+            get(f, server.url("/p"), robots=True)
+
+
+def test_robots_rules() -> None:
+    rules = robots.parse("User-agent: *\nDisallow: /\nAllow: /blog/*.html$\nDisallow: /blog/private\n", "differ")
+    assert rules.allows("https://x/blog/post.html")
+    assert not rules.allows("https://x/blog/post.html?x=1")
+    assert rules.allows("https://x/blog/private.html")  # the longer Allow pattern wins
+    assert not rules.allows("https://x/blog/private")
+    assert not rules.allows("https://x/other")
+    assert rules.allows("https://x/robots.txt")
+    longest = robots.parse("User-agent: *\nAllow: /p\nDisallow: /p/\n", "differ")
+    assert not longest.allows("https://x/p/1") and longest.allows("https://x/p")
+    tie = robots.parse("User-agent: *\nAllow: /a\nDisallow: /a\n", "differ")
+    assert tie.allows("https://x/a")
+
+
+KOREAN = "<html><body><article><p>파이토치 한국 사용자 모임에 오신 것을 환영합니다. 이번 릴리즈는 많은 개선을 담고 있습니다.</p></article></body></html>"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "euc-kr"])
+def test_korean_without_charset_header(server: Server, tmp_path: Path, encoding: str) -> None:
+    server.page("/ko", KOREAN.encode(encoding), ctype="text/html")
+    app = make_app(one_doc(tmp_path, server.url("/ko"), extra="robots = false"))
+    check_source(app, app.config.sources()[0])
+    v = app.store.latest("doc/canonical")
+    assert v is not None
+    assert "파이토치 한국 사용자 모임에 오신 것을 환영합니다." in app.store.markdown(v)
+
+
+def test_decode_order() -> None:
+    assert decode("é".encode("cp1252"), "text/html; charset=windows-1252").text == "é"
+    assert decode("é".encode(), "text/html; charset=iso-8859-1").text == "é"  # UTF-8 declared as Latin-1
+    assert decode(b"\xef\xbb\xbfhi", None).source == "bom"
+    meta = '<meta charset="euc-kr"><p>한국어</p>'.encode("euc-kr")
+    assert decode(meta, "text/html").text.endswith("한국어</p>")
+
+
+def test_private_redirect_is_refused(server: Server, tmp_path: Path) -> None:
+    """127.0.0.1 is allowed for the test; a redirect to 127.0.0.2 (still loopback) must be refused."""
+    server.routes["/go"] = Reply(302, headers={"Location": "http://127.0.0.2:9/secret"})
+    app = make_app(one_doc(tmp_path, server.url("/go"), extra="robots = false"))
+    result = check_source(app, app.config.sources()[0])
+    assert result.line() == ("doc/canonical: failed: refused 127.0.0.2 (127.0.0.2): loopback address; set "
+                             "allow_private for this source to reach it")
+
+
+def test_private_address_refused_without_allow_private(server: Server) -> None:
+    with pytest.raises(BlockedError, match="loopback address"):
+        fetcher().fetch(Request(server.url("/x"), robots=False))
+    assert server.hits == []
+
+
+@pytest.mark.parametrize(("address", "reason"), [
+    ("127.0.0.1", "loopback"), ("::1", "loopback"), ("10.1.2.3", "private"), ("192.168.0.1", "private"),
+    ("172.16.5.4", "private"), ("169.254.169.254", "link-local"), ("fe80::1", "link-local"),
+    ("100.64.0.1", "shared (carrier-grade NAT)"), ("0.0.0.0", "unspecified"), ("::ffff:127.0.0.1", "loopback"),
+    ("224.0.0.1", "multicast"), ("fc00::1", "private"), ("93.184.216.34", None), ("2606:4700::1111", None),
+])
+def test_address_classification(address: str, reason: str | None) -> None:
+    assert classify(ipaddress.ip_address(address)) == reason
+
+
+def test_guard_checks_literal_addresses_without_connecting() -> None:
+    with pytest.raises(BlockedError, match=r"refused 10.0.0.1 \(10.0.0.1\): private address"):
+        check_url("http://10.0.0.1/", False)
+    check_url("http://10.0.0.1/", (ipaddress.ip_network("10.0.0.0/8"),))
+    check_url("http://10.0.0.1/", True)

@@ -91,10 +91,10 @@ class Server:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._answer()
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self._answer()
 
             def _answer(self) -> None:
@@ -122,8 +122,9 @@ class Server:
                     return
                 inm = self.headers.get("If-None-Match")
                 ims = self.headers.get("If-Modified-Since")
-                if (reply.etag and inm == reply.etag) or (reply.last_modified and ims == reply.last_modified
-                                                           and not inm):
+                if (reply.etag and inm == reply.etag) or (
+                    reply.last_modified and ims == reply.last_modified and not inm
+                ):
                     self.send_response(304)
                     self.send_header("Content-Length", "0")
                     if reply.etag:
@@ -145,11 +146,11 @@ class Server:
                 try:
                     if reply.trickle:
                         for i in range(len(data)):
-                            self.wfile.write(data[i:i + 1])
+                            self.wfile.write(data[i : i + 1])
                             self.wfile.flush()
                             time.sleep(reply.trickle)
                     elif reply.truncate is not None:
-                        self.wfile.write(data[:reply.truncate])
+                        self.wfile.write(data[: reply.truncate])
                         self.wfile.flush()
                         self.close_connection = True
                     else:
@@ -220,9 +221,20 @@ def make_config(tmp: Path, body: str, service: str = "", env: dict[str, str] | N
     return parse_config(text, tmp / "config.toml", env or {})
 
 
-def one_doc(tmp: Path, url: str, *, kind: str = "html", extra: str = "", mirrors: list[str] | None = None,
-            service: str = "", notify: str = "", env: dict[str, str] | None = None) -> Config:
-    body = '[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\n' + source_toml(url, "canonical", kind, extra)
+def one_doc(
+    tmp: Path,
+    url: str,
+    *,
+    kind: str = "html",
+    extra: str = "",
+    mirrors: list[str] | None = None,
+    service: str = "",
+    notify: str = "",
+    env: dict[str, str] | None = None,
+) -> Config:
+    body = '[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\n' + source_toml(
+        url, "canonical", kind, extra
+    )
     for mirror in mirrors or []:
         body += "[[documents.mirrors]]\n" + mirror
     return make_config(tmp, body + notify, service, env)
@@ -230,8 +242,15 @@ def one_doc(tmp: Path, url: str, *, kind: str = "html", extra: str = "", mirrors
 
 def make_app(config: Config, clock: Clock | None = None) -> App:
     clock = clock or Clock()
-    return App(config, Store(config.service.snapshots), now=clock, sleep=clock.sleep, monotonic=clock.monotonic,
-               out=io.StringIO(), err=io.StringIO())
+    return App(
+        config,
+        Store(config.service.snapshots),
+        now=clock,
+        sleep=clock.sleep,
+        monotonic=clock.monotonic,
+        out=io.StringIO(),
+        err=io.StringIO(),
+    )
 
 
 @pytest.fixture
@@ -240,8 +259,10 @@ def clock() -> Clock:
 
 
 def article(body: str, title: str = "Post") -> str:
-    return (f"<!DOCTYPE html><html><head><title>{title}</title></head><body><nav>Home</nav>"
-            f"<article><h1>{title}</h1>{body}</article><footer>© 2026</footer></body></html>")
+    return (
+        f"<!DOCTYPE html><html><head><title>{title}</title></head><body><nav>Home</nav>"
+        f"<article><h1>{title}</h1>{body}</article><footer>© 2026</footer></body></html>"
+    )
 
 
 def read_json(path: Path) -> Any:

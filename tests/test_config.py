@@ -31,8 +31,11 @@ def error(text: str, env: dict[str, str] | None = None) -> str:
 
 def test_shipped_config_is_valid() -> None:
     config = load_config(ROOT / "config.toml", {})
-    assert [s.key for s in config.sources()] == ["pytorch-2-13/canonical", "pytorch-2-13/wpnews",
-                                                  "pytorch-2-13/pytorch-kr"]
+    assert [s.key for s in config.sources()] == [
+        "pytorch-2-13/canonical",
+        "pytorch-2-13/wpnews",
+        "pytorch-2-13/pytorch-kr",
+    ]
     assert config.source("pytorch-2-13/canonical").options["selector"] == "article .entry-content"
     assert config.source("pytorch-2-13/pytorch-kr").languages == ("en",)
     assert config.service.interval == 1800.0
@@ -48,52 +51,99 @@ def test_defaults_when_service_is_absent() -> None:
     assert config.sources()[0].allow_private is False
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[service\n", "config.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 9)"),
-    ("colour = 1\n", "config.toml: colour: unknown key; allowed keys: documents, notify, service"),
-    ("[service]\ninterval = \"soon\"\n",
-     'config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"'),
-    ("[service]\ninterval = \"0s\"\n", 'config.toml: service.interval: expected at least 1s, found "0s"'),
-    ("[service]\nmax_bytes = \"lots\"\n", 'config.toml: service.max_bytes: expected a size such as "10MB", found "lots"'),
-    ("[service]\nper_host_connections = 0\n",
-     "config.toml: service.per_host_connections: expected a whole number of at least 1 and at most 16, found 0"),
-    ("documents = 3\n", "config.toml: documents: expected a list of tables ([[documents]]), found 3"),
-    ("[[documents]]\ntitle = \"x\"\n", 'config.toml: documents[0]: missing key "id" (the document\'s id)'),
-    ("[[documents]]\nid = \"d\"\n",
-     'config.toml: documents[0]: missing table "canonical" (the page the mirrors copy)'),
-    (BASE + "kind = \"htm\"\n",
-     'config.toml: documents[0].canonical.kind: expected one of discourse, html, json, markdown, text, wordpress, '
-     'found "htm"'),
-    (BASE + "selctor = \"main\"\n",
-     "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
-     "interval, kind, languages, metadata, robots, selector, url"),
-    (BASE + "languages = [\"klingon\"]\n",
-     'config.toml: documents[0].canonical.languages: expected items from en, de, es, fr, it, nl, pt, ko, ja, zh, ru, '
-     'uk, el, ar, he, found "klingon"'),
-    (BASE + "robots = \"no\"\n", 'config.toml: documents[0].canonical.robots: expected true or false, found "no"'),
-    (BASE + "allow_private = [\"localhost\"]\n",
-     'config.toml: documents[0].canonical.allow_private: expected true, false or a list of addresses such as '
-     '"127.0.0.1/32", found "localhost"'),
-    (BASE.replace("https://example.org/post/", "ftp://example.org/"),
-     'config.toml: documents[0].canonical.url: expected an http:// or https:// URL, found "ftp://example.org/"'),
-    (BASE + "[[documents.mirrors]]\nid = \"m\"\nurl = \"https://m.example/\"\nkind = \"json\"\n",
-     'config.toml: documents[0].mirrors[0]: missing key "field" (path of the body, e.g. body_md or data.content)'),
-    (BASE + "[[documents.mirrors]]\nid = \"canonical\"\nurl = \"https://m.example/\"\n",
-     'config.toml: documents[0].mirrors[0].id: duplicate source id "canonical" in document "doc"'),
-    (BASE + "[[documents.mirrors]]\nid = \"m\"\nurl = \"https://m.example/x\"\nkind = \"discourse\"\n",
-     "config.toml: documents[0].mirrors[0]: url is not a Discourse topic URL; expected https://HOST/t/SLUG/ID"),
-    (BASE + BASE, 'config.toml: documents[1].id: duplicate document id "doc"'),
-    (BASE + "[[notify]]\nname = \"team\"\nkind = \"pager\"\n",
-     'config.toml: notify[0].kind: expected one of slack, webhook, found "pager"'),
-    (BASE + "[[notify]]\nname = \"team\"\nkind = \"slack\"\nurl = \"${SLACK_WEBHOOK_URL}\"\n",
-     "config.toml: notify[0].url: environment variable SLACK_WEBHOOK_URL is not set"),
-    (BASE + "[[notify]]\nname = \"hooks\"\nkind = \"webhook\"\nurl = \"https://h.example/\"\nsecret = \"hunter2\"\n",
-     'config.toml: notify[0]: secret: expected "whsec_" followed by base64 (24 to 64 random bytes)'),
-    (BASE + "[[notify]]\nname = \"team\"\nkind = \"slack\"\nurl = \"https://h.example/\"\nevents = [\"changd\"]\n",
-     'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, found "changd"'),
-    (BASE + "[[notify]]\nname = \"team\"\nkind = \"slack\"\nurl = \"https://h.example/\"\ndocuments = [\"nope\"]\n",
-     'config.toml: notify[0].documents: no document "nope"; configured documents: doc'),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[service\n",
+            "config.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 9)",
+        ),
+        ("colour = 1\n", "config.toml: colour: unknown key; allowed keys: documents, notify, service"),
+        (
+            '[service]\ninterval = "soon"\n',
+            'config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"',
+        ),
+        ('[service]\ninterval = "0s"\n', 'config.toml: service.interval: expected at least 1s, found "0s"'),
+        (
+            '[service]\nmax_bytes = "lots"\n',
+            'config.toml: service.max_bytes: expected a size such as "10MB", found "lots"',
+        ),
+        (
+            "[service]\nper_host_connections = 0\n",
+            "config.toml: service.per_host_connections: expected a whole number of at least 1 and at most 16, found 0",
+        ),
+        ("documents = 3\n", "config.toml: documents: expected a list of tables ([[documents]]), found 3"),
+        ('[[documents]]\ntitle = "x"\n', 'config.toml: documents[0]: missing key "id" (the document\'s id)'),
+        (
+            '[[documents]]\nid = "d"\n',
+            'config.toml: documents[0]: missing table "canonical" (the page the mirrors copy)',
+        ),
+        (
+            BASE + 'kind = "htm"\n',
+            "config.toml: documents[0].canonical.kind: expected one of discourse, html, json, markdown, text, wordpress, "
+            'found "htm"',
+        ),
+        (
+            BASE + 'selctor = "main"\n',
+            "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
+            "interval, kind, languages, metadata, robots, selector, url",
+        ),
+        (
+            BASE + 'languages = ["klingon"]\n',
+            "config.toml: documents[0].canonical.languages: expected items from en, de, es, fr, it, nl, pt, ko, ja, zh, ru, "
+            'uk, el, ar, he, found "klingon"',
+        ),
+        (
+            BASE + 'robots = "no"\n',
+            'config.toml: documents[0].canonical.robots: expected true or false, found "no"',
+        ),
+        (
+            BASE + 'allow_private = ["localhost"]\n',
+            "config.toml: documents[0].canonical.allow_private: expected true, false or a list of addresses such as "
+            '"127.0.0.1/32", found "localhost"',
+        ),
+        (
+            BASE.replace("https://example.org/post/", "ftp://example.org/"),
+            'config.toml: documents[0].canonical.url: expected an http:// or https:// URL, found "ftp://example.org/"',
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\nkind = "json"\n',
+            'config.toml: documents[0].mirrors[0]: missing key "field" (path of the body, e.g. body_md or data.content)',
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "canonical"\nurl = "https://m.example/"\n',
+            'config.toml: documents[0].mirrors[0].id: duplicate source id "canonical" in document "doc"',
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/x"\nkind = "discourse"\n',
+            "config.toml: documents[0].mirrors[0]: url is not a Discourse topic URL; expected https://HOST/t/SLUG/ID",
+        ),
+        (BASE + BASE, 'config.toml: documents[1].id: duplicate document id "doc"'),
+        (
+            BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
+            'config.toml: notify[0].kind: expected one of slack, webhook, found "pager"',
+        ),
+        (
+            BASE + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "${SLACK_WEBHOOK_URL}"\n',
+            "config.toml: notify[0].url: environment variable SLACK_WEBHOOK_URL is not set",
+        ),
+        (
+            BASE
+            + '[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "https://h.example/"\nsecret = "hunter2"\n',
+            'config.toml: notify[0]: secret: expected "whsec_" followed by base64 (24 to 64 random bytes)',
+        ),
+        (
+            BASE
+            + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "https://h.example/"\nevents = ["changd"]\n',
+            'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, found "changd"',
+        ),
+        (
+            BASE
+            + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "https://h.example/"\ndocuments = ["nope"]\n',
+            'config.toml: notify[0].documents: no document "nope"; configured documents: doc',
+        ),
+    ],
+)
 def test_config_errors_are_one_exact_line(text: str, message: str) -> None:
     assert error(text) == message
 
@@ -103,17 +153,22 @@ def test_hostile_ids_are_rejected(bad: str) -> None:
     text = BASE.replace('id = "doc"', f"id = {json.dumps(bad)}")
     message = error(text)
     assert message.startswith("config.toml: documents[0].id: ")
-    assert "is not a valid id; use 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" in message
+    assert (
+        "is not a valid id; use 1 to 64 letters, digits, '-' or '_', starting with a letter or digit"
+        in message
+    )
 
 
 def test_hostile_source_id_is_rejected() -> None:
     message = error(BASE.replace('id = "canonical"', 'id = "../../x"'))
-    assert message == ("config.toml: documents[0].canonical.id: \"../../x\" is not a valid id; use 1 to 64 letters, "
-                       "digits, '-' or '_', starting with a letter or digit")
+    assert message == (
+        'config.toml: documents[0].canonical.id: "../../x" is not a valid id; use 1 to 64 letters, '
+        "digits, '-' or '_', starting with a letter or digit"
+    )
 
 
 def test_environment_substitution_and_secrets() -> None:
-    text = BASE + "[[notify]]\nname = \"team\"\nkind = \"slack\"\nurl = \"${HOOK}\"\n"
+    text = BASE + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "${HOOK}"\n'
     config = parse_config(text, Path("config.toml"), {"HOOK": "https://hooks.slack.com/services/T/B/secret"})
     notifier = config.notifiers[0]
     assert notifier.options["url"] == "https://hooks.slack.com/services/T/B/secret"
@@ -124,7 +179,7 @@ def test_missing_file_and_bad_encoding(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=re.escape(f"{tmp_path / 'nope.toml'}: no such file; write one")):
         load_config(tmp_path / "nope.toml")
     bad = tmp_path / "bad.toml"
-    bad.write_bytes(b"[service]\ncontact = \"\xff\"\n")
+    bad.write_bytes(b'[service]\ncontact = "\xff"\n')
     with pytest.raises(ConfigError, match=r"^bad.toml: not UTF-8 text \(byte 21\); save the file as UTF-8$"):
         load_config(bad)
 
@@ -140,7 +195,7 @@ def test_units() -> None:
 
 
 def test_select_names_documents_and_sources() -> None:
-    text = BASE + "[[documents.mirrors]]\nid = \"m\"\nurl = \"https://m.example/\"\n"
+    text = BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\n'
     config = parse_config(text, Path("config.toml"), {})
     assert [s.key for s in config.select(["doc"])] == ["doc/canonical", "doc/m"]
     assert [s.key for s in config.select(["doc/m"])] == ["doc/m"]

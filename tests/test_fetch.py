@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from email.utils import format_datetime
 from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
@@ -14,8 +14,7 @@ import pytest
 import differ.check
 from differ.check import check_source
 from differ.errors import BlockedError, FetchError
-from differ.fetch import Fetcher, Request, decode, parse_retry_after
-from differ.fetch import robots
+from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
 from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
 
@@ -24,7 +23,12 @@ PAGE = article("<p>Hello world, this is the first version of the post.</p>")
 
 def fetcher(clock: Clock | None = None, **kw: object) -> Fetcher:
     clock = clock or Clock()
-    opts: dict[str, object] = {"user_agent": "differ/test", "timeout": 2.0, "per_host_delay": 0.0, "retries": 0}
+    opts: dict[str, object] = {
+        "user_agent": "differ/test",
+        "timeout": 2.0,
+        "per_host_delay": 0.0,
+        "retries": 0,
+    }
     opts.update(kw)
     return Fetcher(clock=clock.monotonic, sleep=clock.sleep, wall=lambda: clock.now.timestamp(), **opts)  # type: ignore[arg-type]
 
@@ -36,7 +40,9 @@ def get(f: Fetcher, url: str, **kw: object) -> object:
     return f.fetch(Request(url, allow_private=LOCAL, robots=bool(kw.pop("robots", False)), **kw))  # type: ignore[arg-type]
 
 
-def test_etag_round_trip_and_304_does_no_parsing(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_etag_round_trip_and_304_does_no_parsing(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server.page("/post", PAGE, etag='"v1"')
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
     source = app.config.sources()[0]
@@ -88,13 +94,18 @@ def test_redirect_loop_fails_after_five(server: Server, tmp_path: Path) -> None:
     assert len(server.hits) == 6
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    (Reply(404, b"gone"), "HTTP 404 Not Found"),
-    (Reply(500, b"oops"), "HTTP 500 Internal Server Error"),
-    (Reply(200, b"x" * 100, reset=True), "connection failed: connection reset"),
-    (Reply(200, PAGE.encode(), truncate=50), "body broken off: IncompleteRead"),
-])
-def test_failures_are_recorded_without_a_version(server: Server, tmp_path: Path, reply: Reply, message: str) -> None:
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(404, b"gone"), "HTTP 404 Not Found"),
+        (Reply(500, b"oops"), "HTTP 500 Internal Server Error"),
+        (Reply(200, b"x" * 100, reset=True), "connection failed: connection reset"),
+        (Reply(200, PAGE.encode(), truncate=50), "body broken off: IncompleteRead"),
+    ],
+)
+def test_failures_are_recorded_without_a_version(
+    server: Server, tmp_path: Path, reply: Reply, message: str
+) -> None:
     server.routes["/post"] = reply
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
     result = check_source(app, app.config.sources()[0])
@@ -136,8 +147,12 @@ def test_retry_after_seconds_and_http_date(server: Server) -> None:
     assert get(f, server.url("/a")).body == b"ok"  # type: ignore[attr-defined]
     assert clock.slept == [7.0]
     when = clock.now + timedelta(seconds=20)
-    answers2 = iter([Reply(503, headers={"Retry-After": format_datetime(when.astimezone(UTC), usegmt=True)}),
-                     Reply(200, b"ok")])
+    answers2 = iter(
+        [
+            Reply(503, headers={"Retry-After": format_datetime(when.astimezone(UTC), usegmt=True)}),
+            Reply(200, b"ok"),
+        ]
+    )
     server.routes["/b"] = lambda hit: next(answers2)
     clock.slept.clear()
     assert get(f, server.url("/b")).body == b"ok"  # type: ignore[attr-defined]
@@ -146,7 +161,10 @@ def test_retry_after_seconds_and_http_date(server: Server) -> None:
 
 def test_retry_after_beyond_cap_defers_the_source(server: Server, tmp_path: Path, clock: Clock) -> None:
     server.routes["/post"] = Reply(429, headers={"Retry-After": "3600"})
-    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", service="retry_after_cap = \"60s\"\n"), clock)
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra="robots = false", service='retry_after_cap = "60s"\n'),
+        clock,
+    )
     result = check_source(app, app.config.sources()[0])
     assert result.line() == "doc/canonical: failed: HTTP 429: server asked to wait 3600s (Retry-After)"
     again = check_source(app, app.config.sources()[0])
@@ -200,12 +218,17 @@ def test_user_agent_and_from(server: Server) -> None:
 
 
 def test_robots_disallow(server: Server, tmp_path: Path) -> None:
-    server.page("/robots.txt", "User-agent: *\nDisallow: /private\n\nUser-agent: differ\nDisallow: /blog/\nAllow: /blog/ok\n",
-                ctype="text/plain")
+    server.page(
+        "/robots.txt",
+        "User-agent: *\nDisallow: /private\n\nUser-agent: differ\nDisallow: /blog/\nAllow: /blog/ok\n",
+        ctype="text/plain",
+    )
     server.page("/blog/post", PAGE)
     server.page("/blog/ok", PAGE)
     f = fetcher()
-    with pytest.raises(BlockedError, match=r"^robots.txt of 127.0.0.1:\d+ disallows /blog/post; set robots = false"):
+    with pytest.raises(
+        BlockedError, match=r"^robots.txt of 127.0.0.1:\d+ disallows /blog/post; set robots = false"
+    ):
         get(f, server.url("/blog/post"), robots=True)
     assert get(f, server.url("/blog/ok"), robots=True).status == 200  # type: ignore[attr-defined]
     assert len(server.requests_to("/robots.txt")) == 1  # cached
@@ -224,7 +247,9 @@ def test_robots_unavailable_and_unreachable(server: Server, status: int, allowed
 
 
 def test_robots_rules() -> None:
-    rules = robots.parse("User-agent: *\nDisallow: /\nAllow: /blog/*.html$\nDisallow: /blog/private\n", "differ")
+    rules = robots.parse(
+        "User-agent: *\nDisallow: /\nAllow: /blog/*.html$\nDisallow: /blog/private\n", "differ"
+    )
     assert rules.allows("https://x/blog/post.html")
     assert not rules.allows("https://x/blog/post.html?x=1")
     assert rules.allows("https://x/blog/private.html")  # the longer Allow pattern wins
@@ -263,8 +288,10 @@ def test_private_redirect_is_refused(server: Server, tmp_path: Path) -> None:
     server.routes["/go"] = Reply(302, headers={"Location": "http://127.0.0.2:9/secret"})
     app = make_app(one_doc(tmp_path, server.url("/go"), extra="robots = false"))
     result = check_source(app, app.config.sources()[0])
-    assert result.line() == ("doc/canonical: failed: refused 127.0.0.2 (127.0.0.2): loopback address; set "
-                             "allow_private for this source to reach it")
+    assert result.line() == (
+        "doc/canonical: failed: refused 127.0.0.2 (127.0.0.2): loopback address; set "
+        "allow_private for this source to reach it"
+    )
 
 
 def test_private_address_refused_without_allow_private(server: Server) -> None:
@@ -273,12 +300,25 @@ def test_private_address_refused_without_allow_private(server: Server) -> None:
     assert server.hits == []
 
 
-@pytest.mark.parametrize(("address", "reason"), [
-    ("127.0.0.1", "loopback"), ("::1", "loopback"), ("10.1.2.3", "private"), ("192.168.0.1", "private"),
-    ("172.16.5.4", "private"), ("169.254.169.254", "link-local"), ("fe80::1", "link-local"),
-    ("100.64.0.1", "shared (carrier-grade NAT)"), ("0.0.0.0", "unspecified"), ("::ffff:127.0.0.1", "loopback"),
-    ("224.0.0.1", "multicast"), ("fc00::1", "private"), ("93.184.216.34", None), ("2606:4700::1111", None),
-])
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("10.1.2.3", "private"),
+        ("192.168.0.1", "private"),
+        ("172.16.5.4", "private"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("100.64.0.1", "shared (carrier-grade NAT)"),
+        ("0.0.0.0", "unspecified"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("224.0.0.1", "multicast"),
+        ("fc00::1", "private"),
+        ("93.184.216.34", None),
+        ("2606:4700::1111", None),
+    ],
+)
 def test_address_classification(address: str, reason: str | None) -> None:
     assert classify(ipaddress.ip_address(address)) == reason
 

@@ -20,7 +20,9 @@ from differ.store import Store, sha256
 
 
 def commit(store: Store, key: str, raw: bytes, md: str, **extra: object) -> int:
-    return store.commit(key, raw=raw, markdown=md, record={"fetched_at": "2026-07-08T17:45:00Z", **extra}).number
+    return store.commit(
+        key, raw=raw, markdown=md, record={"fetched_at": "2026-07-08T17:45:00Z", **extra}
+    ).number
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
@@ -67,7 +69,9 @@ def test_verify_detects_altered_record(tmp_path: Path) -> None:
     record = json.loads(path.read_text())
     record["fetched_at"] = "2020-01-01T00:00:00Z"
     path.write_text(json.dumps(record))
-    assert store.verify().problems == ["doc/src version 2: record was altered (hash does not match its content)"]
+    assert store.verify().problems == [
+        "doc/src version 2: record was altered (hash does not match its content)"
+    ]
 
 
 def test_verify_detects_altered_markdown_and_raw(tmp_path: Path) -> None:
@@ -86,8 +90,10 @@ def test_verify_detects_missing_and_reordered_versions(tmp_path: Path) -> None:
     store = _store_with_three(tmp_path)
     folder = tmp_path / "sources/doc/src/versions"
     (folder / "000002.json").unlink()
-    assert store.verify().problems == ["doc/src: version 2 is missing (next found is 3)",
-                                       "doc/src version 3: chain broken (does not follow version 2)"]
+    assert store.verify().problems == [
+        "doc/src: version 2 is missing (next found is 3)",
+        "doc/src version 3: chain broken (does not follow version 2)",
+    ]
     store2 = _store_with_three(tmp_path / "b")
     folder2 = tmp_path / "b/sources/doc/src/versions"
     os.replace(folder2 / "000003.json", folder2 / "000004.json")
@@ -99,11 +105,15 @@ def test_verify_detects_missing_and_reordered_versions(tmp_path: Path) -> None:
 def test_verify_detects_lost_tail(tmp_path: Path) -> None:
     store = _store_with_three(tmp_path)
     (tmp_path / "sources/doc/src/versions/000003.json").unlink()
-    assert store.verify().problems == ["doc/src: versions 3 to 3 are missing (the head names a newer version)"]
+    assert store.verify().problems == [
+        "doc/src: versions 3 to 3 are missing (the head names a newer version)"
+    ]
 
 
-@pytest.mark.parametrize("key", ["../x/y", "doc/../../etc", "/abs/path", "doc/a\x00b", "doc/" + "x" * 80, "a/b/c",
-                                 "doc/.hidden", "doc"])
+@pytest.mark.parametrize(
+    "key",
+    ["../x/y", "doc/../../etc", "/abs/path", "doc/a\x00b", "doc/" + "x" * 80, "a/b/c", "doc/.hidden", "doc"],
+)
 def test_hostile_names_never_leave_the_store(tmp_path: Path, key: str) -> None:
     store = Store(tmp_path / "store")
     with pytest.raises(StoreError, match="is not a valid source name"):
@@ -134,7 +144,9 @@ while True:
 
 
 def _spawn(root: Path, total: int) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(total)], stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(root), str(total)], stdout=subprocess.PIPE, text=True
+    )
 
 
 def test_sigkill_during_writes_loses_nothing(tmp_path: Path) -> None:
@@ -182,10 +194,10 @@ def test_two_processes_share_one_store(tmp_path: Path) -> None:
 def test_lock_timeout_says_who_holds_it(tmp_path: Path) -> None:
     holder = Store(tmp_path)
     other = Store(tmp_path, lock_timeout=0.2)
-    with holder.writing():
-        with pytest.raises(StoreError, match=rf"is being written by process {os.getpid()}; gave up after 0.2s"):
-            with other.writing():
-                pass
+    with holder.writing(), pytest.raises(
+        StoreError, match=rf"is being written by process {os.getpid()}; gave up after 0.2s"
+    ), other.writing():
+        pass
 
 
 def test_renormalized_forms_keep_the_old(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from differ.errors import NormalizeError
 from differ.normalize.canonical import NORMALIZER_VERSION, canonicalize, plain_words
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 from differ.normalize.language import filter_languages
@@ -44,9 +45,17 @@ class Normalized:
         return len(plain_words(self.markdown))
 
 
+MAX_MARKDOWN = 5_000_000  # characters of extracted text; a release post is a few tens of thousands
+
+
 def normalize(body: Body, source: SourceConfig) -> Normalized:
     """Read a fetched body the way its source kind says, and canonicalize it."""
     extracted = SOURCE_KINDS[source.kind].extract(body, source)
+    if len(extracted.markdown) > MAX_MARKDOWN:
+        raise NormalizeError(
+            f"content of {len(extracted.markdown):,} characters is more than the "
+            f"{MAX_MARKDOWN:,} differ compares"
+        )
     canonical = canonicalize(extracted.markdown)
     markdown = canonical.text
     if source.languages:

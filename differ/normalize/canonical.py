@@ -62,7 +62,7 @@ class _Style:
 def parser() -> MarkdownIt:
     """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
     mdit = MarkdownIt("commonmark", renderer_cls=MDRenderer)  # type: ignore[arg-type]
-    mdit.options["mdformat"] = {"wrap": "no", "number": False, "compact_tables": True}
+    mdit.options["mdformat"] = {"wrap": "no", "number": True, "compact_tables": True}
     mdit.options["store_labels"] = True
     mdit.options["parser_extension"] = [mdformat_tables, _Style]
     mdformat_tables.update_mdit(mdit)
@@ -84,12 +84,24 @@ def _restyle(tokens: list[Token]) -> None:
             token.markup = "```" if "`" not in token.info else "~~~"
 
 
+_EMPHASIS = ("em_open", "em_close", "strong_open", "strong_close")
+
+
 def _restyle_inline(children: list[Token]) -> None:
-    for child in children:
-        if child.type in ("em_open", "em_close"):
-            child.markup = "*"
-        elif child.type in ("strong_open", "strong_close"):
-            child.markup = "**"
+    """`*` for emphasis and `**` for strong. An emphasis whose delimiters touch another emphasis delimiter
+    (`*_foo_*`, `_a_*b*`) keeps its original markers, so neighbouring markers never merge."""
+    opens: list[tuple[Token, bool]] = []
+    for i, child in enumerate(children):
+        touching = (i > 0 and children[i - 1].type in _EMPHASIS) or (
+            i + 1 < len(children) and children[i + 1].type in _EMPHASIS
+        )
+        if child.type in ("em_open", "strong_open"):
+            opens.append((child, not touching))
+        elif child.type in ("em_close", "strong_close"):
+            opener, ok = opens.pop() if opens else (None, False)
+            if opener is not None and ok and not touching:
+                marker = "*" if child.type == "em_close" else "**"
+                opener.markup = child.markup = marker
         elif child.type == "text":
             child.content = _SPACES.sub(" ", child.content)
     _pull_space_out_of_links(children)

@@ -17,6 +17,7 @@ from bs4.element import NavigableString, PageElement
 from differ.errors import NoContentError, NormalizeError
 
 MAX_DEPTH = 400
+MAX_TAGS = 250_000  # a long release post has a few thousand; beyond this a page is not read
 DROP = {
     "script",
     "style",
@@ -99,6 +100,9 @@ def escape(text: str) -> str:
 
 def parse_html(text: str) -> BeautifulSoup:
     """Parse with lxml; deeply nested documents are cut off at MAX_DEPTH rather than recursing forever."""
+    tags = text.count("<")
+    if tags > MAX_TAGS:
+        raise NormalizeError(f"page has about {tags:,} tags, more than the {MAX_TAGS:,} differ reads")
     try:
         return BeautifulSoup(text, "lxml")
     except RecursionError:
@@ -233,7 +237,10 @@ class Converter:
             content = (
                 self.blocks(item, depth + 1) if item.name == "li" else [self.list_block(item, depth + 1)]
             )
-            body = "\n\n".join(content) if content else ""
+            body = ""
+            for k, block in enumerate(content):  # a nested list right after the item's text keeps it tight
+                tight = block[:2] in ("- ", "* ") or re.match(r"\d+\. ", block) is not None
+                body += ("" if k == 0 else "\n" if tight else "\n\n") + block
             pad = " " * (len(marker) + 1)
             first, *rest = body.split("\n") if body else [""]
             lines.append(f"{marker} {first}".rstrip())

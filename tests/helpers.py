@@ -1,0 +1,54 @@
+"""Helpers for tests: sources and normalization of the replay files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from differ.config import SourceConfig
+from differ.normalize import Body, Normalized, normalize
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAY = ROOT / "examples" / "pytorch-2.13"
+DATA = Path(__file__).resolve().parent / "data"
+TRACKING = ("utm_*", "fbclid", "gclid", "ref")
+CANONICAL_URL = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
+
+
+def source(
+    kind: str = "html", url: str = CANONICAL_URL, languages: tuple[str, ...] | None = None, **options: Any
+) -> SourceConfig:
+    from differ.normalize.kinds import SOURCE_KINDS
+
+    defaults = {name: opt.default for name, opt in SOURCE_KINDS[kind].options.items()}
+    defaults.update(options)
+    return SourceConfig(document="doc", id="src", url=url, kind=kind, languages=languages, options=defaults)
+
+
+def canonical_source() -> SourceConfig:
+    return source(selector="article .entry-content")
+
+
+def norm(data: bytes | str, src: SourceConfig, ctype: str | None = "text/html; charset=UTF-8") -> Normalized:
+    raw = data.encode() if isinstance(data, str) else data
+    return normalize(Body(raw, ctype, src.url, TRACKING), src)
+
+
+def replay_fetch(n: int) -> Normalized:
+    return norm((REPLAY / f"canonical/fetch-{n}.html").read_bytes(), canonical_source())
+
+
+def wpnews() -> Normalized:
+    return norm(
+        (REPLAY / "mirrors/wpnews.json").read_bytes(),
+        source("json", field="body_md", metadata=("title", "updated_at")),
+        "application/json",
+    )
+
+
+def pytorch_kr(languages: tuple[str, ...] | None = ("en",)) -> Normalized:
+    return norm(
+        (REPLAY / "mirrors/pytorch-kr.txt").read_bytes(),
+        source("text", languages=languages),
+        "text/plain; charset=utf-8",
+    )

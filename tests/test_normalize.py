@@ -1,0 +1,301 @@
+"""Normalization: golden files, the five guarantees (idempotent, noise-stable, faithful, rendering-preserving,
+real mirrors), every source kind, language filtering, and bounded handling of bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from differ.errors import NoContentError, NormalizeError
+from differ.normalize.canonical import canonicalize, plain_words, render_html
+from differ.normalize.language import block_script, filter_languages
+from tests.helpers import DATA, REPLAY, norm, pytorch_kr, replay_fetch, source, wpnews
+
+HTML_CASES = sorted((DATA / "html").glob("*.html"))
+
+
+@pytest.mark.parametrize("page", HTML_CASES, ids=[p.stem for p in HTML_CASES])
+def test_html_golden(page: Path) -> None:
+    result = norm(page.read_bytes(), source(url="https://example.org/blog/post/"))
+    assert result.markdown == page.with_suffix(".md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        ("canonical-v1", lambda: replay_fetch(1)),
+        ("canonical-v2", lambda: replay_fetch(3)),
+        ("wpnews", wpnews),
+        ("pytorch-kr-en", pytorch_kr),
+        ("pytorch-kr-ko", lambda: pytorch_kr(("ko",))),
+    ],
+)
+def test_replay_golden(name: str, make: object) -> None:
+    assert make().markdown == (DATA / "replay" / f"{name}.md").read_text()  # type: ignore[operator]
+
+
+# -- guarantee 1: idempotent ---------------------------------------------------------------------------------
+MARKDOWNISH = st.text(alphabet=st.sampled_from(list("ab 12#*_-+>`[]()!\\|\n.:\t~<&é한")), max_size=120)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWNISH)
+def test_canonicalize_is_idempotent(text: str) -> None:
+    once = canonicalize(text).text
+    assert canonicalize(once).text == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(MARKDOWNISH)
+def test_canonicalize_preserves_rendering(text: str) -> None:
+    assert _squash(render_html(canonicalize(text).text)) == _squash(render_html(text))
+
+
+def test_replay_and_mirrors_are_idempotent() -> None:
+    for result in (replay_fetch(1), replay_fetch(3), wpnews(), pytorch_kr()):
+        assert canonicalize(result.markdown).text == result.markdown
+
+
+# -- guarantee 2: noise-stable -------------------------------------------------------------------------------
+def test_page_noise_changes_nothing() -> None:
+    assert replay_fetch(1).markdown == replay_fetch(2).markdown
+    assert replay_fetch(3).markdown == replay_fetch(4).markdown
+    assert replay_fetch(1).metadata == replay_fetch(2).metadata
+
+
+def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:
+    import difflib
+
+    ours = list(
+        difflib.unified_diff(
+            replay_fetch(1).markdown.splitlines(), replay_fetch(3).markdown.splitlines(), n=0, lineterm=""
+        )
+    )[2:]
+    v1 = canonicalize((REPLAY / "canonical/v1.md").read_text()).text
+    v2 = canonicalize((REPLAY / "canonical/v2.md").read_text()).text
+    source_diff = list(difflib.unified_diff(v1.splitlines(), v2.splitlines(), n=0, lineterm=""))[2:]
+    changed = [line for line in ours if line[:1] in "+-"]
+    assert changed == [line for line in source_diff if line[:1] in "+-"]
+
+
+# -- guarantee 3: faithful -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("fetch", "body"), [(1, "v1.md"), (3, "v2.md")])
+def test_same_words_in_the_same_order_as_the_article(fetch: int, body: str) -> None:
+    ours = replay_fetch(fetch).markdown
+    article = (REPLAY / "canonical" / body).read_text()
+    # Whitespace inside link text is placed outside the link (",[ #174716]" reads ", #174716"): compare the
+    # visible text with whitespace removed, and the word lists otherwise.
+    assert "".join(plain_words(ours)) == "".join(plain_words(article))
+    assert _structure(ours) == _structure(article)
+    for noise in ("cookies", "Related posts", "Page generated", "Blog & News", "Share", "Privacy Policy"):
+        assert noise not in ours
+
+
+def _structure(markdown: str) -> list[str]:
+    """Heading levels, list items and code blocks, in order."""
+    html = render_html(markdown)
+    return re.findall(r"<(h[1-6]|li|pre)\b", html)
+
+
+def _squash(html: str) -> str:
+    return re.sub(r"\s+", "", html)
+
+
+# -- guarantee 4: rendering-preserving on the CommonMark spec ------------------------------------------------
+SPEC = json.loads((DATA / "commonmark" / "spec.json").read_text())
+KNOWN_EXCEPTIONS: dict[int, str] = {}  # example number → why (none at present; see README)
+
+
+@pytest.mark.parametrize("example", SPEC, ids=[f"ex{e['example']}" for e in SPEC])
+def test_commonmark_spec_rendering_is_preserved(example: dict[str, object]) -> None:
+    markdown = str(example["markdown"])
+    canonical = canonicalize(markdown).text
+    if example["example"] in KNOWN_EXCEPTIONS:
+        pytest.xfail(KNOWN_EXCEPTIONS[int(example["example"])])  # type: ignore[arg-type]
+    assert _squash(render_html(canonical)) == _squash(render_html(markdown))
+    assert canonicalize(canonical).text == canonical
+
+
+# -- guarantee 5: real mirrors -------------------------------------------------------------------------------
+def test_wpnews_normalizes_without_loss() -> None:
+    body = json.loads((REPLAY / "mirrors/wpnews.json").read_text())["body_md"]
+    result = wpnews()
+    assert "".join(plain_words(result.markdown)) == "".join(plain_words(body))
+    assert result.metadata == {
+        "title": "PyTorch 2.13 Release Blog",
+        "updated_at": "2026-07-08 17:58:15.407086+00:00",
+    }
+
+
+def test_korean_repost_splits_into_its_two_halves_without_loss() -> None:
+    text = (REPLAY / "mirrors/pytorch-kr.txt").read_text()
+    en, ko = pytorch_kr(("en",)).markdown, pytorch_kr(("ko",)).markdown
+    both = pytorch_kr(None).markdown
+    assert "".join(plain_words(both)) == "".join(text.split())
+    assert not re.search("[가-힣]", en)
+    assert "성능 개선" in ko and "Performance Improvements" not in ko
+    assert "Performance Improvements" in en
+    # Every English line of the repost is in the English half, and no Korean line is.
+    en_text = " ".join(plain_words(en))
+    for line in text.splitlines():
+        if line.strip() and block_script(line) == "Latin" and " / " not in line:
+            assert " ".join(line.split()) in en_text
+
+
+def test_english_half_and_canonical_differ_only_as_the_manifest_says() -> None:
+    from differ.diff import diff
+
+    d = diff(replay_fetch(3).markdown, pytorch_kr().markdown)
+    texts = [(c.kind, c.before or c.after) for c in d.changes]
+    assert ("removed", "Large MPS Op Migration to Native Metal") in texts
+    assert all("Prototype" not in (c.after or "") for c in d.changes)
+
+
+# -- kinds ---------------------------------------------------------------------------------------------------
+def test_json_field_paths_and_formats() -> None:
+    doc = json.dumps({"data": {"content": "<p>Hello <b>world</b></p>", "title": "T"}, "n": [1]})
+    result = norm(
+        doc,
+        source("json", field="data.content", format="html", metadata=("data.title", "n.0")),
+        "application/json",
+    )
+    assert result.markdown == "Hello **world**\n"
+    assert result.metadata == {"data.title": "T", "n.0": 1}
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ('{"a": 1}', 'field "body_md" is missing from the JSON document (no "body_md")'),
+        ('{"body_md": 5}', 'field "body_md" holds int, expected a string'),
+        (
+            "{not json",
+            "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        ),
+        ("", "empty body"),
+    ],
+)
+def test_json_bad_input(doc: str, message: str) -> None:
+    with pytest.raises(NormalizeError) as info:
+        norm(doc, source("json", field="body_md"), "application/json")
+    assert str(info.value) == message
+
+
+def test_wordpress_and_discourse_kinds() -> None:
+    from differ.normalize.kinds import DiscourseKind, WordPressKind
+
+    wp = source("wordpress", url="https://pytorch.org/blog/pytorch-2-13-release-blog/")
+    assert WordPressKind.fetch_url(wp) == (
+        "https://pytorch.org/wp-json/wp/v2/posts?slug=pytorch-2-13-release-blog"
+        "&_fields=id%2Cslug%2Clink%2Ctitle%2Ccontent%2Cdate_gmt%2Cmodified_gmt"
+    )
+    api = [
+        {
+            "link": "https://pytorch.org/blog/x/",
+            "title": {"rendered": "PyTorch &#8211; 2.13"},
+            "content": {"rendered": '<p>See<a href="/docs/"> docs</a></p>'},
+            "modified_gmt": "2026-07-08T20:51:09",
+        }
+    ]
+    result = norm(json.dumps(api), wp, "application/json")
+    assert result.markdown == "See [docs](https://pytorch.org/docs/)\n"
+    assert result.metadata == {"title": "PyTorch – 2.13", "modified_gmt": "2026-07-08T20:51:09Z"}
+    with pytest.raises(NormalizeError, match='no WordPress post with slug "pytorch-2-13-release-blog"'):
+        norm("[]", wp, "application/json")
+    dc = source("discourse", url="https://discuss.pytorch.kr/t/pytorch-2-13/9876")
+    assert DiscourseKind.fetch_url(dc) == "https://discuss.pytorch.kr/t/9876.json?include_raw=1"
+    topic = {
+        "title": "PyTorch 2.13",
+        "post_stream": {
+            "posts": [{"raw": "# Hi\n\nText", "version": 3, "updated_at": "2026-07-09T09:33:00Z"}]
+        },
+    }
+    result = norm(json.dumps(topic), dc, "application/json")
+    assert result.markdown == "# Hi\n\nText\n"
+    assert result.metadata == {"version": 3, "updated_at": "2026-07-09T09:33:00Z", "title": "PyTorch 2.13"}
+
+
+def test_text_kind_keeps_lines_literal() -> None:
+    result = norm("# not a heading\n* not a list\nplain   line\n", source("text"), "text/plain")
+    assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"
+
+
+# -- languages -----------------------------------------------------------------------------------------------
+def test_language_rules() -> None:
+    assert block_script("FlexAttention이 Apple Silicon(MPS)에 도입되어 빨라졌습니다") == "Hangul"
+    assert block_script("FlexAttention lands on Apple Silicon") == "Latin"
+    assert block_script("3.15 / 2.13") is None
+    md = "# 성능 개선 / Performance Improvements\n\n한국어 문단입니다.\n\nAn English paragraph.\n\n1.2.3\n"
+    assert filter_languages(md, ["en"]) == "# Performance Improvements\n\nAn English paragraph.\n\n1.2.3\n"
+    assert filter_languages(md, ["ko"]) == "# 성능 개선\n\n한국어 문단입니다.\n"
+
+
+# -- invisible characters ------------------------------------------------------------------------------------
+def test_invisible_characters_are_removed_and_counted() -> None:
+    result = canonicalize("Before \x08in-projection and\u200b 저장소\n")
+    assert result.text == "Before in-projection and 저장소\n"
+    assert [i["char"] for i in result.invisible] == ["U+0008", "U+200B"]
+
+
+# -- bad input -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("body", "ctype", "message"),
+    [
+        (b"", "text/html", "empty body"),
+        (b"   \n", "text/html", "empty body"),
+        (b"%PDF-1.7", "application/pdf", 'expected an HTML page, got Content-Type "application/pdf"'),
+    ],
+)
+def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
+    with pytest.raises(NormalizeError) as info:
+        norm(body, source(), ctype)
+    assert str(info.value) == message
+
+
+def test_selector_that_matches_nothing() -> None:
+    with pytest.raises(NoContentError, match='selector "article .entry-content" matches nothing on the page'):
+        norm("<html><body><p>redesigned</p></body></html>", source(selector="article .entry-content"))
+
+
+def test_invalid_utf8_is_read_not_crashed() -> None:
+    result = norm(b"<p>caf\xe9 and \xff\xfe broken</p>", source(), "text/html; charset=utf-8")
+    assert "broken" in result.markdown
+
+
+def test_deeply_nested_html_is_bounded() -> None:
+    page = "<div>" * 100_000 + "<p>deep text</p>" + "</div>" * 100_000
+    started = time.monotonic()
+    result = norm(page, source())
+    assert time.monotonic() - started < 30
+    assert "deep text" in result.markdown
+
+
+def test_huge_number_of_tiny_elements_is_refused_quickly() -> None:
+    page = "<html><body><article>" + "<p>word " * 2_500_000 + "</article></body></html>"  # 20 MB
+    started = time.monotonic()
+    with pytest.raises(
+        NormalizeError, match=r"^page has about 2,500,\d{3} tags, more than the 250,000 differ reads$"
+    ):
+        norm(page.encode(), source())
+    assert time.monotonic() - started < 5
+
+
+def test_twenty_megabyte_page_of_text_is_refused_with_a_reason() -> None:
+    page = "<html><body><article>" + ("<p>" + "word " * 2000 + "</p>") * 2000 + "</article></body></html>"
+    started = time.monotonic()
+    with pytest.raises(
+        NormalizeError, match=r"^content of 20,00\d,\d{3} characters is more than the 5,000,000"
+    ):
+        norm(page.encode(), source())
+    assert time.monotonic() - started < 60
+
+
+def test_megabyte_single_line() -> None:
+    result = norm("<p>" + "x" * 1_000_000 + "</p>", source())
+    assert len(result.markdown) == 1_000_001

@@ -267,7 +267,7 @@ def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]
 
 
 def pair_translations(
-    blocks: list[Block], translated: set[str], original: set[str], window: int = 3
+    blocks: list[Block], translated: set[str], original: set[str], window: int = 8
 ) -> list[tuple[int, int]]:
     """Pair each translated block with its original: one to one, nearby, by shared invariant tokens and
     Latin words (translations keep names, numbers and identifiers)."""
@@ -282,6 +282,8 @@ def pair_translations(
             if j == i or scripts[j] not in original or blocks[j].kind == "code":
                 continue
             score = overlap(block.text, blocks[j].text)
+            if score == 0.0 and j == i + 1 and not _shared_material(block.text, blocks[j].text):
+                score = 0.45  # nothing to compare (no names, numbers or code): the next block is its original
             if score >= 0.4 and min(len(block.text.split()), len(blocks[j].text.split())) >= 4:
                 candidates.append((score - 0.02 * abs(i - j), i, j))
     used_i: set[int] = set()
@@ -293,6 +295,13 @@ def pair_translations(
             used_j.add(j)
             pairs.append((i, j))
     return sorted(pairs)
+
+
+def _shared_material(a: str, b: str) -> bool:
+    """Whether either block has tokens or Latin words a translation would carry over."""
+    import re as _re
+
+    return bool(invariant_tokens(a) or invariant_tokens(b) or _re.search(r"[A-Za-z]{3,}", a))
 
 
 def token_mismatches(blocks: list[Block], translated: set[str], original: set[str]) -> list[Finding]:

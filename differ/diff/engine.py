@@ -10,7 +10,7 @@ from typing import Any
 
 from differ.diff.blocks import Block, split_blocks, words
 
-PAIR_THRESHOLD = 0.5  # word similarity at which a removed and an added block are one modified block
+PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger runs pair by position)
 
 
@@ -186,6 +186,15 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
             still_removed.append(x)
     moved_b = {y for _, y in moved}
     still_added = [y for y in added if y not in moved_b]
+    # A rewritten block may land in another run of the alignment than its old form: pair across runs.
+    if still_removed and still_added and len(still_removed) * len(still_added) <= PAIR_WINDOW * PAIR_WINDOW:
+        extra: list[tuple[int, int]] = []
+        _pair(a, b, still_removed, still_added, [], [], extra)
+        paired_a = {x for x, _ in extra}
+        paired_b = {y for _, y in extra}
+        modified = sorted(modified + extra)
+        still_removed = [x for x in still_removed if x not in paired_a]
+        still_added = [y for y in still_added if y not in paired_b]
     last_b = len(b) - 1
     trailing = set()
     for y in range(last_b, -1, -1):
@@ -282,6 +291,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 word_ops(old.text, new.text),
                 x,
                 y,
+                detail=_link_detail(old, new) if [u for _, u in old.links] != [u for _, u in new.links] else "",
             )
         )
     changes = _group_moves(changes)
@@ -323,7 +333,10 @@ def _link_detail(old: Block, new: Block) -> str:
         elif ot != nt:
             parts.append(f'link text "{ot}" → "{nt}" ({nu})')
     if len(old.links) != len(new.links):
-        parts.append(f"{len(old.links)} → {len(new.links)} links")
+        before = {u for _, u in old.links}
+        after = {u for _, u in new.links}
+        parts.extend(f'link "{t}" added: (empty) → {u}' for t, u in new.links if u not in before)
+        parts.extend(f'link "{t}" removed: {u} → (empty)' for t, u in old.links if u not in after)
     return "; ".join(parts)
 
 

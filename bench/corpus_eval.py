@@ -1,0 +1,137 @@
+"""Precision and recall of changed words over the revision corpus.
+
+Each revision's Markdown body (front matter removed) is rendered to HTML as its site would, read through the
+`html` pipeline, and consecutive revisions are diffed. Ground truth is a word-level difference of what the two
+bodies show: visible words plus link targets. Run: python -m bench.corpus_eval
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+from urllib.parse import urljoin
+
+from markdown_it import MarkdownIt
+
+from differ.config import SourceConfig
+from differ.diff import diff
+from differ.diff.blocks import words
+from differ.normalize import Body, Normalized, normalize
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
+_FRONT = re.compile(r"\A(?:---\n.*?\n---\n|\+\+\+\n.*?\n\+\+\+\n)", re.DOTALL)
+_SITE = MarkdownIt("commonmark", {"html": True}).enable("table")
+SOURCE = SourceConfig(document="corpus", id="post", url="https://blog.example.org/post/", kind="html",
+                      options={"selector": None, "exclude": (), "metadata": ()})
+
+
+def body(text: str) -> str:
+    return _FRONT.sub("", text, count=1)
+
+
+def page(markdown: str) -> str:
+    return f"<html><body><article>{_SITE.render(markdown)}</article></body></html>"
+
+
+def shown(markdown: str) -> list[str]:
+    """What a reader of the rendered page gets: visible words, and link targets where links are."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(_SITE.render(markdown), "lxml")
+    out: list[str] = []
+    for node in soup.find_all(string=True):
+        out.extend(words(str(node)))
+    for a in soup.find_all("a"):
+        if a.get("href"):
+            out.append(urljoin(SOURCE.url, str(a["href"])))  # as a browser resolves it
+    return out
+
+
+def changed(a: list[str], b: list[str]) -> Counter[str]:
+    result: Counter[str] = Counter()
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            result.update(a[i1:i2])
+            result.update(b[j1:j2])
+    return result
+
+
+@dataclass
+class PairResult:
+    post: str
+    pair: str
+    kind: str
+    truth: Counter[str]
+    reported: Counter[str]
+
+    @property
+    def hits(self) -> int:
+        return sum((self.truth & self.reported).values())
+
+
+def reported_words(old_md: str, new_md: str) -> Counter[str]:
+    def norm(md: str) -> Normalized:
+        return normalize(Body(page(md).encode(), "text/html; charset=utf-8", SOURCE.url), SOURCE)
+
+    a_n, b_n = norm(old_md), norm(new_md)
+    d = diff(a_n.markdown, b_n.markdown, a_invisible=a_n.invisible, b_invisible=b_n.invisible)
+    out: Counter[str] = Counter()
+    for c in d.changes:
+        if c.kind == "modified":
+            for op in c.ops:
+                out.update(words(op.get("before", "")))
+                out.update(words(op.get("after", "")))
+        elif c.kind in ("added", "removed"):
+            out.update(words(c.before or c.after or ""))
+            block = d.b_blocks[c.b_index] if c.b_index is not None else d.a_blocks[c.a_index or 0]
+            out.update(url for _, url in block.links)
+        elif c.kind == "moved":  # a move deletes and inserts the same words
+            out.update(words(c.before or ""))
+            out.update(words(c.after or ""))
+        elif c.kind == "invisible":
+            m = re.match(r"(\d+) invisible U\+([0-9A-F]+)", c.detail)
+            if m:
+                out[chr(int(m.group(2), 16))] += int(m.group(1))
+        if c.kind in ("link", "modified") and c.detail:
+            for part in re.findall(r"(\S+) → (\S+)", c.detail):
+                out.update(p.rstrip(";") for p in part if p != "(empty)" and "://" in p)
+    return out
+
+
+def evaluate() -> list[PairResult]:
+    import json
+
+    results = []
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        meta = json.loads((folder / "meta.json").read_text())
+        revs = meta["revisions"]
+        for prev, cur in zip(revs, revs[1:], strict=False):
+            a = body((folder / prev["file"]).read_text())
+            b = body((folder / cur["file"]).read_text())
+            truth = changed(shown(a), shown(b))
+            results.append(PairResult(folder.name, f"{prev['file']}→{cur['file']}", cur["kind"], truth,
+                                      reported_words(a, b)))
+    return results
+
+
+def main() -> int:
+    results = evaluate()
+    truth = sum(sum(r.truth.values()) for r in results)
+    reported = sum(sum(r.reported.values()) for r in results)
+    hits = sum(r.hits for r in results)
+    for r in results:
+        t, rep = sum(r.truth.values()), sum(r.reported.values())
+        flag = "" if r.hits == t else "  <-- missed " + ", ".join(sorted((r.truth - r.reported).elements())[:8])
+        print(f"{r.post[:48]:48} {r.pair:22} {r.kind:18} truth {t:4} reported {rep:4} hit {r.hits:4}{flag}")
+    recall = hits / truth if truth else 1.0
+    precision = hits / reported if reported else 1.0
+    print(f"\nchanged words: truth {truth}, reported {reported}; recall {recall:.1%}, precision {precision:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Diff: the replay's exact changes, formats, properties (hypothesis) and the corpus's changed words."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from differ.diff import Versions, apply, diff, render, split_blocks, summarize
+from tests.helpers import replay_fetch
+
+V = Versions("PyTorch 2.13 Release Blog", "pytorch-2-13/canonical", 2, 3, "2026-07-08T17:45:00Z",
+             "2026-07-08T21:00:00Z", "a" * 64, "b" * 64)
+
+
+def replay_diff():  # type: ignore[no-untyped-def]
+    a, b = replay_fetch(1), replay_fetch(3)
+    return diff(a.markdown, b.markdown)
+
+
+def test_replay_edit_gives_exactly_the_three_changes() -> None:
+    d = replay_diff()
+    assert [(c.kind, list(c.section), c.label) for c in d.changes] == [
+        ("modified", ["The PyTorch 2.13 release features the following changes"], "CuTeDSL “Native DSL” backend"),
+        ("modified", ["Non-Feature Updates"], "Python support"),
+        ("added", ["Non-Feature Updates"], "Updated (7/8): Removed two instances of …"),
+    ]
+    assert d.changes[0].ops == [{"op": "delete", "before": "[Prototype]"}]
+    assert d.changes[2].at_end
+
+
+def test_replay_summary() -> None:
+    assert summarize(replay_diff(), V) == [
+        "PyTorch 2.13 Release Blog (canonical), version 2 → 3: 3 changes.",
+        '• author\'s note (added at the end): "Updated (7/8): Removed two instances of prototype which is a '
+        'designation that we no longer use."',
+        "• The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend: removed "
+        '"[Prototype]"',
+        '• Non-Feature Updates › Python support: "(Python 3.15 binary support is listed above as a Prototype feature.)"',
+        '  → "(Preliminary Python 3.15 and 3.15t binary support is found above.)"',
+    ]
+
+
+def test_page_noise_gives_no_change() -> None:
+    assert diff(replay_fetch(1).markdown, replay_fetch(2).markdown).empty
+    assert diff(replay_fetch(3).markdown, replay_fetch(4).markdown).empty
+
+
+def test_formatting_only_is_no_change() -> None:
+    a = "Title\n=====\n\n* one *two*\n* three\n\nSome   text __here__.\n"
+    b = "# Title\n\n- one _two_\n- three\n\nSome text **here**.\n"
+    assert diff(a, b).empty
+
+
+def test_kinds_moved_link_invisible_and_metadata() -> None:
+    a = "# A\n\nalpha para\n\n# B\n\nbeta para\n\nSee [docs](https://x.org/v1).\n"
+    b = "# B\n\nbeta para\n\nSee [docs](https://x.org/v2).\n\n# A\n\nalpha para\n"
+    d = diff(a, b, a_meta={"title": "T", "updated_at": "1"}, b_meta={"title": "T", "updated_at": "2"},
+             a_invisible=[{"char": "U+0008", "before": "beta"}], b_invisible=[])
+    kinds = sorted(c.kind for c in d.changes)
+    assert kinds == ["invisible", "link", "moved"]
+    moved = next(c for c in d.changes if c.kind == "moved")
+    assert moved.detail == "moved within its section (the section, 2 blocks)" or "section" in moved.detail
+    link = next(c for c in d.changes if c.kind == "link")
+    assert link.detail == 'link "docs": https://x.org/v1 → https://x.org/v2'
+    invisible = next(c for c in d.changes if c.kind == "invisible")
+    assert invisible.detail == '1 invisible U+0008 removed before "beta"'
+    assert d.metadata == [{"field": "updated_at", "before": "1", "after": "2"}]
+
+
+def test_small_edits() -> None:
+    d = diff("With Rust 1.71, they can be informed.\n", "With Rust 1.81, they can be informed.\n")
+    assert d.changes[0].ops == [{"op": "replace", "before": "1.71", "after": "1.81"}]
+    d = diff("warn about about confusing situations\n", "warn about confusing situations\n")
+    assert d.changes[0].ops == [{"op": "delete", "before": "about"}]
+
+
+def test_json_schema() -> None:
+    data = json.loads(render(replay_diff(), V, "json"))
+    assert data["schema"] == "differ.diff/1"
+    assert data["source"] == "pytorch-2-13/canonical"
+    assert data["from"] == {"version": 2, "fetched_at": "2026-07-08T17:45:00Z", "hash": "a" * 64}
+    assert data["to"]["version"] == 3
+    change = data["changes"][1]
+    assert set(change) >= {"kind", "section", "before", "after", "ops"}
+    assert change["section"] == ["Non-Feature Updates"]
+
+
+class _Scripts(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "img", "iframe") or any(k.startswith("on") for k, _ in attrs):
+            self.bad.append(tag)
+        if any((v or "").strip().lower().startswith("javascript:") for _, v in attrs):
+            self.bad.append(tag)
+
+
+def test_html_output_escapes_page_text() -> None:
+    a = "Hello\n"
+    b = "Hello <script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))\n"
+    page = render(diff(a, b), V, "html")
+    parser = _Scripts()
+    parser.feed(page)
+    assert parser.bad == []
+    assert "&lt;script&gt;" in page
+
+
+def test_text_and_markdown_outputs() -> None:
+    text = render(replay_diff(), V, "text")
+    assert "[-[Prototype]-]" in text
+    assert "{+Preliminary+}" in text
+    md = render(replay_diff(), V, "markdown")
+    assert md.startswith("**PyTorch 2.13 Release Blog (canonical), version 2 → 3: 3 changes.**\n")
+    assert "| modified | Non-Feature Updates › Python support |" in md
+
+
+def test_long_summaries_are_cut_visibly() -> None:
+    a = "\n\n".join(f"Paragraph number {i} with words." for i in range(30)) + "\n"
+    b = "\n\n".join(f"Paragraph number {i} with other words." for i in range(30)) + "\n"
+    lines = summarize(diff(a, b), V, max_lines=5)
+    assert lines[-1] == "…and 25 more changes"
+
+
+BLOCK = st.sampled_from(["# Intro", "## Details", "Alpha beta gamma.", "Delta epsilon zeta.", "- item one",
+                         "- item two", "Numbers 1.71 and 3,328.", "```\ncode line\n```", "Eta theta iota.",
+                         "> quoted words", "Kappa lambda mu nu."])
+DOC = st.lists(BLOCK, max_size=12).map(lambda bs: "\n\n".join(bs) + "\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOC)
+def test_diff_of_a_document_with_itself_is_empty(a: str) -> None:
+    assert diff(a, a).empty
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOC, DOC)
+def test_applying_a_diff_gives_the_new_version(a: str, b: str) -> None:
+    d = diff(a, b)
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOC, DOC)
+def test_diffs_in_both_directions_are_mirror_images(a: str, b: str) -> None:
+    """Added and removed swap, before and after swap. Which of two swapped (or repeated) blocks "moved" is a
+    matter of viewpoint, so moves are not compared."""
+    forward, backward = diff(a, b), diff(b, a)
+    swap = {"added": "removed", "removed": "added"}
+    f = sorted((swap.get(c.kind, c.kind), c.after, c.before) for c in forward.changes
+               if c.kind in ("added", "removed", "link"))
+    g = sorted((c.kind, c.before, c.after) for c in backward.changes if c.kind in ("added", "removed", "link"))
+    assert f == g
+    assert len([c for c in forward.changes if c.kind == "modified"]) == \
+        len([c for c in backward.changes if c.kind == "modified"])
+
+
+def test_corpus_recall() -> None:
+    """Every changed word of every revision pair is reported (front-matter-only pairs report nothing)."""
+    from bench.corpus_eval import evaluate
+
+    results = evaluate()
+    truth = sum(sum(r.truth.values()) for r in results)
+    hits = sum(r.hits for r in results)
+    for r in results:
+        if r.kind == "front-matter-only" or not r.truth:
+            assert not r.reported, (r.post, r.pair)
+    assert hits / truth >= 0.99, f"recall {hits / truth:.1%}"

@@ -25,8 +25,13 @@ from differ.normalize import Body, Normalized, normalize
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
 _FRONT = re.compile(r"\A(?:---\n.*?\n---\n|\+\+\+\n.*?\n\+\+\+\n)", re.DOTALL)
 _SITE = MarkdownIt("commonmark", {"html": True}).enable("table")
-SOURCE = SourceConfig(document="corpus", id="post", url="https://blog.example.org/post/", kind="html",
-                      options={"selector": None, "exclude": (), "metadata": ()})
+SOURCE = SourceConfig(
+    document="corpus",
+    id="post",
+    url="https://blog.example.org/post/",
+    kind="html",
+    options={"selector": None, "exclude": (), "metadata": ()},
+)
 
 
 def body(text: str) -> str:
@@ -113,8 +118,11 @@ def evaluate() -> list[PairResult]:
             a = body((folder / prev["file"]).read_text())
             b = body((folder / cur["file"]).read_text())
             truth = changed(shown(a), shown(b))
-            results.append(PairResult(folder.name, f"{prev['file']}→{cur['file']}", cur["kind"], truth,
-                                      reported_words(a, b)))
+            results.append(
+                PairResult(
+                    folder.name, f"{prev['file']}→{cur['file']}", cur["kind"], truth, reported_words(a, b)
+                )
+            )
     return results
 
 
@@ -125,11 +133,15 @@ def main() -> int:
     hits = sum(r.hits for r in results)
     for r in results:
         t, rep = sum(r.truth.values()), sum(r.reported.values())
-        flag = "" if r.hits == t else "  <-- missed " + ", ".join(sorted((r.truth - r.reported).elements())[:8])
+        flag = (
+            "" if r.hits == t else "  <-- missed " + ", ".join(sorted((r.truth - r.reported).elements())[:8])
+        )
         print(f"{r.post[:48]:48} {r.pair:22} {r.kind:18} truth {t:4} reported {rep:4} hit {r.hits:4}{flag}")
     recall = hits / truth if truth else 1.0
     precision = hits / reported if reported else 1.0
-    print(f"\nchanged words: truth {truth}, reported {reported}; recall {recall:.1%}, precision {precision:.1%}")
+    print(
+        f"\nchanged words: truth {truth}, reported {reported}; recall {recall:.1%}, precision {precision:.1%}"
+    )
     return 0
 
 

@@ -35,6 +35,7 @@ class App:
     monotonic: Callable[[], float] = time.monotonic
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
+    last_sent: dict[str, float] = field(default_factory=dict)  # per destination, for rate limits
     _fetcher: Fetcher | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

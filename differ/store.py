@@ -311,7 +311,7 @@ class Store:
                 f"{version.source} version {version.number} has no normalizer {chosen} form "
                 f"(has {', '.join(map(str, sorted(forms)))})"
             )
-        return forms[chosen].read_text(encoding="utf-8")
+        return forms[chosen].read_bytes().decode("utf-8")  # exactly as written: no newline translation
 
     def normalized_forms(self, version: Version) -> dict[int, Path]:
         forms = {int(version.record.get("normalizer", 0)): version.markdown_path}

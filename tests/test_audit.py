@@ -14,7 +14,9 @@ from tests.helpers import pytorch_kr, replay_fetch, wpnews
 
 def audit(mirror_md: str) -> tuple[int, list[tuple[str, str]]]:
     versions = {1: split_blocks(replay_fetch(1).markdown), 2: split_blocks(replay_fetch(3).markdown)}
-    number, al = best_version([(n, Stream.of(b)) for n, b in versions.items()], Stream.of(split_blocks(mirror_md)))
+    number, al = best_version(
+        [(n, Stream.of(b)) for n, b in versions.items()], Stream.of(split_blocks(mirror_md))
+    )
     findings = compare(versions[number], split_blocks(mirror_md), al)
     return number, [(f.kind, f.canonical or f.mirror or "") for f in findings]
 
@@ -24,7 +26,8 @@ def test_wpnews_matches_version_1_with_corrupted_commands_and_an_extra_heading()
     assert number == 1
     assert findings == [("extra", "Featured projects")] + [
         ("code_corrupted", f"pip3 install torch --index-url https://download.pytorch.org/whl/{v}")
-        for v in ("cpu", "cu130", "rocm7.2", "xpu")]
+        for v in ("cpu", "cu130", "rocm7.2", "xpu")
+    ]
 
 
 def test_korean_repost_matches_version_2_and_lacks_one_heading() -> None:
@@ -39,10 +42,24 @@ def test_korean_repost_translations_keep_their_tokens() -> None:
     assert mismatches == []
 
 
-BLOCKS = st.lists(st.sampled_from(["# Title", "## Section one", "Alpha beta gamma delta.", "Epsilon zeta eta.",
-                                   "- first item here", "- second item there", "Theta iota kappa lambda mu.",
-                                   "```\npip install differ --upgrade\n```", "Nu xi omicron pi rho."]),
-                  min_size=2, max_size=9, unique=True)
+BLOCKS = st.lists(
+    st.sampled_from(
+        [
+            "# Title",
+            "## Section one",
+            "Alpha beta gamma delta.",
+            "Epsilon zeta eta.",
+            "- first item here",
+            "- second item there",
+            "Theta iota kappa lambda mu.",
+            "```\npip install differ --upgrade\n```",
+            "Nu xi omicron pi rho.",
+        ]
+    ),
+    min_size=2,
+    max_size=9,
+    unique=True,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -76,8 +93,14 @@ def test_corpus_translations_pair_with_their_originals() -> None:
         last = sorted(folder.glob("rev-*.md"))[-1]
         md = norm(body(last.read_text()), source("markdown"), "text/markdown").markdown
         blocks = split_blocks(md)
-        korean = [i for i, b in enumerate(blocks) if re.search("[가-힣]", b.text) and b.kind != "code"
-                  and len(b.text.split()) >= 4 and " / " not in b.text]  # "한국어 / English" lines carry both
+        korean = [
+            i
+            for i, b in enumerate(blocks)
+            if re.search("[가-힣]", b.text)
+            and b.kind != "code"
+            and len(b.text.split()) >= 4
+            and " / " not in b.text
+        ]  # "한국어 / English" lines carry both
         pairs = dict(pair_translations(blocks, {"Hangul"}, {"Latin"}))
         paired = [i for i in korean if i in pairs]
         assert len(paired) / len(korean) >= 0.9, (folder.name, len(paired), len(korean))

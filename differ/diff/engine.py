@@ -29,6 +29,7 @@ class Change:
     b_index: int | None = None
     detail: str = ""
     at_end: bool = False
+    members: list[tuple[int, str, str]] = field(default_factory=list)  # (b_index, block, text) moved along
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -291,7 +292,9 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 word_ops(old.text, new.text),
                 x,
                 y,
-                detail=_link_detail(old, new) if [u for _, u in old.links] != [u for _, u in new.links] else "",
+                detail=_link_detail(old, new)
+                if [u for _, u in old.links] != [u for _, u in new.links]
+                else "",
             )
         )
     changes = _group_moves(changes)
@@ -357,6 +360,8 @@ def _group_moves(changes: list[Change]) -> list[Change]:
             and change.section[: len(prev.section) + 1] == (*prev.section, prev.after)
         ):
             prev.detail += "\n"
+            if change.b_index is not None and change.after is not None:
+                prev.members.append((change.b_index, change.block, change.after))
             continue
         grouped.append(change)
     for change in grouped:
@@ -460,4 +465,6 @@ def apply(a: list[Block], d: Diff) -> list[str]:
     for change in d.changes:
         if change.b_index is not None and change.kind != "invisible" and change.after is not None:
             out[change.b_index] = f"{change.block}\x1f{change.after}"
+        for index, block, text in change.members:  # the rest of a section that moved as one
+            out[index] = f"{block}\x1f{text}"
     return [out[k] for k in sorted(out)]

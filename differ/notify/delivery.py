@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
 TIMEOUT = 15.0
-_last_sent: dict[str, float] = {}
 _session: requests.Session | None = None
 
 
@@ -207,13 +206,13 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
             now = app.now()
             if str(msg.data.get("next_attempt", "")) > iso(now):
                 break
-            gap = kind.min_interval - (app.monotonic() - _last_sent.get(config.name, -1e9))
+            gap = kind.min_interval - (app.monotonic() - app.last_sent.get(config.name, -1e9))
             if gap > 0:
                 app.sleep(gap)
             try:
                 post(kind, msg, app.now())
             except NotifyError as exc:
-                _last_sent[config.name] = app.monotonic()
+                app.last_sent[config.name] = app.monotonic()
                 msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
                 msg.data["last_error"] = str(exc)
                 msg.data["last_attempt"] = iso(now)
@@ -235,7 +234,7 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
                 msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
                 outbox.update(msg)
                 break
-            _last_sent[config.name] = app.monotonic()
+            app.last_sent[config.name] = app.monotonic()
             msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
             msg.data["sent_at"] = iso(app.now())
             msg.data["last_error"] = None

@@ -1,0 +1,177 @@
+"""The command line: exact output and exit codes, errors as one line, every command documented."""
+
+from __future__ import annotations
+
+import io
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from differ.cli import build_parser, main
+from differ.errors import ExitCode
+from tests.conftest import ROOT, Server, article
+
+SERVICE = '[service]\nsnapshots = "{store}"\nper_host_delay = "0s"\nretries = 0\n'
+
+
+def write_config(tmp: Path, server: Server) -> Path:
+    path = tmp / "config.toml"
+    path.write_text(
+        SERVICE.format(store=tmp / "snapshots")
+        + f'[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\nid = "canonical"\n'
+        f'url = "{server.url("/post")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "gone"\nurl = "{server.url("/gone")}"\nrobots = false\n'
+        f'allow_private = ["127.0.0.1"]\n'
+    )
+    return path
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), out=out, err=err, env={})
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_check_history_show_diff_verify(tmp_path: Path, server: Server) -> None:
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words.</p>"))
+    code, out, err = run("--config", config, "check")
+    assert (code, out) == (
+        ExitCode.FAILURE,
+        "doc/canonical: new version 1 (first snapshot)\ndoc/gone: failed: HTTP 404 Not Found\n",
+    )
+    server.page("/post", article("<p>First words, edited.</p>"))
+    code, out, _ = run("--config", config, "check", "doc/canonical")
+    assert (code, out) == (ExitCode.OK, "doc/canonical: new version 2 (1 change)\n")
+    code, out, _ = run("--config", config, "check", "doc/canonical")
+    assert out == "doc/canonical: unchanged (same body)\n"
+    code, out, _ = run("--config", config, "history", "doc/canonical")
+    lines = out.splitlines()
+    assert lines[0] == f"doc/canonical  {server.url('/post')}"
+    assert re.match(
+        r"^    1  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  [0-9a-f]{12}  +0\.\d KB  first snapshot$", lines[2]
+    )
+    assert (
+        lines[3].endswith('1 change: Post › First words, edited.: added "edited"') or "1 change" in lines[3]
+    )
+    code, out, _ = run("--config", config, "show", "doc/canonical", "--version", "1")
+    assert out == "# Post\n\nFirst words.\n"
+    code, out, _ = run("--config", config, "diff", "doc/canonical", "--format", "markdown")
+    assert out.startswith("**Doc (canonical), version 1 → 2: 1 change.**\n")
+    code, out, _ = run("--config", config, "diff", "doc/canonical", "--format", "json")
+    assert '"schema": "differ.diff/1"' in out
+    code, out, _ = run("--config", config, "verify")
+    assert (code, out) == (
+        ExitCode.OK,
+        f"{tmp_path / 'snapshots'}: 2 sources, 2 versions, 2 raw bodies: ok\n",
+    )
+    (tmp_path / "snapshots/sources/doc/canonical/versions/000001.md").write_text("forged")
+    code, out, _ = run("--config", config, "verify")
+    assert code == ExitCode.FAILURE
+    assert "damaged: doc/canonical version 1: normalized Markdown was altered\n" in out
+
+
+def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> None:
+    config = str(write_config(tmp_path, server))
+    assert run("--config", str(tmp_path / "none.toml"), "check") == (
+        ExitCode.USAGE,
+        "",
+        f"error: {tmp_path / 'none.toml'}: no such file; write one (see README.md) or pass --config FILE\n",
+    )
+    assert run("--config", config, "history", "doc/nope") == (
+        ExitCode.USAGE,
+        "",
+        'error: no source "doc/nope"; configured sources: doc/canonical, doc/gone\n',
+    )
+    assert run("--config", config, "show", "doc/canonical") == (
+        ExitCode.STORE,
+        "",
+        "error: doc/canonical has no versions yet (run: differ check doc/canonical)\n",
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[documents]]\nid = "../x"\n')
+    code, out, err = run("--config", str(bad), "check")
+    assert code == ExitCode.USAGE and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_config_check(tmp_path: Path) -> None:
+    code = subprocess.run(
+        [sys.executable, "-m", "differ", "config", "check", str(ROOT / "config.toml")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert code.returncode == 0
+    assert code.stdout == f"{ROOT / 'config.toml'}: ok (1 document, 3 sources, 0 notifiers)\n"
+
+
+def test_every_command_has_help_and_is_documented() -> None:
+    readme = (ROOT / "README.md").read_text()
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name in sub.choices:  # type: ignore[union-attr]
+        assert f"differ {name}" in readme, name
+        help_text = subprocess.run(
+            [sys.executable, "-m", "differ", name, "--help"], capture_output=True, text=True
+        )
+        assert help_text.returncode == 0 and help_text.stdout.startswith("usage: differ " + name)
+
+
+def test_readme_config_examples_load() -> None:
+    from differ.config import parse_config
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", readme, re.DOTALL)
+    assert blocks
+    for block in blocks:
+        parse_config(
+            block,
+            Path("config.toml"),
+            {
+                "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C",
+                "WEBHOOK_SECRET": "whsec_" + "a" * 40,
+            },
+        )
+
+
+def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) -> None:
+    server.page("/post", article("<p>Text.</p>"))
+    config = write_config(tmp_path, server)
+    text = config.read_text().replace("retries = 0\n", 'retries = 0\ninterval = "1s"\n')
+    config.write_text(text)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "differ", "--config", str(config), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(server.requests_to("/post")) < 3:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "doc/canonical: new version 1 (first snapshot)" in out
+    assert "doc/canonical: unchanged (same body)" in out
+    assert err.strip().endswith("differ: stopped")
+    assert len(server.requests_to("/post")) >= 3
+    assert threading.active_count() >= 1
+
+
+def test_demo_replays_the_edit() -> None:
+    out = io.StringIO()
+    assert main(["demo"], out=out) == ExitCode.OK
+    text = out.getvalue()
+    assert "pytorch-2-13/canonical: unchanged (page noise only)" in text
+    assert "pytorch-2-13/canonical: new version 2 (3 changes)" in text
+    assert "author's note (added at the end): \"Updated (7/8): Removed two instances of prototype" in text
+    assert "wpnews: version 1 matches canonical version 1 — stale (matches version 1)" in text
+    assert "pytorch-kr: version 1 matches canonical version 2 — up to date" in text
+    assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
+    assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text
+    assert "webhook: differ.changed" in text and "(signature ok)" in text

@@ -177,9 +177,20 @@ def test_applying_a_diff_gives_the_new_version(a: str, b: str) -> None:
 
 # Blocks that no two of which are near-duplicates: with "- item one" and "- item two" the alignment may pair
 # them as one modified block in one direction and call one of them moved in the other (see the notes).
-DISTINCT = st.lists(st.sampled_from(["# Intro", "Alpha beta gamma.", "- item one", "Numbers 1.71 and 3,328.",
-                                     "```\ncode line\n```", "> quoted words", "Kappa lambda mu nu."]),
-                    max_size=8).map(lambda bs: "\n\n".join(bs) + "\n")
+DISTINCT = st.lists(
+    st.sampled_from(
+        [
+            "# Intro",
+            "Alpha beta gamma.",
+            "- item one",
+            "Numbers 1.71 and 3,328.",
+            "```\ncode line\n```",
+            "> quoted words",
+            "Kappa lambda mu nu.",
+        ]
+    ),
+    max_size=8,
+).map(lambda bs: "\n\n".join(bs) + "\n")
 
 
 @settings(max_examples=150, deadline=None)

@@ -156,7 +156,16 @@ def test_sigkill_during_writes_loses_nothing(tmp_path: Path) -> None:
     kills = 0
     while len(Store(tmp_path).versions("doc/src")) < 50 and kills < 60:
         proc = _spawn(tmp_path, 50)
-        time.sleep(rng.uniform(0.12, 0.35))  # interpreter start-up, then some writes
+        assert proc.stdout is not None
+        wanted = rng.randint(
+            1, 12
+        )  # let it commit a few versions, then kill it in the middle of the next ones
+        for seen, line in enumerate(proc.stdout, start=1):
+            number, digest = line.split()
+            reported[int(number)] = digest
+            if seen >= wanted:
+                time.sleep(rng.uniform(0.0, 0.02))
+                break
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
         kills += 1

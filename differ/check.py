@@ -207,7 +207,12 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
 
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
     """The `changed` event for notifiers: the diff in its JSON schema."""
-    versions = Versions(
+    return {"type": "changed", "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
+
+
+def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
+    """Which two stored versions a diff is between, as summaries and reports name them."""
+    return Versions(
         source.title or source.document,
         source.key,
         old.number,
@@ -217,7 +222,6 @@ def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> d
         old.hash,
         new.hash,
     )
-    return {"type": "changed", "source": source.key, "diff": as_json(d, versions)}
 
 
 def missed_events(

@@ -109,7 +109,8 @@ def cmd_show(app: App, args: argparse.Namespace) -> int:
 
 @command("diff")
 def cmd_diff(app: App, args: argparse.Namespace) -> int:
-    from differ.diff import Versions, diff, render
+    from differ.check import version_pair
+    from differ.diff import diff, render
 
     source = app.config.source(args.source)
     new = _version(app, source.key, args.b)
@@ -129,16 +130,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
         a_invisible=old.record.get("invisible") or [],
         b_invisible=new.record.get("invisible") or [],
     )
-    versions = Versions(
-        source.title or source.document,
-        source.key,
-        old.number,
-        new.number,
-        old.fetched_at,
-        new.fetched_at,
-        old.hash,
-        new.hash,
-    )
+    versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
     return ExitCode.OK

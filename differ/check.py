@@ -344,7 +344,8 @@ def check(
 ) -> list[CheckResult]:
     """Check sources concurrently (politeness per host is kept by the fetcher); results in the given order."""
     chosen = list(sources)
-    app.store.ensure()
+    with app.store.writing():  # creates the store under the lock
+        pass
     results: list[CheckResult | None] = [None] * len(chosen)
     printed = 0
 

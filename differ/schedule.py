@@ -74,7 +74,8 @@ def run_service(app: App, *, stop: threading.Event | None = None) -> int:
     if not sources:
         print(f"{app.config.path.name} configures no sources; nothing to run", file=app.err)
         return ExitCode.USAGE
-    app.store.ensure()
+    with app.store.writing():  # creates the store under the lock
+        pass
     scheduler = build_scheduler(app)
     previous: dict[signal.Signals, Any] = {}
 

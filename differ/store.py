@@ -196,7 +196,8 @@ class Store:
                 raise StoreError(f"{self.root}: store format {fmt!r} is not {FORMAT!r}")
             return
         if self.root.exists() and any(
-            p.name not in ("README.md", ".lock", ".gitkeep") for p in self.root.iterdir()
+            p.name not in ("README.md", ".gitkeep") and not p.name.startswith(".")
+            for p in self.root.iterdir()
         ):
             raise StoreError(
                 f"{self.root}: folder exists and is not a differ store; choose another --snapshots folder"
@@ -210,8 +211,17 @@ class Store:
         """Hold the store for writing: one thread of this process, and one process, at a time."""
         with self._thread_lock:
             if self._depth == 0:
-                self.ensure()
-                self._lock_fd = self._acquire()
+                self.root.mkdir(parents=True, exist_ok=True)
+                self._lock_fd = (
+                    self._acquire()
+                )  # first the lock, so two processes never both create the store
+                try:
+                    self.ensure()
+                except BaseException:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+                    raise
             self._depth += 1
             try:
                 yield

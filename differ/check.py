@@ -16,7 +16,7 @@ from differ.diff.render import as_json
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.store import Version, canonical_json, sha256
+from differ.store import Store, Version, canonical_json, sha256
 
 KEPT_HEADERS = (
     "content-type",
@@ -74,7 +74,8 @@ def content_identity(n: Normalized) -> str:
     )
 
 
-def _request(source: SourceConfig, state: dict[str, Any]) -> Request:
+def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
+    """The request for a source, conditional on the validators its last fetch of the same URL returned."""
     kind = SOURCE_KINDS[source.kind]
     url = kind.fetch_url(source)
     same = state.get("url") == url
@@ -88,6 +89,25 @@ def _request(source: SourceConfig, state: dict[str, Any]) -> Request:
     )
 
 
+def read_response(app: App, source: SourceConfig, response: Response) -> Normalized:
+    """A fetched body read the way the source's kind says."""
+    body = Body(
+        response.body, response.header("content-type"), response.final_url, app.config.service.tracking_params
+    )
+    return normalize(body, source)
+
+
+def read_version(app: App, source: SourceConfig, version: Version) -> Normalized:
+    """A stored version's raw body read again with the current normalizer (and the source as given)."""
+    body = Body(
+        app.store.get_blob(version.raw_sha256),
+        (version.record.get("headers") or {}).get("content-type"),
+        version.record.get("final_url") or source.url,
+        app.config.service.tracking_params,
+    )
+    return normalize(body, source)
+
+
 def check_source(app: App, source: SourceConfig) -> CheckResult:
     """Check one source once; every outcome is logged in the store's fetch log."""
     key = source.key
@@ -98,7 +118,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     not_before = state.get("retry_not_before")
     if not_before and iso(now) < not_before:
         return CheckResult(key, "deferred", f"server asked to wait until {not_before}")
-    request = _request(source, state)
+    request = build_request(source, state)
     entry: dict[str, Any] = {"at": iso(now), "url": request.url}
     try:
         response = app.fetcher.fetch(request)
@@ -128,15 +148,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     if latest is not None and body_sha == state.get("body_sha256"):
         return _unchanged(app, source, state, entry, started, response, "same body")
     try:
-        normalized = normalize(
-            Body(
-                response.body,
-                response.header("content-type"),
-                response.final_url,
-                app.config.service.tracking_params,
-            ),
-            source,
-        )
+        normalized = read_response(app, source, response)
     except NoContentError as exc:
         if latest is None:
             return _failed(app, source, state, entry, started, str(exc), now=now)
@@ -224,32 +236,36 @@ def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
     )
 
 
+def diff_versions(store: Store, old: Version, new: Version) -> Diff:
+    """The diff between two stored versions, on the newest normalized form both have."""
+    forms = set(store.normalized_forms(old)) & set(store.normalized_forms(new))
+    normalizer = max(forms) if forms else None
+    return diff(
+        store.markdown(old, normalizer),
+        store.markdown(new, normalizer),
+        a_meta=old.metadata,
+        b_meta=new.metadata,
+        a_invisible=old.record.get("invisible") or [],
+        b_invisible=new.record.get("invisible") or [],
+    )
+
+
 def missed_events(
     app: App, source: SourceConfig, known: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """Change events for versions committed but never handed to the notifiers (a crash in between)."""
-    state = app.store.state(source.key)
-    versions = app.store.versions(source.key)
-    if not versions:
+    latest = app.store.latest(source.key)
+    if latest is None:
         return []
-    notified = int(state.get("notified", versions[0].number))
+    notified = int(app.store.state(source.key).get("notified", 1))
+    known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
     events = []
-    by_number = {v.number: v for v in versions}
-    for v in versions:
-        old = by_number.get(v.number - 1)
-        if v.number > notified and old is not None:
-            if known and ((known.get("diff") or {}).get("to") or {}).get("version") == v.number:
-                events.append(known)
-                continue
-            d = diff(
-                app.store.markdown(old, old.record["normalizer"]),
-                app.store.markdown(v, v.record["normalizer"]),
-                a_meta=old.metadata,
-                b_meta=v.metadata,
-                a_invisible=old.record.get("invisible") or [],
-                b_invisible=v.record.get("invisible") or [],
-            )
-            events.append(change_event(source, old, v, d))
+    for number in range(max(notified, 1) + 1, latest.number + 1):
+        if known and known_version == number:
+            events.append(known)
+            continue
+        old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
+        events.append(change_event(source, old, new, diff_versions(app.store, old, new)))
     return events
 
 

@@ -119,11 +119,13 @@ def main(
     if not args.command:
         parser.print_help(out)
         return ExitCode.USAGE
-    import differ.commands  # noqa: F401  (registers the commands)
+    from differ.commands import config_check  # importing also registers the commands
 
     try:
         if args.command == "config":
-            return COMMANDS["config"](None, args)  # type: ignore[arg-type]
+            if args.config_command != "check":
+                raise UsageError("usage: differ config check [FILE]")
+            return config_check(args.file or args.config, out, env)
         if args.command == "demo":
             from differ.demo import run_demo
 
@@ -150,8 +152,3 @@ def main(
             raise
         print(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err)
         return ExitCode.FAILURE
-
-
-def require(value: object, message: str) -> None:
-    if not value:
-        raise UsageError(message)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
 
 from differ.app import App
 from differ.cli import command
@@ -109,8 +111,8 @@ def cmd_show(app: App, args: argparse.Namespace) -> int:
 
 @command("diff")
 def cmd_diff(app: App, args: argparse.Namespace) -> int:
-    from differ.check import version_pair
-    from differ.diff import diff, render
+    from differ.check import diff_versions, version_pair
+    from differ.diff import render
 
     source = app.config.source(args.source)
     new = _version(app, source.key, args.b)
@@ -120,16 +122,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
         old = app.store.version(source.key, new.number - 1)
     else:
         old = app.store.version(source.key, args.a)
-    forms = set(app.store.normalized_forms(old)) & set(app.store.normalized_forms(new))
-    normalizer = max(forms) if forms else None
-    d = diff(
-        app.store.markdown(old, normalizer),
-        app.store.markdown(new, normalizer),
-        a_meta=old.metadata,
-        b_meta=new.metadata,
-        a_invisible=old.record.get("invisible") or [],
-        b_invisible=new.record.get("invisible") or [],
-    )
+    d = diff_versions(app.store, old, new)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
@@ -212,28 +205,11 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
-    from differ.fetch import Request
-    from differ.normalize import SOURCE_KINDS, Body, normalize
+    from differ.check import build_request, read_response
 
     source = app.config.source(args.source)
-    kind = SOURCE_KINDS[source.kind]
-    response = app.fetcher.fetch(
-        Request(
-            kind.fetch_url(source),
-            {"Accept": kind.accept, **source.headers},
-            robots=source.robots,
-            allow_private=source.allow_private,
-        )
-    )
-    result = normalize(
-        Body(
-            response.body,
-            response.header("content-type"),
-            response.final_url,
-            app.config.service.tracking_params,
-        ),
-        source,
-    )
+    response = app.fetcher.fetch(build_request(source, {}))
+    result = read_response(app, source, response)
     print(
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
         f"metadata {result.metadata} -->",
@@ -245,20 +221,15 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 
 @command("renormalize")
 def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
-    from differ.normalize import NORMALIZER_VERSION, Body, normalize
+    from differ.check import read_version
+    from differ.normalize import NORMALIZER_VERSION
 
     made = 0
     for source in app.config.select(args.sources):
         for v in app.store.versions(source.key):
             if NORMALIZER_VERSION in app.store.normalized_forms(v):
                 continue
-            raw = app.store.get_blob(v.raw_sha256)
-            ctype = (v.record.get("headers") or {}).get("content-type")
-            result = normalize(
-                Body(raw, ctype, v.record.get("final_url", source.url), app.config.service.tracking_params),
-                source,
-            )
-            app.store.add_normalized(v, NORMALIZER_VERSION, result.markdown)
+            app.store.add_normalized(v, NORMALIZER_VERSION, read_version(app, source, v).markdown)
             made += 1
     print(
         f"renormalized {made} version{'s' if made != 1 else ''} with normalizer {NORMALIZER_VERSION}",
@@ -267,18 +238,15 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-@command("config")
-def cmd_config(app: App | None, args: argparse.Namespace) -> int:
-    if args.config_command != "check":
-        raise UsageError("usage: differ config check [FILE]")
-    path = args.file or args.config
-    config = load_config(path)
+def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """`differ config check [FILE]`: validate without fetching; needs no store, so it takes no App."""
+    config = load_config(path, env)
     n = len(config.sources())
     print(
         f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
         f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
         f"notifier{'s' if len(config.notifiers) != 1 else ''})",
-        file=sys.stdout,
+        file=out,
     )
     return ExitCode.OK
 

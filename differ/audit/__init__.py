@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from differ.audit.align import Alignment, Stream, align, shares
+from differ.audit.align import Alignment, Stream, align, fold, shares
 
 __all__ = [
     "SCHEMA",
@@ -207,14 +207,8 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
 
 def _bilingual_duplicate(canonical: str, mirror: str) -> bool:
     """A bilingual heading "XPU (Intel GPU) / XPU (Intel GPUs)" carries the canonical text intact."""
-    parts = [" ".join(fold_text(p).split()) for p in mirror.split(" / ")]
-    return len(parts) > 1 and " ".join(fold_text(canonical).split()) in parts
-
-
-def fold_text(text: str) -> str:
-    from differ.audit.align import fold
-
-    return fold(text)
+    parts = [" ".join(fold(p).split()) for p in mirror.split(" / ")]
+    return len(parts) > 1 and " ".join(fold(canonical).split()) in parts
 
 
 def _looks_like_command(block: Block, canonical: list[Block]) -> bool:
@@ -393,21 +387,12 @@ def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Findi
     """token_mismatch for bilingual mirrors: read the stored raw body again with every language kept."""
     from dataclasses import replace
 
+    from differ.check import read_version
     from differ.errors import DifferError
-    from differ.normalize import Body, normalize
     from differ.normalize.language import SCRIPT_OF_LANGUAGE
 
     try:
-        raw = app.store.get_blob(mv.raw_sha256)
-        full = normalize(
-            Body(
-                raw,
-                (mv.record.get("headers") or {}).get("content-type"),
-                mv.record.get("final_url") or mirror.url,
-                app.config.service.tracking_params,
-            ),
-            replace(mirror, languages=None),
-        )
+        full = read_version(app, replace(mirror, languages=None), mv)
     except DifferError:
         return []
     kept = {SCRIPT_OF_LANGUAGE[lang] for lang in mirror.languages or ()}

@@ -60,16 +60,6 @@ class Alignment:
         total = len(self.canonical.words) + len(self.mirror.words)
         return 2.0 * self.matched / total if total else 1.0
 
-    def block_share(self, index: int, side: str = "canonical") -> float:
-        stream, matched = (
-            (self.canonical, self.matched_a) if side == "canonical" else (self.mirror, self.matched_b)
-        )
-        total = stream.per_block[index]
-        if not total:
-            return 1.0
-        hits = sum(1 for k, owner in enumerate(stream.owner) if owner == index and matched[k])
-        return hits / total
-
 
 def align(canonical: Stream, mirror: Stream) -> Alignment:
     matcher = SequenceMatcher(None, canonical.words, mirror.words, autojunk=False)

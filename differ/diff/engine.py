@@ -375,39 +375,30 @@ def _group_moves(changes: list[Change]) -> list[Change]:
 def _invisible_changes(
     a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]], a: list[Block], b: list[Block]
 ) -> list[Change]:
+    """Invisible characters removed (counted in the old version, not the new) and added (the other way)."""
+
     def sig(entry: dict[str, Any]) -> tuple[str, str]:
         return str(entry.get("char")), str(entry.get("before", ""))
 
     before, after = Counter(map(sig, a_inv)), Counter(map(sig, b_inv))
     changes = []
-    for (char, word), count in (before - after).items():
-        block = _find(a, word)
-        changes.append(
-            Change(
-                "invisible",
-                block.section if block else (),
-                block.text if block else None,
-                block.text if block else None,
-                block.kind if block else "paragraph",
-                block.label if block else "",
-                [],
-                detail=f"{count} invisible {char} removed" + (f' before "{word}"' if word else ""),
+    for counts, blocks, verb in ((before - after, a, "removed"), (after - before, b, "added")):
+        for (char, word), count in counts.items():
+            block = _find(blocks, word)
+            detail = f"{count} invisible {char} {verb}" + (f' before "{word}"' if word else "")
+            text = block.text if block else None
+            changes.append(
+                Change(
+                    "invisible",
+                    block.section if block else (),
+                    text,
+                    text,
+                    block.kind if block else "paragraph",
+                    block.label if block else "",
+                    [],
+                    detail=detail,
+                )
             )
-        )
-    for (char, word), count in (after - before).items():
-        block = _find(b, word)
-        changes.append(
-            Change(
-                "invisible",
-                block.section if block else (),
-                block.text if block else None,
-                block.text if block else None,
-                block.kind if block else "paragraph",
-                block.label if block else "",
-                [],
-                detail=f"{count} invisible {char} added" + (f' before "{word}"' if word else ""),
-            )
-        )
     return changes
 
 

@@ -174,11 +174,10 @@ class Fetcher:
                 response = self._follow(request)
             except BlockedError:
                 raise
-            except FetchError as exc:
+            except FetchError:
                 if attempt > self.retries:
                     raise
                 self.sleep(self._backoff(attempt))
-                del exc
                 continue
             response.attempts = attempt
             if response.status < 400 or response.status == 304:

@@ -6,6 +6,7 @@ body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
@@ -40,8 +41,9 @@ class Normalized:
     warnings: list[str] = field(default_factory=list)
     normalizer: int = NORMALIZER_VERSION
 
-    @property
+    @cached_property
     def words(self) -> int:
+        """Visible words (a markdown-it parse: computed once)."""
         return len(plain_words(self.markdown))
 
 

@@ -337,20 +337,6 @@ def _code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def html_to_markdown(
-    text: str,
-    *,
-    base_url: str = "",
-    selector: str | None = None,
-    exclude: Sequence[str] = (),
-    tracking: Sequence[str] = (),
-) -> str:
-    """Markdown of a page's content root (not yet canonical)."""
-    soup = parse_html(text)
-    root = find_root(soup, selector, exclude)
-    return Converter(base_url, tracking).convert(root)
-
-
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}

@@ -73,10 +73,13 @@ class Outbox:
         return sorted(p.name for p in self.root.iterdir() if p.is_dir())
 
     def find(self, notifier: str, msg_id: str) -> Message | None:
+        """The message with this id in any state, found by file name (sent/ grows; it is not read)."""
         for state in STATES:
-            for msg in self.messages(notifier, state):
-                if msg.id == msg_id:
-                    return msg
+            for path in self.folder(notifier, state).glob(f"*-{msg_id}.json"):
+                m = _NAME.match(path.name)
+                if m:
+                    data = json.loads(path.read_bytes())
+                    return Message(notifier, int(m.group(1)), msg_id, state, data, path)
         return None
 
     def enqueue(self, notifier: str, msg_id: str, data: dict[str, Any]) -> Message | None:

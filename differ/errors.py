@@ -53,10 +53,19 @@ class UsageError(DifferError):
 class FetchError(DifferError):
     """A page could not be fetched."""
 
-    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        retryable: bool = False,
+    ):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        #: a network fault that may pass (timeouts, refused or reset connections, broken bodies)
+        self.retryable = retryable
 
 
 class BlockedError(FetchError):

@@ -187,6 +187,26 @@ def test_server_errors_are_retried_with_backoff(server: Server) -> None:
     assert len(clock.slept) == 2 and 0.5 <= clock.slept[0] <= 1.5 and 1.0 <= clock.slept[1] <= 3.0
 
 
+def test_own_limits_are_not_retried(server: Server) -> None:
+    server.page("/big", b"x" * 5000, ctype="text/plain")
+    server.routes["/loop"] = Reply(302, headers={"Location": "/loop"})
+    f = fetcher(max_bytes=1000, retries=3)
+    with pytest.raises(FetchError, match="exceeds max_bytes"):
+        get(f, server.url("/big"))
+    with pytest.raises(FetchError, match="more than 5 redirects"):
+        get(f, server.url("/loop"))
+    assert len(server.requests_to("/big")) == 1
+    assert len(server.requests_to("/loop")) == 6
+
+
+def test_network_faults_are_retried(server: Server) -> None:
+    clock = Clock()
+    answers = iter([Reply(200, b"x" * 100, reset=True), Reply(200, b"ok")])
+    server.routes["/flaky"] = lambda hit: next(answers)
+    assert get(fetcher(clock, retries=2), server.url("/flaky")).body == b"ok"  # type: ignore[attr-defined]
+    assert len(clock.slept) == 1
+
+
 def test_client_errors_are_not_retried(server: Server) -> None:
     server.routes["/x"] = Reply(403)
     with pytest.raises(FetchError, match="HTTP 403 Forbidden"):

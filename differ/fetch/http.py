@@ -166,7 +166,8 @@ class Fetcher:
 
     # -- public -----------------------------------------------------------------------------------------
     def fetch(self, request: Request) -> Response:
-        """GET with retries: backoff on connection errors and 5xx, Retry-After on 429/503, none on 4xx."""
+        """GET with retries: backoff on network faults and 5xx, Retry-After on 429/503; none on 4xx, nor on
+        limits of our own (size cap, redirect count, overall deadline), which a retry would only hit again."""
         attempt = 0
         while True:
             attempt += 1
@@ -174,8 +175,8 @@ class Fetcher:
                 response = self._follow(request)
             except BlockedError:
                 raise
-            except FetchError:
-                if attempt > self.retries:
+            except FetchError as exc:
+                if not exc.retryable or attempt > self.retries:
                     raise
                 self.sleep(self._backoff(attempt))
                 continue
@@ -264,15 +265,15 @@ class Fetcher:
                 url, headers=headers, stream=True, allow_redirects=False, timeout=(self.timeout, self.timeout)
             )
         except requests.exceptions.ConnectTimeout:
-            raise FetchError(f"connection timed out after {self.timeout:g}s")
+            raise FetchError(f"connection timed out after {self.timeout:g}s", retryable=True)
         except requests.exceptions.ReadTimeout:
-            raise FetchError(f"no response within {self.timeout:g}s")
+            raise FetchError(f"no response within {self.timeout:g}s", retryable=True)
         except requests.exceptions.SSLError as exc:
             raise FetchError(f"TLS error: {_short(exc)}")
         except requests.exceptions.ConnectionError as exc:
-            raise FetchError(f"connection failed: {_short(exc)}")
+            raise FetchError(f"connection failed: {_short(exc)}", retryable=True)
         except requests.exceptions.RequestException as exc:
-            raise FetchError(f"request failed: {_short(exc)}")
+            raise FetchError(f"request failed: {_short(exc)}", retryable=True)
         with resp:
             resp_headers = {k.lower(): v for k, v in resp.headers.items()}
             if resp.status_code in (301, 302, 303, 304, 307, 308) or resp.status_code >= 400:
@@ -298,7 +299,7 @@ class Fetcher:
             except FetchError:
                 raise
             except Exception as exc:  # urllib3 and http.client raise many kinds for broken bodies
-                raise FetchError(f"body broken off: {_short(exc)}")
+                raise FetchError(f"body broken off: {_short(exc)}", retryable=True)
             body = b"".join(chunks)
             if truncate:
                 body = body[:limit]

@@ -18,21 +18,8 @@ from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.store import Store, Version, canonical_json, sha256
 
-KEPT_HEADERS = (
-    "content-type",
-    "content-length",
-    "etag",
-    "last-modified",
-    "date",
-    "cache-control",
-    "server",
-    "age",
-    "expires",
-    "content-language",
-    "link",
-    "x-wp-total",
-    "via",
-)
+# Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
+DROPPED_HEADERS = frozenset({"set-cookie", "set-cookie2"})
 
 
 @dataclass
@@ -190,7 +177,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "fetch_url": request.url,
         "final_url": response.final_url,
         "status": response.status,
-        "headers": {k: v for k, v in response.headers.items() if k in KEPT_HEADERS},
+        "headers": {k: v for k, v in response.headers.items() if k not in DROPPED_HEADERS},
         "normalizer": normalized.normalizer,
         "metadata": normalized.metadata,
         "invisible": normalized.invisible,

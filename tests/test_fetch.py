@@ -85,6 +85,16 @@ def test_redirects_are_followed_and_recorded(server: Server, tmp_path: Path) -> 
     assert v is not None and v.record["final_url"] == server.url("/new")
 
 
+def test_response_headers_are_kept_but_cookies(server: Server, tmp_path: Path) -> None:
+    server.page("/post", PAGE, headers={"X-Served-By": "cache-7", "Set-Cookie": "session=secret"})
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    check_source(app, app.config.sources()[0])
+    headers = app.store.versions("doc/canonical")[0].record["headers"]
+    assert headers["x-served-by"] == "cache-7"
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    assert "set-cookie" not in headers
+
+
 def test_redirect_loop_fails_after_five(server: Server, tmp_path: Path) -> None:
     server.routes["/a"] = Reply(302, headers={"Location": "/b"})
     server.routes["/b"] = Reply(302, headers={"Location": "/a"})

@@ -321,7 +321,7 @@ class _Loader:
         try:
             kind.check(source)
         except Invalid as exc:
-            raise self.fail(key, str(exc))
+            raise self.fail(f"{key}.{exc.key}" if exc.key else key, str(exc))
         return source
 
     def document(self, raw: Any, key: str) -> DocumentConfig:
@@ -397,7 +397,7 @@ class _Loader:
         try:
             kind.check(notifier)
         except Invalid as exc:
-            raise self.fail(key, str(exc))
+            raise self.fail(f"{key}.{exc.key}" if exc.key else key, str(exc))
         return notifier
 
 

@@ -15,7 +15,12 @@ Validator = Callable[[Any], Any]
 
 
 class Invalid(ValueError):
-    """A value does not fit; the message says what was found and what is expected."""
+    """A value does not fit; the message says what was found and what is expected. `key` names the option
+    when the check spans a whole table (a kind's cross-field check)."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
 
 
 def found(value: Any) -> str:

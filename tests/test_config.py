@@ -51,6 +51,94 @@ def test_defaults_when_service_is_absent() -> None:
     assert config.sources()[0].allow_private is False
 
 
+NOTIFY = '[[notify]]\nname = "team"\nkind = "slack"\nurl = "https://h.example/"\n'
+HOOK = '[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{url}"\nsecret = "{secret}"\n'
+ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[service]\njitter = 2\n", "config.toml: service.jitter: expected a number from 0 to 1, found 2"),
+        (
+            '[service]\nuser_agent = ""\n',
+            'config.toml: service.user_agent: expected a non-empty string, found ""',
+        ),
+        (
+            "[service]\nworkers = 100\n",
+            "config.toml: service.workers: expected a whole number of at least 1 and at most 64, found 100",
+        ),
+        ("[service]\nretries = true\n", "config.toml: service.retries: expected a whole number, found true"),
+        ("service = 3\n", "config.toml: service: expected a table, found 3"),
+        (
+            '[[documents]]\nid = "d"\ncolour = 1\n' + ONE,
+            "config.toml: documents[0].colour: unknown key; allowed keys: canonical, id, mirrors, title",
+        ),
+        (
+            '[[documents]]\nid = "d"\ntitle = ""\n' + ONE,
+            'config.toml: documents[0].title: expected a non-empty string, found ""',
+        ),
+        (
+            '[[documents]]\nid = "d"\nmirrors = 1\n' + ONE,
+            "config.toml: documents[0].mirrors: expected a list of tables ([[documents.mirrors]]), found 1",
+        ),
+        (
+            '[[documents]]\nid = "d"\ncanonical = 1\n',
+            "config.toml: documents[0].canonical: expected a table, found 1",
+        ),
+        (
+            BASE + 'headers = "x"\n',
+            'config.toml: documents[0].canonical.headers: expected a table of strings, found "x"',
+        ),
+        (
+            BASE + 'interval = "1ms"\n',
+            'config.toml: documents[0].canonical.interval: expected at least 1s, found "1ms"',
+        ),
+        (
+            BASE.replace('url = "https://example.org/post/"\n', ""),
+            'config.toml: documents[0].canonical: missing key "url" (the page to watch)',
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\nkind = "wordpress"\n',
+            "config.toml: documents[0].mirrors[0].url: cannot derive the post's slug from url; set slug",
+        ),
+        (
+            BASE
+            + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/x"\nkind = "json"\nfield = "b"\nformat = "pdf"\n',
+            'config.toml: documents[0].mirrors[0].format: expected one of markdown, html, text, found "pdf"',
+        ),
+        ("notify = 1\n", "config.toml: notify: expected a list of tables ([[notify]]), found 1"),
+        (BASE + NOTIFY + NOTIFY, 'config.toml: notify[1].name: duplicate notifier name "team"'),
+        (
+            BASE + HOOK.format(url="https://h.example/", secret="whsec_***"),
+            'config.toml: notify[0].secret: the part after "whsec_" is not valid base64',
+        ),
+        (
+            BASE + HOOK.format(url="https://h.example/", secret="whsec_YWJj"),
+            "config.toml: notify[0].secret: too short; use 24 to 64 random bytes",
+        ),
+        (
+            BASE + HOOK.format(url="ftp://h.example/", secret="whsec_YWJj"),
+            "config.toml: notify[0].url: expected an http:// or https:// URL",
+        ),
+        (
+            BASE + NOTIFY.replace("https://h.example/", "hooks.slack.com/x"),
+            "config.toml: notify[0].url: expected the webhook's https:// URL",
+        ),
+        (
+            BASE + NOTIFY + 'digest = "0s"\n',
+            'config.toml: notify[0].digest: expected at least 1s, found "0s"',
+        ),
+        (
+            BASE + NOTIFY + "fail_after = 0\n",
+            "config.toml: notify[0].fail_after: expected a whole number of at least 1, found 0",
+        ),
+    ],
+)
+def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
+    assert error(text) == message
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -116,7 +204,7 @@ def test_defaults_when_service_is_absent() -> None:
         ),
         (
             BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/x"\nkind = "discourse"\n',
-            "config.toml: documents[0].mirrors[0]: url is not a Discourse topic URL; expected https://HOST/t/SLUG/ID",
+            "config.toml: documents[0].mirrors[0].url: not a Discourse topic URL; expected https://HOST/t/SLUG/ID",
         ),
         (BASE + BASE, 'config.toml: documents[1].id: duplicate document id "doc"'),
         (
@@ -130,7 +218,7 @@ def test_defaults_when_service_is_absent() -> None:
         (
             BASE
             + '[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "https://h.example/"\nsecret = "hunter2"\n',
-            'config.toml: notify[0]: secret: expected "whsec_" followed by base64 (24 to 64 random bytes)',
+            'config.toml: notify[0].secret: expected "whsec_" followed by base64 (24 to 64 random bytes)',
         ),
         (
             BASE

@@ -246,7 +246,7 @@ class WordPressKind(SourceKind):
     @classmethod
     def check(cls, source: SourceConfig) -> None:
         if not cls.slug(source):
-            raise Invalid("cannot derive the post's slug from url; set slug")
+            raise Invalid("cannot derive the post's slug from url; set slug", key="url")
 
     @classmethod
     def slug(cls, source: SourceConfig) -> str:
@@ -309,7 +309,7 @@ class DiscourseKind(SourceKind):
     @classmethod
     def check(cls, source: SourceConfig) -> None:
         if not cls.topic_id(source):
-            raise Invalid("url is not a Discourse topic URL; expected https://HOST/t/SLUG/ID")
+            raise Invalid("not a Discourse topic URL; expected https://HOST/t/SLUG/ID", key="url")
 
     @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:

@@ -42,7 +42,7 @@ class Slack(Notifier):
     def check(cls, config: Any) -> None:
         url = config.options["url"]
         if not url.startswith(("https://", "http://")):
-            raise Invalid("url: expected the webhook's https:// URL")
+            raise Invalid("expected the webhook's https:// URL", key="url")
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = self.lines(event)

@@ -40,15 +40,15 @@ class Webhook(Notifier):
     def check(cls, config: Any) -> None:
         url, secret = config.options["url"], config.options["secret"]
         if not url.startswith(("https://", "http://")):
-            raise Invalid("url: expected an http:// or https:// URL")
+            raise Invalid("expected an http:// or https:// URL", key="url")
         if not secret.startswith("whsec_"):
-            raise Invalid('secret: expected "whsec_" followed by base64 (24 to 64 random bytes)')
+            raise Invalid('expected "whsec_" followed by base64 (24 to 64 random bytes)', key="secret")
         try:
             key = secret_key(secret)
         except (binascii.Error, ValueError):
-            raise Invalid('secret: the part after "whsec_" is not valid base64')
+            raise Invalid('the part after "whsec_" is not valid base64', key="secret")
         if len(key) < 16:
-            raise Invalid("secret: too short; use 24 to 64 random bytes")
+            raise Invalid("too short; use 24 to 64 random bytes", key="secret")
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         kind = str(event.get("type", "event"))

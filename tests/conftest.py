@@ -41,6 +41,7 @@ class Reply:
     reset: bool = False  # close the connection without answering
     truncate: int | None = None  # send only this many bytes of the body (Content-Length says more)
     gzip: bool = False
+    trickle_headers: float = 0.0  # seconds between header bytes, forever
 
 
 @dataclass
@@ -111,6 +112,17 @@ class Server:
                 reply = route(hit) if callable(route) else route
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.trickle_headers:
+                    try:
+                        self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                        for _ in range(100_000):
+                            self.wfile.write(b"X")
+                            self.wfile.flush()
+                            time.sleep(reply.trickle_headers)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
                 if reply.reset:
                     import struct
 

@@ -134,8 +134,17 @@ def test_timeout_and_trickle_are_cut_off(server: Server) -> None:
     with pytest.raises(FetchError, match=r"^no response within 0.5s$"):
         get(f, server.url("/slow"))
     started = time.monotonic()
-    with pytest.raises(FetchError, match=r"^body not complete after 1s; gave up$"):
+    with pytest.raises(FetchError, match=r"^response not complete after 1s; gave up$"):
         get(f, server.url("/trickle"))
+    assert time.monotonic() - started < 3
+
+
+def test_trickled_headers_are_cut_off_by_the_deadline(server: Server) -> None:
+    server.routes["/slow-headers"] = Reply(trickle_headers=0.05)
+    f = Fetcher(user_agent="differ/test", timeout=0.5, per_host_delay=0, retries=0)
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"^response not complete after 1s; gave up$"):
+        get(f, server.url("/slow-headers"))
     assert time.monotonic() - started < 3
 
 

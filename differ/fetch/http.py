@@ -15,6 +15,7 @@ import requests
 
 from differ.errors import BlockedError, FetchError
 from differ.fetch import netguard, robots
+from differ.fetch.deadline import DeadlineAdapter, watchdog
 from differ.options import Network
 
 MAX_REDIRECTS = 5
@@ -149,9 +150,7 @@ class Fetcher:
         self.limiter = HostLimiter(per_host_delay, per_host_connections, clock=clock, sleep=sleep)
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies from the environment: every hop is checked here
-        adapter = requests.adapters.HTTPAdapter(
-            pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0
-        )
+        adapter = DeadlineAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"})
@@ -259,6 +258,20 @@ class Fetcher:
     def _get(
         self, url: str, headers: dict[str, str], limit: int, truncate: bool
     ) -> tuple[int, dict[str, str], bytes]:
+        """One GET under the overall deadline: the watchdog cuts it off wherever it is blocked."""
+        with watchdog(self.deadline) as fired:
+            try:
+                result = self._get_once(url, headers, limit, truncate)
+            except FetchError:
+                if not fired.is_set():
+                    raise
+            if fired.is_set():  # whatever was parsed from a cut connection is not the page
+                raise FetchError(f"response not complete after {self.deadline:g}s; gave up")
+            return result
+
+    def _get_once(
+        self, url: str, headers: dict[str, str], limit: int, truncate: bool
+    ) -> tuple[int, dict[str, str], bytes]:
         deadline = self.clock() + self.deadline
         try:
             resp = self.session.get(
@@ -295,7 +308,7 @@ class Fetcher:
                             break
                         raise FetchError(f"body exceeds max_bytes ({limit:,} bytes); stopped reading")
                     if self.clock() > deadline:
-                        raise FetchError(f"body not complete after {self.deadline:g}s; gave up")
+                        raise FetchError(f"response not complete after {self.deadline:g}s; gave up")
             except FetchError:
                 raise
             except Exception as exc:  # urllib3 and http.client raise many kinds for broken bodies

@@ -175,3 +175,36 @@ def test_demo_replays_the_edit() -> None:
     assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
     assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text
     assert "webhook: differ.changed" in text and "(signature ok)" in text
+
+
+def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
+    from differ.store import Store
+
+    config = str(write_config(tmp_path, server))
+    page = article("<p>Some   <b>text</b>.</p>")
+    store = Store(tmp_path / "snapshots")
+    store.commit(
+        "doc/canonical",
+        raw=page.encode(),
+        markdown="old form\n",
+        record={
+            "fetched_at": "2026-07-08T17:45:00Z",
+            "normalizer": 0,
+            "final_url": server.url("/post"),
+            "headers": {"content-type": "text/html; charset=utf-8"},
+        },
+    )
+    assert run("--config", config, "renormalize") == (
+        ExitCode.OK,
+        "renormalized 1 version with normalizer 1\n",
+        "",
+    )
+    assert run("--config", config, "show", "doc/canonical")[1] == "# Post\n\nSome **text**.\n"
+    v = store.latest("doc/canonical")
+    assert v is not None and store.markdown(v, 0) == "old form\n"
+    assert run("--config", config, "renormalize") == (
+        ExitCode.OK,
+        "renormalized 0 versions with normalizer 1\n",
+        "",
+    )
+    assert run("--config", config, "verify")[0] == ExitCode.OK

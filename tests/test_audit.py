@@ -106,3 +106,73 @@ def test_corpus_translations_pair_with_their_originals() -> None:
         assert len(paired) / len(korean) >= 0.9, (folder.name, len(paired), len(korean))
         for i, j in pairs.items():
             assert abs(i - j) <= 8
+
+
+# The true differences token_mismatch finds in the corpus's Korean translations (documented in the README):
+# numbers written out in words on one side, a parenthesis the translation drops, and a stray space in the
+# English original ("torch. Stream").
+CORPUS_TRUE_DIFFERENCES = {
+    "PyTorchKR__pytorch.kr__2023-04-19-accelerating-large-language-models": [
+        "missing 8, 80; extra 1",  # "(on 8 x NVIDIA Corporation A100 server with 80 GB HBM)" dropped; "one hour" → "1시간"
+        "extra 1",  # "after one hour of training" → "1시간의 학습 후"
+    ],
+    "PyTorchKR__pytorch.kr__2026-05-13-pytorch-2-12-release-blog": [
+        "extra 6, torch.Stream",  # "six PRs" → "6개의 PR"; the original writes "torch. Stream"
+        "extra 2",  # "two-stage pipelining" → "2단계 파이프라이닝"
+    ],
+}
+
+
+def test_corpus_token_mismatches_are_only_the_documented_true_differences() -> None:
+    from bench.corpus_eval import CORPUS, body
+    from tests.helpers import norm, source
+
+    for folder in sorted(CORPUS.glob("PyTorchKR__*")):
+        last = sorted(folder.glob("rev-*.md"))[-1]
+        blocks = split_blocks(norm(body(last.read_text()), source("markdown"), "text/markdown").markdown)
+        found = [f.detail for f in token_mismatches(blocks, {"Hangul"}, {"Latin"})]
+        assert found == CORPUS_TRUE_DIFFERENCES[folder.name]
+
+
+def test_invariant_tokens() -> None:
+    from differ.audit.tokens import invariant_tokens
+
+    assert invariant_tokens("PyTorch 2.0 may launch on July 22, 2026 (PR #174813)") == invariant_tokens(
+        "PyTorch 2.0은 2026년 7월 22일에 출시될 수 있습니다(PR #174813)"
+    )
+    assert invariant_tokens("up to ~12x on 80GB, 100K+ tokens, see https://x.org/a.") == invariant_tokens(
+        "80GB에서 최대 약 12배, 10만 개 이상의 토큰, https://x.org/a를 참고"
+    )
+    assert invariant_tokens("nn.LinearCrossEntropyLoss and 3.15t") == invariant_tokens(
+        "nn.LinearCrossEntropyLoss와 3.15t"
+    )
+
+
+def test_audit_html_is_inert() -> None:
+    from differ.audit import AuditReport, Finding, MirrorAudit
+    from differ.audit.report import render_audit
+    from tests.test_diff import _Scripts
+
+    evil = '<script>alert(1)</script><img src=x onerror=alert(2)><a href="javascript:alert(3)">x</a>'
+    report = AuditReport(
+        "doc",
+        evil,
+        2,
+        "2026-07-08T21:00:00Z",
+        [
+            MirrorAudit(
+                evil,
+                "https://m.example/",
+                1,
+                "2026-07-09T09:40:00Z",
+                1,
+                0.9,
+                [Finding("extra", (evil,), None, evil, evil)],
+            )
+        ],
+    )
+    page = render_audit(report, "html")
+    parser = _Scripts()
+    parser.feed(page)
+    assert parser.bad == []
+    assert page.count("&lt;script&gt;") >= 4

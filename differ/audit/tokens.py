@@ -8,14 +8,14 @@ from collections import Counter
 
 from differ.audit.align import fold
 
-_URL = re.compile(r"https?://[^\s)\]>\"']+")
+_URL = re.compile(r"https?://[!#-'*-;=?-Z_a-z~]+")  # ASCII only: a Korean particle may follow directly
 _ISSUE = re.compile(r"#\d+")
 # ASCII classes only: in Korean text a particle follows a term directly ("nn.Linear가", "3,328회").
 _IDENT = re.compile(
     r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?"
     r"|(?<![A-Za-z0-9_])[a-z]+_[a-z_0-9]+(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])[a-z]+[A-Z][A-Za-z0-9]*"
 )
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.#])(\d+(?:[.,]\d+)*)([a-z]{0,2})(?![A-Za-z0-9_])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.#])(\d+(?:[.,]\d+)*)([A-Za-z]{0,3})(?![A-Za-z0-9_])")
 _ABBREVIATION = re.compile(r"^[A-Za-z]{1,2}(\.[A-Za-z]{1,2})+$")  # e.g, i.e, a.m
 _MONTHS = {
     m: str(i)
@@ -37,7 +37,13 @@ _MONTHS = {
         start=1,
     )
 }
-_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+# A month name counts only next to a day or a year ("July 22", "22 July", "October 2026"): "may" is
+# usually a verb.
+_NAMES = "|".join(_MONTHS)
+_MONTH = re.compile(
+    rf"\b({_NAMES})\b(?=\s+(?:\d{{1,2}}|\d{{4}})\b)|(?<=(?<![\d.])\d\s)({_NAMES})\b|(?<=(?<![\d.])\d\d\s)({_NAMES})\b",
+    re.IGNORECASE,
+)
 
 
 # Scaled numbers written differently in each language: "100K" and "10만" are both 100000.
@@ -64,12 +70,13 @@ def invariant_tokens(text: str) -> Counter[str]:
         if not _ABBREVIATION.match(ident):
             tokens["id:" + ident.removesuffix("()")] += 1
     rest = _IDENT.sub(" ", rest)
-    rest = _MONTH.sub(lambda m: " " + _MONTHS[m.group(1).lower()] + " ", rest)
+    rest = _MONTH.sub(lambda m: " " + _MONTHS[next(g for g in m.groups() if g).lower()] + " ", rest)
     rest = _SCALED.sub(_expand, rest)
     for digits, suffix in _NUMBER.findall(rest):
         value = digits.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", digits) else digits
         # A one-letter suffix on a version is part of it (3.15t, 0.12b); units are not ("35ms", "12x").
-        tokens[value + suffix if len(suffix) == 1 and "." in value and suffix != "x" else value] += 1
+        version = len(suffix) == 1 and suffix.islower() and "." in value and suffix != "x"
+        tokens[value + suffix if version else value] += 1
     return tokens
 
 

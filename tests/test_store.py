@@ -154,18 +154,11 @@ def test_sigkill_during_writes_loses_nothing(tmp_path: Path) -> None:
     rng = random.Random(1234)
     reported: dict[int, str] = {}
     kills = 0
-    while len(Store(tmp_path).versions("doc/src")) < 50 and kills < 60:
-        proc = _spawn(tmp_path, 50)
-        assert proc.stdout is not None
-        wanted = rng.randint(
-            1, 12
-        )  # let it commit a few versions, then kill it in the middle of the next ones
-        for seen, line in enumerate(proc.stdout, start=1):
-            number, digest = line.split()
-            reported[int(number)] = digest
-            if seen >= wanted:
-                time.sleep(rng.uniform(0.0, 0.02))
-                break
+    while len(Store(tmp_path).versions("doc/src")) < 50 and kills < 100:
+        have = len(Store(tmp_path).versions("doc/src"))
+        batch = rng.randint(1, 6)  # this writer may add at most a few versions: it dies within them
+        proc = _spawn(tmp_path, min(50, have + batch))
+        time.sleep(rng.uniform(0.08, 0.08 + 0.03 * batch))  # start-up, then a random point in its writes
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
         kills += 1
@@ -176,7 +169,7 @@ def test_sigkill_during_writes_loses_nothing(tmp_path: Path) -> None:
         assert report.ok, report.problems
     store = Store(tmp_path)
     versions = {v.number: v.hash for v in store.versions("doc/src")}
-    assert kills >= 3
+    assert kills >= 9  # each writer adds at most 6 of the 50 versions
     assert len(versions) >= 50
     for number, digest in reported.items():
         assert versions[number] == digest  # every version a writer reported is there, unchanged

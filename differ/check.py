@@ -12,7 +12,7 @@ from typing import Any
 from differ.app import App, iso
 from differ.config import SourceConfig
 from differ.diff import Diff, Versions, diff, summarize
-from differ.diff.render import as_json
+from differ.diff.render import as_json, render
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
@@ -199,6 +199,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     )
     if latest is not None and d is not None:
         result.event = change_event(source, latest, version, d)
+        store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
     entry.update(outcome="new", version=version.number)
     _finish(app, key, state, entry, started, response)
     return result

@@ -139,7 +139,16 @@ class NotifierConfig:
     events: tuple[str, ...] = ("changed", "mirror_drift", "fetch_failing", "recovered")
     digest: float | None = None
     fail_after: int = 3
+    retry_for: float = 86400.0
+    timeout: float = 15.0
     secrets: frozenset[str] = frozenset()
+
+    def __repr__(self) -> str:
+        """Secrets (webhook URLs, signing keys) redacted, so no log or traceback can show them."""
+        shown = {
+            k: redact(v) if k in self.secrets and isinstance(v, str) else v for k, v in self.options.items()
+        }
+        return f"NotifierConfig(name={self.name!r}, kind={self.kind!r}, options={shown!r})"
 
     def wants(self, event: str, source_key: str) -> bool:
         """Whether this notifier takes an event of this type about this source."""
@@ -371,6 +380,8 @@ class _Loader:
             "events": Option(opt.choice_list(*EVENTS), EVENTS, "which events"),
             "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
             "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
+            "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),
+            "timeout": Option(opt.duration(0.1), 15.0, "how long to wait for the receiver's answer"),
         }
         kind = NOTIFIERS[kind_name]
         values, from_env = self.fields(table, key, {**common, **kind.options})
@@ -392,6 +403,8 @@ class _Loader:
             events=values["events"],
             digest=values["digest"],
             fail_after=values["fail_after"],
+            retry_for=values["retry_for"],
+            timeout=values["timeout"],
             secrets=frozenset(secrets),
         )
         try:

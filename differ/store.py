@@ -374,6 +374,19 @@ class Store:
             )
             return Version(key, number, full, folder)
 
+    def report_path(self, key: str, number: int) -> Path:
+        """Where the HTML diff that made `number` is kept: `reports/DOCUMENT/SOURCE/diff-N.html`, so that
+        `base_url` + `/DOCUMENT/SOURCE/diff-N.html` works once the folder is published."""
+        document, source = key.split("/")
+        self.source_dir(key)  # validates the name
+        return self.root / "reports" / document / source / f"diff-{number}.html"
+
+    def write_report(self, key: str, number: int, html: str) -> Path:
+        with self.writing():
+            path = self.report_path(key, number)
+            atomic_write(path, html.encode("utf-8"))
+            return path
+
     def add_normalized(self, version: Version, normalizer: int, markdown: str) -> Path:
         """Keep a form made by a newer normalizer beside the old one (history is never rewritten)."""
         with self.writing():

@@ -292,3 +292,58 @@ def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -
         assert len(ids) >= len(pending) >= 2
     finally:
         receiver.close()
+
+
+def test_a_hanging_receiver_times_out_and_is_retried_later(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/services/T/B/X"] = Reply(200, b"ok", delay=3)
+    app, _ = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='timeout = "0.5s"\n')
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    pending = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert [m.data["last_error"] for m in pending] == ["no answer within 0.5s"]
+    assert pending[0].data["next_attempt"] > "2026-07-08T18:45:00Z"
+
+
+def test_full_diff_link_points_at_the_stored_report(tmp_path: Path, server: Server, receiver: Server) -> None:
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    old = "".join(f"<p>Paragraph {i} says something {'long ' * 300}.</p>" for i in range(80))
+    new = "".join(f"<p>Paragraph {i} says another thing {'long ' * 300}.</p>" for i in range(80))
+    app, _ = setup(
+        tmp_path, server, receiver, old, new, extra='base_url = "https://reports.example.org/differ/"\n'
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    payload = json.loads(receiver.requests_to("/services/T/B/X")[0].body)
+    texts = [(b.get("text") or {}).get("text", "") for b in payload["blocks"]]
+    link = "https://reports.example.org/differ/doc/canonical/diff-2.html"
+    assert f"…and 72 more changes — <{link}|full diff>" in texts
+    report = Path(app.store.root) / "reports/doc/canonical/diff-2.html"  # type: ignore[attr-defined]
+    assert "Doc (canonical), version 1 → 2: 80 changes." in report.read_text()
+
+
+def test_secrets_never_show_in_output_or_reprs(tmp_path: Path, server: Server, receiver: Server) -> None:
+    import io
+
+    from differ.cli import main
+
+    receiver.routes["/hooks/secret-path"] = Reply(500, b"rollup_error")
+    server.page("/post", article("<p>One.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver.url("/hooks/secret-path")}"\n'
+        f'secret = "{SECRET}"\n'
+    )
+    outputs = []
+    for args in (["check"], ["notify", "test"], ["outbox"], ["sources"]):
+        out, err = io.StringIO(), io.StringIO()
+        main(["--config", str(config), *args], out=out, err=err, env={})
+        outputs.append(out.getvalue() + err.getvalue())
+    from differ.config import load_config
+
+    outputs.append(repr(load_config(config, {})))
+    for text in outputs:
+        assert "secret-path" not in text and SECRET not in text
+    assert "HTTP 500 rollup_error" in outputs[1]

@@ -133,6 +133,7 @@ import sys
 from differ.store import Store
 store = Store(sys.argv[1], lock_timeout=30)
 total = int(sys.argv[2])
+print("ready", flush=True)
 while True:
     have = len(store.versions("doc/src"))
     if have >= total:
@@ -158,7 +159,8 @@ def test_sigkill_during_writes_loses_nothing(tmp_path: Path) -> None:
         have = len(Store(tmp_path).versions("doc/src"))
         batch = rng.randint(1, 6)  # this writer may add at most a few versions: it dies within them
         proc = _spawn(tmp_path, min(50, have + batch))
-        time.sleep(rng.uniform(0.08, 0.08 + 0.03 * batch))  # start-up, then a random point in its writes
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"  # however slow the start-up
+        time.sleep(rng.uniform(0.0, 0.03 * batch))  # then a random point among its writes
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
         kills += 1

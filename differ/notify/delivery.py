@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from differ.config import NotifierConfig
 
 RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
-TIMEOUT = 15.0
 _session: requests.Session | None = None
 
 
@@ -157,9 +156,11 @@ def post(kind: Notifier, msg: Message, now: datetime) -> None:
     }
     url = kind.payload_url()
     try:
-        resp = _http().post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False)
+        resp = _http().post(
+            url, data=body, headers=headers, timeout=kind.config.timeout, allow_redirects=False
+        )
     except requests.exceptions.Timeout:
-        raise NotifyError(f"no answer within {TIMEOUT:g}s", retryable=True)
+        raise NotifyError(f"no answer within {kind.config.timeout:g}s", retryable=True)
     except requests.exceptions.ConnectionError as exc:
         text = str(exc)
         reason = (
@@ -225,9 +226,8 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
                     outbox.move(msg, "failed")
                     continue
                 created = _parse(str(msg.data.get("created"))) or now
-                retry_for = float(config.options.get("retry_for") or 86400.0)
-                if (now - created).total_seconds() >= retry_for:
-                    msg.data["last_error"] = f"{exc}; gave up after {retry_for / 3600:g}h of retries"
+                if (now - created).total_seconds() >= config.retry_for:
+                    msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
                     outbox.move(msg, "failed")
                     continue
                 delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])

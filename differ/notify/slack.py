@@ -34,7 +34,6 @@ class Slack(Notifier):
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="the incoming webhook URL", secret=True),
         "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
-        "retry_for": Option(opt.duration(1), 86400.0, "how long to retry before giving up"),
     }
     min_interval = 1.0  # Slack allows about one message per second per webhook
 
@@ -72,6 +71,8 @@ class Slack(Notifier):
             blocks.append(
                 _section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else ""))
             )
+        elif link and merged and merged[-1].startswith("…and "):  # the summary was cut: the link goes there
+            blocks[-1] = _section(f"{merged[-1]} — <{escape(link)}|full diff>")
         elif link:
             blocks.append(_section(f"<{escape(link)}|Full diff>"))
         blocks.append(

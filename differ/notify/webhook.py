@@ -33,7 +33,6 @@ class Webhook(Notifier):
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="where to POST", secret=True),
         "secret": Option(opt.string, required=True, help='signing secret, "whsec_" + base64', secret=True),
-        "retry_for": Option(opt.duration(1), 86400.0, "how long to retry before giving up"),
     }
 
     @classmethod

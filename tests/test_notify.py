@@ -347,3 +347,44 @@ def test_secrets_never_show_in_output_or_reprs(tmp_path: Path, server: Server, r
     for text in outputs:
         assert "secret-path" not in text and SECRET not in text
     assert "HTTP 500 rollup_error" in outputs[1]
+
+
+def test_gives_up_after_retry_for(tmp_path: Path, server: Server, receiver: Server) -> None:
+    receiver.routes["/services/T/B/X"] = Reply(503, b"busy")
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='retry_for = "1h"\n')
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    for _ in range(12):
+        clock.advance(600)
+        deliver(app)  # type: ignore[arg-type]
+    assert outbox.messages("team", "pending") == []
+    assert (
+        outbox.messages("team", "failed")[0].data["last_error"]
+        == "HTTP 503 busy; gave up after 1h of retries"
+    )
+
+
+def test_410_destination_comes_back_when_its_configuration_changes(tmp_path: Path, receiver: Server) -> None:
+    from tests.conftest import make_config
+
+    doc = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    receiver.routes["/services/T/B/X"] = Reply(410, b"channel_is_archived")
+    app = make_app(make_config(tmp_path, doc + notify_toml(receiver)))
+    assert [a.detail for a in send_test(app)] == ["HTTP 410 channel_is_archived"]
+    assert send_test(app)[0].ok is False  # disabled: nothing sent
+    receiver.routes["/services/T/B/Y"] = Reply(200, b"ok")
+    moved = make_app(make_config(tmp_path, doc + notify_toml(receiver, path="/services/T/B/Y")))
+    assert [a.ok for a in send_test(moved)] == [True]
+    assert len(receiver.requests_to("/services/T/B/X")) == 1
+
+
+def test_at_most_one_slack_message_per_second(tmp_path: Path, receiver: Server) -> None:
+    from tests.conftest import make_config
+
+    doc = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    receiver.routes["/services/T/B/X"] = Reply(200, b"ok")
+    clock = Clock()
+    app = make_app(make_config(tmp_path, doc + notify_toml(receiver)), clock)
+    for _ in range(3):
+        assert send_test(app)[0].ok
+    assert [round(s, 3) for s in clock.slept] == [1.0, 1.0]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.audit import Stream, best_version, compare, pair_translations, token_mismatches
+from differ.audit.report import audit_after_check
 from differ.diff.blocks import split_blocks
+from tests.conftest import Clock, Server, article, make_app, one_doc
 from tests.helpers import pytorch_kr, replay_fetch, wpnews
 
 
@@ -176,3 +180,53 @@ def test_audit_html_is_inert() -> None:
     parser.feed(page)
     assert parser.bad == []
     assert page.count("&lt;script&gt;") >= 4
+
+
+def test_altered_words_are_reported_with_their_operations() -> None:
+    canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
+    mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
+    blocks = split_blocks(canon)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(split_blocks(mirror)))
+    findings = compare(blocks, split_blocks(mirror), al)
+    assert [(f.kind, f.section, f.ops) for f in findings] == [
+        ("altered", ("Title",), [{"op": "replace", "before": "328", "after": "238"}])
+    ]
+
+
+def test_mirror_drift_when_a_mirror_goes_stale_and_catches_up(tmp_path: Path, server: Server) -> None:
+    from differ.check import check
+
+    one = article(
+        "<p>Version one of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    )
+    two = article(
+        "<p>Version two of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    )
+    server.page("/canon", one)
+    server.page("/mirror", one)
+    mirror = (
+        'id = "copy"\nurl = "' + server.url("/mirror") + '"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    )
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/canon"), extra="robots = false", mirrors=[mirror]), clock)
+    check(app, app.config.sources())
+    assert audit_after_check(app, {"doc"}) == []  # first audit: nothing to compare with
+    server.page("/canon", two)
+    clock.advance(3600)
+    check(app, app.config.sources())
+    drift = json.loads((Path(app.store.root) / "audits/doc.json").read_text())["copy"]
+    assert drift["matches_version"] == 1
+    server.page("/mirror", two)
+    clock.advance(3600)
+    events: list[dict[str, object]] = []
+    import differ.notify
+
+    real = differ.notify.dispatch
+    differ.notify.dispatch = lambda app, evs, **kw: events.extend(evs) or real(app, evs, **kw)  # type: ignore[assignment]
+    try:
+        check(app, app.config.sources())
+    finally:
+        differ.notify.dispatch = real  # type: ignore[assignment]
+    drifts = [e for e in events if e["type"] == "mirror_drift"]
+    assert [e["headline"] for e in drifts] == ["caught up with canonical version 2"]
+    assert drifts[0]["summary"][1].startswith("• resolved: stale: matches canonical version 1")

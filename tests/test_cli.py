@@ -174,6 +174,10 @@ def test_demo_replays_the_edit() -> None:
     assert "pytorch-kr: version 1 matches canonical version 2 — up to date" in text
     assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
     assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text
+    assert (
+        "Slack: Mirror wpnews of PyTorch 2.13 Release Blog: is stale: matches version 1, canonical is at 2"
+        in text
+    )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
 
 
@@ -208,3 +212,44 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
         "",
     )
     assert run("--config", config, "verify")[0] == ExitCode.OK
+
+
+def test_audit_json_and_history_reach_on_the_demo_store(tmp_path: Path) -> None:
+    import json
+
+    assert main(["demo", "--keep", str(tmp_path)], out=io.StringIO()) == ExitCode.OK
+    config = str(tmp_path / "demo.toml")
+    code, out, _ = run("--config", config, "audit", "--format", "json")
+    data = json.loads(out)
+    assert (code, data["schema"], data["document"], data["canonical_version"]) == (
+        0,
+        "differ.audit/1",
+        "pytorch-2-13",
+        2,
+    )
+    mirrors = {m["id"]: m for m in data["mirrors"]}
+    assert mirrors["wpnews"]["matches_version"] == 1 and mirrors["pytorch-kr"]["matches_version"] == 2
+    assert [f["kind"] for f in mirrors["wpnews"]["findings"]] == ["stale", "extra"] + ["code_corrupted"] * 4
+    finding = mirrors["pytorch-kr"]["findings"][0]
+    assert finding == {
+        "kind": "missing",
+        "section": ["Performance Improvements"],
+        "canonical": "Large MPS Op Migration to Native Metal",
+        "mirror": None,
+        "detail": "heading",
+    }
+    assert mirrors["wpnews"]["reached"] == [
+        {
+            "canonical_version": 2,
+            "canonical_fetched_at": "2026-07-08T21:00:00Z",
+            "mirror_version": None,
+            "mirror_fetched_at": None,
+        }
+    ]
+    code, out, _ = run("--config", config, "history", "pytorch-2-13/pytorch-kr")
+    assert out.splitlines()[-2:] == [
+        "  canonical edits reaching pytorch-2-13/pytorch-kr:",
+        "    canonical version 2 (2026-07-08T21:00:00Z): mirror version 1 (2026-07-09T09:40:00Z)",
+    ]
+    code, out, _ = run("--config", config, "audit", "--format", "html")
+    assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out

@@ -84,6 +84,8 @@ class MirrorAudit:
     matches_version: int | None
     coverage: float
     findings: list[Finding] = field(default_factory=list)
+    #: for each canonical edit: which mirror version first carried it, if any
+    reached: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +96,7 @@ class MirrorAudit:
             "matches_version": self.matches_version,
             "coverage": round(self.coverage, 4),
             "findings": [f.as_json() for f in self.findings],
+            "reached": self.reached,
         }
 
     @property
@@ -356,12 +359,35 @@ def audit_mirror(
     latest_al = al if number == latest_number else align(streams[-1][1], mstream)
     coverage = latest_al.matched / len(latest_al.canonical.words) if latest_al.canonical.words else 1.0
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
+    result.reached = edit_reach(app, canon_versions, streams, mirror.key)
     if number != latest_number:
         result.findings.append(_stale(app, canon_versions, number, latest_number))
     result.findings.extend(compare(canon_blocks[number], blocks, al))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
     return result
+
+
+def edit_reach(
+    app: App, canon_versions: list[Any], streams: list[tuple[int, Stream]], mirror_key: str
+) -> list[dict[str, Any]]:
+    """For each canonical edit (version 2 on), the first mirror version that reflects it, or None."""
+    matches = [
+        (v, best_version(streams, Stream.of(split_blocks(app.store.markdown(v))))[0])
+        for v in app.store.versions(mirror_key)
+    ]
+    reached = []
+    for c in canon_versions[1:]:
+        first = next((v for v, n in matches if n >= c.number), None)
+        reached.append(
+            {
+                "canonical_version": c.number,
+                "canonical_fetched_at": c.fetched_at,
+                "mirror_version": first.number if first else None,
+                "mirror_fetched_at": first.fetched_at if first else None,
+            }
+        )
+    return reached
 
 
 def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:

@@ -7,7 +7,7 @@ import html
 import json
 from typing import TYPE_CHECKING, Any
 
-from differ.audit import AuditReport, Finding, MirrorAudit, Stream, audit_document, best_version
+from differ.audit import AuditReport, Finding, MirrorAudit, Stream, audit_document
 from differ.diff.blocks import md_text, split_blocks
 
 if TYPE_CHECKING:
@@ -82,6 +82,11 @@ def _html(report: AuditReport, head: str) -> str:
     parts = [f"<h1>{e(head)}</h1>"]
     for m in report.mirrors:
         parts.append(f"<h2>{e(m.id)}</h2><p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
+        parts.append(
+            "<p>Canonical edits reaching this mirror:</p><ul>"
+            + "".join(f"<li>{e(line)}</li>" for line in reach_text(m.reached))
+            + "</ul>"
+        )
         rows = "".join(
             f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
             f"<td>{e(f.mirror or '')}</td><td>{e(f.detail)}</td></tr>"
@@ -172,23 +177,29 @@ def audit_after_check(app: App, documents: set[str]) -> list[dict[str, Any]]:
     return events
 
 
+def reach_text(reached: list[dict[str, Any]]) -> list[str]:
+    """One line per canonical edit: which mirror version first carried it."""
+    if not reached:
+        return ["(the canonical has not been edited since its first snapshot)"]
+    return [
+        f"canonical version {r['canonical_version']} ({r['canonical_fetched_at']}): "
+        + (
+            f"mirror version {r['mirror_version']} ({r['mirror_fetched_at']})"
+            if r["mirror_version"]
+            else "not yet"
+        )
+        for r in reached
+    ]
+
+
 def reach_lines(app: App, mirror: SourceConfig) -> list[str]:
-    """For each canonical edit, when (which mirror version) it first reached this mirror, if ever."""
+    """For `differ history`: when (which mirror version) each canonical edit reached this mirror, if ever."""
+    from differ.audit import edit_reach
+
     doc = app.config.document(mirror.document)
     canon = app.store.versions(doc.canonical.key)
-    versions = app.store.versions(mirror.key)
-    if len(canon) < 1 or not versions:
+    if not canon or not app.store.versions(mirror.key):
         return []
     streams = [(v.number, Stream.of(split_blocks(app.store.markdown(v)))) for v in canon]
-    matches = []
-    for v in versions:
-        number, _ = best_version(streams, Stream.of(split_blocks(app.store.markdown(v))))
-        matches.append((v, number))
-    lines = [f"  canonical edits reaching {mirror.key}:"]
-    for c in canon[1:]:
-        reached = next((v for v, n in matches if n >= c.number), None)
-        when = f"mirror version {reached.number} ({reached.fetched_at})" if reached else "not yet"
-        lines.append(f"    canonical version {c.number} ({c.fetched_at}): {when}")
-    if len(lines) == 1:
-        lines.append("    (the canonical has not been edited since its first snapshot)")
-    return lines
+    reached = edit_reach(app, canon, streams, mirror.key)
+    return [f"  canonical edits reaching {mirror.key}:", *(f"    {line}" for line in reach_text(reached))]

@@ -388,3 +388,15 @@ def test_at_most_one_slack_message_per_second(tmp_path: Path, receiver: Server) 
     for _ in range(3):
         assert send_test(app)[0].ok
     assert [round(s, 3) for s in clock.slept] == [1.0, 1.0]
+
+
+def test_filters_by_event_document_and_source() -> None:
+    from differ.config import NotifierConfig
+
+    everything = NotifierConfig("all", "slack", {})
+    assert everything.wants("changed", "doc/canonical") and everything.wants("mirror_drift", "doc/copy")
+    docs = NotifierConfig("docs", "slack", {}, documents=("doc",), events=("changed",))
+    assert docs.wants("changed", "doc/copy") and not docs.wants("changed", "other/canonical")
+    assert not docs.wants("fetch_failing", "doc/canonical")
+    one = NotifierConfig("one", "slack", {}, sources=("doc/canonical",))
+    assert one.wants("recovered", "doc/canonical") and not one.wants("recovered", "doc/copy")

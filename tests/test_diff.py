@@ -225,3 +225,45 @@ def test_corpus_recall() -> None:
         if r.kind == "front-matter-only" or not r.truth:
             assert not r.reported, (r.post, r.pair)
     assert hits / truth >= 0.99, f"recall {hits / truth:.1%}"
+
+
+def test_a_paragraph_split_is_one_change_without_word_operations() -> None:
+    a = "A torch.special module is added. Refer to this documentation for more details.\n\nNext.\n"
+    b = "A torch.special module is added.\n\nRefer to this documentation for more details.\n\nNext.\n"
+    d = diff(a, b)
+    assert [(c.kind, c.ops, c.detail) for c in d.changes] == [
+        ("modified", [], "split: part of it is now a paragraph of its own")
+    ]
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+    back = diff(b, a)
+    assert [(c.kind, c.ops, c.detail) for c in back.changes] == [
+        ("modified", [], "joined with the paragraph next to it")
+    ]
+
+
+def test_reordered_links_pair_by_unchanged_text() -> None:
+    a = (
+        "- [core::range::Gone](https://d.org/gone)\n- [core::range::From](https://d.org/ops/From)\n"
+        "- [core::range::Iter](https://d.org/ops/Iter)\n"
+    )
+    b = "- [core::range::From](https://d.org/range/From)\n- [core::range::Iter](https://d.org/range/Iter)\n"
+    d = diff(a, b)
+    assert sorted((c.kind, c.before or c.after) for c in d.changes) == [
+        ("link", "core::range::From"),
+        ("link", "core::range::Iter"),
+        ("removed", "core::range::Gone"),
+    ]
+    link = next(c for c in d.changes if c.before == "core::range::From")
+    assert link.detail == 'link "core::range::From": https://d.org/ops/From → https://d.org/range/From'
+
+
+def test_a_rewritten_paragraph_that_keeps_a_sentence_is_modified() -> None:
+    a = (
+        "Here the Bar enum is guaranteed to have the same layout as u8. Each variant will use either the "
+        "specified discriminant value or default to starting with 0.\n"
+    )
+    b = (
+        "Here the Bar enum is guaranteed to have the same layout as u8. In addition, the D variant gets an "
+        "implicit discriminant of 43, one more than the variant before it, and a note on layout follows.\n"
+    )
+    assert [c.kind for c in diff(a, b).changes] == ["modified"]

@@ -11,6 +11,7 @@ from typing import Any
 from differ.diff.blocks import Block, split_blocks, words
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
+SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
 PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger runs pair by position)
 
 
@@ -98,7 +99,14 @@ def similarity(a: Block, b: Block) -> float:
     wa, wb = words(a.text), words(b.text)
     if not wa and not wb:
         return 1.0
-    return SequenceMatcher(None, wa, wb, autojunk=False).ratio()
+    matcher = SequenceMatcher(None, wa, wb, autojunk=False)
+    ratio = matcher.ratio()
+    if ratio < PAIR_THRESHOLD:
+        # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.
+        longest = matcher.find_longest_match(0, len(wa), 0, len(wb)).size
+        if longest >= SHARED_RUN:
+            return PAIR_THRESHOLD + 0.01
+    return ratio
 
 
 def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
@@ -148,26 +156,40 @@ def _pair(
     added: list[int],
     modified: list[tuple[int, int]],
 ) -> None:
-    """Pair blocks of a replaced run in order, by word similarity; leftovers are removed or added."""
-    if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
-        pairs = [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
-    else:
-        pairs = []
-        j_start = 0
-        for x in ia:
-            best, best_score = None, PAIR_THRESHOLD
-            for pos in range(j_start, len(ib)):
-                score = similarity(a[x], b[ib[pos]])
-                if score > best_score or (score == best_score and best is None and score > PAIR_THRESHOLD):
-                    best, best_score = pos, score
-            if best is not None:
-                pairs.append((x, ib[best]))
-                j_start = best + 1
+    """Pair blocks of a replaced run in order: first those whose visible text is unchanged (only a link or a
+    heading level differs), then the rest by word similarity; leftovers are removed or added."""
+    same = SequenceMatcher(None, [a[x].text_key for x in ia], [b[y].text_key for y in ib], autojunk=False)
+    pairs: list[tuple[int, int]] = []
+    for tag, i1, i2, j1, j2 in same.get_opcodes():
+        if tag == "equal":
+            pairs.extend(zip(ia[i1:i2], ib[j1:j2], strict=True))
+        else:
+            pairs.extend(_pair_similar(a, b, ia[i1:i2], ib[j1:j2]))
     paired_a = {x for x, _ in pairs}
     paired_b = {y for _, y in pairs}
     modified.extend(pairs)
     removed.extend(x for x in ia if x not in paired_a)
     added.extend(y for y in ib if y not in paired_b)
+
+
+def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) -> list[tuple[int, int]]:
+    """In-order pairs of blocks whose words are similar enough to call one a rewrite of the other."""
+    if not ia or not ib:
+        return []
+    if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
+        return [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
+    pairs = []
+    j_start = 0
+    for x in ia:
+        best, best_score = None, PAIR_THRESHOLD
+        for pos in range(j_start, len(ib)):
+            score = similarity(a[x], b[ib[pos]])
+            if score > best_score or (score == best_score and best is None and score > PAIR_THRESHOLD):
+                best, best_score = pos, score
+        if best is not None:
+            pairs.append((x, ib[best]))
+            j_start = best + 1
+    return pairs
 
 
 def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
@@ -297,7 +319,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 else "",
             )
         )
-    changes = _group_moves(changes)
+    changes = _group_moves(_splits_and_joins(changes))
     changes.sort(
         key=lambda c: (
             c.b_index if c.b_index is not None else _anchor(c.a_index, equal),
@@ -329,18 +351,63 @@ def _moved_detail(old: Block, new: Block) -> str:
 
 
 def _link_detail(old: Block, new: Block) -> str:
+    """Which links changed, matched by their text (a link added or removed shifts the others)."""
     parts = []
-    for (ot, ou), (nt, nu) in zip(old.links, new.links, strict=False):
-        if ou != nu:
-            parts.append(f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}')
-        elif ot != nt:
-            parts.append(f'link text "{ot}" → "{nt}" ({nu})')
-    if len(old.links) != len(new.links):
-        before = {u for _, u in old.links}
-        after = {u for _, u in new.links}
-        parts.extend(f'link "{t}" added: (empty) → {u}' for t, u in new.links if u not in before)
-        parts.extend(f'link "{t}" removed: {u} → (empty)' for t, u in old.links if u not in after)
+    matcher = SequenceMatcher(None, [t for t, _ in old.links], [t for t, _ in new.links], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for (_, ou), (nt, nu) in zip(old.links[i1:i2], new.links[j1:j2], strict=True):
+                if ou != nu:
+                    parts.append(f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}')
+            continue
+        olds, news = old.links[i1:i2], new.links[j1:j2]
+        if len(olds) == len(news):  # the link text changed: pair them in order
+            for (ot, ou), (nt, nu) in zip(olds, news, strict=True):
+                parts.append(
+                    f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}'
+                    if ou != nu
+                    else f'link text "{ot}" → "{nt}" ({nu})'
+                )
+            continue
+        parts.extend(f'link "{t}" added: (empty) → {u}' for t, u in news)
+        parts.extend(f'link "{t}" removed: {u} → (empty)' for t, u in olds)
     return "; ".join(parts)
+
+
+def _splits_and_joins(changes: list[Change]) -> list[Change]:
+    """A paragraph that lost a sentence which now stands next to it as a paragraph of its own was split, and
+    the reverse is a join: the words did not change, so the change carries no word operations."""
+    added = {c.b_index: c for c in changes if c.kind == "added" and c.b_index is not None}
+    removed = {c.a_index: c for c in changes if c.kind == "removed" and c.a_index is not None}
+    dropped: set[int] = set()
+    for c in changes:
+        if c.kind != "modified" or len(c.ops) != 1 or c.a_index is None or c.b_index is None:
+            continue
+        op = c.ops[0]
+        if op["op"] == "delete":
+            for y in (c.b_index + 1, c.b_index - 1):
+                other = added.get(y)
+                if (
+                    other is not None
+                    and id(other) not in dropped
+                    and words(other.after or "") == words(op["before"])
+                ):
+                    c.ops, c.detail = [], "split: part of it is now a paragraph of its own"
+                    c.members.append((y, other.block, other.after or ""))
+                    dropped.add(id(other))
+                    break
+        elif op["op"] == "insert":
+            for x in (c.a_index + 1, c.a_index - 1):
+                other = removed.get(x)
+                if (
+                    other is not None
+                    and id(other) not in dropped
+                    and words(other.before or "") == words(op["after"])
+                ):
+                    c.ops, c.detail = [], "joined with the paragraph next to it"
+                    dropped.add(id(other))
+                    break
+    return [c for c in changes if id(c) not in dropped]
 
 
 def _group_moves(changes: list[Change]) -> list[Change]:

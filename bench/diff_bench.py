@@ -1,0 +1,116 @@
+"""Diff speed on pathological input, side by side with plain difflib and git, in one run.
+
+Cases: two ~1 MB documents with 100 scattered edits; 10,000 identical lines with one changed; a document
+whose sections were shuffled. For each: differ's diff in-process (parse, align, word diff), a plain
+`difflib.unified_diff` of the same files' lines (what urlwatch and changedetection.io compute), and
+`git diff --no-index --word-diff` as a whole process. Each figure is the median of 5 runs after a warm-up.
+Run: python -m bench.diff_bench [--quick]
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from differ.diff import diff
+from differ.normalize.canonical import canonicalize
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = canonicalize((ROOT / "examples/pytorch-2.13/canonical/v1.md").read_text()).text
+
+
+def big_document(size: int, rng: random.Random) -> str:
+    """Sections of the replay article, numbered, until `size` bytes."""
+    parts, n = [], 0
+    while sum(len(p) for p in parts) < size:
+        n += 1
+        parts.append(f"## Part {n}\n\n" + BASE.replace("PyTorch 2.13", f"PyTorch 2.{n}"))
+    return "\n".join(parts)
+
+
+def scattered_edits(doc: str, edits: int, rng: random.Random) -> str:
+    paragraphs = doc.split("\n\n")
+    for index in rng.sample(range(len(paragraphs)), edits):
+        words = paragraphs[index].split(" ")
+        k = rng.randrange(len(words))
+        words[k] = words[k] + "-edited"
+        paragraphs[index] = " ".join(words)
+    return "\n\n".join(paragraphs)
+
+
+def cases(scale: float, rng: random.Random) -> dict[str, tuple[str, str]]:
+    doc = big_document(int(1_000_000 * scale), rng)
+    same = ["The same line again."] * int(10_000 * scale)
+    changed = list(same)
+    changed[len(same) // 2] = "One line that changed."
+    sections = doc.split("\n## ")
+    shuffled = sections[:1] + rng.sample(sections[1:], len(sections) - 1)
+    return {
+        "1 MB, 100 scattered edits": (doc, scattered_edits(doc, 100, rng)),
+        "10,000 identical lines, one changed": ("\n\n".join(same) + "\n", "\n\n".join(changed) + "\n"),
+        "shuffled sections": (doc, "\n## ".join(shuffled)),
+    }
+
+
+def timed(fn: Callable[[], object], runs: int) -> dict[str, float]:
+    fn()  # warm-up
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def git_word_diff(a: str, b: str) -> Callable[[], object]:
+    folder = Path(tempfile.mkdtemp(prefix="differ-bench-"))
+    (folder / "a.md").write_text(a)
+    (folder / "b.md").write_text(b)
+    return lambda: subprocess.run(["git", "diff", "--no-index", "--word-diff", "a.md", "b.md"], cwd=folder,
+                                  capture_output=True, check=False)
+
+
+def measure(scale: float, runs: int) -> list[dict[str, object]]:
+    rows = []
+    for name, (a, b) in cases(scale, random.Random(13)).items():
+        ours = timed(lambda a=a, b=b: diff(a, b), runs)
+        plain = timed(lambda a=a, b=b: list(difflib.unified_diff(a.splitlines(), b.splitlines())), runs)
+        git = timed(git_word_diff(a, b), runs)
+        rows.append({"case": name, "bytes": len(a), "differ": ours, "difflib": plain, "git": git,
+                     "changes": len(diff(a, b).changes), "ratio_to_difflib": ours["median"] / plain["median"]})
+    return rows
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    runs = 3 if quick else 5
+    half = measure(0.5, runs)
+    full = measure(1.0, runs)
+    lines = ["| case | size | differ (median, min–max) | difflib | git --word-diff | differ ÷ difflib | "
+             "differ, size ×2 |", "|---|---|---|---|---|---|---|"]
+    for h, f in zip(half, full, strict=True):
+        def cell(t: dict[str, float]) -> str:
+            return f"{t['median'] * 1000:.0f} ms ({t['min'] * 1000:.0f}–{t['max'] * 1000:.0f})"
+
+        growth = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
+        f["growth_when_doubled"] = growth
+        lines.append(f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {cell(f['differ'])} | "  # type: ignore[arg-type]
+                     f"{cell(f['difflib'])} | {cell(f['git'])} | {f['ratio_to_difflib']:.1f}× | ×{growth:.2f} |")  # type: ignore[arg-type]
+    out = ROOT / "bench" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "diff.json").write_text(json.dumps(full, indent=2) + "\n")
+    (out / "diff.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -74,8 +74,12 @@ def git_word_diff(a: str, b: str) -> Callable[[], object]:
     folder = Path(tempfile.mkdtemp(prefix="differ-bench-"))
     (folder / "a.md").write_text(a)
     (folder / "b.md").write_text(b)
-    return lambda: subprocess.run(["git", "diff", "--no-index", "--word-diff", "a.md", "b.md"], cwd=folder,
-                                  capture_output=True, check=False)
+    return lambda: subprocess.run(
+        ["git", "diff", "--no-index", "--word-diff", "a.md", "b.md"],
+        cwd=folder,
+        capture_output=True,
+        check=False,
+    )
 
 
 def measure(scale: float, runs: int) -> list[dict[str, object]]:
@@ -84,8 +88,17 @@ def measure(scale: float, runs: int) -> list[dict[str, object]]:
         ours = timed(lambda a=a, b=b: diff(a, b), runs)
         plain = timed(lambda a=a, b=b: list(difflib.unified_diff(a.splitlines(), b.splitlines())), runs)
         git = timed(git_word_diff(a, b), runs)
-        rows.append({"case": name, "bytes": len(a), "differ": ours, "difflib": plain, "git": git,
-                     "changes": len(diff(a, b).changes), "ratio_to_difflib": ours["median"] / plain["median"]})
+        rows.append(
+            {
+                "case": name,
+                "bytes": len(a),
+                "differ": ours,
+                "difflib": plain,
+                "git": git,
+                "changes": len(diff(a, b).changes),
+                "ratio_to_difflib": ours["median"] / plain["median"],
+            }
+        )
     return rows
 
 
@@ -94,16 +107,22 @@ def main() -> int:
     runs = 3 if quick else 5
     half = measure(0.5, runs)
     full = measure(1.0, runs)
-    lines = ["| case | size | differ (median, min–max) | difflib | git --word-diff | differ ÷ difflib | "
-             "differ, size ×2 |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| case | size | differ (median, min–max) | difflib | git --word-diff | differ ÷ difflib | "
+        "differ, size ×2 |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for h, f in zip(half, full, strict=True):
+
         def cell(t: dict[str, float]) -> str:
             return f"{t['median'] * 1000:.0f} ms ({t['min'] * 1000:.0f}–{t['max'] * 1000:.0f})"
 
         growth = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
         f["growth_when_doubled"] = growth
-        lines.append(f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {cell(f['differ'])} | "  # type: ignore[arg-type]
-                     f"{cell(f['difflib'])} | {cell(f['git'])} | {f['ratio_to_difflib']:.1f}× | ×{growth:.2f} |")  # type: ignore[arg-type]
+        lines.append(
+            f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {cell(f['differ'])} | "  # type: ignore[arg-type]
+            f"{cell(f['difflib'])} | {cell(f['git'])} | {f['ratio_to_difflib']:.1f}× | ×{growth:.2f} |"
+        )  # type: ignore[arg-type]
     out = ROOT / "bench" / "results"
     out.mkdir(exist_ok=True)
     (out / "diff.json").write_text(json.dumps(full, indent=2) + "\n")

@@ -4,7 +4,8 @@ its section path, its visible words and a key that ignores formatting."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from markdown_it.token import Token
 
@@ -24,7 +25,8 @@ class Block:
     level: int = 0  # heading level; nesting depth for items
     links: tuple[tuple[str, str], ...] = ()
     lead: str = ""  # leading bold phrase, used to name list items
-    line: int = 0
+    depth: int = field(default=0, compare=False, repr=False)  # list nesting around the block
+    top: bool = field(default=False, compare=False, repr=False)  # a paragraph outside any list or quote
 
     @property
     def key(self) -> str:
@@ -85,31 +87,35 @@ def _inline(token: Token) -> _Inline:
     return out
 
 
-def split_blocks(markdown: str) -> list[Block]:
-    """The blocks of a canonical Markdown document, in order, each knowing its section path."""
+@dataclass(frozen=True)
+class _ListOpen:
+    """A top-level list opens here; `after_paragraph` is None when it opens a chunk (the previous chunk knows)."""
+
+    after_paragraph: bool | None
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One parsed piece of a document: blocks (without section paths) and the list openings between them."""
+
+    events: tuple[Block | _ListOpen, ...]
+    ends_with_paragraph: bool
+
+
+def _parse(markdown: str) -> _Parsed:
+    """Phase 1: blocks in order, with their structural facts; section paths come in phase 2."""
     tokens = parser().parse(markdown)
     lines = markdown.split("\n")
-    blocks: list[Block] = []
-    headings: list[tuple[int, str]] = []
-    context: list[str] = []  # open containers: "item", "quote", "table"
+    events: list[Block | _ListOpen] = []
+    context: list[str] = []  # open containers: "item", "quote"
     item_depth = 0
-    intro: str | None = None  # paragraph introducing a list before the first heading
-    last_paragraph: str | None = None
     row: list[str] = []
     row_links: list[tuple[str, str]] = []
     row_start = 0
     pending_heading: Token | None = None
 
-    def section() -> tuple[str, ...]:
-        trail = tuple(text for _, text in headings)
-        if not trail and item_depth and intro:
-            return (intro.rstrip(_CLOSING_PUNCT),)
-        return trail
-
     def src(tok: Token) -> str:
-        if tok.map is None:
-            return ""
-        return "\n".join(lines[tok.map[0] : tok.map[1]])
+        return "" if tok.map is None else "\n".join(lines[tok.map[0] : tok.map[1]])
 
     for i, tok in enumerate(tokens):
         t = tok.type
@@ -117,41 +123,26 @@ def split_blocks(markdown: str) -> list[Block]:
             pending_heading = tok
         elif t == "inline" and pending_heading is not None:
             info = _inline(tok)
-            level = int(pending_heading.tag[1])
-            while headings and headings[-1][0] >= level:
-                headings.pop()
-            blocks.append(
+            events.append(
                 Block(
                     "heading",
                     info.text,
                     src(pending_heading),
-                    tuple(h for _, h in headings),
-                    level,
+                    (),
+                    int(pending_heading.tag[1]),
                     tuple(info.links),
-                    line=(pending_heading.map or [0])[0],
                 )
             )
-            headings.append((level, info.text))
             pending_heading = None
-            intro = None
         elif t in ("bullet_list_open", "ordered_list_open"):
-            if (
-                item_depth == 0
-                and not headings
-                and last_paragraph is not None
-                and tokens[i - 1].type == "paragraph_close"
-            ):
-                intro = last_paragraph
+            if item_depth == 0:
+                events.append(_ListOpen(tokens[i - 1].type == "paragraph_close" if i else None))
             item_depth += 1
         elif t in ("bullet_list_close", "ordered_list_close"):
             item_depth -= 1
-        elif t == "list_item_open":
-            context.append("item")
-        elif t == "list_item_close":
-            context.pop()
-        elif t == "blockquote_open":
-            context.append("quote")
-        elif t == "blockquote_close":
+        elif t in ("list_item_open", "blockquote_open"):
+            context.append("item" if t == "list_item_open" else "quote")
+        elif t in ("list_item_close", "blockquote_close"):
             context.pop()
         elif t == "inline" and tokens[i - 1].type == "paragraph_open":
             info = _inline(tok)
@@ -161,24 +152,31 @@ def split_blocks(markdown: str) -> list[Block]:
                 if context and context[-1] == "item"
                 else ("quote" if "quote" in context else "paragraph")
             )
-            blocks.append(
+            events.append(
                 Block(
                     kind,
                     info.text,
                     src(opener),
-                    section(),
+                    (),
                     item_depth if kind == "item" else 0,
                     tuple(info.links),
                     info.lead,
-                    (opener.map or [0])[0],
+                    depth=item_depth,
+                    top=not context,
                 )
             )
-            if not context:
-                last_paragraph = info.text
         elif t in ("fence", "code_block"):
-            content = tok.content.rstrip("\n")
-            blocks.append(
-                Block("code", content, src(tok), section(), 0, (), tok.info.strip(), (tok.map or [0])[0])
+            events.append(
+                Block(
+                    "code",
+                    tok.content.rstrip("\n"),
+                    src(tok),
+                    (),
+                    0,
+                    (),
+                    tok.info.strip(),
+                    depth=item_depth,
+                )
             )
         elif t == "tr_open":
             row, row_links, row_start = [], [], (tok.map or [0])[0]
@@ -187,24 +185,105 @@ def split_blocks(markdown: str) -> list[Block]:
             row.append(info.text)
             row_links.extend(info.links)
         elif t == "tr_close":
-            blocks.append(
+            events.append(
                 Block(
                     "row",
                     " | ".join(row),
                     lines[row_start] if row_start < len(lines) else "",
-                    section(),
+                    (),
                     0,
                     tuple(row_links),
-                    line=row_start,
+                    depth=item_depth,
                 )
             )
         elif t == "html_block":
-            blocks.append(
-                Block("html", " ".join(tok.content.split()), src(tok), section(), 0, line=(tok.map or [0])[0])
-            )
-        elif t == "hr":
-            continue
+            events.append(Block("html", " ".join(tok.content.split()), src(tok), (), 0, depth=item_depth))
+    return _Parsed(tuple(events), bool(tokens) and tokens[-1].type == "paragraph_close")
+
+
+def _sections(parts: list[_Parsed]) -> list[Block]:
+    """Phase 2: each block's section path, the trail of headings above it (for a list item before the first
+    heading, the paragraph that introduces its list)."""
+    blocks: list[Block] = []
+    headings: list[tuple[int, str]] = []
+    intro: str | None = None
+    last_paragraph: str | None = None
+    previous_ended_paragraph = False
+    for part in parts:
+        for event in part.events:
+            if isinstance(event, _ListOpen):
+                after = previous_ended_paragraph if event.after_paragraph is None else event.after_paragraph
+                if not headings and last_paragraph is not None and after:
+                    intro = last_paragraph
+                continue
+            trail = tuple(text for _, text in headings)
+            if event.kind == "heading":
+                while headings and headings[-1][0] >= event.level:
+                    headings.pop()
+                blocks.append(replace(event, section=tuple(text for _, text in headings)))
+                headings.append((event.level, event.text))
+                intro = None
+                continue
+            section = (intro.rstrip(_CLOSING_PUNCT),) if not trail and event.depth and intro else trail
+            blocks.append(replace(event, section=section))
+            if event.kind == "paragraph" and event.top:
+                last_paragraph = event.text
+        previous_ended_paragraph = part.ends_with_paragraph
     return blocks
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# Constructs whose extent a line scan cannot judge (an HTML block swallows lines up to a blank one, fence
+# lines included; link reference definitions, which always contain "]:", act across the document): with
+# them, the document is parsed whole.
+_WHOLE = re.compile(r"^ {0,3}<[A-Za-z/!?]", re.MULTILINE)
+
+
+def _chunks(markdown: str) -> list[str] | None:
+    """Cut a document at blank lines where a new top-level block starts (never inside a fence or before an
+    indented continuation); None when the document has constructs that span such cuts."""
+    if "]:" in markdown or _WHOLE.search(markdown):
+        return None
+    lines = markdown.split("\n")
+    chunks: list[str] = []
+    start = 0
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m:
+            if line[0].isspace():
+                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
+            fence = m.group(1)
+            continue
+        if not line.strip() and i + 1 < len(lines) and lines[i + 1].strip() and not lines[i + 1][0].isspace():
+            chunks.append("\n".join(lines[start : i + 1]))
+            start = i + 1
+    chunks.append("\n".join(lines[start:]))
+    return chunks
+
+
+@lru_cache(maxsize=8192)
+def _parse_chunk(text: str) -> _Parsed:
+    return _parse(text)
+
+
+def split_blocks(markdown: str) -> list[Block]:
+    """The blocks of a canonical Markdown document, in order, each knowing its section path. Pieces that
+    two versions share are parsed once (a cache keyed by the piece's text)."""
+    chunks = _chunks(markdown)
+    if chunks is None:
+        return _sections([_parse(markdown)])
+    return _sections([_parse_chunk(text) for text in chunks])
+
+
+def split_blocks_whole(markdown: str) -> list[Block]:
+    """The same blocks from one parse of the whole document (the reference the chunked split is tested on)."""
+    return _sections([_parse(markdown)])
 
 
 _WORD = re.compile(r"\w+(?:[.,:'’/-]\w+)*|[^\w\s]", re.UNICODE)

@@ -1,0 +1,93 @@
+"""Splitting into blocks: parsing shared pieces once (chunked) gives exactly what one whole parse gives."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from differ.diff.blocks import split_blocks, split_blocks_whole
+from differ.normalize.canonical import canonicalize
+from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
+
+
+def same(markdown: str) -> None:
+    chunked, whole = split_blocks(markdown), split_blocks_whole(markdown)
+    assert [(b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in chunked] == [
+        (b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in whole
+    ]
+
+
+def test_replay_and_mirrors() -> None:
+    for result in (replay_fetch(1), replay_fetch(3), wpnews(), pytorch_kr(None)):
+        same(result.markdown)
+
+
+def test_corpus_revisions() -> None:
+    for path in sorted((DATA / "corpus").glob("*/rev-*.md")):
+        same(canonicalize(path.read_text()).text)
+        same(path.read_text())
+
+
+@pytest.mark.parametrize(
+    "example", json.loads((DATA / "commonmark" / "spec.json").read_text()), ids=lambda e: f"ex{e['example']}"
+)
+def test_commonmark_examples(example: dict[str, object]) -> None:
+    same(str(example["markdown"]))
+    same(canonicalize(str(example["markdown"])).text)
+
+
+PIECES = st.sampled_from(
+    [
+        "# Title",
+        "## Part",
+        "Intro paragraph:",
+        "- item one",
+        "- item two",
+        "  - nested",
+        "1. first",
+        "2. second",
+        "> quote",
+        "```\ncode\n\nmore code\n```",
+        "    indented code",
+        "| a | b |\n| - | - |\n| 1 | 2 |",
+        "***",
+        "Plain text here.",
+        "  continued",
+        "<div>x</div>",
+        "Term\n===",
+        "- [link](https://x.org) item",
+    ]
+)
+
+
+PIECES = st.one_of(
+    PIECES,
+    st.sampled_from(
+        [
+            "~~~\nx\n\ny\n~~~",
+            "````\n```\n\nz\n````",
+            "- a\n\n  para in item\n\n- b",
+            "> q1\n>\n> q2",
+            "\tTabbed",
+            "1) one\n\n2) two",
+            "Para\n    not code",
+            "```python\nunclosed",
+            "    code\n\n    more",
+            "a  \nb",
+        ]
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(PIECES, max_size=12),
+    st.lists(
+        st.sampled_from(["\n", "\n\n", "\n\n\n", "\n\n  ", "\n   ", "\n\n    "]), min_size=12, max_size=12
+    ),
+)
+def test_random_documents(pieces: list[str], gaps: list[str]) -> None:
+    same("".join(p + g for p, g in zip(pieces, gaps, strict=False)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from differ.app import App, iso
@@ -146,16 +146,26 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
     identity = content_identity(normalized)
     if latest is not None and identity == latest.record.get("content_sha256"):
-        state.pop("pending", None)
         return _unchanged(app, source, state, entry, started, response, "page noise only")
     if latest is not None:
         held = _anomaly(app, normalized, latest.record.get("words", 0))
+        confirm = app.config.service.anomaly_confirm
         if held and state.get("pending") != identity:
-            state["pending"] = identity
+            state["pending"], state["pending_since"] = identity, iso(now)
             entry.update(outcome="held", detail=held)
             _finish(app, key, state, entry, started, response, keep_validators=False)
-            return CheckResult(key, "held", f"{held}; stored only if seen again")
-    state.pop("pending", None)
+            return CheckResult(key, "held", f"{held}; stored only if still so in {confirm:g}s")
+        since = _parse_time(state.get("pending_since"))
+        if held and since is not None and (now - since).total_seconds() < confirm:
+            entry.update(
+                outcome="held", detail=held
+            )  # seen again, but too soon to tell a fault from a change
+            _finish(app, key, state, entry, started, response, keep_validators=False)
+            return CheckResult(
+                key,
+                "held",
+                f"{held}; seen again, stored if still so at {iso(since + timedelta(seconds=confirm))}",
+            )
     summary: list[str] = []
     changes = 0
     d = None
@@ -257,6 +267,13 @@ def missed_events(
     return events
 
 
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+
+
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
     if not normalized.markdown.strip():
         return normalized.warnings[0] if normalized.warnings else "content is empty"
@@ -295,6 +312,9 @@ def _finish(
     entry["duration_ms"] = round((app.monotonic() - started) * 1000, 1)
     recovered = state.get("failures", 0)
     state.update(last_check=entry["at"], failures=0, last_outcome=entry["outcome"])
+    if entry["outcome"] != "held":  # the page is itself again: an anomaly streak is over
+        state.pop("pending", None)
+        state.pop("pending_since", None)
     state.pop("retry_not_before", None)
     if recovered:
         state["recovered_after"] = recovered

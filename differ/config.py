@@ -41,6 +41,11 @@ SERVICE_OPTIONS: dict[str, Option] = {
     "max_bytes": Option(opt.size, 10_000_000, "largest body accepted"),
     "retries": Option(opt.integer(0, 10), 2, "retries of a failed request within one check"),
     "retry_after_cap": Option(opt.duration(), 60.0, "longest Retry-After waited within one check"),
+    "anomaly_confirm": Option(
+        opt.duration(),
+        600.0,
+        "how long an extraction anomaly must last, seen on consecutive checks, before it is stored",
+    ),
     "shrink_threshold": Option(
         opt.fraction,
         0.5,
@@ -83,6 +88,7 @@ class ServiceConfig:
     retries: int = 2
     retry_after_cap: float = 60.0
     shrink_threshold: float = 0.5
+    anomaly_confirm: float = 600.0
     tracking_params: tuple[str, ...] = ("utm_*", "fbclid", "gclid", "ref")
     base_url: str = ""
 

@@ -229,7 +229,13 @@ def source_toml(url: str, id: str = "canonical", kind: str = "html", extra: str 
 
 
 def make_config(tmp: Path, body: str, service: str = "", env: dict[str, str] | None = None) -> Config:
-    text = SERVICE.format(store=tmp / "snapshots") + service + body
+    overridden = {line.split("=")[0].strip() for line in service.splitlines() if "=" in line}
+    base = "\n".join(
+        line
+        for line in SERVICE.format(store=tmp / "snapshots").splitlines()
+        if line.split("=")[0].strip() not in overridden
+    )
+    text = base + "\n" + service + body
     return parse_config(text, tmp / "config.toml", env or {})
 
 

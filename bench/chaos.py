@@ -11,6 +11,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -28,6 +29,12 @@ FAULTS = (
     "endless",
     "wrong_charset",
 )
+
+
+@lru_cache(maxsize=1)
+def _bomb() -> bytes:
+    """About 50 KB on the wire, 50 MB inflated."""
+    return gzip.compress(b"\0" * 50_000_000, compresslevel=9)
 
 
 @dataclass
@@ -136,8 +143,7 @@ class Chaos:
         if fault == "redirect_loop":
             return self.send(h, 302, b"", "text/plain", {"Location": h.path})
         if fault == "gzip_bomb":
-            bomb = gzip.compress(b"\0" * 50_000_000, compresslevel=9)
-            return self.send(h, 200, bomb, "text/html", {"Content-Encoding": "gzip"})
+            return self.send(h, 200, _bomb(), "text/html", {"Content-Encoding": "gzip"})
         if fault == "endless":
             h.send_response(200)
             h.send_header("Content-Type", "text/html")

@@ -31,6 +31,15 @@ FAULTS = (
 )
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up on purpose (watchdogs, size caps) are not errors of the chaos server."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return None
+
+
 @lru_cache(maxsize=1)
 def _bomb() -> bytes:
     """About 50 KB on the wire, 50 MB inflated."""
@@ -62,7 +71,7 @@ class Chaos:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

@@ -1,0 +1,44 @@
+"""The scheduler: one job per source at its interval plus jitter, coalesced, never overlapping itself."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+from differ.schedule import build_scheduler, limit_malloc_arenas
+from tests.conftest import make_app, make_config
+
+CONFIG = """
+[[documents]]
+id = "doc"
+[documents.canonical]
+id = "c"
+url = "https://example.org/post/"
+interval = "10m"
+[[documents.mirrors]]
+id = "m"
+url = "https://mirror.example.org/post/"
+"""
+
+
+def test_one_job_per_source_with_interval_jitter_coalescing(tmp_path: Path) -> None:
+    app = make_app(make_config(tmp_path, CONFIG, 'interval = "1h"\njitter = 0.25\n'))
+    scheduler = build_scheduler(app)
+    scheduler.start(paused=True)  # job defaults are applied when the scheduler starts
+    try:
+        jobs = {job.id: job for job in scheduler.get_jobs()}
+    finally:
+        scheduler.shutdown(wait=False)
+    assert sorted(jobs) == ["differ:deliver", "doc/c", "doc/m"]
+    canonical, mirror = jobs["doc/c"], jobs["doc/m"]
+    assert canonical.trigger.interval.total_seconds() == 600 and canonical.trigger.jitter == 150
+    assert mirror.trigger.interval.total_seconds() == 3600 and mirror.trigger.jitter == 900
+    for job in (canonical, mirror):
+        assert job.coalesce is True and job.max_instances == 1
+        assert job.args[1].key == job.id
+    assert jobs["differ:deliver"].trigger.interval.total_seconds() == 5
+
+
+def test_malloc_arenas_are_capped_on_glibc() -> None:
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert limit_malloc_arenas() is True

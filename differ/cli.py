@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="the long-running service: check every source on its schedule")
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
+    h.add_argument("--format", choices=("text", "html"), default="text")
     s = sub.add_parser("show", help="the normalized Markdown (or raw body) of a version")
     s.add_argument("source", metavar="SOURCE")
     s.add_argument("--version", type=int, dest="number", metavar="N", help="version number (default: latest)")

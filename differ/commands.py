@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -51,25 +51,46 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
 
 @command("history")
 def cmd_history(app: App, args: argparse.Namespace) -> int:
+    from differ.audit import reach_lines
+
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
+    rows = [
+        (str(v.number), v.fetched_at, v.hash[:12], _size(int(v.record.get("raw_bytes", 0))), _describe(v))
+        for v in versions
+    ]
+    reach = reach_lines(app, source) if source.role == "mirror" else []
+    if args.format == "html":
+        app.out.write(_history_html(source.key, source.url, rows, reach))
+        return ExitCode.OK
     print(f"{source.key}  {source.url}", file=app.out)
     if not versions:
         print("  no versions yet (run: differ check " + source.key + ")", file=app.out)
         return ExitCode.OK
     print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
-    for v in versions:
-        print(
-            f"  {v.number:>3}  {v.fetched_at:20}  {v.hash[:12]}  {_size(int(v.record.get('raw_bytes', 0))):>9}  "
-            f"{_describe(v)}",
-            file=app.out,
-        )
-    if source.role == "mirror":
-        from differ.audit import reach_lines
-
-        for line in reach_lines(app, source):
-            print(line, file=app.out)
+    for number, fetched, digest, size, change in rows:
+        print(f"  {number:>3}  {fetched:20}  {digest}  {size:>9}  {change}", file=app.out)
+    for line in reach:
+        print(line, file=app.out)
     return ExitCode.OK
+
+
+def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str]) -> str:
+    """A standalone page; every piece of page text is escaped and no script may run."""
+    from html import escape as e
+
+    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{e(key)} history</title><style>body{{font:15px/1.5 system-ui,sans-serif;margin:2em}}"
+        "td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left}table{border-collapse:collapse}</style>"
+        f"</head><body><h1>{e(key)}</h1><p>{e(url)}</p><table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
+        f"<th>Size</th><th>Change</th></tr>{body}</table>"
+        + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else "")
+        + "</body></html>\n"
+    )
 
 
 def _describe(v: Version) -> str:

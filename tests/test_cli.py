@@ -253,3 +253,33 @@ def test_audit_json_and_history_reach_on_the_demo_store(tmp_path: Path) -> None:
     ]
     code, out, _ = run("--config", config, "audit", "--format", "html")
     assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out
+
+
+def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, server: Server) -> None:
+    """Script injection into diff, audit and history HTML: all inert, checked with an HTML parser."""
+    from tests.test_diff import _Scripts
+
+    evil = (
+        '<p>Hello &lt;script&gt;alert(1)&lt;/script&gt; <img src=x onerror="alert(2)"> '
+        '<a href="javascript:alert(3)">click</a> <code>&lt;script&gt;alert(4)&lt;/script&gt;</code></p>'
+    )
+    server.page("/post", article("<p>Calm first version.</p>"))
+    server.page("/gone", article("<p>Calm first version.</p>"))
+    config = str(write_config(tmp_path, server))
+    run("--config", config, "check")
+    server.page("/post", article(evil))
+    server.page("/gone", article(evil + "<p>More.</p>"))
+    run("--config", config, "check")
+    pages = [
+        run("--config", config, "diff", "doc/canonical", "--format", "html")[1],
+        run("--config", config, "audit", "--format", "html")[1],
+        run("--config", config, "history", "doc/canonical", "--format", "html")[1],
+        run("--config", config, "history", "doc/gone", "--format", "html")[1],
+        (tmp_path / "snapshots/reports/doc/canonical/diff-2.html").read_text(),
+    ]
+    for page in pages:
+        parser = _Scripts()
+        parser.feed(page)
+        assert parser.bad == [], page[:300]
+        assert "default-src 'none'" in page
+    assert "&lt;script&gt;" in pages[0] and "&lt;script&gt;" in pages[4]

@@ -380,33 +380,31 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
     added = {c.b_index: c for c in changes if c.kind == "added" and c.b_index is not None}
     removed = {c.a_index: c for c in changes if c.kind == "removed" and c.a_index is not None}
     dropped: set[int] = set()
+
+    def neighbour(pool: dict[int, Change], index: int, text: str) -> tuple[int, Change] | None:
+        """The block just after or before `index` whose words are exactly `text`, with its index."""
+        for k in (index + 1, index - 1):
+            other = pool.get(k)
+            if (
+                other is not None
+                and id(other) not in dropped
+                and words(other.after or other.before or "") == words(text)
+            ):
+                return k, other
+        return None
+
     for c in changes:
         if c.kind != "modified" or len(c.ops) != 1 or c.a_index is None or c.b_index is None:
             continue
         op = c.ops[0]
-        if op["op"] == "delete":
-            for y in (c.b_index + 1, c.b_index - 1):
-                other = added.get(y)
-                if (
-                    other is not None
-                    and id(other) not in dropped
-                    and words(other.after or "") == words(op["before"])
-                ):
-                    c.ops, c.detail = [], "split: part of it is now a paragraph of its own"
-                    c.members.append((y, other.block, other.after or ""))
-                    dropped.add(id(other))
-                    break
-        elif op["op"] == "insert":
-            for x in (c.a_index + 1, c.a_index - 1):
-                other = removed.get(x)
-                if (
-                    other is not None
-                    and id(other) not in dropped
-                    and words(other.before or "") == words(op["after"])
-                ):
-                    c.ops, c.detail = [], "joined with the paragraph next to it"
-                    dropped.add(id(other))
-                    break
+        if op["op"] == "delete" and (found := neighbour(added, c.b_index, op["before"])):
+            index, other = found
+            c.ops, c.detail = [], "split: part of it is now a paragraph of its own"
+            c.members.append((index, other.block, other.after or ""))
+            dropped.add(id(other))
+        elif op["op"] == "insert" and (found := neighbour(removed, c.a_index, op["after"])):
+            c.ops, c.detail = [], "joined with the paragraph next to it"
+            dropped.add(id(found[1]))
     return [c for c in changes if id(c) not in dropped]
 
 

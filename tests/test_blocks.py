@@ -1,4 +1,5 @@
-"""Splitting into blocks: parsing shared pieces once (chunked) gives exactly what one whole parse gives."""
+"""Pieces handled once: splitting into blocks and canonicalizing piece by piece (chunked, cached) give
+exactly what one pass over the whole document gives."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.diff.blocks import split_blocks, split_blocks_whole
-from differ.normalize.canonical import canonicalize
+from differ.normalize.canonical import canonicalize, canonicalize_whole
 from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
 
 
 def same(markdown: str) -> None:
+    assert canonicalize(markdown) == canonicalize_whole(markdown)
     chunked, whole = split_blocks(markdown), split_blocks_whole(markdown)
     assert [(b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in chunked] == [
         (b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in whole
@@ -77,6 +79,13 @@ PIECES = st.one_of(
             "```python\nunclosed",
             "    code\n\n    more",
             "a  \nb",
+            "* star item",
+            "+ plus item",
+            "3. third",
+            "1) paren one",
+            "Intro\n- tight item",
+            "Intro\n1. numbered",
+            "a\u200bb",
         ]
     ),
 )
@@ -91,3 +100,18 @@ PIECES = st.one_of(
 )
 def test_random_documents(pieces: list[str], gaps: list[str]) -> None:
     same("".join(p + g for p, g in zip(pieces, gaps, strict=False)))
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        ("- a\n\n* b\n", "- a\n\n* b\n"),  # two lists stay two: the second takes the other marker
+        ("Intro\n- a\n\n+ b\n", "Intro\n\n- a\n\n* b\n"),
+        ("1. a\n\n1. b\n", "1. a\n\n2. b\n"),  # one list, numbered through
+        ("Intro\n1. a\n\n1. b\n", "Intro\n\n1. a\n\n2. b\n"),
+        ("- a\n\nPara\n\n- b\n", "- a\n\nPara\n\n- b\n"),
+    ],
+)
+def test_neighbouring_lists_are_rendered_together(markdown: str, expected: str) -> None:
+    assert canonicalize(markdown).text == expected
+    same(markdown)

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
-from differ.normalize.canonical import parser
+from differ.normalize.canonical import parser, split_chunks
 
 _CLOSING_PUNCT = " ,:;.–-—"
 
@@ -232,41 +232,6 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
     return blocks
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# Constructs whose extent a line scan cannot judge (an HTML block swallows lines up to a blank one, fence
-# lines included; link reference definitions, which always contain "]:", act across the document): with
-# them, the document is parsed whole.
-_WHOLE = re.compile(r"^ {0,3}<[A-Za-z/!?]", re.MULTILINE)
-
-
-def _chunks(markdown: str) -> list[str] | None:
-    """Cut a document at blank lines where a new top-level block starts (never inside a fence or before an
-    indented continuation); None when the document has constructs that span such cuts."""
-    if "]:" in markdown or _WHOLE.search(markdown):
-        return None
-    lines = markdown.split("\n")
-    chunks: list[str] = []
-    start = 0
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        if fence is not None:
-            m = _FENCE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
-                fence = None
-            continue
-        m = _FENCE.match(line)
-        if m:
-            if line[0].isspace():
-                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
-            fence = m.group(1)
-            continue
-        if not line.strip() and i + 1 < len(lines) and lines[i + 1].strip() and not lines[i + 1][0].isspace():
-            chunks.append("\n".join(lines[start : i + 1]))
-            start = i + 1
-    chunks.append("\n".join(lines[start:]))
-    return chunks
-
-
 @lru_cache(maxsize=8192)
 def _parse_chunk(text: str) -> _Parsed:
     return _parse(text)
@@ -275,7 +240,7 @@ def _parse_chunk(text: str) -> _Parsed:
 def split_blocks(markdown: str) -> list[Block]:
     """The blocks of a canonical Markdown document, in order, each knowing its section path. Pieces that
     two versions share are parsed once (a cache keyed by the piece's text)."""
-    chunks = _chunks(markdown)
+    chunks = split_chunks(markdown)
     if chunks is None:
         return _sections([_parse(markdown)])
     return _sections([_parse_chunk(text) for text in chunks])

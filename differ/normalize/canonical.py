@@ -142,8 +142,37 @@ def _render(text: str) -> tuple[str, bool]:
 
 
 def canonicalize(markdown: str) -> Canonical:
-    """The canonical form of a Markdown document; idempotent."""
-    text = unicodedata.normalize("NFC", markdown.replace("\r\n", "\n").replace("\r", "\n"))
+    """The canonical form of a Markdown document; idempotent.
+
+    Documents are rendered piece by piece (top-level blocks, consecutive lists together), each piece cached by
+    its text: a page fetched again renders only what changed. `canonicalize_whole` is the reference."""
+    text = _prepare(markdown)
+    if _INVISIBLE.search(text) is None:
+        chunks = split_chunks(text)
+        if chunks is not None:
+            rendered = "\n\n".join(out for out in map(_canonical_chunk, _group_lists(chunks)) if out)
+            return Canonical(rendered + "\n" if rendered else "")
+    return _canonicalize_whole(text)
+
+
+def canonicalize_whole(markdown: str) -> Canonical:
+    """The same canonical form from renders of the whole document (the reference the pieces are tested on)."""
+    return _canonicalize_whole(_prepare(markdown))
+
+
+def _prepare(markdown: str) -> str:
+    return unicodedata.normalize("NFC", markdown.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+@lru_cache(maxsize=4096)
+def _canonical_chunk(text: str) -> str:
+    rendered, joined = _render(text)
+    if joined:
+        rendered = _render(rendered)[0]
+    return rendered.strip("\n")
+
+
+def _canonicalize_whole(text: str) -> Canonical:
     found = [m.group() for m in _INVISIBLE.finditer(text)]
     if found:
         text = _INVISIBLE.sub(_SENTINEL, text)
@@ -158,6 +187,57 @@ def canonicalize(markdown: str) -> Canonical:
         rendered = _render(rendered)[0]
     rendered = rendered.strip("\n")
     return Canonical(rendered + "\n" if rendered else "", invisible)
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# Constructs whose extent a line scan cannot judge (an HTML block swallows lines up to a blank one, fence
+# lines included; link reference definitions, which always contain "]:", act across the document): with
+# them, the document is handled whole.
+_WHOLE = re.compile(r"^ {0,3}<[A-Za-z/!?]", re.MULTILINE)
+
+
+def split_chunks(markdown: str) -> list[str] | None:
+    """Cut a document at blank lines where a new top-level block starts (never inside a fence or before an
+    indented continuation); None when the document has constructs that span such cuts.
+    `"\\n".join(chunks)` is the document again."""
+    if "]:" in markdown or _WHOLE.search(markdown):
+        return None
+    lines = markdown.split("\n")
+    chunks: list[str] = []
+    start = 0
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        if fence is not None:
+            m = _FENCE.match(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        m = _FENCE.match(line)
+        if m:
+            if line[0].isspace():
+                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
+            fence = m.group(1)
+            continue
+        if not line.strip() and i + 1 < len(lines) and lines[i + 1].strip() and not lines[i + 1][0].isspace():
+            chunks.append("\n".join(lines[start : i + 1]))
+            start = i + 1
+    chunks.append("\n".join(lines[start:]))
+    return chunks
+
+
+_LIST_LINE = re.compile(r"^ {0,3}[-+*0-9]", re.MULTILINE)
+
+
+def _group_lists(chunks: list[str]) -> list[str]:
+    """Join a piece that may start a list to the piece before it when that one may end with a list: a list's
+    marker and numbering depend on the list before it."""
+    grouped: list[str] = []
+    for chunk in chunks:
+        if grouped and _LIST_LINE.match(chunk) and _LIST_LINE.search(grouped[-1]):
+            grouped[-1] += "\n" + chunk
+        else:
+            grouped.append(chunk)
+    return grouped
 
 
 def _take_sentinels(rendered: str, chars: list[str]) -> tuple[str, list[dict[str, Any]]]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from bs4 import BeautifulSoup, Comment, Tag
@@ -89,13 +90,20 @@ BLOCKS = {
     "fieldset",
 }
 _WS = re.compile(r"[ \t\n\r\f]+")
-_ESCAPE = re.compile(r"([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])")
+_RUN_OF_SPACES = re.compile(" {2,}")
+_PUNCTUATION = "\\!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~"  # the backslash first, so escapes are not escaped again
+_ANY_PUNCTUATION = re.compile("[" + re.escape(_PUNCTUATION) + "]")
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
 
 
 def escape(text: str) -> str:
     """Backslash-escape every ASCII punctuation mark so the text stays literal in Markdown."""
-    return _ESCAPE.sub(r"\\\1", text)
+    if _ANY_PUNCTUATION.search(text) is None:
+        return text
+    for mark in _PUNCTUATION:
+        if mark in text:
+            text = text.replace(mark, "\\" + mark)
+    return text
 
 
 def parse_html(text: str) -> BeautifulSoup:
@@ -111,10 +119,18 @@ def parse_html(text: str) -> BeautifulSoup:
 
 def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str]) -> Tag:
     """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome."""
-    for bad in soup.find_all(DROP):
-        bad.decompose()
-    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
-        comment.extract()
+    candidates: dict[str, list[Tag]] = {"article": [], "main": [], "role": []}
+
+    def unwanted(tag: Tag) -> bool:
+        if tag.name in DROP:
+            return True
+        if tag.name in candidates:
+            candidates[tag.name].append(tag)
+        elif tag.get("role") == "main":
+            candidates["role"].append(tag)
+        return False
+
+    _prune(soup, unwanted)
     root: Tag | None
     if selector:
         try:
@@ -124,28 +140,49 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
         if not found:
             raise NoContentError(f'selector "{selector}" matches nothing on the page')
         root = found[0]
+        _prune(root, _hidden)
     else:
-        root = None
-        for candidate in ("article", "main", "[role=main]"):
-            matches = soup.select(candidate)
-            if matches:
-                root = max(matches, key=lambda t: len(t.get_text()))
-                break
-        if root is None:
-            root = soup.body or soup
-        for chrome in CHROME:
-            for node in root.select(chrome):
-                if node is not root:
-                    node.decompose()
+        matches = candidates["article"] or candidates["main"] or candidates["role"]
+        root = max(matches, key=lambda t: len(t.get_text())) if matches else soup.body or soup
+        _prune(root, _chrome)
     for pattern in exclude:
         try:
             for node in root.select(pattern):
-                node.decompose()
+                node.extract()
         except Exception as exc:
             raise NormalizeError(f'exclude selector "{pattern}" is not valid CSS: {str(exc).splitlines()[0]}')
-    for node in root.select("[hidden], [aria-hidden=true]"):
-        node.decompose()
     return root
+
+
+_CHROME_TAGS = {"nav", "header", "footer", "aside", "form"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog"}
+
+
+def _hidden(tag: Tag) -> bool:
+    return tag.get("aria-hidden") == "true" or tag.has_attr("hidden")
+
+
+def _chrome(tag: Tag) -> bool:
+    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts."""
+    return tag.name in _CHROME_TAGS or tag.get("role") in _CHROME_ROLES or _hidden(tag)
+
+
+def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:
+    """Take out of `root` every comment and every element `unwanted` says so of (outermost first, one pass,
+    no recursion: a page nested 100,000 deep is walked like any other)."""
+    doomed: list[PageElement] = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().contents:
+            if isinstance(child, Tag):
+                if unwanted(child):
+                    doomed.append(child)
+                else:
+                    stack.append(child)
+            elif isinstance(child, Comment):
+                doomed.append(child)
+    for node in doomed:
+        node.extract()
 
 
 class Converter:
@@ -157,22 +194,7 @@ class Converter:
 
     # -- links ------------------------------------------------------------------------------------------
     def clean_url(self, href: str) -> str | None:
-        href = href.strip()
-        if not href:
-            return None
-        scheme = urlsplit(href).scheme.lower()
-        if scheme in ("javascript", "data", "vbscript"):
-            return None
-        url = urljoin(self.base_url, href) if self.base_url else href
-        parts = urlsplit(url)
-        if parts.query and self.tracking:
-            kept = [
-                (k, v)
-                for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                if not any(fnmatch.fnmatchcase(k.lower(), pat.lower()) for pat in self.tracking)
-            ]
-            url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
-        return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+        return _clean_url(self.base_url, self.tracking, href)
 
     # -- blocks -----------------------------------------------------------------------------------------
     def convert(self, root: Tag) -> str:
@@ -281,7 +303,7 @@ class Converter:
 
     def inline_run(self, nodes: list[PageElement], depth: int) -> str:
         text = "".join(self.inline(n, depth) for n in nodes)
-        return re.sub(r" {2,}", " ", text).strip(" ")
+        return (_RUN_OF_SPACES.sub(" ", text) if "  " in text else text).strip(" ")
 
     def inline(self, node: PageElement, depth: int) -> str:
         if isinstance(node, NavigableString):
@@ -312,6 +334,27 @@ class Converter:
         return inner
 
 
+@lru_cache(maxsize=8192)
+def _clean_url(base_url: str, tracking: tuple[str, ...], href: str) -> str | None:
+    """An absolute URL without tracking parameters; None for scripts and data (cached: pages repeat links)."""
+    href = href.strip()
+    if not href:
+        return None
+    scheme = urlsplit(href).scheme.lower()
+    if scheme in ("javascript", "data", "vbscript"):
+        return None
+    url = urljoin(base_url, href) if base_url else href
+    parts = urlsplit(url)
+    if parts.query and tracking:
+        kept = [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not any(fnmatch.fnmatchcase(k.lower(), pat.lower()) for pat in tracking)
+        ]
+        url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
+    return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+
+
 def _classes(tag: Tag) -> list[str]:
     value: object = tag.get("class") or []
     return list(value) if isinstance(value, list) else [str(value)]
@@ -337,17 +380,17 @@ def _code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+_META = {"og:title": "title", "article:published_time": "published", "article:modified_time": "modified"}
+
+
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}
-    for key, selector in (
-        ("title", 'meta[property="og:title"]'),
-        ("published", 'meta[property="article:published_time"]'),
-        ("modified", 'meta[property="article:modified_time"]'),
-    ):
-        tag = soup.select_one(selector)
-        if tag and isinstance(tag.get("content"), str):
-            meta[key] = str(tag["content"]).strip()
+    for tag in (soup.head or soup).find_all("meta", attrs={"property": True}):
+        key = _META.get(str(tag.get("property")))
+        content = tag.get("content")
+        if key and key not in meta and isinstance(content, str):
+            meta[key] = content.strip()
     if "title" not in meta and soup.title and soup.title.string:
         meta["title"] = _WS.sub(" ", soup.title.string).strip()
     return meta

@@ -1,0 +1,101 @@
+"""Normalization speed on one core: the replay's canonical page, whole and stage by stage.
+
+Stages: parse (BeautifulSoup on lxml), root (page metadata, content root, chrome removed), convert (HTML to
+Markdown), canonicalize (markdown-it-py and mdformat), each timed on its own input. Canonicalizing is cached
+by top-level block, so it is reported cold (cache emptied before each page: a page never seen) and warm (the
+same blocks seen before: a page fetched again). Run: python -m bench.normalize_bench [--quick]
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+from collections.abc import Callable
+
+from bench.common import RESULTS, ROOT, ms, one_core, timed
+from differ.config import SourceConfig
+from differ.normalize import Body, normalize
+from differ.normalize import html as htmlconv
+from differ.normalize.canonical import _canonical_chunk, canonicalize
+
+PAGE = ROOT / "examples/pytorch-2.13/canonical/fetch-1.html"
+URL = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
+BATCH = 20  # pages per timed run; figures are per page
+
+
+def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | None]]:
+    """Each stage as (timed step over BATCH pages, untimed set-up before it)."""
+    data = PAGE.read_bytes()
+    text = data.decode()
+    source = SourceConfig(document="bench", id="canonical", url=URL)
+    body = Body(data, "text/html; charset=UTF-8", URL)
+    converter = htmlconv.Converter(URL)
+    soups: list[object] = []
+    root = htmlconv.find_root(htmlconv.parse_html(text), None, ())
+    markdown = converter.convert(root)
+
+    def fresh_soups() -> None:
+        soups[:] = [htmlconv.parse_html(text) for _ in range(BATCH)]
+
+    def find_roots() -> None:
+        for soup in soups:
+            htmlconv.page_metadata(soup)  # type: ignore[arg-type]
+            htmlconv.find_root(soup, None, ())  # type: ignore[arg-type]
+        soups.clear()
+
+    def batch(step: Callable[[], object]) -> Callable[[], object]:
+        return lambda: [step() for _ in range(BATCH)]
+
+    def cold(step: Callable[[], object]) -> Callable[[], object]:
+        def run() -> None:
+            for _ in range(BATCH):
+                _canonical_chunk.cache_clear()
+                step()
+
+        return run
+
+    return {
+        "parse": (batch(lambda: htmlconv.parse_html(text)), None),
+        "root": (find_roots, fresh_soups),
+        "convert": (batch(lambda: converter.convert(root)), None),
+        "canonicalize, cold": (cold(lambda: canonicalize(markdown)), None),
+        "canonicalize, warm": (batch(lambda: canonicalize(markdown)), None),
+        "whole page, cold": (cold(lambda: normalize(body, source)), None),
+        "whole page, warm": (batch(lambda: normalize(body, source)), None),
+    }
+
+
+def measure(runs: int) -> list[dict[str, object]]:
+    rows = []
+    for name, (step, setup) in stages().items():
+        gc.collect()
+        t = timed(step, runs, setup)
+        per_page = {k: v / BATCH if k != "runs" else v for k, v in t.items()}
+        rows.append({"stage": name, "seconds_per_page": per_page, "pages_per_second": BATCH / t["median"]})
+    return rows
+
+
+def table(rows: list[dict[str, object]]) -> list[str]:
+    lines = ["| stage | ms per page (median, min–max) | pages/s |", "|---|---|---|"]
+    for row in rows:
+        t = row["seconds_per_page"]
+        lines.append(f"| {row['stage']} | {ms(t)} | {row['pages_per_second']:.0f} |")  # type: ignore[arg-type]
+    return lines
+
+
+def main() -> int:
+    runs = 3 if "--quick" in sys.argv else 5
+    cpu = one_core()
+    rows = measure(runs)
+    lines = table(rows)
+    RESULTS.mkdir(exist_ok=True)
+    payload = {"page": str(PAGE.relative_to(ROOT)), "bytes": PAGE.stat().st_size, "cpu": cpu, "stages": rows}
+    (RESULTS / "normalize.json").write_text(json.dumps(payload, indent=2) + "\n")
+    (RESULTS / "normalize.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

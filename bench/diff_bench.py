@@ -12,18 +12,16 @@ from __future__ import annotations
 import difflib
 import json
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.common import RESULTS, ROOT, ms, timed
 from differ.diff import diff
 from differ.normalize.canonical import canonicalize
 
-ROOT = Path(__file__).resolve().parent.parent
 BASE = canonicalize((ROOT / "examples/pytorch-2.13/canonical/v1.md").read_text()).text
 
 
@@ -60,16 +58,6 @@ def cases(scale: float, rng: random.Random) -> dict[str, tuple[str, str]]:
     }
 
 
-def timed(fn: Callable[[], object], runs: int) -> dict[str, float]:
-    fn()  # warm-up
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
-
-
 def git_word_diff(a: str, b: str) -> Callable[[], object]:
     folder = Path(tempfile.mkdtemp(prefix="differ-bench-"))
     (folder / "a.md").write_text(a)
@@ -102,31 +90,31 @@ def measure(scale: float, runs: int) -> list[dict[str, object]]:
     return rows
 
 
-def main() -> int:
-    quick = "--quick" in sys.argv
-    runs = 3 if quick else 5
-    half = measure(0.5, runs)
-    full = measure(1.0, runs)
+def table(rows: list[dict[str, object]]) -> list[str]:
     lines = [
-        "| case | size | differ (median, min–max) | difflib | git --word-diff | differ ÷ difflib | "
+        "| case | size | differ ms (median, min–max) | difflib ms | git --word-diff ms | differ ÷ difflib | "
         "differ, size ×2 |",
         "|---|---|---|---|---|---|---|",
     ]
-    for h, f in zip(half, full, strict=True):
-
-        def cell(t: dict[str, float]) -> str:
-            return f"{t['median'] * 1000:.0f} ms ({t['min'] * 1000:.0f}–{t['max'] * 1000:.0f})"
-
-        growth = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
-        f["growth_when_doubled"] = growth
+    for f in rows:
         lines.append(
-            f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {cell(f['differ'])} | "  # type: ignore[arg-type]
-            f"{cell(f['difflib'])} | {cell(f['git'])} | {f['ratio_to_difflib']:.1f}× | ×{growth:.2f} |"
-        )  # type: ignore[arg-type]
-    out = ROOT / "bench" / "results"
-    out.mkdir(exist_ok=True)
-    (out / "diff.json").write_text(json.dumps(full, indent=2) + "\n")
-    (out / "diff.md").write_text("\n".join(lines) + "\n")
+            f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {ms(f['differ'], digits=0)} | "  # type: ignore[arg-type]
+            f"{ms(f['difflib'], digits=0)} | {ms(f['git'], digits=0)} | "  # type: ignore[arg-type]
+            f"{f['ratio_to_difflib']:.1f}× | ×{f['growth_when_doubled']:.2f} |"
+        )
+    return lines
+
+
+def main() -> int:
+    runs = 3 if "--quick" in sys.argv else 5
+    half = measure(0.5, runs)
+    full = measure(1.0, runs)
+    for h, f in zip(half, full, strict=True):
+        f["growth_when_doubled"] = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
+    lines = table(full)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "diff.json").write_text(json.dumps(full, indent=2) + "\n")
+    (RESULTS / "diff.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -164,10 +164,14 @@ class Store:
         self._thread_lock = threading.RLock()
         self._lock_fd: int | None = None
         self._depth = 0
+        self._dirs: dict[str, Path] = {}
 
     # -- layout -----------------------------------------------------------------------------------------
     def source_dir(self, key: str) -> Path:
-        """The folder of `DOCUMENT/SOURCE`; refuses any name that could leave the store."""
+        """The folder of `DOCUMENT/SOURCE`; refuses any name that could leave the store (checked once a key)."""
+        known = self._dirs.get(key)
+        if known is not None:
+            return known
         parts = key.split("/")
         if len(parts) != 2 or not all(_SAFE_PART.match(p) for p in parts):
             raise StoreError(
@@ -177,6 +181,7 @@ class Store:
         path = self.root / "sources" / parts[0] / parts[1]
         if os.path.commonpath([path.resolve(), self.root.resolve()]) != str(self.root.resolve()):
             raise StoreError(f'"{key}" would be stored outside {self.root}')
+        self._dirs[key] = path
         return path
 
     def blob_path(self, digest: str) -> Path:

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.diff.blocks import split_blocks, split_blocks_whole
-from differ.normalize.canonical import canonicalize, canonicalize_whole
+from differ.normalize.canonical import _plain_words, canonicalize, canonicalize_whole, plain_words
 from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
 
 
 def same(markdown: str) -> None:
     assert canonicalize(markdown) == canonicalize_whole(markdown)
+    assert plain_words(markdown) == list(_plain_words(markdown))
     chunked, whole = split_blocks(markdown), split_blocks_whole(markdown)
     assert [(b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in chunked] == [
         (b.kind, b.text, b.section, b.level, b.links, b.lead, b.source) for b in whole

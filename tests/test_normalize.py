@@ -299,3 +299,30 @@ def test_twenty_megabyte_page_of_text_is_refused_with_a_reason() -> None:
 def test_megabyte_single_line() -> None:
     result = norm("<p>" + "x" * 1_000_000 + "</p>", source())
     assert len(result.markdown) == 1_000_001
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        "article",
+        "ARTICLE",
+        ".entry-content",
+        "#main",
+        "main#main.site-main",
+        "div.entry-content",
+        "article .entry-content",
+        "p.nothing-has-this",
+        "section",
+        "h2",
+        "[role=main]",
+        "li:nth-of-type(2)",
+    ],
+)
+def test_content_root_is_what_css_selects(selector: str) -> None:
+    """Simple selectors are matched in one walk; the element must be the one soupsieve selects first."""
+    import soupsieve
+
+    from differ.normalize.html import _select_one, parse_html
+
+    soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
+    assert _select_one(soup, selector) is soupsieve.select_one(selector, soup)

@@ -6,7 +6,6 @@ body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
@@ -41,10 +40,14 @@ class Normalized:
     warnings: list[str] = field(default_factory=list)
     normalizer: int = NORMALIZER_VERSION
 
-    @cached_property
+    _words: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
     def words(self) -> int:
-        """Visible words (a markdown-it parse: computed once)."""
-        return len(plain_words(self.markdown))
+        """Visible words, counted once (functools.cached_property would serialize threads on one lock)."""
+        if self._words is None:
+            self._words = len(plain_words(self.markdown))
+        return self._words
 
 
 MAX_MARKDOWN = 5_000_000  # characters of extracted text; a release post is a few tens of thousands

@@ -266,6 +266,18 @@ def render_html(markdown: str) -> str:
 
 def plain_words(markdown: str) -> list[str]:
     """The words a reader sees when the document is rendered, in order (markup and URLs dropped)."""
+    chunks = split_chunks(markdown)
+    if chunks is None:
+        return list(_plain_words(markdown))
+    return [word for chunk in chunks for word in _chunk_words(chunk)]
+
+
+@lru_cache(maxsize=4096)
+def _chunk_words(chunk: str) -> tuple[str, ...]:
+    return _plain_words(chunk)
+
+
+def _plain_words(markdown: str) -> tuple[str, ...]:
     tokens = parser().parse(markdown)
     words: list[str] = []
     for token in tokens:
@@ -273,7 +285,7 @@ def plain_words(markdown: str) -> list[str]:
             words.extend(_inline_text(token.children).split())
         elif token.type in ("fence", "code_block"):
             words.extend(token.content.split())
-    return words
+    return tuple(words)
 
 
 def _inline_text(children: list[Token]) -> str:

@@ -10,12 +10,16 @@ import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import NavigableString, PageElement
 
 from differ.errors import NoContentError, NormalizeError
+
+if TYPE_CHECKING:
+    import soupsieve
 
 MAX_DEPTH = 400
 MAX_TAGS = 250_000  # a long release post has a few thousand; beyond this a page is not read
@@ -133,13 +137,9 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
     _prune(soup, unwanted)
     root: Tag | None
     if selector:
-        try:
-            found = soup.select(selector)
-        except Exception as exc:  # soupsieve raises its own SelectorSyntaxError
-            raise NormalizeError(f'selector "{selector}" is not valid CSS: {str(exc).splitlines()[0]}')
-        if not found:
+        root = _select_one(soup, selector)
+        if root is None:
             raise NoContentError(f'selector "{selector}" matches nothing on the page')
-        root = found[0]
         _prune(root, _hidden)
     else:
         matches = candidates["article"] or candidates["main"] or candidates["role"]
@@ -147,11 +147,46 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
         _prune(root, _chrome)
     for pattern in exclude:
         try:
-            for node in root.select(pattern):
+            for node in _css(pattern).select(root):
                 node.extract()
         except Exception as exc:
             raise NormalizeError(f'exclude selector "{pattern}" is not valid CSS: {str(exc).splitlines()[0]}')
     return root
+
+
+_SIMPLE = re.compile(r"([A-Za-z][\w-]*)?(?:#([\w-]+))?((?:\.[\w-]+)*)")
+
+
+def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
+    """The first element in document order that `selector` matches. A simple selector (`article`,
+    `.entry-content`, `div#main.post`) is matched in one walk; others go to soupsieve."""
+    simple = _SIMPLE.fullmatch(selector.strip())
+    if simple and any(simple.groups()):
+        name, ident, dotted = simple.groups()
+        classes = set(dotted.split(".")[1:]) if dotted else set()
+
+        def matches(tag: Tag) -> bool:
+            return (
+                (name is None or tag.name == name.lower())
+                and (ident is None or tag.get("id") == ident)
+                and classes.issubset(_classes(tag))
+            )
+
+        found = soup.find(matches)
+        return found if isinstance(found, Tag) else None
+    try:
+        first = _css(selector).select_one(soup)
+    except Exception as exc:  # soupsieve raises its own SelectorSyntaxError
+        raise NormalizeError(f'selector "{selector}" is not valid CSS: {str(exc).splitlines()[0]}')
+    return first if isinstance(first, Tag) else None
+
+
+@lru_cache(maxsize=256)
+def _css(selector: str) -> soupsieve.SoupSieve:
+    """A compiled CSS selector (compiling is most of the cost of a one-off select)."""
+    import soupsieve  # here: compiling its own patterns on import costs every run ~0.1 s
+
+    return soupsieve.compile(selector)
 
 
 _CHROME_TAGS = {"nav", "header", "footer", "aside", "form"}

@@ -1,0 +1,131 @@
+"""Service footprint: resident memory of `differ run` watching 1,000 sources, after one full cycle and over an
+hour of cycles compressed into minutes.
+
+The page server (a separate process) sends validators, so most checks are answered with 304, and 1% of the
+pages change every interval, so versions, diffs and alerts keep happening. With a 15-second interval, 4
+minutes hold 16 cycles: an hour of checks at a 4-minute interval. RSS is read from /proc every second.
+Run: python -m bench.footprint [--sources N] [--minutes M] [--interval S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench import tools
+from bench.common import RESULTS, ROOT
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def write_config(work: Path, base: str, sources: int, interval: int) -> Path:
+    text = (
+        f'[service]\nsnapshots = "{work / "snapshots"}"\ninterval = "{interval}s"\njitter = 0.1\n'
+        'per_host_delay = "0s"\nper_host_connections = 10\nworkers = 10\ntimeout = "30s"\n'
+    )
+    for n in range(sources):
+        text += (
+            f'[[documents]]\nid = "post-{n}"\n[documents.canonical]\nid = "canonical"\n'
+            f'url = "{base}/p/{n}"\nselector = "article"\nallow_private = ["127.0.0.1"]\n'
+        )
+    path = work / "differ.toml"
+    path.write_text(text)
+    return path
+
+
+def measure(sources: int, minutes: float, interval: int, work: Path) -> dict[str, object]:
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    log = work / "stderr.log"
+    server, base = tools.start_server(sources, work / "server.log")
+    config = write_config(work, base, sources, interval)
+    samples: list[tuple[float, int]] = []
+    served = 0
+    after_first: int | None = None
+    first_cycle_s: float | None = None
+    proc = subprocess.Popen(
+        [str(tools.DIFFER), "--config", str(config), "run"],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("ab"),
+    )
+    try:
+        started = time.monotonic()
+        next_churn = started + interval
+        tools.traffic(base)
+        while (elapsed := time.monotonic() - started) < minutes * 60:
+            time.sleep(1.0)
+            if proc.poll() is not None:
+                raise RuntimeError(f"differ run exited with {proc.returncode} (see {log})")
+            served += tools.traffic(base)["requests"]
+            rss = rss_kib(proc.pid)
+            samples.append((round(elapsed, 1), rss))
+            if after_first is None and served >= sources:
+                after_first, first_cycle_s = rss, elapsed
+            if time.monotonic() >= next_churn:
+                tools.control(base, f"churn?count={max(1, sources // 100)}")
+                next_churn += interval
+        proc.send_signal(signal.SIGTERM)
+        exit_code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        server.terminate()
+        server.wait()
+    versions = sum(1 for _ in (work / "snapshots" / "sources").glob("*/*/versions/*.json"))
+    tail = [kib for t, kib in samples if t >= minutes * 60 / 2]
+    return {
+        "sources": sources,
+        "interval_s": interval,
+        "minutes": minutes,
+        "requests": served,
+        "cycles": served / sources,
+        "versions": versions,
+        "exit_code": exit_code,
+        "first_cycle_s": first_cycle_s,
+        "rss_after_first_cycle_mib": (after_first or 0) / 1024,
+        "rss_end_mib": samples[-1][1] / 1024 if samples else 0,
+        "rss_max_mib": max(kib for _, kib in samples) / 1024 if samples else 0,
+        "rss_second_half_median_mib": statistics.median(tail) / 1024 if tail else 0,
+        "samples": samples,
+    }
+
+
+def table(report: dict[str, object]) -> list[str]:
+    return [
+        "| sources | cycles | RSS after first cycle | RSS median, second half | RSS at end | RSS max |",
+        "|---|---|---|---|---|---|",
+        f"| {report['sources']} | {report['cycles']:.1f} in {report['minutes']} min | "
+        f"{report['rss_after_first_cycle_mib']:.0f} MB | {report['rss_second_half_median_mib']:.0f} MB | "
+        f"{report['rss_end_mib']:.0f} MB | {report['rss_max_mib']:.0f} MB |",
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sources", type=int, default=1000)
+    ap.add_argument("--minutes", type=float, default=4.0)
+    ap.add_argument("--interval", type=int, default=15)
+    args = ap.parse_args()
+    report = measure(args.sources, args.minutes, args.interval, ROOT / "bench" / "work" / "footprint")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "footprint.json").write_text(json.dumps(report, indent=2) + "\n")
+    lines = table(report)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -57,8 +57,11 @@ def record_hash(record: dict[str, Any]) -> str:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:  # the folder is made on first use only: most writes go to an existing one
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -83,8 +86,9 @@ def _fsync_dir(folder: Path) -> None:
 
 def append_line(path: Path, entry: dict[str, Any]) -> None:
     """Append one JSON line; a line torn by a crash is closed off before the next one is written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+    if not path.exists():  # the folder is made on first use only
+        path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab+") as handle:
         if handle.tell() > 0:
             handle.seek(-1, os.SEEK_END)

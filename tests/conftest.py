@@ -50,6 +50,7 @@ class Hit:
     headers: dict[str, str]
     at: float
     body: bytes = b""
+    port: int = 0  # the client's port: one port for several hits means the connection was reused
 
 
 class Server:
@@ -101,7 +102,13 @@ class Server:
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                hit = Hit(self.path, {k.lower(): v for k, v in self.headers.items()}, time.monotonic(), body)
+                hit = Hit(
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    time.monotonic(),
+                    body,
+                    self.client_address[1],
+                )
                 with server.lock:
                     server.hits.append(hit)
                 route = server.routes.get(self.path)

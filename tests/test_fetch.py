@@ -367,3 +367,24 @@ def test_guard_checks_literal_addresses_without_connecting() -> None:
         check_url("http://10.0.0.1/", False)
     check_url("http://10.0.0.1/", (ipaddress.ip_network("10.0.0.0/8"),))
     check_url("http://10.0.0.1/", True)
+
+
+def test_connections_are_reused_after_bodies_read_to_their_end(server: Server) -> None:
+    """A page, a 304, a small error page and a redirect all leave the connection open for the next request;
+    a body refused unread (larger than the cap) does not."""
+    server.page("/post", PAGE, etag='"v1"')
+    server.routes["/gone"] = Reply(404, b"no such page")
+    server.routes["/old"] = Reply(301, b"moved", headers={"Location": "/post"})
+    server.page("/big", "x" * 50_000)
+    f = fetcher(max_bytes=10_000)
+    get(f, server.url("/post"))
+    get(f, server.url("/post"), etag='"v1"')
+    with pytest.raises(FetchError):
+        get(f, server.url("/gone"))
+    get(f, server.url("/old"))
+    ports = [hit.port for hit in server.hits if hit.path != "/robots.txt"]
+    assert len(ports) == 5 and len(set(ports)) == 1
+    with pytest.raises(FetchError, match="exceeds max_bytes"):
+        get(f, server.url("/big"))
+    get(f, server.url("/post"))
+    assert server.hits[-1].port != ports[0]

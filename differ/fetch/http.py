@@ -287,36 +287,65 @@ class Fetcher:
             raise FetchError(f"connection failed: {_short(exc)}", retryable=True)
         except requests.exceptions.RequestException as exc:
             raise FetchError(f"request failed: {_short(exc)}", retryable=True)
-        with resp:
-            resp_headers = {k.lower(): v for k, v in resp.headers.items()}
-            if resp.status_code in (301, 302, 303, 304, 307, 308) or resp.status_code >= 400:
+        try:
+            status, resp_headers, body = self._read(resp, limit, truncate, deadline)
+        except BaseException:
+            resp.close()
+            raise
+        resp.raw.release_conn()  # read to its end: the connection goes back to the pool for the next request
+        return status, resp_headers, body
+
+    def _read(
+        self, resp: requests.Response, limit: int, truncate: bool, deadline: float
+    ) -> tuple[int, dict[str, str], bytes]:
+        resp_headers = {k.lower(): v for k, v in resp.headers.items()}
+        declared = resp_headers.get("content-length", "")
+        if resp.status_code == 304:  # never has a body
+            return resp.status_code, resp_headers, b""
+        if resp.status_code in (301, 302, 303, 307, 308) or resp.status_code >= 400:
+            if not (declared.isdigit() and int(declared) <= DRAIN):
+                resp.close()  # a body of unknown or large size is not worth reading to keep the connection
                 return resp.status_code, resp_headers, b""
-            declared = resp_headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > limit and not truncate:
-                raise FetchError(f"body of {int(declared):,} bytes exceeds max_bytes ({limit:,})")
-            chunks: list[bytes] = []
-            size = 0
-            try:
-                while True:
-                    chunk = resp.raw.read1(65536, decode_content=True)
-                    if not chunk:
+            self._drain(resp)
+            return resp.status_code, resp_headers, b""
+        if declared.isdigit() and int(declared) > limit and not truncate:
+            raise FetchError(f"body of {int(declared):,} bytes exceeds max_bytes ({limit:,})")
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            while True:
+                chunk = resp.raw.read1(65536, decode_content=True)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    if truncate:
+                        resp.close()
                         break
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size > limit:
-                        if truncate:
-                            break
-                        raise FetchError(f"body exceeds max_bytes ({limit:,} bytes); stopped reading")
-                    if self.clock() > deadline:
-                        raise FetchError(f"response not complete after {self.deadline:g}s; gave up")
-            except FetchError:
-                raise
-            except Exception as exc:  # urllib3 and http.client raise many kinds for broken bodies
-                raise FetchError(f"body broken off: {_short(exc)}", retryable=True)
-            body = b"".join(chunks)
-            if truncate:
-                body = body[:limit]
-            return resp.status_code, resp_headers, body
+                    raise FetchError(f"body exceeds max_bytes ({limit:,} bytes); stopped reading")
+                if self.clock() > deadline:
+                    raise FetchError(f"response not complete after {self.deadline:g}s; gave up")
+        except FetchError:
+            raise
+        except Exception as exc:  # urllib3 and http.client raise many kinds for broken bodies
+            raise FetchError(f"body broken off: {_short(exc)}", retryable=True)
+        body = b"".join(chunks)
+        if truncate:
+            body = body[:limit]
+        return resp.status_code, resp_headers, body
+
+    @staticmethod
+    def _drain(resp: requests.Response) -> None:
+        """Read a small declared body of a response whose body is not wanted, so its connection can be reused."""
+        try:
+            while resp.raw.read1(DRAIN):
+                pass
+        except Exception:
+            resp.close()
+
+
+DRAIN = 65536  # bytes of an unwanted body read to keep the connection
 
 
 def _short(exc: BaseException) -> str:

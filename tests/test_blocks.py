@@ -4,17 +4,51 @@ exactly what one pass over the whole document gives."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.diff.blocks import split_blocks, split_blocks_whole
-from differ.normalize.canonical import _plain_words, canonicalize, canonicalize_whole, plain_words
+from differ.normalize.canonical import (
+    _plain_words,
+    canonicalize,
+    canonicalize_whole,
+    plain_words,
+    split_chunks,
+)
 from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
 
 
+def reference_chunks(markdown: str) -> list[str] | None:
+    """The cut rule written as a plain line scan: what split_chunks must give."""
+    if "]:" in markdown or re.search(r"^ {0,3}<[A-Za-z/!?]", markdown, re.MULTILINE):
+        return None
+    lines = markdown.split("\n")
+    chunks: list[str] = []
+    start = 0
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        if m:
+            if line[0].isspace():
+                return None
+            fence = m.group(1)
+            continue
+        if not line.strip(" \t") and i + 1 < len(lines) and lines[i + 1][:1].strip():
+            chunks.append("\n".join(lines[start : i + 1]))
+            start = i + 1
+    chunks.append("\n".join(lines[start:]))
+    return chunks
+
+
 def same(markdown: str) -> None:
+    assert split_chunks(markdown) == reference_chunks(markdown)
     assert canonicalize(markdown) == canonicalize_whole(markdown)
     assert plain_words(markdown) == list(_plain_words(markdown))
     chunked, whole = split_blocks(markdown), split_blocks_whole(markdown)
@@ -87,6 +121,11 @@ PIECES = st.one_of(
             "Intro\n- tight item",
             "Intro\n1. numbered",
             "a\u200bb",
+            "\u00a0starts with a no-break space",
+            "form\x0cfeed",
+            "\x0b",
+            "```\n",
+            "~~~~\n~~~\n~~~~",
         ]
     ),
 )

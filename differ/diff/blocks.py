@@ -4,7 +4,7 @@ its section path, its visible words and a key that ignores formatting."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from markdown_it.token import Token
@@ -30,11 +30,15 @@ class Block:
 
     @property
     def key(self) -> str:
-        """Equal keys mean no visible change: same kind of block, same words, same link targets."""
-        return (
-            f"{self.kind}\x1f{self.level if self.kind == 'heading' else ''}\x1f{self.text}\x1f"
-            + "\x1e".join(url for _, url in self.links)
-        )
+        """Equal keys mean no visible change: same kind of block, same words, same link targets (computed once:
+        blocks are never changed after they are made)."""
+        known: str | None = self.__dict__.get("_key")
+        if known is None:
+            known = self.__dict__["_key"] = (
+                f"{self.kind}\x1f{self.level if self.kind == 'heading' else ''}\x1f{self.text}\x1f"
+                + "\x1e".join(url for _, url in self.links)
+            )
+        return known
 
     @property
     def text_key(self) -> str:
@@ -209,6 +213,7 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
     intro: str | None = None
     last_paragraph: str | None = None
     previous_ended_paragraph = False
+    trail: tuple[str, ...] = ()
     for part in parts:
         for event in part.events:
             if isinstance(event, _ListOpen):
@@ -216,20 +221,37 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
                 if not headings and last_paragraph is not None and after:
                     intro = last_paragraph
                 continue
-            trail = tuple(text for _, text in headings)
             if event.kind == "heading":
                 while headings and headings[-1][0] >= event.level:
                     headings.pop()
-                blocks.append(replace(event, section=tuple(text for _, text in headings)))
+                blocks.append(_placed(event, tuple(text for _, text in headings)))
                 headings.append((event.level, event.text))
+                trail = tuple(text for _, text in headings)
                 intro = None
                 continue
             section = (intro.rstrip(_CLOSING_PUNCT),) if not trail and event.depth and intro else trail
-            blocks.append(replace(event, section=section))
+            blocks.append(_placed(event, section))
             if event.kind == "paragraph" and event.top:
                 last_paragraph = event.text
         previous_ended_paragraph = part.ends_with_paragraph
     return blocks
+
+
+def _placed(event: Block, section: tuple[str, ...]) -> Block:
+    """The block with its section path (blocks are never changed after this, so one can be shared)."""
+    if section == event.section:
+        return event
+    return Block(
+        event.kind,
+        event.text,
+        event.source,
+        section,
+        event.level,
+        event.links,
+        event.lead,
+        event.depth,
+        event.top,
+    )
 
 
 @lru_cache(maxsize=8192)

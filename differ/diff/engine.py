@@ -3,7 +3,9 @@ operations), moved, link, invisible; metadata apart. Formatting-only differences
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -94,11 +96,17 @@ def _join(tokens: list[str]) -> str:
 
 
 def similarity(a: Block, b: Block) -> float:
+    """How much of two blocks' words is the same, 0 to 1; a pair that cannot reach PAIR_THRESHOLD may be given
+    any lower value (found from word counts alone, without aligning the words)."""
     if a.kind != b.kind and {a.kind, b.kind} != {"paragraph", "item"}:
         return 0.0
-    wa, wb = words(a.text), words(b.text)
+    wa, wb = _words(a), _words(b)
     if not wa and not wb:
         return 1.0
+    shared = sum((_bag(a) & _bag(b)).values())  # bounds both the ratio and the longest shared run
+    bound = 2 * shared / (len(wa) + len(wb))
+    if bound < PAIR_THRESHOLD and shared < SHARED_RUN:
+        return bound
     matcher = SequenceMatcher(None, wa, wb, autojunk=False)
     ratio = matcher.ratio()
     if ratio < PAIR_THRESHOLD:
@@ -107,6 +115,21 @@ def similarity(a: Block, b: Block) -> float:
         if longest >= SHARED_RUN:
             return PAIR_THRESHOLD + 0.01
     return ratio
+
+
+def _words(block: Block) -> list[str]:
+    """The block's words (computed once a block)."""
+    known: list[str] | None = block.__dict__.get("_words")
+    if known is None:
+        known = block.__dict__["_words"] = words(block.text)
+    return known
+
+
+def _bag(block: Block) -> Counter[str]:
+    known: Counter[str] | None = block.__dict__.get("_bag")
+    if known is None:
+        known = block.__dict__["_bag"] = Counter(_words(block))
+    return known
 
 
 def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
@@ -132,8 +155,8 @@ def align(
     added: list[int] = []
     modified: list[tuple[int, int]] = []
     mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
-    matcher = SequenceMatcher(None, mid_a, mid_b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    runs: list[tuple[int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in _opcodes(mid_a, mid_b):
         i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if tag == "equal":
             equal.extend(zip(range(i1, i2), range(j1, j2), strict=True))
@@ -142,9 +165,68 @@ def align(
         elif tag == "insert":
             added.extend(range(j1, j2))
         else:
-            _pair(a, b, list(range(i1, i2)), list(range(j1, j2)), removed, added, modified)
+            runs.append((i1, i2, j1, j2))
+    if runs:
+        # A block whose exact copy is also unaligned on the other side moved: it is not paired by similarity
+        # (which costs most where sections were reordered), and the move is found later.
+        loose_a = {ka[x] for x in removed}.union(*(ka[i1:i2] for i1, i2, _, _ in runs))
+        loose_b = {kb[y] for y in added}.union(*(kb[j1:j2] for _, _, j1, j2 in runs))
+        for i1, i2, j1, j2 in runs:
+            ia = [x for x in range(i1, i2) if ka[x] not in loose_b]
+            ib = [y for y in range(j1, j2) if kb[y] not in loose_a]
+            removed.extend(x for x in range(i1, i2) if ka[x] in loose_b)
+            added.extend(y for y in range(j1, j2) if kb[y] in loose_a)
+            _pair(a, b, ia, ib, removed, added, modified)
     equal.extend((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
-    return sorted(equal), removed, added, modified
+    return sorted(equal), sorted(removed), sorted(added), sorted(modified)
+
+
+ANCHORED = 64  # longer runs are first cut at blocks found once in each version (patience diff)
+
+
+def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
+    """difflib opcodes for two key lists. Long lists are cut at their unique common keys taken in order
+    (the longest increasing run of them), and only the gaps between go to SequenceMatcher, which is quadratic
+    where keys repeat (a release post's sections share many equal lines)."""
+    if len(ka) < ANCHORED or len(kb) < ANCHORED:
+        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+    count_a, count_b = Counter(ka), Counter(kb)
+    where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
+    pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
+    if not pairs:
+        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+    ops: list[tuple[str, int, int, int, int]] = []
+    i0 = j0 = 0
+    for i, j in [*_increasing(pairs), (len(ka), len(kb))]:
+        if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
+            gap = _opcodes(ka[i0:i], kb[j0:j])
+            ops.extend((tag, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for tag, x1, x2, y1, y2 in gap)
+        if i < len(ka):
+            ops.append(("equal", i, i + 1, j, j + 1))
+        i0, j0 = i + 1, j + 1
+    return ops
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of pairs (in order of their first index) whose second indices increase."""
+    tail_j: list[int] = []  # tail_j[k]: the smallest last j of an increasing run of length k + 1
+    tail_at: list[int] = []  # the pair that ends that run
+    back = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tail_j, j)
+        if k:
+            back[n] = tail_at[k - 1]
+        if k == len(tail_j):
+            tail_j.append(j)
+            tail_at.append(n)
+        else:
+            tail_j[k], tail_at[k] = j, n
+    run: list[tuple[int, int]] = []
+    n = tail_at[-1] if tail_at else -1
+    while n >= 0:
+        run.append(pairs[n])
+        n = back[n]
+    return run[::-1]
 
 
 def _pair(
@@ -333,13 +415,8 @@ def _anchor(x: int | None, equal: list[tuple[int, int]]) -> float:
     """Where a removed block would stand in the new version: just after its last equal predecessor."""
     if x is None:
         return 0
-    pos = -0.5
-    for ea, eb in equal:
-        if ea < x:
-            pos = eb + 0.5
-        else:
-            break
-    return pos
+    before = bisect_left(equal, (x,))  # equal is sorted: the pairs before this one have ea < x
+    return equal[before - 1][1] + 0.5 if before else -0.5
 
 
 def _moved_detail(old: Block, new: Block) -> str:

@@ -196,32 +196,47 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _WHOLE = re.compile(r"^ {0,3}<[A-Za-z/!?]", re.MULTILINE)
 
 
+_FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[^\n]*", re.MULTILINE)
+# A blank line (CommonMark: only spaces and tabs) followed by a line that starts with no whitespace at all.
+_CUT = re.compile(r"^([ \t]*)\n(?=\S)", re.MULTILINE)
+
+
 def split_chunks(markdown: str) -> list[str] | None:
     """Cut a document at blank lines where a new top-level block starts (never inside a fence or before an
     indented continuation); None when the document has constructs that span such cuts.
     `"\\n".join(chunks)` is the document again."""
     if "]:" in markdown or _WHOLE.search(markdown):
         return None
-    lines = markdown.split("\n")
+    fenced: list[tuple[int, int]] = []  # from an opening fence line to the end of its closing line
+    fence: str | None = None
+    opened = 0
+    for m in _FENCE_LINE.finditer(markdown):
+        marks = m.group(2)
+        if fence is None:
+            if m.group(1):
+                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
+            fence, opened = marks, m.start()
+        elif marks[0] == fence[0] and len(marks) >= len(fence) and not m.group().strip(" `~"):
+            fenced.append((opened, m.end()))
+            fence = None
+    if fence is not None:
+        fenced.append((opened, len(markdown)))
+    if not fenced:  # every cut counts: let the regex engine split (each piece keeps its blank line)
+        parts = _CUT.split(markdown)
+        return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + [parts[-1]]
     chunks: list[str] = []
     start = 0
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        if fence is not None:
-            m = _FENCE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
-                fence = None
+    regions = iter(fenced)
+    region = next(regions, None)
+    for cut in _CUT.finditer(markdown):
+        blank = cut.start()
+        while region is not None and region[1] < blank:
+            region = next(regions, None)
+        if region is not None and region[0] <= blank <= region[1]:
             continue
-        m = _FENCE.match(line)
-        if m:
-            if line[0].isspace():
-                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
-            fence = m.group(1)
-            continue
-        if not line.strip() and i + 1 < len(lines) and lines[i + 1].strip() and not lines[i + 1][0].isspace():
-            chunks.append("\n".join(lines[start : i + 1]))
-            start = i + 1
-    chunks.append("\n".join(lines[start:]))
+        chunks.append(markdown[start : cut.end() - 1])
+        start = cut.end()
+    chunks.append(markdown[start:])
     return chunks
 
 

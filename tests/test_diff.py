@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from html.parser import HTMLParser
 
 from hypothesis import given, settings
@@ -267,3 +268,44 @@ def test_a_rewritten_paragraph_that_keeps_a_sentence_is_modified() -> None:
         "implicit discriminant of 43, one more than the variant before it, and a note on layout follows.\n"
     )
     assert [c.kind for c in diff(a, b).changes] == ["modified"]
+
+
+# Long documents (past ANCHORED blocks) take the anchored alignment: numbered blocks are unique anchors,
+# the plain ones repeat, as a release post's sections do.
+LONG_BLOCK = st.one_of(BLOCK, st.integers(0, 400).map(lambda n: f"Paragraph {n} of the post."))
+LONG = st.lists(LONG_BLOCK, min_size=60, max_size=160).map(lambda bs: "\n\n".join(bs) + "\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(LONG, st.lists(st.tuples(st.integers(0, 159), LONG_BLOCK), max_size=8), st.randoms())
+def test_long_documents_apply_and_mirror(a: str, edits: list[tuple[int, str]], rng: random.Random) -> None:
+    blocks = a.rstrip("\n").split("\n\n")
+    for at, block in edits:
+        blocks.insert(at % (len(blocks) + 1), block)
+    if len(blocks) > 4:
+        start = rng.randrange(len(blocks) - 3)
+        moved = blocks[start : start + 3]
+        del blocks[start : start + 3]
+        blocks[rng.randrange(len(blocks)) : 0] = moved
+    b = "\n\n".join(blocks) + "\n"
+    d = diff(a, b)
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+    assert apply(split_blocks(b), diff(b, a)) == [blk.text_key for blk in split_blocks(a)]
+    assert diff(a, a).empty
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
+    st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
+)
+def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]) -> None:
+    from differ.diff.engine import _opcodes
+
+    i = j = 0
+    for tag, i1, i2, j1, j2 in _opcodes(ka, kb):
+        assert (i1, j1) == (i, j)
+        if tag == "equal":
+            assert ka[i1:i2] == kb[j1:j2]
+        i, j = i2, j2
+    assert (i, j) == (len(ka), len(kb))

@@ -309,3 +309,13 @@ def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]
             assert ka[i1:i2] == kb[j1:j2]
         i, j = i2, j2
     assert (i, j) == (len(ka), len(kb))
+
+
+def test_a_code_example_replaced_in_place_is_that_block_modified() -> None:
+    a = "## Example\n\nLike this:\n\n```rust\nmod generated;\n```\n\nEnd.\n"
+    b = "## Example\n\nLike this:\n\n```rust\nmacro_rules! make_function { () => {} }\n```\n\nEnd.\n"
+    d = diff(a, b)
+    assert [(c.kind, c.block, c.section) for c in d.changes] == [("modified", "code", ("Example",))]
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+    other = b.replace("```rust", "```python")
+    assert sorted(c.kind for c in diff(a, other).changes) == ["added", "removed"]

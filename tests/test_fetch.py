@@ -4,7 +4,9 @@ politeness, robots.txt, charsets and the private-address guard."""
 from __future__ import annotations
 
 import ipaddress
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -388,3 +390,32 @@ def test_connections_are_reused_after_bodies_read_to_their_end(server: Server) -
         get(f, server.url("/big"))
     get(f, server.url("/post"))
     assert server.hits[-1].port != ports[0]
+
+
+def test_one_thread_keeps_every_deadline() -> None:
+    """Deadlines fire in their block and never after it; a thousand requests do not start a thousand threads."""
+    from differ.fetch.deadline import watchdog
+
+    with watchdog(0.05) as fired:
+        time.sleep(0.3)
+    assert fired.is_set()
+    with watchdog(0.05) as early:
+        pass
+    time.sleep(0.3)
+    assert not early.is_set()
+    before = threading.active_count()
+    for _ in range(1000):
+        with watchdog(30):
+            pass
+    assert threading.active_count() <= before + 1
+
+
+def test_robots_txt_is_fetched_once_per_host_by_concurrent_sources(server: Server) -> None:
+    server.routes["/robots.txt"] = Reply(200, b"User-agent: *\nAllow: /\n", delay=0.2)
+    for n in range(8):
+        server.page(f"/p/{n}", PAGE)
+    f = fetcher()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda n: get(f, server.url(f"/p/{n}"), robots=True), range(8)))
+    assert len(server.requests_to("/robots.txt")) == 1
+    assert len([hit for hit in server.hits if hit.path.startswith("/p/")]) == 8

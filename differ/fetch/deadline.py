@@ -5,9 +5,12 @@ read is blocked: a server that trickles its headers is cut off as surely as one 
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from requests.adapters import HTTPAdapter
@@ -16,6 +19,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 _lock = threading.Lock()
 _sockets: dict[int, socket.socket] = {}  # thread → socket of the response that thread is waiting for
+_active: set[object] = set()  # watchdogs whose block has not ended
 
 
 class _Registering:
@@ -54,26 +58,77 @@ class DeadlineAdapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
 
 
+class _Alarms:
+    """One daemon thread for every deadline of the process (a thread a request cost more than the request)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._pending: set[int] = set()
+        self._ids = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def call_in(self, seconds: float, action: Callable[[], None]) -> int:
+        with self._cond:
+            alarm = next(self._ids)
+            heapq.heappush(self._heap, (time.monotonic() + seconds, alarm, action))
+            self._pending.add(alarm)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="differ-deadlines", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return alarm
+
+    def cancel(self, alarm: int) -> None:
+        with self._cond:
+            self._pending.discard(alarm)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    while self._heap and self._heap[0][1] not in self._pending:
+                        heapq.heappop(self._heap)  # cancelled
+                    if not self._heap:
+                        self._cond.wait()
+                        continue
+                    wait = self._heap[0][0] - time.monotonic()
+                    if wait <= 0:
+                        _, alarm, action = heapq.heappop(self._heap)
+                        self._pending.discard(alarm)
+                        break
+                    self._cond.wait(wait)
+            with contextlib.suppress(Exception):
+                action()
+
+
+_alarms = _Alarms()
+
+
 @contextlib.contextmanager
 def watchdog(seconds: float) -> Iterator[threading.Event]:
     """Within the block, the current thread's request is cut off after `seconds`; the event says it was."""
     ident = threading.get_ident()
     fired = threading.Event()
+    token = object()
 
     def fire() -> None:
-        fired.set()
         with _lock:
+            if token not in _active:  # the block ended first: this thread may be on its next request
+                return
+            fired.set()
             sock = _sockets.get(ident)
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
-    timer = threading.Timer(seconds, fire)
-    timer.daemon = True
-    timer.start()
+    with _lock:
+        _active.add(token)
+    alarm = _alarms.call_in(seconds, fire)
     try:
         yield fired
     finally:
-        timer.cancel()
+        _alarms.cancel(alarm)
         with _lock:
+            _active.discard(token)
             _sockets.pop(ident, None)

@@ -158,6 +158,7 @@ class Fetcher:
             self.session.headers["From"] = contact
         self._robots: dict[str, tuple[float, robots.Rules]] = {}
         self._robots_lock = threading.Lock()
+        self._robots_loading: dict[str, threading.Lock] = {}
         self.agent_token = user_agent.split("/", 1)[0].strip() or "differ"
 
     def close(self) -> None:
@@ -204,11 +205,15 @@ class Fetcher:
         now = self.clock()
         with self._robots_lock:
             cached = self._robots.get(origin)
+            loading = self._robots_loading.setdefault(origin, threading.Lock())
         if cached is None or now - cached[0] > ROBOTS_TTL:
-            rules = self._load_robots(origin, allow_private)
-            cached = (now, rules)
-            with self._robots_lock:
-                self._robots[origin] = cached
+            with loading:  # one fetch of robots.txt per host, however many sources ask at once
+                with self._robots_lock:
+                    cached = self._robots.get(origin)
+                if cached is None or now - cached[0] > ROBOTS_TTL:
+                    cached = (now, self._load_robots(origin, allow_private))
+                    with self._robots_lock:
+                        self._robots[origin] = cached
         return cached[1].allows(url)
 
     # -- internals --------------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""The benchmark harness measures what it says: the page server's validators and churn, whole-process figures,
+the profile summary and the footprint sampler, on a few pages (urlwatch itself is not installed here)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bench import check_cycle, footprint, profile, tools
+
+
+@pytest.fixture
+def pages(tmp_path: Path):  # type: ignore[no-untyped-def]
+    server, base = tools.start_server(3, tmp_path / "server.log")
+    yield base
+    server.terminate()
+    server.wait()
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, dict(reply.headers), reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), b""
+
+
+def test_page_server_validators_churn_and_traffic(pages: str) -> None:
+    status, headers, body = get(f"{pages}/p/1")
+    assert status == 200 and headers["ETag"] == '"1-0"' and 20_000 < len(body) < 30_000
+    assert b"PyTorch 2.13 (post 1)" in body
+    assert get(f"{pages}/p/1", {"If-None-Match": '"1-0"'})[0] == 304
+    assert tools.traffic(pages) == {"bytes": len(body), "requests": 2}
+    assert tools.control(pages, "churn?count=2") == {"changed": [0, 1]}
+    status, headers, changed = get(f"{pages}/p/1", {"If-None-Match": '"1-0"'})
+    assert status == 200 and headers["ETag"] == '"1-1"' and changed != body
+    tools.control(pages, "validators?on=0")
+    assert "ETag" not in get(f"{pages}/p/2")[1]
+    assert get(f"{pages}/p/3")[0] == 404
+
+
+def test_differ_check_is_measured_as_a_whole_process(pages: str, tmp_path: Path) -> None:
+    setup = check_cycle.Setup(tmp_path, pages, 3)
+    first = setup.run("differ")
+    assert first.exit_code == 0 and first.wall > 0 and first.cpu > 0 and first.peak_rss_kib > 10_000
+    assert first.requests == 4 and first.bytes > 60_000  # three full pages and one robots.txt
+    steady = setup.run("differ")
+    assert steady.requests == 4 and steady.bytes < 100  # robots.txt again, and three 304s
+    assert len(list((tmp_path / "differ-snapshots" / "sources").glob("*/*/versions/*.json"))) == 3
+
+
+def test_profile_summary_names_the_stages(pages: str, tmp_path: Path) -> None:
+    setup = check_cycle.Setup(tmp_path, pages, 3)
+    config = tmp_path / "one-thread.toml"
+    config.write_text(setup.differ_config.read_text().replace("workers = 10", "workers = 1"))
+    stats = profile.profile(config, tmp_path / "check.prof", tmp_path / "err.log", pages)
+    lines = profile.summarize(stats, 3)
+    assert lines[0].startswith("Total ") and "for 3 pages" in lines[0]
+    stages = [line.split("|")[1].strip() for line in lines if line.startswith("| ")]
+    assert {"whole check", "fetch (HTTP)", "normalize", "store a version"} <= set(stages)
+
+
+def test_footprint_samples_a_running_service(tmp_path: Path) -> None:
+    report = footprint.measure(3, 0.12, 2, tmp_path / "footprint")
+    assert report["exit_code"] == 0
+    assert report["cycles"] >= 2 and report["versions"] >= 3  # type: ignore[operator]
+    assert 10 < report["rss_max_mib"] < 500  # type: ignore[operator]
+    assert json.dumps(report)  # what bench/results.json holds

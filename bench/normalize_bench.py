@@ -11,9 +11,10 @@ from __future__ import annotations
 import gc
 import json
 import sys
+import time
 from collections.abc import Callable
 
-from bench.common import RESULTS, ROOT, ms, one_core, timed
+from bench.common import RESULTS, ROOT, ms, one_core, summary
 from differ.config import SourceConfig
 from differ.normalize import Body, normalize
 from differ.normalize import html as htmlconv
@@ -67,12 +68,23 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
 
 
 def measure(runs: int) -> list[dict[str, object]]:
+    """Every stage once a round, `runs` rounds after a warm-up round: a slow spell of the machine then touches
+    all stages alike instead of one."""
+    steps = stages()
+    samples: dict[str, list[float]] = {name: [] for name in steps}
+    for round_ in range(runs + 1):
+        for name, (step, setup) in steps.items():
+            gc.collect()
+            if setup:
+                setup()
+            started = time.perf_counter()
+            step()
+            if round_:
+                samples[name].append((time.perf_counter() - started) / BATCH)
     rows = []
-    for name, (step, setup) in stages().items():
-        gc.collect()
-        t = timed(step, runs, setup)
-        per_page = {k: v / BATCH if k != "runs" else v for k, v in t.items()}
-        rows.append({"stage": name, "seconds_per_page": per_page, "pages_per_second": BATCH / t["median"]})
+    for name, values in samples.items():
+        per_page = summary(values)
+        rows.append({"stage": name, "seconds_per_page": per_page, "pages_per_second": 1 / per_page["median"]})
     return rows
 
 

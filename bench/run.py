@@ -31,6 +31,13 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
+def normalize_verdict(warm: dict[str, float], cold: dict[str, float]) -> str:
+    """Met only if a page never seen before is normalized fast enough; a page seen before alone is partly."""
+    if cold["pages_per_second"] >= 100:
+        return "met"
+    return "**partly met**" if warm["pages_per_second"] >= 100 else "**missed**"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
@@ -106,7 +113,7 @@ def report(results: dict[str, object]) -> list[str]:
     lines += [
         f"| check cycle, wall | {TARGETS['check'].split(';')[0]} | {verdict(wall_ok)}: {walls} |",
         f"| check cycle, memory | differ's peak RSS at most urlwatch's | {verdict(rss_ok)}: {rsss} |",
-        f"| normalize | {TARGETS['normalize']} | {verdict(warm['pages_per_second'] >= 100)}: "
+        f"| normalize | {TARGETS['normalize']} | {normalize_verdict(warm, cold)}: "
         f"{warm['pages_per_second']:.0f} pages/s with its blocks seen before, {cold['pages_per_second']:.0f} "
         "never seen |",
         f"| diff | {TARGETS['diff']} | {verdict(diff_ok)}: "

@@ -258,8 +258,9 @@ class Store:
                         f"{self.lock_timeout:g}s (stop that process or use another --snapshots)"
                     )
                 time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        os.pwrite(
+            fd, f"{os.getpid():<20}".encode(), 0
+        )  # fixed width: overwrites, no truncate (a journal write)
         return fd
 
     # -- blobs ------------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Diff speed on pathological input, side by side with plain difflib and git, in one run.
 
 Cases: two ~1 MB documents with 100 scattered edits; 10,000 identical lines with one changed; a document
-whose sections were shuffled. For each: differ's diff in-process (parse, align, word diff), a plain
-`difflib.unified_diff` of the same files' lines (what urlwatch and changedetection.io compute), and
-`git diff --no-index --word-diff` as a whole process. Each figure is the median of 5 runs after a warm-up.
+whose sections were shuffled, each also at half size. For each: differ's diff in-process (parse, align, word
+diff) and a plain `difflib.unified_diff` of the same files' lines (what urlwatch and changedetection.io
+compute), both as CPU time, and `git diff --no-index --word-diff` as the wall time of its process. Each figure
+is the median of 5 rounds after a warm-up round, every step once a round.
 Run: python -m bench.diff_bench [--quick]
 """
 
@@ -15,10 +16,11 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import RESULTS, ROOT, ms, timed
+from bench.common import RESULTS, ROOT, ms, summary
 from differ.diff import diff
 from differ.normalize.canonical import canonicalize
 
@@ -70,21 +72,42 @@ def git_word_diff(a: str, b: str) -> Callable[[], object]:
     )
 
 
-def measure(scale: float, runs: int) -> list[dict[str, object]]:
+def measure(runs: int) -> list[dict[str, object]]:
+    """Each case at half and full size, differ and difflib (CPU time in this process) and git (wall time of its
+    process), all interleaved round by round: a slow spell of the machine touches every figure alike, so the
+    ratios and the growth under doubling stay meaningful."""
+    sizes = {scale: cases(scale, random.Random(13)) for scale in (0.5, 1.0)}
+    tools: dict[str, Callable[[str, str], Callable[[], object]]] = {
+        "differ": lambda a, b: lambda: diff(a, b),
+        "difflib": lambda a, b: lambda: list(difflib.unified_diff(a.splitlines(), b.splitlines())),
+        "git": git_word_diff,
+    }
+    steps = {
+        (name, scale, tool): make(a, b)
+        for scale, by_name in sizes.items()
+        for name, (a, b) in by_name.items()
+        for tool, make in tools.items()
+    }
+    samples: dict[tuple[str, float, str], list[float]] = {key: [] for key in steps}
+    for round_ in range(runs + 1):
+        for key, step in steps.items():
+            clock = time.perf_counter if key[2] == "git" else time.process_time
+            started = clock()
+            step()
+            if round_:
+                samples[key].append(clock() - started)
     rows = []
-    for name, (a, b) in cases(scale, random.Random(13)).items():
-        ours = timed(lambda a=a, b=b: diff(a, b), runs)
-        plain = timed(lambda a=a, b=b: list(difflib.unified_diff(a.splitlines(), b.splitlines())), runs)
-        git = timed(git_word_diff(a, b), runs)
+    for name, (a, b) in sizes[1.0].items():
+        figures = {tool: summary(samples[(name, 1.0, tool)]) for tool in tools}
+        half = summary(samples[(name, 0.5, "differ")])
         rows.append(
             {
                 "case": name,
                 "bytes": len(a),
-                "differ": ours,
-                "difflib": plain,
-                "git": git,
+                **figures,
                 "changes": len(diff(a, b).changes),
-                "ratio_to_difflib": ours["median"] / plain["median"],
+                "ratio_to_difflib": figures["differ"]["median"] / figures["difflib"]["median"],
+                "growth_when_doubled": figures["differ"]["median"] / half["median"],
             }
         )
     return rows
@@ -107,10 +130,7 @@ def table(rows: list[dict[str, object]]) -> list[str]:
 
 def main() -> int:
     runs = 3 if "--quick" in sys.argv else 5
-    half = measure(0.5, runs)
-    full = measure(1.0, runs)
-    for h, f in zip(half, full, strict=True):
-        f["growth_when_doubled"] = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
+    full = measure(runs)
     lines = table(full)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "diff.json").write_text(json.dumps(full, indent=2) + "\n")

@@ -64,9 +64,7 @@ def main() -> int:
     del norm
     normalized = json.loads((RESULTS / "normalize.json").read_text())
     print("diff…", flush=True)
-    half, full = diff_bench.measure(0.5, runs), diff_bench.measure(1.0, runs)
-    for h, f in zip(half, full, strict=True):
-        f["growth_when_doubled"] = f["differ"]["median"] / h["differ"]["median"]  # type: ignore[index]
+    full = diff_bench.measure(runs)
     print("footprint…", flush=True)
     foot = footprint.measure(pages, minutes, 15, ROOT / "bench" / "work" / "footprint")
     results.update(check_cycle=cycle, normalize=normalized, diff=full, footprint=foot)
@@ -143,7 +141,7 @@ def report(results: dict[str, object]) -> list[str]:
         "",
         *normalize_bench.table(results["normalize"]["stages"]),  # type: ignore[index]
         "",
-        "## Diff: pathological input (differ in-process; difflib in-process; git as a process)",
+        "## Diff: pathological input (differ and difflib: CPU time in-process; git: wall time of its process)",
         "",
         *diff_bench.table(diff_rows),
         "",

@@ -1,10 +1,10 @@
 """Service footprint: resident memory of `differ run` watching 1,000 sources, after one full cycle and over an
-hour of cycles compressed into minutes.
+hour of cycles compressed into minutes, in several runs after a warm-up run.
 
 The page server (a separate process) sends validators, so most checks are answered with 304, and 1% of the
-pages change every interval, so versions, diffs and alerts keep happening. With a 15-second interval, 4
-minutes hold 16 cycles: an hour of checks at a 4-minute interval. RSS is read from /proc every second.
-Run: python -m bench.footprint [--sources N] [--minutes M] [--interval S]
+pages change every interval, so versions, diffs and alerts keep happening. With an 8-second interval, 2
+minutes hold about 13 cycles: an hour of checks at a 5-minute interval. RSS is read from /proc every second.
+Run: python -m bench.footprint [--sources N] [--minutes M] [--interval S] [--runs N]
 """
 
 from __future__ import annotations
@@ -103,13 +103,50 @@ def measure(sources: int, minutes: float, interval: int, work: Path) -> dict[str
     }
 
 
+FIGURES = ("cycles", "rss_after_first_cycle_mib", "rss_second_half_median_mib", "rss_end_mib", "rss_max_mib")
+
+
+def repeat(runs: int, sources: int, minutes: float, interval: int, work: Path) -> dict[str, object]:
+    """`runs` runs after a warm-up run, each a fresh `differ run` and store: each figure is their median, with
+    the range under "ranges" (the last run's RSS samples are kept)."""
+    reports = [measure(sources, minutes, interval, work) for _ in range(runs + 1)][1:]
+    ranges = {
+        key: {
+            "median": statistics.median(float(r[key]) for r in reports),  # type: ignore[arg-type]
+            "min": min(float(r[key]) for r in reports),  # type: ignore[arg-type]
+            "max": max(float(r[key]) for r in reports),  # type: ignore[arg-type]
+        }
+        for key in FIGURES
+    }
+    combined: dict[str, object] = {key: ranges[key]["median"] for key in FIGURES}
+    combined.update(
+        sources=sources,
+        interval_s=interval,
+        minutes=minutes,
+        runs=runs,
+        ranges=ranges,
+        exit_codes=[r["exit_code"] for r in reports],
+        versions=[r["versions"] for r in reports],
+        samples=reports[-1]["samples"],
+    )
+    return combined
+
+
 def table(report: dict[str, object]) -> list[str]:
+    ranges = report.get("ranges")
+
+    def cell(key: str, unit: str = " MB", digits: int = 0) -> str:
+        if not isinstance(ranges, dict):
+            return f"{report[key]:.{digits}f}{unit}"
+        r = ranges[key]
+        return f"{r['median']:.{digits}f}{unit} ({r['min']:.{digits}f}–{r['max']:.{digits}f})"
+
     return [
         "| sources | cycles | RSS after first cycle | RSS median, second half | RSS at end | RSS max |",
         "|---|---|---|---|---|---|",
-        f"| {report['sources']} | {report['cycles']:.1f} in {report['minutes']} min | "
-        f"{report['rss_after_first_cycle_mib']:.0f} MB | {report['rss_second_half_median_mib']:.0f} MB | "
-        f"{report['rss_end_mib']:.0f} MB | {report['rss_max_mib']:.0f} MB |",
+        f"| {report['sources']} | {cell('cycles', '', 1)} in {report['minutes']} min | "
+        f"{cell('rss_after_first_cycle_mib')} | {cell('rss_second_half_median_mib')} | "
+        f"{cell('rss_end_mib')} | {cell('rss_max_mib')} |",
     ]
 
 
@@ -118,8 +155,10 @@ def main() -> int:
     ap.add_argument("--sources", type=int, default=1000)
     ap.add_argument("--minutes", type=float, default=4.0)
     ap.add_argument("--interval", type=int, default=15)
+    ap.add_argument("--runs", type=int, default=1, help="runs after a warm-up run (make bench uses 5)")
     args = ap.parse_args()
-    report = measure(args.sources, args.minutes, args.interval, ROOT / "bench" / "work" / "footprint")
+    work = ROOT / "bench" / "work" / "footprint"
+    report = repeat(args.runs, args.sources, args.minutes, args.interval, work)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "footprint.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = table(report)

@@ -3,7 +3,7 @@
 Writes bench/results.md (tables, targets met or missed, and where the time goes) and bench/results.json.
 Scenarios: the check cycle (differ check vs urlwatch 2.29, 1,000 local pages), normalization per stage, the
 pathological diffs, and the footprint of `differ run` with 1,000 sources.
-Run: python -m bench.run [--quick] (quick: 100 pages, 3 runs, a 1-minute footprint; for trying it out)
+Run: python -m bench.run [--quick] (quick: 100 pages, 3 runs, 30-second footprints; for trying it out)
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
-    pages, runs, minutes = (100, 3, 1.0) if args.quick else (1000, 5, 4.0)
+    pages, runs, minutes = (100, 3, 0.5) if args.quick else (1000, 5, 2.0)
     started = time.monotonic()
     results: dict[str, object] = {
         "when": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -66,7 +66,7 @@ def main() -> int:
     print("diff…", flush=True)
     full = diff_bench.measure(runs)
     print("footprint…", flush=True)
-    foot = footprint.measure(pages, minutes, 15, ROOT / "bench" / "work" / "footprint")
+    foot = footprint.repeat(runs, pages, minutes, 8, ROOT / "bench" / "work" / "footprint")
     results.update(check_cycle=cycle, normalize=normalized, diff=full, footprint=foot)
     results["seconds"] = round(time.monotonic() - started)
     RESULTS.mkdir(exist_ok=True)
@@ -149,7 +149,7 @@ def report(results: dict[str, object]) -> list[str]:
         "",
         *footprint.table(foot),
         "",
-        "Reproduce: `make bench` (about 20 minutes; sets up urlwatch in bench/urlwatch-venv on first use).",
+        "Reproduce: `make bench` (about 25 minutes; sets up urlwatch in bench/urlwatch-venv on first use).",
     ]
     return lines
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bench import profile, tools
 from bench.common import RESULTS, ROOT
+from bench.pageserver import page
 
 TOOLS = ("differ", "urlwatch")
 SCENARIOS = ("first run", "steady state", "churn 5%")
@@ -79,7 +80,7 @@ class Setup:
 
     def run(self, tool: str) -> tools.Run:
         result = tools.run(self.argv(tool), self.base, self.log)
-        if result.exit_code not in (0,):
+        if result.exit_code != 0:
             raise RuntimeError(f"{tool} exited with {result.exit_code} (see {self.log})")
         return result
 
@@ -139,7 +140,7 @@ def measure(pages: int, runs: int, work: Path) -> dict[str, object]:
         server.wait()
     report: dict[str, object] = {
         "pages": pages,
-        "page_bytes": len_page(),
+        "page_bytes": len(page(0, 0)),
         "runs": runs,
         "scenarios": {},
         "profiles": profiles,
@@ -172,12 +173,6 @@ def profile_differ(setup: Setup) -> dict[str, list[str]]:
         stats = profile.profile(config, setup.work / f"{name.replace(' ', '-')}.prof", setup.log, setup.base)
         out[name] = profile.summarize(stats, setup.pages)
     return out
-
-
-def len_page() -> int:
-    from bench.pageserver import page
-
-    return len(page(0, 0))
 
 
 def table(report: dict[str, object]) -> list[str]:

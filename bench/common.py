@@ -5,27 +5,10 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-
-
-def timed(fn: Callable[[], object], runs: int, setup: Callable[[], object] | None = None) -> dict[str, float]:
-    """Median, min and max seconds of `runs` calls after one warm-up; `setup` runs untimed before each."""
-    if setup:
-        setup()
-    fn()
-    samples = []
-    for _ in range(runs):
-        if setup:
-            setup()
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return summary(samples)
 
 
 def summary(samples: list[float]) -> dict[str, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import signal
 import statistics
 import subprocess
@@ -20,13 +21,7 @@ from pathlib import Path
 
 from bench import tools
 from bench.common import RESULTS, ROOT
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+from bench.soak import rss_kib
 
 
 def write_config(work: Path, base: str, sources: int, interval: int) -> Path:
@@ -45,8 +40,6 @@ def write_config(work: Path, base: str, sources: int, interval: int) -> Path:
 
 
 def measure(sources: int, minutes: float, interval: int, work: Path) -> dict[str, object]:
-    import shutil
-
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     log = work / "stderr.log"

@@ -55,13 +55,12 @@ def main() -> int:
     print("check cycle…", flush=True)
     cycle = check_cycle.measure(pages, runs, ROOT / "bench" / "work" / "check-cycle")
     print("normalize…", flush=True)
-    norm = subprocess.run(  # a process of its own, pinned to one core
+    subprocess.run(  # a process of its own, pinned to one core
         [sys.executable, "-m", "bench.normalize_bench"] + (["--quick"] if args.quick else []),
         cwd=ROOT,
         check=True,
         capture_output=True,
     )
-    del norm
     normalized = json.loads((RESULTS / "normalize.json").read_text())
     print("diff…", flush=True)
     full = diff_bench.measure(runs)

@@ -70,10 +70,9 @@ def control(server: str, command: str) -> dict[str, object]:
 def run(argv: list[str], server: str, log: Path, cwd: Path | None = None) -> Run:
     """Run a command to its end, measuring it through wait4 (its own CPU time and peak RSS, not ours)."""
     traffic(server)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="0")
     with log.open("ab") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env)
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -95,6 +95,33 @@ def read_version(app: App, source: SourceConfig, version: Version) -> Normalized
     return normalize(body, source)
 
 
+def _baseline(
+    app: App, source: SourceConfig, state: dict[str, Any], latest: Version, normalizer: int
+) -> tuple[str | None, Normalized | None]:
+    """The latest version's identity as this normalizer reads it, and that reading when it was made now: after
+    an upgrade that changes the canonical form, an unchanged page still reads as unchanged."""
+    if latest.record.get("normalizer") == normalizer:
+        return latest.record.get("content_sha256"), None
+    known = state.get("reread") or {}
+    if known.get("version") == latest.number and known.get("normalizer") == normalizer:
+        return known.get("content_sha256"), None
+    again = _read_again(app, source, latest)
+    if again is None:
+        return latest.record.get("content_sha256"), None
+    identity = content_identity(again)
+    state["reread"] = {"version": latest.number, "normalizer": normalizer, "content_sha256": identity}
+    if normalizer not in app.store.normalized_forms(latest):
+        app.store.add_normalized(latest, normalizer, again.markdown)
+    return identity, again
+
+
+def _read_again(app: App, source: SourceConfig, version: Version) -> Normalized | None:
+    try:
+        return read_version(app, source, version)
+    except (NormalizeError, RecursionError):
+        return None  # not readable now: compared as it was stored
+
+
 def check_source(app: App, source: SourceConfig) -> CheckResult:
     """Check one source once; every outcome is logged in the store's fetch log."""
     key = source.key
@@ -145,7 +172,8 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
     identity = content_identity(normalized)
-    if latest is not None and identity == latest.record.get("content_sha256"):
+    baseline, again = _baseline(app, source, state, latest, normalized.normalizer) if latest else (None, None)
+    if latest is not None and identity == baseline:
         return _unchanged(app, source, state, entry, started, response, "page noise only")
     if latest is not None:
         held = _anomaly(app, normalized, latest.record.get("words", 0))
@@ -170,12 +198,14 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     changes = 0
     d = None
     if latest is not None:
+        if again is None and latest.record.get("normalizer") != normalized.normalizer:
+            again = _read_again(app, source, latest)
         d = diff(
-            store.markdown(latest, latest.record["normalizer"]),
+            again.markdown if again else store.markdown(latest, latest.record["normalizer"]),
             normalized.markdown,
-            a_meta=latest.metadata,
+            a_meta=again.metadata if again else latest.metadata,
             b_meta=normalized.metadata,
-            a_invisible=latest.record.get("invisible") or [],
+            a_invisible=again.invisible if again else latest.record.get("invisible") or [],
             b_invisible=normalized.invisible,
         )
         changes = len(d.changes)

@@ -35,10 +35,10 @@ def reference_chunks(markdown: str) -> list[str] | None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip(" `~"):
                 fence = None
             continue
-        if m:
+        if re.match(r"^[ \t]*(`{3,}|~{3,})", line):
             if line[0].isspace():
-                return None
-            fence = m.group(1)
+                return None  # a fence that may belong to a list item, or an indented one: parse whole
+            fence = m.group(1) if m else None
             continue
         if not line.strip(" \t") and i + 1 < len(lines) and lines[i + 1][:1].strip():
             chunks.append("\n".join(lines[start : i + 1]))

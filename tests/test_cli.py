@@ -200,7 +200,7 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
     )
     assert run("--config", config, "renormalize") == (
         ExitCode.OK,
-        "renormalized 1 version with normalizer 1\n",
+        "renormalized 1 version with normalizer 2\n",
         "",
     )
     assert run("--config", config, "show", "doc/canonical")[1] == "# Post\n\nSome **text**.\n"
@@ -208,7 +208,7 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
     assert v is not None and store.markdown(v, 0) == "old form\n"
     assert run("--config", config, "renormalize") == (
         ExitCode.OK,
-        "renormalized 0 versions with normalizer 1\n",
+        "renormalized 0 versions with normalizer 2\n",
         "",
     )
     assert run("--config", config, "verify")[0] == ExitCode.OK

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
-from differ.normalize.canonical import NORMALIZER_VERSION, canonicalize, plain_words
+from differ.normalize.canonical import NORMALIZER_VERSION, Canonical, canonicalize, plain_words
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 from differ.normalize.language import filter_languages
 
@@ -61,7 +61,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
             f"content of {len(extracted.markdown):,} characters is more than the "
             f"{MAX_MARKDOWN:,} differ compares"
         )
-    canonical = canonicalize(extracted.markdown)
+    canonical = Canonical(extracted.markdown) if extracted.canonical else canonicalize(extracted.markdown)
     markdown = canonical.text
     if source.languages:
         markdown = canonicalize(filter_languages(markdown, source.languages)).text

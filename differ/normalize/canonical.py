@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
 
 import mdformat_tables
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
-from mdformat.renderer import MDRenderer, RenderContext, RenderTreeNode
+from mdformat.renderer import WRAP_POINT, MDRenderer, RenderContext, RenderTreeNode
+from mdformat.renderer._util import maybe_add_link_brackets
 
 #: Bumped whenever the canonical form of some input changes; stored with every version.
-NORMALIZER_VERSION = 1
+NORMALIZER_VERSION = 2
 
 # Invisible characters: C0/C1 controls (except tab and newline), zero-width and bidi controls, BOM,
 # soft hyphen, and noncharacters. Each is removed and counted.
@@ -47,10 +50,30 @@ def _hr(node: RenderTreeNode, context: RenderContext) -> str:
     return "***"
 
 
+def _image(node: RenderTreeNode, context: RenderContext) -> str:
+    """An image whose description is written as Markdown, escapes kept (mdformat writes its bare text, so
+    the alt text "Fig. 1: a*b" read back as "Fig 1 ab")."""
+    description = "".join(child.render(context) for child in node.children).replace(WRAP_POINT, " ")
+    label = node.meta.get("label")
+    if label:
+        context.env["used_refs"].add(label)
+        return (
+            f"![{description}]"
+            if description.lower() == label.lower()
+            else f"![{description}][{label.lower()}]"
+        )
+    uri = maybe_add_link_brackets(str(node.attrs["src"]))
+    title = node.attrs.get("title")
+    if title is None:
+        return f"![{description}]({uri})"
+    escaped = str(title).replace('"', '\\"')
+    return f'![{description}]({uri} "{escaped}")'
+
+
 class _Style:
     """Renderer overrides for differ's style (passed to mdformat as a parser extension)."""
 
-    RENDERERS: ClassVar[dict[str, Any]] = {"hr": _hr}
+    RENDERERS: ClassVar[dict[str, Any]] = {"hr": _hr, "image": _image}
     POSTPROCESSORS: ClassVar[dict[str, Any]] = {}
 
     @staticmethod
@@ -69,10 +92,26 @@ def parser() -> MarkdownIt:
     return mdit
 
 
+class _HTMLRenderer(RendererHTML):
+    """markdown-it-py's HTML renderer with image alt text as CommonMark's reference writes it: escaped
+    characters, entities and code spans are kept (markdown-it-py 3.0 drops them)."""
+
+    def renderInlineAsText(self, tokens: Sequence[Token] | None, options: Any, env: Any) -> str:
+        result = ""
+        for token in tokens or []:
+            if token.type in ("text", "text_special", "code_inline"):
+                result += token.content
+            elif token.type == "image":
+                result += self.renderInlineAsText(token.children, options, env)
+            elif token.type in ("softbreak", "hardbreak"):
+                result += "\n"
+        return result
+
+
 @lru_cache(maxsize=1)
 def html_renderer() -> MarkdownIt:
     """A parser with the same syntax that renders HTML, for checking that rendering is preserved."""
-    return MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("commonmark", renderer_cls=_HTMLRenderer).enable("table")
 
 
 def _restyle(tokens: list[Token]) -> None:
@@ -104,7 +143,24 @@ def _restyle_inline(children: list[Token]) -> None:
                 opener.markup = child.markup = marker
         elif child.type == "text":
             child.content = _SPACES.sub(" ", child.content)
+        elif child.type == "image" and child.children:
+            child.children = _joined_text(child.children)
+            _restyle_inline(child.children)
     _pull_space_out_of_links(children)
+
+
+def _joined_text(children: list[Token]) -> list[Token]:
+    """Escapes made text and neighbouring texts joined, as markdown-it's text_join does for all but an
+    image's description."""
+    out: list[Token] = []
+    for child in children:
+        if child.type == "text_special":
+            child.type = "text"
+        if child.type == "text" and out and out[-1].type == "text":
+            out[-1].content += child.content
+        else:
+            out.append(child)
+    return out
 
 
 def _pull_space_out_of_links(children: list[Token]) -> None:
@@ -196,7 +252,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _WHOLE = re.compile(r"^ {0,3}<[A-Za-z/!?]", re.MULTILINE)
 
 
-_FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[^\n]*", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[^\n]*", re.MULTILINE)
 # A blank line (CommonMark: only spaces and tabs) followed by a line that starts with no whitespace at all.
 _CUT = re.compile(r"^([ \t]*)\n(?=\S)", re.MULTILINE)
 
@@ -211,12 +267,18 @@ def split_chunks(markdown: str) -> list[str] | None:
     fence: str | None = None
     opened = 0
     for m in _FENCE_LINE.finditer(markdown):
-        marks = m.group(2)
+        indent, marks = m.group(1), m.group(2)
         if fence is None:
-            if m.group(1):
-                return None  # a fence inside a list item ends with the item, not at a fence line: parse whole
+            if indent:
+                return None  # a fence in a list item ends with the item, not at a fence line: parse whole
             fence, opened = marks, m.start()
-        elif marks[0] == fence[0] and len(marks) >= len(fence) and not m.group().strip(" `~"):
+        elif (
+            len(indent) <= 3
+            and "\t" not in indent
+            and marks[0] == fence[0]
+            and len(marks) >= len(fence)
+            and not m.group().strip(" `~")
+        ):
             fenced.append((opened, m.end()))
             fence = None
     if fence is not None:
@@ -310,6 +372,6 @@ def _inline_text(children: list[Token]) -> str:
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-        elif child.type == "image":
-            parts.append(child.content)
+        elif child.type == "image":  # its description as read: escapes resolved, markup dropped
+            parts.append("".join(c.content for c in child.children or []))
     return "".join(parts)

@@ -10,7 +10,7 @@ import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from bs4 import BeautifulSoup, Comment, Tag
@@ -93,6 +93,17 @@ BLOCKS = {
     "form",
     "fieldset",
 }
+LEAF_BLOCKS = {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote", "hr", "table", "li"}
+
+
+class Leaf(NamedTuple):
+    """A leaf block: `kind` is the element's name, "run" (inline nodes making a paragraph) or "deep"."""
+
+    kind: str
+    node: Any  # Tag, or list[PageElement] for a run
+    depth: int
+
+
 _WS = re.compile(r"[ \t\n\r\f]+")
 _RUN_OF_SPACES = re.compile(" {2,}")
 _PUNCTUATION = "\\!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~"  # the backslash first, so escapes are not escaped again
@@ -237,26 +248,40 @@ class Converter:
 
     def blocks(self, node: Tag, depth: int) -> list[str]:
         """The Markdown blocks of a container, gathering runs of inline content into paragraphs."""
+        return [text for leaf in self.leaves(node, depth) for text in self.leaf(leaf)]
+
+    def leaves(self, node: Tag, depth: int, out: list[Leaf] | None = None) -> list[Leaf]:
+        """The leaf blocks of a container in document order: block elements that are not mere containers,
+        runs of inline content between them, and, beyond MAX_DEPTH, the container itself as plain text."""
+        out = [] if out is None else out
         if depth > MAX_DEPTH:
-            return [escape(_WS.sub(" ", node.get_text(" ")).strip())]
-        out: list[str] = []
+            out.append(Leaf("deep", node, depth))
+            return out
         run: list[PageElement] = []
-
-        def flush() -> None:
-            if run:
-                text = self.inline_run(run, depth).strip()
-                if text:
-                    out.append(text)
-                run.clear()
-
         for child in list(node.children):
             if isinstance(child, Tag) and child.name in BLOCKS:
-                flush()
-                out.extend(self.block(child, depth + 1))
+                if run:
+                    out.append(Leaf("run", run, depth))
+                    run = []
+                if child.name in LEAF_BLOCKS:
+                    out.append(Leaf(child.name, child, depth + 1))
+                else:
+                    self.leaves(child, depth + 1, out)
             else:
                 run.append(child)
-        flush()
+        if run:
+            out.append(Leaf("run", run, depth))
         return out
+
+    def leaf(self, leaf: Leaf) -> list[str]:
+        """A leaf block as Markdown (none for one with no text)."""
+        node, depth = leaf.node, leaf.depth
+        if isinstance(node, list):
+            text = self.inline_run(node, depth).strip()
+            return [text] if text else []
+        if leaf.kind == "deep":
+            return [escape(_WS.sub(" ", node.get_text(" ")).strip())]
+        return self.block(node, depth)
 
     def block(self, node: Tag, depth: int) -> list[str]:
         name = node.name
@@ -283,7 +308,8 @@ class Converter:
         stray = [c for c in node.children if isinstance(c, Tag) and c.name in ("ul", "ol")]
         if node.name == "ol":
             start = node.get("start")
-            number = int(start) if isinstance(start, str) and start.isdigit() else 1
+            digits = isinstance(start, str) and start.isascii() and start.isdigit() and len(start) <= 9
+            number = int(start) if digits else 1  # type: ignore[arg-type]
             return self.list_block_items(items + stray, None, depth, number)
         return self.list_block_items(items + stray, "-", depth)
 
@@ -305,13 +331,7 @@ class Converter:
         return "\n".join(lines)
 
     def code_block(self, node: Tag) -> str:
-        code = node.find("code")
-        source = code if isinstance(code, Tag) else node
-        text = source.get_text().replace("\r\n", "\n").rstrip("\n")
-        classes = " ".join(_classes(source) + _classes(node))
-        lang_attr = source.get("data-lang") or node.get("data-lang")
-        m = _LANG.search(classes)
-        lang = lang_attr if isinstance(lang_attr, str) else (m.group(1) if m else "")
+        text, lang = code_parts(node)
         longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
         fence = "`" * max(3, longest + 1)
         return f"{fence}{lang}\n{text}\n{fence}"
@@ -388,6 +408,18 @@ def _clean_url(base_url: str, tracking: tuple[str, ...], href: str) -> str | Non
         ]
         url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
     return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+
+
+def code_parts(pre: Tag) -> tuple[str, str]:
+    """A <pre>'s code and its language (from a class such as `language-python`, or `data-lang`)."""
+    code = pre.find("code")
+    source = code if isinstance(code, Tag) else pre
+    text = source.get_text().replace("\r\n", "\n").rstrip("\n")
+    lang_attr = source.get("data-lang") or pre.get("data-lang")
+    if isinstance(lang_attr, str):
+        return text, lang_attr
+    m = _LANG.search(" ".join(_classes(source) + _classes(pre)))
+    return text, m.group(1) if m else ""
 
 
 def _classes(tag: Tag) -> list[str]:

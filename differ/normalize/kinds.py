@@ -17,6 +17,7 @@ from differ import options as opt
 from differ.errors import NormalizeError
 from differ.fetch.charset import decode
 from differ.normalize import html as htmlconv
+from differ.normalize.writer import write
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class Extracted:
     metadata: dict[str, Any] = field(default_factory=dict)
     encoding: str = "utf-8"
     warnings: list[str] = field(default_factory=list)
+    canonical: bool = False  # the Markdown is already in canonical form (written so from HTML)
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,11 @@ def _html(
     soup = htmlconv.parse_html(text)
     meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
     root = htmlconv.find_root(soup, selector, exclude)
-    markdown = htmlconv.Converter(body.url, body.tracking).convert(root)
-    return Extracted(markdown, meta)
+    converter = htmlconv.Converter(body.url, body.tracking)
+    written = write(converter, root)
+    if written is None:
+        return Extracted(converter.convert(root), meta)
+    return Extracted(written, meta, canonical=True)
 
 
 @source_kind("html")

@@ -1,0 +1,486 @@
+"""Canonical Markdown written straight from the HTML tree, for the blocks where that is sure to give what
+`canonicalize` makes of the converter's escaped Markdown; every other block takes that longer road.
+
+Parsing and re-rendering a page with markdown-it-py and mdformat costs tens of milliseconds; writing its
+paragraphs, headings, lists and code blocks directly costs a few. The output is mdformat's: its own renderers
+write the text, code spans, paragraphs, headings and code blocks, fed with the tree the converter meant, so
+only the tree has to be right. Where the escaped Markdown might parse to another tree (emphasis that would not
+open or close, a link markdown-it would refuse, spacing other than plain spaces, text not in NFC) the block is
+left to `canonicalize`. tests/test_writer.py holds the two roads equal on the replay, the corpus, every
+CommonMark example and random HTML.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from bs4 import Tag
+from bs4.element import NavigableString, PageElement
+from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
+from mdformat.codepoints import UNICODE_WHITESPACE
+from mdformat.renderer import DEFAULT_RENDERERS, RenderContext
+from mdformat.renderer._util import (
+    decimalify_leading,
+    decimalify_trailing,
+    escape_asterisk_emphasis,
+    escape_less_than_sign,
+    escape_square_brackets,
+    escape_underscore_emphasis,
+    maybe_add_link_brackets,
+    re_char_reference,
+)
+
+from differ.normalize import canonical
+from differ.normalize.html import _WS, BLOCKS, MAX_DEPTH, Converter, Leaf, code_parts
+
+_CODE_TAGS = ("code", "kbd", "samp", "tt")
+_STRONG_TAGS = ("strong", "b")
+_EM_TAGS = ("em", "i", "cite", "dfn")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_LIST_KINDS = ("ul", "ol", "li")
+# Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing).
+_ODD_SPACE = re.compile(
+    "["
+    + "".join(
+        re.escape(chr(i))
+        for i in range(0x3001)
+        if chr(i) != " " and (chr(i).isspace() or isWhiteSpace(i) or canonical._SPACES.match(chr(i)))
+    )
+    + "]"
+)
+_LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]*")
+
+
+class Unsure(Exception):
+    """A block whose canonical form is left to `canonicalize`."""
+
+
+@dataclass
+class Code:
+    text: str
+
+
+@dataclass
+class Image:
+    alt: str
+    src: str
+
+
+@dataclass
+class Span:
+    """Emphasis ("em"), strong emphasis ("strong") or a link ("a", with its target)."""
+
+    kind: str
+    children: list[Piece]
+    href: str = ""
+
+
+Piece = str | Code | Image | Span  # a str is text
+
+
+class _Node:
+    """The parts of mdformat's RenderTreeNode that its code, heading and fence renderers read: the real
+    renderers then run on the tree the converter meant."""
+
+    def __init__(self, type_: str, rendered: str = ""):
+        self.type = type_
+        self.content = self.info = self.markup = ""
+        self.children: list[_Node] = []
+        self._rendered = rendered
+
+    def render(self, context: RenderContext) -> str:
+        return self._rendered
+
+
+@lru_cache(maxsize=1)
+def _context() -> RenderContext:
+    return RenderContext(
+        DEFAULT_RENDERERS, {}, canonical.parser().options, {"used_refs": set(), "indent_width": 0}
+    )
+
+
+def _render(type_: str, node: _Node) -> str:
+    return str(DEFAULT_RENDERERS[type_](node, _context()))  # type: ignore[arg-type]
+
+
+def write(converter: Converter, root: Tag) -> str | None:
+    """The canonical Markdown of `root`, as `canonicalize(converter.convert(root))` gives it; None when the
+    document must go through `canonicalize` whole (invisible characters are counted there)."""
+    writer = _Writer(converter)
+    leaves: list[tuple[Leaf, str | None]] = []  # each leaf with its direct form (None: the long road)
+    for leaf in converter.leaves(root, 0):
+        try:
+            direct: str | None = writer.leaf(leaf)
+        except Unsure:
+            direct = None
+        if direct != "":
+            leaves.append((leaf, direct))
+    pieces: list[str] = []
+    pending: list[str] = []  # escaped Markdown of consecutive blocks left to canonicalize
+    for k, (leaf, direct) in enumerate(leaves):
+        # Lists next to lists join into one in Markdown: such neighbours go the long road together.
+        if leaf.kind in _LIST_KINDS and any(
+            0 <= j < len(leaves) and leaves[j][0].kind in _LIST_KINDS for j in (k - 1, k + 1)
+        ):
+            direct = None
+        if direct is None:
+            pending.extend(t for t in converter.leaf(leaf) if t.strip())
+            continue
+        if pending:
+            pieces.append(_settle(pending))
+            pending = []
+        pieces.append(direct)
+    if pending:
+        pieces.append(_settle(pending))
+    text = "\n\n".join(p for p in pieces if p)
+    if canonical._INVISIBLE.search(text) or _WHOLE in pieces:
+        return None
+    return text + "\n" if text else ""
+
+
+_WHOLE = "\x00whole"  # what _settle gives for text with invisible characters
+
+
+def _settle(escaped: list[str]) -> str:
+    """Escaped Markdown of neighbouring blocks, canonicalized together."""
+    text = "\n\n".join(escaped)
+    if canonical._INVISIBLE.search(text):
+        return _WHOLE
+    return canonical.canonicalize(text).text.strip("\n")
+
+
+class _Writer:
+    """Writes leaf blocks in canonical form, or raises Unsure."""
+
+    def __init__(self, converter: Converter) -> None:
+        self.converter = converter
+
+    def leaf(self, leaf: Leaf) -> str:
+        """The canonical form of a leaf ("" when it has no text)."""
+        node, depth = leaf.node, leaf.depth
+        if isinstance(node, list):
+            return self.paragraph(self.run(node, depth))
+        name = leaf.kind
+        if name in _HEADINGS:
+            return self.heading(int(name[1]), self.run(list(node.children), depth))
+        if name in ("ul", "ol"):
+            return self.list_block(node, depth)
+        if name == "pre":
+            return self.code_block(node)
+        if name == "hr":
+            return "***"
+        if name == "blockquote":
+            return self.quote(node, depth)
+        raise Unsure(name)
+
+    # -- blocks -----------------------------------------------------------------------------------------
+    def paragraph(self, pieces: list[Piece]) -> str:
+        return _paragraph(_inline(pieces, " ", " ")) if pieces else ""
+
+    def heading(self, level: int, pieces: list[Piece]) -> str:
+        if not pieces:
+            return ""
+        node = _Node("heading")
+        node.markup = "#" * level
+        node.children = [_Node("inline", rendered=_inline(pieces, " ", " "))]
+        return _render("heading", node)
+
+    def list_block(self, node: Tag, depth: int) -> str:
+        items = [c for c in node.children if isinstance(c, Tag) and c.name in ("li", "ul", "ol")]
+        if not items or any(c.name != "li" for c in items):
+            raise Unsure("list")
+        bodies = [self.item(item, depth + 1) for item in items]
+        if node.name == "ul":
+            markers = ["-"] * len(bodies)
+            indent = 2
+        else:
+            start = node.get("start")
+            digits = isinstance(start, str) and start.isascii() and start.isdigit() and len(start) <= 9
+            first = int(start) if digits else 1  # type: ignore[arg-type]
+            last = first + len(bodies) - 1
+            if last > 999_999_999:
+                raise Unsure("list numbering")
+            width = len(str(last))
+            markers = [f"{str(n).rjust(width, '0')}." for n in range(first, last + 1)]
+            indent = width + 2
+        lines: list[str] = []
+        for marker, body in zip(markers, bodies, strict=True):
+            head, *rest = body.split("\n")
+            lines.append(f"{marker} {head}")
+            lines.extend(" " * indent + line if line else "" for line in rest)
+        return "\n".join(lines)
+
+    def quote(self, node: Tag, depth: int) -> str:
+        kinds: list[str] = []
+        parts: list[str] = []
+        for leaf in self.converter.leaves(node, depth):
+            text = self.leaf(leaf)
+            if text:
+                kinds.append(leaf.kind)
+                parts.append(text)
+        if any(a in _LIST_KINDS and b in _LIST_KINDS for a, b in pairwise(kinds)):
+            raise Unsure("lists side by side")
+        return (
+            "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(parts).split("\n"))
+            if parts
+            else ""
+        )
+
+    def item(self, item: Tag, depth: int) -> str:
+        """A tight list item: a paragraph, then at most one list."""
+        leaves = self.converter.leaves(item, depth)
+        parts: list[str] = []
+        for leaf in leaves:
+            if leaf.kind == "run" and not parts:
+                text = self.paragraph(self.run(leaf.node, leaf.depth))
+                if not text:
+                    continue  # spacing between blocks: no paragraph
+            elif leaf.kind in ("ul", "ol") and len(parts) == 1:
+                text = self.list_block(leaf.node, leaf.depth)
+            else:
+                raise Unsure("list item")
+            parts.append(text)
+        if not parts:
+            raise Unsure("empty list item")
+        return "\n".join(parts)
+
+    def code_block(self, node: Tag) -> str:
+        text, lang = code_parts(node)
+        if "\r" in text or not _LANGUAGE.fullmatch(lang) or not unicodedata.is_normalized("NFC", text):
+            raise Unsure("code block")
+        fence = _Node("fence")
+        fence.info, fence.content = lang, text + "\n"
+        return _render("fence", fence)
+
+    # -- inline -----------------------------------------------------------------------------------------
+    def run(self, nodes: Sequence[PageElement], depth: int) -> list[Piece]:
+        """A paragraph's pieces, spaced as `Converter.inline_run` spaces them."""
+        pieces = _joined(p for n in nodes for p in self.inline(n, depth))
+        _collapse(pieces)
+        _strip(pieces)
+        return pieces
+
+    def inline(self, node: PageElement, depth: int) -> list[Piece]:
+        if isinstance(node, NavigableString):
+            text = _WS.sub(" ", str(node))
+            if _ODD_SPACE.search(text) or not unicodedata.is_normalized("NFC", text):
+                raise Unsure("spacing or composition")
+            return [text]
+        if not isinstance(node, Tag):
+            return []
+        name = node.name
+        if depth > MAX_DEPTH or name == "br":
+            raise Unsure(name)
+        if name == "img":
+            return self.image(node)
+        if name in _CODE_TAGS:
+            text = _WS.sub(" ", node.get_text())
+            if _ODD_SPACE.search(text):
+                raise Unsure("spacing")
+            if not text.strip():
+                return [text]
+            if text[0] == " " or text[-1] == " " or not unicodedata.is_normalized("NFC", text):
+                raise Unsure("code span")
+            return [Code(text)]
+        inner = _joined(p for c in node.children for p in self.inline(c, depth + 1))
+        if name == "a":
+            href = self.converter.clean_url(str(node.get("href") or ""))
+            return _wrap(inner, "a", href) if href else inner
+        if name in _STRONG_TAGS:
+            return _wrap(inner, "strong")
+        if name in _EM_TAGS:
+            return _wrap(inner, "em")
+        if name in BLOCKS:
+            return _joined([" ", *inner, " "])
+        return inner
+
+    def image(self, node: Tag) -> list[Piece]:
+        src = self.converter.clean_url(str(node.get("src") or ""))
+        alt = _WS.sub(" ", str(node.get("alt") or "")).strip()
+        if _ODD_SPACE.search(alt) or not unicodedata.is_normalized("NFC", alt):
+            raise Unsure("spacing or composition")
+        if not src:
+            return [alt]
+        target = _link_target(src)
+        if not target:
+            raise Unsure("image")
+        return [Image(alt, target)]
+
+
+def _joined(pieces: Any) -> list[Piece]:
+    """Adjacent texts as one (markdown-it makes one text token of them); empty texts dropped."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            if not piece:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] += piece
+                continue
+        out.append(piece)
+    return out
+
+
+def _collapse(pieces: list[Piece]) -> None:
+    """Runs of spaces to one, inside spans too (the converter collapses its whole output)."""
+    for i, piece in enumerate(pieces):
+        if isinstance(piece, str):
+            if "  " in piece:
+                pieces[i] = re.sub(" {2,}", " ", piece)
+        elif isinstance(piece, Span):
+            _collapse(piece.children)
+
+
+def _strip(pieces: list[Piece]) -> None:
+    """Leading and trailing spaces off, in place."""
+    while pieces and isinstance(pieces[0], str):
+        pieces[0] = pieces[0].lstrip(" ")
+        if pieces[0]:
+            break
+        pieces.pop(0)
+    while pieces and isinstance(pieces[-1], str):
+        pieces[-1] = pieces[-1].rstrip(" ")
+        if pieces[-1]:
+            break
+        pieces.pop()
+
+
+def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
+    """Markup around pieces, their outer spaces kept outside (as `html._wrap`)."""
+    if not inner:
+        return inner
+    lead = isinstance(inner[0], str) and inner[0].startswith(" ")
+    trail = isinstance(inner[-1], str) and inner[-1].endswith(" ")
+    stripped = list(inner)
+    _strip(stripped)
+    if not stripped:
+        return inner
+    if kind == "a":
+        href = _link_target(href)
+        if not href or any(isinstance(p, Span) and p.kind == "a" for p in _walk(stripped)):
+            raise Unsure("link")
+    return _joined([" " if lead else "", Span(kind, stripped, href), " " if trail else ""])
+
+
+@lru_cache(maxsize=8192)
+def _link_target(href: str) -> str:
+    """The target markdown-it gives `[…](<href>)`, or "" where it might not make a link of it."""
+    if "\\" in href or "\n" in href or not unicodedata.is_normalized("NFC", href):
+        return ""
+    mdit = canonical.parser()
+    target = str(mdit.normalizeLink(unescapeAll(href)))
+    return target if mdit.validateLink(target) else ""
+
+
+def _walk(pieces: list[Piece]) -> list[Piece]:
+    out: list[Piece] = []
+    for piece in pieces:
+        out.append(piece)
+        if isinstance(piece, Span):
+            out.extend(_walk(piece.children))
+    return out
+
+
+def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) -> str:
+    """Render pieces as mdformat does; `before` and `after` are what markdown-it sees around them, `nested`
+    says they are inside an emphasis. Raises Unsure where an emphasis might not parse back as one."""
+    out: list[str] = []
+    marks: list[tuple[int, int, int, int]] = []  # opener start, opener end, closer start, closer end
+    for i, piece in enumerate(pieces):
+        if isinstance(piece, str):
+            following = pieces[i + 1] if i + 1 < len(pieces) else None
+            out.append(_text(piece, isinstance(following, Span) and following.kind == "a"))
+        elif isinstance(piece, Image):
+            out.append(f"![{_text(piece.alt, False)}]({maybe_add_link_brackets(piece.src)})")
+        elif isinstance(piece, Code):
+            if i and isinstance(pieces[i - 1], Code):
+                raise Unsure("code spans side by side")  # in Markdown they run together
+            code = _Node("code_inline")
+            code.content = piece.text
+            out.append(_render("code_inline", code))
+        elif piece.kind == "a":
+            out.append(f"[{_inline(piece.children, '[', ' ')}]({maybe_add_link_brackets(piece.href)})")
+        else:
+            marker = "*" if piece.kind == "em" else "**"
+            start = sum(map(len, out))
+            inner = _inline(piece.children, "", "", nested=True)
+            out.append(marker + inner + marker)
+            marks.append((start, start + len(marker), start + len(marker) + len(inner), start + len(out[-1])))
+    text = "".join(out)
+    for open_start, open_end, close_start, close_end in marks:
+        prev = text[open_start - 1] if open_start else before
+        nxt = text[close_end] if close_end < len(text) else after
+        if "*" in (prev, text[open_end], text[close_start - 1], nxt) or "" in (prev, nxt):
+            raise Unsure("emphasis next to emphasis")
+        opens, closes = _flanking(prev, text[open_end])
+        if not opens or (closes and nested):
+            raise Unsure("emphasis that would not open")
+        opens, closes = _flanking(text[close_start - 1], nxt)
+        if not closes or (opens and nested):
+            raise Unsure("emphasis that would not close")
+    return text
+
+
+def _text(text: str, before_link: bool) -> str:
+    """mdformat's escaping of a text token (its `text` renderer, less the wrap marks that its paragraph
+    renderer turns back into the same single spaces)."""
+    text = text.replace("\\", "\\\\")
+    text = escape_asterisk_emphasis(text)
+    text = escape_underscore_emphasis(text)
+    if "[" in text or "]" in text:
+        text = escape_square_brackets(text, ())
+    if "<" in text:
+        text = escape_less_than_sign(text)
+    text = text.replace("`", "\\`")
+    if "&" in text:
+        text = re_char_reference().sub(lambda m: "\\" + m.group(), text)
+    if before_link and text.endswith("!"):
+        text = text[:-1] + "\\!"
+    return text
+
+
+_HTML_STARTS = [pattern for pattern, _, can_break_paragraph in HTML_SEQUENCES if can_break_paragraph]
+
+
+def _paragraph(line: str) -> str:
+    """mdformat's paragraph renderer for a paragraph of one line: escapes for a start that would read as
+    another block."""
+    line = decimalify_trailing(UNICODE_WHITESPACE, decimalify_leading(UNICODE_WHITESPACE, line)).strip()
+    if re.match(r"#{1,6}( |\t|$)", line) or line.startswith(">") or re.match(r"[-*+]( |\t|$)", line):
+        line = "\\" + line
+    if re.match(r"[0-9]+\)( |\t|$)", line):
+        line = line.replace(")", "\\)", 1)
+    if re.match(r"[0-9]+\.( |\t|$)", line):
+        line = line.replace(".", "\\.", 1)
+    bare = line.replace(" ", "").replace("\t", "")
+    if len(bare) >= 3:
+        for char in "*-_":
+            if all(c == char for c in bare):
+                line = line.replace(char, "\\" + char, 1)
+                break
+    stripped = line.strip(" \t")
+    if all(c == "-" for c in stripped):
+        line = line.replace("-", "\\-", 1)
+    elif all(c == "=" for c in stripped):
+        line = line.replace("=", "\\=", 1)
+    if any(pattern.search(line) for pattern in _HTML_STARTS):
+        line = "    " + line
+    return line
+
+
+def _flanking(last: str, next_: str) -> tuple[bool, bool]:
+    """Whether a `*` run between these characters can open and can close emphasis (as markdown-it's
+    scanDelims decides)."""
+    last_punct = isMdAsciiPunct(ord(last)) or isPunctChar(last)
+    next_punct = isMdAsciiPunct(ord(next_)) or isPunctChar(next_)
+    last_space, next_space = isWhiteSpace(ord(last)), isWhiteSpace(ord(next_))
+    left = not (next_space or (next_punct and not (last_space or last_punct)))
+    right = not (last_space or (last_punct and not (next_space or next_punct)))
+    return left, right

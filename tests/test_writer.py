@@ -1,0 +1,188 @@
+"""Canonical Markdown written straight from HTML equals the converter's escaped Markdown canonicalized."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from differ.check import check_source
+from differ.normalize import html as htmlconv
+from differ.normalize.canonical import canonicalize, plain_words
+from differ.normalize.writer import Unsure, _Writer, write
+from tests.conftest import Server, article, make_app, one_doc
+from tests.helpers import DATA, REPLAY, TRACKING, canonical_source, norm, source
+
+URL = "https://blog.example.org/post/"
+SITE = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def both(page: str, selector: str | None = None) -> tuple[str | None, str]:
+    """(written directly, canonicalized from the escaped Markdown) for one page."""
+    converter = htmlconv.Converter(URL, TRACKING)
+
+    def root() -> htmlconv.Tag:
+        return htmlconv.find_root(htmlconv.parse_html(page), selector, ())
+
+    return write(converter, root()), canonicalize(converter.convert(root())).text
+
+
+def same(page: str, selector: str | None = None) -> None:
+    written, reference = both(page, selector)
+    assert written is None or written == reference
+
+
+def in_article(fragment: str) -> str:
+    return f"<html><body><article>{fragment}</article></body></html>"
+
+
+def test_replay_pages_and_test_pages() -> None:
+    for path in [
+        *sorted((REPLAY / "canonical").glob("fetch-*.html")),
+        *sorted((DATA / "html").glob("*.html")),
+    ]:
+        same(path.read_text(), "article .entry-content" if "fetch" in path.name else None)
+
+
+def test_corpus_revisions_rendered_as_their_sites_do() -> None:
+    front = re.compile(r"\A(?:---\n.*?\n---\n|\+\+\+\n.*?\n\+\+\+\n)", re.DOTALL)
+    for path in sorted((DATA / "corpus").glob("*/rev-*.md")):
+        same(in_article(SITE.render(front.sub("", path.read_text(), count=1))))
+
+
+def test_every_commonmark_example_as_html() -> None:
+    for example in json.loads((DATA / "commonmark" / "spec.json").read_text()):
+        same(in_article(example["html"]))
+
+
+def test_the_replay_page_is_written_directly() -> None:
+    """Almost every block of a release post takes the direct road (else normalizing is slow again)."""
+    page = (REPLAY / "canonical" / "fetch-1.html").read_text()
+    converter = htmlconv.Converter(URL, TRACKING)
+    writer = _Writer(converter)
+    direct = unsure = 0
+    for leaf in converter.leaves(
+        htmlconv.find_root(htmlconv.parse_html(page), "article .entry-content", ()), 0
+    ):
+        try:
+            writer.leaf(leaf)
+            direct += 1
+        except Unsure:
+            unsure += 1
+    assert direct >= 90 and unsure <= 2
+
+
+def test_documents_with_invisible_characters_go_whole() -> None:
+    written, reference = both(in_article("<p>zero\u200bwidth</p><p>plain</p>"))
+    assert written is None and reference == "zerowidth\n\nplain\n"
+
+
+def test_lists_side_by_side_are_canonicalized_together() -> None:
+    written, reference = both(in_article("<ul><li>a</li></ul><ul><li>b</li></ul><p>c</p>"))
+    assert written == reference == "- a\n\n- b\n\nc\n"
+
+
+def test_image_descriptions_keep_their_punctuation() -> None:
+    result = norm(in_article('<p>See <img alt="Fig. 1: a*b [c]" src="/f.png"> here.</p>'), source(url=URL))
+    assert result.markdown == "See ![Fig. 1: a\\*b [c]](https://blog.example.org/f.png) here.\n"
+    assert plain_words(result.markdown) == ["See", "Fig.", "1:", "a*b", "[c]", "here."]
+    assert canonicalize("![a\\.b](u)").text == "![a.b](u)\n"
+
+
+def test_normalizing_the_replay_needs_no_canonicalize_pass() -> None:
+    from differ.normalize.canonical import _canonical_chunk
+
+    _canonical_chunk.cache_clear()
+    norm((REPLAY / "canonical" / "fetch-1.html").read_bytes(), canonical_source())
+    assert _canonical_chunk.cache_info().currsize <= 3
+
+
+# -- random HTML ------------------------------------------------------------------------------------------
+WORDS = [
+    "a", "Bc", "1", "1.", "2)", " ", "  ", "\t", "\n", "*", "**", "_", "__", "[", "]", "(", ")", "<", ">", "!",
+    "&", "&amp;", "&copy;", "#", "# ", "- ", "+ ", "> ", "`", "``", "\\", "~", "|", "=", "---", ":", ".",
+    "\u00a0", "é", "e\u0301", "<\u0338", "한국어", "→", "“", "x_y", "2*3",
+]  # fmt: skip
+URLS = [
+    "http://x.org/a b", "/rel?utm_source=1&x=2", "javascript:alert(1)", "file:///etc/passwd", "http://x/(p)",
+    "http://x/y\\z", "mailto:a@b.org", "", "#top", "http://ü.example/ä", "http://x/a&amp;b",
+]  # fmt: skip
+TEXT = st.lists(st.sampled_from(WORDS), max_size=6).map(lambda parts: html.escape("".join(parts)))
+
+
+def _tag(name: str, inner: str, attrs: str = "") -> str:
+    return f"<{name}{attrs}>{inner}</{name}>"
+
+
+INLINE = st.recursive(
+    TEXT
+    | st.just("<br>")
+    | st.builds(lambda a, s: f'<img alt="{a}" src="{html.escape(s)}">', TEXT, st.sampled_from(URLS)),
+    lambda inner: st.one_of(
+        st.builds(_tag, st.sampled_from(["em", "strong", "b", "i", "span", "code", "kbd"]), inner),
+        st.builds(lambda i, h: _tag("a", i, f' href="{html.escape(h)}"'), inner, st.sampled_from(URLS)),
+        st.lists(inner, min_size=2, max_size=3).map("".join),
+    ),
+    max_leaves=6,
+)
+LEAF = st.one_of(
+    st.builds(lambda i: _tag("p", i), INLINE),
+    st.builds(lambda n, i: _tag(f"h{n}", i), st.integers(1, 3), INLINE),
+    st.builds(
+        lambda c, lang: _tag("pre", _tag("code", c, f' class="language-{lang}"')),
+        TEXT,
+        st.sampled_from(["py", "", "c++"]),
+    ),
+    st.just("<hr>"),
+    INLINE,
+)
+BLOCK = st.recursive(
+    LEAF,
+    lambda inner: st.one_of(
+        st.builds(lambda items, n: _tag(n, "".join(_tag("li", i) for i in items)), st.lists(inner, min_size=1, max_size=3), st.sampled_from(["ul", "ol"])),
+        st.builds(lambda i: _tag("blockquote", i), inner),
+        st.builds(lambda items: _tag("div", "".join(items)), st.lists(inner, max_size=3)),
+    ),
+    max_leaves=6,
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(BLOCK, max_size=5))
+def test_random_html(blocks: list[str]) -> None:
+    same(in_article("".join(blocks)))
+
+
+# -- an upgraded normalizer -------------------------------------------------------------------------------
+def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server: Server) -> None:
+    page = article('<p>See <img alt="Fig. 1" src="/f.png"> here.</p>')
+    server.page("/post", page)
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    src = app.config.sources()[0]
+    old_form = "# Post\n\nSee ![Fig 1](" + server.url("/f.png") + ") here.\n"
+    app.store.commit(
+        src.key,
+        raw=page.encode(),
+        markdown=old_form,
+        record={
+            "fetched_at": "2026-07-08T17:45:00Z",
+            "normalizer": 1,
+            "final_url": server.url("/post"),
+            "headers": {"content-type": "text/html; charset=utf-8"},
+            "content_sha256": "made by normalizer 1",
+            "words": 5,
+        },
+    )
+    assert check_source(app, src).line() == "doc/canonical: unchanged (page noise only)"
+    latest = app.store.latest(src.key)
+    assert latest is not None
+    assert app.store.markdown(latest, 1) == old_form
+    assert app.store.markdown(latest, 2) == old_form.replace("Fig 1", "Fig. 1")
+    assert app.store.state(src.key)["reread"]["normalizer"] == 2
+    server.page("/post", article('<p>See <img alt="Fig. 1" src="/f.png"> there.</p>'))
+    assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"

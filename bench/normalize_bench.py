@@ -1,9 +1,10 @@
 """Normalization speed on one core: the replay's canonical page, whole and stage by stage.
 
-Stages: parse (BeautifulSoup on lxml), root (page metadata, content root, chrome removed), convert (HTML to
-Markdown), canonicalize (markdown-it-py and mdformat), each timed on its own input. Canonicalizing is cached
-by top-level block, so it is reported cold (cache emptied before each page: a page never seen) and warm (the
-same blocks seen before: a page fetched again). Run: python -m bench.normalize_bench [--quick]
+Stages: parse (BeautifulSoup on lxml), root (page metadata, content root, chrome removed), write (HTML to
+canonical Markdown, the road every block of this page takes), and for comparison the longer road some blocks
+and every Markdown source take: convert (HTML to escaped Markdown) then canonicalize (markdown-it-py and
+mdformat). Canonicalizing and URL cleaning are cached, so stages are reported cold (caches emptied before each
+page: a page never seen) and warm (a page fetched again). Run: python -m bench.normalize_bench [--quick]
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from bench.common import RESULTS, ROOT, ms, one_core, summary
 from differ.config import SourceConfig
 from differ.normalize import Body, normalize
 from differ.normalize import html as htmlconv
-from differ.normalize.canonical import _canonical_chunk, canonicalize
+from differ.normalize.canonical import _canonical_chunk, _chunk_words, canonicalize
+from differ.normalize.writer import _link_target, write
 
 PAGE = ROOT / "examples/pytorch-2.13/canonical/fetch-1.html"
 URL = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
@@ -51,7 +53,8 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     def cold(step: Callable[[], object]) -> Callable[[], object]:
         def run() -> None:
             for _ in range(BATCH):
-                _canonical_chunk.cache_clear()
+                for cache in (_canonical_chunk, _chunk_words, _link_target, htmlconv._clean_url):
+                    cache.cache_clear()
                 step()
 
         return run
@@ -59,9 +62,10 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     return {
         "parse": (batch(lambda: htmlconv.parse_html(text)), None),
         "root": (find_roots, fresh_soups),
-        "convert": (batch(lambda: converter.convert(root)), None),
-        "canonicalize, cold": (cold(lambda: canonicalize(markdown)), None),
-        "canonicalize, warm": (batch(lambda: canonicalize(markdown)), None),
+        "write": (cold(lambda: write(converter, root)), None),
+        "convert (longer road)": (batch(lambda: converter.convert(root)), None),
+        "canonicalize (longer road), cold": (cold(lambda: canonicalize(markdown)), None),
+        "canonicalize (longer road), warm": (batch(lambda: canonicalize(markdown)), None),
         "whole page, cold": (cold(lambda: normalize(body, source)), None),
         "whole page, warm": (batch(lambda: normalize(body, source)), None),
     }

@@ -186,3 +186,15 @@ def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server
     assert app.store.state(src.key)["reread"]["normalizer"] == 2
     server.page("/post", article('<p>See <img alt="Fig. 1" src="/f.png"> there.</p>'))
     assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="*_ a.\u00a0\t\\", max_size=12))
+def test_marker_escapes_are_mdformats(text: str) -> None:
+    from mdformat.renderer._util import escape_asterisk_emphasis, escape_underscore_emphasis
+
+    from differ.normalize.writer import _text
+
+    assert _text(text, False) == escape_underscore_emphasis(
+        escape_asterisk_emphasis(text.replace("\\", "\\\\"))
+    )

@@ -24,15 +24,13 @@ from bs4 import Tag
 from bs4.element import NavigableString, PageElement
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
-from mdformat.codepoints import UNICODE_WHITESPACE
+from mdformat.codepoints import UNICODE_PUNCTUATION, UNICODE_WHITESPACE
 from mdformat.renderer import DEFAULT_RENDERERS, RenderContext
 from mdformat.renderer._util import (
     decimalify_leading,
     decimalify_trailing,
-    escape_asterisk_emphasis,
     escape_less_than_sign,
     escape_square_brackets,
-    escape_underscore_emphasis,
     maybe_add_link_brackets,
     re_char_reference,
 )
@@ -55,6 +53,7 @@ _ODD_SPACE = re.compile(
     )
     + "]"
 )
+_NOT_PLAIN = re.compile(r"[^\S ]|  ")  # spacing the converter would collapse (or _plain refuse)
 _LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]*")
 
 
@@ -262,50 +261,54 @@ class _Writer:
     # -- inline -----------------------------------------------------------------------------------------
     def run(self, nodes: Sequence[PageElement], depth: int) -> list[Piece]:
         """A paragraph's pieces, spaced as `Converter.inline_run` spaces them."""
-        pieces = _joined(p for n in nodes for p in self.inline(n, depth))
+        pieces: list[Piece] = []
+        for node in nodes:
+            self.inline(node, depth, pieces)
         _collapse(pieces)
         _strip(pieces)
         return pieces
 
-    def inline(self, node: PageElement, depth: int) -> list[Piece]:
+    def inline(self, node: PageElement, depth: int, out: list[Piece]) -> None:
+        """Append a node's pieces to `out`, texts joined (markdown-it makes one text token of them)."""
         if isinstance(node, NavigableString):
-            text = _WS.sub(" ", str(node))
-            if _ODD_SPACE.search(text) or not unicodedata.is_normalized("NFC", text):
-                raise Unsure("spacing or composition")
-            return [text]
+            if node:
+                _add(out, _plain(_WS.sub(" ", node) if _NOT_PLAIN.search(node) else node))
+            return
         if not isinstance(node, Tag):
-            return []
+            return
         name = node.name
         if depth > MAX_DEPTH or name == "br":
             raise Unsure(name)
         if name == "img":
-            return self.image(node)
+            _extend(out, self.image(node))
+            return
         if name in _CODE_TAGS:
-            text = _WS.sub(" ", node.get_text())
-            if _ODD_SPACE.search(text):
-                raise Unsure("spacing")
+            text = _plain(_WS.sub(" ", node.get_text()))
             if not text.strip():
-                return [text]
-            if text[0] == " " or text[-1] == " " or not unicodedata.is_normalized("NFC", text):
+                _add(out, text)
+            elif text[0] == " " or text[-1] == " ":
                 raise Unsure("code span")
-            return [Code(text)]
-        inner = _joined(p for c in node.children for p in self.inline(c, depth + 1))
+            else:
+                out.append(Code(text))
+            return
+        inner: list[Piece] = []
+        for child in node.children:
+            self.inline(child, depth + 1, inner)
         if name == "a":
             href = self.converter.clean_url(str(node.get("href") or ""))
-            return _wrap(inner, "a", href) if href else inner
-        if name in _STRONG_TAGS:
-            return _wrap(inner, "strong")
-        if name in _EM_TAGS:
-            return _wrap(inner, "em")
-        if name in BLOCKS:
-            return _joined([" ", *inner, " "])
-        return inner
+            _extend(out, _wrap(inner, "a", href) if href else inner)
+        elif name in _STRONG_TAGS:
+            _extend(out, _wrap(inner, "strong"))
+        elif name in _EM_TAGS:
+            _extend(out, _wrap(inner, "em"))
+        elif name in BLOCKS:
+            _extend(out, [" ", *inner, " "])
+        else:
+            _extend(out, inner)
 
     def image(self, node: Tag) -> list[Piece]:
         src = self.converter.clean_url(str(node.get("src") or ""))
-        alt = _WS.sub(" ", str(node.get("alt") or "")).strip()
-        if _ODD_SPACE.search(alt) or not unicodedata.is_normalized("NFC", alt):
-            raise Unsure("spacing or composition")
+        alt = _plain(_WS.sub(" ", str(node.get("alt") or "")).strip())
         if not src:
             return [alt]
         target = _link_target(src)
@@ -314,18 +317,26 @@ class _Writer:
         return [Image(alt, target)]
 
 
-def _joined(pieces: Any) -> list[Piece]:
-    """Adjacent texts as one (markdown-it makes one text token of them); empty texts dropped."""
-    out: list[Piece] = []
+def _plain(text: str) -> str:
+    """Text as it is, where only plain spaces and NFC text make sure markdown-it reads it back the same."""
+    if _ODD_SPACE.search(text) or not (text.isascii() or unicodedata.is_normalized("NFC", text)):
+        raise Unsure("spacing or composition")
+    return text
+
+
+def _add(out: list[Piece], piece: Piece) -> None:
+    if isinstance(piece, str):
+        if not piece:
+            return
+        if out and isinstance(out[-1], str):
+            out[-1] += piece
+            return
+    out.append(piece)
+
+
+def _extend(out: list[Piece], pieces: list[Piece]) -> None:
     for piece in pieces:
-        if isinstance(piece, str):
-            if not piece:
-                continue
-            if out and isinstance(out[-1], str):
-                out[-1] += piece
-                continue
-        out.append(piece)
-    return out
+        _add(out, piece)
 
 
 def _collapse(pieces: list[Piece]) -> None:
@@ -366,7 +377,11 @@ def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
         href = _link_target(href)
         if not href or any(isinstance(p, Span) and p.kind == "a" for p in _walk(stripped)):
             raise Unsure("link")
-    return _joined([" " if lead else "", Span(kind, stripped, href), " " if trail else ""])
+    wrapped: list[Piece] = [" "] if lead else []
+    wrapped.append(Span(kind, stripped, href))
+    if trail:
+        wrapped.append(" ")
+    return wrapped
 
 
 @lru_cache(maxsize=8192)
@@ -432,8 +447,10 @@ def _text(text: str, before_link: bool) -> str:
     """mdformat's escaping of a text token (its `text` renderer, less the wrap marks that its paragraph
     renderer turns back into the same single spaces)."""
     text = text.replace("\\", "\\\\")
-    text = escape_asterisk_emphasis(text)
-    text = escape_underscore_emphasis(text)
+    if "*" in text:
+        text = _ASTERISK.sub(_asterisk, text)
+    if "_" in text:
+        text = _UNDERSCORE.sub(_underscore, text)
     if "[" in text or "]" in text:
         text = escape_square_brackets(text, ())
     if "<" in text:
@@ -446,13 +463,42 @@ def _text(text: str, before_link: bool) -> str:
     return text
 
 
+# mdformat escapes `*` and `_` by their neighbours alone (its escape_asterisk_emphasis and
+# escape_underscore_emphasis, which build the text a character at a time): the same rules, on each marker.
+_ASTERISK = re.compile(r"(?<=(.))?\*(?=(.))?", re.DOTALL)
+_UNDERSCORE = re.compile(r"(?<=(.))?_(?=(.))?", re.DOTALL)
+_BAD_NEIGHBOURS = UNICODE_WHITESPACE | UNICODE_PUNCTUATION
+
+
+def _asterisk(m: re.Match[str]) -> str:
+    return "*" if m.group(1) in UNICODE_WHITESPACE and m.group(2) in UNICODE_WHITESPACE else "\\*"
+
+
+def _underscore(m: re.Match[str]) -> str:
+    before, after = m.group(1), m.group(2)
+    if before in UNICODE_WHITESPACE and after in UNICODE_WHITESPACE:
+        return "_"
+    if (
+        before is not None
+        and after is not None
+        and before not in _BAD_NEIGHBOURS
+        and after not in _BAD_NEIGHBOURS
+    ):
+        return "_"
+    return "\\_"
+
+
+_STARTERS = frozenset("#>-*+0123456789=_|:<") | UNICODE_WHITESPACE | {""}
 _HTML_STARTS = [pattern for pattern, _, can_break_paragraph in HTML_SEQUENCES if can_break_paragraph]
 
 
 def _paragraph(line: str) -> str:
     """mdformat's paragraph renderer for a paragraph of one line: escapes for a start that would read as
     another block."""
-    line = decimalify_trailing(UNICODE_WHITESPACE, decimalify_leading(UNICODE_WHITESPACE, line)).strip()
+    line = decimalify_trailing(UNICODE_WHITESPACE, line)
+    if line[:1] not in _STARTERS:
+        return line  # every escape below is for a line that starts with one of these
+    line = decimalify_leading(UNICODE_WHITESPACE, line).strip()
     if re.match(r"#{1,6}( |\t|$)", line) or line.startswith(">") or re.match(r"[-*+]( |\t|$)", line):
         line = "\\" + line
     if re.match(r"[0-9]+\)( |\t|$)", line):
@@ -472,7 +518,17 @@ def _paragraph(line: str) -> str:
         line = line.replace("=", "\\=", 1)
     if any(pattern.search(line) for pattern in _HTML_STARTS):
         line = "    " + line
+    for postprocess in _paragraph_postprocessors():
+        line = postprocess(line, None, _context())
     return line
+
+
+@lru_cache(maxsize=1)
+def _paragraph_postprocessors() -> list[Any]:
+    """What the parser's plugins do to every rendered paragraph (mdformat-tables escapes a line that would
+    read as a table's delimiter row)."""
+    plugins = canonical.parser().options["parser_extension"]
+    return [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
 
 
 def _flanking(last: str, next_: str) -> tuple[bool, bool]:

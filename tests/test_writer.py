@@ -23,13 +23,17 @@ SITE = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 def both(page: str, selector: str | None = None) -> tuple[str | None, str]:
-    """(written directly, canonicalized from the escaped Markdown) for one page."""
+    """(written directly, canonicalized from the escaped Markdown) for one page; the words counted on the way
+    are the words plain_words reads in what was written."""
     converter = htmlconv.Converter(URL, TRACKING)
 
     def root() -> htmlconv.Tag:
         return htmlconv.find_root(htmlconv.parse_html(page), selector, ())
 
-    return write(converter, root()), canonicalize(converter.convert(root())).text
+    written = write(converter, root())
+    if written is not None:
+        assert written.words == len(plain_words(written.markdown))
+    return written and written.markdown, canonicalize(converter.convert(root())).text
 
 
 def same(page: str, selector: str | None = None) -> None:

@@ -65,6 +65,9 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
     markdown = canonical.text
     if source.languages:
         markdown = canonicalize(filter_languages(markdown, source.languages)).text
-    return Normalized(
+    result = Normalized(
         markdown, extracted.metadata, canonical.invisible, extracted.encoding, extracted.warnings
     )
+    if not source.languages:
+        result._words = extracted.words
+    return result

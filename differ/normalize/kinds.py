@@ -33,6 +33,7 @@ class Extracted:
     encoding: str = "utf-8"
     warnings: list[str] = field(default_factory=list)
     canonical: bool = False  # the Markdown is already in canonical form (written so from HTML)
+    words: int | None = None  # its visible words, where counted on the way
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _html(
     written = write(converter, root)
     if written is None:
         return Extracted(converter.convert(root), meta)
-    return Extracted(written, meta, canonical=True)
+    return Extracted(written.markdown, meta, canonical=True, words=written.words)
 
 
 @source_kind("html")

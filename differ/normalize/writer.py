@@ -109,21 +109,31 @@ def _render(type_: str, node: _Node) -> str:
     return str(DEFAULT_RENDERERS[type_](node, _context()))  # type: ignore[arg-type]
 
 
-def write(converter: Converter, root: Tag) -> str | None:
+@dataclass
+class Written:
+    """A document in canonical Markdown and the number of words a reader sees in it (`plain_words`)."""
+
+    markdown: str
+    words: int
+
+
+def write(converter: Converter, root: Tag) -> Written | None:
     """The canonical Markdown of `root`, as `canonicalize(converter.convert(root))` gives it; None when the
     document must go through `canonicalize` whole (invisible characters are counted there)."""
     writer = _Writer(converter)
-    leaves: list[tuple[Leaf, str | None]] = []  # each leaf with its direct form (None: the long road)
+    leaves: list[tuple[Leaf, str | None, int]] = []  # each leaf, its direct form (None: the long road), words
     for leaf in converter.leaves(root, 0):
+        writer.words = 0
         try:
             direct: str | None = writer.leaf(leaf)
         except Unsure:
             direct = None
         if direct != "":
-            leaves.append((leaf, direct))
+            leaves.append((leaf, direct, writer.words))
     pieces: list[str] = []
     pending: list[str] = []  # escaped Markdown of consecutive blocks left to canonicalize
-    for k, (leaf, direct) in enumerate(leaves):
+    words = 0
+    for k, (leaf, direct, count) in enumerate(leaves):
         # Lists next to lists join into one in Markdown: such neighbours go the long road together.
         if leaf.kind in _LIST_KINDS and any(
             0 <= j < len(leaves) and leaves[j][0].kind in _LIST_KINDS for j in (k - 1, k + 1)
@@ -134,14 +144,17 @@ def write(converter: Converter, root: Tag) -> str | None:
             continue
         if pending:
             pieces.append(_settle(pending))
+            words += len(canonical.plain_words(pieces[-1]))
             pending = []
         pieces.append(direct)
+        words += count
     if pending:
         pieces.append(_settle(pending))
+        words += len(canonical.plain_words(pieces[-1]))
     text = "\n\n".join(p for p in pieces if p)
     if canonical._INVISIBLE.search(text) or _WHOLE in pieces:
         return None
-    return text + "\n" if text else ""
+    return Written(text + "\n" if text else "", words)
 
 
 _WHOLE = "\x00whole"  # what _settle gives for text with invisible characters
@@ -160,6 +173,7 @@ class _Writer:
 
     def __init__(self, converter: Converter) -> None:
         self.converter = converter
+        self.words = 0  # words written so far, as plain_words counts them
 
     def leaf(self, leaf: Leaf) -> str:
         """The canonical form of a leaf ("" when it has no text)."""
@@ -181,11 +195,15 @@ class _Writer:
 
     # -- blocks -----------------------------------------------------------------------------------------
     def paragraph(self, pieces: list[Piece]) -> str:
-        return _paragraph(_inline(pieces, " ", " ")) if pieces else ""
+        if not pieces:
+            return ""
+        self.words += len(_shown(pieces).split())
+        return _paragraph(_inline(pieces, " ", " "))
 
     def heading(self, level: int, pieces: list[Piece]) -> str:
         if not pieces:
             return ""
+        self.words += len(_shown(pieces).split())
         node = _Node("heading")
         node.markup = "#" * level
         node.children = [_Node("inline", rendered=_inline(pieces, " ", " "))]
@@ -254,6 +272,7 @@ class _Writer:
         text, lang = code_parts(node)
         if "\r" in text or not _LANGUAGE.fullmatch(lang) or not unicodedata.is_normalized("NFC", text):
             raise Unsure("code block")
+        self.words += len(text.split())
         fence = _Node("fence")
         fence.info, fence.content = lang, text + "\n"
         return _render("fence", fence)
@@ -315,6 +334,21 @@ class _Writer:
         if not target:
             raise Unsure("image")
         return [Image(alt, target)]
+
+
+def _shown(pieces: list[Piece]) -> str:
+    """The text a reader sees in pieces (as `canonical._inline_text` reads it back)."""
+    out: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            out.append(piece)
+        elif isinstance(piece, Code):
+            out.append(piece.text)
+        elif isinstance(piece, Image):
+            out.append(piece.alt)
+        else:
+            out.append(_shown(piece.children))
+    return "".join(out)
 
 
 def _plain(text: str) -> str:

@@ -202,3 +202,58 @@ def test_marker_escapes_are_mdformats(text: str) -> None:
     assert _text(text, False) == escape_underscore_emphasis(
         escape_asterisk_emphasis(text.replace("\\", "\\\\"))
     )
+
+
+URL_PARTS = [
+    "http://",
+    "https://",
+    "http:",
+    "//",
+    "/",
+    "a",
+    "B9",
+    "x.org",
+    "-",
+    ".",
+    "_",
+    "~",
+    ":",
+    "?",
+    "#",
+    "@",
+    "!",
+    "$",
+    "'",
+]
+URL_PARTS += [
+    "(",
+    ")",
+    "*",
+    "+",
+    ",",
+    ";",
+    "=",
+    "%20",
+    "%2f",
+    "%",
+    "%zz",
+    "&",
+    "&amp;",
+    "[",
+    "]",
+    "ü",
+    " ",
+    "80",
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(URL_PARTS), max_size=10).map("".join))
+def test_kept_urls_are_their_own_normal_form(url: str) -> None:
+    from markdown_it.common.utils import unescapeAll
+
+    from differ.normalize.canonical import parser
+    from differ.normalize.writer import _KEPT_URL
+
+    if _KEPT_URL.fullmatch(url):
+        assert parser().normalizeLink(unescapeAll(url)) == url

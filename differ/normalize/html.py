@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
@@ -93,6 +93,7 @@ BLOCKS = {
     "form",
     "fieldset",
 }
+CODE_TAGS = ("code", "kbd", "samp", "tt")
 LEAF_BLOCKS = {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote", "hr", "table", "li"}
 
 
@@ -357,8 +358,27 @@ class Converter:
         return self.inline_run(list(node.children), depth)
 
     def inline_run(self, nodes: list[PageElement], depth: int) -> str:
-        text = "".join(self.inline(n, depth) for n in nodes)
+        text = self.inline_all(nodes, depth)
         return (_RUN_OF_SPACES.sub(" ", text) if "  " in text else text).strip(" ")
+
+    def inline_all(self, nodes: Iterable[PageElement], depth: int) -> str:
+        """Inline nodes in order; code elements side by side make one code span (written apart, their
+        backticks would run together into one span with the backticks inside)."""
+        out: list[str] = []
+        code: list[str] = []
+        for node in nodes:
+            if isinstance(node, Tag) and node.name in CODE_TAGS and depth <= MAX_DEPTH:
+                code.append(node.get_text())
+                continue
+            if code and isinstance(node, NavigableString) and not node:
+                continue
+            if code:
+                out.append(_code_span("".join(code)))
+                code = []
+            out.append(self.inline(node, depth))
+        if code:
+            out.append(_code_span("".join(code)))
+        return "".join(out)
 
     def inline(self, node: PageElement, depth: int) -> str:
         if isinstance(node, NavigableString):
@@ -374,9 +394,9 @@ class Converter:
             src = self.clean_url(str(node.get("src") or ""))
             alt = escape(_WS.sub(" ", str(node.get("alt") or "")).strip())
             return f"![{alt}](<{src}>)" if src else alt
-        if name in ("code", "kbd", "samp", "tt"):
+        if name in CODE_TAGS:
             return _code_span(node.get_text())
-        inner = "".join(self.inline(c, depth + 1) for c in node.children)
+        inner = self.inline_all(node.children, depth + 1)
         if name == "a":
             href = self.clean_url(str(node.get("href") or ""))
             return _wrap(inner, "[", f"](<{href}>)") if href else inner

@@ -36,9 +36,8 @@ from mdformat.renderer._util import (
 )
 
 from differ.normalize import canonical
-from differ.normalize.html import _WS, BLOCKS, MAX_DEPTH, Converter, Leaf, code_parts
+from differ.normalize.html import _WS, BLOCKS, CODE_TAGS, MAX_DEPTH, Converter, Leaf, code_parts
 
-_CODE_TAGS = ("code", "kbd", "samp", "tt")
 _STRONG_TAGS = ("strong", "b")
 _EM_TAGS = ("em", "i", "cite", "dfn")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -54,6 +53,9 @@ _ODD_SPACE = re.compile(
     + "]"
 )
 _NOT_PLAIN = re.compile(r"[^\S ]|  ")  # spacing the converter would collapse (or _plain refuse)
+_KEPT_URL = re.compile(
+    r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]|%[0-9A-Fa-f]{2})*)?"
+)
 _LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]*")
 
 
@@ -301,7 +303,7 @@ class _Writer:
         if name == "img":
             _extend(out, self.image(node))
             return
-        if name in _CODE_TAGS:
+        if name in CODE_TAGS:
             text = _plain(_WS.sub(" ", node.get_text()))
             if not text.strip():
                 _add(out, text)
@@ -424,7 +426,8 @@ def _link_target(href: str) -> str:
     if "\\" in href or "\n" in href or not unicodedata.is_normalized("NFC", href):
         return ""
     mdit = canonical.parser()
-    target = str(mdit.normalizeLink(unescapeAll(href)))
+    # A URL of characters markdown-it keeps as they are is its own normal form (tested against normalizeLink).
+    target = href if _KEPT_URL.fullmatch(href) else str(mdit.normalizeLink(unescapeAll(href)))
     return target if mdit.validateLink(target) else ""
 
 

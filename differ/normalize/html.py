@@ -308,10 +308,7 @@ class Converter:
         items = [c for c in node.children if isinstance(c, Tag) and c.name == "li"]
         stray = [c for c in node.children if isinstance(c, Tag) and c.name in ("ul", "ol")]
         if node.name == "ol":
-            start = node.get("start")
-            digits = isinstance(start, str) and start.isascii() and start.isdigit() and len(start) <= 9
-            number = int(start) if digits else 1  # type: ignore[arg-type]
-            return self.list_block_items(items + stray, None, depth, number)
+            return self.list_block_items(items + stray, None, depth, list_start(node))
         return self.list_block_items(items + stray, "-", depth)
 
     def list_block_items(self, items: list[Tag], bullet: str | None, depth: int, start: int = 1) -> str:
@@ -394,9 +391,7 @@ class Converter:
             src = self.clean_url(str(node.get("src") or ""))
             alt = escape(_WS.sub(" ", str(node.get("alt") or "")).strip())
             return f"![{alt}](<{src}>)" if src else alt
-        if name in CODE_TAGS:
-            return _code_span(node.get_text())
-        inner = self.inline_all(node.children, depth + 1)
+        inner = self.inline_all(node.children, depth + 1)  # code elements are written by inline_all
         if name == "a":
             href = self.clean_url(str(node.get("href") or ""))
             return _wrap(inner, "[", f"](<{href}>)") if href else inner
@@ -428,6 +423,15 @@ def _clean_url(base_url: str, tracking: tuple[str, ...], href: str) -> str | Non
         ]
         url = urlunsplit(parts._replace(query=urlencode(kept, doseq=True)))
     return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+
+
+def list_start(ol: Tag) -> int:
+    """The first number of an ordered list: its `start`, where that is up to 9 ASCII digits (as Markdown
+    allows), else 1."""
+    start = ol.get("start")
+    if isinstance(start, str) and start.isascii() and start.isdigit() and len(start) <= 9:
+        return int(start)
+    return 1
 
 
 def code_parts(pre: Tag) -> tuple[str, str]:

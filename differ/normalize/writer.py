@@ -36,22 +36,15 @@ from mdformat.renderer._util import (
 )
 
 from differ.normalize import canonical
-from differ.normalize.html import _WS, BLOCKS, CODE_TAGS, MAX_DEPTH, Converter, Leaf, code_parts
+from differ.normalize.html import _WS, BLOCKS, CODE_TAGS, MAX_DEPTH, Converter, Leaf, code_parts, list_start
 
 _STRONG_TAGS = ("strong", "b")
 _EM_TAGS = ("em", "i", "cite", "dfn")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _LIST_KINDS = ("ul", "ol", "li")
-# Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing).
-_ODD_SPACE = re.compile(
-    "["
-    + "".join(
-        re.escape(chr(i))
-        for i in range(0x3001)
-        if chr(i) != " " and (chr(i).isspace() or isWhiteSpace(i) or canonical._SPACES.match(chr(i)))
-    )
-    + "]"
-)
+# Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing):
+# every Unicode space but " ", which covers markdown-it's isWhiteSpace and canonical._SPACES.
+_ODD_SPACE = re.compile(r"[^\S ]")
 _NOT_PLAIN = re.compile(r"[^\S ]|  ")  # spacing the converter would collapse (or _plain refuse)
 _KEPT_URL = re.compile(
     r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]|%[0-9A-Fa-f]{2})*)?"
@@ -135,38 +128,46 @@ def write(converter: Converter, root: Tag) -> Written | None:
     pieces: list[str] = []
     pending: list[str] = []  # escaped Markdown of consecutive blocks left to canonicalize
     words = 0
-    for k, (leaf, direct, count) in enumerate(leaves):
-        # Lists next to lists join into one in Markdown: such neighbours go the long road together.
-        if leaf.kind in _LIST_KINDS and any(
-            0 <= j < len(leaves) and leaves[j][0].kind in _LIST_KINDS for j in (k - 1, k + 1)
-        ):
-            direct = None
-        if direct is None:
-            pending.extend(t for t in converter.leaf(leaf) if t.strip())
-            continue
+
+    def settle() -> None:
+        nonlocal words
         if pending:
-            pieces.append(_settle(pending))
-            words += len(canonical.plain_words(pieces[-1]))
-            pending = []
-        pieces.append(direct)
-        words += count
-    if pending:
-        pieces.append(_settle(pending))
-        words += len(canonical.plain_words(pieces[-1]))
+            settled = _settle(pending)
+            pieces.append(settled)
+            words += len(canonical.plain_words(settled))
+            pending.clear()
+
+    try:
+        for k, (leaf, direct, count) in enumerate(leaves):
+            # Lists next to lists join into one in Markdown: such neighbours go the long road together.
+            if leaf.kind in _LIST_KINDS and any(
+                0 <= j < len(leaves) and leaves[j][0].kind in _LIST_KINDS for j in (k - 1, k + 1)
+            ):
+                direct = None
+            if direct is None:
+                pending.extend(t for t in converter.leaf(leaf) if t.strip())
+                continue
+            settle()
+            pieces.append(direct)
+            words += count
+        settle()
+    except _Invisible:
+        return None
     text = "\n\n".join(p for p in pieces if p)
-    if canonical._INVISIBLE.search(text) or _WHOLE in pieces:
+    if canonical._INVISIBLE.search(text):
         return None
     return Written(text + "\n" if text else "", words)
 
 
-_WHOLE = "\x00whole"  # what _settle gives for text with invisible characters
+class _Invisible(Exception):
+    """Text with invisible characters: the document is canonicalized whole, where they are counted."""
 
 
 def _settle(escaped: list[str]) -> str:
     """Escaped Markdown of neighbouring blocks, canonicalized together."""
     text = "\n\n".join(escaped)
     if canonical._INVISIBLE.search(text):
-        return _WHOLE
+        raise _Invisible
     return canonical.canonicalize(text).text.strip("\n")
 
 
@@ -220,9 +221,7 @@ class _Writer:
             markers = ["-"] * len(bodies)
             indent = 2
         else:
-            start = node.get("start")
-            digits = isinstance(start, str) and start.isascii() and start.isdigit() and len(start) <= 9
-            first = int(start) if digits else 1  # type: ignore[arg-type]
+            first = list_start(node)
             last = first + len(bodies) - 1
             if last > 999_999_999:
                 raise Unsure("list numbering")

@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import NavigableString, PageElement
 
 from differ.errors import NoContentError, NormalizeError
+from differ.normalize.tree import build
 
 if TYPE_CHECKING:
     import soupsieve
@@ -123,12 +124,13 @@ def escape(text: str) -> str:
 
 
 def parse_html(text: str) -> BeautifulSoup:
-    """Parse with lxml; deeply nested documents are cut off at MAX_DEPTH rather than recursing forever."""
+    """Parse with lxml into BeautifulSoup's tree (copied from lxml's where it can be, see `tree`); deeply nested
+    documents are cut off at MAX_DEPTH rather than recursing forever."""
     tags = text.count("<")
     if tags > MAX_TAGS:
         raise NormalizeError(f"page has about {tags:,} tags, more than the {MAX_TAGS:,} differ reads")
     try:
-        return BeautifulSoup(text, "lxml")
+        return build(text) or BeautifulSoup(text, "lxml")
     except RecursionError:
         raise NormalizeError(f"HTML nested too deeply to parse (more than {MAX_DEPTH} levels)")
 

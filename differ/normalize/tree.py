@@ -1,0 +1,245 @@
+"""BeautifulSoup trees built from lxml's tree: the objects `BeautifulSoup(text, "lxml")` makes, in less time.
+
+BeautifulSoup builds its tree from parser events, several Python calls for every tag and string. Here libxml2 (by
+way of lxml) builds its tree in C from the same parse, and one pass copies it into BeautifulSoup's own `Tag` and
+`NavigableString` objects, following BeautifulSoup's rules: whitespace-only strings collapse to one space or
+newline outside <pre> and <textarea>, strings take the class of the element they are in (<script>, <style>, …),
+multi-valued attributes (class, rel, …) become lists, and <meta> tags go through BeautifulSoup's own constructor.
+A document with parts the copy does not make (processing instructions, content after </html>, comments beside
+the root, a doctype that is not first, nesting deeper than libxml2 builds) is parsed the usual way. So is every
+document when a probe page, copied once a process, does not come out as BeautifulSoup's (under another
+BeautifulSoup release, say). tests/test_tree.py checks both roads give the same tree, node by node, on real and
+random markup.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from bs4 import BeautifulSoup, Comment, Doctype, Tag
+from bs4.element import NavigableString
+from lxml import etree
+
+_SPACES = " \n\t\x0c\r"  # BeautifulSoup.ASCII_SPACES
+_DEEPEST = 1000  # libxml2 stops building its tree at 2048 levels; deeper documents are parsed the usual way
+_PER_TAG = (
+    "attrs",
+    "contents",
+    "parent",
+    "previous_element",
+    "next_element",
+    "next_sibling",
+    "previous_sibling",
+)
+
+
+_PROBE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>t</title><script>let a = 1 < 2;</script></head>
+<body class="a  b"><!-- c --><p>one <a href="/x" rel="x y">two</a>\t</p> <pre> three\n </pre><!---->
+<ruby>漢<rt>kan</rt></ruby><table><td headers="h">4</table><template><p>5</p></template>
+</body></html>
+"""
+
+
+def shape(soup: BeautifulSoup) -> list[list[Any]]:
+    """Every node in document order: its class, its links as positions, and its name, attributes and contents
+    or its text; two trees of the same shape are the same tree to any code that reads them."""
+    nodes = [soup, *soup.descendants]
+    index = {id(node): i for i, node in enumerate(nodes)}
+
+    def at(node: Any) -> Any:
+        return None if node is None else index.get(id(node), "elsewhere")
+
+    rows = []
+    for node in nodes:
+        row = [type(node).__name__, at(node.next_element), at(node.previous_element), node.hidden]
+        if node is not soup:
+            row += [at(node.parent), at(node.next_sibling), at(node.previous_sibling)]
+        if isinstance(node, Tag):
+            row += [
+                node.name, node.namespace, node.prefix, node.sourceline, node.sourcepos,
+                [(key, type(value).__name__, value) for key, value in node.attrs.items()],
+                [at(child) for child in node.contents], node.can_be_empty_element, node.interesting_string_types,
+                node.cdata_list_attributes, node.preserve_whitespace_tags, node._namespaces, node.known_xml,
+                node.parser_class, node.attribute_value_list_class,
+            ]  # fmt: skip
+        else:
+            row.append(str(node))
+        rows.append(row)
+    return rows
+
+
+@cache
+def _copies_faithfully() -> bool:
+    """Whether the copy of a probe page is BeautifulSoup's own tree, with the BeautifulSoup installed."""
+    try:
+        copied = _build(_PROBE)
+        return copied is not None and shape(copied) == shape(BeautifulSoup(_PROBE, "lxml"))
+    except Exception:
+        return False
+
+
+def build(text: str) -> BeautifulSoup | None:
+    """The tree `BeautifulSoup(text, "lxml")` builds, or None for a document this copy does not make."""
+    return _build(text) if _copies_faithfully() else None
+
+
+def _build(text: str) -> BeautifulSoup | None:
+    if "<?" in text:
+        return None  # processing instructions: BeautifulSoup joins target and data its own way
+    if text[:1] == "\N{BYTE ORDER MARK}":
+        text = text[1:]  # as BeautifulSoup's lxml builder does
+    lower = text.lower()
+    doctypes = lower.count("<!doctype")
+    if doctypes > 1 or (doctypes and not lower.lstrip(_SPACES).startswith("<!doctype")):
+        return None  # a doctype in the body: BeautifulSoup keeps it where it stands, lxml drops it
+    start = lower.lstrip(_SPACES)
+    if doctypes:
+        start = start[start.find(">") + 1 :].lstrip(_SPACES)
+    if start.startswith("</"):
+        return None  # an end tag first: BeautifulSoup keeps the space after it outside <html>
+    after = _after_end(text, lower)
+    if after is None:
+        return None
+    parser = etree.HTMLParser(recover=True, default_doctype=False, huge_tree=True)
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except (etree.ParserError, ValueError, LookupError):
+        return None
+    if root is None or root.getprevious() is not None or root.getnext() is not None:
+        return None  # comments beside the root: lxml does not keep the strings between them
+    soup = BeautifulSoup("", "lxml")
+    return soup if _copy(soup, root, after) else None
+
+
+def _after_end(text: str, lower: str) -> str | None:
+    """The whitespace after `</html>`, which BeautifulSoup keeps as a string of the document and lxml drops;
+    None when something else follows (BeautifulSoup then opens a second <html>)."""
+    end = lower.find("</html")
+    if end < 0:
+        return ""
+    if lower.count("<html") > 1:
+        return None  # a second <html> start tag moves where the end tag closes
+    close = text.find(">", end)
+    rest = text[close + 1 :] if close >= 0 else text[end:]
+    return rest if not rest.strip(_SPACES) else None
+
+
+@cache
+def _template(name: str) -> dict[str, Any]:
+    """What every tag of this name shares, as BeautifulSoup's constructor sets it."""
+    soup = BeautifulSoup("", "lxml")
+    namespaces = soup.builder.active_namespace_prefixes[-1]  # type: ignore[attr-defined]
+    made = Tag(soup, soup.builder, name, None, None, None, None, None, namespaces=namespaces)
+    shared = dict(made.__dict__)
+    for key in _PER_TAG:
+        del shared[key]
+    shared["_namespaces"] = namespaces  # BeautifulSoup's tags share the one mapping of the builder
+    return shared
+
+
+def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
+    """Copy lxml's tree under `soup`, in document order; False where it meets a node it does not copy."""
+    builder: Any = soup.builder
+    containers = builder.string_containers
+    keep_spaces = builder.preserve_whitespace_tags
+    attribute_dict = builder.attribute_dict_class
+    split_lists = builder._replace_cdata_list_attribute_values
+    namespaces = builder.active_namespace_prefixes[-1]
+    new_tag = Tag.__new__
+    new_string = str.__new__
+    last: Any = None  # BeautifulSoup's next_element/previous_element chain runs in parse order
+    open_tags: list[Tag] = [soup]
+    kinds: list[type[NavigableString]] = [NavigableString]  # the string class inside each open tag
+    keeping = 0  # open <pre>/<textarea> tags
+    quoted = (
+        False  # "</html" seen in a string or attribute, so the one found in the text may not end the root
+    )
+
+    def string(value: str, parent: Tag, kind: type[NavigableString]) -> None:
+        nonlocal last, quoted
+        if after and "</" in value and "</html" in value.lower():
+            quoted = True
+        if not keeping and not value.strip(_SPACES):
+            value = "\n" if "\n" in value else " "
+        node = new_string(kind, value)
+        contents = parent.contents
+        sibling = contents[-1] if contents else None
+        node.__dict__ = {
+            "hidden": False, "parent": parent, "previous_element": last, "next_element": None,
+            "previous_sibling": sibling, "next_sibling": None,
+        }  # fmt: skip
+        if sibling is not None:
+            sibling.next_sibling = node
+        if last is not None:
+            last.next_element = node
+        contents.append(node)
+        last = node
+
+    doctype = root.getroottree().docinfo
+    if doctype.doctype:
+        ids = Doctype._string_for_name_and_ids(doctype.root_name, doctype.public_id, doctype.system_url)
+        string(ids, soup, Doctype)
+    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
+        if event == "start":
+            name = node.tag
+            if not isinstance(name, str):
+                return False
+            parent = open_tags[-1]
+            if len(open_tags) > _DEEPEST:
+                return False
+            if after and not quoted:
+                quoted = any("</" in value and "</html" in value.lower() for value in node.values())
+            if name == "meta":  # its charset becomes a substitution placeholder in the constructor
+                attrs = attribute_dict()
+                for key, value in node.items():
+                    attrs[key] = value
+                tag = Tag(soup, builder, name, None, None, attrs, parent, last, namespaces=namespaces)
+            else:
+                attrs = attribute_dict(node.items())
+                if attrs:
+                    split_lists(name, attrs)
+                tag = new_tag(Tag)
+                contents = parent.contents
+                sibling = contents[-1] if contents else None
+                fields = _template(name).copy()
+                fields["attrs"] = attrs
+                fields["contents"] = []
+                fields["parent"] = parent
+                fields["previous_element"] = last
+                fields["next_element"] = fields["next_sibling"] = None
+                fields["previous_sibling"] = sibling
+                tag.__dict__ = fields
+                if sibling is not None:
+                    sibling.next_sibling = tag
+                if last is not None:
+                    last.next_element = tag
+            parent.contents.append(tag)
+            last = tag
+            open_tags.append(tag)
+            kinds.append(containers.get(name, kinds[-1]))
+            if name in keep_spaces:
+                keeping += 1
+            if node.text:
+                string(node.text, tag, kinds[-1])
+        elif event == "end":
+            tag = open_tags.pop()
+            kinds.pop()
+            if tag.name in keep_spaces:
+                keeping -= 1
+            if node.tail:
+                string(node.tail, open_tags[-1], kinds[-1])
+        elif event == "comment":
+            string(node.text or "", open_tags[-1], Comment)
+            if node.tail:
+                string(node.tail, open_tags[-1], kinds[-1])
+        else:
+            return False
+    if after:
+        if quoted:
+            return False
+        string(after, soup, NavigableString)
+    soup._most_recent_element = last
+    return True

@@ -1,8 +1,8 @@
 """Precision and recall of changed words over the revision corpus.
 
 Each revision's Markdown body (front matter removed) is rendered to HTML as its site would, read through the
-`html` pipeline, and consecutive revisions are diffed. Ground truth is a word-level difference of what the two
-bodies show: visible words plus link targets. Run: python -m bench.corpus_eval
+`html` pipeline, and consecutive revisions are diffed. Ground truth is a word-level difference (difflib over the
+whole body) of what the two bodies show: visible words plus link targets. Run: python -m bench.corpus_eval
 """
 
 from __future__ import annotations
@@ -43,13 +43,13 @@ def page(markdown: str) -> str:
 
 
 def shown(markdown: str) -> list[str]:
-    """What a reader of the rendered page gets: visible words, and link targets where links are."""
+    """What a reader of the rendered page gets: visible words, and link targets where links are. Words are read
+    from the page's text as a reader sees it, so inline markup does not split one (`Foo::C`'s is "Foo::C's"),
+    while blocks stay apart (the renderer puts a newline between them)."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(_SITE.render(markdown), "lxml")
-    out: list[str] = []
-    for node in soup.find_all(string=True):
-        out.extend(words(str(node)))
+    out: list[str] = words(soup.get_text())
     for a in soup.find_all("a"):
         if a.get("href"):
             out.append(urljoin(SOURCE.url, str(a["href"])))  # as a browser resolves it

@@ -73,8 +73,9 @@ def word_ops(before: str, after: str) -> list[dict[str, str]]:
     """Inserted, deleted and replaced words (numbers and punctuation count as words)."""
     a, b = words(before), words(after)
     ops: list[dict[str, str]] = []
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _coincidences_folded(
+        SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    ):
         if tag == "equal":
             continue
         op: dict[str, str] = {"op": {"replace": "replace", "delete": "delete", "insert": "insert"}[tag]}
@@ -84,6 +85,30 @@ def word_ops(before: str, after: str) -> list[dict[str, str]]:
             op["after"] = _join(b[j1:j2])
         ops.append(op)
     return ops
+
+
+def _coincidences_folded(
+    opcodes: Sequence[tuple[str, int, int, int, int]],
+) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes where a run of equal words at most a quarter as long as the edits on either side of it is folded
+    into them: "the" or "value" shared by a sentence and its rewrite is a coincidence, not a word left as it was
+    (diff-match-patch's semantic cleanup, counted in words and stricter)."""
+    out = list(opcodes)
+    k = 1
+    while k < len(out) - 1:
+        tag, i1, i2, _, _ = out[k]
+        before, after = out[k - 1], out[k + 1]
+        size = 4 * (i2 - i1)
+        if (
+            tag == "equal"
+            and size <= max(before[2] - before[1], before[4] - before[3])
+            and size <= max(after[2] - after[1], after[4] - after[3])
+        ):
+            out[k - 1 : k + 2] = [("replace", before[1], after[2], before[3], after[4])]
+            k = max(k - 2, 1)  # the wider edit may now swallow the equal run before it
+        else:
+            k += 1
+    return out
 
 
 def _join(tokens: list[str]) -> str:

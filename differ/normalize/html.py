@@ -157,7 +157,10 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
         _prune(root, _hidden)
     else:
         matches = candidates["article"] or candidates["main"] or candidates["role"]
-        root = max(matches, key=lambda t: len(t.get_text())) if matches else soup.body or soup
+        if len(matches) > 1:
+            root = max(matches, key=lambda t: len(t.get_text()))
+        else:
+            root = matches[0] if matches else soup.body or soup
         _prune(root, _chrome)
     for pattern in exclude:
         try:
@@ -479,7 +482,9 @@ _META = {"og:title": "title", "article:published_time": "published", "article:mo
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}
-    for tag in (soup.head or soup).find_all("meta", attrs={"property": True}):
+    for tag in (soup.head or soup).descendants:
+        if not isinstance(tag, Tag) or tag.name != "meta":
+            continue
         key = _META.get(str(tag.get("property")))
         content = tag.get("content")
         if key and key not in meta and isinstance(content, str):

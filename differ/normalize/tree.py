@@ -14,6 +14,7 @@ random markup.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -22,6 +23,16 @@ from bs4.element import NavigableString
 from lxml import etree
 
 _SPACES = " \n\t\x0c\r"  # BeautifulSoup.ASCII_SPACES
+_DOCTYPE = re.compile("<!doctype", re.IGNORECASE | re.ASCII)
+_LEADING = re.compile("[ \n\t\x0c\r]*(?:<!doctype[^>]*>[ \n\t\x0c\r]*)?", re.IGNORECASE | re.ASCII)
+_OUTLINE = re.compile(r"<(/?(?:html|head|body))(?=[\s/>]|$)", re.IGNORECASE | re.ASCII)
+_PLAIN_OUTLINES = [
+    [*html, *head, *body, "/body", "/html"]
+    for html in ([], ["html"])
+    for head in ([], ["head", "/head"])
+    for body in ([], ["body"])
+]
+_HTML_END = re.compile("</html", re.IGNORECASE | re.ASCII)
 _DEEPEST = 1000  # libxml2 stops building its tree at 2048 levels; deeper documents are parsed the usual way
 _PER_TAG = (
     "attrs",
@@ -90,16 +101,13 @@ def _build(text: str) -> BeautifulSoup | None:
         return None  # processing instructions: BeautifulSoup joins target and data its own way
     if text[:1] == "\N{BYTE ORDER MARK}":
         text = text[1:]  # as BeautifulSoup's lxml builder does
-    lower = text.lower()
-    doctypes = lower.count("<!doctype")
-    if doctypes > 1 or (doctypes and not lower.lstrip(_SPACES).startswith("<!doctype")):
+    doctypes = len(_DOCTYPE.findall(text))
+    start = _LEADING.match(text)
+    if doctypes > 1 or (doctypes and "<" not in start.group()):  # type: ignore[union-attr]
         return None  # a doctype in the body: BeautifulSoup keeps it where it stands, lxml drops it
-    start = lower.lstrip(_SPACES)
-    if doctypes:
-        start = start[start.find(">") + 1 :].lstrip(_SPACES)
-    if start.startswith("</"):
+    if text.startswith("</", start.end()):  # type: ignore[union-attr]
         return None  # an end tag first: BeautifulSoup keeps the space after it outside <html>
-    after = _after_end(text, lower)
+    after = _after_end(text, start.end())  # type: ignore[union-attr]
     if after is None:
         return None
     parser = etree.HTMLParser(recover=True, default_doctype=False, huge_tree=True)
@@ -114,17 +122,27 @@ def _build(text: str) -> BeautifulSoup | None:
     return soup if _copy(soup, root, after) else None
 
 
-def _after_end(text: str, lower: str) -> str | None:
+def _after_end(text: str, first_tag: int) -> str | None:
     """The whitespace after `</html>`, which BeautifulSoup keeps as a string of the document and lxml drops;
-    None when something else follows (BeautifulSoup then opens a second <html>)."""
-    end = lower.find("</html")
-    if end < 0:
+    None when something else follows (BeautifulSoup then opens a second <html>), or when the page's outline
+    is not plain enough to be sure `</html>` ends the root."""
+    end = _HTML_END.search(text)
+    if end is None:
         return ""
-    if lower.count("<html") > 1:
-        return None  # a second <html> start tag moves where the end tag closes
-    close = text.find(">", end)
-    rest = text[close + 1 :] if close >= 0 else text[end:]
-    return rest if not rest.strip(_SPACES) else None
+    close = text.find(">", end.start())
+    rest = text[close + 1 :] if close >= 0 else text[end.start() :]
+    if rest.strip(_SPACES):
+        return None
+    if not rest:
+        return rest
+    # libxml2 leaves </html> open after some misplaced tags; trust it only after a plain outline:
+    # <html>?, <head>…</head>?, <body>?, then </body> and </html> with nothing but space between
+    outline = [(m.group(1).lower(), m.start(), m.end()) for m in _OUTLINE.finditer(text)]
+    names = [name for name, _, _ in outline]
+    if names not in _PLAIN_OUTLINES or (names[0] == "html" and outline[0][1] != first_tag):
+        return None
+    between = text[text.find(">", outline[-2][1]) + 1 : outline[-1][1]]
+    return rest if not between.strip(_SPACES) else None
 
 
 @cache
@@ -147,6 +165,8 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     keep_spaces = builder.preserve_whitespace_tags
     attribute_dict = builder.attribute_dict_class
     split_lists = builder._replace_cdata_list_attribute_values
+    listed = builder.cdata_list_attributes.get("*", set())  # class and the like, on any tag
+    per_tag_lists = set(builder.cdata_list_attributes) - {"*"}
     namespaces = builder.active_namespace_prefixes[-1]
     new_tag = Tag.__new__
     new_string = str.__new__
@@ -190,16 +210,17 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
             parent = open_tags[-1]
             if len(open_tags) > _DEEPEST:
                 return False
-            if after and not quoted:
-                quoted = any("</" in value and "</html" in value.lower() for value in node.values())
+            items = node.items()
+            if items and after and not quoted:
+                quoted = any("</" in value and "</html" in value.lower() for _, value in items)
             if name == "meta":  # its charset becomes a substitution placeholder in the constructor
                 attrs = attribute_dict()
-                for key, value in node.items():
+                for key, value in items:
                     attrs[key] = value
                 tag = Tag(soup, builder, name, None, None, attrs, parent, last, namespaces=namespaces)
             else:
-                attrs = attribute_dict(node.items())
-                if attrs:
+                attrs = attribute_dict(items)
+                if attrs and (not listed.isdisjoint(attrs) or name in per_tag_lists):
                     split_lists(name, attrs)
                 tag = new_tag(Tag)
                 contents = parent.contents

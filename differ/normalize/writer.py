@@ -544,7 +544,7 @@ def _paragraph(line: str) -> str:
     bare = line.replace(" ", "").replace("\t", "")
     if len(bare) >= 3:
         for char in "*-_":
-            if all(c == char for c in bare):
+            if bare == char * len(bare):
                 line = line.replace(char, "\\" + char, 1)
                 break
     stripped = line.strip(" \t")

@@ -326,3 +326,18 @@ def test_content_root_is_what_css_selects(selector: str) -> None:
 
     soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
     assert _select_one(soup, selector) is soupsieve.select_one(selector, soup)
+
+
+URL_PIECES = [
+    "http://", "https://", "HTTPS://", "a.org", "A.org", ":80", ":", "/", "//", "x", "..", ".", "?", "q=1", "&",
+    "utm_source=z", "#", "frag", ";p", " ", "%20", "<", ">", "~", "+", "-", "_", "é", "\\", "mailto:a@b", "data:",
+]  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(URL_PIECES), max_size=8).map("".join))
+def test_plain_absolute_urls_are_kept_as_the_full_resolution_gives_them(href: str) -> None:
+    from differ.normalize.html import _clean_url, _resolved
+
+    base, tracking = "https://blog.example.org/post/", ("utm_*", "ref")
+    assert _clean_url(base, tracking, href) == _resolved(base, tracking, href.strip())

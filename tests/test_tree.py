@@ -112,5 +112,7 @@ TOKENS = st.one_of(
 @example("<html></html> </html>")
 @example("\xa0<!--</html> ")
 @example("<!DOCTYPE html><p>a</p><!DOCTYPE html>")
+@example("\ufeff\ufeff</head> \xa0")
+@example(" \ufeff<!DOCTYPE html>")
 def test_random_markup_is_copied_exactly_or_declined(text: str) -> None:
     same(text)

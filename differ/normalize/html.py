@@ -413,6 +413,15 @@ class Converter:
 def _clean_url(base_url: str, tracking: tuple[str, ...], href: str) -> str | None:
     """An absolute URL without tracking parameters; None for scripts and data (cached: pages repeat links)."""
     href = href.strip()
+    if _PLAIN_URL.fullmatch(href):
+        return href  # absolute, no query, nothing to escape: what the steps below give back unchanged
+    return _resolved(base_url, tracking, href)
+
+
+_PLAIN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9._~%/+-]*)?")
+
+
+def _resolved(base_url: str, tracking: tuple[str, ...], href: str) -> str | None:
     if not href:
         return None
     scheme = urlsplit(href).scheme.lower()

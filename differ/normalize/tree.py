@@ -24,7 +24,7 @@ from lxml import etree
 
 _SPACES = " \n\t\x0c\r"  # BeautifulSoup.ASCII_SPACES
 _DOCTYPE = re.compile("<!doctype", re.IGNORECASE | re.ASCII)
-_LEADING = re.compile("[ \n\t\x0c\r]*(?:<!doctype[^>]*>[ \n\t\x0c\r]*)?", re.IGNORECASE | re.ASCII)
+_LEADING = re.compile("\ufeff*[ \n\t\x0c\r]*(?:<!doctype[^>]*>[ \n\t\x0c\r]*)?", re.IGNORECASE | re.ASCII)
 _OUTLINE = re.compile(r"<(/?(?:html|head|body))(?=[\s/>]|$)", re.IGNORECASE | re.ASCII)
 _PLAIN_OUTLINES = [
     [*html, *head, *body, "/body", "/html"]

@@ -291,8 +291,14 @@ class _Writer:
     def inline(self, node: PageElement, depth: int, out: list[Piece]) -> None:
         """Append a node's pieces to `out`, texts joined (markdown-it makes one text token of them)."""
         if isinstance(node, NavigableString):
-            if node:
-                _add(out, _plain(_WS.sub(" ", node) if _NOT_PLAIN.search(node) else node))
+            if not node:
+                return
+            if _NOT_PLAIN.search(node):
+                _add(out, _plain(_WS.sub(" ", node)))
+            elif node.isascii() or unicodedata.is_normalized("NFC", node):
+                _add(out, node)  # plain spacing already: only the composition needed checking
+            else:
+                raise Unsure("composition")
             return
         if not isinstance(node, Tag):
             return
@@ -528,6 +534,11 @@ _STARTERS = frozenset("#>-*+0123456789=_|:<") | UNICODE_WHITESPACE | {""}
 _HTML_STARTS = [pattern for pattern, _, can_break_paragraph in HTML_SEQUENCES if can_break_paragraph]
 
 
+_HEADING_OR_BULLET = re.compile(r"#{1,6}( |\t|$)|[-*+]( |\t|$)")
+_NUMBERED_PAREN = re.compile(r"[0-9]+\)( |\t|$)")
+_NUMBERED_DOT = re.compile(r"[0-9]+\.( |\t|$)")
+
+
 def _paragraph(line: str) -> str:
     """mdformat's paragraph renderer for a paragraph of one line: escapes for a start that would read as
     another block."""
@@ -535,11 +546,11 @@ def _paragraph(line: str) -> str:
     if line[:1] not in _STARTERS:
         return line  # every escape below is for a line that starts with one of these
     line = decimalify_leading(UNICODE_WHITESPACE, line).strip()
-    if re.match(r"#{1,6}( |\t|$)", line) or line.startswith(">") or re.match(r"[-*+]( |\t|$)", line):
+    if _HEADING_OR_BULLET.match(line) or line.startswith(">"):
         line = "\\" + line
-    if re.match(r"[0-9]+\)( |\t|$)", line):
+    if _NUMBERED_PAREN.match(line):
         line = line.replace(")", "\\)", 1)
-    if re.match(r"[0-9]+\.( |\t|$)", line):
+    if _NUMBERED_DOT.match(line):
         line = line.replace(".", "\\.", 1)
     bare = line.replace(" ", "").replace("\t", "")
     if len(bare) >= 3:

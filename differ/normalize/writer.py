@@ -45,7 +45,6 @@ _LIST_KINDS = ("ul", "ol", "li")
 # Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing):
 # every Unicode space but " ", which covers markdown-it's isWhiteSpace and canonical._SPACES.
 _ODD_SPACE = re.compile(r"[^\S ]")
-_NOT_PLAIN = re.compile(r"[^\S ]|  ")  # spacing the converter would collapse (or _plain refuse)
 _KEPT_URL = re.compile(
     r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]|%[0-9A-Fa-f]{2})*)?"
 )
@@ -293,7 +292,7 @@ class _Writer:
         if isinstance(node, NavigableString):
             if not node:
                 return
-            if _NOT_PLAIN.search(node):
+            if "  " in node or _ODD_SPACE.search(node):
                 _add(out, _plain(_WS.sub(" ", node)))
             elif node.isascii() or unicodedata.is_normalized("NFC", node):
                 _add(out, node)  # plain spacing already: only the composition needed checking
@@ -507,17 +506,24 @@ def _text(text: str, before_link: bool) -> str:
 
 # mdformat escapes `*` and `_` by their neighbours alone (its escape_asterisk_emphasis and
 # escape_underscore_emphasis, which build the text a character at a time): the same rules, on each marker.
-_ASTERISK = re.compile(r"(?<=(.))?\*(?=(.))?", re.DOTALL)
-_UNDERSCORE = re.compile(r"(?<=(.))?_(?=(.))?", re.DOTALL)
+_ASTERISK = re.compile(r"\*")
+_UNDERSCORE = re.compile("_")
 _BAD_NEIGHBOURS = UNICODE_WHITESPACE | UNICODE_PUNCTUATION
 
 
+def _neighbours(m: re.Match[str]) -> tuple[str | None, str | None]:
+    """The characters before and after a matched marker (None at either end of the text)."""
+    text, at = m.string, m.start()
+    return (text[at - 1] if at else None), (text[at + 1] if at + 1 < len(text) else None)
+
+
 def _asterisk(m: re.Match[str]) -> str:
-    return "*" if m.group(1) in UNICODE_WHITESPACE and m.group(2) in UNICODE_WHITESPACE else "\\*"
+    before, after = _neighbours(m)
+    return "*" if before in UNICODE_WHITESPACE and after in UNICODE_WHITESPACE else "\\*"
 
 
 def _underscore(m: re.Match[str]) -> str:
-    before, after = m.group(1), m.group(2)
+    before, after = _neighbours(m)
     if before in UNICODE_WHITESPACE and after in UNICODE_WHITESPACE:
         return "_"
     if (

@@ -257,3 +257,28 @@ def test_kept_urls_are_their_own_normal_form(url: str) -> None:
 
     if _KEPT_URL.fullmatch(url):
         assert parser().normalizeLink(unescapeAll(url)) == url
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="a()< >\x00\x1f\x7f\t/:é", max_size=8))
+def test_link_destinations_are_bracketed_as_mdformat_brackets_them(link: str) -> None:
+    from mdformat.renderer._util import maybe_add_link_brackets
+
+    from differ.normalize.writer import _link_destination
+
+    assert _link_destination(link) == maybe_add_link_brackets(link)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=" a\t\n\r\x0b\x0c\x1c\x1f\x00\x85\u00a0\u2028é", max_size=8))
+def test_text_strings_take_the_same_road_as_before(text: str) -> None:
+    """ASCII text that is not printable takes the spacing road: every string with odd spacing does, and any
+    other string that does comes back from it unchanged."""
+    from differ.normalize.html import _WS
+    from differ.normalize.writer import _ODD_SPACE, _plain
+
+    ascii_text = text.encode("ascii", "ignore").decode()
+    if _ODD_SPACE.search(ascii_text):
+        assert not ascii_text.isprintable()
+    elif "  " not in ascii_text:
+        assert _plain(_WS.sub(" ", ascii_text)) == ascii_text

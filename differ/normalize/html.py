@@ -264,7 +264,7 @@ class Converter:
             out.append(Leaf("deep", node, depth))
             return out
         run: list[PageElement] = []
-        for child in list(node.children):
+        for child in list(node.contents):
             if isinstance(child, Tag) and child.name in BLOCKS:
                 if run:
                     out.append(Leaf("run", run, depth))

@@ -24,14 +24,13 @@ from bs4 import Tag
 from bs4.element import NavigableString, PageElement
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
-from mdformat.codepoints import UNICODE_PUNCTUATION, UNICODE_WHITESPACE
+from mdformat.codepoints import ASCII_CTRL, UNICODE_PUNCTUATION, UNICODE_WHITESPACE
 from mdformat.renderer import DEFAULT_RENDERERS, RenderContext
 from mdformat.renderer._util import (
     decimalify_leading,
     decimalify_trailing,
     escape_less_than_sign,
     escape_square_brackets,
-    maybe_add_link_brackets,
     re_char_reference,
 )
 
@@ -184,7 +183,7 @@ class _Writer:
             return self.paragraph(self.run(node, depth))
         name = leaf.kind
         if name in _HEADINGS:
-            return self.heading(int(name[1]), self.run(list(node.children), depth))
+            return self.heading(int(name[1]), self.run(list(node.contents), depth))
         if name in ("ul", "ol"):
             return self.list_block(node, depth)
         if name == "pre":
@@ -212,7 +211,7 @@ class _Writer:
         return _render("heading", node)
 
     def list_block(self, node: Tag, depth: int) -> str:
-        items = [c for c in node.children if isinstance(c, Tag) and c.name in ("li", "ul", "ol")]
+        items = [c for c in node.contents if isinstance(c, Tag) and c.name in ("li", "ul", "ol")]
         if not items or any(c.name != "li" for c in items):
             raise Unsure("list")
         bodies = [self.item(item, depth + 1) for item in items]
@@ -292,7 +291,7 @@ class _Writer:
         if isinstance(node, NavigableString):
             if not node:
                 return
-            if "  " in node or _ODD_SPACE.search(node):
+            if "  " in node or (not node.isprintable() if node.isascii() else _ODD_SPACE.search(node)):
                 _add(out, _plain(_WS.sub(" ", node)))
             elif node.isascii() or unicodedata.is_normalized("NFC", node):
                 _add(out, node)  # plain spacing already: only the composition needed checking
@@ -317,7 +316,7 @@ class _Writer:
                 out.append(Code(text))
             return
         inner: list[Piece] = []
-        for child in node.children:
+        for child in node.contents:
             self.inline(child, depth + 1, inner)
         if name == "a":
             href = self.converter.clean_url(str(node.get("href") or ""))
@@ -435,6 +434,15 @@ def _link_target(href: str) -> str:
     return target if mdit.validateLink(target) else ""
 
 
+_NEEDS_BRACKETS = ASCII_CTRL | {" ", "(", ")"}
+
+
+def _link_destination(link: str) -> str:
+    """A link destination as mdformat writes it (its maybe_add_link_brackets, without building the set of
+    characters on every call)."""
+    return "<" + link + ">" if not link or not _NEEDS_BRACKETS.isdisjoint(link) else link
+
+
 def _walk(pieces: list[Piece]) -> list[Piece]:
     out: list[Piece] = []
     for piece in pieces:
@@ -454,7 +462,7 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
             following = pieces[i + 1] if i + 1 < len(pieces) else None
             out.append(_text(piece, isinstance(following, Span) and following.kind == "a"))
         elif isinstance(piece, Image):
-            out.append(f"![{_text(piece.alt, False)}]({maybe_add_link_brackets(piece.src)})")
+            out.append(f"![{_text(piece.alt, False)}]({_link_destination(piece.src)})")
         elif isinstance(piece, Code):
             if i and isinstance(pieces[i - 1], Code):
                 raise Unsure("code spans side by side")  # in Markdown they run together
@@ -462,7 +470,7 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
             code.content = piece.text
             out.append(_render("code_inline", code))
         elif piece.kind == "a":
-            out.append(f"[{_inline(piece.children, '[', ' ')}]({maybe_add_link_brackets(piece.href)})")
+            out.append(f"[{_inline(piece.children, '[', ' ')}]({_link_destination(piece.href)})")
         else:
             marker = "*" if piece.kind == "em" else "**"
             start = sum(map(len, out))

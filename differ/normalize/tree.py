@@ -15,11 +15,11 @@ random markup.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from bs4 import BeautifulSoup, Comment, Doctype, Tag
-from bs4.element import NavigableString
+from bs4.element import NavigableString, nonwhitespace_re
 from lxml import etree
 
 _SPACES = " \n\t\x0c\r"  # BeautifulSoup.ASCII_SPACES
@@ -145,7 +145,14 @@ def _after_end(text: str, first_tag: int) -> str | None:
     return rest if not between.strip(_SPACES) else None
 
 
-@cache
+@lru_cache(maxsize=1024)  # keyed by tag names, which pages make up: bounded
+def _list_attributes(name: str) -> frozenset[str]:
+    """The attributes whose values BeautifulSoup splits into lists of words on this tag (class, rel, …)."""
+    lists: dict[str, set[str]] = BeautifulSoup("", "lxml").builder.cdata_list_attributes or {}
+    return frozenset(lists.get("*", ())) | frozenset(lists.get(name, ()))
+
+
+@lru_cache(maxsize=1024)
 def _template(name: str) -> dict[str, Any]:
     """What every tag of this name shares, as BeautifulSoup's constructor sets it."""
     soup = BeautifulSoup("", "lxml")
@@ -164,9 +171,7 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     containers = builder.string_containers
     keep_spaces = builder.preserve_whitespace_tags
     attribute_dict = builder.attribute_dict_class
-    split_lists = builder._replace_cdata_list_attribute_values
-    listed = builder.cdata_list_attributes.get("*", set())  # class and the like, on any tag
-    per_tag_lists = set(builder.cdata_list_attributes) - {"*"}
+    value_list = builder.attribute_value_list_class
     namespaces = builder.active_namespace_prefixes[-1]
     new_tag = Tag.__new__
     new_string = str.__new__
@@ -220,8 +225,11 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 tag = Tag(soup, builder, name, None, None, attrs, parent, last, namespaces=namespaces)
             else:
                 attrs = attribute_dict(items)
-                if attrs and (not listed.isdisjoint(attrs) or name in per_tag_lists):
-                    split_lists(name, attrs)
+                if attrs:
+                    lists = _list_attributes(name)
+                    if not lists.isdisjoint(attrs):
+                        for key in lists.intersection(attrs):
+                            attrs[key] = value_list(nonwhitespace_re.findall(attrs[key]))
                 tag = new_tag(Tag)
                 contents = parent.contents
                 sibling = contents[-1] if contents else None

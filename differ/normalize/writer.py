@@ -44,8 +44,8 @@ _LIST_KINDS = ("ul", "ol", "li")
 # Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing):
 # every Unicode space but " ", which covers markdown-it's isWhiteSpace and canonical._SPACES.
 _ODD_SPACE = re.compile(r"[^\S ]")
-_KEPT_URL = re.compile(
-    r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]|%[0-9A-Fa-f]{2})*)?"
+_KEPT_URL = re.compile(  # runs are possessive: no two branches tried at every character
+    r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]++|%[0-9A-Fa-f]{2})*+)?"
 )
 _LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]*")
 
@@ -466,9 +466,12 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
         elif isinstance(piece, Code):
             if i and isinstance(pieces[i - 1], Code):
                 raise Unsure("code spans side by side")  # in Markdown they run together
-            code = _Node("code_inline")
-            code.content = piece.text
-            out.append(_render("code_inline", code))
+            if "`" not in piece.text:  # no backticks and no outer spaces: mdformat's renderer gives `text`
+                out.append(f"`{piece.text}`")
+            else:
+                code = _Node("code_inline")
+                code.content = piece.text
+                out.append(_render("code_inline", code))
         elif piece.kind == "a":
             out.append(f"[{_inline(piece.children, '[', ' ')}]({_link_destination(piece.href)})")
         else:

@@ -144,7 +144,7 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
             return True
         if tag.name in candidates:
             candidates[tag.name].append(tag)
-        elif tag.get("role") == "main":
+        elif tag.attrs and tag.attrs.get("role") == "main":
             candidates["role"].append(tag)
         return False
 
@@ -211,12 +211,17 @@ _CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog"}
 
 
 def _hidden(tag: Tag) -> bool:
-    return tag.get("aria-hidden") == "true" or tag.has_attr("hidden")
+    attrs = tag.attrs  # read directly: this runs on every element of the page
+    return bool(attrs) and (attrs.get("aria-hidden") == "true" or "hidden" in attrs)
 
 
 def _chrome(tag: Tag) -> bool:
     """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts."""
-    return tag.name in _CHROME_TAGS or tag.get("role") in _CHROME_ROLES or _hidden(tag)
+    attrs = tag.attrs
+    return tag.name in _CHROME_TAGS or (
+        bool(attrs)
+        and (attrs.get("role") in _CHROME_ROLES or attrs.get("aria-hidden") == "true" or "hidden" in attrs)
+    )
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

@@ -40,14 +40,14 @@ class Normalized:
     warnings: list[str] = field(default_factory=list)
     normalizer: int = NORMALIZER_VERSION
 
-    _words: int | None = field(default=None, init=False, repr=False, compare=False)
+    counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
     @property
     def words(self) -> int:
         """Visible words, counted once (functools.cached_property would serialize threads on one lock)."""
-        if self._words is None:
-            self._words = len(plain_words(self.markdown))
-        return self._words
+        if self.counted is None:
+            self.counted = len(plain_words(self.markdown))
+        return self.counted
 
 
 MAX_MARKDOWN = 5_000_000  # characters of extracted text; a release post is a few tens of thousands
@@ -65,9 +65,11 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
     markdown = canonical.text
     if source.languages:
         markdown = canonicalize(filter_languages(markdown, source.languages)).text
-    result = Normalized(
-        markdown, extracted.metadata, canonical.invisible, extracted.encoding, extracted.warnings
+    return Normalized(
+        markdown,
+        extracted.metadata,
+        canonical.invisible,
+        extracted.encoding,
+        extracted.warnings,
+        counted=None if source.languages else extracted.words,  # filtering changes the count
     )
-    if not source.languages:
-        result._words = extracted.words
-    return result

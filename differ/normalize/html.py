@@ -95,6 +95,9 @@ BLOCKS = {
     "fieldset",
 }
 CODE_TAGS = ("code", "kbd", "samp", "tt")
+STRONG_TAGS = ("strong", "b")
+EM_TAGS = ("em", "i", "cite", "dfn")
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 LEAF_BLOCKS = {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "pre", "blockquote", "hr", "table", "li"}
 
 
@@ -217,10 +220,8 @@ def _hidden(tag: Tag) -> bool:
 
 def _chrome(tag: Tag) -> bool:
     """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts."""
-    attrs = tag.attrs
     return tag.name in _CHROME_TAGS or (
-        bool(attrs)
-        and (attrs.get("role") in _CHROME_ROLES or attrs.get("aria-hidden") == "true" or "hidden" in attrs)
+        bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
     )
 
 
@@ -296,7 +297,7 @@ class Converter:
 
     def block(self, node: Tag, depth: int) -> list[str]:
         name = node.name
-        if name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        if name in HEADINGS:
             text = self.inline_children(node, depth).strip()
             return [f"{'#' * int(name[1])} {text}"] if text else []
         if name in ("ul", "ol"):
@@ -405,9 +406,9 @@ class Converter:
         if name == "a":
             href = self.clean_url(str(node.get("href") or ""))
             return _wrap(inner, "[", f"](<{href}>)") if href else inner
-        if name in ("strong", "b"):
+        if name in STRONG_TAGS:
             return _wrap(inner, "**", "**")
-        if name in ("em", "i", "cite", "dfn"):
+        if name in EM_TAGS:
             return _wrap(inner, "*", "*")
         if name in BLOCKS:
             return " " + inner + " "

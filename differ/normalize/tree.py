@@ -34,7 +34,8 @@ _PLAIN_OUTLINES = [
 ]
 _HTML_END = re.compile("</html", re.IGNORECASE | re.ASCII)
 _DEEPEST = 1000  # libxml2 stops building its tree at 2048 levels; deeper documents are parsed the usual way
-_PER_TAG = (
+_PER_TAG = (  # set for each tag copied (a document's tags share its builder's namespace mapping)
+    "_namespaces",
     "attrs",
     "contents",
     "parent",
@@ -102,12 +103,13 @@ def _build(text: str) -> BeautifulSoup | None:
     if text[:1] == "\N{BYTE ORDER MARK}":
         text = text[1:]  # as BeautifulSoup's lxml builder does
     doctypes = len(_DOCTYPE.findall(text))
-    start = _LEADING.match(text)
-    if doctypes > 1 or (doctypes and "<" not in start.group()):  # type: ignore[union-attr]
+    leading = _LEADING.match(text)
+    assert leading is not None  # the pattern matches the empty string
+    if doctypes > 1 or (doctypes and "<" not in leading.group()):
         return None  # a doctype in the body: BeautifulSoup keeps it where it stands, lxml drops it
-    if text.startswith("</", start.end()):  # type: ignore[union-attr]
+    if text.startswith("</", leading.end()):
         return None  # an end tag first: BeautifulSoup keeps the space after it outside <html>
-    after = _after_end(text, start.end())  # type: ignore[union-attr]
+    after = _after_end(text, leading.end())
     if after is None:
         return None
     parser = etree.HTMLParser(recover=True, default_doctype=False, huge_tree=True)
@@ -137,31 +139,35 @@ def _after_end(text: str, first_tag: int) -> str | None:
         return rest
     # libxml2 leaves </html> open after some misplaced tags; trust it only after a plain outline:
     # <html>?, <head>…</head>?, <body>?, then </body> and </html> with nothing but space between
-    outline = [(m.group(1).lower(), m.start(), m.end()) for m in _OUTLINE.finditer(text)]
-    names = [name for name, _, _ in outline]
+    outline = [(m.group(1).lower(), m.start()) for m in _OUTLINE.finditer(text)]
+    names = [name for name, _ in outline]
     if names not in _PLAIN_OUTLINES or (names[0] == "html" and outline[0][1] != first_tag):
         return None
     between = text[text.find(">", outline[-2][1]) + 1 : outline[-1][1]]
     return rest if not between.strip(_SPACES) else None
 
 
+@cache
+def _model() -> BeautifulSoup:
+    """An empty document, whose builder says how BeautifulSoup makes tags."""
+    return BeautifulSoup("", "lxml")
+
+
 @lru_cache(maxsize=1024)  # keyed by tag names, which pages make up: bounded
 def _list_attributes(name: str) -> frozenset[str]:
     """The attributes whose values BeautifulSoup splits into lists of words on this tag (class, rel, …)."""
-    lists: dict[str, set[str]] = BeautifulSoup("", "lxml").builder.cdata_list_attributes or {}
+    lists: dict[str, set[str]] = _model().builder.cdata_list_attributes or {}
     return frozenset(lists.get("*", ())) | frozenset(lists.get(name, ()))
 
 
 @lru_cache(maxsize=1024)
 def _template(name: str) -> dict[str, Any]:
     """What every tag of this name shares, as BeautifulSoup's constructor sets it."""
-    soup = BeautifulSoup("", "lxml")
-    namespaces = soup.builder.active_namespace_prefixes[-1]  # type: ignore[attr-defined]
-    made = Tag(soup, soup.builder, name, None, None, None, None, None, namespaces=namespaces)
+    soup = _model()
+    made = Tag(soup, soup.builder, name)  # no parent: the model gains no children
     shared = dict(made.__dict__)
     for key in _PER_TAG:
         del shared[key]
-    shared["_namespaces"] = namespaces  # BeautifulSoup's tags share the one mapping of the builder
     return shared
 
 
@@ -179,9 +185,8 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     open_tags: list[Tag] = [soup]
     kinds: list[type[NavigableString]] = [NavigableString]  # the string class inside each open tag
     keeping = 0  # open <pre>/<textarea> tags
-    quoted = (
-        False  # "</html" seen in a string or attribute, so the one found in the text may not end the root
-    )
+    # "</html" seen in a string or attribute: the one found in the text may then not end the root
+    quoted = False
 
     def string(value: str, parent: Tag, kind: type[NavigableString]) -> None:
         nonlocal last, quoted
@@ -234,6 +239,7 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 contents = parent.contents
                 sibling = contents[-1] if contents else None
                 fields = _template(name).copy()
+                fields["_namespaces"] = namespaces
                 fields["attrs"] = attrs
                 fields["contents"] = []
                 fields["parent"] = parent

@@ -17,7 +17,6 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 from typing import Any
 
 from bs4 import Tag
@@ -35,11 +34,20 @@ from mdformat.renderer._util import (
 )
 
 from differ.normalize import canonical
-from differ.normalize.html import _WS, BLOCKS, CODE_TAGS, MAX_DEPTH, Converter, Leaf, code_parts, list_start
+from differ.normalize.html import (
+    _WS,
+    BLOCKS,
+    CODE_TAGS,
+    EM_TAGS,
+    HEADINGS,
+    MAX_DEPTH,
+    STRONG_TAGS,
+    Converter,
+    Leaf,
+    code_parts,
+    list_start,
+)
 
-_STRONG_TAGS = ("strong", "b")
-_EM_TAGS = ("em", "i", "cite", "dfn")
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _LIST_KINDS = ("ul", "ol", "li")
 # Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing):
 # every Unicode space but " ", which covers markdown-it's isWhiteSpace and canonical._SPACES.
@@ -135,12 +143,10 @@ def write(converter: Converter, root: Tag) -> Written | None:
             words += len(canonical.plain_words(settled))
             pending.clear()
 
+    kinds = [leaf.kind for leaf, _, _ in leaves]
     try:
         for k, (leaf, direct, count) in enumerate(leaves):
-            # Lists next to lists join into one in Markdown: such neighbours go the long road together.
-            if leaf.kind in _LIST_KINDS and any(
-                0 <= j < len(leaves) and leaves[j][0].kind in _LIST_KINDS for j in (k - 1, k + 1)
-            ):
+            if _beside_a_list(kinds, k):  # such neighbours go the long road together
                 direct = None
             if direct is None:
                 pending.extend(t for t in converter.leaf(leaf) if t.strip())
@@ -155,6 +161,13 @@ def write(converter: Converter, root: Tag) -> Written | None:
     if canonical._INVISIBLE.search(text):
         return None
     return Written(text + "\n" if text else "", words)
+
+
+def _beside_a_list(kinds: Sequence[str], k: int) -> bool:
+    """Whether block k is a list with a list next to it: in Markdown the two would join into one."""
+    return kinds[k] in _LIST_KINDS and any(
+        0 <= j < len(kinds) and kinds[j] in _LIST_KINDS for j in (k - 1, k + 1)
+    )
 
 
 class _Invisible(Exception):
@@ -182,7 +195,7 @@ class _Writer:
         if isinstance(node, list):
             return self.paragraph(self.run(node, depth))
         name = leaf.kind
-        if name in _HEADINGS:
+        if name in HEADINGS:
             return self.heading(int(name[1]), self.run(list(node.contents), depth))
         if name in ("ul", "ol"):
             return self.list_block(node, depth)
@@ -241,7 +254,7 @@ class _Writer:
             if text:
                 kinds.append(leaf.kind)
                 parts.append(text)
-        if any(a in _LIST_KINDS and b in _LIST_KINDS for a, b in pairwise(kinds)):
+        if any(_beside_a_list(kinds, k) for k in range(len(kinds))):
             raise Unsure("lists side by side")
         return (
             "\n".join(f"> {line}" if line else ">" for line in "\n\n".join(parts).split("\n"))
@@ -321,9 +334,9 @@ class _Writer:
         if name == "a":
             href = self.converter.clean_url(str(node.get("href") or ""))
             _extend(out, _wrap(inner, "a", href) if href else inner)
-        elif name in _STRONG_TAGS:
+        elif name in STRONG_TAGS:
             _extend(out, _wrap(inner, "strong"))
-        elif name in _EM_TAGS:
+        elif name in EM_TAGS:
             _extend(out, _wrap(inner, "em"))
         elif name in BLOCKS:
             _extend(out, [" ", *inner, " "])

@@ -162,6 +162,31 @@ def test_random_html(blocks: list[str]) -> None:
     same(in_article("".join(blocks)))
 
 
+SPACING = st.sampled_from(["", " ", "\n", "\n  ", "\t\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(BLOCK, SPACING), max_size=5), SPACING, SPACING)
+def test_random_html_laid_out_with_spacing(blocks: list[tuple[str, str]], inside: str, after: str) -> None:
+    """Pages put newlines and indentation between blocks and around nested lists."""
+    page = "".join(block + space for block, space in blocks)
+    page = (
+        page.replace("<li>", "<li>" + inside)
+        .replace("</li>", inside + "</li>")
+        .replace("</ul>", "</ul>" + after)
+    )
+    same(in_article(page))
+
+
+def test_spacing_after_a_nested_list_does_not_send_the_list_the_long_road() -> None:
+    page = in_article("<ul>\n  <li>one\n    <ul>\n      <li>two</li>\n    </ul>\n  </li>\n</ul>\n")
+    converter = htmlconv.Converter(URL, TRACKING)
+    root = htmlconv.find_root(htmlconv.parse_html(page), None, ())
+    assert [leaf.kind for leaf in converter.leaves(root, 0)] == ["ul"]
+    assert _Writer(converter).leaf(converter.leaves(root, 0)[0]) == "- one\n  - two"
+    assert both(page) == ("- one\n  - two\n", "- one\n  - two\n")
+
+
 # -- an upgraded normalizer -------------------------------------------------------------------------------
 def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server: Server) -> None:
     page = article('<p>See <img alt="Fig. 1" src="/f.png"> here.</p>')

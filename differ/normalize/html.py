@@ -109,6 +109,7 @@ class Leaf(NamedTuple):
     depth: int
 
 
+_SPACING = " \t\n\r\f"  # what HTML collapses between words
 _WS = re.compile(r"[ \t\n\r\f]+")
 _RUN_OF_SPACES = re.compile(" {2,}")
 _PUNCTUATION = "\\!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~"  # the backslash first, so escapes are not escaped again
@@ -270,18 +271,25 @@ class Converter:
             out.append(Leaf("deep", node, depth))
             return out
         run: list[PageElement] = []
-        for child in list(node.contents):
-            if isinstance(child, Tag) and child.name in BLOCKS:
-                if run:
-                    out.append(Leaf("run", run, depth))
-                    run = []
-                if child.name in LEAF_BLOCKS:
-                    out.append(Leaf(child.name, child, depth + 1))
-                else:
-                    self.leaves(child, depth + 1, out)
-            else:
-                run.append(child)
-        if run:
+        shown = (
+            False  # whether the run has more than spacing (a run of spacing between blocks is no paragraph)
+        )
+        for child in node.contents:
+            if isinstance(child, Tag):
+                if child.name in BLOCKS:
+                    if shown:
+                        out.append(Leaf("run", run, depth))
+                    run, shown = [], False
+                    if child.name in LEAF_BLOCKS:
+                        out.append(Leaf(child.name, child, depth + 1))
+                    else:
+                        self.leaves(child, depth + 1, out)
+                    continue
+                shown = True
+            elif not shown and child.strip(_SPACING):
+                shown = True
+            run.append(child)
+        if shown:
             out.append(Leaf("run", run, depth))
         return out
 

@@ -185,10 +185,11 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     open_tags: list[Tag] = [soup]
     kinds: list[type[NavigableString]] = [NavigableString]  # the string class inside each open tag
     keeping = 0  # open <pre>/<textarea> tags
-    # "</html" seen in a string or attribute: the one found in the text may then not end the root
+    # "</html" in a string or attribute: the one found in the text may then not end the root
     quoted = False
 
     def string(value: str, parent: Tag, kind: type[NavigableString]) -> None:
+        """Append a string to `parent` (the loop below does the same inline for text and tails)."""
         nonlocal last, quoted
         if after and "</" in value and "</html" in value.lower():
             quoted = True
@@ -212,64 +213,88 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     if doctype.doctype:
         ids = Doctype._string_for_name_and_ids(doctype.root_name, doctype.public_id, doctype.system_url)
         string(ids, soup, Doctype)
+    parent: Any = soup
     for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         if event == "start":
             name = node.tag
-            if not isinstance(name, str):
-                return False
-            parent = open_tags[-1]
-            if len(open_tags) > _DEEPEST:
+            if name.__class__ is not str or len(open_tags) > _DEEPEST:
                 return False
             items = node.items()
-            if items and after and not quoted:
-                quoted = any("</" in value and "</html" in value.lower() for _, value in items)
+            contents = parent.contents
             if name == "meta":  # its charset becomes a substitution placeholder in the constructor
                 attrs = attribute_dict()
                 for key, value in items:
                     attrs[key] = value
                 tag = Tag(soup, builder, name, None, None, attrs, parent, last, namespaces=namespaces)
             else:
-                attrs = attribute_dict(items)
-                if attrs:
+                if items:
+                    attrs = attribute_dict(items)
                     lists = _list_attributes(name)
                     if not lists.isdisjoint(attrs):
                         for key in lists.intersection(attrs):
                             attrs[key] = value_list(nonwhitespace_re.findall(attrs[key]))
-                tag = new_tag(Tag)
-                contents = parent.contents
+                else:
+                    attrs = attribute_dict()
                 sibling = contents[-1] if contents else None
-                fields = _template(name).copy()
-                fields["_namespaces"] = namespaces
-                fields["attrs"] = attrs
-                fields["contents"] = []
-                fields["parent"] = parent
-                fields["previous_element"] = last
-                fields["next_element"] = fields["next_sibling"] = None
-                fields["previous_sibling"] = sibling
-                tag.__dict__ = fields
+                tag = new_tag(Tag)
+                tag.__dict__ = {
+                    **_template(name), "_namespaces": namespaces, "attrs": attrs, "contents": [],
+                    "parent": parent, "previous_element": last, "next_element": None, "next_sibling": None,
+                    "previous_sibling": sibling,
+                }  # fmt: skip
                 if sibling is not None:
                     sibling.next_sibling = tag
                 if last is not None:
                     last.next_element = tag
-            parent.contents.append(tag)
-            last = tag
+            if items and after and not quoted:
+                for _, value in items:
+                    if "</" in value and "</html" in value.lower():
+                        quoted = True
+            contents.append(tag)
             open_tags.append(tag)
-            kinds.append(containers.get(name, kinds[-1]))
+            kind = containers.get(name, kinds[-1])
+            kinds.append(kind)
             if name in keep_spaces:
                 keeping += 1
-            if node.text:
-                string(node.text, tag, kinds[-1])
+            last = parent = tag
+            text = node.text
+            if text:
+                if after and "</" in text and "</html" in text.lower():
+                    quoted = True
+                if not keeping and not text.strip(_SPACES):
+                    text = "\n" if "\n" in text else " "
+                last = new_string(kind, text)
+                last.__dict__ = {
+                    "hidden": False, "parent": tag, "previous_element": tag, "next_element": None,
+                    "previous_sibling": None, "next_sibling": None,
+                }  # fmt: skip
+                tag.next_element = last
+                tag.contents.append(last)
         elif event == "end":
             tag = open_tags.pop()
             kinds.pop()
             if tag.name in keep_spaces:
                 keeping -= 1
-            if node.tail:
-                string(node.tail, open_tags[-1], kinds[-1])
+            parent = open_tags[-1]
+            text = node.tail
+            if text:
+                if after and "</" in text and "</html" in text.lower():
+                    quoted = True
+                if not keeping and not text.strip(_SPACES):
+                    text = "\n" if "\n" in text else " "
+                node = new_string(kinds[-1], text)
+                node.__dict__ = {
+                    "hidden": False, "parent": parent, "previous_element": last, "next_element": None,
+                    "previous_sibling": tag, "next_sibling": None,
+                }  # fmt: skip
+                tag.next_sibling = node
+                last.next_element = node
+                parent.contents.append(node)
+                last = node
         elif event == "comment":
-            string(node.text or "", open_tags[-1], Comment)
+            string(node.text or "", parent, Comment)
             if node.tail:
-                string(node.tail, open_tags[-1], kinds[-1])
+                string(node.tail, parent, kinds[-1])
         else:
             return False
     if after:

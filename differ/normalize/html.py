@@ -286,7 +286,7 @@ class Converter:
                         self.leaves(child, depth + 1, out)
                     continue
                 shown = True
-            elif not shown and child.strip(_SPACING):
+            elif not shown and isinstance(child, str) and child.strip(_SPACING):
                 shown = True
             run.append(child)
         if shown:

@@ -9,13 +9,16 @@ import time
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup, Tag
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.errors import NoContentError, NormalizeError
+from differ.normalize import html as htmlconv
 from differ.normalize.canonical import canonicalize, plain_words, render_html
 from differ.normalize.language import block_script, filter_languages
 from tests.helpers import DATA, REPLAY, norm, pytorch_kr, replay_fetch, source, wpnews
+from tests.test_tree import TOKENS
 
 HTML_CASES = sorted((DATA / "html").glob("*.html"))
 
@@ -341,3 +344,36 @@ def test_plain_absolute_urls_are_kept_as_the_full_resolution_gives_them(href: st
 
     base, tracking = "https://blog.example.org/post/", ("utm_*", "ref")
     assert _clean_url(base, tracking, href) == _resolved(base, tracking, href.strip())
+
+
+# -- finding elements without bs4's search machinery ------------------------------------------------------
+HEAD_TOKENS = st.one_of(
+    st.sampled_from([
+        '<meta property="og:title" content=" A  title ">', '<meta property="og:title" content="Second">',
+        '<meta property="article:modified_time" content="2026-07-08">', "<meta property='x'>",
+        '<meta content="no property">', "<title>Page\n title</title>", "<title></title>", "<title><b>x</b></title>",
+        "<title>a<!-- c -->b</title>", "<svg><title>icon</title></svg>", "<noscript>", "</noscript>",
+    ]),
+    TOKENS,
+)  # fmt: skip
+
+
+def _metadata_as_bs4_finds_it(soup: BeautifulSoup) -> dict[str, str]:
+    meta: dict[str, str] = {}
+    for tag in (soup.head or soup).descendants:
+        if isinstance(tag, Tag) and tag.name == "meta":
+            key = htmlconv._META.get(str(tag.get("property")))
+            content = tag.get("content")
+            if key and key not in meta and isinstance(content, str):
+                meta[key] = content.strip()
+    if "title" not in meta and soup.title and soup.title.string:
+        meta["title"] = htmlconv._WS.sub(" ", soup.title.string).strip()
+    return meta
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(HEAD_TOKENS, max_size=25).map("".join), st.sampled_from(["p", "title", "meta", "x-y", "b"]))
+def test_first_tag_and_page_metadata_find_what_bs4_finds(text: str, name: str) -> None:
+    soup = htmlconv.parse_html(text)
+    assert htmlconv.first_tag(soup, lambda tag: tag.name == name) is soup.find(name)
+    assert htmlconv.page_metadata(soup) == _metadata_as_bs4_finds_it(soup)

@@ -307,3 +307,14 @@ def test_text_strings_take_the_same_road_as_before(text: str) -> None:
         assert not ascii_text.isprintable()
     elif "  " not in ascii_text:
         assert _plain(_WS.sub(" ", ascii_text)) == ascii_text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="|-: a\t=\\", max_size=12))
+def test_the_delimiter_row_escape_is_mdformat_tables_own(line: str) -> None:
+    import mdformat_tables.plugin
+
+    from differ.normalize.writer import _delimiter_row_escaped, _paragraph_postprocessors
+
+    assert _delimiter_row_escaped(line, None, None) == mdformat_tables.plugin._escape_tables(line, None, None)  # type: ignore[arg-type]
+    assert _delimiter_row_escaped in _paragraph_postprocessors()

@@ -193,13 +193,28 @@ def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
                 and classes.issubset(_classes(tag))
             )
 
-        found = soup.find(matches)
-        return found if isinstance(found, Tag) else None
+        return first_tag(soup, matches)
     try:
         first = _css(selector).select_one(soup)
     except Exception as exc:  # soupsieve raises its own SelectorSyntaxError
         raise NormalizeError(f'selector "{selector}" is not valid CSS: {str(exc).splitlines()[0]}')
     return first if isinstance(first, Tag) else None
+
+
+def first_tag(root: Tag, matches: Callable[[Tag], bool]) -> Tag | None:
+    """The first element under `root` in document order that `matches` (`root.find(matches)`, walked without
+    bs4's search machinery or recursion)."""
+    stack = [iter(root.contents)]
+    while stack:
+        for child in stack[-1]:
+            if isinstance(child, Tag):
+                if matches(child):
+                    return child
+                stack.append(iter(child.contents))
+                break
+        else:
+            stack.pop()
+    return None
 
 
 @lru_cache(maxsize=256)
@@ -505,13 +520,18 @@ _META = {"og:title": "title", "article:published_time": "published", "article:mo
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}
-    for tag in (soup.head or soup).descendants:
-        if not isinstance(tag, Tag) or tag.name != "meta":
-            continue
-        key = _META.get(str(tag.get("property")))
-        content = tag.get("content")
-        if key and key not in meta and isinstance(content, str):
-            meta[key] = content.strip()
-    if "title" not in meta and soup.title and soup.title.string:
-        meta["title"] = _WS.sub(" ", soup.title.string).strip()
+
+    def read(tag: Tag) -> bool:
+        if tag.name == "meta":
+            key = _META.get(str(tag.get("property")))
+            content = tag.get("content")
+            if key and key not in meta and isinstance(content, str):
+                meta[key] = content.strip()
+        return False
+
+    first_tag(first_tag(soup, lambda tag: tag.name == "head") or soup, read)
+    if "title" not in meta:
+        title = first_tag(soup, lambda tag: tag.name == "title")
+        if title and title.string:
+            meta["title"] = _WS.sub(" ", title.string).strip()
     return meta

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import mdformat_tables.plugin
 from bs4 import Tag
 from bs4.element import NavigableString, PageElement
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
@@ -603,9 +604,19 @@ def _paragraph(line: str) -> str:
 @lru_cache(maxsize=1)
 def _paragraph_postprocessors() -> list[Any]:
     """What the parser's plugins do to every rendered paragraph (mdformat-tables escapes a line that would
-    read as a table's delimiter row)."""
+    read as a table's delimiter row); the one mdformat-tables has is run as its one-line equal."""
     plugins = canonical.parser().options["parser_extension"]
-    return [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
+    found = [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
+    return [_ONE_LINE.get(postprocess, postprocess) for postprocess in found]
+
+
+def _delimiter_row_escaped(line: str, node: object, context: object) -> str:
+    """mdformat-tables' paragraph postprocessor on a paragraph of one line: the first "-" escaped where the line
+    is nothing but "|", "-", ":" and spaces (it tests every character of every line in a generator)."""
+    return line if line.strip("|-: ") else line.replace("-", "\\-", 1)
+
+
+_ONE_LINE: dict[Any, Any] = {mdformat_tables.plugin._escape_tables: _delimiter_row_escaped}
 
 
 def _flanking(last: str, next_: str) -> tuple[bool, bool]:

@@ -198,10 +198,12 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
         node = new_string(kind, value)
         contents = parent.contents
         sibling = contents[-1] if contents else None
-        node.__dict__ = {
-            "hidden": False, "parent": parent, "previous_element": last, "next_element": None,
-            "previous_sibling": sibling, "next_sibling": None,
-        }  # fmt: skip
+        node.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+        node.parent = parent
+        node.previous_element = last
+        node.next_element = None
+        node.next_sibling = None
+        node.previous_sibling = sibling
         if sibling is not None:
             sibling.next_sibling = node
         if last is not None:
@@ -264,10 +266,12 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 last = new_string(kind, text)
-                last.__dict__ = {
-                    "hidden": False, "parent": tag, "previous_element": tag, "next_element": None,
-                    "previous_sibling": None, "next_sibling": None,
-                }  # fmt: skip
+                last.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+                last.parent = tag
+                last.previous_element = tag
+                last.next_element = None
+                last.next_sibling = None
+                last.previous_sibling = None
                 tag.next_element = last
                 tag.contents.append(last)
         elif event == "end":
@@ -283,10 +287,12 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 node = new_string(kinds[-1], text)
-                node.__dict__ = {
-                    "hidden": False, "parent": parent, "previous_element": last, "next_element": None,
-                    "previous_sibling": tag, "next_sibling": None,
-                }  # fmt: skip
+                node.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+                node.parent = parent
+                node.previous_element = last
+                node.next_element = None
+                node.next_sibling = None
+                node.previous_sibling = tag
                 tag.next_sibling = node
                 last.next_element = node
                 parent.contents.append(node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -282,6 +283,8 @@ def test_kept_urls_are_their_own_normal_form(url: str) -> None:
 
     if _KEPT_URL.fullmatch(url):
         assert parser().normalizeLink(unescapeAll(url)) == url
+        assert parser().validateLink(url)
+        assert unicodedata.is_normalized("NFC", url) and "\\" not in url and "\n" not in url
 
 
 @settings(max_examples=1000, deadline=None)

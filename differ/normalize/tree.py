@@ -266,7 +266,9 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 last = new_string(kind, text)
-                last.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+                last.hidden = (
+                    False  # in the order NavigableString sets them: the object keeps no dict of its own
+                )
                 last.parent = tag
                 last.previous_element = tag
                 last.next_element = None
@@ -287,7 +289,9 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 node = new_string(kinds[-1], text)
-                node.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+                node.hidden = (
+                    False  # in the order NavigableString sets them: the object keeps no dict of its own
+                )
                 node.parent = parent
                 node.previous_element = last
                 node.next_element = None

@@ -440,11 +440,12 @@ def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
 @lru_cache(maxsize=8192)
 def _link_target(href: str) -> str:
     """The target markdown-it gives `[…](<href>)`, or "" where it might not make a link of it."""
+    if _KEPT_URL.fullmatch(href):
+        return href  # an http(s) URL of characters markdown-it keeps: its own normal form, and a valid link
     if "\\" in href or "\n" in href or not unicodedata.is_normalized("NFC", href):
         return ""
     mdit = canonical.parser()
-    # A URL of characters markdown-it keeps as they are is its own normal form (tested against normalizeLink).
-    target = href if _KEPT_URL.fullmatch(href) else str(mdit.normalizeLink(unescapeAll(href)))
+    target = str(mdit.normalizeLink(unescapeAll(href)))
     return target if mdit.validateLink(target) else ""
 
 

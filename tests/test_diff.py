@@ -243,6 +243,13 @@ def test_words_shared_by_a_sentence_and_its_rewrite_are_not_kept_as_unchanged() 
     ]
 
 
+def test_word_operations_quote_the_block_as_it_is_spelled() -> None:
+    assert word_ops("Cast it (e.g. Bar::C as u8) first.", "Cast it first.") == [
+        {"op": "delete", "before": "(e.g. Bar::C as u8)"}
+    ]
+    assert word_ops("a\nassert_eq!(0, x);\nb", "a\nb") == [{"op": "delete", "before": "assert_eq!(0, x);"}]
+
+
 def test_a_paragraph_split_is_one_change_without_word_operations() -> None:
     a = "A torch.special module is added. Refer to this documentation for more details.\n\nNext.\n"
     b = "A torch.special module is added.\n\nRefer to this documentation for more details.\n\nNext.\n"

@@ -30,7 +30,7 @@ __all__ = [
 ]
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block, split_blocks
-from differ.diff.engine import word_ops
+from differ.diff.engine import join_words, word_ops
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -191,7 +191,7 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
         mirror_owners = {al.mirror.owner[k] for k in range(lo, hi)}
         if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
             continue  # the differing mirror words belong to extra blocks; reported there
-        ops = word_ops(" ".join(canon_words), " ".join(mirror_words))
+        ops = word_ops(join_words(canon_words), join_words(mirror_words))
         mirror_text = " / ".join(mirror[o].text for o in sorted(mirror_owners)) or None
         if mirror_text and _bilingual_duplicate(block.text, mirror_text):
             continue

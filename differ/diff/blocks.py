@@ -281,6 +281,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_matches(text: str) -> list[re.Match[str]]:
+    """The words of `words`, each with where it stands in the text."""
+    return list(_WORD.finditer(text))
+
+
 def word_spans(text: str) -> list[tuple[str, str]]:
     """Each word with the whitespace before it, so changed runs can be shown with their original spacing."""
     out = []

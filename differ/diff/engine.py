@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from differ.diff.blocks import Block, split_blocks, words
+from differ.diff.blocks import Block, split_blocks, word_matches, words
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
@@ -70,19 +70,22 @@ class Diff:
 
 
 def word_ops(before: str, after: str) -> list[dict[str, str]]:
-    """Inserted, deleted and replaced words (numbers and punctuation count as words)."""
-    a, b = words(before), words(after)
+    """Inserted, deleted and replaced words (numbers and punctuation count as words); each op's text is the
+    stretch of the block from its first changed word to its last, as the block spells it ("Bar::C", not
+    the words joined again)."""
+    ma, mb = word_matches(before), word_matches(after)
+    a, b = [m.group() for m in ma], [m.group() for m in mb]
     ops: list[dict[str, str]] = []
     for tag, i1, i2, j1, j2 in _coincidences_folded(
         SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     ):
         if tag == "equal":
             continue
-        op: dict[str, str] = {"op": {"replace": "replace", "delete": "delete", "insert": "insert"}[tag]}
+        op: dict[str, str] = {"op": tag}
         if i2 > i1:
-            op["before"] = _join(a[i1:i2])
+            op["before"] = before[ma[i1].start() : ma[i2 - 1].end()]
         if j2 > j1:
-            op["after"] = _join(b[j1:j2])
+            op["after"] = after[mb[j1].start() : mb[j2 - 1].end()]
         ops.append(op)
     return ops
 
@@ -111,7 +114,8 @@ def _coincidences_folded(
     return out
 
 
-def _join(tokens: list[str]) -> str:
+def join_words(tokens: list[str]) -> str:
+    """Words as one line of text, spaced as prose spaces them (for words that no longer have a text)."""
     out = ""
     for tok in tokens:
         if out and (tok[0].isalnum() or tok[0] in "([{“‘\"'#") and not out.endswith(("(", "[", "{", "#")):

@@ -428,7 +428,7 @@ def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
         return inner
     if kind == "a":
         href = _link_target(href)
-        if not href or any(isinstance(p, Span) and p.kind == "a" for p in _walk(stripped)):
+        if not href or _has_link(stripped):
             raise Unsure("link")
     wrapped: list[Piece] = [" "] if lead else []
     wrapped.append(Span(kind, stripped, href))
@@ -458,13 +458,12 @@ def _link_destination(link: str) -> str:
     return "<" + link + ">" if not link or not _NEEDS_BRACKETS.isdisjoint(link) else link
 
 
-def _walk(pieces: list[Piece]) -> list[Piece]:
-    out: list[Piece] = []
+def _has_link(pieces: list[Piece]) -> bool:
+    """Whether there is a link among pieces, at any depth (a link inside a link is not Markdown)."""
     for piece in pieces:
-        out.append(piece)
-        if isinstance(piece, Span):
-            out.extend(_walk(piece.children))
-    return out
+        if isinstance(piece, Span) and (piece.kind == "a" or _has_link(piece.children)):
+            return True
+    return False
 
 
 def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) -> str:

@@ -460,10 +460,9 @@ def _link_destination(link: str) -> str:
 
 def _has_link(pieces: list[Piece]) -> bool:
     """Whether there is a link among pieces, at any depth (a link inside a link is not Markdown)."""
-    for piece in pieces:
-        if isinstance(piece, Span) and (piece.kind == "a" or _has_link(piece.children)):
-            return True
-    return False
+    return any(
+        isinstance(piece, Span) and (piece.kind == "a" or _has_link(piece.children)) for piece in pieces
+    )
 
 
 def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) -> str:

@@ -199,7 +199,8 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
         node = new_string(kind, value)
         contents = parent.contents
         sibling = contents[-1] if contents else None
-        node.hidden = False  # in the order NavigableString sets them: the object keeps no dict of its own
+        # one by one, in the order NavigableString sets them: the string then keeps no dict object of its own
+        node.hidden = False
         node.parent = parent
         node.previous_element = last
         node.next_element = None
@@ -270,9 +271,7 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 last = new_string(kind, text)
-                last.hidden = (
-                    False  # in the order NavigableString sets them: the object keeps no dict of its own
-                )
+                last.hidden = False  # NavigableString's order, as in string()
                 last.parent = tag
                 last.previous_element = tag
                 last.next_element = None
@@ -293,9 +292,7 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
                 if not keeping and not text.strip(_SPACES):
                     text = "\n" if "\n" in text else " "
                 node = new_string(kinds[-1], text)
-                node.hidden = (
-                    False  # in the order NavigableString sets them: the object keeps no dict of its own
-                )
+                node.hidden = False  # NavigableString's order, as in string()
                 node.parent = parent
                 node.previous_element = last
                 node.next_element = None

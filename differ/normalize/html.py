@@ -109,7 +109,6 @@ class Leaf(NamedTuple):
     depth: int
 
 
-_SPACING = " \t\n\r\f"  # what HTML collapses between words
 _WS = re.compile(r"[ \t\n\r\f]+")
 _RUN_OF_SPACES = re.compile(" {2,}")
 _PUNCTUATION = "\\!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~"  # the backslash first, so escapes are not escaped again
@@ -286,9 +285,8 @@ class Converter:
             out.append(Leaf("deep", node, depth))
             return out
         run: list[PageElement] = []
-        shown = (
-            False  # whether the run has more than spacing (a run of spacing between blocks is no paragraph)
-        )
+        # whether the run has more than spacing (a run of spacing between blocks is no paragraph)
+        shown = False
         for child in node.contents:
             if isinstance(child, Tag):
                 if child.name in BLOCKS:
@@ -301,7 +299,7 @@ class Converter:
                         self.leaves(child, depth + 1, out)
                     continue
                 shown = True
-            elif not shown and isinstance(child, str) and child.strip(_SPACING):
+            elif not shown and isinstance(child, str) and child.strip(BeautifulSoup.ASCII_SPACES):
                 shown = True
             run.append(child)
         if shown:

@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup, Comment, Doctype, Tag
 from bs4.element import NavigableString, nonwhitespace_re
 from lxml import etree
 
-_SPACES = " \n\t\x0c\r"  # BeautifulSoup.ASCII_SPACES
+_SPACES = BeautifulSoup.ASCII_SPACES  # the spacing BeautifulSoup collapses
 _DOCTYPE = re.compile("<!doctype", re.IGNORECASE | re.ASCII)
 _LEADING = re.compile("\ufeff*[ \n\t\x0c\r]*(?:<!doctype[^>]*>[ \n\t\x0c\r]*)?", re.IGNORECASE | re.ASCII)
 _OUTLINE = re.compile(r"<(/?(?:html|head|body))(?=[\s/>]|$)", re.IGNORECASE | re.ASCII)
@@ -190,7 +190,7 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
     quoted = False
 
     def string(value: str, parent: Tag, kind: type[NavigableString]) -> None:
-        """Append a string to `parent` (the loop below does the same inline for text and tails)."""
+        """Append a string to `parent`, as BeautifulSoup would have."""
         nonlocal last, quoted
         if after and "</" in value and "</html" in value.lower():
             quoted = True
@@ -264,44 +264,16 @@ def _copy(soup: BeautifulSoup, root: Any, after: str) -> bool:
             if name in keep_spaces:
                 keeping += 1
             last = parent = tag
-            text = node.text
-            if text:
-                if after and "</" in text and "</html" in text.lower():
-                    quoted = True
-                if not keeping and not text.strip(_SPACES):
-                    text = "\n" if "\n" in text else " "
-                last = new_string(kind, text)
-                last.hidden = False  # NavigableString's order, as in string()
-                last.parent = tag
-                last.previous_element = tag
-                last.next_element = None
-                last.next_sibling = None
-                last.previous_sibling = None
-                tag.next_element = last
-                tag.contents.append(last)
+            if node.text:
+                string(node.text, tag, kind)
         elif event == "end":
             tag = open_tags.pop()
             kinds.pop()
             if tag.name in keep_spaces:
                 keeping -= 1
             parent = open_tags[-1]
-            text = node.tail
-            if text:
-                if after and "</" in text and "</html" in text.lower():
-                    quoted = True
-                if not keeping and not text.strip(_SPACES):
-                    text = "\n" if "\n" in text else " "
-                node = new_string(kinds[-1], text)
-                node.hidden = False  # NavigableString's order, as in string()
-                node.parent = parent
-                node.previous_element = last
-                node.next_element = None
-                node.next_sibling = None
-                node.previous_sibling = tag
-                tag.next_sibling = node
-                last.next_element = node
-                parent.contents.append(node)
-                last = node
+            if node.tail:
+                string(node.tail, parent, kinds[-1])
         elif event == "comment":
             string(node.text or "", parent, Comment)
             if node.tail:

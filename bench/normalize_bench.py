@@ -4,20 +4,24 @@ Stages: parse (BeautifulSoup on lxml), root (page metadata, content root, chrome
 canonical Markdown, the road every block of this page takes), and for comparison the longer road some blocks
 and every Markdown source take: convert (HTML to escaped Markdown) then canonicalize (markdown-it-py and
 mdformat). Canonicalizing and URL cleaning are cached, so stages are reported cold (caches emptied before each
-page: a page never seen) and warm (a page fetched again). Run: python -m bench.normalize_bench [--quick]
+page: a page never seen) and warm (a page fetched again). Where differ's writer is compiled (setup.py), each
+round runs twice, in two processes taken in turn: compiled, and with the same modules imported from their
+Python source (bench/as_python.py), so the two are compared under the same spell of the machine.
+Run: python -m bench.normalize_bench [--quick]
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 
 from bench.common import RESULTS, ROOT, ms, one_core, summary
 from differ.config import SourceConfig
-from differ.normalize import Body, normalize
+from differ.normalize import Body, compiled_modules, normalize
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import _canonical_chunk, _chunk_words, canonicalize
 from differ.normalize.writer import _link_target, write
@@ -71,42 +75,95 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     }
 
 
-def measure(runs: int) -> list[dict[str, object]]:
-    """Every stage once a round, `runs` rounds after a warm-up round: a slow spell of the machine then touches
-    all stages alike instead of one."""
+def one_round() -> dict[str, float]:
+    """Every stage once, after a warm-up round, in this process: seconds per page by stage."""
     steps = stages()
-    samples: dict[str, list[float]] = {name: [] for name in steps}
-    for round_ in range(runs + 1):
+    timings: dict[str, float] = {}
+    for _ in range(2):  # the first round warms up
         for name, (step, setup) in steps.items():
             gc.collect()
             if setup:
                 setup()
             started = time.perf_counter()
             step()
-            if round_:
-                samples[name].append((time.perf_counter() - started) / BATCH)
-    rows = []
-    for name, values in samples.items():
-        per_page = summary(values)
-        rows.append({"stage": name, "seconds_per_page": per_page, "pages_per_second": 1 / per_page["median"]})
-    return rows
+            timings[name] = (time.perf_counter() - started) / BATCH
+    return timings
 
 
-def table(rows: list[dict[str, object]]) -> list[str]:
-    lines = ["| stage | ms per page (median, min–max) | pages/s |", "|---|---|---|"]
-    for row in rows:
-        t = row["seconds_per_page"]
-        lines.append(f"| {row['stage']} | {ms(t)} | {row['pages_per_second']:.0f} |")  # type: ignore[arg-type]
+def measure(runs: int) -> dict[str, list[dict[str, object]]]:
+    """`runs` rounds, each in a process of its own, pinned to one core; a slow spell of the machine then
+    touches all stages (and both builds) alike. Returns rows by build: "compiled" and "python", or "python"
+    alone where nothing is compiled."""
+    builds = {"compiled": ["bench.normalize_bench"]} if compiled_modules() else {}
+    builds["python"] = ["bench.as_python", "bench.normalize_bench"]
+    samples: dict[str, dict[str, list[float]]] = {build: {} for build in builds}
+    for round_ in range(runs):
+        order = list(builds) if round_ % 2 == 0 else list(reversed(builds))
+        for build in order:
+            done = subprocess.run(
+                [sys.executable, "-m", *builds[build], "--round"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            answer = json.loads(done.stdout)
+            if bool(answer["compiled"]) != (build == "compiled"):
+                raise RuntimeError(f"the {build} round ran with compiled modules {answer['compiled']}")
+            for name, seconds in answer["seconds"].items():
+                samples[build].setdefault(name, []).append(seconds)
+    return {
+        build: [
+            {
+                "stage": name,
+                "seconds_per_page": summary(values),
+                "pages_per_second": 1 / summary(values)["median"],
+            }
+            for name, values in by_stage.items()
+        ]
+        for build, by_stage in samples.items()
+    }
+
+
+def table(rows: list[dict[str, object]], python: list[dict[str, object]] | None = None) -> list[str]:
+    """The stages' figures; with `python`, the same stages run as Python beside them."""
+    if python is None:
+        lines = ["| stage | ms per page (median, min–max) | pages/s |", "|---|---|---|"]
+        for row in rows:
+            t = row["seconds_per_page"]
+            lines.append(f"| {row['stage']} | {ms(t)} | {row['pages_per_second']:.0f} |")  # type: ignore[arg-type]
+        return lines
+    lines = [
+        "| stage | ms per page, compiled | pages/s | ms per page, as Python | pages/s | Python ÷ compiled |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row, slow in zip(rows, python, strict=True):
+        t, u = row["seconds_per_page"], slow["seconds_per_page"]
+        lines.append(
+            f"| {row['stage']} | {ms(t)} | {row['pages_per_second']:.0f} | {ms(u)} | "  # type: ignore[arg-type]
+            f"{slow['pages_per_second']:.0f} | {u['median'] / t['median']:.2f} |"  # type: ignore[index]
+        )
     return lines
 
 
 def main() -> int:
-    runs = 3 if "--quick" in sys.argv else 5
     cpu = one_core()
-    rows = measure(runs)
-    lines = table(rows)
+    if "--round" in sys.argv:
+        json.dump({"compiled": compiled_modules(), "seconds": one_round()}, sys.stdout)
+        return 0
+    runs = 3 if "--quick" in sys.argv else 5
+    builds = measure(runs)
+    rows = builds.get("compiled", builds["python"])
+    lines = table(rows, builds["python"] if "compiled" in builds else None)
     RESULTS.mkdir(exist_ok=True)
-    payload = {"page": str(PAGE.relative_to(ROOT)), "bytes": PAGE.stat().st_size, "cpu": cpu, "stages": rows}
+    payload = {
+        "page": str(PAGE.relative_to(ROOT)),
+        "bytes": PAGE.stat().st_size,
+        "cpu": cpu,
+        "compiled": compiled_modules(),
+        "stages": rows,
+        "as_python": builds["python"],
+    }
     (RESULTS / "normalize.json").write_text(json.dumps(payload, indent=2) + "\n")
     (RESULTS / "normalize.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

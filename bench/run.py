@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from bench import check_cycle, diff_bench, footprint, normalize_bench
 from bench.common import RESULTS, ROOT, machine
@@ -36,6 +37,30 @@ def normalize_verdict(warm: dict[str, float], cold: dict[str, float]) -> str:
     if cold["pages_per_second"] >= 100:
         return "met"
     return "**partly met**" if warm["pages_per_second"] >= 100 else "**missed**"
+
+
+def as_python(normalized: dict[str, Any]) -> str:
+    """The whole-page figures of the same code run from its Python source, where the writer is compiled."""
+    if not normalized.get("compiled"):
+        return " (not compiled)"
+    rows = {row["stage"]: row for row in normalized["as_python"]}
+    warm, cold = rows["whole page, warm"], rows["whole page, cold"]
+    return (
+        f" (compiled; the same code as Python in the same spell: {warm['pages_per_second']:.0f} and "
+        f"{cold['pages_per_second']:.0f})"
+    )
+
+
+def normalize_section(normalized: dict[str, Any]) -> list[str]:
+    compiled = normalized.get("compiled") or []
+    lines = normalize_bench.table(normalized["stages"], normalized["as_python"] if compiled else None)
+    if compiled:
+        lines += [
+            "",
+            f"Compiled to C by mypyc (setup.py): {', '.join(compiled)}. The Python columns import the same "
+            "modules from their source (bench/as_python.py), in processes taken in turn with the compiled ones.",
+        ]
+    return lines
 
 
 def main() -> int:
@@ -112,7 +137,7 @@ def report(results: dict[str, object]) -> list[str]:
         f"| check cycle, memory | differ's peak RSS at most urlwatch's | {verdict(rss_ok)}: {rsss} |",
         f"| normalize | {TARGETS['normalize']} | {normalize_verdict(warm, cold)}: "
         f"{warm['pages_per_second']:.0f} pages/s with its blocks seen before, {cold['pages_per_second']:.0f} "
-        "never seen |",
+        f"never seen{as_python(results['normalize'])} |",  # type: ignore[arg-type]
         f"| diff | {TARGETS['diff']} | {verdict(diff_ok)}: "
         + ", ".join(
             f"{r['case']} {r['ratio_to_difflib']:.1f}× (×{r['growth_when_doubled']:.2f} doubled)"
@@ -138,7 +163,7 @@ def report(results: dict[str, object]) -> list[str]:
     lines += [
         "## Normalize: the replay's canonical page on one core",
         "",
-        *normalize_bench.table(results["normalize"]["stages"]),  # type: ignore[index]
+        *normalize_section(results["normalize"]),  # type: ignore[arg-type]
         "",
         "## Diff: pathological input (differ and difflib: CPU time in-process; git: wall time of its process)",
         "",

@@ -25,6 +25,14 @@ def command(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def version_line() -> str:
+    """The version, and whether the Markdown writer runs compiled (which changes its speed, never its output)."""
+    from differ.normalize import compiled_modules
+
+    compiled = compiled_modules()
+    return f"differ {__version__} ({'compiled: ' + ', '.join(compiled) if compiled else 'not compiled'})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="differ",
@@ -42,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)"
     )
     p.add_argument("--debug", action="store_true", help="show tracebacks")
-    p.add_argument("--version", action="version", version=f"differ {__version__}")
+    p.add_argument("--version", action="store_true", help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     c = sub.add_parser("check", help="fetch, store, diff and notify once")
@@ -117,6 +125,9 @@ def main(
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.version:
+        print(version_line(), file=out)
+        return ExitCode.OK
     if not args.command:
         parser.print_help(out)
         return ExitCode.USAGE

@@ -27,6 +27,18 @@ REPLAY = ROOT / "examples" / "pytorch-2.13"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test compiled modules older than their source: the tests would run the old code."""
+    for compiled in sorted((ROOT / "differ").rglob("*.so")):
+        source = compiled.with_name(compiled.name.split(".", 1)[0] + ".py")
+        if source.exists() and source.stat().st_mtime > compiled.stat().st_mtime:
+            pytest.exit(
+                f"{source.relative_to(ROOT)} changed after it was compiled: run `make test` (which compiles it "
+                f"again), or delete {compiled.relative_to(ROOT)} to test it as Python",
+                returncode=2,
+            )
+
+
 @dataclass
 class Reply:
     """What the server answers for one path: status, headers, body, and optional behaviour."""

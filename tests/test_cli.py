@@ -109,6 +109,14 @@ def test_config_check(tmp_path: Path) -> None:
     assert code.stdout == f"{ROOT / 'config.toml'}: ok (1 document, 3 sources, 0 notifiers)\n"
 
 
+def test_version_says_whether_the_writer_is_compiled() -> None:
+    from differ import __version__
+    from differ.normalize import compiled_modules
+
+    built = "compiled: html, tree, writer" if compiled_modules() else "not compiled"
+    assert run("--version") == (ExitCode.OK, f"differ {__version__} ({built})\n", "")
+
+
 def test_every_command_has_help_and_is_documented() -> None:
     readme = (ROOT / "README.md").read_text()
     parser = build_parser()

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -321,3 +322,49 @@ def test_the_delimiter_row_escape_is_mdformat_tables_own(line: str) -> None:
 
     assert _delimiter_row_escaped(line, None, None) == mdformat_tables.plugin._escape_tables(line, None, None)  # type: ignore[arg-type]
     assert _delimiter_row_escaped in _paragraph_postprocessors()
+
+
+PURE = r"""
+import json, sys
+from bench.as_python import install
+install()  # differ's compiled modules from their .py source
+from differ.normalize import compiled_modules
+from tests.test_writer import written_pages
+assert compiled_modules() == [], compiled_modules()
+json.dump(written_pages(), sys.stdout)
+"""
+
+
+def written_pages() -> list[str | None]:
+    """What the writer makes of the replay, the corpus as rendered and every CommonMark example's HTML."""
+    front = re.compile(r"\A(?:---\n.*?\n---\n|\+\+\+\n.*?\n\+\+\+\n)", re.DOTALL)
+    pages = [path.read_text() for path in sorted((REPLAY / "canonical").glob("fetch-*.html"))]
+    pages += [
+        in_article(SITE.render(front.sub("", path.read_text(), count=1)))
+        for path in sorted((DATA / "corpus").glob("*/rev-*.md"))
+    ]
+    pages += [in_article(e["html"]) for e in json.loads((DATA / "commonmark" / "spec.json").read_text())]
+    out = []
+    for page in pages:
+        written = write(
+            htmlconv.Converter(URL, TRACKING), htmlconv.find_root(htmlconv.parse_html(page), None, ())
+        )
+        out.append(written and written.markdown)
+    return out
+
+
+def test_compiled_writer_writes_what_the_python_source_writes() -> None:
+    """The compiled modules (setup.py) and their source, run as Python in another process, give the same bytes."""
+    import subprocess
+    import sys
+
+    from differ.normalize import compiled_modules
+
+    if not compiled_modules():
+        pytest.skip("differ is installed as Python (make DIFFER_COMPILE=0): nothing compiled to compare")
+    root = Path(__file__).resolve().parent.parent
+    pure = subprocess.run([sys.executable, "-c", PURE], cwd=root, capture_output=True, text=True)
+    assert pure.returncode == 0, pure.stderr
+    expected = written_pages()
+    assert sum(page is not None for page in expected) > 600  # the writer wrote most pages, not declined them
+    assert json.loads(pure.stdout) == expected

@@ -5,7 +5,10 @@ body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical 
 
 from __future__ import annotations
 
+import pkgutil
 from dataclasses import dataclass, field
+from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
@@ -23,6 +26,7 @@ __all__ = [
     "Extracted",
     "Normalized",
     "SourceKind",
+    "compiled_modules",
     "describe",
     "normalize",
     "source_kind",
@@ -73,3 +77,14 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
         extracted.warnings,
         counted=None if source.languages else extracted.words,  # filtering changes the count
     )
+
+
+def compiled_modules() -> list[str]:
+    """The normalize modules that run as compiled code (mypyc; see setup.py) rather than as Python, found
+    without importing them."""
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        spec = find_spec(f"{__name__}.{info.name}")
+        if spec and (spec.origin or "").endswith(tuple(EXTENSION_SUFFIXES)):
+            found.append(info.name)
+    return found

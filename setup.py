@@ -1,0 +1,16 @@
+"""Build hook: with DIFFER_COMPILE=1 the two modules that write a page's Markdown are compiled to C by mypyc
+(`make` does this; see the README's Performance section). Without it differ installs as plain Python, which
+behaves the same, more slowly."""
+
+import os
+
+from setuptools import setup
+
+COMPILED = ["differ/normalize/html.py", "differ/normalize/tree.py", "differ/normalize/writer.py"]
+
+if os.environ.get("DIFFER_COMPILE"):
+    from mypyc.build import mypycify
+
+    setup(ext_modules=mypycify(COMPILED, opt_level="3", group_name="differ_compiled"))
+else:
+    setup()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -75,19 +76,24 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     }
 
 
+PASSES = 3  # timed passes over every stage in each round, after a warm-up pass
+
+
 def one_round() -> dict[str, float]:
-    """Every stage once, after a warm-up round, in this process: seconds per page by stage."""
+    """Every stage PASSES times over, after a warm-up pass, in this process: seconds per page by stage, the
+    median of its passes. Taking the stages in turn spreads a burst of the machine's slowness over them."""
     steps = stages()
-    timings: dict[str, float] = {}
-    for _ in range(2):  # the first round warms up
+    timings: dict[str, list[float]] = {name: [] for name in steps}
+    for pass_ in range(PASSES + 1):
         for name, (step, setup) in steps.items():
             gc.collect()
             if setup:
                 setup()
             started = time.perf_counter()
             step()
-            timings[name] = (time.perf_counter() - started) / BATCH
-    return timings
+            if pass_:
+                timings[name].append((time.perf_counter() - started) / BATCH)
+    return {name: statistics.median(values) for name, values in timings.items()}
 
 
 def measure(runs: int) -> dict[str, list[dict[str, object]]]:

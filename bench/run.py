@@ -3,7 +3,8 @@
 Writes bench/results.md (tables, targets met or missed, and where the time goes) and bench/results.json.
 Scenarios: the check cycle (differ check vs urlwatch 2.29, 1,000 local pages), normalization per stage, the
 pathological diffs, and the footprint of `differ run` with 1,000 sources.
-Run: python -m bench.run [--quick] (quick: 100 pages, 3 runs, 30-second footprints; for trying it out)
+Run: python -m bench.run [--quick] [--only normalize|diff …] (quick: 100 pages, 3 runs, 30-second footprints;
+for trying it out; --only measures those again and keeps the rest of bench/results.json)
 """
 
 from __future__ import annotations
@@ -63,36 +64,58 @@ def normalize_section(normalized: dict[str, Any]) -> list[str]:
     return lines
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    pages, runs, minutes = (100, 3, 0.5) if args.quick else (1000, 5, 2.0)
-    started = time.monotonic()
-    results: dict[str, object] = {
-        "when": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": machine(),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "quick": args.quick,
-    }
-    print("check cycle…", flush=True)
-    cycle = check_cycle.measure(pages, runs, ROOT / "bench" / "work" / "check-cycle")
-    print("normalize…", flush=True)
+def measure_normalize(quick: bool) -> dict[str, Any]:
     subprocess.run(  # a process of its own, pinned to one core
-        [sys.executable, "-m", "bench.normalize_bench"] + (["--quick"] if args.quick else []),
+        [sys.executable, "-m", "bench.normalize_bench"] + (["--quick"] if quick else []),
         cwd=ROOT,
         check=True,
         capture_output=True,
     )
-    normalized = json.loads((RESULTS / "normalize.json").read_text())
-    print("diff…", flush=True)
-    full = diff_bench.measure(runs)
-    print("footprint…", flush=True)
-    foot = footprint.repeat(runs, pages, minutes, 8, ROOT / "bench" / "work" / "footprint")
-    results.update(check_cycle=cycle, normalize=normalized, diff=full, footprint=foot)
-    results["seconds"] = round(time.monotonic() - started)
+    normalized: dict[str, Any] = json.loads((RESULTS / "normalize.json").read_text())
+    return normalized
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--only",
+        choices=["normalize", "diff"],
+        action="append",
+        help="measure this benchmark again (repeatable) and keep the other figures of bench/results.json",
+    )
+    args = ap.parse_args()
+    pages, runs, minutes = (100, 3, 0.5) if args.quick else (1000, 5, 2.0)
+    started = time.monotonic()
+    stamp = {
+        "when": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip(),
+    }
+    if args.only:
+        results = json.loads((ROOT / "bench" / "results.json").read_text())
+        again = results.setdefault("again", {})
+        if "normalize" in args.only:
+            print("normalize…", flush=True)
+            results["normalize"] = measure_normalize(args.quick)
+            again["normalize"] = stamp  # when and at which commit, apart from the rest of the run
+        if "diff" in args.only:
+            print("diff…", flush=True)
+            results["diff"] = diff_bench.measure(runs)
+            again["diff"] = stamp
+    else:
+        results = {**stamp, "machine": machine(), "quick": args.quick}
+        print("check cycle…", flush=True)
+        cycle = check_cycle.measure(pages, runs, ROOT / "bench" / "work" / "check-cycle")
+        print("normalize…", flush=True)
+        normalized = measure_normalize(args.quick)
+        print("diff…", flush=True)
+        full = diff_bench.measure(runs)
+        print("footprint…", flush=True)
+        foot = footprint.repeat(runs, pages, minutes, 8, ROOT / "bench" / "work" / "footprint")
+        results.update(check_cycle=cycle, normalize=normalized, diff=full, footprint=foot)
+        results["seconds"] = round(time.monotonic() - started)
     RESULTS.mkdir(exist_ok=True)
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     (ROOT / "bench" / "results.md").write_text("\n".join(report(results)) + "\n")
@@ -113,6 +136,10 @@ def report(results: dict[str, object]) -> list[str]:
         f"({results['seconds']} s{', quick mode' if results['quick'] else ''}), on {m['cpus']} cores "
         f"({m['cpu']}), {m['memory_gib']} GiB, Python {m['python']}, {m['system']}. Figures are medians of "
         f"{cycle['runs']} runs after a warm-up, with min–max; ratios are differ ÷ the other tool in the same run.",
+        *[
+            f"Measured again, apart from the rest: {name} ({when['when']}, commit {when['commit']})."
+            for name, when in results.get("again", {}).items()  # type: ignore[attr-defined]
+        ],
         "",
         "## Targets",
         "",

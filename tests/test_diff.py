@@ -333,6 +333,30 @@ def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]
     assert (i, j) == (len(ka), len(kb))
 
 
+def test_nth_copies_pair_each_copy_with_its_namesake_as_far_as_both_sides_go() -> None:
+    from collections import Counter
+
+    from differ.diff.engine import _nth_copies
+
+    ka, kb = ["x", "y", "x", "x", "z"], ["y", "x", "x", "w"]
+    assert _nth_copies(ka, kb, Counter(kb)) == [(0, 1), (1, 0), (2, 2)]
+
+
+def test_repeated_sections_reordered_are_moves_and_apply() -> None:
+    """No block is found once on each side (every section is the same three blocks but its number, which
+    stands in a line of its own): the alignment pairs copies in order, and the diff is still exact."""
+    rng = random.Random(7)
+    sections = [f"## Notes\n\nThe same text.\n\n- one\n- two\n\nPart {n % 9}." for n in range(60)]
+    a = "\n\n".join(sections) + "\n"
+    shuffled = sections[:]
+    rng.shuffle(shuffled)
+    b = "\n\n".join(shuffled) + "\n"
+    d = diff(a, b)
+    assert d.changes and {c.kind for c in d.changes} == {"moved"}
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+    assert apply(split_blocks(b), diff(b, a)) == [blk.text_key for blk in split_blocks(a)]
+
+
 def test_a_code_example_replaced_in_place_is_that_block_modified() -> None:
     a = "## Example\n\nLike this:\n\n```rust\nmod generated;\n```\n\nEnd.\n"
     b = "## Example\n\nLike this:\n\n```rust\nmacro_rules! make_function { () => {} }\n```\n\nEnd.\n"

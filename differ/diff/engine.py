@@ -223,6 +223,10 @@ def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int,
     where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
     pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
     if not pairs:
+        # No key found once on each side (a document of repeated sections, reordered): take the n-th copy of
+        # a key on one side for its n-th copy on the other, so SequenceMatcher only sees short gaps.
+        pairs = _nth_copies(ka, kb, count_b)
+    if not pairs:
         return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
     ops: list[tuple[str, int, int, int, int]] = []
     i0 = j0 = 0
@@ -234,6 +238,21 @@ def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int,
             ops.append(("equal", i, i + 1, j, j + 1))
         i0, j0 = i + 1, j + 1
     return ops
+
+
+def _nth_copies(ka: list[str], kb: list[str], count_b: Counter[str]) -> list[tuple[int, int]]:
+    """Pairs of the n-th copy of a key in `ka` and its n-th copy in `kb`, for as many copies as both have."""
+    where_b: dict[str, list[int]] = defaultdict(list)
+    for j, k in enumerate(kb):
+        where_b[k].append(j)
+    seen: Counter[str] = Counter()
+    pairs = []
+    for i, k in enumerate(ka):
+        n = seen[k]
+        if n < count_b[k]:
+            pairs.append((i, where_b[k][n]))
+            seen[k] = n + 1
+    return pairs
 
 
 def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

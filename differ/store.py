@@ -204,15 +204,19 @@ class Store:
             if fmt != FORMAT:
                 raise StoreError(f"{self.root}: store format {fmt!r} is not {FORMAT!r}")
             return
-        if self.root.exists() and any(
-            p.name not in ("README.md", ".gitkeep") and not p.name.startswith(".")
-            for p in self.root.iterdir()
-        ):
+        if not self._unused():
             raise StoreError(
                 f"{self.root}: folder exists and is not a differ store; choose another --snapshots folder"
             )
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write(marker, canonical_json({"format": FORMAT}) + b"\n")
+
+    def _unused(self) -> bool:
+        """Whether the folder holds nothing of anyone's: missing, empty, or only a README, the lock, and the
+        temporary file of a marker whose writer was killed before it was in place."""
+        return not self.root.exists() or all(
+            p.name in ("README.md", ".gitkeep") or p.name.startswith(".") for p in self.root.iterdir()
+        )
 
     # -- locking ----------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -449,7 +453,7 @@ class Store:
         """Re-hash everything: records, chain, Markdown and raw bodies; report what is altered or missing."""
         report = VerifyReport()
         if not (self.root / "STORE").exists():
-            if self.root.exists() and any(self.root.iterdir()):
+            if not self._unused():
                 report.problems.append(f"{self.root}: no STORE marker; not a differ store")
             return report
         checked_blobs: set[str] = set()

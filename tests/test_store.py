@@ -121,6 +121,24 @@ def test_hostile_names_never_leave_the_store(tmp_path: Path, key: str) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
 
 
+def test_a_writer_killed_before_the_marker_leaves_an_empty_store(tmp_path: Path) -> None:
+    """Killed after taking the lock and while writing the marker: the lock and a temporary marker remain.
+    That is a store with nothing in it yet: it verifies, and the next writer uses it."""
+    root = tmp_path / "snapshots"
+    root.mkdir()
+    (root / ".lock").touch()
+    (root / ".STORE.k2j4.tmp").write_text('{"for')
+    report = Store(root).verify()
+    assert (report.ok, report.problems, report.sources) == (True, [], 0)
+    Store(root).commit(
+        "doc/src", raw=b"body", markdown="# v\n", record={"fetched_at": "2026-07-08T17:45:00Z"}
+    )
+    assert Store(root).verify().ok
+    (root / "notes.txt").write_text("someone else's")
+    (root / "STORE").unlink()
+    assert Store(root).verify().problems == [f"{root}: no STORE marker; not a differ store"]
+
+
 def test_refuses_a_folder_that_is_not_a_store(tmp_path: Path) -> None:
     (tmp_path / "thesis.tex").write_text("precious")
     with pytest.raises(StoreError, match="folder exists and is not a differ store"):

@@ -1,6 +1,6 @@
-"""Build hook: with DIFFER_COMPILE=1 the two modules that write a page's Markdown are compiled to C by mypyc
-(`make` does this; see the README's Performance section). Without it differ installs as plain Python, which
-behaves the same, more slowly."""
+"""Build hook: with DIFFER_COMPILE=1 the three modules that turn a page into Markdown are compiled to C by
+mypyc (`make` does this; see the README's Dependencies section). Without it differ installs as plain Python,
+which gives the same output more slowly."""
 
 import os
 

@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test lint demo run soak bench clean
 
-# The modules that write a page's Markdown run compiled to C by mypyc (README, Performance), rebuilt whenever
-# they change; `make DIFFER_COMPILE=0 …` runs them as plain Python instead.
+# The modules that write a page's Markdown (setup.py's list) run compiled to C by mypyc (README, Dependencies),
+# rebuilt whenever they change; `make DIFFER_COMPILE=0 …` runs them as plain Python instead.
 DIFFER_COMPILE ?= 1
 COMPILED := differ/normalize/html.py differ/normalize/tree.py differ/normalize/writer.py
+BUILT := differ/normalize/*.so differ_compiled__mypyc*.so
 COMPILED_STAMP := $(VENV)/.compiled-$(DIFFER_COMPILE)
 
 $(STAMP): pyproject.toml setup.py
@@ -19,7 +20,7 @@ $(STAMP): pyproject.toml setup.py
 	touch $(STAMP)
 
 $(COMPILED_STAMP): $(STAMP) $(COMPILED) setup.py
-	rm -f $(VENV)/.compiled-* differ/normalize/*.so differ_compiled__mypyc*.so
+	rm -f $(VENV)/.compiled-* $(BUILT)
 ifeq ($(DIFFER_COMPILE),1)
 	DIFFER_COMPILE=1 $(BIN)/python -m pip install --quiet --quiet --no-build-isolation --no-deps -e .
 endif
@@ -47,4 +48,4 @@ bench: $(COMPILED_STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build
-	rm -f differ/normalize/*.so differ_compiled__mypyc*.so
+	rm -f $(BUILT)

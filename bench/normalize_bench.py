@@ -119,16 +119,14 @@ def measure(runs: int) -> dict[str, list[dict[str, object]]]:
             for name, seconds in answer["seconds"].items():
                 samples[build].setdefault(name, []).append(seconds)
     return {
-        build: [
-            {
-                "stage": name,
-                "seconds_per_page": summary(values),
-                "pages_per_second": 1 / summary(values)["median"],
-            }
-            for name, values in by_stage.items()
-        ]
+        build: [_row(name, values) for name, values in by_stage.items()]
         for build, by_stage in samples.items()
     }
+
+
+def _row(stage: str, samples: list[float]) -> dict[str, object]:
+    per_page = summary(samples)
+    return {"stage": stage, "seconds_per_page": per_page, "pages_per_second": 1 / per_page["median"]}
 
 
 def table(rows: list[dict[str, object]], python: list[dict[str, object]] | None = None) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
@@ -200,20 +200,24 @@ def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
     return first if isinstance(first, Tag) else None
 
 
-def first_tag(root: Tag, matches: Callable[[Tag], bool]) -> Tag | None:
-    """The first element under `root` in document order that `matches` (`root.find(matches)`, walked without
-    bs4's search machinery or recursion)."""
+def tags(root: Tag) -> Iterator[Tag]:
+    """The elements under `root` in document order (`root.descendants` less the strings), walked without
+    recursion."""
     stack = [iter(root.contents)]
     while stack:
         for child in stack[-1]:
             if isinstance(child, Tag):
-                if matches(child):
-                    return child
+                yield child
                 stack.append(iter(child.contents))
                 break
         else:
             stack.pop()
-    return None
+
+
+def first_tag(root: Tag, matches: Callable[[Tag], bool]) -> Tag | None:
+    """The first element under `root` in document order that `matches` (`root.find(matches)`, without bs4's
+    search machinery)."""
+    return next((tag for tag in tags(root) if matches(tag)), None)
 
 
 @lru_cache(maxsize=256)
@@ -518,16 +522,12 @@ _META = {"og:title": "title", "article:published_time": "published", "article:mo
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}
-
-    def read(tag: Tag) -> bool:
+    for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
         if tag.name == "meta":
             key = _META.get(str(tag.get("property")))
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()
-        return False
-
-    first_tag(first_tag(soup, lambda tag: tag.name == "head") or soup, read)
     if "title" not in meta:
         title = first_tag(soup, lambda tag: tag.name == "title")
         if title and title.string:

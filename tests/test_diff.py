@@ -89,6 +89,28 @@ def test_kinds_moved_link_invisible_and_metadata() -> None:
     assert d.metadata == [{"field": "updated_at", "before": "1", "after": "2"}]
 
 
+def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_happened() -> None:
+    a_meta = {"title": "T", "tags": ["x", "y"], "author": {"name": "A"}, "draft": True}
+    b_meta = {"title": "T", "tags": ["x", "z", "w"], "author": {"name": "B"}, "it's": 2}
+    d = diff("Same.\n", "Same.\n", a_meta=a_meta, b_meta=b_meta)
+    assert d.metadata == [
+        {"field": "author.name", "before": "A", "after": "B"},
+        {"field": "draft", "before": True, "after": None},
+        {"field": "it's", "before": None, "after": 2},
+        {"field": "tags[1]", "before": "y", "after": "z"},
+        {"field": "tags[2]", "before": None, "after": "w"},
+    ]
+    assert summarize(d, V)[1:] == [
+        '• metadata › author.name: "A" → "B"',
+        '• metadata › draft: removed "True"',
+        """• metadata › it's: added "2\"""",
+        '• metadata › tags[1]: "y" → "z"',
+        '• metadata › tags[2]: added "w"',
+    ]
+    page = render(d, V, "html")
+    assert "<td>None</td>" not in page and "<td></td><td>w</td>" in page
+
+
 def test_small_edits() -> None:
     d = diff("With Rust 1.71, they can be informed.\n", "With Rust 1.81, they can be informed.\n")
     assert d.changes[0].ops == [{"op": "replace", "before": "1.71", "after": "1.81"}]

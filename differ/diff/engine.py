@@ -606,25 +606,28 @@ def _find(blocks: list[Block], word: str) -> Block | None:
     return None
 
 
-def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
-    """Field-level changes of metadata, by deepdiff, as {field, before, after}."""
-    from deepdiff import DeepDiff
+def _field_name(path: list[Any]) -> str:
+    """A metadata path as people write it: `title`, `author.name`, `tags[1]`."""
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
 
-    result = DeepDiff(a or {}, b or {}, ignore_order=False, verbose_level=2)
+
+def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Field-level changes of metadata, by deepdiff, as {field, before, after}; None marks the absent side."""
+    from deepdiff import DeepDiff
+    from deepdiff.helper import NotPresent
+
+    result = DeepDiff(a or {}, b or {}, ignore_order=False, view="tree")
     changes: list[dict[str, Any]] = []
-    for kind, items in result.items():
-        if not isinstance(items, dict):
-            continue
-        for path, value in items.items():
-            field_name = path.replace("root", "", 1).strip("[]'").replace("']['", ".")
-            if kind in ("values_changed", "type_changes"):
-                changes.append(
-                    {"field": field_name, "before": value.get("old_value"), "after": value.get("new_value")}
-                )
-            elif kind.endswith("added"):
-                changes.append({"field": field_name, "before": None, "after": value})
-            elif kind.endswith("removed"):
-                changes.append({"field": field_name, "before": value, "after": None})
+    for levels in result.values():
+        for level in levels:
+            before = None if isinstance(level.t1, NotPresent) else level.t1
+            after = None if isinstance(level.t2, NotPresent) else level.t2
+            changes.append(
+                {"field": _field_name(level.path(output_format="list")), "before": before, "after": after}
+            )
     return sorted(changes, key=lambda c: c["field"])
 
 

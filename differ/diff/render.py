@@ -121,6 +121,10 @@ def _html_mark(side: str, text: str) -> str:
     return html.escape(text)
 
 
+def _shown(value: object) -> str:
+    return "" if value is None else str(value)
+
+
 def to_html(d: Diff, v: Versions) -> str:
     """A standalone side-by-side page; every piece of page text is escaped, nothing from the page runs."""
     e = html.escape
@@ -140,7 +144,7 @@ def to_html(d: Diff, v: Versions) -> str:
         )
     meta = "".join(
         f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"
-        f"<td>{e(str(m['before']))}</td><td>{e(str(m['after']))}</td></tr>"
+        f"<td>{e(_shown(m['before']))}</td><td>{e(_shown(m['after']))}</td></tr>"
         for m in d.metadata
     )
     summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])

@@ -117,6 +117,14 @@ def headline(versions: Versions, count: int, metadata: int = 0) -> str:
     return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {count} {noun}{meta}."
 
 
+def _meta_change(before: object, after: object) -> str:
+    if before is None:
+        return f"added {quote(str(after), 60)}"
+    if after is None:
+        return f"removed {quote(str(before), 60)}"
+    return f"{quote(str(before), 60)} → {quote(str(after), 60)}"
+
+
 def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[str]:
     """The summary lines: a headline, then a bullet per change, cut with '…and N more changes'."""
     lines = [headline(versions, len(d.changes), len(d.metadata))]
@@ -134,9 +142,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     for meta in d.metadata:
         if shown >= max_lines:
             break
-        lines.append(
-            f"• metadata {meta['field']}: {quote(str(meta['before']), 60)} → {quote(str(meta['after']), 60)}"
-        )
+        lines.append(f"• metadata › {meta['field']}: {_meta_change(meta['before'], meta['after'])}")
         shown += 1
     rest = len(d) - shown
     if rest > 0:

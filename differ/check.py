@@ -214,6 +214,9 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     record = {
         "fetched_at": iso(now),
         "url": source.url,
+        "document_title": source.title or source.document,
+        "role": source.role,
+        "kind": source.kind,
         "fetch_url": request.url,
         "final_url": response.final_url,
         "status": response.status,

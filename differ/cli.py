@@ -10,8 +10,8 @@ from typing import TextIO
 
 from differ import __version__
 from differ.app import App
-from differ.config import DEFAULT_CONFIG, Config, load_config
-from differ.errors import DifferError, ExitCode, UsageError
+from differ.config import DEFAULT_CONFIG, Config, load_config, store_config
+from differ.errors import ConfigError, DifferError, ExitCode, UsageError
 
 Handler = Callable[[App, argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
@@ -42,9 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--config",
         type=Path,
-        default=DEFAULT_CONFIG,
         metavar="FILE",
-        help="configuration file (default: ./config.toml)",
+        help="configuration file (default: ./config.toml; without one, history, show, diff and verify read "
+        "the --snapshots store alone)",
     )
     p.add_argument(
         "--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)"
@@ -100,13 +100,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# Commands that only read the store: given --snapshots and no config file, they read the store alone.
+READS_THE_STORE = frozenset({"history", "show", "diff", "verify"})
+
+
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
+    if args.config is None:
+        if args.snapshots is not None and args.command in READS_THE_STORE and not DEFAULT_CONFIG.exists():
+            return _store_config(args.snapshots)
+        args.config = DEFAULT_CONFIG
     config = load_config(args.config, env)
     if args.snapshots is not None:
         from dataclasses import replace
 
         config = replace(config, service=replace(config.service, snapshots=args.snapshots))
     return config
+
+
+def _store_config(snapshots: Path) -> Config:
+    from differ.store import Store
+
+    if not snapshots.is_dir():
+        raise ConfigError(f"{snapshots}: no such folder, and no config.toml here; pass a snapshots folder")
+    store = Store(snapshots)
+    newest = [v.record for v in map(store.latest, store.source_keys()) if v is not None]
+    return store_config(snapshots, newest)
 
 
 def main(
@@ -137,7 +155,7 @@ def main(
         if args.command == "config":
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")
-            return config_check(args.file or args.config, out, env)
+            return config_check(args.file or args.config or DEFAULT_CONFIG, out, env)
         if args.command == "demo":
             from differ.demo import run_demo
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -458,6 +458,41 @@ def parse_config(text: str, path: Path, env: Mapping[str, str] | None = None) ->
             raise loader.fail(f"notify[{i}].name", f'duplicate notifier name "{n.name}"')
         names.add(n.name)
     return Config(path=path, service=service, documents=documents, notifiers=notifiers)
+
+
+def store_config(snapshots: Path, sources: Sequence[Mapping[str, Any]]) -> Config:
+    """A configuration read back from a store alone, so that a copied `snapshots/` folder can be verified,
+    listed, shown and diffed without the file that made it. `sources` are the newest records, one per source
+    (`source`, `url`, and `document_title`, `role`, `kind` where recorded); the canonical is the source recorded
+    as canonical, else the one named "canonical", else the first."""
+    by_document: dict[str, list[SourceConfig]] = {}
+    titles: dict[str, str] = {}
+    for record in sources:
+        document, source_id = str(record["source"]).split("/", 1)
+        title = str(record.get("document_title") or document)
+        titles.setdefault(document, title)
+        by_document.setdefault(document, []).append(
+            SourceConfig(
+                document=document,
+                id=source_id,
+                url=str(record.get("url", "")),
+                kind=str(record.get("kind", "html")),
+                role=str(record.get("role", "")),
+                title=title,
+            )
+        )
+    documents = []
+    for document, found_sources in by_document.items():
+        recorded = [s for s in found_sources if s.role == "canonical"]
+        named = [s for s in found_sources if s.id == "canonical"]
+        canonical = (recorded or named or found_sources)[0]
+        mirrors = tuple(replace(s, role="mirror") for s in found_sources if s is not canonical)
+        documents.append(
+            DocumentConfig(document, titles[document], replace(canonical, role="canonical"), mirrors)
+        )
+    return Config(
+        path=snapshots / "config.toml", service=ServiceConfig(snapshots), documents=tuple(documents)
+    )
 
 
 def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:

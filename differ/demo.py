@@ -193,7 +193,8 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         file=out,
     )
     if keep:
-        (folder / "demo.toml").write_text(demo_config(pages, receiver, secret, store_dir))
+        # The store sits beside the file, and a config's paths are read relative to the file itself.
+        (folder / "demo.toml").write_text(demo_config(pages, receiver, secret, Path(store_dir.name)))
     else:
         shutil.rmtree(folder, ignore_errors=True)
     return ExitCode.OK

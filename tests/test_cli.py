@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from differ.cli import build_parser, main
 from differ.errors import ExitCode
@@ -222,11 +225,14 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
     assert run("--config", config, "verify")[0] == ExitCode.OK
 
 
-def test_audit_json_and_history_reach_on_the_demo_store(tmp_path: Path) -> None:
+def test_audit_json_and_history_reach_on_the_demo_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
 
-    assert main(["demo", "--keep", str(tmp_path)], out=io.StringIO()) == ExitCode.OK
-    config = str(tmp_path / "demo.toml")
+    monkeypatch.chdir(tmp_path)  # a relative --keep, as people type it
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    config = str(tmp_path / "kept" / "demo.toml")
     code, out, _ = run("--config", config, "audit", "--format", "json")
     data = json.loads(out)
     assert (code, data["schema"], data["document"], data["canonical_version"]) == (
@@ -261,6 +267,41 @@ def test_audit_json_and_history_reach_on_the_demo_store(tmp_path: Path) -> None:
     ]
     code, out, _ = run("--config", config, "audit", "--format", "html")
     assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out
+
+
+def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """history, show, diff and verify take --snapshots alone when there is no config.toml: the records name
+    each source's URL, document title and role, so the output is the same as with the config."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    store = tmp_path / "copy"
+    shutil.copytree(tmp_path / "kept" / "snapshots", store)
+    with_config = ("--config", "kept/demo.toml")
+    alone = ("--snapshots", "copy")
+    for command in (
+        ("history", "pytorch-2-13/pytorch-kr"),
+        ("history", "pytorch-2-13/wpnews", "--format", "html"),
+        ("show", "pytorch-2-13"),
+        ("show", "pytorch-2-13/wpnews", "--raw"),
+        ("diff", "pytorch-2-13/canonical", "--format", "json"),
+        ("diff", "pytorch-2-13", "--from", "1", "--to", "2"),
+    ):
+        code, out, err = run(*alone, *command)
+        assert (code, out, err) == run(*with_config, *command), command
+        assert code == ExitCode.OK and out
+    assert run(*alone, "verify") == (ExitCode.OK, "copy: 3 sources, 4 versions, 4 raw bodies: ok\n", "")
+    assert run("--snapshots", "nowhere", "verify") == (
+        ExitCode.USAGE,
+        "",
+        "error: nowhere: no such folder, and no config.toml here; pass a snapshots folder\n",
+    )
+    assert run(*alone, "audit")[2] == (
+        "error: config.toml: no such file; write one (see README.md) or pass --config FILE\n"
+    )
+    (tmp_path / "config.toml").write_text('[service]\nsnapshots = "kept/snapshots"\n')
+    assert run(*alone, "show", "pytorch-2-13")[2] == (  # a config.toml present is the one read
+        'error: no document "pytorch-2-13"; configured documents: none configured\n'
+    )
 
 
 def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, server: Server) -> None:

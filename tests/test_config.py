@@ -289,3 +289,29 @@ def test_select_names_documents_and_sources() -> None:
     assert [s.key for s in config.select(["doc/m"])] == ["doc/m"]
     with pytest.raises(Exception, match='no source "doc/x"; configured sources: doc/canonical, doc/m'):
         config.select(["doc/x"])
+
+
+def test_a_store_alone_names_its_documents_and_canonicals() -> None:
+    """Records written before roles were recorded fall back to the source named "canonical", else the first."""
+    from differ.config import store_config
+
+    records = [
+        {"source": "a/canonical", "url": "https://a.org/", "document_title": "A post", "role": "canonical"},
+        {"source": "a/copy", "url": "https://b.org/", "document_title": "A post", "role": "mirror"},
+        {"source": "b/x", "url": "https://x.org/"},
+        {"source": "b/canonical", "url": "https://c.org/"},
+        {"source": "c/one", "url": "https://one.org/", "kind": "json"},
+        {"source": "c/two", "url": "https://two.org/"},
+    ]
+    config = store_config(Path("/store"), records)
+    assert config.service.snapshots == Path("/store")
+    shape = [(d.id, d.title, d.canonical.key, [m.key for m in d.mirrors]) for d in config.documents]
+    assert shape == [
+        ("a", "A post", "a/canonical", ["a/copy"]),
+        ("b", "b", "b/canonical", ["b/x"]),
+        ("c", "c", "c/one", ["c/two"]),
+    ]
+    assert [(s.role, s.kind, s.url) for s in config.document("c").sources] == [
+        ("canonical", "json", "https://one.org/"),
+        ("mirror", "html", "https://two.org/"),
+    ]

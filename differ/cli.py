@@ -10,7 +10,7 @@ from typing import TextIO
 
 from differ import __version__
 from differ.app import App
-from differ.config import DEFAULT_CONFIG, Config, load_config, store_config
+from differ.config import DEFAULT_CONFIG, Config, ServiceConfig, load_config, store_config
 from differ.errors import ConfigError, DifferError, ExitCode, UsageError
 
 Handler = Callable[[App, argparse.Namespace], int]
@@ -95,6 +95,26 @@ def build_parser() -> argparse.ArgumentParser:
     o_sub = o.add_subparsers(dest="outbox_command", metavar="COMMAND")
     orr = o_sub.add_parser("retry", help="try failed (or waiting) deliveries again now")
     orr.add_argument("id", nargs="?", metavar="ID")
+    cp = sub.add_parser(
+        "compare",
+        help="diff two files or URLs on the spot (no config, nothing stored); exit 1 if they differ",
+    )
+    cp.add_argument("old", metavar="OLD", help="a file or an http(s):// URL")
+    cp.add_argument("new", metavar="NEW", help="a file or an http(s):// URL")
+    cp.add_argument(
+        "--kind",
+        metavar="KIND",
+        help="how to read both, as `differ kinds` lists (default: from the file name or media type)",
+    )
+    cp.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a source option, as in config.toml (selector=article, exclude='[\"nav\"]', languages='[\"en\"]')",
+    )
+    cp.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    cp.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     dm = sub.add_parser("demo", help="replay the PyTorch 2.13 edit through the real pipeline, offline")
     dm.add_argument("--keep", type=Path, metavar="DIR", help="keep the demo's store in DIR")
     return p
@@ -106,6 +126,8 @@ READS_THE_STORE = frozenset({"history", "show", "diff", "verify"})
 
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
     if args.config is None:
+        if args.command == "compare":  # reads no store; a config is used only when named
+            return Config(DEFAULT_CONFIG, ServiceConfig(Path("snapshots")))
         if args.snapshots is not None and args.command in READS_THE_STORE and not DEFAULT_CONFIG.exists():
             return _store_config(args.snapshots)
         args.config = DEFAULT_CONFIG

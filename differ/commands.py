@@ -10,7 +10,7 @@ from typing import TextIO
 from differ.app import App
 from differ.cli import command
 from differ.config import load_config, redact
-from differ.errors import ExitCode, StoreError, UsageError
+from differ.errors import DifferError, ExitCode, StoreError, UsageError
 from differ.store import Version
 
 
@@ -238,6 +238,30 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     )
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+@command("compare")
+def cmd_compare(app: App, args: argparse.Namespace) -> int:
+    """Like diff(1): exit 0 when both read the same, 1 when they differ, 2 when one cannot be read."""
+    from differ.compare import compare, parse_settings, read_side
+    from differ.diff import render
+    from differ.normalize import SOURCE_KINDS
+
+    if args.kind is not None and args.kind not in SOURCE_KINDS:
+        raise UsageError(f'--kind: expected one of {", ".join(sorted(SOURCE_KINDS))}, found "{args.kind}"')
+    settings = parse_settings(args.set)
+    sides = []
+    for spec, label in ((args.old, "old"), (args.new, "new")):
+        try:
+            sides.append(read_side(app, spec, label, args.kind, settings))
+        except DifferError as exc:
+            message = str(exc)
+            print(f"error: {message if message.startswith(spec) else f'{spec}: {message}'}", file=app.err)
+            return ExitCode.USAGE
+    d, versions = compare(*sides)
+    color = args.format == "text" and not args.no_color and app.out.isatty()
+    app.out.write(render(d, versions, args.format, color=color))
+    return ExitCode.FAILURE if len(d) else ExitCode.OK
 
 
 @command("renormalize")

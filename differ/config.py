@@ -460,6 +460,19 @@ def parse_config(text: str, path: Path, env: Mapping[str, str] | None = None) ->
     return Config(path=path, service=service, documents=documents, notifiers=notifiers)
 
 
+def adhoc_source(table: Mapping[str, Any]) -> SourceConfig:
+    """A source described on the command line (`differ compare --set NAME=VALUE`), checked as a config's
+    source is checked, so that every option means the same and is refused with the same message."""
+    return _CommandLine(Path("--set"), os.environ).source(dict(table), "--set", "compare", "canonical", "")
+
+
+class _CommandLine(_Loader):
+    """Messages name the option as it was typed: `--set exclude: expected a list of strings, found 3`."""
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{key.replace('--set.', '--set ', 1)}: {message}")
+
+
 def store_config(snapshots: Path, sources: Sequence[Mapping[str, Any]]) -> Config:
     """A configuration read back from a store alone, so that a copied `snapshots/` folder can be verified,
     listed, shown and diffed without the file that made it. `sources` are the newest records, one per source

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import re
 import shutil
 import signal
@@ -332,3 +334,84 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         assert parser.bad == [], page[:300]
         assert "default-src 'none'" in page
     assert "&lt;script&gt;" in pages[0] and "&lt;script&gt;" in pages[4]
+
+
+def test_compare_two_files_like_diff(tmp_path: Path) -> None:
+    """Exit 0 when both read the same (page noise only), 1 when they differ; the diff is check's diff."""
+    from tests.helpers import REPLAY
+
+    pages = REPLAY / "canonical"
+    selector = ("--set", "selector=article .entry-content")
+    first, noise, edited = (str(pages / f"fetch-{n}.html") for n in (1, 2, 3))
+    assert run("compare", first, noise, *selector) == (ExitCode.OK, f"{first} → {noise}: 0 changes.\n", "")
+    code, out, err = run("compare", first, edited, *selector, "--format", "json")
+    data = json.loads(out)
+    assert (code, err, len(data["changes"])) == (ExitCode.FAILURE, "", 3)
+    assert data["summary"][0] == f"{first} → {edited}: 3 changes (and 1 metadata field)."
+    assert data["from"] == {
+        "version": None,
+        "fetched_at": None,
+        "hash": hashlib.sha256(Path(first).read_bytes()).hexdigest(),
+        "name": first,
+    }
+    assert data["to"]["name"] == edited
+    # One --set line serves two kinds: `field` is the JSON mirror's, `selector` the page's.
+    code, out, _ = run(
+        "compare", str(REPLAY / "mirrors" / "wpnews.json"), edited, "--set", "field=body_md", *selector
+    )
+    assert code == ExitCode.FAILURE and "Updated (7/8)" in out
+    md = tmp_path / "a.md"
+    md.write_text("# Title\n\n*Same*  words.\n")
+    txt = tmp_path / "b"  # no suffix: sniffed as Markdown
+    txt.write_text("Title\n=====\n\n_Same_ words.\n")
+    assert run("compare", str(md), str(txt))[0] == ExitCode.OK
+
+
+def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Server) -> None:
+    server.page("/old", article("<p>Version 1.71 is out.</p>"))
+    server.page("/new", article("<p>Version 1.81 is out.</p>"))
+    server.page("/notes.md", "# Post\n\nVersion 1.81 is out.\n", ctype="text/plain")
+    old, new, notes = server.url("/old"), server.url("/new"), server.url("/notes.md")
+    local = ("--set", "allow_private=true")
+    assert run("compare", old, new, *local, "--format", "markdown", "--no-color")[:2] == (
+        ExitCode.FAILURE,
+        f"**{old} → {new}: 1 change.**\n\n"
+        '- Post: "Version 1.71 is out."\n  → "Version 1.81 is out."\n\n'
+        "| Change | Where | Before | After |\n|---|---|---|---|\n"
+        "| modified | Post | Version ~~1.71~~ is out. | Version **1.81** is out. |\n",
+    )
+    assert server.requests_to("/robots.txt"), "robots.txt is asked first"
+    # text/plain at a .md address is read as Markdown
+    assert run("compare", notes, new, *local, "--set", "metadata=[]")[:2] == (
+        ExitCode.OK,
+        f"{notes} → {new}: 0 changes.\n",
+    )
+    assert run("compare", old, new) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {old}: refused 127.0.0.1 (127.0.0.1): loopback address; set allow_private for this source to "
+        "reach it\n",
+    )
+    assert run("compare", old, server.url("/gone"), *local)[::2] == (
+        ExitCode.USAGE,
+        f"error: {server.url('/gone')}: HTTP 404 Not Found\n",
+    )
+    missing = str(tmp_path / "nope.html")
+    assert run("compare", missing, old) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {missing}: no such file; expected a file or an http(s):// URL\n",
+    )
+    assert run("compare", old, new, "--set", "exclude=3", *local)[::2] == (
+        ExitCode.USAGE,
+        f"error: {old}: --set exclude: expected a list of strings, found 3\n",
+    )
+    assert run("compare", old, new, "--set", "colour=red")[::2] == (
+        ExitCode.USAGE,
+        'error: --set: unknown option "colour"; options: allow_private, api, exclude, field, format, headers, '
+        "interval, languages, metadata, robots, selector, slug\n",
+    )
+    assert run("compare", old, new, "--kind", "pdf")[::2] == (
+        ExitCode.USAGE,
+        'error: --kind: expected one of discourse, html, json, markdown, text, wordpress, found "pdf"\n',
+    )

@@ -6,7 +6,7 @@ import json
 import random
 from html.parser import HTMLParser
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from differ.diff import Versions, apply, diff, render, split_blocks, summarize, word_ops
@@ -387,3 +387,56 @@ def test_a_code_example_replaced_in_place_is_that_block_modified() -> None:
     assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
     other = b.replace("```rust", "```python")
     assert sorted(c.kind for c in diff(a, other).changes) == ["added", "removed"]
+
+
+def test_markdown_table_strikes_out_and_bolds_the_changed_words() -> None:
+    row = next(
+        line
+        for line in render(replay_diff(), V, "markdown").splitlines()
+        if line.startswith("| modified | Non-Feature Updates › Python support |")
+    )
+    assert row.split(" | ")[2:] == [
+        "Python support: CPython 3.13t dropped from the Linux binary matrix. (Python 3.15 binary support is "
+        "~~listed~~ above ~~as a Prototype feature~~.) See #182951.",
+        "Python support: CPython 3.13t dropped from the Linux binary matrix. (**Preliminary** Python 3.15 "
+        "**and 3.15t** binary support is **found** above.) See #182951. |",
+    ]
+
+
+def _shown_text(markdown: str) -> str:
+    """The text a reader sees where `markdown` is rendered (GitHub's flavour: strikethrough and tables on)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable(["strikethrough", "table"]).parse(markdown)
+    inline = [t for t in tokens if t.type == "inline"]
+    return "".join(c.content for t in inline for c in t.children or [] if c.type in ("text", "code_inline"))
+
+
+@settings(max_examples=300)
+@example("&amp; &#35; &copy")
+@example("a ~~b~~ ~c~")
+@example("1. x")
+@example("2) x 3. y")
+@example("- x")
+@example("+ x")
+@example("# x")
+@example("> x")
+@example("`x` ``y``")
+@example("<b>x</b> <http://x.org>")
+@example("![x](y) [x]: y")
+@example("*** --- ___")
+@example("a_b_ *c* **d**")
+@example("x \\")
+@example("| pipe | table |")
+@given(
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1).map(lambda t: " ".join(t.split()))
+)
+def test_escaped_text_renders_back_to_itself(text: str) -> None:
+    """Summary lines and table cells are page text: whatever it holds, a reader sees it as it is, no markup."""
+    from differ.diff.blocks import md_text
+
+    if not text:
+        return
+    assert _shown_text(md_text(text)) == text
+    assert _shown_text(f"| h |\n|---|\n| {md_text(text, inline=True)} |\n") == "h" + text
+    assert _shown_text(f"**{md_text(text, inline=True)}**") == text

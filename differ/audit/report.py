@@ -68,7 +68,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     for m in report.mirrors:
         lines.extend(mirror_lines(m, report.canonical_version))
     if fmt == "markdown":
-        out = [f"**{md_text(lines[0])}**", ""]
+        out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
             out.append(
                 ("  - " + md_text(line.strip()[2:])) if line.startswith("  •") else f"- {md_text(line)}"

@@ -296,7 +296,12 @@ def word_spans(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def md_text(text: str) -> str:
-    """Escape text for Markdown output: only what would otherwise become markup."""
-    text = re.sub(r"([\\`*_\[\]<>|])", r"\\\1", text)
-    return re.sub(r"^([#+\-=>]|\d+[.)])", r"\\\1", text)
+def md_text(text: str, *, inline: bool = False) -> str:
+    """Escape text for Markdown output: only what would otherwise become markup. A line's start is escaped too
+    (a heading, list or quote marker: `\\#`, `1\\.`) unless the text is `inline` (a table cell, a run in a line)."""
+    text = re.sub(r"([\\`*_\[\]<>|~]|&(?=#?[0-9A-Za-z]+;))", r"\\\1", text)
+    if inline:
+        return text
+    return re.sub(
+        r"^(?:([#+\-=>])|(\d{1,9})([.)])(?=\s|$))", lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", text
+    )

@@ -17,14 +17,21 @@ FORMATS = ("text", "markdown", "json", "html")
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 
 
+def _side(version: int | None, fetched_at: str, digest: str, name: str) -> dict[str, Any]:
+    side: dict[str, Any] = {"version": version, "fetched_at": fetched_at or None, "hash": digest or None}
+    if name:
+        side["name"] = name  # a file or URL compared on the spot (differ compare)
+    return side
+
+
 def as_json(d: Diff, v: Versions) -> dict[str, Any]:
     """The documented JSON form of a diff (schema `differ.diff/1`)."""
     return {
         "schema": SCHEMA,
         "source": v.source,
         "title": v.title,
-        "from": {"version": v.a, "fetched_at": v.a_time or None, "hash": v.a_hash or None} if v.a else None,
-        "to": {"version": v.b, "fetched_at": v.b_time or None, "hash": v.b_hash or None},
+        "from": _side(v.a, v.a_time, v.a_hash, v.a_name) if v.a or v.a_name else None,
+        "to": _side(v.b, v.b_time, v.b_hash, v.b_name),
         "summary": summarize(d, v),
         "changes": [c.as_json() for c in d.changes],
         "metadata": d.metadata,
@@ -96,14 +103,29 @@ def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
 
 def to_markdown(d: Diff, v: Versions) -> str:
     lines = summarize(d, v)
-    out = [f"**{md_escape(lines[0])}**", ""]
+    out = [f"**{md_escape(lines[0], inline=True)}**", ""]
     out.extend("- " + md_escape(line[2:]) if line.startswith("• ") else md_escape(line) for line in lines[1:])
     if d.changes:
         out += ["", "| Change | Where | Before | After |", "|---|---|---|---|"]
         for change in d.changes:
-            cell = [change.kind, where(change) or "(top)", change.before or "", change.after or ""]
-            out.append("| " + " | ".join(md_escape(x).replace("\n", " ") for x in cell) + " |")
+            cells = [md_escape(change.kind, inline=True), md_escape(where(change) or "(top)", inline=True)]
+            if change.kind == "modified" and change.ops:  # the changed words struck out and in bold
+                cells += [_marked(change, _md_mark, ("before",)), _marked(change, _md_mark, ("after",))]
+            else:
+                cells += [
+                    md_escape(change.before or "", inline=True),
+                    md_escape(change.after or "", inline=True),
+                ]
+            out.append("| " + " | ".join(cell.replace("\n", " ") for cell in cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def _md_mark(side: str, text: str) -> str:
+    if not text or side == "equal":
+        return md_escape(text, inline=True)
+    return (
+        f"~~{md_escape(text, inline=True)}~~" if side == "before" else f"**{md_escape(text, inline=True)}**"
+    )
 
 
 _CSS = """body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}

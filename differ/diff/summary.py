@@ -22,11 +22,13 @@ class Versions:
     title: str
     source: str
     a: int | None
-    b: int
+    b: int | None
     a_time: str = ""
     b_time: str = ""
     a_hash: str = ""
     b_hash: str = ""
+    a_name: str = ""  # what each side was read from, when they are not stored versions (differ compare)
+    b_name: str = ""
 
 
 def is_edit_note(text: str | None) -> bool:
@@ -111,9 +113,11 @@ def order(changes: list[Change]) -> list[Change]:
 
 
 def headline(versions: Versions, count: int, metadata: int = 0) -> str:
-    span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
     noun = "change" if count == 1 else "changes"
     meta = f" (and {metadata} metadata field{'s' if metadata != 1 else ''})" if metadata else ""
+    if versions.a_name:
+        return f"{versions.a_name} → {versions.b_name}: {count} {noun}{meta}."
+    span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
     return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {count} {noun}{meta}."
 
 

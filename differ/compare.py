@@ -1,0 +1,150 @@
+"""Compare two documents given on the command line (files or URLs) without a store: each is read by a source
+kind, normalized and diffed exactly as a watched source's versions are."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from differ.app import App
+from differ.check import build_request, read_response
+from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
+from differ.diff import Diff, Versions, diff
+from differ.errors import UsageError
+from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+
+# What a file's suffix says it holds, and the media type it is read as.
+SUFFIX_KINDS = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".json": "json",
+    ".txt": "text",
+}
+MEDIA_TYPES = {
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "json": "application/json",
+    "text": "text/plain",
+}
+# What a response's media type says it holds, when no kind is given.
+MEDIA_KINDS = {
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+    "application/json": "json",
+}
+
+
+@dataclass
+class Read:
+    """One side of a comparison: what it was read from, and its normalized form."""
+
+    name: str
+    normalized: Normalized
+    sha256: str
+
+
+def is_url(spec: str) -> bool:
+    return spec.startswith(("http://", "https://"))
+
+
+def settable() -> set[str]:
+    """The options `--set` takes: every source's, and every kind's."""
+    names = set(SOURCE_OPTIONS) - {"id", "url", "kind"}
+    for kind in SOURCE_KINDS.values():
+        names.update(kind.options)
+    return names
+
+
+def parse_settings(pairs: list[str]) -> dict[str, Any]:
+    """`--set NAME=VALUE` pairs as a source table: VALUE is read as TOML when it is TOML (a list, a number, a
+    quoted string), else taken as it is written, so `--set selector=article .post` needs no quoting."""
+    table: dict[str, Any] = {}
+    known = settable()
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f'--set: expected NAME=VALUE (e.g. --set selector=article), found "{pair}"')
+        if name not in known:
+            raise UsageError(f'--set: unknown option "{name}"; options: {", ".join(sorted(known))}')
+        try:
+            table[name] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            table[name] = value
+    return table
+
+
+def _source(settings: dict[str, Any], label: str, url: str, kind: str) -> SourceConfig:
+    """The side's source: options its kind does not take are left out, so that one `--set` line serves a
+    comparison of two kinds (a JSON mirror against an HTML page)."""
+    takes = set(SOURCE_OPTIONS) | set(SOURCE_KINDS[kind].options)
+    table = {name: value for name, value in settings.items() if name in takes}
+    return adhoc_source({**table, "id": label, "url": url, "kind": kind})
+
+
+def _kind_of_file(path: Path, data: bytes) -> str:
+    kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if kind:
+        return kind
+    return "html" if data.lstrip()[:1] == b"<" else "markdown"
+
+
+def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:
+    """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize."""
+    if is_url(spec):
+        source = _source(settings, label, spec, kind or "html")
+        response = app.fetcher.fetch(build_request(source, {}))
+        if kind is None:
+            media = (response.header("content-type") or "").split(";", 1)[0].strip().lower()
+            guessed = MEDIA_KINDS.get(media, "html")
+            if guessed == "text" and spec.lower().endswith((".md", ".markdown")):
+                guessed = "markdown"
+            source = _source(settings, label, spec, guessed)
+        return Read(spec, read_response(app, source, response), hashlib.sha256(response.body).hexdigest())
+    path = Path(spec)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{spec}: no such file; expected a file or an http(s):// URL")
+    except IsADirectoryError:
+        raise UsageError(f"{spec}: is a folder; expected a file or an http(s):// URL")
+    except OSError as exc:
+        raise UsageError(f"{spec}: cannot read: {exc.strerror}")
+    kind = kind or _kind_of_file(path, data)
+    # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
+    # so relative links resolve as a browser opening the file would resolve them.
+    checked = _source(settings, label, "https://localhost/", kind)
+    base = path.resolve().as_uri()
+    source = replace(checked, url=base)
+    body = Body(data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params)
+    return Read(spec, normalize(body, source), hashlib.sha256(data).hexdigest())
+
+
+def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
+    """The diff of two documents read on the spot, named by what they were read from."""
+    d = diff(
+        old.normalized.markdown,
+        new.normalized.markdown,
+        a_meta=old.normalized.metadata,
+        b_meta=new.normalized.metadata,
+        a_invisible=old.normalized.invisible,
+        b_invisible=new.normalized.invisible,
+    )
+    versions = Versions(
+        f"{old.name} → {new.name}",
+        "compare",
+        None,
+        None,
+        a_hash=old.sha256,
+        b_hash=new.sha256,
+        a_name=old.name,
+        b_name=new.name,
+    )
+    return d, versions

@@ -15,6 +15,7 @@ from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.errors import UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+from differ.normalize.kinds import media_type
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -102,8 +103,7 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
         source = _source(settings, label, spec, kind or "html")
         response = app.fetcher.fetch(build_request(source, {}))
         if kind is None:
-            media = (response.header("content-type") or "").split(";", 1)[0].strip().lower()
-            guessed = MEDIA_KINDS.get(media, "html")
+            guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
             if guessed == "text" and spec.lower().endswith((".md", ".markdown")):
                 guessed = "markdown"
             source = _source(settings, label, spec, guessed)

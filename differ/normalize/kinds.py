@@ -92,7 +92,7 @@ def _text(body: Body, *, html: bool = False) -> tuple[str, str, list[str]]:
     return decoded.text, decoded.encoding, warnings
 
 
-def _media_type(content_type: str | None) -> str:
+def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
@@ -131,7 +131,7 @@ class HtmlKind(SourceKind):
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
-        media = _media_type(body.content_type)
+        media = media_type(body.content_type)
         if media and media not in ("text/html", "application/xhtml+xml", "text/plain", "application/xml"):
             raise NormalizeError(f'expected an HTML page, got Content-Type "{media}"')
         text, encoding, warnings = _text(body, html=True)

@@ -113,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a source option, as in config.toml (selector=article, exclude='[\"nav\"]', languages='[\"en\"]')",
     )
+    cp.add_argument(
+        "--audit",
+        action="store_true",
+        help="audit NEW as a copy of OLD: coverage, missing, extra, altered, corrupted commands and, with "
+        "--set languages, translated numbers and names (exit 1 on any finding)",
+    )
     cp.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     cp.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     dm = sub.add_parser("demo", help="replay the PyTorch 2.13 edit through the real pipeline, offline")

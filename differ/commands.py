@@ -242,8 +242,9 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 
 @command("compare")
 def cmd_compare(app: App, args: argparse.Namespace) -> int:
-    """Like diff(1): exit 0 when both read the same, 1 when they differ, 2 when one cannot be read."""
-    from differ.compare import compare, parse_settings, read_side
+    """Like diff(1): exit 0 when both read the same (or, with --audit, the copy is faithful), 1 when they
+    differ, 2 when one cannot be read."""
+    from differ.compare import audit, compare, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
 
@@ -258,6 +259,10 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
             message = str(exc)
             print(f"error: {message if message.startswith(spec) else f'{spec}: {message}'}", file=app.err)
             return ExitCode.USAGE
+    if args.audit:
+        report = audit(*sides)
+        app.out.write(render_audit(report, args.format))
+        return ExitCode.FAILURE if report.mirrors[0].findings else ExitCode.OK
     d, versions = compare(*sides)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))

@@ -4,13 +4,15 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from differ.app import App
-from differ.check import build_request, read_response
+from differ.audit import AuditReport, MirrorAudit, audit_pair, translation_findings
+from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.errors import UsageError
@@ -49,6 +51,8 @@ class Read:
     name: str
     normalized: Normalized
     sha256: str
+    bilingual: str | None = None  # the whole text, where `languages` kept part of it
+    languages: tuple[str, ...] = ()
 
 
 def is_url(spec: str) -> bool:
@@ -99,15 +103,32 @@ def _kind_of_file(path: Path, data: bytes) -> str:
 
 def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:
     """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize."""
-    if is_url(spec):
-        source = _source(settings, label, spec, kind or "html")
-        response = app.fetcher.fetch(build_request(source, {}))
-        if kind is None:
-            guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
-            if guessed == "text" and spec.lower().endswith((".md", ".markdown")):
-                guessed = "markdown"
-            source = _source(settings, label, spec, guessed)
-        return Read(spec, read_response(app, source, response), hashlib.sha256(response.body).hexdigest())
+    source, body = (
+        _fetch(app, spec, label, kind, settings) if is_url(spec) else _open(app, spec, label, kind, settings)
+    )
+    normalized = normalize(body, source)
+    # A bilingual side filtered by `languages` keeps its whole text too: translations are checked against it.
+    whole = normalize(body, replace(source, languages=None)).markdown if source.languages else None
+    return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), whole, source.languages or ())
+
+
+def _fetch(
+    app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
+) -> tuple[SourceConfig, Body]:
+    source = _source(settings, label, spec, kind or "html")
+    response = app.fetcher.fetch(build_request(source, {}))
+    if kind is None:
+        guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
+        if guessed == "text" and spec.lower().endswith((".md", ".markdown")):
+            guessed = "markdown"
+        source = _source(settings, label, spec, guessed)
+    tracking = app.config.service.tracking_params
+    return source, Body(response.body, response.header("content-type"), response.final_url, tracking)
+
+
+def _open(
+    app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
+) -> tuple[SourceConfig, Body]:
     path = Path(spec)
     try:
         data = path.read_bytes()
@@ -122,9 +143,9 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
     # so relative links resolve as a browser opening the file would resolve them.
     checked = _source(settings, label, "https://localhost/", kind)
     base = path.resolve().as_uri()
-    source = replace(checked, url=base)
-    body = Body(data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params)
-    return Read(spec, normalize(body, source), hashlib.sha256(data).hexdigest())
+    return replace(checked, url=base), Body(
+        data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params
+    )
 
 
 def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
@@ -148,3 +169,34 @@ def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
         b_name=new.name,
     )
     return d, versions
+
+
+def audit(canonical: Read, mirror: Read) -> AuditReport:
+    """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
+    `differ audit` reports a watched mirror (without staleness, which needs a history)."""
+    coverage, findings = audit_pair(canonical.normalized.markdown, mirror.normalized.markdown)
+    if mirror.bilingual is not None:
+        findings += translation_findings(mirror.bilingual, mirror.languages)
+    report = AuditReport("compare", canonical.name, None, None)
+    report.mirrors.append(MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings))
+    return report
+
+
+def render_audit(report: AuditReport, fmt: str) -> str:
+    """The audit of a pair: a headline and a line per finding; JSON in the `differ.audit/1` shape."""
+    from differ.audit.report import finding_line, html_page
+    from differ.diff.blocks import md_text
+
+    if fmt == "json":
+        return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
+    m = report.mirrors[0]
+    count = f"{len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
+    head = f"{m.id} against {report.title}: coverage {m.coverage:.1%}; {count}"
+    lines = [finding_line(f) for f in m.findings]
+    if fmt == "html":
+        return html_page(report, head)
+    if fmt == "markdown":
+        return (
+            "\n".join([f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in lines)]) + "\n"
+        )
+    return "\n".join([head, *(f"  • {x}" for x in lines)]) + "\n"

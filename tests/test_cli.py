@@ -415,3 +415,41 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
         ExitCode.USAGE,
         'error: --kind: expected one of discourse, html, json, markdown, text, wordpress, found "pdf"\n',
     )
+
+
+def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
+    """A translator's check before publishing: the copy against the canonical, no config, no store."""
+    from differ.diff.blocks import md_text
+    from tests.helpers import REPLAY, replay_fetch
+
+    canonical = str(REPLAY / "canonical" / "fetch-3.html")
+    repost = str(REPLAY / "mirrors" / "pytorch-kr.txt")
+    page = ("--set", "selector=article .entry-content")
+    code, out, err = run("compare", canonical, repost, "--audit", *page, "--set", 'languages=["en"]')
+    assert (code, out, err) == (
+        ExitCode.FAILURE,
+        f"{repost} against {canonical}: coverage 99.1%; 1 finding\n"
+        '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"\n',
+        "",
+    )
+    aggregator = str(REPLAY / "mirrors" / "wpnews.json")
+    code, out, _ = run(
+        "compare", canonical, aggregator, "--audit", *page, "--set", "field=body_md", "--format", "json"
+    )
+    data = json.loads(out)
+    assert (code, data["schema"], data["title"]) == (ExitCode.FAILURE, "differ.audit/1", canonical)
+    kinds = [f["kind"] for f in data["mirrors"][0]["findings"]]
+    assert sorted(kinds) == [
+        "altered",
+        "code_corrupted",
+        "code_corrupted",
+        "code_corrupted",
+        "code_corrupted",
+        "extra",
+        "missing",
+    ]
+    copy = tmp_path / "copy.md"  # a faithful copy: the page's own Markdown
+    copy.write_text(replay_fetch(3).markdown)
+    code, out, _ = run("compare", canonical, str(copy), "--audit", *page, "--format", "markdown")
+    head = md_text(f"{copy} against {canonical}: coverage 100.0%; 0 findings", inline=True)
+    assert (code, out) == (ExitCode.OK, f"**{head}**\n\n")

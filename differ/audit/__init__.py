@@ -415,15 +415,29 @@ def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Findi
 
     from differ.check import read_version
     from differ.errors import DifferError
-    from differ.normalize.language import SCRIPT_OF_LANGUAGE
 
     try:
         full = read_version(app, replace(mirror, languages=None), mv)
     except DifferError:
         return []
-    kept = {SCRIPT_OF_LANGUAGE[lang] for lang in mirror.languages or ()}
+    return translation_findings(full.markdown, mirror.languages or ())
+
+
+def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Finding]:
+    """token_mismatch between the blocks of a bilingual page in the kept `languages` and their translations."""
+    from differ.normalize.language import SCRIPT_OF_LANGUAGE
+
+    kept = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
     every = {"Latin", "Hangul", "Kana", "Han", "Cyrillic", "Greek", "Arabic", "Hebrew"}
-    return token_mismatches(split_blocks(full.markdown), every - kept, kept)
+    return token_mismatches(split_blocks(bilingual), every - kept, kept)
+
+
+def audit_pair(canonical: str, mirror: str) -> tuple[float, list[Finding]]:
+    """Coverage and findings of one mirror text against one canonical text (Markdown), with no history."""
+    canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
+    al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
+    coverage = al.matched / len(al.canonical.words) if al.canonical.words else 1.0
+    return coverage, compare(canon_blocks, mirror_blocks, al)
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:

@@ -61,7 +61,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if report.canonical_version is None:
         return head.split(":")[0] + ": no canonical version stored yet (run: differ check)\n"
     if fmt == "html":
-        return _html(report, head)
+        return html_page(report, head)
     lines = [head]
     if not report.mirrors:
         lines.append("no mirror versions stored yet")
@@ -77,7 +77,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html(report: AuditReport, head: str) -> str:
+def html_page(report: AuditReport, head: str) -> str:
     e = html.escape
     parts = [f"<h1>{e(head)}</h1>"]
     for m in report.mirrors:

@@ -448,6 +448,11 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
         "extra",
         "missing",
     ]
+    code, out, _ = run(
+        "compare", canonical, aggregator, "--audit", *page, "--set", "field=body_md", "--format", "html"
+    )
+    assert code == ExitCode.FAILURE and "<td>code_corrupted</td>" in out and "version None" not in out
+    assert "Canonical edits reaching" not in out
     copy = tmp_path / "copy.md"  # a faithful copy: the page's own Markdown
     copy.write_text(replay_fetch(3).markdown)
     code, out, _ = run("compare", canonical, str(copy), "--audit", *page, "--format", "markdown")

@@ -78,15 +78,19 @@ def render_audit(report: AuditReport, fmt: str) -> str:
 
 
 def html_page(report: AuditReport, head: str) -> str:
+    """A standalone page; every piece of page text is escaped and no script may run. A mirror with no stored
+    version (a copy audited on the spot by `differ compare --audit`) has no version line and no history."""
     e = html.escape
     parts = [f"<h1>{e(head)}</h1>"]
     for m in report.mirrors:
-        parts.append(f"<h2>{e(m.id)}</h2><p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
-        parts.append(
-            "<p>Canonical edits reaching this mirror:</p><ul>"
-            + "".join(f"<li>{e(line)}</li>" for line in reach_text(m.reached))
-            + "</ul>"
-        )
+        parts.append(f"<h2>{e(m.id)}</h2>")
+        if m.version is not None:
+            parts.append(f"<p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
+            parts.append(
+                "<p>Canonical edits reaching this mirror:</p><ul>"
+                + "".join(f"<li>{e(line)}</li>" for line in reach_text(m.reached))
+                + "</ul>"
+            )
         rows = "".join(
             f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
             f"<td>{e(f.mirror or '')}</td><td>{e(f.detail)}</td></tr>"

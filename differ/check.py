@@ -15,7 +15,7 @@ from differ.diff import Diff, Versions, diff, summarize
 from differ.diff.render import as_json, render
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.fetch import Request, Response
-from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
 from differ.store import Store, Version, canonical_json, sha256
 
 # Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
@@ -61,6 +61,28 @@ def content_identity(n: Normalized) -> str:
     )
 
 
+def reading(app: App, source: SourceConfig) -> str:
+    """A digest of the settings that decide how a body is read (kind, its options, languages, tracking
+    parameters). A version read with other settings is read again before it is compared, so that editing
+    a selector or an exclude list is never reported as a change of the page."""
+    settings = {
+        "kind": source.kind,
+        "options": dict(source.options),
+        "languages": source.languages,
+        "tracking": app.config.service.tracking_params,
+    }
+    return sha256(canonical_json(settings))[:16]
+
+
+def _read_differently(app: App, source: SourceConfig, version: Version, normalizer: int) -> bool:
+    """Whether `version` was read by another normalizer or with other settings (a record from before
+    settings were recorded counts as read with the current ones)."""
+    record = version.record
+    return record.get("normalizer") != normalizer or record.get("reading", reading(app, source)) != reading(
+        app, source
+    )
+
+
 def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     """The request for a source, conditional on the validators its last fetch of the same URL returned."""
     kind = SOURCE_KINDS[source.kind]
@@ -98,18 +120,29 @@ def read_version(app: App, source: SourceConfig, version: Version) -> Normalized
 def _baseline(
     app: App, source: SourceConfig, state: dict[str, Any], latest: Version, normalizer: int
 ) -> tuple[str | None, Normalized | None]:
-    """The latest version's identity as this normalizer reads it, and that reading when it was made now: after
-    an upgrade that changes the canonical form, an unchanged page still reads as unchanged."""
-    if latest.record.get("normalizer") == normalizer:
+    """The latest version's identity as this normalizer and these settings read it, and that reading when it
+    was made now: after an upgrade that changes the canonical form, or an edit of the source's settings, an
+    unchanged page still reads as unchanged."""
+    if not _read_differently(app, source, latest, normalizer):
         return latest.record.get("content_sha256"), None
+    how = reading(app, source)
     known = state.get("reread") or {}
-    if known.get("version") == latest.number and known.get("normalizer") == normalizer:
+    if (known.get("version"), known.get("normalizer"), known.get("reading", how)) == (
+        latest.number,
+        normalizer,
+        how,
+    ):
         return known.get("content_sha256"), None
     again = _read_again(app, source, latest)
     if again is None:
         return latest.record.get("content_sha256"), None
     identity = content_identity(again)
-    state["reread"] = {"version": latest.number, "normalizer": normalizer, "content_sha256": identity}
+    state["reread"] = {
+        "version": latest.number,
+        "normalizer": normalizer,
+        "reading": how,
+        "content_sha256": identity,
+    }
     if normalizer not in app.store.normalized_forms(latest):
         app.store.add_normalized(latest, normalizer, again.markdown)
     return identity, again
@@ -198,7 +231,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     changes = 0
     d = None
     if latest is not None:
-        if again is None and latest.record.get("normalizer") != normalized.normalizer:
+        if again is None and _read_differently(app, source, latest, normalized.normalizer):
             again = _read_again(app, source, latest)
         d = diff(
             again.markdown if again else store.markdown(latest, latest.record["normalizer"]),
@@ -222,6 +255,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "status": response.status,
         "headers": {k: v for k, v in response.headers.items() if k not in DROPPED_HEADERS},
         "normalizer": normalized.normalizer,
+        "reading": reading(app, source),
         "metadata": normalized.metadata,
         "invisible": normalized.invisible,
         "encoding": normalized.encoding,
@@ -267,8 +301,25 @@ def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
     )
 
 
-def diff_versions(store: Store, old: Version, new: Version) -> Diff:
-    """The diff between two stored versions, on the newest normalized form both have."""
+def diff_versions(
+    store: Store, old: Version, new: Version, *, app: App | None = None, source: SourceConfig | None = None
+) -> Diff:
+    """The diff between two stored versions, on the newest normalized form both have. Given the app and the
+    source, an old version read with other settings than the new one, which is read as the source is now, is
+    read again first, as the check that stored the new one did."""
+    if app is not None and source is not None and old.record.get("reading") != new.record.get("reading"):
+        current = int(new.record.get("normalizer", 0))
+        if not _read_differently(app, source, new, NORMALIZER_VERSION) and old.record.get("reading"):
+            again = _read_again(app, source, old)
+            if again is not None and again.normalizer == current:
+                return diff(
+                    again.markdown,
+                    store.markdown(new, current),
+                    a_meta=again.metadata,
+                    b_meta=new.metadata,
+                    a_invisible=again.invisible,
+                    b_invisible=new.record.get("invisible") or [],
+                )
     forms = set(store.normalized_forms(old)) & set(store.normalized_forms(new))
     normalizer = max(forms) if forms else None
     return diff(
@@ -296,7 +347,9 @@ def missed_events(
             events.append(known)
             continue
         old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
-        events.append(change_event(source, old, new, diff_versions(app.store, old, new)))
+        events.append(
+            change_event(source, old, new, diff_versions(app.store, old, new, app=app, source=source))
+        )
     return events
 
 

@@ -143,7 +143,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
         old = app.store.version(source.key, new.number - 1)
     else:
         old = app.store.version(source.key, args.a)
-    d = diff_versions(app.store, old, new)
+    d = diff_versions(app.store, old, new, app=app, source=source)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))

@@ -51,3 +51,39 @@ def test_a_passing_anomaly_leaves_nothing(tmp_path: Path, server: Server) -> Non
     assert check_source(app, source).outcome == "held"  # a new streak starts from scratch
     assert [v.number for v in app.store.versions("doc/canonical")] == [1]
     assert "pending" in app.store.state("doc/canonical")
+
+
+def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, server: Server) -> None:
+    """A new exclude list reads the stored version again: an unchanged page stays unchanged, and the next real
+    edit is reported alone, in the check, its alert and `differ diff` alike."""
+    from differ.check import diff_versions, missed_events
+
+    page = article("<p>Release notes.</p><div class=share>Share this post</div>")
+    server.page("/post", page)
+    clock = Clock()
+    before = one_doc(tmp_path, server.url("/post"), extra="robots = false")
+    app = make_app(before, clock)
+    assert check_source(app, before.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
+    after = one_doc(tmp_path, server.url("/post"), extra='robots = false\nexclude = [".share"]')
+    app = make_app(after, clock)
+    source = after.sources()[0]
+    server.page("/post", page.replace("</p>", " </p>"))  # another body, the same page
+    clock.advance(60)
+    assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"
+    server.page("/post", page.replace("</p>", "  </p>"))
+    clock.advance(60)
+    assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"
+    assert app.store.state(source.key)["reread"]["version"] == 1  # read again once, then remembered
+    server.page("/post", page.replace("Release notes.", "Release notes, revised."))
+    clock.advance(60)
+    result = check_source(app, source)
+    assert (result.line(), result.summary[1:]) == (
+        "doc/canonical: new version 2 (1 change)",
+        ['• Post: added ", revised"'],
+    )
+    old, new = app.store.versions(source.key)
+    assert [c.kind for c in diff_versions(app.store, old, new, app=app, source=source).changes] == [
+        "modified"
+    ]
+    assert len(diff_versions(app.store, old, new).changes) == 2  # as stored: the share line went too
+    assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [['• Post: added ", revised"']]

@@ -14,6 +14,7 @@ from differ.config import SourceConfig
 from differ.diff import Diff, Versions, diff, summarize
 from differ.diff.render import as_json, render
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
+from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
 from differ.store import Store, Version, canonical_json, sha256
@@ -277,6 +278,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     if latest is not None and d is not None:
         result.event = change_event(source, latest, version, d)
         store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
+    write_feed(store, app.config.document(source.document), app.config.service.base_url)
     entry.update(outcome="new", version=version.number)
     _finish(app, key, state, entry, started, response)
     return result

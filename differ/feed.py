@@ -1,0 +1,88 @@
+"""An Atom feed of each document's versions, `reports/DOCUMENT/feed.xml`, written after every new version: what
+someone without Slack subscribes to in a feed reader once the reports folder is published at `base_url`."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from differ.config import DocumentConfig
+from differ.store import Store, Version, atomic_write
+
+ATOM = "http://www.w3.org/2005/Atom"
+ENTRIES = 50  # the newest versions across the document's sources
+# Characters XML 1.0 cannot carry at all (a page's control characters would make the whole feed unreadable).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _text(value: str) -> str:
+    return _NOT_XML.sub("\ufffd", value)
+
+
+def _uuid(*parts: str) -> str:
+    """A stable Atom id: the same version or feed has the same id in every regeneration."""
+    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, 'differ:' + ':'.join(parts))}"
+
+
+def feed_path(store: Store, document: str) -> Path:
+    return store.root / "reports" / document / "feed.xml"
+
+
+def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
+    """The document's newest versions as an Atom 1.0 feed (RFC 4287), newest first."""
+    base = base_url.rstrip("/")
+    versions: list[tuple[str, Version]] = []
+    for source in doc.sources:
+        latest = store.latest(source.key)
+        if latest is None:
+            continue
+        for number in range(latest.number, max(0, latest.number - ENTRIES), -1):
+            versions.append((source.id, store.version(source.key, number)))
+    versions.sort(key=lambda item: (item[1].fetched_at, item[1].number), reverse=True)
+    versions = versions[:ENTRIES]
+
+    ET.register_namespace("", ATOM)
+    feed = ET.Element(f"{{{ATOM}}}feed")
+
+    def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+        element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
+        if text is not None:
+            element.text = _text(text)
+        return element
+
+    add(feed, "id", _uuid("feed", doc.id, doc.canonical.url))
+    add(feed, "title", f"{doc.title}: versions")
+    add(feed, "updated", versions[0][1].fetched_at if versions else "1970-01-01T00:00:00Z")
+    add(add(feed, "author"), "name", "differ")
+    add(feed, "link", rel="alternate", href=doc.canonical.url)
+    if base:
+        add(feed, "link", rel="self", href=f"{base}/{doc.id}/feed.xml")
+    for source_id, version in versions:
+        summary = [str(line) for line in version.record.get("summary") or []]
+        entry = add(feed, "entry")
+        add(entry, "id", _uuid(version.source, str(version.number), version.hash))
+        title = (
+            summary[0] if summary else f"{doc.title} ({source_id}), version {version.number}: first snapshot."
+        )
+        add(entry, "title", title)
+        add(entry, "updated", version.fetched_at)
+        page = str(version.record.get("url") or version.record.get("final_url") or doc.canonical.url)
+        if base and version.number > 1:
+            add(entry, "link", rel="alternate", href=f"{base}/{version.source}/diff-{version.number}.html")
+            add(entry, "link", rel="related", href=page)
+        else:
+            add(entry, "link", rel="alternate", href=page)
+        add(entry, "content", "\n".join(summary[1:]) or f"First snapshot of {page}.", type="text")
+    data: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
+
+
+def write_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> Path:
+    """Build and write the feed under the store's lock, so that sources checked at once never write a feed
+    that misses one another's version."""
+    with store.writing():
+        path = feed_path(store, doc.id)
+        atomic_write(path, build_feed(store, doc, base_url))
+        return path

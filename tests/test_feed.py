@@ -1,0 +1,82 @@
+"""The Atom feed of a document's versions: written after every new version, readable whatever the pages hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from differ.check import check_source
+from differ.feed import ENTRIES, build_feed, feed_path
+from tests.conftest import Clock, Server, article, make_app, one_doc
+
+A = "{http://www.w3.org/2005/Atom}"
+
+
+def entries(xml: bytes) -> list[dict[str, object]]:
+    root = ET.fromstring(xml)
+    assert root.tag == f"{A}feed"
+    return [
+        {
+            "id": e.findtext(f"{A}id"),
+            "title": e.findtext(f"{A}title"),
+            "updated": e.findtext(f"{A}updated"),
+            "links": [(link.get("rel"), link.get("href")) for link in e.findall(f"{A}link")],
+            "content": e.findtext(f"{A}content"),
+        }
+        for e in root.findall(f"{A}entry")
+    ]
+
+
+def test_every_new_version_is_an_entry_linking_its_report(tmp_path: Path, server: Server) -> None:
+    server.page("/post", article("<p>Version 1.71 is out.</p>"))
+    clock = Clock()
+    service = 'base_url = "https://reports.example.org/differ/"\n'
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", service=service), clock)
+    source = app.config.sources()[0]
+    check_source(app, source)
+    server.page("/post", article("<p>Version 1.81 is out.</p>"))
+    clock.advance(3600)
+    check_source(app, source)
+    xml = feed_path(app.store, "doc").read_bytes()
+    root = ET.fromstring(xml)
+    assert (root.findtext(f"{A}title"), root.findtext(f"{A}updated")) == (
+        "Doc: versions",
+        "2026-07-08T18:45:00Z",
+    )
+    self_link = [link.get("href") for link in root.findall(f"{A}link") if link.get("rel") == "self"]
+    assert self_link == ["https://reports.example.org/differ/doc/feed.xml"]
+    newest, first = entries(xml)
+    assert newest["title"] == "Doc (canonical), version 1 → 2: 1 change."
+    assert newest["content"] == '• Post: "Version 1.71 is out."\n  → "Version 1.81 is out."'
+    assert newest["links"] == [
+        ("alternate", "https://reports.example.org/differ/doc/canonical/diff-2.html"),
+        ("related", server.url("/post")),
+    ]
+    assert (app.store.root / "reports/doc/canonical/diff-2.html").is_file()  # the page the link names
+    assert first["title"] == "Doc (canonical), version 1: first snapshot."
+    assert first["links"] == [("alternate", server.url("/post"))]
+    assert newest["id"] != first["id"]
+    again = build_feed(app.store, app.config.documents[0], app.config.service.base_url)
+    assert again == xml  # ids and order are the same in every regeneration
+
+
+def test_page_text_never_breaks_the_feed_and_only_the_newest_are_kept(tmp_path: Path) -> None:
+    app = make_app(one_doc(tmp_path, "https://example.org/post", extra="robots = false"))
+    doc = app.config.documents[0]
+    hostile = 'Post › x: added "\x01<script>alert(1)</script> & \ufffe ]]>"'
+    for n in range(ENTRIES + 5):
+        app.store.commit(
+            "doc/canonical",
+            raw=f"page {n}".encode(),
+            markdown=f"Page {n}.\n",
+            record={
+                "fetched_at": f"2026-07-{1 + n // 24:02d}T{n % 24:02d}:00:00Z",
+                "url": "https://example.org/post",
+                "summary": [f"Doc (canonical), version {n} → {n + 1}: 1 change.", f"• {hostile}"],
+            },
+        )
+    found = entries(build_feed(app.store, doc))
+    assert len(found) == ENTRIES
+    assert found[0]["title"] == f"Doc (canonical), version {ENTRIES + 4} → {ENTRIES + 5}: 1 change."
+    assert found[0]["content"] == '• Post › x: added "\ufffd<script>alert(1)</script> & \ufffd ]]>"'
+    assert len({e["id"] for e in found}) == ENTRIES

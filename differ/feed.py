@@ -3,8 +3,10 @@ someone without Slack subscribes to in a feed reader once the reports folder is 
 
 from __future__ import annotations
 
+import heapq
 import re
 import uuid
+from datetime import datetime
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -30,18 +32,34 @@ def feed_path(store: Store, document: str) -> Path:
     return store.root / "reports" / document / "feed.xml"
 
 
+def newest(store: Store, doc: DocumentConfig, count: int = ENTRIES) -> list[tuple[str, Version]]:
+    """The document's `count` newest versions, newest first, reading no more records than it needs: each
+    source's versions are already in time order, so they are merged from their heads."""
+    heads: list[tuple[float, int, str, Version]] = []
+    for source in doc.sources:
+        latest = store.latest(source.key)
+        if latest is not None:
+            heads.append((_age(latest.fetched_at), -latest.number, source.id, latest))
+    heapq.heapify(heads)
+    found: list[tuple[str, Version]] = []
+    while heads and len(found) < count:
+        _, _, source_id, version = heapq.heappop(heads)
+        found.append((source_id, version))
+        if version.number > 1:
+            older = store.version(version.source, version.number - 1)
+            heapq.heappush(heads, (_age(older.fetched_at), -older.number, source_id, older))
+    return found
+
+
+def _age(timestamp: str) -> float:
+    """Newest first in a min-heap: minus the moment, in seconds."""
+    return -datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+
+
 def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
     """The document's newest versions as an Atom 1.0 feed (RFC 4287), newest first."""
     base = base_url.rstrip("/")
-    versions: list[tuple[str, Version]] = []
-    for source in doc.sources:
-        latest = store.latest(source.key)
-        if latest is None:
-            continue
-        for number in range(latest.number, max(0, latest.number - ENTRIES), -1):
-            versions.append((source.id, store.version(source.key, number)))
-    versions.sort(key=lambda item: (item[1].fetched_at, item[1].number), reverse=True)
-    versions = versions[:ENTRIES]
+    versions = newest(store, doc)
 
     ET.register_namespace("", ATOM)
     feed = ET.Element(f"{{{ATOM}}}feed")
@@ -84,5 +102,5 @@ def write_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> Path:
     that misses one another's version."""
     with store.writing():
         path = feed_path(store, doc.id)
-        atomic_write(path, build_feed(store, doc, base_url))
+        atomic_write(path, build_feed(store, doc, base_url), durable=False)  # rebuilt from the records
         return path

@@ -55,8 +55,9 @@ def record_hash(record: dict[str, Any]) -> str:
     return sha256(canonical_json({k: v for k, v in record.items() if k != "hash"}))
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
+    rebuilt from the records anyway (not `durable`) skips the fsyncs."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except FileNotFoundError:  # the folder is made on first use only: most writes go to an existing one
@@ -66,13 +67,15 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

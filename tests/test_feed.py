@@ -6,8 +6,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from differ.check import check_source
-from differ.feed import ENTRIES, build_feed, feed_path
-from tests.conftest import Clock, Server, article, make_app, one_doc
+from differ.feed import ENTRIES, build_feed, feed_path, newest
+from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
 
 A = "{http://www.w3.org/2005/Atom}"
 
@@ -80,3 +80,20 @@ def test_page_text_never_breaks_the_feed_and_only_the_newest_are_kept(tmp_path: 
     assert found[0]["title"] == f"Doc (canonical), version {ENTRIES + 4} → {ENTRIES + 5}: 1 change."
     assert found[0]["content"] == '• Post › x: added "\ufffd<script>alert(1)</script> & \ufffd ]]>"'
     assert len({e["id"] for e in found}) == ENTRIES
+
+
+def test_the_newest_versions_of_every_source_merged_in_time_order(tmp_path: Path) -> None:
+    mirror = source_toml("https://mirror.example.org/post", "copy")
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=[mirror]))
+    times = {"doc/canonical": ["01", "04", "05"], "doc/copy": ["02", "03", "06"]}
+    for key, hours in times.items():
+        for hour in hours:
+            app.store.commit(
+                key,
+                raw=hour.encode(),
+                markdown=f"{hour}\n",
+                record={"fetched_at": f"2026-07-08T{hour}:00:00Z", "url": "https://example.org/post"},
+            )
+    found = [(source, v.fetched_at[11:13]) for source, v in newest(app.store, app.config.documents[0], 4)]
+    assert found == [("copy", "06"), ("canonical", "05"), ("canonical", "04"), ("copy", "03")]
+    assert len(newest(app.store, app.config.documents[0])) == 6

@@ -278,7 +278,6 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     if latest is not None and d is not None:
         result.event = change_event(source, latest, version, d)
         store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
-    write_feed(store, app.config.document(source.document), app.config.service.base_url)
     entry.update(outcome="new", version=version.number)
     _finish(app, key, state, entry, started, response)
     return result
@@ -516,6 +515,10 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         from differ.audit.report import audit_after_check
 
         events.extend(audit_after_check(app, changed_docs))
+    # Once per document after the whole check, including versions a crash kept from an earlier one.
+    missed = {str(e["source"]).split("/", 1)[0] for e in events if e["type"] == "changed"}
+    for document in sorted(changed_docs | missed):
+        write_feed(app.store, app.config.document(document), app.config.service.base_url)
     notify.dispatch(app, events, deliver_now=False)
     for source in sources:  # the events are in the outbox now: a crash from here on loses nothing
         latest = app.store.latest(source.key)

@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")
     a.add_argument("document", nargs="?", metavar="DOCUMENT")
     a.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    a.add_argument(
+        "--exit-code", action="store_true", help="exit 1 when a mirror is stale or has any finding (for CI)"
+    )
     sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
     sub.add_parser("sources", help="the configured sources and their state")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")

@@ -157,9 +157,12 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
     docs = [app.config.document(args.document)] if args.document else list(app.config.documents)
     if not docs:
         raise UsageError(f"{app.config.path.name} configures no documents")
+    findings = 0
     for doc in docs:
-        app.out.write(render_audit(audit_document(app, doc), args.format))
-    return ExitCode.OK
+        report = audit_document(app, doc)
+        findings += sum(len(m.findings) for m in report.mirrors)
+        app.out.write(render_audit(report, args.format))
+    return ExitCode.FAILURE if args.exit_code and findings else ExitCode.OK
 
 
 @command("verify")

@@ -1,5 +1,6 @@
-"""An Atom feed of each document's versions, `reports/DOCUMENT/feed.xml`, written after every new version: what
-someone without Slack subscribes to in a feed reader once the reports folder is published at `base_url`."""
+"""An Atom feed of each document's versions, `reports/DOCUMENT/feed.xml`, written after every check that stored
+one: what someone without Slack subscribes to in a feed reader once the reports folder is published at
+`base_url`."""
 
 from __future__ import annotations
 

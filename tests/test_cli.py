@@ -236,6 +236,7 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
     config = str(tmp_path / "kept" / "demo.toml")
     code, out, _ = run("--config", config, "audit", "--format", "json")
+    assert run("--config", config, "audit", "--format", "json", "--exit-code") == (ExitCode.FAILURE, out, "")
     data = json.loads(out)
     assert (code, data["schema"], data["document"], data["canonical_version"]) == (
         0,
@@ -458,3 +459,28 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     code, out, _ = run("compare", canonical, str(copy), "--audit", *page, "--format", "markdown")
     head = md_text(f"{copy} against {canonical}: coverage 100.0%; 0 findings", inline=True)
     assert (code, out) == (ExitCode.OK, f"**{head}**\n\n")
+
+
+def test_audit_exit_code_for_ci(tmp_path: Path, server: Server) -> None:
+    """--exit-code: 0 while every mirror is faithful and current, 1 once one is stale."""
+    one = article("<p>Version one of the announcement text, long enough to align.</p>")
+    server.page("/canon", one)
+    server.page("/copy", one)
+    config = tmp_path / "config.toml"
+    config.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "canonical"\n'
+        + f'url = "{server.url("/canon")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+        + f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\n'
+        + 'allow_private = ["127.0.0.1"]\n'
+    )
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    code, out, _ = run("--config", str(config), "audit", "--exit-code")
+    assert (code, out.splitlines()[1:]) == (
+        ExitCode.OK,
+        ["copy: version 1 matches canonical version 1 — up to date; coverage 100.0%; 0 findings"],
+    )
+    server.page("/canon", one.replace("Version one", "Version two"))
+    assert run("--config", str(config), "check", "doc/canonical")[0] == ExitCode.OK
+    assert run("--config", str(config), "audit", "--exit-code")[0] == ExitCode.FAILURE
+    assert run("--config", str(config), "audit")[0] == ExitCode.OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from differ.check import check_source
+from differ.check import check, check_source
 from differ.feed import ENTRIES, build_feed, feed_path, newest
 from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
 
@@ -33,10 +33,14 @@ def test_every_new_version_is_an_entry_linking_its_report(tmp_path: Path, server
     service = 'base_url = "https://reports.example.org/differ/"\n'
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", service=service), clock)
     source = app.config.sources()[0]
-    check_source(app, source)
+    check(app, [source])
+    assert (
+        entries(feed_path(app.store, "doc").read_bytes())[0]["title"]
+        == "Doc (canonical), version 1: first snapshot."
+    )
     server.page("/post", article("<p>Version 1.81 is out.</p>"))
     clock.advance(3600)
-    check_source(app, source)
+    check(app, [source])
     xml = feed_path(app.store, "doc").read_bytes()
     root = ET.fromstring(xml)
     assert (root.findtext(f"{A}title"), root.findtext(f"{A}updated")) == (
@@ -97,3 +101,22 @@ def test_the_newest_versions_of_every_source_merged_in_time_order(tmp_path: Path
     found = [(source, v.fetched_at[11:13]) for source, v in newest(app.store, app.config.documents[0], 4)]
     assert found == [("copy", "06"), ("canonical", "05"), ("canonical", "04"), ("copy", "03")]
     assert len(newest(app.store, app.config.documents[0])) == 6
+
+
+def test_a_version_a_crash_kept_from_its_check_reaches_the_feed(tmp_path: Path, server: Server) -> None:
+    """Killed after the commit and before the feed: the next check writes it, though the page is unchanged."""
+    server.page("/post", article("<p>Version 1.71 is out.</p>"))
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    source = app.config.sources()[0]
+    check(app, [source])
+    server.page("/post", article("<p>Version 1.81 is out.</p>"))
+    clock.advance(3600)
+    assert check_source(app, source).line() == "doc/canonical: new version 2 (1 change)"  # and no _after
+    assert len(entries(feed_path(app.store, "doc").read_bytes())) == 1
+    clock.advance(3600)
+    assert [r.line() for r in check(app, [source])] == ["doc/canonical: unchanged (same body)"]
+    assert [e["title"] for e in entries(feed_path(app.store, "doc").read_bytes())] == [
+        "Doc (canonical), version 1 → 2: 1 change.",
+        "Doc (canonical), version 1: first snapshot.",
+    ]

@@ -136,7 +136,9 @@ READS_THE_STORE = frozenset({"history", "show", "diff", "verify"})
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
     if args.config is None:
         if args.command == "compare":  # reads no store; a config is used only when named
-            return Config(DEFAULT_CONFIG, ServiceConfig(Path("snapshots")))
+            # One person's command fetching two pages: one request at a time per host and robots.txt as
+            # always, but not the watcher's pause between requests (5 s by default).
+            return Config(DEFAULT_CONFIG, ServiceConfig(Path("snapshots"), per_host_delay=0.0))
         if args.snapshots is not None and args.command in READS_THE_STORE and not DEFAULT_CONFIG.exists():
             return _store_config(args.snapshots)
         args.config = DEFAULT_CONFIG

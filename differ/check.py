@@ -78,10 +78,8 @@ def reading(app: App, source: SourceConfig) -> str:
 def _read_differently(app: App, source: SourceConfig, version: Version, normalizer: int) -> bool:
     """Whether `version` was read by another normalizer or with other settings (a record from before
     settings were recorded counts as read with the current ones)."""
-    record = version.record
-    return record.get("normalizer") != normalizer or record.get("reading", reading(app, source)) != reading(
-        app, source
-    )
+    how = reading(app, source)
+    return version.record.get("normalizer") != normalizer or version.record.get("reading", how) != how
 
 
 def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
@@ -308,19 +306,25 @@ def diff_versions(
     """The diff between two stored versions, on the newest normalized form both have. Given the app and the
     source, an old version read with other settings than the new one, which is read as the source is now, is
     read again first, as the check that stored the new one did."""
-    if app is not None and source is not None and old.record.get("reading") != new.record.get("reading"):
-        current = int(new.record.get("normalizer", 0))
-        if not _read_differently(app, source, new, NORMALIZER_VERSION) and old.record.get("reading"):
-            again = _read_again(app, source, old)
-            if again is not None and again.normalizer == current:
-                return diff(
-                    again.markdown,
-                    store.markdown(new, current),
-                    a_meta=again.metadata,
-                    b_meta=new.metadata,
-                    a_invisible=again.invisible,
-                    b_invisible=new.record.get("invisible") or [],
-                )
+    settings = old.record.get("reading"), new.record.get("reading")
+    again = None
+    if (
+        app is not None
+        and source is not None
+        and None not in settings
+        and settings[0] != settings[1]
+        and not _read_differently(app, source, new, NORMALIZER_VERSION)
+    ):
+        again = _read_again(app, source, old)
+    if again is not None:
+        return diff(
+            again.markdown,
+            store.markdown(new, NORMALIZER_VERSION),
+            a_meta=again.metadata,
+            b_meta=new.metadata,
+            a_invisible=again.invisible,
+            b_invisible=new.record.get("invisible") or [],
+        )
     forms = set(store.normalized_forms(old)) & set(store.normalized_forms(new))
     normalizer = max(forms) if forms else None
     return diff(

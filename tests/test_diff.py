@@ -440,3 +440,30 @@ def test_escaped_text_renders_back_to_itself(text: str) -> None:
     assert _shown_text(md_text(text)) == text
     assert _shown_text(f"| h |\n|---|\n| {md_text(text, inline=True)} |\n") == "h" + text
     assert _shown_text(f"**{md_text(text, inline=True)}**") == text
+
+
+TOKENS = st.sampled_from(
+    ["one", "one!", "(x)", "a.b", "1.71", "1.81", "**", "~~", "a_b", ",", "—", "é.", "[link]"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, min_size=1, max_size=8), st.lists(TOKENS, min_size=1, max_size=8))
+def test_markdown_marks_always_render(a_words: list[str], b_words: list[str]) -> None:
+    """However the changed words sit against punctuation, every mark in a Markdown table cell renders as
+    strikethrough or bold (none is left as literal tildes or asterisks), and the cell reads as the block."""
+    from markdown_it import MarkdownIt
+
+    from differ.diff.render import _md_cell
+
+    md = MarkdownIt("commonmark").enable(["strikethrough", "table"])
+    a, b = "Lead " + "".join(a_words) + " tail.", "Lead " + "".join(b_words) + " tail."
+    for change in diff(a + "\n", b + "\n").changes:
+        if change.kind != "modified" or not change.ops:
+            continue
+        for side, wrap in (("before", "s"), ("after", "strong")):
+            children = md.parseInline(_md_cell(change, side))[0].children or []
+            shown = "".join(c.content for c in children if c.type == "text")
+            assert shown == " ".join((getattr(change, side) or "").split())
+            marked = any(c.type == f"{wrap}_open" for c in children)
+            assert marked == any(op.get(side) for op in change.ops)

@@ -74,11 +74,8 @@ def word_ops(before: str, after: str) -> list[dict[str, str]]:
     stretch of the block from its first changed word to its last, as the block spells it ("Bar::C", not
     the words joined again)."""
     ma, mb = word_matches(before), word_matches(after)
-    a, b = [m.group() for m in ma], [m.group() for m in mb]
     ops: list[dict[str, str]] = []
-    for tag, i1, i2, j1, j2 in _coincidences_folded(
-        SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    ):
+    for tag, i1, i2, j1, j2 in word_opcodes([m.group() for m in ma], [m.group() for m in mb]):
         if tag == "equal":
             continue
         op: dict[str, str] = {"op": tag}
@@ -88,6 +85,11 @@ def word_ops(before: str, after: str) -> list[dict[str, str]]:
             op["after"] = after[mb[j1].start() : mb[j2 - 1].end()]
         ops.append(op)
     return ops
+
+
+def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """How two blocks' words align, coincidences folded: what the ops say and what every output marks."""
+    return _coincidences_folded(SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
 
 
 def _coincidences_folded(

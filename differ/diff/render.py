@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from differ.diff.blocks import md_text as md_escape
 from differ.diff.blocks import word_spans
-from differ.diff.engine import Change, Diff
+from differ.diff.engine import Change, Diff, word_opcodes
 from differ.diff.summary import Versions, summarize, where
 
 SCHEMA = "differ.diff/1"
@@ -38,35 +40,36 @@ def as_json(d: Diff, v: Versions) -> dict[str, Any]:
     }
 
 
-def _marked(
-    change: Change, mark: Callable[[str, str], str], sides: tuple[str, ...] = ("before", "after")
-) -> str:
-    """The block's text with changed runs passed through `mark(side, text)`; spacing as in the page."""
-    from difflib import SequenceMatcher
-
+def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> list[tuple[str, str]]:
+    """The block's text as (side, text) runs: "equal", or the changed "before" and "after" words; spacing as
+    in the page."""
     a, b = word_spans(change.before or ""), word_spans(change.after or "")
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
 
     def run(spans: list[tuple[str, str]]) -> tuple[str, str]:
         text = "".join(ws + w for ws, w in spans)
         stripped = text.lstrip()
         return text[: len(text) - len(stripped)], stripped
 
-    matcher = SequenceMatcher(None, [w for _, w in a], [w for _, w in b], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in word_opcodes([w for _, w in a], [w for _, w in b]):
         if tag == "equal":
             same = a[i1:i2] if sides == ("before",) else b[j1:j2]
-            out.append(mark("equal", "".join(ws + w for ws, w in same)))
+            out.append(("equal", "".join(ws + w for ws, w in same)))
             continue
         if i2 > i1 and "before" in sides:
             lead, text = run(a[i1:i2])
-            out.append(mark("equal", lead) + mark("before", text))
+            out += [("equal", lead), ("before", text)]
         if j2 > j1 and "after" in sides:
             lead, text = run(b[j1:j2])
-            out.append(
-                mark("equal", lead if i2 == i1 or "before" not in sides else " ") + mark("after", text)
-            )
-    return "".join(out).strip()
+            out += [("equal", lead if i2 == i1 or "before" not in sides else " "), ("after", text)]
+    return out
+
+
+def _marked(
+    change: Change, mark: Callable[[str, str], str], sides: tuple[str, ...] = ("before", "after")
+) -> str:
+    """The block's text with changed runs passed through `mark(side, text)`."""
+    return "".join(mark(side, text) for side, text in _segments(change, sides)).strip()
 
 
 def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
@@ -90,15 +93,21 @@ def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
                     return c(_GREEN, f"{{+{text}+}}")
                 return text
 
-            out.append(f"  {_marked(change, mark)}")
+            out.append(_indented("  ", _marked(change, mark)))
         else:
             if change.before is not None and change.kind in ("removed",):
-                out.append(c(_RED, f"  - {change.before}"))
+                out.extend(c(_RED, line) for line in _indented("  - ", change.before).split("\n"))
             if change.after is not None and change.kind in ("added", "moved"):
-                out.append(c(_GREEN, f"  + {change.after}"))
+                out.extend(c(_GREEN, line) for line in _indented("  + ", change.after).split("\n"))
             if change.detail:
                 out.append(f"  {change.detail}")
     return "\n".join(out) + "\n"
+
+
+def _indented(first: str, text: str) -> str:
+    """A block under its heading line: `first` before its first line, the width of it before the others (the
+    lines of a code block)."""
+    return first + text.replace("\n", "\n" + " " * len(first))
 
 
 def to_markdown(d: Diff, v: Versions) -> str:
@@ -110,7 +119,7 @@ def to_markdown(d: Diff, v: Versions) -> str:
         for change in d.changes:
             cells = [md_escape(change.kind, inline=True), md_escape(where(change) or "(top)", inline=True)]
             if change.kind == "modified" and change.ops:  # the changed words struck out and in bold
-                cells += [_marked(change, _md_mark, ("before",)), _marked(change, _md_mark, ("after",))]
+                cells += [_md_cell(change, "before"), _md_cell(change, "after")]
             else:
                 cells += [
                     md_escape(change.before or "", inline=True),
@@ -120,12 +129,57 @@ def to_markdown(d: Diff, v: Versions) -> str:
     return "\n".join(out) + "\n"
 
 
-def _md_mark(side: str, text: str) -> str:
-    if not text or side == "equal":
-        return md_escape(text, inline=True)
-    return (
-        f"~~{md_escape(text, inline=True)}~~" if side == "before" else f"**{md_escape(text, inline=True)}**"
-    )
+def _md_cell(change: Change, side: str) -> str:
+    """One side of a modified block for a Markdown table cell, its changed words struck out (before) or in bold
+    (after). CommonMark opens `**` only where the run is not glued to a letter on one side and punctuation on
+    the other (`one**!**` stays as it is), so such a mark takes in the rest of its word."""
+    segments = _merge([(kind, text) for kind, text in _segments(change, (side,))])
+    moved = True
+    while moved:
+        moved = False
+        for i, (kind, text) in enumerate(segments):
+            if kind == "equal":
+                continue
+            left = segments[i - 1][1] if i > 0 else ""
+            right = segments[i + 1][1] if i + 1 < len(segments) else ""
+            if left and _glued(left[-1], text[0]):
+                cut = len(left) - len(re.search(r"\S*$", left)[0])  # type: ignore[index]
+                segments[i - 1 : i + 1] = [("equal", left[:cut]), (kind, left[cut:] + text)]
+            elif right and _glued(right[0], text[-1]):
+                cut = len(re.match(r"\S*", right)[0])  # type: ignore[index]
+                segments[i : i + 2] = [(kind, text + right[:cut]), ("equal", right[cut:])]
+            else:
+                continue
+            segments, moved = _merge(segments), True
+            break
+    wrap = "~~" if side == "before" else "**"
+    return "".join(
+        md_escape(text, inline=True) if kind == "equal" else f"{wrap}{md_escape(text, inline=True)}{wrap}"
+        for kind, text in segments
+    ).strip()
+
+
+def _merge(segments: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Runs without empty pieces, and neighbours of one kind joined: marks and plain text alternate."""
+    out: list[tuple[str, str]] = []
+    for kind, text in segments:
+        if not text:
+            continue
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + text)
+        else:
+            out.append((kind, text))
+    return out
+
+
+def _glued(outside: str, inside: str) -> bool:
+    """Whether a mark between these two characters would not open or close: a letter or digit outside, a
+    punctuation mark inside."""
+    return not outside.isspace() and not _punctuation(outside) and _punctuation(inside)
+
+
+def _punctuation(char: str) -> bool:
+    return unicodedata.category(char)[0] in "PS"
 
 
 _CSS = """body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}

@@ -467,3 +467,25 @@ def test_markdown_marks_always_render(a_words: list[str], b_words: list[str]) ->
             assert shown == " ".join((getattr(change, side) or "").split())
             marked = any(c.type == f"{wrap}_open" for c in children)
             assert marked == any(op.get(side) for op in change.ops)
+
+
+PROSE = st.sampled_from(
+    ["the", "value", "variant", "will", "Bar", "1.71", "(e.g.", "cast)", "0", "is", "a", "of"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PROSE, min_size=1, max_size=12), st.lists(PROSE, min_size=1, max_size=12))
+def test_text_output_marks_exactly_what_the_ops_say(a_words: list[str], b_words: list[str]) -> None:
+    """A word two rewrites happen to share is folded into the ops; the text output shows the same runs, so what
+    a reader sees marked is what the JSON says changed."""
+    import re
+
+    a, b = "Lead " + " ".join(a_words) + " tail.", "Lead " + " ".join(b_words) + " tail."
+    d = diff(a + "\n", b + "\n")
+    text = render(d, V, "text")
+    for change in d.changes:
+        if change.kind == "modified" and change.ops:
+            line = next(x for x in text.splitlines() if x.startswith("  Lead"))
+            assert re.findall(r"\[-(.*?)-\]", line) == [op["before"] for op in change.ops if "before" in op]
+            assert re.findall(r"\{\+(.*?)\+\}", line) == [op["after"] for op in change.ops if "after" in op]

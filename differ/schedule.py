@@ -13,7 +13,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from differ.app import App
+from differ.app import App, iso
 from differ.check import CheckResult, check
 from differ.config import SourceConfig
 from differ.errors import ExitCode
@@ -54,9 +54,13 @@ def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
 
 
 def _check_one(app: App, source: SourceConfig) -> list[CheckResult]:
+    """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary."""
     results = check(app, [source])
     for result in results:
-        print(result.line(), file=app.out, flush=True)
+        lines = [f"{iso(app.now())} {result.line()}"]
+        if result.outcome == "new":
+            lines += [f"    {line}" for line in result.summary[1:]]
+        print("\n".join(lines), file=app.out, flush=True)
     return results
 
 

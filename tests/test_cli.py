@@ -169,8 +169,9 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "doc/canonical: new version 1 (first snapshot)" in out
-    assert "doc/canonical: unchanged (same body)" in out
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert re.search(rf"^{stamp} doc/canonical: new version 1 \(first snapshot\)$", out, re.M)
+    assert re.search(rf"^{stamp} doc/canonical: unchanged \(same body\)$", out, re.M)
     assert err.strip().endswith("differ: stopped")
     assert len(server.requests_to("/post")) >= 3
     assert threading.active_count() >= 1

@@ -6,7 +6,7 @@ import platform
 from pathlib import Path
 
 from differ.schedule import build_scheduler, limit_malloc_arenas
-from tests.conftest import make_app, make_config
+from tests.conftest import Clock, Server, article, make_app, make_config, one_doc
 
 CONFIG = """
 [[documents]]
@@ -42,3 +42,24 @@ def test_one_job_per_source_with_interval_jitter_coalescing(tmp_path: Path) -> N
 def test_malloc_arenas_are_capped_on_glibc() -> None:
     if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
         assert limit_malloc_arenas() is True
+
+
+def test_a_scheduled_check_logs_a_timestamped_line_and_the_changes(tmp_path: Path, server: Server) -> None:
+    """The job calls the same `check` as `differ check`; its log line carries the time, and a new version's
+    summary follows it."""
+    from differ.schedule import _check_one
+
+    server.page("/post", article("<p>Version 1.71 is out.</p>"))
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    source = app.config.sources()[0]
+    _check_one(app, source)
+    server.page("/post", article("<p>Version 1.81 is out.</p>"))
+    clock.advance(600)
+    _check_one(app, source)
+    assert app.out.getvalue().splitlines() == [  # type: ignore[attr-defined]
+        "2026-07-08T17:45:00Z doc/canonical: new version 1 (first snapshot)",
+        "2026-07-08T17:55:00Z doc/canonical: new version 2 (1 change)",
+        '    • Post: "Version 1.71 is out."',
+        '      → "Version 1.81 is out."',
+    ]

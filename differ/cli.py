@@ -102,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="diff two files or URLs on the spot (no config, nothing stored); exit 1 if they differ",
     )
-    cp.add_argument("old", metavar="OLD", help="a file or an http(s):// URL")
-    cp.add_argument("new", metavar="NEW", help="a file or an http(s):// URL")
+    cp.add_argument("old", metavar="OLD", help="a file, an http(s):// URL, or - for standard input")
+    cp.add_argument("new", metavar="NEW", help="a file, an http(s):// URL, or - for standard input")
     cp.add_argument(
         "--kind",
         metavar="KIND",

@@ -254,6 +254,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     if args.kind is not None and args.kind not in SOURCE_KINDS:
         raise UsageError(f'--kind: expected one of {", ".join(sorted(SOURCE_KINDS))}, found "{args.kind}"')
     settings = parse_settings(args.set)
+    if args.old == args.new == "-":
+        raise UsageError("only one side can be read from standard input (-)")
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         try:

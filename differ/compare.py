@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -131,18 +132,18 @@ def _open(
 ) -> tuple[SourceConfig, Body]:
     path = Path(spec)
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if spec == "-" else path.read_bytes()
     except FileNotFoundError:
-        raise UsageError(f"{spec}: no such file; expected a file or an http(s):// URL")
+        raise UsageError(f"{spec}: no such file; expected a file, an http(s):// URL or -")
     except IsADirectoryError:
-        raise UsageError(f"{spec}: is a folder; expected a file or an http(s):// URL")
+        raise UsageError(f"{spec}: is a folder; expected a file, an http(s):// URL or -")
     except OSError as exc:
         raise UsageError(f"{spec}: cannot read: {exc.strerror}")
     kind = kind or _kind_of_file(path, data)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.
     checked = _source(settings, label, "https://localhost/", kind)
-    base = path.resolve().as_uri()
+    base = (Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri()
     return replace(checked, url=base), Body(
         data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params
     )

@@ -402,7 +402,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", missing, old) == (
         ExitCode.USAGE,
         "",
-        f"error: {missing}: no such file; expected a file or an http(s):// URL\n",
+        f"error: {missing}: no such file; expected a file, an http(s):// URL or -\n",
     )
     assert run("compare", old, new, "--set", "exclude=3", *local)[::2] == (
         ExitCode.USAGE,
@@ -485,3 +485,23 @@ def test_audit_exit_code_for_ci(tmp_path: Path, server: Server) -> None:
     assert run("--config", str(config), "check", "doc/canonical")[0] == ExitCode.OK
     assert run("--config", str(config), "audit", "--exit-code")[0] == ExitCode.FAILURE
     assert run("--config", str(config), "audit")[0] == ExitCode.OK
+
+
+def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
+    """`curl … | differ compare old.md -`: a real process, the page on its standard input."""
+    old = tmp_path / "old.md"
+    old.write_text("# Notes\n\nVersion 1.71 is out.\n")
+    command = [sys.executable, "-m", "differ", "compare", str(old), "-"]
+    done = subprocess.run(command, input=b"# Notes\n\nVersion 1.81 is out.\n", capture_output=True, cwd=ROOT)
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode().splitlines()[:3] == [
+        f"{old} → -: 1 change.",
+        '• Notes: "Version 1.71 is out."',
+        '  → "Version 1.81 is out."',
+    ]
+    both = subprocess.run([*command[:-2], "-", "-"], input=b"x", capture_output=True, cwd=ROOT)
+    assert (both.returncode, both.stdout, both.stderr) == (
+        2,
+        b"",
+        b"error: only one side can be read from standard input (-)\n",
+    )

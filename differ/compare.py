@@ -16,7 +16,7 @@ from differ.audit import AuditReport, MirrorAudit, audit_pair, translation_findi
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
-from differ.errors import UsageError
+from differ.errors import NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.kinds import media_type
 
@@ -107,9 +107,12 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
     source, body = (
         _fetch(app, spec, label, kind, settings) if is_url(spec) else _open(app, spec, label, kind, settings)
     )
-    normalized = normalize(body, source)
-    # A bilingual side filtered by `languages` keeps its whole text too: translations are checked against it.
-    whole = normalize(body, replace(source, languages=None)).markdown if source.languages else None
+    try:
+        normalized = normalize(body, source)
+        # A bilingual side filtered by `languages` keeps its whole text too: translations are checked against it.
+        whole = normalize(body, replace(source, languages=None)).markdown if source.languages else None
+    except RecursionError:
+        raise NormalizeError("page nested too deeply to read")  # as `differ check` says it
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), whole, source.languages or ())
 
 

@@ -367,6 +367,13 @@ def test_compare_two_files_like_diff(tmp_path: Path) -> None:
     txt = tmp_path / "b"  # no suffix: sniffed as Markdown
     txt.write_text("Title\n=====\n\n_Same_ words.\n")
     assert run("compare", str(md), str(txt))[0] == ExitCode.OK
+    deep = tmp_path / "deep.html"
+    deep.write_text("<p>" + "<b>" * 100_000 + "x" + "</b>" * 100_000 + "</p>")
+    assert run("compare", str(deep), str(md)) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {deep}: page nested too deeply to read\n",
+    )
 
 
 def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Server) -> None:

@@ -63,8 +63,8 @@ def content_identity(n: Normalized) -> str:
 
 
 def reading(app: App, source: SourceConfig) -> str:
-    """A digest of the settings that decide how a body is read (kind, its options, languages, tracking
-    parameters). A version read with other settings is read again before it is compared, so that editing
+    """A digest of the settings that decide how a body is read (kind, its options, languages, ignored text,
+    tracking parameters). A version read with other settings is read again before it is compared, so that editing
     a selector or an exclude list is never reported as a change of the page."""
     settings = {
         "kind": source.kind,
@@ -72,6 +72,8 @@ def reading(app: App, source: SourceConfig) -> str:
         "languages": source.languages,
         "tracking": app.config.service.tracking_params,
     }
+    if source.ignore:  # only where set, so that records from before the option keep their digest
+        settings["ignore"] = source.ignore
     return sha256(canonical_json(settings))[:16]
 
 
@@ -255,6 +257,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "headers": {k: v for k, v in response.headers.items() if k not in DROPPED_HEADERS},
         "normalizer": normalized.normalizer,
         "reading": reading(app, source),
+        **({"ignored": normalized.ignored} if source.ignore else {}),
         "metadata": normalized.metadata,
         "invisible": normalized.invisible,
         "encoding": normalized.encoding,

@@ -236,7 +236,8 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     result = read_response(app, source, response)
     print(
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
-        f"metadata {result.metadata} -->",
+        + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")
+        + f"metadata {result.metadata} -->",
         file=app.err,
     )
     app.out.write(result.markdown)

@@ -68,6 +68,9 @@ SOURCE_OPTIONS: dict[str, Option] = {
     "robots": Option(opt.boolean, True, "honour robots.txt"),
     "allow_private": Option(opt.private_access, False, "allow loopback and private addresses"),
     "languages": Option(opt.choice_list(*LANGUAGES), None, "keep only blocks in these languages"),
+    "ignore": Option(
+        opt.pattern_list, (), "regular expressions of text to leave out (a line they empty is dropped)"
+    ),
 }
 
 
@@ -107,6 +110,7 @@ class SourceConfig:
     robots: bool = True
     allow_private: bool | tuple[opt.Network, ...] = False
     languages: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
     title: str = ""
 
@@ -330,6 +334,7 @@ class _Loader:
             robots=common["robots"],
             allow_private=common["allow_private"],
             languages=common["languages"],
+            ignore=common["ignore"],
             options=values,
             title=title,
         )

@@ -150,6 +150,17 @@ def string_list(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def pattern_list(value: Any) -> tuple[str, ...]:
+    """Regular expressions (Python syntax), each checked here so that a typo is a config error, not a crash."""
+    items = string_list(value)
+    for item in items:
+        try:
+            re.compile(item)
+        except re.error as exc:
+            raise Invalid(f"{found(item)} is not a regular expression: {exc}; expected Python's syntax")
+    return items
+
+
 def choice_list(*allowed: str) -> Validator:
     def check(value: Any) -> tuple[str, ...]:
         items = string_list(value)

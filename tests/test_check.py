@@ -87,3 +87,35 @@ def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, 
     ]
     assert len(diff_versions(app.store, old, new).changes) == 2  # as stored: the share line went too
     assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [['• Post: added ", revised"']]
+
+
+NOISY = article(
+    "<p>5 min read</p><p>Release notes for version 1.71.</p><ul><li>Views: 1234</li><li>Fixes.</li></ul>"
+)
+
+
+def test_ignored_text_never_makes_a_version(tmp_path: Path, server: Server) -> None:
+    """`ignore` leaves matching text out of the normalized Markdown (the raw body keeps it): a view counter
+    that changes on every fetch is no change, and adding the option to a watched source is none either."""
+    server.page("/post", NOISY)
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    assert check_source(app, app.config.sources()[0]).outcome == "new"
+    ignore = r'ignore = ["^\\d+ min read$", "Views: \\d+"]'
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra=f"robots = false\n{ignore}"), clock)
+    source = app.config.sources()[0]
+    server.page("/post", NOISY.replace("1234", "1301"))
+    clock.advance(60)
+    assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"
+    server.page("/post", NOISY.replace("1234", "1377").replace("1.71", "1.81"))
+    clock.advance(60)
+    result = check_source(app, source)
+    assert (result.line(), result.summary[1:]) == (
+        "doc/canonical: new version 2 (1 change)",
+        ['• Post: "Release notes for version 1.71."', '  → "Release notes for version 1.81."'],
+    )
+    latest = app.store.latest(source.key)
+    assert latest is not None
+    assert app.store.markdown(latest) == "# Post\n\nRelease notes for version 1.81.\n\n- Fixes.\n"
+    assert b"Views: 1377" in app.store.get_blob(latest.raw_sha256)
+    assert latest.record["ignored"] == 2

@@ -107,6 +107,14 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/x"\nkind = "json"\nfield = "b"\nformat = "pdf"\n',
             'config.toml: documents[0].mirrors[0].format: expected one of markdown, html, text, found "pdf"',
         ),
+        (
+            BASE.replace(
+                'url = "https://example.org/post/"\n',
+                'url = "https://example.org/post/"\nignore = ["(\\\\d+"]\n',
+            ),
+            'config.toml: documents[0].canonical.ignore: "(\\\\d+" is not a regular expression: missing ), '
+            "unterminated subpattern at position 0; expected Python's syntax",
+        ),
         ("notify = 1\n", "config.toml: notify: expected a list of tables ([[notify]]), found 1"),
         (BASE + NOTIFY + NOTIFY, 'config.toml: notify[1].name: duplicate notifier name "team"'),
         (
@@ -174,7 +182,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'selctor = "main"\n',
             "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
-            "interval, kind, languages, metadata, robots, selector, url",
+            "ignore, interval, kind, languages, metadata, robots, selector, url",
         ),
         (
             BASE + 'languages = ["klingon"]\n',

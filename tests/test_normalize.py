@@ -377,3 +377,12 @@ def test_first_tag_and_page_metadata_find_what_bs4_finds(text: str, name: str) -
     soup = htmlconv.parse_html(text)
     assert htmlconv.first_tag(soup, lambda tag: tag.name == name) is soup.find(name)
     assert htmlconv.page_metadata(soup) == _metadata_as_bs4_finds_it(soup)
+
+
+def test_ignored_text_is_left_out_line_by_line() -> None:
+    from differ.normalize import leave_out
+
+    markdown = "# Post\n\n5 min read\n\nSeen 12 times, thanks.\n\n- Views: 12\n- Fixes.\n"
+    kept, removed = leave_out(markdown, (r"^\d+ min read$", r"Views: \d+", r"Seen \d+ times, "))
+    assert (kept, removed) == ("# Post\n\n\n\nthanks.\n\n\n- Fixes.\n", 3)
+    assert leave_out(markdown, (r"nowhere",)) == (markdown, 0)

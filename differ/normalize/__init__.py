@@ -6,6 +6,7 @@ body ──kind.extract──▶ Markdown ──canonicalize──▶ canonical 
 from __future__ import annotations
 
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.util import find_spec
@@ -43,6 +44,7 @@ class Normalized:
     encoding: str = "utf-8"
     warnings: list[str] = field(default_factory=list)
     normalizer: int = NORMALIZER_VERSION
+    ignored: int = 0  # matches of the source's `ignore` patterns left out
 
     counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
@@ -69,14 +71,35 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
     markdown = canonical.text
     if source.languages:
         markdown = canonicalize(filter_languages(markdown, source.languages)).text
+    ignored = 0
+    if source.ignore:
+        kept, ignored = leave_out(markdown, source.ignore)
+        markdown = canonicalize(kept).text if ignored else markdown
     return Normalized(
         markdown,
         extracted.metadata,
         canonical.invisible,
         extracted.encoding,
         extracted.warnings,
-        counted=None if source.languages else extracted.words,  # filtering changes the count
+        ignored=ignored,
+        counted=None if source.languages or ignored else extracted.words,  # filtering changes the count
     )
+
+
+def leave_out(markdown: str, patterns: tuple[str, ...]) -> tuple[str, int]:
+    """Remove every match of `patterns` from each line of the Markdown; a line a match left without a letter
+    or digit is dropped. Returns the text and how many matches were removed."""
+    compiled = [re.compile(p) for p in patterns]
+    lines = []
+    removed = 0
+    for line in markdown.split("\n"):
+        for pattern in compiled:
+            line, n = pattern.subn("", line)
+            removed += n
+            if n and not any(c.isalnum() for c in line):
+                line = ""
+        lines.append(line)
+    return "\n".join(lines), removed
 
 
 def compiled_modules() -> list[str]:

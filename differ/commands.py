@@ -183,21 +183,31 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
 
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
+    from differ.feed import feed_path
+
     interval = app.config.service.interval
+    base = app.config.service.base_url.rstrip("/")
     for doc in app.config.documents:
         print(f"{doc.id}  {doc.title}", file=app.out)
+        if feed_path(app.store, doc.id).is_file():
+            print(
+                f"  feed: {f'{base}/{doc.id}/feed.xml' if base else feed_path(app.store, doc.id)}",
+                file=app.out,
+            )
         for s in doc.sources:
             state = app.store.state(s.key)
-            versions = app.store.versions(s.key)
+            latest = app.store.latest(s.key)
             every = s.interval or interval
             status = "never checked"
             if state.get("last_check"):
                 failures = state.get("failures", 0)
                 status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
             print(f"  {s.key}  [{s.role}, {s.kind}, every {every:g}s]  {s.url}", file=app.out)
+            if s.ignore:
+                print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
             print(
-                f"    versions: {len(versions)}  last check: {state.get('last_check', '-')}  last change: "
-                f"{state.get('last_change', '-')}  state: {status}",
+                f"    versions: {latest.number if latest else 0}  last check: {state.get('last_check', '-')}  "
+                f"last change: {state.get('last_change', '-')}  state: {status}",
                 file=app.out,
             )
     for n in app.config.notifiers:

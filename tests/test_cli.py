@@ -512,3 +512,39 @@ def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
         b"",
         b"error: only one side can be read from standard input (-)\n",
     )
+
+
+def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Server) -> None:
+    server.page("/post", article("<p>Text.</p>"))
+    config = write_config(tmp_path, server)
+    config.write_text(
+        config.read_text()
+        .replace("retries = 0\n", 'retries = 0\nbase_url = "https://reports.example.org/"\n')
+        .replace(
+            'robots = false\nallow_private = ["127.0.0.1"]\n[[',
+            'robots = false\nallow_private = ["127.0.0.1"]\nignore = ["Views: \\\\d+"]\n[[',
+            1,
+        )
+    )
+    assert run("--config", str(config), "sources")[1].splitlines()[:3] == [
+        "doc  Doc",
+        f"  doc/canonical  [canonical, html, every 1800s]  {server.url('/post')}",
+        "    ignore: Views: \\d+",
+    ]
+    run("--config", str(config), "check")
+    code, out, _ = run("--config", str(config), "sources")
+    lines = out.splitlines()
+    assert (code, lines[:4]) == (
+        ExitCode.OK,
+        [
+            "doc  Doc",
+            "  feed: https://reports.example.org/doc/feed.xml",
+            f"  doc/canonical  [canonical, html, every 1800s]  {server.url('/post')}",
+            "    ignore: Views: \\d+",
+        ],
+    )
+    assert re.fullmatch(r"    versions: 1  last check: \S+Z  last change: \S+Z  state: ok", lines[4])
+    assert re.fullmatch(
+        r"    versions: 0  last check: \S+Z  last change: -  state: failing \(1\): HTTP 404 Not Found",
+        lines[6],
+    )

@@ -10,7 +10,7 @@ from typing import TextIO
 from differ.app import App
 from differ.cli import command
 from differ.config import load_config, redact
-from differ.errors import DifferError, ExitCode, StoreError, UsageError
+from differ.errors import DifferError, ExitCode, UsageError
 from differ.store import Version
 
 
@@ -104,11 +104,15 @@ def _describe(v: Version) -> str:
 
 
 def _version(app: App, key: str, number: int | None) -> Version:
-    if number is None:
-        latest = app.store.latest(key)
-        if latest is None:
-            raise StoreError(f"{key} has no versions yet (run: differ check {key})")
+    """The version a command names (the latest when none): one the store does not hold is a usage error,
+    like a source that is not configured; a record missing inside the range is damage (exit 3)."""
+    latest = app.store.latest(key)
+    if latest is None:
+        raise UsageError(f"{key} has no versions yet (run: differ check {key})")
+    if number is None or number == latest.number:
         return latest
+    if not 1 <= number <= latest.number:
+        raise UsageError(f"{key} has no version {number} (versions 1 to {latest.number})")
     return app.store.version(key, number)
 
 
@@ -142,7 +146,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
             raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
         old = app.store.version(source.key, new.number - 1)
     else:
-        old = app.store.version(source.key, args.a)
+        old = _version(app, source.key, args.a)
     d = diff_versions(app.store, old, new, app=app, source=source)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()

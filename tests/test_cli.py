@@ -93,7 +93,7 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> 
         'error: no source "doc/nope"; configured sources: doc/canonical, doc/gone\n',
     )
     assert run("--config", config, "show", "doc/canonical") == (
-        ExitCode.STORE,
+        ExitCode.USAGE,
         "",
         "error: doc/canonical has no versions yet (run: differ check doc/canonical)\n",
     )
@@ -294,6 +294,13 @@ def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: 
         assert (code, out, err) == run(*with_config, *command), command
         assert code == ExitCode.OK and out
     assert run(*alone, "verify") == (ExitCode.OK, "copy: 3 sources, 4 versions, 4 raw bodies: ok\n", "")
+    for command in (("diff", "pytorch-2-13", "--from", "5"), ("show", "pytorch-2-13", "--version", "0")):
+        number = command[-1]
+        assert run(*alone, *command) == (  # a number the store does not hold is a usage error (2)
+            ExitCode.USAGE,
+            "",
+            f"error: pytorch-2-13/canonical has no version {number} (versions 1 to 2)\n",
+        )
     assert run("--snapshots", "nowhere", "verify") == (
         ExitCode.USAGE,
         "",

@@ -187,17 +187,15 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
 
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
-    from differ.feed import feed_path
+    from differ.feed import feed_path, feed_url
 
     interval = app.config.service.interval
-    base = app.config.service.base_url.rstrip("/")
+    base = app.config.service.base_url
     for doc in app.config.documents:
         print(f"{doc.id}  {doc.title}", file=app.out)
-        if feed_path(app.store, doc.id).is_file():
-            print(
-                f"  feed: {f'{base}/{doc.id}/feed.xml' if base else feed_path(app.store, doc.id)}",
-                file=app.out,
-            )
+        feed = feed_path(app.store, doc.id)
+        if feed.is_file():
+            print(f"  feed: {feed_url(base, doc.id) if base else feed}", file=app.out)
         for s in doc.sources:
             state = app.store.state(s.key)
             latest = app.store.latest(s.key)
@@ -275,10 +273,9 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     for spec, label in ((args.old, "old"), (args.new, "new")):
         try:
             sides.append(read_side(app, spec, label, args.kind, settings))
-        except DifferError as exc:
+        except DifferError as exc:  # whatever went wrong, a side that cannot be read exits 2, as in diff(1)
             message = str(exc)
-            print(f"error: {message if message.startswith(spec) else f'{spec}: {message}'}", file=app.err)
-            return ExitCode.USAGE
+            raise UsageError(message if message.startswith(spec) else f"{spec}: {message}") from exc
     if args.audit:
         report = audit(*sides)
         app.out.write(render_audit(report, args.format))

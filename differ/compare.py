@@ -52,8 +52,8 @@ class Read:
     name: str
     normalized: Normalized
     sha256: str
-    bilingual: str | None = None  # the whole text, where `languages` kept part of it
-    languages: tuple[str, ...] = ()
+    source: SourceConfig
+    body: Body  # kept to read a bilingual copy again whole, when it is audited
 
 
 def is_url(spec: str) -> bool:
@@ -109,11 +109,9 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
     )
     try:
         normalized = normalize(body, source)
-        # A bilingual side filtered by `languages` keeps its whole text too: translations are checked against it.
-        whole = normalize(body, replace(source, languages=None)).markdown if source.languages else None
     except RecursionError:
         raise NormalizeError("page nested too deeply to read")  # as `differ check` says it
-    return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), whole, source.languages or ())
+    return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 
 def _fetch(
@@ -179,8 +177,9 @@ def audit(canonical: Read, mirror: Read) -> AuditReport:
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
     `differ audit` reports a watched mirror (without staleness, which needs a history)."""
     coverage, findings = audit_pair(canonical.normalized.markdown, mirror.normalized.markdown)
-    if mirror.bilingual is not None:
-        findings += translation_findings(mirror.bilingual, mirror.languages)
+    if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
+        whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
+        findings += translation_findings(whole, mirror.source.languages)
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings))
     return report

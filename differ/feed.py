@@ -12,9 +12,10 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from differ.config import DocumentConfig
-from differ.store import Store, Version, atomic_write
+from differ.store import Store, Version, atomic_write, report_url
 
 ATOM = "http://www.w3.org/2005/Atom"
+ET.register_namespace("", ATOM)  # written as the default namespace, without a prefix
 ENTRIES = 50  # the newest versions across the document's sources
 # Characters XML 1.0 cannot carry at all (a page's control characters would make the whole feed unreadable).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -31,6 +32,11 @@ def _uuid(*parts: str) -> str:
 
 def feed_path(store: Store, document: str) -> Path:
     return store.root / "reports" / document / "feed.xml"
+
+
+def feed_url(base_url: str, document: str) -> str:
+    """Where the feed is read once the reports folder is published at `base_url`."""
+    return f"{base_url.rstrip('/')}/{document}/feed.xml"
 
 
 def newest(store: Store, doc: DocumentConfig, count: int = ENTRIES) -> list[tuple[str, Version]]:
@@ -62,7 +68,6 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
     base = base_url.rstrip("/")
     versions = newest(store, doc)
 
-    ET.register_namespace("", ATOM)
     feed = ET.Element(f"{{{ATOM}}}feed")
 
     def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
@@ -77,7 +82,7 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
     add(add(feed, "author"), "name", "differ")
     add(feed, "link", rel="alternate", href=doc.canonical.url)
     if base:
-        add(feed, "link", rel="self", href=f"{base}/{doc.id}/feed.xml")
+        add(feed, "link", rel="self", href=feed_url(base, doc.id))
     for source_id, version in versions:
         summary = [str(line) for line in version.record.get("summary") or []]
         entry = add(feed, "entry")
@@ -89,7 +94,7 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
         add(entry, "updated", version.fetched_at)
         page = str(version.record.get("url") or version.record.get("final_url") or doc.canonical.url)
         if base and version.number > 1:
-            add(entry, "link", rel="alternate", href=f"{base}/{version.source}/diff-{version.number}.html")
+            add(entry, "link", rel="alternate", href=report_url(base, version.source, version.number))
             add(entry, "link", rel="related", href=page)
         else:
             add(entry, "link", rel="alternate", href=page)

@@ -55,6 +55,12 @@ def record_hash(record: dict[str, Any]) -> str:
     return sha256(canonical_json({k: v for k, v in record.items() if k != "hash"}))
 
 
+def report_url(base_url: str, key: str, number: int) -> str:
+    """Where the HTML diff that made version `number` of `key` is read once `reports/` is published at
+    `base_url` (the layout `Store.report_path` writes)."""
+    return f"{base_url.rstrip('/')}/{key}/diff-{number}.html"
+
+
 def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
     rebuilt from the records anyway (not `durable`) skips the fsyncs."""

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from differ import options as opt
 from differ.notify.base import Notifier, Outgoing, notifier
 from differ.options import Invalid, Option
+from differ.store import report_url
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
@@ -93,7 +94,7 @@ class Slack(Notifier):
     def report_link(self, event: dict[str, Any]) -> str:
         base = self.config.options.get("base_url") or self.base_url
         diff = event.get("diff") or {}
-        if not base or not diff:
-            return ""
         to = (diff.get("to") or {}).get("version")
-        return f"{base.rstrip('/')}/{event.get('source', '')}/diff-{to}.html"
+        if not base or not isinstance(to, int):
+            return ""
+        return report_url(base, str(event.get("source", "")), to)

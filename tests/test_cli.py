@@ -555,3 +555,37 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
         r"    versions: 0  last check: \S+Z  last change: -  state: failing \(1\): HTTP 404 Not Found",
         lines[6],
     )
+
+
+def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`differ diff` writing to a real pseudo-terminal colours deleted and inserted words; --no-color and a
+    pipe do not."""
+    import os
+    import pty
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    command = [sys.executable, "-m", "differ", "--config", "kept/demo.toml", "diff", "pytorch-2-13"]
+
+    def on_a_terminal(*extra: str) -> str:
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([*command, *extra], stdout=follower, stderr=subprocess.PIPE, cwd=tmp_path)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal is gone once the process has exited
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=60) == 0
+        os.close(leader)
+        return b"".join(chunks).decode()
+
+    coloured = on_a_terminal()
+    assert "\033[31m[-[Prototype]-]\033[0m" in coloured and "\033[32m{+Preliminary+}\033[0m" in coloured
+    assert "\033[" not in on_a_terminal("--no-color")
+    piped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert piped.returncode == 0 and "[-[Prototype]-]" in piped.stdout and "\033[" not in piped.stdout

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from differ.app import App
 from differ.cli import command
-from differ.config import load_config, redact
+from differ.config import load_config
 from differ.errors import DifferError, ExitCode, UsageError
 from differ.store import Version
 
@@ -188,6 +188,7 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.feed import feed_path, feed_url
+    from differ.notify import NOTIFIERS
 
     interval = app.config.service.interval
     base = app.config.service.base_url
@@ -213,8 +214,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 file=app.out,
             )
     for n in app.config.notifiers:
-        shown = {k: (redact(v) if k in n.secrets and isinstance(v, str) else v) for k, v in n.options.items()}
-        target = shown.get("url", "")
+        target = NOTIFIERS[n.kind](n).target()
         print(
             f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
             + (f"  digest: {n.digest:g}s" if n.digest else ""),

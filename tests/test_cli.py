@@ -147,6 +147,7 @@ def test_readme_config_examples_load() -> None:
             {
                 "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C",
                 "WEBHOOK_SECRET": "whsec_" + "a" * 40,
+                "SMTP_PASSWORD": "secret",
             },
         )
 

@@ -1,24 +1,42 @@
-"""What every notifier shares: the registry, how events read as titles and lines, and the outgoing request."""
+"""What every notifier shares: the registry, how events read as titles and lines, and sending one message
+(an HTTP POST of JSON unless a notifier sends another way)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import requests
+
+from differ.errors import NotifyError
+from differ.fetch.http import parse_retry_after
 from differ.options import Option
+from differ.store import report_url
 
 if TYPE_CHECKING:
     from differ.config import NotifierConfig
+    from differ.notify.outbox import Message
 
 NOTIFIERS: dict[str, type[Notifier]] = {}
+_session: requests.Session | None = None
+
+
+def _http() -> requests.Session:
+    global _session
+    if _session is None:
+        _session = requests.Session()
+        _session.trust_env = False
+    return _session
 
 
 @dataclass
 class Outgoing:
-    """One HTTP POST: where, the JSON body, and extra headers (signatures are added per attempt)."""
+    """One message as the outbox keeps it: the body (JSON for HTTP notifiers) and extra headers (signatures
+    are added per attempt). Where it goes is read from the configuration when it is sent."""
 
-    url: str
     body: dict[str, Any]
     headers: dict[str, str]
 
@@ -45,9 +63,57 @@ class Notifier:
         """Where messages go (from the configuration only; never stored with the message)."""
         return str(self.config.options["url"])
 
+    def target(self) -> str:
+        """Where messages go, secrets redacted, for `differ sources`."""
+        from differ.config import redact
+
+        url = str(self.config.options.get("url", ""))
+        return redact(url) if "url" in self.config.secrets else url
+
     def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
         """Headers that authenticate one attempt (none by default)."""
         return {}
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        """Deliver a message once: POST its JSON body. NotifyError says whether to retry, give up, or disable
+        the destination; a returned text is a remark on a delivery that succeeded."""
+        body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "differ-notify",
+            **msg.data.get("headers", {}),
+            **self.sign(msg.id, int(now.timestamp()), body),
+        }
+        timeout = self.config.timeout
+        try:
+            resp = _http().post(
+                self.payload_url(), data=body, headers=headers, timeout=timeout, allow_redirects=False
+            )
+        except requests.exceptions.Timeout:
+            raise NotifyError(f"no answer within {timeout:g}s", retryable=True)
+        except requests.exceptions.ConnectionError as exc:
+            text = str(exc).lower()
+            reason = (
+                "connection refused"
+                if "refused" in text
+                else ("connection reset" if "reset" in text or "aborted" in text else "connection failed")
+            )
+            raise NotifyError(reason, retryable=True)
+        except requests.exceptions.RequestException as exc:
+            raise NotifyError(f"request failed: {type(exc).__name__}", retryable=True)
+        with resp:
+            answer = " ".join(resp.text[:200].split()) if resp.content else ""
+            if 200 <= resp.status_code < 300:
+                return None
+            said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
+            if resp.status_code == 429 or resp.status_code >= 500:
+                wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
+                raise NotifyError(said, retryable=True, retry_after=wait)
+            if resp.status_code == 410:
+                raise NotifyError(said, disable=True)
+            if 300 <= resp.status_code < 400:
+                raise NotifyError(f"{said} (redirects are not followed)")
+            raise NotifyError(said)
 
     # -- how events read ---------------------------------------------------------------------------------
     @staticmethod
@@ -92,6 +158,14 @@ class Notifier:
         if kind == "test":
             return ["If you can read this, differ can reach this destination."]
         return []
+
+    def report_link(self, event: dict[str, Any]) -> str:
+        """The published HTML diff of a change (the notifier's `base_url`, else the service's), or ""."""
+        base = self.config.options.get("base_url") or self.base_url
+        to = ((event.get("diff") or {}).get("to") or {}).get("version")
+        if not base or not isinstance(to, int):
+            return ""
+        return report_url(base, str(event.get("source", "")), to)
 
     @staticmethod
     def context(event: dict[str, Any]) -> str:

@@ -10,28 +10,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import requests
-
 from differ.app import iso
 from differ.errors import NotifyError
-from differ.fetch.http import parse_retry_after
 from differ.notify.base import NOTIFIERS, Notifier
-from differ.notify.outbox import Message, Outbox
+from differ.notify.outbox import Outbox
 
 if TYPE_CHECKING:
     from differ.app import App
     from differ.config import NotifierConfig
 
 RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
-_session: requests.Session | None = None
-
-
-def _http() -> requests.Session:
-    global _session
-    if _session is None:
-        _session = requests.Session()
-        _session.trust_env = False
-    return _session
 
 
 def event_id(notifier: str, event: dict[str, Any]) -> str:
@@ -145,51 +133,6 @@ def _backoff(attempts: int) -> float:
     return float(base * (0.8 + 0.4 * random.random()))
 
 
-def post(kind: Notifier, msg: Message, now: datetime) -> None:
-    """POST a message once; NotifyError says whether to retry, give up, or disable the destination."""
-    body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "differ-notify",
-        **msg.data.get("headers", {}),
-        **kind.sign(msg.id, int(now.timestamp()), body),
-    }
-    url = kind.payload_url()
-    try:
-        resp = _http().post(
-            url, data=body, headers=headers, timeout=kind.config.timeout, allow_redirects=False
-        )
-    except requests.exceptions.Timeout:
-        raise NotifyError(f"no answer within {kind.config.timeout:g}s", retryable=True)
-    except requests.exceptions.ConnectionError as exc:
-        text = str(exc)
-        reason = (
-            "connection refused"
-            if "refused" in text.lower()
-            else (
-                "connection reset"
-                if "reset" in text.lower() or "aborted" in text.lower()
-                else "connection failed"
-            )
-        )
-        raise NotifyError(reason, retryable=True)
-    except requests.exceptions.RequestException as exc:
-        raise NotifyError(f"request failed: {type(exc).__name__}", retryable=True)
-    with resp:
-        answer = " ".join(resp.text[:200].split()) if resp.content else ""
-        if 200 <= resp.status_code < 300:
-            return
-        said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
-        if resp.status_code == 429 or resp.status_code >= 500:
-            wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
-            raise NotifyError(said, retryable=True, retry_after=wait)
-        if resp.status_code == 410:
-            raise NotifyError(said, disable=True)
-        if 300 <= resp.status_code < 400:
-            raise NotifyError(f"{said} (redirects are not followed)")
-        raise NotifyError(said)
-
-
 def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
     """Send what is due, oldest first per destination; a message waits while an earlier one is retrying."""
     outbox = Outbox(app.store)
@@ -211,7 +154,7 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
             if gap > 0:
                 app.sleep(gap)
             try:
-                post(kind, msg, app.now())
+                note = kind.send(msg, app.now())
             except NotifyError as exc:
                 app.last_sent[config.name] = app.monotonic()
                 msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
@@ -238,8 +181,10 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
             msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
             msg.data["sent_at"] = iso(app.now())
             msg.data["last_error"] = None
+            if note:
+                msg.data["note"] = note
             outbox.move(msg, "sent")
-            attempts.append(Attempt(config.name, msg.id, True, "delivered"))
+            attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
     return attempts
 
 

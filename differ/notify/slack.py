@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 from differ import options as opt
 from differ.notify.base import Notifier, Outgoing, notifier
 from differ.options import Invalid, Option
-from differ.store import report_url
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
@@ -89,12 +88,4 @@ class Slack(Notifier):
             "unfurl_links": False,
             "unfurl_media": False,
         }
-        return Outgoing(self.config.options["url"], body, {})
-
-    def report_link(self, event: dict[str, Any]) -> str:
-        base = self.config.options.get("base_url") or self.base_url
-        diff = event.get("diff") or {}
-        to = (diff.get("to") or {}).get("version")
-        if not base or not isinstance(to, int):
-            return ""
-        return report_url(base, str(event.get("source", "")), to)
+        return Outgoing(body, {})

@@ -53,7 +53,7 @@ class Webhook(Notifier):
         kind = str(event.get("type", "event"))
         data = {k: v for k, v in event.items() if k not in ("type", "id", "queued_at")}
         body = {"type": f"differ.{kind}", "timestamp": event.get("queued_at"), "data": data}
-        return Outgoing(self.config.options["url"], body, {})
+        return Outgoing(body, {})
 
     def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
         return {

@@ -17,6 +17,7 @@ from differ.errors import DifferError, FetchError, NoContentError, NormalizeErro
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
+from differ.site import index_path, write_site
 from differ.store import Store, Version, canonical_json, sha256
 
 # Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
@@ -526,6 +527,11 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     missed = {str(e["source"]).split("/", 1)[0] for e in events if e["type"] == "changed"}
     for document in sorted(changed_docs | missed):
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
+    fetching = {
+        str(e["source"]).split("/", 1)[0] for e in events if e["type"] in ("fetch_failing", "recovered")
+    }
+    if changed_docs | missed | fetching or not index_path(app.store).is_file():
+        write_site(app, changed_docs | missed | fetching)
     notify.dispatch(app, events, deliver_now=False)
     for source in sources:  # the events are in the outbox now: a crash from here on loses nothing
         latest = app.store.latest(source.key)

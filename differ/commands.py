@@ -11,11 +11,8 @@ from differ.app import App
 from differ.cli import command
 from differ.config import load_config
 from differ.errors import DifferError, ExitCode, UsageError
+from differ.site import describe, size_text
 from differ.store import Version
-
-
-def _size(n: int) -> str:
-    return f"{n / 1000:.1f} KB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
 
 
 @command("check")
@@ -56,7 +53,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
     rows = [
-        (str(v.number), v.fetched_at, v.hash[:12], _size(int(v.record.get("raw_bytes", 0))), _describe(v))
+        (str(v.number), v.fetched_at, v.hash[:12], size_text(int(v.record.get("raw_bytes", 0))), describe(v))
         for v in versions
     ]
     reach = reach_lines(app, source) if source.role == "mirror" else []
@@ -79,28 +76,16 @@ def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: li
     """A standalone page; every piece of page text is escaped and no script may run."""
     from html import escape as e
 
+    from differ.site import page
+
     body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{e(key)} history</title><style>body{{font:15px/1.5 system-ui,sans-serif;margin:2em}}"
-        "td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left}table{border-collapse:collapse}</style>"
-        f"</head><body><h1>{e(key)}</h1><p>{e(url)}</p><table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
+    return page(
+        f"{key} history",
+        f"<h1>{e(key)}</h1><p>{e(url)}</p><table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
         f"<th>Size</th><th>Change</th></tr>{body}</table>"
-        + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else "")
-        + "</body></html>\n"
+        + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
     )
-
-
-def _describe(v: Version) -> str:
-    summary = v.record.get("summary") or []
-    if v.number == 1 or not summary:
-        return "first snapshot" if v.number == 1 else "changed"
-    n = v.record.get("changes", 0)
-    first = summary[1][2:] if len(summary) > 1 else ""
-    text = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
-    return text if len(text) <= 110 else text[:109] + "…"
 
 
 def _version(app: App, key: str, number: int | None) -> Version:

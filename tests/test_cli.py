@@ -329,7 +329,7 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
     config = str(write_config(tmp_path, server))
     run("--config", config, "check")
     server.page("/post", article(evil))
-    server.page("/gone", article(evil + "<p>More.</p>"))
+    server.page("/gone", article(evil + "<p>More &lt;script&gt;alert(5)&lt;/script&gt; here.</p>"))
     run("--config", config, "check")
     pages = [
         run("--config", config, "diff", "doc/canonical", "--format", "html")[1],
@@ -337,6 +337,8 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         run("--config", config, "history", "doc/canonical", "--format", "html")[1],
         run("--config", config, "history", "doc/gone", "--format", "html")[1],
         (tmp_path / "snapshots/reports/doc/canonical/diff-2.html").read_text(),
+        (tmp_path / "snapshots/reports/index.html").read_text(),
+        (tmp_path / "snapshots/reports/doc/index.html").read_text(),
     ]
     for page in pages:
         parser = _Scripts()
@@ -344,6 +346,7 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         assert parser.bad == [], page[:300]
         assert "default-src 'none'" in page
     assert "&lt;script&gt;" in pages[0] and "&lt;script&gt;" in pages[4]
+    assert "&lt;script&gt;alert(5)" in pages[6]  # the mirror's extra passage, in the document's page
 
 
 def test_compare_two_files_like_diff(tmp_path: Path) -> None:

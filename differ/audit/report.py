@@ -100,13 +100,9 @@ def html_page(report: AuditReport, head: str) -> str:
             "<table><tr><th>Finding</th><th>Section</th><th>Canonical</th><th>Mirror</th><th>Detail</th>"
             f"</tr>{rows}</table>"
         )
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{e(head)}</title><style>body{{font:15px/1.5 system-ui,sans-serif;margin:2em}}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3em .5em;vertical-align:top}"
-        f"</style></head><body>{''.join(parts)}</body></html>\n"
-    )
+    from differ.site import page
+
+    return page(head, "".join(parts))
 
 
 def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
@@ -127,6 +123,7 @@ def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
             "matches_version": m.matches_version,
             "findings": keys,
             "lines": {f.key: finding_line(f) for f in m.findings},
+            "coverage": round(m.coverage, 4),
         }
         before = previous.get(m.id)
         if before is None or before.get("signature") == m.signature:

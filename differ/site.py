@@ -1,0 +1,214 @@
+"""The published reports folder as a small static site: `reports/index.html` lists every document and source with
+its latest change, fetch state and mirror fidelity; `reports/DOCUMENT/index.html` gives a document's audit and
+each source's history, every version linked to its diff. Rewritten after a check that changed what they show,
+so publishing `snapshots/reports/` at `base_url` gives a dashboard that needs no server."""
+
+from __future__ import annotations
+
+import json
+from html import escape as e
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from differ.store import Store, Version, atomic_write
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import Config, DocumentConfig, SourceConfig
+
+_STYLE = (
+    "body{font:15px/1.5 system-ui,sans-serif;margin:2em;max-width:72em}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em}"
+    "td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}"
+    ".bad{color:#a40000}.good{color:#1a6b1a}.quiet{color:#666;font-size:small}"
+)
+
+
+def page(title: str, body: str) -> str:
+    """A standalone page: every piece of page text is escaped by the caller, and no script may run."""
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>\n"
+    )
+
+
+def size_text(n: int) -> str:
+    return f"{n / 1000:.1f} KB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+def describe(v: Version) -> str:
+    """One line for a version: "first snapshot", or its number of changes and the first of them."""
+    summary = v.record.get("summary") or []
+    if v.number == 1 or not summary:
+        return "first snapshot" if v.number == 1 else "changed"
+    n = v.record.get("changes", 0)
+    first = summary[1][2:] if len(summary) > 1 else ""
+    if len(summary) > 2 and summary[2].startswith("  →"):  # a modified block: what it became
+        first += " " + summary[2].strip()
+    text = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+    return text if len(text) <= 110 else text[:109] + "…"
+
+
+def index_path(store: Store, document: str | None = None) -> Path:
+    """`reports/index.html`, or a document's `reports/DOCUMENT/index.html`."""
+    folder = store.root / "reports"
+    return folder / document / "index.html" if document else folder / "index.html"
+
+
+def _link(href: str, text: str) -> str:
+    return f'<a href="{e(href)}">{e(text)}</a>'
+
+
+def _external(url: str) -> str:
+    """A page's address as a link, only for http(s) (a stored URL never becomes a `javascript:` link)."""
+    return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
+
+
+def _audit(store: Store, document: str) -> dict[str, Any]:
+    try:
+        data = json.loads((store.root / "audits" / f"{document}.json").read_bytes())
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _fetch_state(store: Store, key: str) -> tuple[str, bool]:
+    state = store.state(key)
+    failures = int(state.get("failures") or 0)
+    if failures:
+        return f"failing ({failures} in a row): {state.get('last_error') or 'unknown error'}", False
+    return ("ok", True) if state.get("last_check") else ("not checked yet", True)
+
+
+def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tuple[str, bool]:
+    """How a mirror stands against the canonical, from the last audit."""
+    entry = audit.get(mirror)
+    if not isinstance(entry, dict) or canonical is None:
+        return "not audited yet", True
+    matches = entry.get("matches_version")
+    findings = len(entry.get("findings") or [])
+    coverage = entry.get("coverage")
+    parts = [
+        "up to date" if matches == canonical else f"stale: matches version {matches} of {canonical}",
+        f"{findings} finding{'s' if findings != 1 else ''}",
+    ]
+    if isinstance(coverage, int | float):
+        parts.append(f"coverage {coverage:.1%}")
+    return ", ".join(parts), matches == canonical and not findings
+
+
+def _state_cell(text: str, good: bool) -> str:
+    return f'<td class="{"good" if good else "bad"}">{e(text)}</td>'
+
+
+def _latest_cell(store: Store, source: SourceConfig, latest: Version | None, prefix: str) -> str:
+    if latest is None:
+        return "<td>no versions yet</td>"
+    text = f"{latest.fetched_at}: {describe(latest)}"
+    if latest.number > 1 and store.report_path(source.key, latest.number).is_file():
+        return f"<td>{_link(f'{prefix}{source.id}/diff-{latest.number}.html', text)}</td>"
+    return f"<td>{e(text)}</td>"
+
+
+def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
+    """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
+    audit = _audit(store, doc.id)
+    canonical = store.latest(doc.canonical.key)
+    parts = [f"<h1>{e(doc.title)}</h1>", f"<p>Canonical: {_external(doc.canonical.url)}</p>"]
+    links = [_link("../index.html", "All documents")]
+    if (store.root / "reports" / doc.id / "feed.xml").is_file():
+        links.append(_link("feed.xml", "Atom feed"))
+    parts.append(f"<p>{' · '.join(links)}</p>")
+    if doc.mirrors:
+        rows = []
+        for m in doc.mirrors:
+            text, good = _fidelity(audit, m.id, canonical.number if canonical else None)
+            lines = (audit.get(m.id) or {}).get("lines") or {}
+            found = "".join(f"<li>{e(str(line))}</li>" for line in lines.values())
+            rows.append(
+                f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{f'<ul>{found}</ul>' if found else ''}</td>"
+                "</tr>"
+            )
+        parts.append(
+            "<h2>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th><th>Findings</th>"
+            f"</tr>{''.join(rows)}</table>"
+        )
+    for source in doc.sources:
+        versions = store.versions(source.key)
+        state, good = _fetch_state(store, source.key)
+        parts.append(
+            f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
+            f"<p>{_external(source.url)} · fetching: <span class={'good' if good else 'bad'}>{e(state)}</span></p>"
+        )
+        if not versions:
+            parts.append("<p>No versions yet.</p>")
+            continue
+        rows = []
+        for v in reversed(versions):
+            number = str(v.number)
+            if v.number > 1 and store.report_path(source.key, v.number).is_file():
+                number = _link(f"{source.id}/diff-{v.number}.html", number)
+            else:
+                number = e(number)
+            rows.append(
+                f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
+                f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}</td></tr>"
+            )
+        parts.append(
+            f"<table><tr><th>#</th><th>Fetched</th><th>Size</th><th>Change</th></tr>{''.join(rows)}</table>"
+        )
+    parts.append(f"<p class=quiet>Written by differ at {e(generated)}.</p>")
+    return page(f"{doc.title}: versions and mirrors", "".join(parts))
+
+
+def index_page(store: Store, config: Config, generated: str) -> str:
+    """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity."""
+    rows = []
+    for doc in config.documents:
+        audit = _audit(store, doc.id)
+        canonical = store.latest(doc.canonical.key)
+        for i, source in enumerate(doc.sources):
+            latest = canonical if i == 0 else store.latest(source.key)
+            state, good = _fetch_state(store, source.key)
+            if good and source.role == "mirror":
+                state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
+            first = (
+                f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", doc.title)}</td>'
+                if i == 0
+                else ""
+            )
+            rows.append(
+                f"<tr>{first}<td>{e(source.id)} <span class=quiet>{e(source.role)}</span></td>"
+                f"<td>{latest.number if latest else 0}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
+                f"{_state_cell(state, good)}</tr>"
+            )
+    table = (
+        "<table><tr><th>Document</th><th>Source</th><th>Versions</th><th>Latest change</th><th>State</th></tr>"
+        + "".join(rows)
+        + "</table>"
+        if rows
+        else "<p>No documents configured.</p>"
+    )
+    return page(
+        "differ: documents",
+        f"<h1>Documents</h1>{table}<p class=quiet>Written by differ at {e(generated)}.</p>",
+    )
+
+
+def write_site(app: App, documents: set[str]) -> None:
+    """Rewrite the pages of these documents and the index (every page, when there is no index yet), under the
+    store's lock so that sources checked at once never write a page that misses one another's version."""
+    from differ.app import iso
+
+    store, config = app.store, app.config
+    generated = iso(app.now())
+    with store.writing():
+        if not index_path(store).is_file():
+            documents = {doc.id for doc in config.documents}
+        for doc in config.documents:
+            if doc.id in documents:
+                atomic_write(
+                    index_path(store, doc.id), document_page(store, doc, generated).encode(), durable=False
+                )
+        atomic_write(index_path(store), index_page(store, config, generated).encode(), durable=False)

@@ -1,0 +1,125 @@
+"""The published reports folder as a site: the index and a page per document, written by real checks against a
+real local server, read back with an HTML parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from differ.check import check
+from differ.site import index_path
+from tests.conftest import Clock, Reply, Server, article, make_app, one_doc, source_toml
+
+CHANGE = '1 change: Post: "The release is out today." → "The release is out since Monday."'
+
+
+def rows(path: Path) -> list[list[str]]:
+    soup = BeautifulSoup(path.read_text(), "lxml")
+    return [[c.get_text(" ", strip=True) for c in tr.find_all(["td", "th"])] for tr in soup.find_all("tr")]
+
+
+def links(path: Path) -> list[str]:
+    return [str(a["href"]) for a in BeautifulSoup(path.read_text(), "lxml").find_all("a")]
+
+
+def setup(tmp_path: Path, server: Server) -> tuple[object, Clock]:
+    server.page("/post", article("<p>The release is out today.</p><p>Install it with pip.</p>"))
+    server.page("/copy", article("<p>The release is out today.</p><p>Install it with pip.</p>"))
+    clock = Clock()
+    mirror = source_toml(server.url("/copy"), "copy", extra="robots = false")
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra="robots = false", mirrors=[mirror]),
+        clock,
+    )
+    return app, clock
+
+
+def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, server: Server) -> None:
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    index, page = index_path(app.store), index_path(app.store, "doc")  # type: ignore[attr-defined]
+    assert rows(index) == [
+        ["Document", "Source", "Versions", "Latest change", "State"],
+        ["Doc", "canonical canonical", "1", "2026-07-08T17:45:00Z: first snapshot", "ok"],
+        [
+            "copy mirror",
+            "1",
+            "2026-07-08T17:45:00Z: first snapshot",
+            "up to date, 0 findings, coverage 100.0%",
+        ],
+    ]
+    server.page("/post", article("<p>The release is out since Monday.</p><p>Install it with pip.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert rows(index)[1:] == [
+        [
+            "Doc",
+            "canonical canonical",
+            "2",
+            f"2026-07-08T18:45:00Z: {CHANGE}",
+            "ok",
+        ],
+        [
+            "copy mirror",
+            "1",
+            "2026-07-08T17:45:00Z: first snapshot",
+            "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
+        ],
+    ]
+    assert links(index) == ["doc/index.html", "doc/canonical/diff-2.html"]
+    assert (index.parent / "doc/canonical/diff-2.html").is_file()
+    assert rows(page) == [
+        ["Mirror", "Against the canonical", "Findings"],
+        [
+            "copy",
+            "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
+            "stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
+            "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change",
+        ],
+        ["#", "Fetched", "Size", "Change"],
+        ["2", "2026-07-08T18:45:00Z", "0.2 KB", CHANGE],
+        ["1", "2026-07-08T17:45:00Z", "0.2 KB", "first snapshot"],
+        ["#", "Fetched", "Size", "Change"],
+        ["1", "2026-07-08T17:45:00Z", "0.2 KB", "first snapshot"],
+    ]
+    assert links(page) == [
+        server.url("/post"),
+        "../index.html",
+        "feed.xml",
+        server.url("/post"),
+        "canonical/diff-2.html",
+        server.url("/copy"),
+    ]
+    assert (page.parent / "feed.xml").is_file()
+
+
+def test_a_failing_source_shows_until_it_recovers(tmp_path: Path, server: Server) -> None:
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    index = index_path(app.store)  # type: ignore[attr-defined]
+    server.routes["/copy"] = Reply(404)
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert rows(index)[2][-1] == "failing (1 in a row): HTTP 404 Not Found"
+    assert "failing (1 in a row): HTTP 404 Not Found" in index_path(app.store, "doc").read_text()  # type: ignore[attr-defined]
+    server.page("/copy", article("<p>The release is out today.</p><p>Install it with pip.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert rows(index)[2][-1] == "up to date, 0 findings, coverage 100.0%"
+
+
+def test_a_store_without_pages_gets_them_on_its_next_check(tmp_path: Path, server: Server) -> None:
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    index, page = index_path(app.store), index_path(app.store, "doc")  # type: ignore[attr-defined]
+    index.unlink()
+    page.unlink()
+    clock.advance(3600)
+    results = check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert [r.outcome for r in results] == ["unchanged", "unchanged"]
+    assert index.is_file() and page.is_file()
+    before = page.read_text()
+    clock.advance(3600)
+    check(app, app.config.sources())  # nothing changed: the pages are left as they are
+    assert page.read_text() == before

@@ -423,9 +423,8 @@ def _finish(
             state["etag"] = response.header("etag")
             state["last_modified"] = response.header("last-modified")
             state["body_sha256"] = entry.get("body_sha256")
-    with app.store.writing():
-        app.store.log_fetch(key, entry)
-        app.store.save_state(key, state)
+    app.store.log_fetch(key, entry)
+    app.store.save_state(key, state)
 
 
 def _failed(
@@ -452,9 +451,8 @@ def _failed(
     state.pop("recovered_after", None)
     if retry_after:
         state["retry_not_before"] = iso(datetime.fromtimestamp(now.timestamp() + retry_after, now.tzinfo))
-    with app.store.writing():
-        app.store.log_fetch(source.key, entry)
-        app.store.save_state(source.key, state)
+    app.store.log_fetch(source.key, entry)
+    app.store.save_state(source.key, state)
     return CheckResult(source.key, "failed", message)
 
 

@@ -84,6 +84,22 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         _fsync_dir(path.parent)
 
 
+def _durable_temp(folder: Path, data: bytes) -> str:
+    """Write `data` to a new hidden temporary file in `folder` and fsync it; the caller renames it into place
+    (a crash leaves a `.tmp` file, which readers and `verify` ignore, as they ignore atomic_write's)."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".new.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
@@ -371,31 +387,44 @@ class Store:
         markdown: str,
         record: dict[str, Any],
     ) -> Version:
-        """Store a new version: blobs and Markdown first, the record (the commit point) last."""
-        with self.writing():
-            folder = self.source_dir(key) / "versions"
-            previous = self.latest(key)
-            number = previous.number + 1 if previous else 1
-            raw_sha = self.put_blob(raw)
-            md_bytes = markdown.encode("utf-8")
-            atomic_write(folder / f"{number:06d}.md", md_bytes)
-            full = {
-                **record,
-                "schema": RECORD_SCHEMA,
-                "source": key,
-                "number": number,
-                "raw_sha256": raw_sha,
-                "raw_bytes": len(raw),
-                "markdown_sha256": sha256(md_bytes),
-                "prev": previous.hash if previous else None,
-            }
-            full["hash"] = record_hash(full)
-            atomic_write(folder / f"{number:06d}.json", canonical_json(full) + b"\n")
-            atomic_write(
-                self.source_dir(key) / "head.json",
-                canonical_json({"number": number, "hash": full["hash"]}) + b"\n",
-            )
-            return Version(key, number, full, folder)
+        """Store a new version: the raw body and the Markdown first, the record (the commit point) last, then
+        the head. The body and the Markdown are written and made durable before the store's lock is taken (the
+        body is named by its hash; the Markdown waits under a temporary name), so threads storing versions at
+        once do not queue behind one another's fsyncs; under the lock the version gets its number, the
+        Markdown its name, and the record and head are written."""
+        if not (self.root / "STORE").exists():
+            with self.writing():  # creates the store under the lock
+                pass
+        folder = self.source_dir(key) / "versions"
+        folder.mkdir(parents=True, exist_ok=True)
+        raw_sha = self.put_blob(raw)
+        md_bytes = markdown.encode("utf-8")
+        pending = _durable_temp(folder, md_bytes)
+        try:
+            with self.writing():
+                previous = self.latest(key)
+                number = previous.number + 1 if previous else 1
+                os.replace(pending, folder / f"{number:06d}.md")  # made durable with the record's folder
+                full = {
+                    **record,
+                    "schema": RECORD_SCHEMA,
+                    "source": key,
+                    "number": number,
+                    "raw_sha256": raw_sha,
+                    "raw_bytes": len(raw),
+                    "markdown_sha256": sha256(md_bytes),
+                    "prev": previous.hash if previous else None,
+                }
+                full["hash"] = record_hash(full)
+                atomic_write(folder / f"{number:06d}.json", canonical_json(full) + b"\n")
+                atomic_write(
+                    self.source_dir(key) / "head.json",
+                    canonical_json({"number": number, "hash": full["hash"]}) + b"\n",
+                )
+                return Version(key, number, full, folder)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(pending)
 
     def report_path(self, key: str, number: int) -> Path:
         """Where the HTML diff that made `number` is kept: `reports/DOCUMENT/SOURCE/diff-N.html`, so that
@@ -405,10 +434,10 @@ class Store:
         return self.root / "reports" / document / source / f"diff-{number}.html"
 
     def write_report(self, key: str, number: int, html: str) -> Path:
-        with self.writing():
-            path = self.report_path(key, number)
-            atomic_write(path, html.encode("utf-8"))
-            return path
+        """Written without the store's lock: only the writer that stored version `number` writes its report."""
+        path = self.report_path(key, number)
+        atomic_write(path, html.encode("utf-8"))
+        return path
 
     def add_normalized(self, version: Version, normalizer: int, markdown: str) -> Path:
         """Keep a form made by a newer normalizer beside the old one (history is never rewritten)."""
@@ -428,9 +457,11 @@ class Store:
             return path
 
     # -- fetch log and state ----------------------------------------------------------------------------
+    # A source's fetch log and state are written only by the one thread checking it, each write whole on its own
+    # (an appended line, a renamed file), so they need no store lock, whose holder's fsyncs every other thread
+    # would wait for.
     def log_fetch(self, key: str, entry: dict[str, Any]) -> None:
-        with self.writing():
-            append_line(self.source_dir(key) / "fetches.jsonl", entry)
+        append_line(self.source_dir(key) / "fetches.jsonl", entry)
 
     def fetches(self, key: str) -> list[dict[str, Any]]:
         return read_lines(self.source_dir(key) / "fetches.jsonl")
@@ -442,8 +473,7 @@ class Store:
             return {}
 
     def save_state(self, key: str, state: dict[str, Any]) -> None:
-        with self.writing():
-            atomic_write(self.source_dir(key) / "state.json", canonical_json(state) + b"\n")
+        atomic_write(self.source_dir(key) / "state.json", canonical_json(state) + b"\n")
 
     def source_keys(self) -> list[str]:
         base = self.root / "sources"

@@ -17,6 +17,9 @@ Handler = Callable[[App, argparse.Namespace], int]
 COMMANDS: dict[str, Handler] = {}
 
 
+WHICH = "a number, or a time (2026-07-08, 2026-07-08T18:00Z) for the version stored by then"
+
+
 def command(name: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         COMMANDS[name] = fn
@@ -58,17 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="the long-running service: check every source on its schedule")
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
-    h.add_argument("--format", choices=("text", "html"), default="text")
+    h.add_argument("--format", choices=("text", "json", "html"), default="text")
     s = sub.add_parser("show", help="the normalized Markdown (or raw body) of a version")
     s.add_argument("source", metavar="SOURCE")
-    s.add_argument("--version", type=int, dest="number", metavar="N", help="version number (default: latest)")
+    s.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
     s.add_argument("--raw", action="store_true", help="the raw body as fetched")
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")
     d.add_argument(
-        "--from", type=int, dest="a", metavar="N", help="old version (default: the one before --to)"
+        "--from", dest="a", metavar="N", help=f"old version: {WHICH} (default: the one before --to)"
     )
-    d.add_argument("--to", type=int, dest="b", metavar="M", help="new version (default: latest)")
+    d.add_argument("--to", dest="b", metavar="M", help=f"new version: {WHICH} (default: latest)")
     d.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")

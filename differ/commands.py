@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
-from differ.app import App
+from differ.app import App, iso
 from differ.cli import command
-from differ.config import load_config
+from differ.config import SourceConfig, load_config
 from differ.errors import DifferError, ExitCode, UsageError
 from differ.site import describe, size_text
 from differ.store import Version
@@ -56,6 +58,9 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         (str(v.number), v.fetched_at, v.hash[:12], size_text(int(v.record.get("raw_bytes", 0))), describe(v))
         for v in versions
     ]
+    if args.format == "json":
+        app.out.write(json.dumps(_history_json(app, source, versions), ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
     reach = reach_lines(app, source) if source.role == "mirror" else []
     if args.format == "html":
         app.out.write(_history_html(source.key, source.url, rows, reach))
@@ -70,6 +75,33 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     for line in reach:
         print(line, file=app.out)
     return ExitCode.OK
+
+
+def _history_json(app: App, source: SourceConfig, versions: Sequence[Version]) -> dict[str, object]:
+    """`differ.history/1`: the source and its versions, oldest first; for a mirror, when each canonical edit
+    reached it."""
+    from differ.audit.report import reach
+
+    out: dict[str, object] = {
+        "schema": "differ.history/1",
+        "source": source.key,
+        "url": source.url,
+        "role": source.role,
+        "versions": [
+            {
+                "version": v.number,
+                "fetched_at": v.fetched_at,
+                "hash": v.hash,
+                "raw_bytes": int(v.record.get("raw_bytes", 0)),
+                "changes": int(v.record.get("changes", 0)),
+                "summary": list(v.record.get("summary") or []),
+            }
+            for v in versions
+        ],
+    }
+    if source.role == "mirror":
+        out["canonical_edits"] = reach(app, source) or []
+    return out
 
 
 def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str]) -> str:
@@ -88,13 +120,40 @@ def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: li
     )
 
 
-def _version(app: App, key: str, number: int | None) -> Version:
-    """The version a command names (the latest when none): one the store does not hold is a usage error,
-    like a source that is not configured; a record missing inside the range is damage (exit 3)."""
+def _moment(text: str) -> datetime:
+    """A time on the command line: ISO 8601, UTC unless it says otherwise; a date alone is the end of that day,
+    so `--from 2026-07-07` is what the page said when that day was over."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f'expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"'
+        )
+    if len(text.strip()) == 10:
+        value += timedelta(days=1, microseconds=-1)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _version(app: App, key: str, which: str | None) -> Version:
+    """The version a command names (the latest when none): by number, or the one stored by a time. One the
+    store does not hold is a usage error, like a source that is not configured; a record missing inside the
+    range is damage (exit 3)."""
     latest = app.store.latest(key)
     if latest is None:
         raise UsageError(f"{key} has no versions yet (run: differ check {key})")
-    if number is None or number == latest.number:
+    if which is None:
+        return latest
+    if not which.strip().isdigit():
+        moment = _moment(which)
+        found = app.store.version_at(key, moment)
+        if found is None:
+            first = app.store.version(key, 1)
+            raise UsageError(
+                f"{key} had no version yet at {iso(moment)} (the first was fetched at {first.fetched_at})"
+            )
+        return found
+    number = int(which)
+    if number == latest.number:
         return latest
     if not 1 <= number <= latest.number:
         raise UsageError(f"{key} has no version {number} (versions 1 to {latest.number})")

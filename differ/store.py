@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -349,6 +350,28 @@ class Store:
         if head:
             raise StoreError(f"{key}: head names version {head['number']} but no versions are stored")
         return None
+
+    def version_at(self, key: str, moment: datetime) -> Version | None:
+        """The version current at `moment`: the newest fetched at or before it, found by bisection (versions
+        are numbered in the order they were fetched); None when the first came later."""
+        latest = self.latest(key)
+        if latest is None:
+            return None
+
+        def fetched(v: Version) -> datetime:
+            return datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00"))
+
+        if fetched(latest) <= moment:
+            return latest
+        found, lo, hi = None, 1, latest.number - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            v = self.version(key, mid)
+            if fetched(v) <= moment:
+                found, lo = v, mid + 1
+            else:
+                hi = mid - 1
+        return found
 
     def head(self, key: str) -> dict[str, Any] | None:
         try:

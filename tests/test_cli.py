@@ -349,6 +349,57 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
     assert "&lt;script&gt;alert(5)" in pages[6]  # the mirror's extra passage, in the document's page
 
 
+def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--version, --from and --to take a time: the version stored by then (a date alone: the end of that day)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    config = ("--config", "kept/demo.toml")  # canonical versions: 2026-07-08T17:45:00Z and T21:00:00Z
+    by_number = run(*config, "diff", "pytorch-2-13/canonical", "--from", "1", "--to", "2")
+    assert by_number[0] == ExitCode.OK
+    assert run(*config, "diff", "pytorch-2-13/canonical", "--from", "2026-07-08T18:00Z") == by_number
+    assert run(*config, "diff", "pytorch-2-13/canonical", "--from", "2026-07-08T20:00+02:00") == by_number
+    code, out, _ = run(
+        *config, "diff", "pytorch-2-13/canonical", "--from", "2026-07-08", "--to", "2026-07-09"
+    )
+    assert (code, out.splitlines()[0]) == (
+        ExitCode.OK,
+        "PyTorch 2.13 Release Blog (canonical), version 2 → 2: 0 changes.",
+    )
+    first = run(*config, "show", "pytorch-2-13/canonical", "--version", "1")
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "2026-07-08T17:45:00Z") == first
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "2026-07-07") == (
+        ExitCode.USAGE,
+        "",
+        "error: pytorch-2-13/canonical had no version yet at 2026-07-07T23:59:59Z (the first was fetched at "
+        "2026-07-08T17:45:00Z)\n",
+    )
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "last week") == (
+        ExitCode.USAGE,
+        "",
+        'error: expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "last week"\n',
+    )
+    code, out, _ = run(*config, "history", "pytorch-2-13/wpnews", "--format", "json")
+    data = json.loads(out)
+    assert (code, data["schema"], data["role"], [v["version"] for v in data["versions"]]) == (
+        ExitCode.OK,
+        "differ.history/1",
+        "mirror",
+        [1],
+    )
+    assert data["canonical_edits"] == [
+        {
+            "canonical_version": 2,
+            "canonical_fetched_at": "2026-07-08T21:00:00Z",
+            "mirror_version": None,
+            "mirror_fetched_at": None,
+        }
+    ]
+    canonical = json.loads(run(*config, "history", "pytorch-2-13/canonical", "--format", "json")[1])
+    assert "canonical_edits" not in canonical
+    assert canonical["versions"][1]["changes"] == 3
+    assert canonical["versions"][1]["summary"][1].startswith("• author's note (added at the end): ")
+
+
 def test_compare_two_files_like_diff(tmp_path: Path) -> None:
     """Exit 0 when both read the same (page noise only), 1 when they differ; the diff is check's diff."""
     from tests.helpers import REPLAY

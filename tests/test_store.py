@@ -236,3 +236,25 @@ def test_renormalized_forms_keep_the_old(tmp_path: Path) -> None:
     assert store.markdown(v, 1) == "old form\n"
     assert store.verify().ok
     assert sha256(b"raw") == v.raw_sha256
+
+
+def test_the_version_current_at_a_moment(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    store = Store(tmp_path)
+    times = ["2026-07-08T17:45:00Z", "2026-07-08T21:00:00Z", "2026-07-09T09:40:00Z", "2026-07-10T00:00:00Z"]
+    for n, at in enumerate(times):
+        store.commit("doc/src", raw=f"r{n}".encode(), markdown=f"v{n}\n", record={"fetched_at": at})
+
+    def at(text: str) -> int | None:
+        found = store.version_at("doc/src", datetime.fromisoformat(text).replace(tzinfo=UTC))
+        return found.number if found else None
+
+    assert at("2026-07-08T17:44:59") is None
+    assert at("2026-07-08T17:45:00") == 1
+    assert at("2026-07-08T20:59:59") == 1
+    assert at("2026-07-08T21:00:00") == 2
+    assert at("2026-07-09T12:00:00") == 3
+    assert at("2026-07-10T00:00:00") == 4
+    assert at("2030-01-01T00:00:00") == 4
+    assert Store(tmp_path / "empty").version_at("doc/src", datetime.now(UTC)) is None

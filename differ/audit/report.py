@@ -193,14 +193,22 @@ def reach_text(reached: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def reach_lines(app: App, mirror: SourceConfig) -> list[str]:
-    """For `differ history`: when (which mirror version) each canonical edit reached this mirror, if ever."""
+def reach(app: App, mirror: SourceConfig) -> list[dict[str, Any]] | None:
+    """When (which mirror version) each canonical edit reached this mirror, if ever; None before both have a
+    version."""
     from differ.audit import edit_reach
 
     doc = app.config.document(mirror.document)
     canon = app.store.versions(doc.canonical.key)
-    if not canon or not app.store.versions(mirror.key):
-        return []
+    if not canon or app.store.latest(mirror.key) is None:
+        return None
     streams = [(v.number, Stream.of(split_blocks(app.store.markdown(v)))) for v in canon]
-    reached = edit_reach(app, canon, streams, mirror.key)
+    return edit_reach(app, canon, streams, mirror.key)
+
+
+def reach_lines(app: App, mirror: SourceConfig) -> list[str]:
+    """For `differ history`: the canonical edits reaching this mirror, a line each."""
+    reached = reach(app, mirror)
+    if reached is None:
+        return []
     return [f"  canonical edits reaching {mirror.key}:", *(f"    {line}" for line in reach_text(reached))]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from pathlib import Path
 
 from standardwebhooks.webhooks import Webhook
@@ -400,3 +401,64 @@ def test_filters_by_event_document_and_source() -> None:
     assert not docs.wants("fetch_failing", "doc/canonical")
     one = NotifierConfig("one", "slack", {}, sources=("doc/canonical",))
     assert one.wants("recovered", "doc/canonical") and not one.wants("recovered", "doc/copy")
+
+
+def discord_receiver(hit: object) -> Reply:
+    """Answers like a Discord webhook (204) and enforces its limits and the no-mentions setting."""
+    body = json.loads(hit.body)  # type: ignore[attr-defined]
+    embeds = body.get("embeds", [])
+    ok = (
+        len(body.get("content", "")) <= 2000
+        and 1 <= len(embeds) <= 10
+        and body.get("allowed_mentions") == {"parse": []}
+        and all(len(e.get("title", "")) <= 256 and len(e.get("description", "")) <= 4096 for e in embeds)
+        and sum(
+            len(e.get("title", "")) + len(e.get("description", "")) + len(e["footer"]["text"]) for e in embeds
+        )
+        <= 6000
+    )
+    return Reply(204) if ok else Reply(400, b'{"code": 50035, "message": "Invalid Form Body"}')
+
+
+def test_discord_alert_mentions_nobody_and_links_nowhere(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/webhooks/1/T"] = discord_receiver
+    evil = "<p>Hi @everyone and &lt;@123&gt;, see [the fix](https://evil.example/x) **now**.</p>"
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Hello.</p>", evil, kind="discord", path="/api/webhooks/1/T"
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/api/webhooks/1/T")
+    [embed] = json.loads(hit.body)["embeds"]
+    assert embed["title"] == "Doc changed (canonical)"
+    assert embed["color"] == 0xE67E22
+    assert embed["footer"] == {"text": "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z"}
+    assert embed["timestamp"] == "2026-07-08T18:45:00Z"
+    assert embed["description"] == (
+        "Doc \\(canonical\\), version 1 → 2\\: 2 changes.\n"
+        '• Post\\: removed "Hello."\n'
+        '• added at the end\\: "Hi \\@everyone and \\<\\@123\\>, see \\[the fix\\]\\(https\\://evil.example/x\\) '
+        '\\*\\*now\\*\\*."'
+    )
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+def test_discord_long_summaries_are_cut_with_a_count(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/webhooks/1/T"] = discord_receiver
+    old = "".join(f"<p>Paragraph {i} says something {'long ' * 60}.</p>" for i in range(80))
+    new = "".join(f"<p>Paragraph {i} says another thing {'long ' * 60}.</p>" for i in range(80))
+    extra = 'base_url = "https://reports.example.org/"\n'
+    app, _ = setup(
+        tmp_path, server, receiver, old, new, kind="discord", path="/api/webhooks/1/T", extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/api/webhooks/1/T")
+    [embed] = json.loads(hit.body)["embeds"]
+    assert len(embed["description"]) <= 4096
+    assert re.search(r"\n…and \d+ more changes$", embed["description"])
+    shown = embed["description"].count("\n• ")
+    assert embed["description"].endswith(f"…and {80 - shown} more changes")
+    assert embed["url"] == "https://reports.example.org/doc/canonical/diff-2.html"

@@ -1,0 +1,81 @@
+"""Discord channel webhooks: one embed within Discord's limits, page text escaped so that it can neither
+mention anyone nor become a masked link."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from differ import options as opt
+from differ.notify.base import Notifier, Outgoing, notifier
+from differ.options import Invalid, Option
+
+TITLE_MAX = 256
+DESCRIPTION_MAX = 4096
+FOOTER_MAX = 2048
+COLOURS = {"changed": 0xE67E22, "mirror_drift": 0x9B59B6, "fetch_failing": 0xE74C3C, "recovered": 0x2ECC71}
+# Discord's Markdown: emphasis, code, spoilers, quotes, headings, lists, masked links [text](url), and <…>
+# for mentions, channels and custom emoji. A backslash makes each of them literal.
+_MARKUP = re.compile(r"([\\*_~`|>\[\]()<#@:-])")
+
+
+def escape(text: str) -> str:
+    return _MARKUP.sub(r"\\\1", text)
+
+
+_MORE = re.compile(r"^…and (\d+) more changes")
+
+
+def _changes_in(lines: list[str]) -> int:
+    """How many changes these summary lines stand for: a bullet each, and the count of a "…and N more" line."""
+    return sum(
+        1 if line.startswith("•") else int(m.group(1)) if (m := _MORE.match(line)) else 0 for line in lines
+    )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@notifier("discord")
+class Discord(Notifier):
+    """Discord channel webhook; one embed with the summary, a link to the full diff, and nobody mentioned."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "url": Option(opt.string, required=True, help="the channel webhook's URL", secret=True),
+        "username": Option(opt.string, "", "the name the messages are posted under (default: the webhook's)"),
+        "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
+    }
+    min_interval = 1.0  # a webhook may post about 30 messages a minute to a channel
+
+    @classmethod
+    def check(cls, config: Any) -> None:
+        if not config.options["url"].startswith(("https://", "http://")):
+            raise Invalid("expected the webhook's https:// URL", key="url")
+
+    def payload(self, event: dict[str, Any]) -> Outgoing:
+        lines = [escape(line) for line in self.lines(event)]
+        description = ""
+        for i, line in enumerate(lines):
+            more = _changes_in(lines[i:])
+            tail = f"\n…and {more} more changes" if more else "\n…"
+            if len(description) + len(line) + 1 + len(tail) > DESCRIPTION_MAX:
+                description += tail
+                break
+            description += ("\n" if i else "") + line
+        embed: dict[str, Any] = {
+            "title": _cut(self.title(event), TITLE_MAX),
+            "description": description,
+            "color": COLOURS.get(str(event.get("type")), 0x95A5A6),
+            "footer": {"text": _cut(self.context(event), FOOTER_MAX)},
+        }
+        link = self.report_link(event)
+        if link:
+            embed["url"] = link
+        fetched = ((event.get("diff") or {}).get("to") or {}).get("fetched_at") or event.get("at")
+        if fetched:
+            embed["timestamp"] = str(fetched)
+        body: dict[str, Any] = {"embeds": [embed], "allowed_mentions": {"parse": []}}
+        if self.config.options["username"]:
+            body["username"] = self.config.options["username"]
+        return Outgoing(body, {})

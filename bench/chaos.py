@@ -64,6 +64,7 @@ class Chaos:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as production servers do; see bench/pageserver.py
 
             def do_GET(self) -> None:
                 chaos.answer(self)

@@ -67,6 +67,9 @@ class State:
 class Handler(BaseHTTPRequestHandler):
     state: ClassVar[State]
     protocol_version = "HTTP/1.1"
+    # As production servers do (nginx's tcp_nodelay): without it, a body written after its headers waits for the
+    # client's delayed ACK, 40 ms on every request of a reused connection.
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:
         url = urlsplit(self.path)

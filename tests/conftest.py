@@ -104,6 +104,7 @@ class Server:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as production servers do; see bench/pageserver.py
 
             def do_GET(self) -> None:
                 self._answer()

@@ -115,6 +115,9 @@ class Server:
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
+                if len(body) < length:  # the client went away mid-request: a server never sees a request
+                    self.close_connection = True
+                    return
                 hit = Hit(
                     self.path,
                     {k.lower(): v for k, v in self.headers.items()},

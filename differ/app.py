@@ -36,6 +36,8 @@ class App:
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
     last_sent: dict[str, float] = field(default_factory=dict)  # per destination, for rate limits
+    index_pending: bool = False  # a check changed what reports/index.html shows (differ.site)
+    index_written: float | None = None  # when this process last wrote it (monotonic)
     _fetcher: Fetcher | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -65,10 +65,13 @@ def _check_one(app: App, source: SourceConfig) -> list[CheckResult]:
 
 
 def _deliver(app: App) -> None:
+    """Every few seconds: digests that are due, retries, and the reports index if checks left it pending."""
     from differ.notify import deliver, dispatch
+    from differ.site import flush_index
 
     dispatch(app, [], deliver_now=False)  # flushes digests that are due
     deliver(app)
+    flush_index(app)
 
 
 M_ARENA_MAX = -8  # glibc mallopt parameter
@@ -119,6 +122,9 @@ def run_service(app: App, *, stop: threading.Event | None = None) -> int:
             pass
     finally:
         scheduler.shutdown(wait=True)
+        from differ.site import flush_index
+
+        flush_index(app, now=True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     print("differ: stopped", file=app.err, flush=True)

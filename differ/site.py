@@ -196,19 +196,40 @@ def index_page(store: Store, config: Config, generated: str) -> str:
     )
 
 
+INDEX_EVERY = 5.0  # seconds: the least time between two rewrites of the index in one process
+
+
 def write_site(app: App, documents: set[str]) -> None:
-    """Rewrite the pages of these documents and the index (every page, when there is no index yet), under the
-    store's lock so that sources checked at once never write a page that misses one another's version."""
+    """Rewrite these documents' pages (every page, when there is no index yet) and then the index, under the
+    store's lock so that sources checked at once never write a page that misses one another's version. The
+    index is rewritten at most every INDEX_EVERY seconds: a service checks its sources one at a time, and
+    rebuilding the index of 1,000 sources after each check would cost more than the checks; `flush_index`
+    writes one left pending."""
     from differ.app import iso
 
     store, config = app.store, app.config
-    generated = iso(app.now())
     with store.writing():
         if not index_path(store).is_file():
             documents = {doc.id for doc in config.documents}
+            app.index_written = None
+        generated = iso(app.now())
         for doc in config.documents:
             if doc.id in documents:
-                atomic_write(
-                    index_path(store, doc.id), document_page(store, doc, generated).encode(), durable=False
-                )
-        atomic_write(index_path(store), index_page(store, config, generated).encode(), durable=False)
+                page = document_page(store, doc, generated).encode()
+                atomic_write(index_path(store, doc.id), page, durable=False)
+        app.index_pending = True
+        flush_index(app)
+
+
+def flush_index(app: App, *, now: bool = False) -> None:
+    """Write the index if a check changed what it shows, unless it was written less than INDEX_EVERY ago (or
+    `now`)."""
+    from differ.app import iso
+
+    with app.store.writing():
+        last = app.index_written
+        if not app.index_pending or (not now and last is not None and app.monotonic() - last < INDEX_EVERY):
+            return
+        page = index_page(app.store, app.config, iso(app.now())).encode()
+        atomic_write(index_path(app.store), page, durable=False)
+        app.index_pending, app.index_written = False, app.monotonic()

@@ -176,6 +176,10 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     assert err.strip().endswith("differ: stopped")
     assert len(server.requests_to("/post")) >= 3
     assert threading.active_count() >= 1
+    index = (
+        tmp_path / "snapshots/reports/index.html"
+    ).read_text()  # flushed by the service, at the latest on exit
+    assert "<td>1</td>" in index and "failing (" in index  # the canonical's version; the mirror's 404s
 
 
 def test_demo_replays_the_edit() -> None:

@@ -123,3 +123,24 @@ def test_a_store_without_pages_gets_them_on_its_next_check(tmp_path: Path, serve
     clock.advance(3600)
     check(app, app.config.sources())  # nothing changed: the pages are left as they are
     assert page.read_text() == before
+
+
+def test_the_index_is_rewritten_at_most_every_few_seconds(tmp_path: Path, server: Server) -> None:
+    """A service checks one source at a time: the index (every source) waits for the next flush, the
+    document's own page does not."""
+    from differ.site import INDEX_EVERY, flush_index
+
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    index, page = index_path(app.store), index_path(app.store, "doc")  # type: ignore[attr-defined]
+    server.page("/post", article("<p>The release is out since Monday.</p><p>Install it with pip.</p>"))
+    clock.advance(1)
+    check(app, app.config.sources()[:1])  # type: ignore[attr-defined]
+    assert rows(page)[3][0] == "2"
+    assert rows(index)[1][2] == "1"
+    flush_index(app)  # type: ignore[arg-type]
+    assert rows(index)[1][2] == "1"
+    clock.advance(INDEX_EVERY)
+    flush_index(app)  # type: ignore[arg-type]
+    assert rows(index)[1][2] == "2"
+    assert app.index_pending is False  # type: ignore[attr-defined]

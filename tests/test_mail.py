@@ -5,6 +5,7 @@ permanent refusals, a relay that is down, and a configuration that cannot work."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email
 import email.policy
 import ssl
@@ -120,11 +121,19 @@ def start_relay(
     return relay, stop
 
 
+@contextlib.contextmanager
+def running_relay(**kw: Any) -> Iterator[Relay]:
+    r, stop = start_relay(**kw)
+    try:
+        yield r
+    finally:
+        stop()
+
+
 @pytest.fixture
 def relay() -> Iterator[Relay]:
-    r, stop = start_relay()
-    yield r
-    stop()
+    with running_relay() as r:
+        yield r
 
 
 def mail_toml(port: int, extra: str = "", security: str = "none") -> str:
@@ -204,38 +213,29 @@ def test_login_over_starttls_with_a_verified_certificate(
     tmp_path: Path, server: Server, ca: tuple[trustme.CA, Path]
 ) -> None:
     authority, pem = ca
-    r, stop = start_relay(tls="starttls", auth=True, ca=authority)
-    try:
+    with running_relay(tls="starttls", auth=True, ca=authority) as r:
         extra = f'username = "differ"\npassword = "s3cret"\nca_file = "{pem}"\n'
         changed(tmp_path, server, mail_toml(r.port, extra, security="starttls"))
         assert r.logins == [(b"differ", b"s3cret")]
         assert [(x.authenticated, x.tls) for x in r.received] == [(True, True)]
-    finally:
-        stop()
 
 
 def test_implicit_tls(tmp_path: Path, server: Server, ca: tuple[trustme.CA, Path]) -> None:
     authority, pem = ca
-    r, stop = start_relay(tls="tls", ca=authority)
-    try:
+    with running_relay(tls="tls", ca=authority) as r:
         changed(tmp_path, server, mail_toml(r.port, f'ca_file = "{pem}"\n', security="tls"))
         assert len(r.received) == 1 and r.received[0].tls
-    finally:
-        stop()
 
 
 def test_an_untrusted_certificate_sends_nothing_and_retries(
     tmp_path: Path, server: Server, ca: tuple[trustme.CA, Path]
 ) -> None:
     authority, _ = ca
-    r, stop = start_relay(tls="tls", ca=authority)
-    try:
+    with running_relay(tls="tls", ca=authority) as r:
         app, _ = changed(tmp_path, server, mail_toml(r.port, security="tls"))
         assert r.received == []
         [pending] = Outbox(app.store).messages("release-team", "pending")
         assert pending.data["last_error"].startswith("the relay's certificate is not trusted: ")
-    finally:
-        stop()
 
 
 def test_starttls_is_required_not_hoped_for(tmp_path: Path, server: Server, relay: Relay) -> None:
@@ -252,15 +252,12 @@ def test_a_wrong_password_fails_without_retrying(
     tmp_path: Path, server: Server, ca: tuple[trustme.CA, Path]
 ) -> None:
     authority, pem = ca
-    r, stop = start_relay(tls="starttls", auth=True, ca=authority)
-    try:
+    with running_relay(tls="starttls", auth=True, ca=authority) as r:
         extra = f'username = "differ"\npassword = "wrong"\nca_file = "{pem}"\n'
         app, _ = changed(tmp_path, server, mail_toml(r.port, extra, security="starttls"))
         assert r.received == []
         [failed] = Outbox(app.store).messages("release-team", "failed")
         assert failed.data["last_error"] == "login refused: 535 5.7.8 Authentication credentials invalid"
-    finally:
-        stop()
 
 
 def test_temporary_refusal_is_retried_permanent_is_not(tmp_path: Path, server: Server, relay: Relay) -> None:

@@ -187,7 +187,7 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         app.close()
     print(
         f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
-        "pytorch-2-13/canonical)"
+        f"pytorch-2-13/canonical)\nthe reports site: {store_dir / 'reports' / 'index.html'}"
         if keep
         else "",
         file=out,

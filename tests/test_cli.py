@@ -239,7 +239,12 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     import json
 
     monkeypatch.chdir(tmp_path)  # a relative --keep, as people type it
-    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    shown = io.StringIO()
+    assert main(["demo", "--keep", "kept"], out=shown) == ExitCode.OK
+    site = shown.getvalue().rstrip().splitlines()[-1]
+    assert (
+        site == "the reports site: kept/snapshots/reports/index.html" and Path(site.split(": ")[1]).is_file()
+    )
     config = str(tmp_path / "kept" / "demo.toml")
     code, out, _ = run("--config", config, "audit", "--format", "json")
     assert run("--config", config, "audit", "--format", "json", "--exit-code") == (ExitCode.FAILURE, out, "")

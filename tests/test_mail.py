@@ -23,7 +23,7 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, Session
 from differ.check import check
 from differ.config import parse_config
 from differ.errors import ConfigError
-from differ.notify import Outbox, deliver, send_test
+from differ.notify import Outbox, deliver, dispatch, send_test
 from tests.conftest import Clock, Server, article, make_app, one_doc
 
 
@@ -373,3 +373,20 @@ def test_a_configuration_that_cannot_work_is_one_line(tmp_path: Path, extra: str
     with pytest.raises(ConfigError) as exc:
         parse_config(text, tmp_path / "config.toml", {})
     assert str(exc.value) == message
+
+
+def test_a_digest_is_one_mail_listing_its_alerts(tmp_path: Path, server: Server, relay: Relay) -> None:
+    app, clock = changed(tmp_path, server, mail_toml(relay.port, 'digest = "1h"\n'))
+    assert relay.received == []
+    clock.advance(3601)
+    dispatch(app, [])
+    [got] = relay.received
+    assert got.message["Subject"] == "differ digest: 1 update"
+    assert got.message["X-Differ-Event"] == "digest"
+    text = got.message.get_body(("plain",))
+    assert text is not None
+    assert (
+        text.get_content()
+        .replace("\r\n", "\n")
+        .startswith('• Doc changed (canonical)\n  • Post: "Old text here."\n    → "New text here."\n')
+    )

@@ -194,7 +194,7 @@ def test_digest_collects_events(tmp_path: Path, server: Server, receiver: Server
     clock.advance(3601)
     dispatch(app, [])  # type: ignore[arg-type]
     payload = json.loads(receiver.requests_to("/services/T/B/X")[0].body)
-    assert payload["blocks"][0]["text"]["text"] == "differ digest: 1 updates"
+    assert payload["blocks"][0]["text"]["text"] == "differ digest: 1 update"
 
 
 def test_fetch_failing_once_then_recovered(tmp_path: Path, server: Server, receiver: Server) -> None:

@@ -133,7 +133,8 @@ class Notifier:
         if kind == "recovered":
             return f"{source} recovered after {event.get('failures')} failed checks"
         if kind == "digest":
-            return f"differ digest: {len(event.get('events', []))} updates"
+            n = len(event.get("events", []))
+            return f"differ digest: {n} update{'s' if n != 1 else ''}"
         if kind == "test":
             return "differ test message"
         return f"differ: {kind}"

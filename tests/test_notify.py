@@ -462,3 +462,10 @@ def test_discord_long_summaries_are_cut_with_a_count(
     shown = embed["description"].count("\n• ")
     assert embed["description"].endswith(f"…and {80 - shown} more changes")
     assert embed["url"] == "https://reports.example.org/doc/canonical/diff-2.html"
+
+
+def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:
+    from differ.notify.base import changes_in
+
+    assert changes_in(['• Post: "a"', '  → "b"', "• added at the end: c", "…and 72 more changes"]) == 74
+    assert changes_in(["Doc (canonical), version 1 → 2: 3 changes."]) == 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -180,6 +181,17 @@ class Notifier:
         elif event.get("at"):
             parts.append(str(event["at"]))
         return " · ".join(parts)
+
+
+_MORE = re.compile(r"^…and (\d+) more changes")
+
+
+def changes_in(lines: list[str]) -> int:
+    """How many changes summary lines stand for: a bullet each, and the count of a "…and N more" line (for a
+    message cut shorter than the summary)."""
+    return sum(
+        1 if line.startswith("•") else int(m.group(1)) if (m := _MORE.match(line)) else 0 for line in lines
+    )
 
 
 def notifier(name: str) -> Callable[[type[Notifier]], type[Notifier]]:

@@ -7,7 +7,7 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, notifier
+from differ.notify.base import Notifier, Outgoing, changes_in, notifier
 from differ.options import Invalid, Option
 
 TITLE_MAX = 256
@@ -21,16 +21,6 @@ _MARKUP = re.compile(r"([\\*_~`|>\[\]()<#@:-])")
 
 def escape(text: str) -> str:
     return _MARKUP.sub(r"\\\1", text)
-
-
-_MORE = re.compile(r"^…and (\d+) more changes")
-
-
-def _changes_in(lines: list[str]) -> int:
-    """How many changes these summary lines stand for: a bullet each, and the count of a "…and N more" line."""
-    return sum(
-        1 if line.startswith("•") else int(m.group(1)) if (m := _MORE.match(line)) else 0 for line in lines
-    )
 
 
 def _cut(text: str, limit: int) -> str:
@@ -57,7 +47,7 @@ class Discord(Notifier):
         lines = [escape(line) for line in self.lines(event)]
         description = ""
         for i, line in enumerate(lines):
-            more = _changes_in(lines[i:])
+            more = changes_in(lines[i:])
             tail = f"\n…and {more} more changes" if more else "\n…"
             if len(description) + len(line) + 1 + len(tail) > DESCRIPTION_MAX:
                 description += tail

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, notifier
+from differ.notify.base import Notifier, Outgoing, changes_in, notifier
 from differ.options import Invalid, Option
 
 MAX_BLOCKS = 50
@@ -67,7 +67,7 @@ class Slack(Notifier):
             blocks.append(_section(text))
         link = self.report_link(event)
         if cut:
-            more = sum(1 for t in cut if t.startswith("•"))
+            more = changes_in(cut)
             blocks.append(
                 _section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else ""))
             )

@@ -17,7 +17,7 @@ from differ.errors import DifferError, FetchError, NoContentError, NormalizeErro
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
-from differ.site import index_path, write_site
+from differ.site import write_site
 from differ.store import Store, Version, canonical_json, sha256
 
 # Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
@@ -342,13 +342,19 @@ def diff_versions(
 
 
 def missed_events(
-    app: App, source: SourceConfig, known: dict[str, Any] | None = None
+    app: App,
+    source: SourceConfig,
+    known: dict[str, Any] | None = None,
+    *,
+    latest: Version | None = None,
+    state: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Change events for versions committed but never handed to the notifiers (a crash in between)."""
-    latest = app.store.latest(source.key)
+    """Change events for versions committed but never handed to the notifiers (a crash in between). The
+    source's latest version and state are read here unless the caller has them."""
+    latest = latest or app.store.latest(source.key)
     if latest is None:
         return []
-    notified = int(app.store.state(source.key).get("notified", 1))
+    notified = int((app.store.state(source.key) if state is None else state).get("notified", 1))
     known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
     events = []
     for number in range(max(notified, 1) + 1, latest.number + 1):
@@ -497,14 +503,21 @@ def check(
     return done
 
 
+def _documents(keys: Iterable[Any]) -> set[str]:
+    """The documents of source keys (`DOCUMENT/SOURCE`)."""
+    return {str(key).split("/", 1)[0] for key in keys}
+
+
 def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) -> None:
     """Turn results into events (changes, failures, recoveries, mirror drift) and hand them to the notifiers."""
     from differ import notify
 
     events: list[dict[str, Any]] = []
+    heads: list[tuple[SourceConfig, Version | None, dict[str, Any]]] = []
     for source, result in zip(sources, results, strict=True):
-        events.extend(missed_events(app, source, result.event))
-        state = app.store.state(source.key)
+        latest, state = app.store.latest(source.key), app.store.state(source.key)
+        heads.append((source, latest, state))
+        events.extend(missed_events(app, source, result.event, latest=latest, state=state))
         if result.failed:
             events.append(
                 {
@@ -516,24 +529,23 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             )
         elif state.get("recovered_after"):
             events.append({"type": "recovered", "source": source.key, "failures": state["recovered_after"]})
-    changed_docs = {r.source.split("/", 1)[0] for r in results if r.outcome == "new"}
+    changed_docs = _documents(r.source for r in results if r.outcome == "new")
     if changed_docs:
         from differ.audit.report import audit_after_check
 
         events.extend(audit_after_check(app, changed_docs))
     # Once per document after the whole check, including versions a crash kept from an earlier one.
-    missed = {str(e["source"]).split("/", 1)[0] for e in events if e["type"] == "changed"}
+    missed = _documents(e["source"] for e in events if e["type"] == "changed")
     for document in sorted(changed_docs | missed):
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
-    fetching = {
-        str(e["source"]).split("/", 1)[0] for e in events if e["type"] in ("fetch_failing", "recovered")
-    }
-    if changed_docs | missed | fetching or not index_path(app.store).is_file():
-        write_site(app, changed_docs | missed | fetching)
+    fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
+    write_site(app, changed_docs | missed | fetching)
     notify.dispatch(app, events, deliver_now=False)
-    for source in sources:  # the events are in the outbox now: a crash from here on loses nothing
-        latest = app.store.latest(source.key)
-        state = app.store.state(source.key)
+    for (
+        source,
+        latest,
+        state,
+    ) in heads:  # the events are in the outbox now: a crash from here on loses nothing
         if latest is not None and state.get("notified") != latest.number:
             state["notified"] = latest.number
             app.store.save_state(source.key, state)

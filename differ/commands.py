@@ -54,13 +54,13 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
 
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
+    if args.format == "json":
+        app.out.write(json.dumps(_history_json(app, source, versions), ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
     rows = [
         (str(v.number), v.fetched_at, v.hash[:12], size_text(int(v.record.get("raw_bytes", 0))), describe(v))
         for v in versions
     ]
-    if args.format == "json":
-        app.out.write(json.dumps(_history_json(app, source, versions), ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.OK
     reach = reach_lines(app, source) if source.role == "mirror" else []
     if args.format == "html":
         app.out.write(_history_html(source.key, source.url, rows, reach))

@@ -4,7 +4,6 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 import tomllib
 from dataclasses import dataclass, replace
@@ -188,10 +187,11 @@ def audit(canonical: Read, mirror: Read) -> AuditReport:
 def render_audit(report: AuditReport, fmt: str) -> str:
     """The audit of a pair: a headline and a line per finding; JSON in the `differ.audit/1` shape."""
     from differ.audit.report import finding_line, html_page
+    from differ.audit.report import render_audit as render_stored
     from differ.diff.blocks import md_text
 
     if fmt == "json":
-        return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
+        return render_stored(report, fmt)
     m = report.mirrors[0]
     count = f"{len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
     head = f"{m.id} against {report.title}: coverage {m.coverage:.1%}; {count}"

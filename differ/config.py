@@ -385,7 +385,7 @@ class _Loader:
             )
         common = {
             "name": Option(opt.string, required=True, help="the notifier's name"),
-            "kind": Option(opt.string, required=True, help="discord, email, slack or webhook"),
+            "kind": Option(opt.string, required=True, help=", ".join(sorted(NOTIFIERS))),
             "documents": Option(opt.string_list, (), "only these documents"),
             "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
             "events": Option(opt.choice_list(*EVENTS), EVENTS, "which events"),

@@ -7,7 +7,6 @@ from __future__ import annotations
 import heapq
 import re
 import uuid
-from datetime import datetime
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -41,12 +40,13 @@ def feed_url(base_url: str, document: str) -> str:
 
 def newest(store: Store, doc: DocumentConfig, count: int = ENTRIES) -> list[tuple[str, Version]]:
     """The document's `count` newest versions, newest first, reading no more records than it needs: each
-    source's versions are already in time order, so they are merged from their heads."""
+    source's versions are already in time order, so they are merged from their heads (a min-heap on minus the
+    fetch time)."""
     heads: list[tuple[float, int, str, Version]] = []
     for source in doc.sources:
         latest = store.latest(source.key)
         if latest is not None:
-            heads.append((_age(latest.fetched_at), -latest.number, source.id, latest))
+            heads.append((-latest.fetched_time.timestamp(), -latest.number, source.id, latest))
     heapq.heapify(heads)
     found: list[tuple[str, Version]] = []
     while heads and len(found) < count:
@@ -54,13 +54,8 @@ def newest(store: Store, doc: DocumentConfig, count: int = ENTRIES) -> list[tupl
         found.append((source_id, version))
         if version.number > 1:
             older = store.version(version.source, version.number - 1)
-            heapq.heappush(heads, (_age(older.fetched_at), -older.number, source_id, older))
+            heapq.heappush(heads, (-older.fetched_time.timestamp(), -older.number, source_id, older))
     return found
-
-
-def _age(timestamp: str) -> float:
-    """Newest first in a min-heap: minus the moment, in seconds."""
-    return -datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
 
 
 def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:

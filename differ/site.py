@@ -10,6 +10,7 @@ from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from differ.feed import feed_path
 from differ.store import Store, Version, atomic_write
 
 if TYPE_CHECKING:
@@ -66,8 +67,10 @@ def _external(url: str) -> str:
 
 
 def _audit(store: Store, document: str) -> dict[str, Any]:
+    from differ.audit.report import audit_path
+
     try:
-        data = json.loads((store.root / "audits" / f"{document}.json").read_bytes())
+        data = json.loads(audit_path(store, document).read_bytes())
     except (FileNotFoundError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -117,7 +120,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     canonical = store.latest(doc.canonical.key)
     parts = [f"<h1>{e(doc.title)}</h1>", f"<p>Canonical: {_external(doc.canonical.url)}</p>"]
     links = [_link("../index.html", "All documents")]
-    if (store.root / "reports" / doc.id / "feed.xml").is_file():
+    if feed_path(store, doc.id).is_file():
         links.append(_link("feed.xml", "Atom feed"))
     parts.append(f"<p>{' · '.join(links)}</p>")
     if doc.mirrors:
@@ -200,7 +203,8 @@ INDEX_EVERY = 5.0  # seconds: the least time between two rewrites of the index i
 
 
 def write_site(app: App, documents: set[str]) -> None:
-    """Rewrite these documents' pages (every page, when there is no index yet) and then the index, under the
+    """Rewrite these documents' pages (every page, when there is no index yet; nothing when there are none and
+    the index is there) and then the index, under the
     store's lock so that sources checked at once never write a page that misses one another's version. The
     index is rewritten at most every INDEX_EVERY seconds: a service checks its sources one at a time, and
     rebuilding the index of 1,000 sources after each check would cost more than the checks; `flush_index`
@@ -208,6 +212,8 @@ def write_site(app: App, documents: set[str]) -> None:
     from differ.app import iso
 
     store, config = app.store, app.config
+    if not documents and index_path(store).is_file():
+        return  # nothing a page shows changed
     with store.writing():
         if not index_path(store).is_file():
             documents = {doc.id for doc in config.documents}

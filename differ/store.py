@@ -66,16 +66,11 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
     rebuilt from the records anyway (not `durable`) skips the fsyncs."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
     except FileNotFoundError:  # the folder is made on first use only: most writes go to an existing one
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -85,15 +80,16 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         _fsync_dir(path.parent)
 
 
-def _durable_temp(folder: Path, data: bytes) -> str:
-    """Write `data` to a new hidden temporary file in `folder` and fsync it; the caller renames it into place
-    (a crash leaves a `.tmp` file, which readers and `verify` ignore, as they ignore atomic_write's)."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".new.", suffix=".tmp")
+def _temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -> str:
+    """Write `data` to a new hidden `.tmp` file in `folder` (fsynced if `durable`) for the caller to rename
+    into place; a crash leaves the `.tmp` file, which readers and `verify` ignore."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -152,6 +148,10 @@ class Version:
     @property
     def fetched_at(self) -> str:
         return str(self.record["fetched_at"])
+
+    @property
+    def fetched_time(self) -> datetime:
+        return datetime.fromisoformat(self.fetched_at.replace("Z", "+00:00"))
 
     @property
     def hash(self) -> str:
@@ -355,19 +355,13 @@ class Store:
         """The version current at `moment`: the newest fetched at or before it, found by bisection (versions
         are numbered in the order they were fetched); None when the first came later."""
         latest = self.latest(key)
-        if latest is None:
-            return None
-
-        def fetched(v: Version) -> datetime:
-            return datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00"))
-
-        if fetched(latest) <= moment:
+        if latest is None or latest.fetched_time <= moment:
             return latest
         found, lo, hi = None, 1, latest.number - 1
         while lo <= hi:
             mid = (lo + hi) // 2
             v = self.version(key, mid)
-            if fetched(v) <= moment:
+            if v.fetched_time <= moment:
                 found, lo = v, mid + 1
             else:
                 hi = mid - 1
@@ -422,7 +416,7 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         raw_sha = self.put_blob(raw)
         md_bytes = markdown.encode("utf-8")
-        pending = _durable_temp(folder, md_bytes)
+        pending = _temp_file(folder, ".new.", md_bytes)
         try:
             with self.writing():
                 previous = self.latest(key)

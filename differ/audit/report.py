@@ -11,8 +11,11 @@ from differ.audit import AuditReport, Finding, MirrorAudit, Stream, audit_docume
 from differ.diff.blocks import md_text, split_blocks
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from differ.app import App
     from differ.config import SourceConfig
+    from differ.store import Store
 
 FORMATS = ("text", "markdown", "json", "html")
 
@@ -105,11 +108,16 @@ def html_page(report: AuditReport, head: str) -> str:
     return page(head, "".join(parts))
 
 
+def audit_path(store: Store, document: str) -> Path:
+    """Where the last audit of a document is kept, to tell mirror drift (and for the reports site)."""
+    return store.root / "audits" / f"{document}.json"
+
+
 def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
     """`mirror_drift` events for mirrors whose findings changed since the last audit; remembers this one."""
     from differ.store import atomic_write, canonical_json
 
-    path = app.store.root / "audits" / f"{report.document}.json"
+    path = audit_path(app.store, report.document)
     try:
         previous = json.loads(path.read_bytes())
     except (FileNotFoundError, ValueError):

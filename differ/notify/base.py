@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import requests
 
+from differ import options as opt
 from differ.errors import NotifyError
 from differ.fetch.http import parse_retry_after
-from differ.options import Option
+from differ.options import Invalid, Option
 from differ.store import report_url
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from differ.notify.outbox import Message
 
 NOTIFIERS: dict[str, type[Notifier]] = {}
+# The option of every notifier that links to the published diff.
+BASE_URL = Option(opt.string, "", "where reports are published, for a link to the full diff")
 _session: requests.Session | None = None
 
 
@@ -181,6 +184,17 @@ class Notifier:
         elif event.get("at"):
             parts.append(str(event["at"]))
         return " · ".join(parts)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def require_http_url(config: NotifierConfig, expected: str) -> None:
+    """The cross-field check of a notifier that posts to its `url`."""
+    if not str(config.options["url"]).startswith(("https://", "http://")):
+        raise Invalid(expected, key="url")
 
 
 _MORE = re.compile(r"^…and (\d+) more changes")

@@ -7,8 +7,8 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, changes_in, notifier
-from differ.options import Invalid, Option
+from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
+from differ.options import Option
 
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
@@ -23,8 +23,10 @@ def escape(text: str) -> str:
     return _MARKUP.sub(r"\\\1", text)
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _tail(left_out: list[str]) -> str:
+    """The last line of a cut description: how many changes it leaves out."""
+    more = changes_in(left_out)
+    return f"\n…and {more} more changes" if more else "\n…"
 
 
 @notifier("discord")
@@ -34,30 +36,27 @@ class Discord(Notifier):
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="the channel webhook's URL", secret=True),
         "username": Option(opt.string, "", "the name the messages are posted under (default: the webhook's)"),
-        "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
+        "base_url": BASE_URL,
     }
     min_interval = 1.0  # a webhook may post about 30 messages a minute to a channel
 
     @classmethod
     def check(cls, config: Any) -> None:
-        if not config.options["url"].startswith(("https://", "http://")):
-            raise Invalid("expected the webhook's https:// URL", key="url")
+        require_http_url(config, "expected the webhook's https:// URL")
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = [escape(line) for line in self.lines(event)]
         description = ""
         for i, line in enumerate(lines):
-            more = changes_in(lines[i:])
-            tail = f"\n…and {more} more changes" if more else "\n…"
-            if len(description) + len(line) + 1 + len(tail) > DESCRIPTION_MAX:
-                description += tail
+            if len(description) + len(line) + 1 + len(_tail(lines[i:])) > DESCRIPTION_MAX:
+                description += _tail(lines[i:])
                 break
             description += ("\n" if i else "") + line
         embed: dict[str, Any] = {
-            "title": _cut(self.title(event), TITLE_MAX),
+            "title": cut(self.title(event), TITLE_MAX),
             "description": description,
             "color": COLOURS.get(str(event.get("type")), 0x95A5A6),
-            "footer": {"text": _cut(self.context(event), FOOTER_MAX)},
+            "footer": {"text": cut(self.context(event), FOOTER_MAX)},
         }
         link = self.report_link(event)
         if link:

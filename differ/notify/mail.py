@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import Notifier, Outgoing, notifier
+from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, notifier
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -38,11 +38,6 @@ def _address(value: str) -> str:
     return addr
 
 
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 @notifier("email")
 class Email(Notifier):
     """E-mail through an SMTP relay; the summary as text and HTML, with a link to the full diff."""
@@ -60,7 +55,7 @@ class Email(Notifier):
         "from": Option(opt.nonempty_string, required=True, help='the sender, "differ <differ@example.org>"'),
         "to": Option(opt.string_list, required=True, help="the recipients"),
         "ca_file": Option(opt.string, "", "a CA bundle that signed the relay's certificate (a private CA)"),
-        "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
+        "base_url": BASE_URL,
     }
 
     @classmethod
@@ -98,7 +93,7 @@ class Email(Notifier):
         link = self.report_link(event)
         text = "\n".join([*lines, *(["", f"Full diff: {link}"] if link else []), "", "-- ", context])
         body = {
-            "subject": _one_line(title, SUBJECT_MAX),
+            "subject": cut(" ".join(title.split()), SUBJECT_MAX),
             "text": text + "\n",
             "html": _html(title, lines, link, context),
         }

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, changes_in, notifier
-from differ.options import Invalid, Option
+from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
+from differ.options import Option
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
@@ -19,12 +19,8 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text, SECTION_MAX), "verbatim": True}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": cut(text, SECTION_MAX), "verbatim": True}}
 
 
 @notifier("slack")
@@ -33,15 +29,13 @@ class Slack(Notifier):
 
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="the incoming webhook URL", secret=True),
-        "base_url": Option(opt.string, "", "where reports are published, for a link to the full diff"),
+        "base_url": BASE_URL,
     }
     min_interval = 1.0  # Slack allows about one message per second per webhook
 
     @classmethod
     def check(cls, config: Any) -> None:
-        url = config.options["url"]
-        if not url.startswith(("https://", "http://")):
-            raise Invalid("expected the webhook's https:// URL", key="url")
+        require_http_url(config, "expected the webhook's https:// URL")
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = self.lines(event)
@@ -49,7 +43,7 @@ class Slack(Notifier):
         blocks: list[dict[str, Any]] = [
             {
                 "type": "header",
-                "text": {"type": "plain_text", "text": _cut(title, HEADER_MAX), "emoji": False},
+                "text": {"type": "plain_text", "text": cut(title, HEADER_MAX), "emoji": False},
             },
         ]
         if lines:
@@ -62,12 +56,12 @@ class Slack(Notifier):
             else:
                 merged.append(text)
         room = MAX_BLOCKS - len(blocks) - 2
-        cut = merged[room:] if len(merged) > room else []
-        for text in merged[:room] if cut else merged:
+        left_out = merged[room:] if len(merged) > room else []
+        for text in merged[:room] if left_out else merged:
             blocks.append(_section(text))
         link = self.report_link(event)
-        if cut:
-            more = changes_in(cut)
+        if left_out:
+            more = changes_in(left_out)
             blocks.append(
                 _section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else ""))
             )
@@ -81,7 +75,7 @@ class Slack(Notifier):
                 "elements": [{"type": "mrkdwn", "text": escape(self.context(event)), "verbatim": True}],
             }
         )
-        text = _cut("\n".join([title, *lines]), TEXT_MAX)
+        text = cut("\n".join([title, *lines]), TEXT_MAX)
         body = {
             "text": escape(text),
             "blocks": blocks[:MAX_BLOCKS],

@@ -9,7 +9,7 @@ import hmac
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, notifier
+from differ.notify.base import Notifier, Outgoing, notifier, require_http_url
 from differ.options import Invalid, Option
 
 
@@ -37,9 +37,8 @@ class Webhook(Notifier):
 
     @classmethod
     def check(cls, config: Any) -> None:
-        url, secret = config.options["url"], config.options["secret"]
-        if not url.startswith(("https://", "http://")):
-            raise Invalid("expected an http:// or https:// URL", key="url")
+        require_http_url(config, "expected an http:// or https:// URL")
+        secret = config.options["secret"]
         if not secret.startswith("whsec_"):
             raise Invalid('expected "whsec_" followed by base64 (24 to 64 random bytes)', key="secret")
         try:

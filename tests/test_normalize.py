@@ -54,6 +54,17 @@ def test_canonicalize_is_idempotent(text: str) -> None:
     assert canonicalize(once).text == once
 
 
+def test_a_nest_of_mixed_emphasis_markers_keeps_them() -> None:
+    """`_` cannot open or close inside a word and `*` can: `_1*1*:_` made `*1*1*:*` would render otherwise
+    (found by the property tests above)."""
+    for text in ("_1*1*:_", "*a _b_ c*"):
+        once = canonicalize(text).text
+        assert once == text + "\n"
+        assert canonicalize(once).text == once
+        assert _squash(render_html(once)) == _squash(render_html(text))
+    assert canonicalize("__a _b_ c__").text == "**a *b* c**\n"  # one marker throughout: unified as before
+
+
 @settings(max_examples=200, deadline=None)
 @given(MARKDOWNISH)
 def test_canonicalize_preserves_rendering(text: str) -> None:

@@ -22,7 +22,7 @@ from mdformat.renderer import WRAP_POINT, MDRenderer, RenderContext, RenderTreeN
 from mdformat.renderer._util import maybe_add_link_brackets
 
 #: Bumped whenever the canonical form of some input changes; stored with every version.
-NORMALIZER_VERSION = 2
+NORMALIZER_VERSION = 3
 
 # Invisible characters: C0/C1 controls (except tab and newline), zero-width and bidi controls, BOM,
 # soft hyphen, and noncharacters. Each is removed and counted.
@@ -128,24 +128,33 @@ _EMPHASIS = ("em_open", "em_close", "strong_open", "strong_close")
 
 def _restyle_inline(children: list[Token]) -> None:
     """`*` for emphasis and `**` for strong. An emphasis whose delimiters touch another emphasis delimiter
-    (`*_foo_*`, `_a_*b*`) keeps its original markers, so neighbouring markers never merge."""
-    opens: list[tuple[Token, bool]] = []
+    (`*_foo_*`, `_a_*b*`) keeps its original markers, so neighbouring markers never merge; so does every
+    emphasis of a nest that mixes `_` and `*` (`_1*1*:_`): `_` cannot open or close inside a word and `*` can,
+    so making the outer `*` would let the inner one close it."""
+    opens: list[tuple[Token, bool, int]] = []  # opener, free to restyle, its outermost emphasis
+    nests: list[set[str]] = []  # the marker characters of each outermost emphasis and all inside it
+    pairs: list[tuple[Token, Token, int]] = []
     for i, child in enumerate(children):
         touching = (i > 0 and children[i - 1].type in _EMPHASIS) or (
             i + 1 < len(children) and children[i + 1].type in _EMPHASIS
         )
         if child.type in ("em_open", "strong_open"):
-            opens.append((child, not touching))
+            if not opens:
+                nests.append(set())
+            nests[-1].add(child.markup[:1])
+            opens.append((child, not touching, len(nests) - 1))
         elif child.type in ("em_close", "strong_close"):
-            opener, ok = opens.pop() if opens else (None, False)
+            opener, ok, nest = opens.pop() if opens else (None, False, -1)
             if opener is not None and ok and not touching:
-                marker = "*" if child.type == "em_close" else "**"
-                opener.markup = child.markup = marker
+                pairs.append((opener, child, nest))
         elif child.type == "text":
             child.content = _SPACES.sub(" ", child.content)
         elif child.type == "image" and child.children:
             child.children = _joined_text(child.children)
             _restyle_inline(child.children)
+    for opener, closer, nest in pairs:
+        if len(nests[nest]) == 1:
+            opener.markup = closer.markup = "*" if closer.type == "em_close" else "**"
     _pull_space_out_of_links(children)
 
 

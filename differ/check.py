@@ -7,18 +7,19 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from differ.app import App, iso
 from differ.config import SourceConfig
-from differ.diff import Diff, Versions, diff, summarize
-from differ.diff.render import as_json, render
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
 from differ.site import write_site
 from differ.store import Store, Version, canonical_json, sha256
+
+if TYPE_CHECKING:
+    from differ.diff import Diff, Versions
 
 # Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
 DROPPED_HEADERS = frozenset({"set-cookie", "set-cookie2"})
@@ -162,6 +163,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     key = source.key
     store = app.store
     state = store.state(key)
+    before = dict(state)
     started = app.monotonic()
     now = app.now()
     not_before = state.get("retry_not_before")
@@ -190,12 +192,12 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         attempts=response.attempts,
     )
     if response.not_modified:
-        return _unchanged(app, source, state, entry, started, response, "not modified")
+        return _unchanged(app, source, state, before, entry, started, response, "not modified")
     body_sha = sha256(response.body)
     entry["body_sha256"] = body_sha
     latest = store.latest(key)
     if latest is not None and body_sha == state.get("body_sha256"):
-        return _unchanged(app, source, state, entry, started, response, "same body")
+        return _unchanged(app, source, state, before, entry, started, response, "same body")
     try:
         normalized = read_response(app, source, response)
     except NoContentError as exc:
@@ -209,21 +211,21 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     identity = content_identity(normalized)
     baseline, again = _baseline(app, source, state, latest, normalized.normalizer) if latest else (None, None)
     if latest is not None and identity == baseline:
-        return _unchanged(app, source, state, entry, started, response, "page noise only")
+        return _unchanged(app, source, state, before, entry, started, response, "page noise only")
     if latest is not None:
         held = _anomaly(app, normalized, latest.record.get("words", 0))
         confirm = app.config.service.anomaly_confirm
         if held and state.get("pending") != identity:
             state["pending"], state["pending_since"] = identity, iso(now)
             entry.update(outcome="held", detail=held)
-            _finish(app, key, state, entry, started, response, keep_validators=False)
+            _finish(app, key, state, before, entry, started, response, keep_validators=False)
             return CheckResult(key, "held", f"{held}; stored only if still so in {confirm:g}s")
         since = _parse_time(state.get("pending_since"))
         if held and since is not None and (now - since).total_seconds() < confirm:
             entry.update(
                 outcome="held", detail=held
             )  # seen again, but too soon to tell a fault from a change
-            _finish(app, key, state, entry, started, response, keep_validators=False)
+            _finish(app, key, state, before, entry, started, response, keep_validators=False)
             return CheckResult(
                 key,
                 "held",
@@ -233,6 +235,8 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     changes = 0
     d = None
     if latest is not None:
+        from differ.diff import Versions, diff, summarize  # a check that finds nothing new never loads it
+
         if again is None and _read_differently(app, source, latest, normalized.normalizer):
             again = _read_again(app, source, latest)
         d = diff(
@@ -279,19 +283,25 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     )
     if latest is not None and d is not None:
         result.event = change_event(source, latest, version, d)
+        from differ.diff.render import render
+
         store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
     entry.update(outcome="new", version=version.number)
-    _finish(app, key, state, entry, started, response)
+    _finish(app, key, state, before, entry, started, response)
     return result
 
 
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
     """The `changed` event for notifiers: the diff in its JSON schema."""
+    from differ.diff.render import as_json
+
     return {"type": "changed", "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
 
 
 def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
     """Which two stored versions a diff is between, as summaries and reports name them."""
+    from differ.diff import Versions
+
     return Versions(
         source.title or source.document,
         source.key,
@@ -310,6 +320,8 @@ def diff_versions(
     """The diff between two stored versions, on the newest normalized form both have. Given the app and the
     source, an old version read with other settings than the new one, which is read as the source is now, is
     read again first, as the check that stored the new one did."""
+    from differ.diff import diff
+
     settings = old.record.get("reading"), new.record.get("reading")
     again = None
     if (
@@ -389,6 +401,7 @@ def _unchanged(
     app: App,
     source: SourceConfig,
     state: dict[str, Any],
+    before: dict[str, Any],
     entry: dict[str, Any],
     started: float,
     response: Response,
@@ -396,7 +409,7 @@ def _unchanged(
 ) -> CheckResult:
     entry["outcome"] = "unchanged"
     entry["detail"] = why
-    _finish(app, source.key, state, entry, started, response)
+    _finish(app, source.key, state, before, entry, started, response)
     return CheckResult(source.key, "unchanged", why)
 
 
@@ -404,6 +417,7 @@ def _finish(
     app: App,
     key: str,
     state: dict[str, Any],
+    before: dict[str, Any],
     entry: dict[str, Any],
     started: float,
     response: Response,
@@ -430,7 +444,14 @@ def _finish(
             state["last_modified"] = response.header("last-modified")
             state["body_sha256"] = entry.get("body_sha256")
     app.store.log_fetch(key, entry)
-    app.store.save_state(key, state)
+    if _without_time(state) != _without_time(before):
+        app.store.save_state(key, state)
+
+
+def _without_time(state: dict[str, Any]) -> dict[str, Any]:
+    """A source's state but for the time of its last check. A check that changes nothing else does not write
+    the state, since the fetch log has that time: an unchanged page costs one durable write instead of three."""
+    return {k: v for k, v in state.items() if k != "last_check"}
 
 
 def _failed(

@@ -136,6 +136,30 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def last_line(path: Path, *, window: int = 65536) -> dict[str, Any] | None:
+    """The last whole entry of a JSON-lines log, read from its end so that a long log costs no more than a
+    short one; a line torn by a crash is skipped."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            while True:
+                start = max(0, size - window)
+                handle.seek(start)
+                lines = handle.read(size - start).splitlines()
+                for line in reversed(lines[1:] if start else lines):  # the first may be cut by the window
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict):
+                        return entry
+                if not start:
+                    return None
+                window *= 4
+    except FileNotFoundError:
+        return None
+
+
 @dataclass
 class Version:
     """One stored version of a source, as its record describes it."""
@@ -208,8 +232,9 @@ class Store:
                 f'"{key[:80]}" is not a valid source name; expected DOCUMENT/SOURCE made of '
                 "letters, digits, '-' and '_'"
             )
-        path = self.root / "sources" / parts[0] / parts[1]
-        if os.path.commonpath([path.resolve(), self.root.resolve()]) != str(self.root.resolve()):
+        sources = self.root / "sources"
+        path = sources / parts[0] / parts[1]
+        if any(p.is_symlink() for p in (sources, path.parent, path)):  # the name itself cannot leave it
             raise StoreError(f'"{key}" would be stored outside {self.root}')
         self._dirs[key] = path
         return path
@@ -482,6 +507,10 @@ class Store:
 
     def fetches(self, key: str) -> list[dict[str, Any]]:
         return read_lines(self.source_dir(key) / "fetches.jsonl")
+
+    def last_fetch(self, key: str) -> dict[str, Any] | None:
+        """The fetch log's latest entry: when the source was last checked, and how it went."""
+        return last_line(self.source_dir(key) / "fetches.jsonl")
 
     def state(self, key: str) -> dict[str, Any]:
         try:

@@ -19,6 +19,7 @@ import pytest
 from differ.cli import build_parser, main
 from differ.errors import ExitCode
 from differ.normalize import NORMALIZER_VERSION
+from differ.store import Store
 from tests.conftest import ROOT, Server, article
 
 SERVICE = '[service]\nsnapshots = "{store}"\nper_host_delay = "0s"\nretries = 0\n'
@@ -619,6 +620,13 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     assert re.fullmatch(
         r"    versions: 0  last check: \S+Z  last change: -  state: failing \(1\): HTTP 404 Not Found",
         lines[6],
+    )
+    # an unchanged check leaves the state as it was; its time is read from the fetch log
+    store = Store(tmp_path / "snapshots")
+    store.log_fetch("doc/canonical", {"at": "2030-01-02T03:04:05Z", "outcome": "unchanged"})
+    lines = run("--config", str(config), "sources")[1].splitlines()
+    assert re.fullmatch(
+        r"    versions: 1  last check: 2030-01-02T03:04:05Z  last change: \S+Z  state: ok", lines[4]
     )
 
 

@@ -59,6 +59,33 @@ def test_etag_round_trip_and_304_does_no_parsing(
     assert app.store.fetches("doc/canonical")[-1]["status"] == 304
 
 
+def test_an_unchanged_check_writes_the_fetch_log_and_nothing_else(
+    server: Server, tmp_path: Path, clock: Clock
+) -> None:
+    server.page("/post", PAGE, etag='"v1"')
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    source = app.config.sources()[0]
+    check_source(app, source)
+    clock.advance(60)
+    check_source(app, source)  # the outcome goes from "new" to "unchanged": the state is written
+    state_file = app.store.source_dir(source.key) / "state.json"
+    written = state_file.read_bytes(), state_file.stat().st_ino
+    clock.advance(60)
+    assert check_source(app, source).detail == "not modified"
+    assert (state_file.read_bytes(), state_file.stat().st_ino) == written
+    assert [f["at"] for f in app.store.fetches(source.key)] == [
+        "2026-07-08T17:45:00Z",
+        "2026-07-08T17:46:00Z",
+        "2026-07-08T17:47:00Z",
+    ]
+    assert app.store.last_fetch(source.key) == app.store.fetches(source.key)[-1]
+    server.page("/post", PAGE.replace("first", "second"), etag='"v2"')
+    clock.advance(60)
+    check_source(app, source)  # new validators: written again
+    assert app.store.state(source.key)["etag"] == '"v2"'
+    assert app.store.state(source.key)["last_check"] == "2026-07-08T17:48:00Z"
+
+
 def test_last_modified_is_the_servers_own_value(server: Server, tmp_path: Path) -> None:
     stamp = "Wed, 08 Jul 2026 17:42:23 GMT"
     server.page("/post", PAGE, last_modified=stamp)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from differ.errors import StoreError
-from differ.store import Store, sha256
+from differ.store import Store, append_line, last_line, read_lines, sha256
 
 
 def commit(store: Store, key: str, raw: bytes, md: str, **extra: object) -> int:
@@ -258,3 +258,39 @@ def test_the_version_current_at_a_moment(tmp_path: Path) -> None:
     assert at("2026-07-10T00:00:00") == 4
     assert at("2030-01-01T00:00:00") == 4
     assert Store(tmp_path / "empty").version_at("doc/src", datetime.now(UTC)) is None
+
+
+def test_last_line_reads_a_log_from_its_end(tmp_path: Path) -> None:
+    log = tmp_path / "fetches.jsonl"
+    assert last_line(log) is None
+    log.write_bytes(b"")
+    assert last_line(log) is None
+    for n in range(3000):  # far longer than the window read at once
+        append_line(log, {"n": n, "pad": "x" * 50})
+    assert last_line(log, window=256) == {"n": 2999, "pad": "x" * 50}
+    with log.open("ab") as handle:
+        handle.write(b'{"n": 3000, "pa')  # torn by a crash
+    assert last_line(log, window=256) == {"n": 2999, "pad": "x" * 50}
+    assert read_lines(log)[-1] == {"n": 2999, "pad": "x" * 50}
+
+
+def test_last_line_of_one_line_longer_than_the_window(tmp_path: Path) -> None:
+    log = tmp_path / "fetches.jsonl"
+    append_line(log, {"long": "y" * 5000})
+    assert last_line(log, window=100) == {"long": "y" * 5000}
+    log.write_bytes(b"not json\n[1, 2]\n")
+    assert last_line(log, window=4) is None
+
+
+def test_a_source_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    store = Store(tmp_path / "snapshots")
+    (tmp_path / "snapshots/sources/doc").mkdir(parents=True)
+    (tmp_path / "snapshots/sources/doc/canonical").symlink_to(outside)
+    with pytest.raises(StoreError, match=r'"doc/canonical" would be stored outside'):
+        store.source_dir("doc/canonical")
+    (tmp_path / "snapshots/sources/other").symlink_to(outside)
+    with pytest.raises(StoreError, match=r'"other/canonical" would be stored outside'):
+        store.source_dir("other/canonical")
+    assert store.source_dir("doc/mirror") == tmp_path / "snapshots/sources/doc/mirror"

@@ -13,9 +13,13 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
-from differ.normalize.canonical import NORMALIZER_VERSION, Canonical, canonicalize, plain_words
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
-from differ.normalize.language import filter_languages
+
+#: Bumped whenever the canonical form of some input changes; stored with every version.
+NORMALIZER_VERSION = 3
+
+# The readers (BeautifulSoup, lxml, markdown-it, mdformat) load on first use, so that a check that finds
+# nothing new, and every command that reads no page, starts without them.
 
 if TYPE_CHECKING:
     from differ.config import SourceConfig
@@ -52,6 +56,8 @@ class Normalized:
     def words(self) -> int:
         """Visible words, counted once (functools.cached_property would serialize threads on one lock)."""
         if self.counted is None:
+            from differ.normalize.canonical import plain_words
+
             self.counted = len(plain_words(self.markdown))
         return self.counted
 
@@ -61,6 +67,9 @@ MAX_MARKDOWN = 5_000_000  # characters of extracted text; a release post is a fe
 
 def normalize(body: Body, source: SourceConfig) -> Normalized:
     """Read a fetched body the way its source kind says, and canonicalize it."""
+    from differ.normalize.canonical import Canonical, canonicalize
+    from differ.normalize.language import filter_languages
+
     extracted = SOURCE_KINDS[source.kind].extract(body, source)
     if len(extracted.markdown) > MAX_MARKDOWN:
         raise NormalizeError(

@@ -21,9 +21,6 @@ from markdown_it.token import Token
 from mdformat.renderer import WRAP_POINT, MDRenderer, RenderContext, RenderTreeNode
 from mdformat.renderer._util import maybe_add_link_brackets
 
-#: Bumped whenever the canonical form of some input changes; stored with every version.
-NORMALIZER_VERSION = 3
-
 # Invisible characters: C0/C1 controls (except tab and newline), zero-width and bidi controls, BOM,
 # soft hyphen, and noncharacters. Each is removed and counted.
 _INVISIBLE = re.compile(

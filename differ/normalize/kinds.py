@@ -16,8 +16,6 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from differ import options as opt
 from differ.errors import NormalizeError
 from differ.fetch.charset import decode
-from differ.normalize import html as htmlconv
-from differ.normalize.writer import write
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -104,6 +102,9 @@ def _html(
     exclude: tuple[str, ...],
     metadata: tuple[str, ...],
 ) -> Extracted:
+    from differ.normalize import html as htmlconv
+    from differ.normalize.writer import write
+
     soup = htmlconv.parse_html(text)
     meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
     root = htmlconv.find_root(soup, selector, exclude)
@@ -172,7 +173,9 @@ class TextKind(SourceKind):
 
 
 def text_to_markdown(text: str) -> str:
-    lines = [htmlconv.escape(" ".join(line.split())) for line in text.splitlines()]
+    from differ.normalize.html import escape
+
+    lines = [escape(" ".join(line.split())) for line in text.splitlines()]
     return "\n\n".join(line for line in lines if line) + "\n"
 
 

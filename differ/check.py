@@ -358,18 +358,18 @@ def missed_events(
     source: SourceConfig,
     known: dict[str, Any] | None = None,
     *,
-    latest: Version | None = None,
+    latest: int | None = None,
     state: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Change events for versions committed but never handed to the notifiers (a crash in between). The
-    source's latest version and state are read here unless the caller has them."""
-    latest = latest or app.store.latest(source.key)
-    if latest is None:
+    source's latest version number and state are read here unless the caller has them."""
+    latest = app.store.latest_number(source.key) if latest is None else latest
+    if not latest:
         return []
     notified = int((app.store.state(source.key) if state is None else state).get("notified", 1))
     known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
     events = []
-    for number in range(max(notified, 1) + 1, latest.number + 1):
+    for number in range(max(notified, 1) + 1, latest + 1):
         if known and known_version == number:
             events.append(known)
             continue
@@ -534,9 +534,9 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     from differ import notify
 
     events: list[dict[str, Any]] = []
-    heads: list[tuple[SourceConfig, Version | None, dict[str, Any]]] = []
+    heads: list[tuple[SourceConfig, int, dict[str, Any]]] = []
     for source, result in zip(sources, results, strict=True):
-        latest, state = app.store.latest(source.key), app.store.state(source.key)
+        latest, state = app.store.latest_number(source.key), app.store.state(source.key)
         heads.append((source, latest, state))
         events.extend(missed_events(app, source, result.event, latest=latest, state=state))
         if result.failed:
@@ -567,7 +567,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         latest,
         state,
     ) in heads:  # the events are in the outbox now: a crash from here on loses nothing
-        if latest is not None and state.get("notified") != latest.number:
-            state["notified"] = latest.number
+        if latest and state.get("notified") != latest:
+            state["notified"] = latest
             app.store.save_state(source.key, state)
     notify.deliver(app)

@@ -362,19 +362,24 @@ class Store:
 
     def latest(self, key: str) -> Version | None:
         """The newest version, found from the head (one or two reads) rather than by reading every record."""
+        number = self.latest_number(key)
+        return self.version(key, number) if number else None
+
+    def latest_number(self, key: str) -> int:
+        """The newest version's number (0 for none) without reading its record."""
         head = self.head(key)
         folder = self.source_dir(key) / "versions"
         number = int(head["number"]) if head else 0
         if number and (folder / f"{number:06d}.json").exists():
             while (folder / f"{number + 1:06d}.json").exists():  # the head lags one behind after a crash
                 number += 1
-            return self.version(key, number)
+            return number
         versions = self.versions(key)  # no usable head: scan
         if versions:
-            return versions[-1]
+            return versions[-1].number
         if head:
             raise StoreError(f"{key}: head names version {head['number']} but no versions are stored")
-        return None
+        return 0
 
     def version_at(self, key: str, moment: datetime) -> Version | None:
         """The version current at `moment`: the newest fetched at or before it, found by bisection (versions

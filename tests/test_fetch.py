@@ -4,6 +4,7 @@ politeness, robots.txt, charsets and the private-address guard."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -366,6 +367,51 @@ def test_private_address_refused_without_allow_private(server: Server) -> None:
     with pytest.raises(BlockedError, match="loopback address"):
         fetcher().fetch(Request(server.url("/x"), robots=False))
     assert server.hits == []
+
+
+def rebinding(monkeypatch: pytest.MonkeyPatch, name: str, answers: list[str]) -> None:
+    """A resolver under an attacker's control: `name` resolves to each of `answers` in turn, then to 127.0.0.1."""
+    real = socket.getaddrinfo
+    queue = iter(answers)
+
+    def getaddrinfo(host: object, port: object, *args: object, **kwargs: object) -> object:
+        if host == name:
+            host = next(queue, "127.0.0.1")
+        return real(host, port, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+PUBLIC = "93.184.215.14"  # classified only: every connection of these tests goes to 127.0.0.1
+
+
+def test_a_name_that_resolves_again_to_a_private_address_is_refused(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: public when the name is checked, loopback when the connection is made."""
+    server.page("/secret", PAGE)
+    rebinding(monkeypatch, "rebind.test", [PUBLIC])
+    with pytest.raises(BlockedError) as caught:
+        fetcher().fetch(Request(f"http://rebind.test:{server.httpd.server_address[1]}/secret", robots=False))
+    assert str(caught.value) == (
+        "refused a connection to 127.0.0.1: loopback address (the name resolved to a public one when checked); "
+        "set allow_private for this source to reach it"
+    )
+    assert server.hits == []
+
+
+def test_a_pooled_connection_is_held_to_the_request_that_reuses_it(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection made for a source that may reach 127.0.0.1 is not lent to one that may not."""
+    server.page("/secret", PAGE)
+    rebinding(monkeypatch, "rebind.test", ["127.0.0.1", "127.0.0.1", PUBLIC])
+    f = fetcher()
+    url = f"http://rebind.test:{server.httpd.server_address[1]}/secret"
+    assert f.fetch(Request(url, robots=False, allow_private=LOCAL)).status == 200
+    with pytest.raises(BlockedError, match=r"^refused a connection to 127\.0\.0\.1: loopback address"):
+        f.fetch(Request(url, robots=False))
+    assert len(server.hits) == 1
 
 
 @pytest.mark.parametrize(

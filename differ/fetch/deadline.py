@@ -17,15 +17,32 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from differ.fetch import netguard
+
 _lock = threading.Lock()
 _sockets: dict[int, socket.socket] = {}  # thread → socket of the response that thread is waiting for
 _active: set[object] = set()  # watchdogs whose block has not ended
 
 
 class _Registering:
-    """Note the socket before waiting for a response, so the watchdog of this thread can reach it."""
+    """Note the socket before waiting for a response, so the watchdog of this thread can reach it; and hold
+    each connection, new or reused, to the addresses the request may reach (netguard.check_peer)."""
 
     sock: socket.socket | None
+
+    def _new_conn(self) -> socket.socket:
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        try:
+            netguard.check_peer(sock)  # before anything is sent, TLS handshake included
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        if self.sock is not None:  # a pooled connection, made for another request
+            netguard.check_peer(self.sock)
+        return super().request(*args, **kwargs)  # type: ignore[misc]
 
     def getresponse(self, *args: Any, **kwargs: Any) -> Any:
         if self.sock is not None:

@@ -252,7 +252,7 @@ class Fetcher:
                 headers["If-None-Match"] = request.etag
             if request.last_modified:
                 headers["If-Modified-Since"] = request.last_modified
-            with self.limiter.slot(host_key(url)):
+            with self.limiter.slot(host_key(url)), netguard.guarding(request.allow_private):
                 status, resp_headers, body = self._get(url, headers, limit or self.max_bytes, truncate)
             if status in (301, 302, 303, 307, 308) and "location" in resp_headers:
                 url = urljoin(url, resp_headers["location"])

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
+import threading
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from differ.errors import BlockedError
@@ -47,6 +50,16 @@ def resolve(host: str, port: int) -> list[IPAddress]:
     return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
+def refusal(address: IPAddress, allow: bool | tuple[Network, ...]) -> str | None:
+    """Why `address` may not be reached under `allow` (the source's allow_private), or None."""
+    if allow is True:
+        return None
+    reason = classify(address)
+    if reason is None or (allow and any(address in net for net in allow)):
+        return None
+    return reason
+
+
 def check_url(url: str, allow: bool | tuple[Network, ...]) -> None:
     """Raise BlockedError when a URL's host resolves to an address that is not allowed."""
     if allow is True:
@@ -55,11 +68,42 @@ def check_url(url: str, allow: bool | tuple[Network, ...]) -> None:
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
     for address in resolve(host, port):
-        reason = classify(address)
-        if reason is None:
-            continue
-        if allow and any(address in net for net in allow):
-            continue
+        reason = refusal(address, allow)
+        if reason is not None:
+            raise BlockedError(
+                f"refused {host} ({address}): {reason} address; set allow_private for this source to reach it"
+            )
+
+
+_guard = threading.local()
+
+
+@contextlib.contextmanager
+def guarding(allow: bool | tuple[Network, ...]) -> Iterator[None]:
+    """Within the block, every connection this thread makes or reuses is held to `allow` by the address it is
+    connected to (check_peer). Checking the name before connecting is not enough: a name can resolve to a public
+    address for the check and to a private one for the connection (DNS rebinding)."""
+    previous = getattr(_guard, "allow", True)
+    _guard.allow = allow
+    try:
+        yield
+    finally:
+        _guard.allow = previous
+
+
+def check_peer(sock: socket.socket) -> None:
+    """Raise BlockedError when a connected socket's peer is not allowed in the current `guarding` block."""
+    allow = getattr(_guard, "allow", True)
+    if allow is True:
+        return
+    try:
+        peer = str(sock.getpeername()[0])
+    except (OSError, IndexError):
+        return  # not connected: the request fails on its own
+    address = ipaddress.ip_address(peer.split("%", 1)[0])
+    reason = refusal(address, allow)
+    if reason is not None:
         raise BlockedError(
-            f"refused {host} ({address}): {reason} address; set allow_private for this source to reach it"
+            f"refused a connection to {address}: {reason} address (the name resolved to a public one when "
+            "checked); set allow_private for this source to reach it"
         )

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from requests.adapters import HTTPAdapter
+import certifi
+from urllib3 import PoolManager
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
@@ -67,12 +68,14 @@ class _HTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _HTTPSConnection
 
 
-class DeadlineAdapter(HTTPAdapter):
-    """requests' adapter with connections that the watchdog can cut."""
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+def pool_manager(size: int) -> PoolManager:
+    """urllib3's pool manager with connections that the watchdog can cut and that netguard holds to the
+    addresses a request may reach; certificates are verified against certifi's bundle, as requests does."""
+    manager = PoolManager(
+        num_pools=size, maxsize=size, cert_reqs="CERT_REQUIRED", ca_certs=certifi.where(), retries=False
+    )
+    manager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+    return manager
 
 
 class _Alarms:

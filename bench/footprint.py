@@ -102,6 +102,7 @@ FIGURES = ("cycles", "rss_after_first_cycle_mib", "rss_second_half_median_mib", 
 def repeat(runs: int, sources: int, minutes: float, interval: int, work: Path) -> dict[str, object]:
     """`runs` runs after a warm-up run, each a fresh `differ run` and store: each figure is their median, with
     the range under "ranges" (the last run's RSS samples are kept)."""
+    tools.compile_bytecode()
     reports = [measure(sources, minutes, interval, work) for _ in range(runs + 1)][1:]
     ranges = {
         key: {

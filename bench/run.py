@@ -3,8 +3,8 @@
 Writes bench/results.md (tables, targets met or missed, and where the time goes) and bench/results.json.
 Scenarios: the check cycle (differ check vs urlwatch 2.29, 1,000 local pages), normalization per stage, the
 pathological diffs, and the footprint of `differ run` with 1,000 sources.
-Run: python -m bench.run [--quick] [--only normalize|diff …] (quick: 100 pages, 3 runs, 30-second footprints;
-for trying it out; --only measures those again and keeps the rest of bench/results.json)
+Run: python -m bench.run [--quick] [--only check_cycle|normalize|diff|footprint …] (quick: 100 pages, 3 runs,
+30-second footprints, for trying it out; --only measures those again and keeps the rest of bench/results.json)
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument(
         "--only",
-        choices=["normalize", "diff"],
+        choices=["check_cycle", "normalize", "diff", "footprint"],
         action="append",
         help="measure this benchmark again (repeatable) and keep the other figures of bench/results.json",
     )
@@ -96,6 +96,10 @@ def main() -> int:
     if args.only:
         results = json.loads((ROOT / "bench" / "results.json").read_text())
         again = results.setdefault("again", {})
+        if "check_cycle" in args.only:
+            print("check cycle…", flush=True)
+            results["check_cycle"] = check_cycle.measure(pages, runs, ROOT / "bench" / "work" / "check-cycle")
+            again["check cycle"] = stamp
         if "normalize" in args.only:
             print("normalize…", flush=True)
             results["normalize"] = measure_normalize(args.quick)
@@ -104,6 +108,12 @@ def main() -> int:
             print("diff…", flush=True)
             results["diff"] = diff_bench.measure(runs)
             again["diff"] = stamp
+        if "footprint" in args.only:
+            print("footprint…", flush=True)
+            results["footprint"] = footprint.repeat(
+                runs, pages, minutes, 8, ROOT / "bench" / "work" / "footprint"
+            )
+            again["footprint"] = stamp
     else:
         results = {**stamp, "machine": machine(), "quick": args.quick}
         print("check cycle…", flush=True)

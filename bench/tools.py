@@ -3,6 +3,7 @@ virtual environment under bench/ (installed from PyPI on first use)."""
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import shutil
@@ -85,6 +86,12 @@ def run(argv: list[str], server: str, log: Path, cwd: Path | None = None) -> Run
         requests=served["requests"],
         exit_code=proc.returncode,
     )
+
+
+def compile_bytecode() -> None:
+    """Compile differ's modules to bytecode, as installing a package does (urlwatch's were, by pip): with
+    PYTHONDONTWRITEBYTECODE set, an editable install would otherwise compile them again in every process."""
+    compileall.compile_dir(ROOT / "differ", quiet=1)
 
 
 def start_server(pages: int, log: Path) -> tuple[subprocess.Popen[str], str]:

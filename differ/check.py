@@ -567,7 +567,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         latest,
         state,
     ) in heads:  # the events are in the outbox now: a crash from here on loses nothing
-        if latest and state.get("notified") != latest:
+        if latest and int(state.get("notified", 1)) != latest:  # a first version needs no event
             state["notified"] = latest
             app.store.save_state(source.key, state)
     notify.deliver(app)

@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from standardwebhooks.webhooks import Webhook
 
 from differ.check import check
@@ -462,6 +463,106 @@ def test_discord_long_summaries_are_cut_with_a_count(
     shown = embed["description"].count("\n• ")
     assert embed["description"].endswith(f"…and {80 - shown} more changes")
     assert embed["url"] == "https://reports.example.org/doc/canonical/diff-2.html"
+
+
+def teams_receiver(hit: object) -> Reply:
+    """Answers like a Teams Workflows webhook (202 Accepted) and refuses what Teams refuses: no Adaptive Card
+    attachment, a card of another version, markup where plain text runs are expected, or over 28 KB."""
+    body = json.loads(hit.body)  # type: ignore[attr-defined]
+    attachments = body.get("attachments") or [{}]
+    card = attachments[0].get("content") or {}
+    blocks = card.get("body", [])
+
+    def plain(block: dict[str, object]) -> bool:
+        if block.get("type") == "Container":
+            return all(plain(b) for b in block.get("items", []))  # type: ignore[union-attr]
+        runs = block.get("inlines", [])
+        return block.get("type") == "RichTextBlock" and all(r["type"] == "TextRun" for r in runs)  # type: ignore[union-attr, index]
+
+    ok = (
+        body.get("type") == "message"
+        and len(attachments) == 1
+        and attachments[0].get("contentType") == "application/vnd.microsoft.card.adaptive"
+        and card.get("type") == "AdaptiveCard"
+        and card.get("version") == "1.4"
+        and blocks
+        and all(plain(b) for b in blocks)
+        and len(hit.body) <= 28_000  # type: ignore[attr-defined]
+    )
+    return Reply(202) if ok else Reply(400, b'{"error": {"code": "InvalidRequestContent"}}')
+
+
+def card_text(hit: object) -> list[str]:
+    """The text of each block of the card, as Teams shows it."""
+    card = json.loads(hit.body)["attachments"][0]["content"]  # type: ignore[attr-defined]
+    out = []
+    for block in card["body"]:
+        for inner in block.get("items", [block]):
+            out.append("".join(run["text"] for run in inner["inlines"]))
+    return out
+
+
+def test_teams_alert_is_an_adaptive_card_of_plain_text(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/workflows/1/triggers/manual"] = teams_receiver
+    evil = "<p>See [the fix](https://evil.example/x) **now**, &lt;at&gt;everyone&lt;/at&gt;.</p>"
+    extra = 'base_url = "https://reports.example.org/"\n'
+    app, _ = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>Hello.</p>",
+        evil,
+        kind="teams",
+        path="/workflows/1/triggers/manual",
+        extra=extra,
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/workflows/1/triggers/manual")
+    assert card_text(hit) == [
+        "Doc changed (canonical)",
+        "Doc (canonical), version 1 → 2: 2 changes.",
+        '• Post: removed "Hello."',
+        '• added at the end: "See [the fix](https://evil.example/x) **now**, <at>everyone</at>."',
+        "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
+    ]
+    card = json.loads(hit.body)["attachments"][0]["content"]
+    assert card["body"][0]["style"] == "warning"
+    assert card["actions"] == [
+        {
+            "type": "Action.OpenUrl",
+            "title": "Full diff",
+            "url": "https://reports.example.org/doc/canonical/diff-2.html",
+        }
+    ]
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+def test_teams_long_summaries_are_cut_with_a_count(tmp_path: Path, server: Server, receiver: Server) -> None:
+    receiver.routes["/workflows/1/triggers/manual"] = teams_receiver
+    old = "".join(f"<p>Paragraph {i} says something {'long ' * 60}.</p>" for i in range(80))
+    new = "".join(f"<p>Paragraph {i} says another thing {'long ' * 60}.</p>" for i in range(80))
+    app, _ = setup(tmp_path, server, receiver, old, new, kind="teams", path="/workflows/1/triggers/manual")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/workflows/1/triggers/manual")
+    text = card_text(hit)
+    shown = sum(line.startswith("• ") for line in text)
+    assert 0 < shown < 80
+    assert text[-2] == f"…and {80 - shown} more changes"
+    assert "actions" not in json.loads(hit.body)["attachments"][0]["content"]  # no base_url, no link
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+def test_teams_needs_a_webhook_url(tmp_path: Path) -> None:
+    from differ.config import parse_config
+    from differ.errors import ConfigError
+
+    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
+    with pytest.raises(ConfigError, match=r"notify\[0\]\.url: expected the workflow's https:// webhook URL"):
+        parse_config(
+            text + '[[notify]]\nname = "t"\nkind = "teams"\nurl = "teams.example/hook"\n', tmp_path / "c.toml"
+        )
 
 
 def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:

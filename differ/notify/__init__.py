@@ -9,6 +9,7 @@ from __future__ import annotations
 from differ.notify import discord as _discord  # noqa: F401  (registers "discord")
 from differ.notify import mail as _mail  # noqa: F401  (registers "email")
 from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
+from differ.notify import teams as _teams  # noqa: F401  (registers "teams")
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
 from differ.notify.delivery import deliver, dispatch, event_id, send_test

@@ -216,6 +216,16 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (BASE + BASE, 'config.toml: documents[1].id: duplicate document id "doc"'),
         (
+            BASE + 'selector = "article >> p"\n',
+            'config.toml: documents[0].canonical.selector: expected a CSS selector, found "article >> p" '
+            "(The combinator '>' at position 9, must have a selector before it)",
+        ),
+        (
+            BASE + 'exclude = ["nav", "div["]\n',
+            'config.toml: documents[0].canonical.exclude: expected a CSS selector, found "div[" '
+            "(Malformed attribute selector at position 3)",
+        ),
+        (
             BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
             'config.toml: notify[0].kind: expected one of discord, email, slack, teams, webhook, found "pager"',
         ),
@@ -323,3 +333,18 @@ def test_a_store_alone_names_its_documents_and_canonicals() -> None:
         ("canonical", "json", "https://one.org/"),
         ("mirror", "html", "https://two.org/"),
     ]
+
+
+def test_css_selectors_are_checked_when_the_configuration_is_read() -> None:
+    """Every selector soupsieve accepts passes; a simple one is matched by the HTML reader without it."""
+    from differ.normalize.kinds import css_problem
+
+    for selector in (
+        "article",
+        ".entry-content",
+        "div#main.post",
+        "article .entry-content",
+        "main > div:nth-of-type(2)",
+    ):
+        assert css_problem(selector) is None
+    assert (css_problem("p:unknown") or "").startswith("':unknown' was detected as a pseudo-class")

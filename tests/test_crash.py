@@ -46,6 +46,30 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
     path = config(tmp_path, server, receiver)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     reported: set[tuple[str, int]] = set()
+
+    def note(out: str) -> None:
+        for m in re.finditer(r"^doc/(s\d): new version (\d+)", out, re.MULTILINE):
+            reported.add((m.group(1), int(m.group(2))))
+
+    times = []  # how long a check of one changed page (start-up included) takes here, to aim the kills
+    for i in range(3):
+        revision[i] += 1
+        server.page(
+            f"/p/{i}",
+            article(f"<p>Page {i}, revision {revision[i]}, with enough words to be an article.</p>"),
+        )
+        started = time.monotonic()
+        note(
+            subprocess.run(
+                [sys.executable, "-m", "differ", "--config", str(path), "check"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            ).stdout
+        )
+        times.append(time.monotonic() - started)
+    took = sorted(times)[1]
     kills = 0
     for _ in range(100):
         for i in rng.sample(range(SOURCES), rng.randint(0, 2)):  # a few pages really change each round
@@ -61,13 +85,12 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
             stderr=subprocess.PIPE,
             text=True,
         )
-        time.sleep(rng.uniform(0.2, 0.9))  # start-up takes about 0.3 s: kills land before, during and after
+        time.sleep(rng.uniform(0.1, 1.5) * took)  # kills land in start-up, during the check and after it
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         out, _ = proc.communicate()
-        for m in re.finditer(r"^doc/(s\d): new version (\d+)", out, re.MULTILINE):
-            reported.add((m.group(1), int(m.group(2))))
+        note(out)
     final = subprocess.run(
         [sys.executable, "-m", "differ", "--config", str(path), "check"],
         env=env,
@@ -86,7 +109,7 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
     assert verify.returncode == 0, verify.stdout
     store = Store(tmp_path / "snap")
     stored = {(f"s{i}", v.number): v for i in range(SOURCES) for v in store.versions(f"doc/s{i}")}
-    assert kills >= 30
+    assert kills >= 30, f"only {kills} of 100 checks were killed (a check took {took:.2f} s)"
     assert reported <= set(stored)  # every version a completed check reported is there
     for i in range(SOURCES):  # the last revision of every page is stored
         latest = store.latest(f"doc/s{i}")

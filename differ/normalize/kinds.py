@@ -115,6 +115,26 @@ def _html(
     return Extracted(written.markdown, meta, canonical=True, words=written.words)
 
 
+# A selector of one element name, id and classes (`article`, `.entry-content`, `div#main.post`): matched by
+# the HTML reader in one walk of the tree, without soupsieve.
+SIMPLE_SELECTOR = re.compile(r"([A-Za-z][\w-]*)?(?:#([\w-]+))?((?:\.[\w-]+)*)")
+
+
+def css_problem(selector: str) -> str | None:
+    """Why `selector` is not CSS that can be matched, or None. A simple selector needs no check, so soupsieve
+    (0.1 s to load) is loaded at start-up only for a configuration that has another kind."""
+    simple = SIMPLE_SELECTOR.fullmatch(selector.strip())
+    if simple and any(simple.groups()):
+        return None
+    import soupsieve
+
+    try:
+        soupsieve.compile(selector)
+    except Exception as exc:  # soupsieve's SelectorSyntaxError, or its refusal of a pseudo-class
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
 @source_kind("html")
 class HtmlKind(SourceKind):
     """An HTML page; `selector` picks the content root, `exclude` drops parts of it."""
@@ -129,6 +149,16 @@ class HtmlKind(SourceKind):
             "page metadata to keep and compare",
         ),
     }
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        chosen = [("selector", source.option("selector"))] + [
+            ("exclude", p) for p in source.option("exclude")
+        ]
+        for key, selector in chosen:
+            problem = css_problem(str(selector)) if selector else None
+            if problem:
+                raise Invalid(f"expected a CSS selector, found {opt.found(selector)} ({problem})", key=key)
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:

@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -68,19 +69,23 @@ class Hit:
 class Server:
     """A programmable HTTP server on 127.0.0.1 that records every request."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Reply | Callable[[Hit], Reply]] = {}
         self.hits: list[Hit] = []
         self.lock = threading.Lock()
         handler = self._handler()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:  # HTTPS: the handshake happens as each connection is accepted
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}"
 
     def url(self, path: str) -> str:
         return self.base + path

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -13,11 +14,12 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+import trustme
 
 import differ.check
 from differ.check import check_source
 from differ.errors import BlockedError, FetchError
-from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
+from differ.fetch import Fetcher, Request, deadline, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
 from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
 
@@ -412,6 +414,40 @@ def test_a_pooled_connection_is_held_to_the_request_that_reuses_it(
     with pytest.raises(BlockedError, match=r"^refused a connection to 127\.0\.0\.1: loopback address"):
         f.fetch(Request(url, robots=False))
     assert len(server.hits) == 1
+
+
+def test_certificates_are_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A certificate from an authority the bundle lacks, or for another name, is refused; trusted, it passes."""
+    authority = trustme.CA()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    server = Server(tls=context)
+    try:
+        server.page("/post", PAGE)
+        with pytest.raises(
+            FetchError,
+            match=r"^TLS error: certificate verify failed: unable to get local issuer certificate$",
+        ):
+            get(fetcher(), server.url("/post"))
+        bundle = tmp_path / "ca.pem"
+        authority.cert_pem.write_to_path(str(bundle))
+        monkeypatch.setattr(deadline.certifi, "where", lambda: str(bundle))  # as if certifi's bundle had it
+        assert get(fetcher(), server.url("/post")).status == 200  # type: ignore[attr-defined]
+        other = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        authority.issue_cert("example.org").configure_cert(other)
+        elsewhere = Server(tls=other)
+        try:
+            elsewhere.page("/post", PAGE)
+            with pytest.raises(
+                FetchError,
+                match=r"^TLS error: certificate verify failed: IP address mismatch, certificate is not valid for '127\.0\.0\.1'$",
+            ):
+                get(fetcher(), elsewhere.url("/post"))
+        finally:
+            elsewhere.close()
+    finally:
+        server.close()
+    assert [h.path for h in server.hits] == ["/post"]
 
 
 @pytest.mark.parametrize(

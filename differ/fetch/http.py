@@ -6,6 +6,7 @@ import contextlib
 import email.utils
 import http.client
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -307,7 +308,7 @@ class Fetcher:
         except ReadTimeoutError:
             raise FetchError(f"no response within {self.timeout:g}s", retryable=True)
         except SSLError as exc:
-            raise FetchError(f"TLS error: {_short(exc)}")
+            raise FetchError(f"TLS error: {_tls_reason(exc)}")
         except LocationParseError as exc:
             raise FetchError(f"not a URL that can be requested: {_short(exc)}")
         except (HTTPError, OSError, http.client.HTTPException) as exc:
@@ -399,6 +400,19 @@ def _short(exc: BaseException) -> str:
         if marker in text or marker in str(exc):
             return marker[0].lower() + marker[1:]
     return text.splitlines()[0][:200]
+
+
+_SSL_NOISE = re.compile(r"^\[[A-Z_: ]+\]\s*|\.?\s*\(_ssl\.c:\d+\)$")
+
+
+def _tls_reason(exc: BaseException) -> str:
+    """What OpenSSL said, without its code and source line: "certificate verify failed: IP address mismatch,
+    certificate is not valid for '127.0.0.1'" tells a user more than the first half alone."""
+    inner: BaseException = exc
+    while inner.__context__ is not None and inner.__context__ is not inner:
+        inner = inner.__context__
+    text = str(inner) or str(exc)
+    return (_SSL_NOISE.sub("", text.splitlines()[0]) if text else "")[:200] or type(exc).__name__
 
 
 def _reason(status: int) -> str:

@@ -3,23 +3,26 @@ politeness, robots.txt, charsets and the private-address guard."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import ssl
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
+import certifi
 import pytest
 import trustme
 
 import differ.check
 from differ.check import check_source
 from differ.errors import BlockedError, FetchError
-from differ.fetch import Fetcher, Request, deadline, decode, parse_retry_after, robots
+from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
 from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
 
@@ -416,38 +419,37 @@ def test_a_pooled_connection_is_held_to_the_request_that_reuses_it(
     assert len(server.hits) == 1
 
 
+@contextlib.contextmanager
+def https_server(authority: trustme.CA, name: str) -> Iterator[Server]:
+    """A local HTTPS server serving PAGE at /post with a certificate for `name` from `authority`."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    authority.issue_cert(name).configure_cert(context)
+    server = Server(tls=context)
+    server.page("/post", PAGE)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 def test_certificates_are_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A certificate from an authority the bundle lacks, or for another name, is refused; trusted, it passes."""
     authority = trustme.CA()
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    authority.issue_cert("127.0.0.1").configure_cert(context)
-    server = Server(tls=context)
-    try:
-        server.page("/post", PAGE)
-        with pytest.raises(
-            FetchError,
-            match=r"^TLS error: certificate verify failed: unable to get local issuer certificate$",
-        ):
+    with https_server(authority, "127.0.0.1") as server, https_server(authority, "example.org") as elsewhere:
+        unknown = r"^TLS error: certificate verify failed: unable to get local issuer certificate$"
+        with pytest.raises(FetchError, match=unknown):
             get(fetcher(), server.url("/post"))
         bundle = tmp_path / "ca.pem"
         authority.cert_pem.write_to_path(str(bundle))
-        monkeypatch.setattr(deadline.certifi, "where", lambda: str(bundle))  # as if certifi's bundle had it
+        monkeypatch.setattr(certifi, "where", lambda: str(bundle))  # as if certifi's bundle had it
         assert get(fetcher(), server.url("/post")).status == 200  # type: ignore[attr-defined]
-        other = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        authority.issue_cert("example.org").configure_cert(other)
-        elsewhere = Server(tls=other)
-        try:
-            elsewhere.page("/post", PAGE)
-            with pytest.raises(
-                FetchError,
-                match=r"^TLS error: certificate verify failed: IP address mismatch, certificate is not valid for '127\.0\.0\.1'$",
-            ):
-                get(fetcher(), elsewhere.url("/post"))
-        finally:
-            elsewhere.close()
-    finally:
-        server.close()
+        mismatch = (
+            r"^TLS error: certificate verify failed: IP address mismatch, certificate is not valid for '127"
+        )
+        with pytest.raises(FetchError, match=mismatch):
+            get(fetcher(), elsewhere.url("/post"))
     assert [h.path for h in server.hits] == ["/post"]
+    assert elsewhere.hits == []
 
 
 @pytest.mark.parametrize(

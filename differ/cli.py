@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="fetch, store, diff and notify once")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    c.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only what needs attention (new versions, failures, held or deferred sources): nothing when "
+        "every page is unchanged, so cron mails only then",
+    )
     sub.add_parser("run", help="the long-running service: check every source on its schedule")
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")

@@ -587,6 +587,24 @@ def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
     )
 
 
+def test_quiet_check_prints_only_what_needs_attention(tmp_path: Path, server: Server) -> None:
+    server.page("/post", article("<p>Text.</p>"))
+    config = str(write_config(tmp_path, server))
+    gone = "doc/gone: failed: HTTP 404 Not Found"
+    assert run("--config", config, "check", "-q") == (
+        ExitCode.FAILURE,
+        f"doc/canonical: new version 1 (first snapshot)\n{gone}\n",
+        "",
+    )
+    assert run("--config", config, "check", "--quiet") == (ExitCode.FAILURE, f"{gone}\n", "")
+    assert run("--config", config, "check", "-q", "doc/canonical") == (ExitCode.OK, "", "")
+    assert run("--config", config, "check", "doc/canonical") == (
+        ExitCode.OK,
+        "doc/canonical: unchanged (same body)\n",
+        "",
+    )
+
+
 def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Server) -> None:
     server.page("/post", article("<p>Text.</p>"))
     config = write_config(tmp_path, server)

@@ -109,16 +109,22 @@ def _fsync_dir(folder: Path) -> None:
 def append_line(path: Path, entry: dict[str, Any]) -> None:
     """Append one JSON line; a line torn by a crash is closed off before the next one is written."""
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
-    if not path.exists():  # the folder is made on first use only
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    try:
+        fd = os.open(path, flags, 0o666)
+    except FileNotFoundError:  # the folder is made on first use only
         path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab+") as handle:
-        if handle.tell() > 0:
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                handle.write(b"\n")
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+        fd = os.open(path, flags, 0o666)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        view = memoryview(line)
+        while view:  # O_APPEND: each write goes to the end
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:

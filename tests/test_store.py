@@ -272,6 +272,10 @@ def test_last_line_reads_a_log_from_its_end(tmp_path: Path) -> None:
         handle.write(b'{"n": 3000, "pa')  # torn by a crash
     assert last_line(log, window=256) == {"n": 2999, "pad": "x" * 50}
     assert read_lines(log)[-1] == {"n": 2999, "pad": "x" * 50}
+    append_line(log, {"n": 3001})  # the torn line is closed off first, so this one stays whole
+    assert log.read_bytes().endswith(b'{"n": 3000, "pa\n{"n": 3001}\n')
+    assert [e["n"] for e in read_lines(log)[-2:]] == [2999, 3001]
+    assert last_line(log, window=256) == {"n": 3001}
 
 
 def test_last_line_of_one_line_longer_than_the_window(tmp_path: Path) -> None:

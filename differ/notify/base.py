@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import requests
-
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.fetch.http import parse_retry_after
@@ -19,6 +17,8 @@ from differ.options import Invalid, Option
 from differ.store import report_url
 
 if TYPE_CHECKING:
+    import requests
+
     from differ.config import NotifierConfig
     from differ.notify.outbox import Message
 
@@ -29,6 +29,9 @@ _session: requests.Session | None = None
 
 
 def _http() -> requests.Session:
+    """The session notifiers post through, made on first use: a check with nothing to send never loads requests."""
+    import requests
+
     global _session
     if _session is None:
         _session = requests.Session()
@@ -88,6 +91,8 @@ class Notifier:
             **msg.data.get("headers", {}),
             **self.sign(msg.id, int(now.timestamp()), body),
         }
+        import requests
+
         timeout = self.config.timeout
         try:
             resp = _http().post(

@@ -366,7 +366,7 @@ def missed_events(
     latest = app.store.latest_number(source.key) if latest is None else latest
     if not latest:
         return []
-    notified = int((app.store.state(source.key) if state is None else state).get("notified", 1))
+    notified = _notified(app.store.state(source.key) if state is None else state)
     known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
     events = []
     for number in range(max(notified, 1) + 1, latest + 1):
@@ -378,6 +378,11 @@ def missed_events(
             change_event(source, old, new, diff_versions(app.store, old, new, app=app, source=source))
         )
     return events
+
+
+def _notified(state: dict[str, Any]) -> int:
+    """The last version whose change was handed to the notifiers; a first version needs no event."""
+    return int(state.get("notified", 1))
 
 
 def _parse_time(value: Any) -> datetime | None:
@@ -562,12 +567,9 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
     write_site(app, changed_docs | missed | fetching)
     notify.dispatch(app, events, deliver_now=False)
-    for (
-        source,
-        latest,
-        state,
-    ) in heads:  # the events are in the outbox now: a crash from here on loses nothing
-        if latest and int(state.get("notified", 1)) != latest:  # a first version needs no event
+    # The events are in the outbox now: a crash from here on loses nothing.
+    for source, latest, state in heads:
+        if latest and _notified(state) != latest:
             state["notified"] = latest
             app.store.save_state(source.key, state)
     notify.deliver(app)

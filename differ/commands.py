@@ -253,8 +253,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             print(f"  {s.key}  [{s.role}, {s.kind}, every {every:g}s]  {s.url}", file=app.out)
             if s.ignore:
                 print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
-            last = app.store.last_fetch(s.key) or {}
-            checked = max(str(last.get("at") or ""), str(state.get("last_check") or "")) or "-"
+            last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes
+            checked = (last or {}).get("at") or state.get("last_check", "-")
             print(
                 f"    versions: {latest.number if latest else 0}  last check: {checked}  "
                 f"last change: {state.get('last_change', '-')}  state: {status}",

@@ -380,11 +380,16 @@ def _close(resp: BaseHTTPResponse) -> None:
 DRAIN = 65536  # bytes of an unwanted body read to keep the connection
 
 
+def _innermost(exc: BaseException) -> BaseException:
+    """The exception at the bottom of a chain: urllib3 wraps the socket's or OpenSSL's own."""
+    while exc.__context__ is not None and exc.__context__ is not exc:
+        exc = exc.__context__
+    return exc
+
+
 def _short(exc: BaseException) -> str:
     """A one-line reason from a urllib3 exception chain, without object reprs."""
-    inner: BaseException = exc
-    while inner.__context__ is not None and inner.__context__ is not inner:
-        inner = inner.__context__
+    inner = _innermost(exc)
     text = str(inner) or type(inner).__name__
     for marker in (
         "Connection refused",
@@ -408,10 +413,7 @@ _SSL_NOISE = re.compile(r"^\[[A-Z_: ]+\]\s*|\.?\s*\(_ssl\.c:\d+\)$")
 def _tls_reason(exc: BaseException) -> str:
     """What OpenSSL said, without its code and source line: "certificate verify failed: IP address mismatch,
     certificate is not valid for '127.0.0.1'" tells a user more than the first half alone."""
-    inner: BaseException = exc
-    while inner.__context__ is not None and inner.__context__ is not inner:
-        inner = inner.__context__
-    text = str(inner) or str(exc)
+    text = str(_innermost(exc)) or str(exc)
     return (_SSL_NOISE.sub("", text.splitlines()[0]) if text else "")[:200] or type(exc).__name__
 
 

@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import NavigableString, PageElement
 
 from differ.errors import NoContentError, NormalizeError
-from differ.normalize.kinds import SIMPLE_SELECTOR
+from differ.normalize.kinds import simple_selector
 from differ.normalize.tree import build
 
 if TYPE_CHECKING:
@@ -178,10 +178,10 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
 def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
     """The first element in document order that `selector` matches. A simple selector (`article`,
     `.entry-content`, `div#main.post`) is matched in one walk; others go to soupsieve."""
-    simple = SIMPLE_SELECTOR.fullmatch(selector.strip())
-    if simple and any(simple.groups()):
-        name, ident, dotted = simple.groups()
-        classes = set(dotted.split(".")[1:]) if dotted else set()
+    simple = simple_selector(selector)
+    if simple:
+        name, ident, dotted = simple
+        classes = set(dotted.split(".")[1:])
 
         def matches(tag: Tag) -> bool:
             return (

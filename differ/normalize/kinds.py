@@ -115,16 +115,23 @@ def _html(
     return Extracted(written.markdown, meta, canonical=True, words=written.words)
 
 
-# A selector of one element name, id and classes (`article`, `.entry-content`, `div#main.post`): matched by
-# the HTML reader in one walk of the tree, without soupsieve.
-SIMPLE_SELECTOR = re.compile(r"([A-Za-z][\w-]*)?(?:#([\w-]+))?((?:\.[\w-]+)*)")
+_SIMPLE_SELECTOR = re.compile(r"([A-Za-z][\w-]*)?(?:#([\w-]+))?((?:\.[\w-]+)*)")
+
+
+def simple_selector(selector: str) -> tuple[str | None, str | None, str] | None:
+    """The element name, id and dotted classes of a selector made of those alone (`article`, `.entry-content`,
+    `div#main.post`), which the HTML reader matches in one walk of the tree without soupsieve; else None."""
+    simple = _SIMPLE_SELECTOR.fullmatch(selector.strip())
+    if simple is None or not any(simple.groups()):
+        return None
+    name, ident, dotted = simple.groups()
+    return name, ident, dotted or ""
 
 
 def css_problem(selector: str) -> str | None:
     """Why `selector` is not CSS that can be matched, or None. A simple selector needs no check, so soupsieve
     (0.1 s to load) is loaded at start-up only for a configuration that has another kind."""
-    simple = SIMPLE_SELECTOR.fullmatch(selector.strip())
-    if simple and any(simple.groups()):
+    if simple_selector(selector):
         return None
     import soupsieve
 

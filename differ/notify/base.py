@@ -213,6 +213,20 @@ def changes_in(lines: list[str]) -> int:
     )
 
 
+def fit(lines: list[str], room: int, size: Callable[[str], int]) -> tuple[list[str], str | None]:
+    """As many of `lines` as fit in `room` (`size` measures each), keeping room for the line that ends a cut:
+    "…and N more changes" for the changes left out, or "…" (None when nothing is cut)."""
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        more = changes_in(lines[i:])
+        tail = f"…and {more} more changes" if more else "…"
+        if size(line) + (size(tail) if i < len(lines) - 1 else 0) > room:
+            return kept, tail
+        kept.append(line)
+        room -= size(line)
+    return kept, None
+
+
 def notifier(name: str) -> Callable[[type[Notifier]], type[Notifier]]:
     """Register a notifier kind under `name`."""
 

@@ -7,7 +7,7 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
+from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
 from differ.options import Option
 
 TITLE_MAX = 256
@@ -21,12 +21,6 @@ _MARKUP = re.compile(r"([\\*_~`|>\[\]()<#@:-])")
 
 def escape(text: str) -> str:
     return _MARKUP.sub(r"\\\1", text)
-
-
-def _tail(left_out: list[str]) -> str:
-    """The last line of a cut description: how many changes it leaves out."""
-    more = changes_in(left_out)
-    return f"\n…and {more} more changes" if more else "\n…"
 
 
 @notifier("discord")
@@ -45,13 +39,10 @@ class Discord(Notifier):
         require_http_url(config, "expected the webhook's https:// URL")
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
-        lines = [escape(line) for line in self.lines(event)]
-        description = ""
-        for i, line in enumerate(lines):
-            if len(description) + len(line) + 1 + len(_tail(lines[i:])) > DESCRIPTION_MAX:
-                description += _tail(lines[i:])
-                break
-            description += ("\n" if i else "") + line
+        kept, tail = fit(
+            [escape(line) for line in self.lines(event)], DESCRIPTION_MAX, lambda line: len(line) + 1
+        )
+        description = "\n".join([*kept, tail] if tail else kept)
         embed: dict[str, Any] = {
             "title": cut(self.title(event), TITLE_MAX),
             "description": description,

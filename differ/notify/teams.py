@@ -7,7 +7,7 @@ import json
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
+from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
 from differ.options import Option
 
 CARD_VERSION = "1.4"  # what Teams renders on desktop, web and mobile
@@ -52,20 +52,16 @@ class Teams(Notifier):
             "bleed": True,
             "items": [_run(cut(self.title(event), TITLE_MAX), weight="Bolder", size="Medium")],
         }
-        body: list[dict[str, Any]] = [header]
         lines = [cut(line, LINE_MAX) for line in self.lines(event)]
         context = _run(cut(self.context(event), LINE_MAX), isSubtle=True, size="Small")
         room = MAX_BYTES - _size(header) - _size(context) - 200  # the card's own fields and the link
-        for i, line in enumerate(lines):
-            block = _run(line)
-            more = changes_in(lines[i:])
-            tail = _run(f"…and {more} more changes" if more else "…", isSubtle=True)
-            if _size(block) + (_size(tail) if i < len(lines) - 1 else 0) > room:
-                body.append(tail)
-                break
-            body.append(block)
-            room -= _size(block)
-        body.append(context)
+        kept, tail = fit(lines, room, lambda line: _size(_run(line, isSubtle=True)))
+        body = [
+            header,
+            *(_run(line) for line in kept),
+            *([_run(tail, isSubtle=True)] if tail else []),
+            context,
+        ]
         card: dict[str, Any] = {
             "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
             "type": "AdaptiveCard",

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
+from differ import options as opt
 from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig, load_config
@@ -250,7 +251,9 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             if state.get("last_check"):
                 failures = state.get("failures", 0)
                 status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
-            print(f"  {s.key}  [{s.role}, {s.kind}, every {every:g}s]  {s.url}", file=app.out)
+            print(
+                f"  {s.key}  [{s.role}, {s.kind}, every {opt.format_duration(every)}]  {s.url}", file=app.out
+            )
             if s.ignore:
                 print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
             last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes

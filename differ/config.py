@@ -315,6 +315,8 @@ class _Loader:
         from differ.normalize.kinds import SOURCE_KINDS
 
         table = self.table(raw, key)
+        if role == "canonical":  # one canonical a document: its id can go without saying
+            table = {"id": "canonical", **table}
         kind_name = table.get("kind", "html")
         if kind_name not in SOURCE_KINDS:
             raise self.fail(

@@ -69,6 +69,14 @@ def parse_duration(value: Any) -> float:
     return seconds
 
 
+def format_duration(seconds: float) -> str:
+    """The way a duration is written in the configuration: `30m` rather than `1800s`."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
+
+
 def parse_size(value: Any) -> int:
     """Bytes from `10MB`, `512KiB`, `2GB` or a plain number of bytes."""
     if isinstance(value, bool):

@@ -619,7 +619,7 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     )
     assert run("--config", str(config), "sources")[1].splitlines()[:3] == [
         "doc  Doc",
-        f"  doc/canonical  [canonical, html, every 1800s]  {server.url('/post')}",
+        f"  doc/canonical  [canonical, html, every 30m]  {server.url('/post')}",
         "    ignore: Views: \\d+",
     ]
     run("--config", str(config), "check")
@@ -630,7 +630,7 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
         [
             "doc  Doc",
             "  feed: https://reports.example.org/doc/feed.xml",
-            f"  doc/canonical  [canonical, html, every 1800s]  {server.url('/post')}",
+            f"  doc/canonical  [canonical, html, every 30m]  {server.url('/post')}",
             "    ignore: Views: \\d+",
         ],
     )

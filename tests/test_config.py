@@ -10,7 +10,7 @@ import pytest
 
 from differ.config import load_config, parse_config
 from differ.errors import ConfigError
-from differ.options import parse_duration, parse_size
+from differ.options import format_duration, parse_duration, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -298,6 +298,27 @@ def test_units() -> None:
     assert parse_size("10MB") == 10_000_000
     assert parse_size("512KiB") == 524288
     assert parse_size(1000) == 1000
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(1800, "30m"), (7200, "2h"), (172800, "2d"), (90, "90s"), (5400, "90m"), (0.25, "0.25s")],
+)
+def test_durations_are_shown_as_they_are_written(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text
+    assert parse_duration(text) == seconds
+
+
+def test_the_canonical_id_goes_without_saying() -> None:
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/post"\n'
+    config = parse_config(text, Path("config.toml"), {})
+    assert [s.key for s in config.select(["doc"])] == ["doc/canonical"]
+    mirror = text + '[[documents.mirrors]]\nurl = "https://m.example/"\n'
+    with pytest.raises(ConfigError) as caught:
+        parse_config(mirror, Path("config.toml"), {})
+    assert str(caught.value) == (
+        'config.toml: documents[0].mirrors[0]: missing key "id" (the source\'s id within its document)'
+    )
 
 
 def test_select_names_documents_and_sources() -> None:

@@ -308,16 +308,59 @@ def test_robots_disallow(server: Server, tmp_path: Path) -> None:
     assert len(server.requests_to("/robots.txt")) == 1  # cached
 
 
-@pytest.mark.parametrize(("status", "allowed"), [(404, True), (500, False)])
-def test_robots_unavailable_and_unreachable(server: Server, status: int, allowed: bool) -> None:
-    server.routes["/robots.txt"] = Reply(status)
+def test_robots_txt_missing_allows_everything(server: Server) -> None:
+    server.routes["/robots.txt"] = Reply(404)
     server.page("/p", PAGE)
-    f = fetcher()
-    if allowed:
-        assert get(f, server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
-    else:
-        with pytest.raises(BlockedError):
-            get(f, server.url("/p"), robots=True)
+    assert get(fetcher(), server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
+
+
+def test_robots_txt_unreadable_blocks_the_host_until_it_can_be_read(server: Server) -> None:
+    """A server error on robots.txt means complete disallow (RFC 9309), said as such, and only for a while: the
+    host is not blocked for the day robots.txt is otherwise kept."""
+    server.routes["/robots.txt"] = Reply(503)
+    server.page("/p", PAGE)
+    clock = Clock()
+    f = fetcher(clock)
+    netloc = server.url("")[len("http://") :].rstrip("/")
+    with pytest.raises(BlockedError) as caught:
+        get(f, server.url("/p"), robots=True)
+    assert str(caught.value) == (
+        f"robots.txt of {netloc} could not be read (HTTP 503 Service Unavailable), so nothing on that host is "
+        "fetched until it can be (RFC 9309); set robots = false for this source to override"
+    )
+    server.page("/robots.txt", "User-agent: *\nDisallow:\n", ctype="text/plain")
+    clock.advance(60)
+    with pytest.raises(BlockedError):  # still within the wait before robots.txt is asked for again
+        get(f, server.url("/p"), robots=True)
+    assert len(server.requests_to("/robots.txt")) == 1
+    clock.advance(300)
+    assert get(f, server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
+    assert len(server.requests_to("/robots.txt")) == 2
+
+
+def test_robots_txt_of_an_unreachable_host_names_the_network_error() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(BlockedError) as caught:
+        get(fetcher(), f"http://127.0.0.1:{port}/p", robots=True)
+    message = str(caught.value)
+    assert message.startswith(f"robots.txt of 127.0.0.1:{port} could not be read (")
+    assert "connection refused" in message.lower()
+
+
+@pytest.mark.parametrize(("asked", "waited"), [("7", 7.0), ("2.5", 5.0), ("3600", 60.0)])
+def test_crawl_delay_spaces_requests_to_the_host(server: Server, asked: str, waited: float) -> None:
+    """Crawl-delay is honoured between two requests to the host, never below per_host_delay (5 s here) and
+    never above a minute."""
+    server.page("/robots.txt", f"User-agent: *\nCrawl-delay: {asked}\n", ctype="text/plain")
+    server.page("/a", PAGE)
+    server.page("/b", PAGE)
+    clock = Clock()
+    f = fetcher(clock, per_host_delay=5.0)
+    get(f, server.url("/a"), robots=True)
+    get(f, server.url("/b"), robots=True)
+    assert clock.slept == [waited, waited]  # robots.txt → /a → /b
 
 
 def test_robots_rules() -> None:

@@ -31,7 +31,11 @@ from differ.fetch.deadline import pool_manager, watchdog
 from differ.options import Network
 
 MAX_REDIRECTS = 5
-ROBOTS_TTL = 24 * 3600.0
+ROBOTS_TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most 24 hours, as a rule)
+UNREADABLE_TTL = (
+    300.0  # how long a robots.txt that could not be read blocks its host before it is tried again
+)
+CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
 
 
@@ -102,6 +106,13 @@ class HostLimiter:
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self._last: dict[str, float] = {}
         self._not_before: dict[str, float] = {}
+        self._delays: dict[str, float] = {}  # hosts that asked for more than `delay`
+
+    def at_least(self, host: str, delay: float) -> None:
+        """At least `delay` seconds between two requests to `host` (its robots.txt's Crawl-delay), and never
+        less than the configured delay."""
+        with self._lock:
+            self._delays[host] = max(self.delay, delay)
 
     def hold(self, host: str, seconds: float) -> None:
         """No request to `host` before `seconds` from now (a Retry-After the server asked for)."""
@@ -115,7 +126,8 @@ class HostLimiter:
         sem.acquire()
         try:
             with self._lock:
-                ready = max(self._last.get(host, -1e18) + self.delay, self._not_before.get(host, -1e18))
+                delay = self._delays.get(host, self.delay)
+                ready = max(self._last.get(host, -1e18) + delay, self._not_before.get(host, -1e18))
                 wait = ready - self.clock()
             if wait > 0:
                 self.sleep(wait)
@@ -124,6 +136,10 @@ class HostLimiter:
             with self._lock:
                 self._last[host] = self.clock()
             sem.release()
+
+
+def _ttl(rules: robots.Rules) -> float:
+    return UNREADABLE_TTL if rules.unreadable else ROBOTS_TTL
 
 
 def host_key(url: str) -> str:
@@ -216,15 +232,32 @@ class Fetcher:
         with self._robots_lock:
             cached = self._robots.get(origin)
             loading = self._robots_loading.setdefault(origin, threading.Lock())
-        if cached is None or now - cached[0] > ROBOTS_TTL:
+        if cached is None or now - cached[0] > _ttl(cached[1]):
             with loading:  # one fetch of robots.txt per host, however many sources ask at once
                 with self._robots_lock:
                     cached = self._robots.get(origin)
-                if cached is None or now - cached[0] > ROBOTS_TTL:
-                    cached = (now, self._load_robots(origin, allow_private))
+                if cached is None or now - cached[0] > _ttl(cached[1]):
+                    rules = self._load_robots(origin, allow_private)
+                    self.limiter.at_least(host_key(url), min(rules.crawl_delay or 0.0, CRAWL_DELAY_CAP))
+                    cached = (now, rules)
                     with self._robots_lock:
                         self._robots[origin] = cached
         return cached[1].allows(url)
+
+    def robots_refusal(self, url: str) -> str:
+        """Why robots.txt refuses `url`, in the words of an error line."""
+        parts = urlsplit(url)
+        with self._robots_lock:
+            cached = self._robots.get(f"{parts.scheme}://{parts.netloc}")
+        if cached is not None and cached[1].unreadable:
+            return (
+                f"robots.txt of {parts.netloc} could not be read ({cached[1].unreadable}), so nothing on that host "
+                "is fetched until it can be (RFC 9309); set robots = false for this source to override"
+            )
+        return (
+            f"robots.txt of {parts.netloc} disallows {parts.path or '/'}"
+            "; set robots = false for this source to override"
+        )
 
     # -- internals --------------------------------------------------------------------------------------
     def _backoff(self, attempt: int) -> float:
@@ -239,12 +272,12 @@ class Fetcher:
             )
         except BlockedError:
             raise
-        except FetchError:
-            return robots.DISALLOW_ALL  # unreachable: assume complete disallow (RFC 9309 §2.3.1.4)
+        except FetchError as exc:
+            return robots.unreadable(str(exc))
         if 400 <= response.status < 500:
             return robots.ALLOW_ALL
         if response.status >= 500:
-            return robots.DISALLOW_ALL
+            return robots.unreadable(f"HTTP {response.status} {_reason(response.status)}")
         return robots.parse(response.body.decode("utf-8", errors="replace"), self.agent_token)
 
     def _follow(self, request: Request, *, limit: int | None = None, truncate: bool = False) -> Response:
@@ -253,10 +286,7 @@ class Fetcher:
         for _ in range(MAX_REDIRECTS + 1):
             netguard.check_url(url, request.allow_private)
             if request.robots and not self.allowed_by_robots(url, request.allow_private):
-                raise BlockedError(
-                    f"robots.txt of {urlsplit(url).netloc} disallows {urlsplit(url).path or '/'}"
-                    "; set robots = false for this source to override"
-                )
+                raise BlockedError(self.robots_refusal(url))
             headers = dict(request.headers)
             if request.etag:
                 headers["If-None-Match"] = request.etag

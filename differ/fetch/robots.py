@@ -15,6 +15,7 @@ class Rules:
 
     rules: list[tuple[bool, str]] = field(default_factory=list)
     crawl_delay: float | None = None
+    unreadable: str = ""  # why robots.txt could not be read, when that is why everything is disallowed
 
     def allows(self, url: str) -> bool:
         parts = urlsplit(url)
@@ -31,7 +32,12 @@ class Rules:
 
 
 ALLOW_ALL = Rules()
-DISALLOW_ALL = Rules([(False, "/")])
+
+
+def unreadable(reason: str) -> Rules:
+    """robots.txt could not be read (a server error, or the host unreachable): RFC 9309 §2.3.1.4 says to
+    assume complete disallow until it can be."""
+    return Rules([(False, "/")], unreadable=reason)
 
 
 def _normalize(path: str) -> str:

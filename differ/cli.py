@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
+    lg = sub.add_parser("log", help="the latest checks of sources: when, HTTP status, outcome, size, time")
+    lg.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    lg.add_argument(
+        "-n", dest="count", type=_positive, default=20, metavar="N", help="how many (default: 20)"
+    )
+    lg.add_argument("--failures", action="store_true", help="only checks that failed or were held")
+    lg.add_argument("--format", choices=("text", "json"), default="text")
     s = sub.add_parser("show", help="the normalized Markdown (or raw body) of a version")
     s.add_argument("source", metavar="SOURCE")
     s.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
@@ -140,7 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Commands that only read the store: given --snapshots and no config file, they read the store alone.
-READS_THE_STORE = frozenset({"history", "show", "diff", "verify"})
+READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify"})
+
+
+def _positive(text: str) -> int:
+    """A count given on the command line: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, found {text!r}")
+    return int(text)
 
 
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:

@@ -162,6 +162,50 @@ def _version(app: App, key: str, which: str | None) -> Version:
     return app.store.version(key, number)
 
 
+@command("log")
+def cmd_log(app: App, args: argparse.Namespace) -> int:
+    keep = (lambda e: e.get("outcome") in ("failed", "held")) if args.failures else None
+    logs = [(s, app.store.recent_fetches(s.key, args.count, keep)) for s in app.config.select(args.sources)]
+    if args.format == "json":
+        out = {
+            "schema": "differ.log/1",
+            "sources": [{"source": s.key, "url": s.url, "checks": checks} for s, checks in logs],
+        }
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    for s, checks in logs:
+        print(f"{s.key}  {s.url}", file=app.out)
+        if not checks:
+            print(f"  no {'failed ' if args.failures else ''}checks logged", file=app.out)
+            continue
+        print(
+            f"  {'checked':20}  {'status':>6}  {'outcome':9}  {'size':>9}  {'time':>8}  detail", file=app.out
+        )
+        for e in checks:
+            status = e.get("status")
+            size = size_text(int(e["bytes"])) if "bytes" in e and status != 304 else "-"
+            took = f"{e['duration_ms']:.0f} ms" if "duration_ms" in e else "-"
+            print(
+                f"  {e.get('at', '-'):20}  {status or '-':>6}  {e.get('outcome', '-'):9}  {size:>9}  {took:>8}  "
+                + _check_detail(e),
+                file=app.out,
+            )
+    return ExitCode.OK
+
+
+def _check_detail(entry: Mapping[str, object]) -> str:
+    """What a logged check found, in a few words: the version it stored, why nothing changed, or its error."""
+    outcome = entry.get("outcome")
+    detail = f"version {entry.get('version')}" if outcome == "new" else ""
+    detail = detail or str(entry.get("error") or entry.get("detail") or "")
+    if entry.get("final_url") and entry.get("final_url") != entry.get("url"):
+        detail += f" (redirected to {entry['final_url']})"
+    attempts = entry.get("attempts")
+    if isinstance(attempts, int) and attempts > 1:
+        detail += f" (after {attempts} attempts)"
+    return detail.strip()
+
+
 @command("show")
 def cmd_show(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
@@ -267,7 +311,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
         target = NOTIFIERS[n.kind](n).target()
         print(
             f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
-            + (f"  digest: {n.digest:g}s" if n.digest else ""),
+            + (f"  digest: {opt.format_duration(n.digest)}" if n.digest else ""),
             file=app.out,
         )
     return ExitCode.OK

@@ -29,7 +29,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -143,27 +143,47 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 
 
 def last_line(path: Path, *, window: int = 65536) -> dict[str, Any] | None:
-    """The last whole entry of a JSON-lines log, read from its end so that a long log costs no more than a
-    short one; a line torn by a crash is skipped."""
+    """The last whole entry of a JSON-lines log; a line torn by a crash is skipped."""
+    last = tail_lines(path, 1, window=window)
+    return last[0] if last else None
+
+
+def tail_lines(
+    path: Path,
+    count: int,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+    *,
+    window: int = 65536,
+) -> list[dict[str, Any]]:
+    """The last `count` whole entries of a JSON-lines log (those `keep` accepts), oldest first, read from its
+    end so that a long log costs no more than a short one; lines torn by a crash are skipped."""
+    found: list[dict[str, Any]] = []
     try:
         with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
+            end = handle.seek(0, os.SEEK_END)
             while True:
-                start = max(0, size - window)
+                start = max(0, end - window)
                 handle.seek(start)
-                lines = handle.read(size - start).splitlines()
-                for line in reversed(lines[1:] if start else lines):  # the first may be cut by the window
+                lines = handle.read(end - start).splitlines()
+                if start:  # the first may be cut by the window: it is read whole with the next one
+                    end = start + len(lines[0])
+                    lines = lines[1:]
+                else:
+                    end = 0
+                for line in reversed(lines):
                     try:
                         entry = json.loads(line)
                     except ValueError:
                         continue
-                    if isinstance(entry, dict):
-                        return entry
-                if not start:
-                    return None
+                    if isinstance(entry, dict) and (keep is None or keep(entry)):
+                        found.append(entry)
+                        if len(found) == count:
+                            return found[::-1]
+                if not end:
+                    return found[::-1]
                 window *= 4
     except FileNotFoundError:
-        return None
+        return []
 
 
 @dataclass
@@ -522,6 +542,12 @@ class Store:
     def last_fetch(self, key: str) -> dict[str, Any] | None:
         """The fetch log's latest entry: when the source was last checked, and how it went."""
         return last_line(self.source_dir(key) / "fetches.jsonl")
+
+    def recent_fetches(
+        self, key: str, count: int, keep: Callable[[dict[str, Any]], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """The fetch log's last `count` entries (those `keep` accepts), oldest first."""
+        return tail_lines(self.source_dir(key) / "fetches.jsonl", count, keep)
 
     def state(self, key: str) -> dict[str, Any]:
         try:

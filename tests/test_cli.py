@@ -285,6 +285,62 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out
 
 
+def test_log_shows_the_latest_checks(
+    tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words.</p>"))
+    run("--config", config, "check")
+    server.page("/post", article("<p>First words, edited.</p>"))
+    run("--config", config, "check")
+    run("--config", config, "check", "doc/canonical")
+
+    def plain(out: str) -> str:  # times vary from run to run
+        out = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "TIME", out)
+        return re.sub(r" +\d+ ms", " N ms", out)
+
+    code, out, err = run("--config", config, "log")
+    assert (code, err) == (ExitCode.OK, "")
+    assert plain(out) == (
+        f"doc/canonical  {server.url('/post')}\n"
+        "  checked               status  outcome         size      time  detail\n"
+        "  TIME     200  new           0.2 KB N ms  version 1\n"
+        "  TIME     200  new           0.2 KB N ms  version 2\n"
+        "  TIME     200  unchanged     0.2 KB N ms  same body\n"
+        f"doc/gone  {server.url('/gone')}\n"
+        "  checked               status  outcome         size      time  detail\n"
+        "  TIME     404  failed             - N ms  HTTP 404 Not Found\n"
+        "  TIME     404  failed             - N ms  HTTP 404 Not Found\n"
+    )
+    code, out, _ = run("--config", config, "log", "doc/canonical", "-n", "1", "--failures")
+    assert (code, out) == (ExitCode.OK, f"doc/canonical  {server.url('/post')}\n  no failed checks logged\n")
+    code, out, _ = run("--config", config, "log", "doc", "-n", "1", "--format", "json")
+    logged = json.loads(out)
+    assert logged["schema"] == "differ.log/1"
+    assert [(s["source"], [c["outcome"] for c in s["checks"]]) for s in logged["sources"]] == [
+        ("doc/canonical", ["unchanged"]),
+        ("doc/gone", ["failed"]),
+    ]
+    assert logged["sources"][1]["checks"][0]["error"] == "HTTP 404 Not Found"
+    capsys.readouterr()
+    assert run("--config", config, "log", "-n", "0") == (ExitCode.USAGE, "", "")
+    assert capsys.readouterr().err.endswith(  # argparse's own line, on the process's stderr
+        "differ log: error: argument -n: expected a whole number of at least 1, found '0'\n"
+    )
+
+
+def test_a_logged_check_says_what_it_found() -> None:
+    from differ.commands import _check_detail
+
+    assert _check_detail({"outcome": "new", "version": 3, "url": "u", "final_url": "u"}) == "version 3"
+    assert _check_detail(
+        {"outcome": "unchanged", "detail": "not modified", "url": "u", "final_url": "v"}
+    ) == ("not modified (redirected to v)")
+    assert _check_detail({"outcome": "failed", "error": "HTTP 503 Service Unavailable", "attempts": 3}) == (
+        "HTTP 503 Service Unavailable (after 3 attempts)"
+    )
+
+
 def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """history, show, diff and verify take --snapshots alone when there is no config.toml: the records name
     each source's URL, document title and role, so the output is the same as with the config."""
@@ -301,6 +357,8 @@ def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: 
         ("show", "pytorch-2-13/wpnews", "--raw"),
         ("diff", "pytorch-2-13/canonical", "--format", "json"),
         ("diff", "pytorch-2-13", "--from", "1", "--to", "2"),
+        ("log", "pytorch-2-13/pytorch-kr", "-n", "2"),
+        ("log", "pytorch-2-13/wpnews", "--format", "json"),
     ):
         code, out, err = run(*alone, *command)
         assert (code, out, err) == run(*with_config, *command), command

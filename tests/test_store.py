@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from differ.errors import StoreError
-from differ.store import Store, append_line, last_line, read_lines, sha256
+from differ.store import Store, append_line, last_line, read_lines, sha256, tail_lines
 
 
 def commit(store: Store, key: str, raw: bytes, md: str, **extra: object) -> int:
@@ -284,6 +284,33 @@ def test_last_line_of_one_line_longer_than_the_window(tmp_path: Path) -> None:
     assert last_line(log, window=100) == {"long": "y" * 5000}
     log.write_bytes(b"not json\n[1, 2]\n")
     assert last_line(log, window=4) is None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(st.one_of(st.integers(0, 400), st.just(-1)), max_size=40),
+    count=st.integers(1, 45),
+    window=st.integers(1, 300),
+    odd=st.booleans(),
+)
+def test_tail_lines_are_the_last_whole_entries(
+    tmp_path: Path, lines: list[int], count: int, window: int, odd: bool
+) -> None:
+    """Whatever the window, the last `count` entries (or those `keep` accepts) come back whole, oldest
+    first; torn lines (-1) are skipped."""
+    log = tmp_path / "tail.jsonl"
+    raw, whole = b"", []
+    for n, pad in enumerate(lines):
+        if pad < 0:
+            raw += b'{"torn": tr\n'
+        else:
+            entry = {"n": n, "pad": "z" * pad}
+            whole.append(entry)
+            raw += json.dumps(entry).encode() + b"\n"
+    log.write_bytes(raw)
+    assert tail_lines(log, count, window=window) == whole[-count:]
+    keep = (lambda e: e["n"] % 2 == 1) if odd else (lambda e: len(e["pad"]) > 200)
+    assert tail_lines(log, count, keep, window=window) == [e for e in whole if keep(e)][-count:]
 
 
 def test_a_source_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@
     ├── FetchError       a page could not be fetched (HTTP status, timeout, size cap, robots.txt, …)
     │   └── BlockedError a request was refused before it was sent (robots.txt, private address)
     ├── NormalizeError   a fetched body could not be turned into Markdown
-    │   └── NoContentError  the content root is gone (a selector that matches nothing)
+    │   └── NoContentError  no content: a selector that matches nothing, a page with no text as served
     ├── StoreError       the snapshot store is unreadable, locked or damaged
     ├── NotifyError      a notification could not be delivered
     └── UsageError       the command line asked for something that does not exist

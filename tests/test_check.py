@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from differ.check import check_source
+from differ.check import check, check_source
 from tests.conftest import Clock, Server, article, make_app, one_doc
 
 FULL = article(
@@ -51,6 +51,27 @@ def test_a_passing_anomaly_leaves_nothing(tmp_path: Path, server: Server) -> Non
     assert check_source(app, source).outcome == "held"  # a new streak starts from scratch
     assert [v.number for v in app.store.versions("doc/canonical")] == [1]
     assert "pending" in app.store.state("doc/canonical")
+
+
+def test_a_page_that_scripts_fill_in_fails_first_and_is_held_later(tmp_path: Path, server: Server) -> None:
+    shell = '<html><body><div id="app"></div><script src="/app.js"></script></body></html>'
+    server.page("/post", shell)
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    source = app.config.sources()[0]
+    [first] = check(app, [source])
+    assert first.line() == (
+        "doc/canonical: failed: the page has no text as served (is it filled in by JavaScript? differ reads the "
+        "HTML without running scripts; point url at a page or API that serves the text)"
+    )
+    assert app.store.versions("doc/canonical") == []
+    server.page("/post", FULL)
+    assert check_source(app, source).line() == "doc/canonical: new version 1 (first snapshot)"
+    server.page("/post", shell)  # a redesign that moved the text into scripts: held, as any sudden loss
+    assert check_source(app, source).line() == (
+        "doc/canonical: held: the page has no text as served (is it filled in by JavaScript? differ reads the HTML "
+        "without running scripts; point url at a page or API that serves the text); stored only if still so in 600s"
+    )
 
 
 def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, server: Server) -> None:

@@ -277,6 +277,42 @@ def test_selector_that_matches_nothing() -> None:
         norm("<html><body><p>redesigned</p></body></html>", source(selector="article .entry-content"))
 
 
+@pytest.mark.parametrize(
+    ("page", "selector", "where"),
+    [
+        (
+            '<html><head><script src="/app.js"></script></head><body><div id="root"></div>'
+            "<noscript>Enable JavaScript to run this app.</noscript></body></html>",
+            None,
+            "the page",
+        ),
+        (
+            '<html><body><article><div class="post"> <img src="" alt=""> </div></article></body></html>',
+            None,
+            "the page",
+        ),
+        (
+            "<html><body><main><p>Menu</p></main><div class=post></div></body></html>",
+            ".post",
+            'the element selector ".post" matches',
+        ),
+    ],
+)
+def test_a_page_with_no_text_is_said_to_be_one(page: str, selector: str | None, where: str) -> None:
+    """A page whose text scripts put in reads to nothing: that is an error naming the likely cause, not an
+    empty version that no later check would ever find changed."""
+    with pytest.raises(NoContentError) as info:
+        norm(page, source(selector=selector))
+    assert str(info.value) == (
+        f"{where} has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
+        "scripts; point url at a page or API that serves the text)"
+    )
+
+
+def test_a_page_of_images_is_not_empty() -> None:
+    assert norm('<article><img src="/chart.png" alt=""></article>', source()).markdown.startswith("![](")
+
+
 def test_invalid_utf8_is_read_not_crashed() -> None:
     result = norm(b"<p>caf\xe9 and \xff\xfe broken</p>", source(), "text/html; charset=utf-8")
     assert "broken" in result.markdown

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
-from differ.errors import NormalizeError
+from differ.errors import NoContentError, NormalizeError
 from differ.fetch.charset import decode
 from differ.options import Invalid, Option
 
@@ -110,9 +110,21 @@ def _html(
     root = htmlconv.find_root(soup, selector, exclude)
     converter = htmlconv.Converter(body.url, body.tracking)
     written = write(converter, root)
-    if written is None:
-        return Extracted(converter.convert(root), meta)
-    return Extracted(written.markdown, meta, canonical=True, words=written.words)
+    extracted = (
+        Extracted(converter.convert(root), meta)
+        if written is None
+        else Extracted(written.markdown, meta, canonical=True, words=written.words)
+    )
+    return extracted
+
+
+def _no_text(selector: str | None) -> str:
+    """Why a page read to nothing: most often, its text is put in by scripts, which differ does not run."""
+    where = f'the element selector "{selector}" matches' if selector else "the page"
+    return (
+        f"{where} has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
+        "scripts; point url at a page or API that serves the text)"
+    )
 
 
 _SIMPLE_SELECTOR = re.compile(r"([A-Za-z][\w-]*)?(?:#([\w-]+))?((?:\.[\w-]+)*)")
@@ -181,6 +193,8 @@ class HtmlKind(SourceKind):
             source.option("exclude") or (),
             source.option("metadata") or (),
         )
+        if not any(c.isalnum() for c in result.markdown):
+            raise NoContentError(_no_text(source.option("selector")))
         result.encoding, result.warnings = encoding, warnings
         return result
 

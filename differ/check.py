@@ -3,6 +3,9 @@ both call `check`; failures of one source never stop the others."""
 
 from __future__ import annotations
 
+import heapq
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -14,6 +17,7 @@ from differ.config import SourceConfig
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.feed import write_feed
 from differ.fetch import Request, Response
+from differ.fetch.http import host_key
 from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
 from differ.site import write_site
 from differ.store import Store, Version, canonical_json, sha256
@@ -491,12 +495,12 @@ def _failed(
 def check(
     app: App, sources: Iterable[SourceConfig], *, on_result: Callable[[CheckResult], None] | None = None
 ) -> list[CheckResult]:
-    """Check sources concurrently (politeness per host is kept by the fetcher); results in the given order."""
+    """Check sources concurrently, each free worker taking the next source whose host is free (`Turns`; the
+    fetcher keeps the delays between requests); results in the given order."""
     chosen = list(sources)
     with app.store.writing():  # creates the store under the lock
         pass
     results: list[CheckResult | None] = [None] * len(chosen)
-    printed = 0
 
     def run(index: int) -> None:
         source = chosen[index]
@@ -516,17 +520,93 @@ def check(
             if on_result:
                 on_result(results[i])  # type: ignore[arg-type]
     else:
+        turns = Turns([host_key(s.url) for s in chosen], app.config.service.per_host_connections)
+        finished = threading.Condition()
+
+        def work() -> None:
+            while (turn := turns.take()) is not None:
+                try:
+                    run(turn)
+                except BaseException:
+                    turns.stop()  # the store is unavailable: no use starting on the others
+                    raise
+                finally:
+                    turns.done(turn)
+                    with finished:
+                        finished.notify_all()
+
+        def arrived(i: int) -> Callable[[], bool]:
+            return lambda: results[i] is not None or turns.stopped
+
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="check") as pool:
-            futures = [pool.submit(run, i) for i in range(len(chosen))]
-            for future in futures:
-                future.result()
-                while printed < len(chosen) and results[printed] is not None:
+            threads = [pool.submit(work) for _ in range(workers)]
+            try:
+                for i in range(len(chosen)):  # in the given order, each as soon as it and those before are in
+                    with finished:
+                        finished.wait_for(arrived(i))
+                    if results[i] is None:
+                        break  # a worker stopped: what stopped it is raised below
                     if on_result:
-                        on_result(results[printed])  # type: ignore[arg-type]
-                    printed += 1
+                        on_result(results[i])  # type: ignore[arg-type]
+            except BaseException:
+                turns.stop()  # Ctrl-C: the checks under way finish their writes, no new one starts
+                raise
+            for thread in threads:
+                thread.result()
     done = [r for r in results if r is not None]
     _after(app, chosen, done)
     return done
+
+
+class Turns:
+    """Which source a free worker checks next: the first in the given order whose host has fewer than
+    `per_host` checks under way. A worker thus never waits on a busy host (one slow to answer, or with a long
+    Crawl-delay) while sources of other hosts are ready, and every host still gets its sources in order."""
+
+    def __init__(self, hosts: list[str], per_host: int) -> None:
+        self.hosts = hosts
+        self.per_host = per_host
+        self.pending: dict[str, deque[int]] = {}
+        for index, host in enumerate(hosts):
+            self.pending.setdefault(host, deque()).append(index)
+        self.ready = [
+            (queue[0], host) for host, queue in self.pending.items()
+        ]  # a heap: hosts with a turn free
+        heapq.heapify(self.ready)
+        self.busy: dict[str, int] = dict.fromkeys(self.pending, 0)
+        self.left = len(hosts)
+        self.stopped = False
+        self.changed = threading.Condition()
+
+    def take(self) -> int | None:
+        """The index of the next source to check, waiting for a host to be free; None when there is none left."""
+        with self.changed:
+            while not self.ready and self.left and not self.stopped:
+                self.changed.wait()
+            if self.stopped or not self.ready:
+                return None
+            _, host = heapq.heappop(self.ready)
+            queue = self.pending[host]
+            index = queue.popleft()
+            self.left -= 1
+            self.busy[host] += 1
+            if queue and self.busy[host] < self.per_host:
+                heapq.heappush(self.ready, (queue[0], host))
+            return index
+
+    def done(self, index: int) -> None:
+        with self.changed:
+            host = self.hosts[index]
+            self.busy[host] -= 1
+            queue = self.pending[host]
+            if queue and self.busy[host] == self.per_host - 1:  # it was full, so it was not among the ready
+                heapq.heappush(self.ready, (queue[0], host))
+            self.changed.notify_all()
+
+    def stop(self) -> None:
+        with self.changed:
+            self.stopped = True
+            self.changed.notify_all()
 
 
 def _documents(keys: Iterable[Any]) -> set[str]:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from differ.check import check, check_source
-from tests.conftest import Clock, Server, article, make_app, one_doc
+import pytest
+
+from differ.check import CheckResult, Turns, check, check_source
+from differ.config import SourceConfig
+from differ.errors import StoreError
+from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
 
 FULL = article(
     "<p>" + "A long release note with many words. " * 40 + "</p><p>Second paragraph of the notes.</p>"
@@ -72,6 +76,76 @@ def test_a_page_that_scripts_fill_in_fails_first_and_is_held_later(tmp_path: Pat
         "doc/canonical: held: the page has no text as served (is it filled in by JavaScript? differ reads the HTML "
         "without running scripts; point url at a page or API that serves the text); stored only if still so in 600s"
     )
+
+
+def test_a_slow_host_does_not_hold_up_the_others(tmp_path: Path, server: Server) -> None:
+    """Two workers, one request at a time per host: while the slow host answers its first source, the other
+    worker checks every source of the fast host instead of queueing behind the slow one; the lines still come
+    out in the configured order."""
+    slow = Server()
+    try:
+        for n in range(3):
+            slow.page(f"/p{n}", FULL, delay=0.5)
+            server.page(f"/p{n}", FULL)
+        mirrors = [source_toml(slow.url(f"/p{n}"), f"slow{n}", extra="robots = false") for n in (1, 2)]
+        mirrors += [source_toml(server.url(f"/p{n}"), f"fast{n}", extra="robots = false") for n in range(3)]
+        config = one_doc(
+            tmp_path, slow.url("/p0"), extra="robots = false", mirrors=mirrors, service="workers = 2\n"
+        )
+        app = make_app(config)
+        printed: list[str] = []
+        results = check(app, config.sources(), on_result=lambda r: printed.append(r.source))
+        order = ["doc/canonical", "doc/slow1", "doc/slow2", "doc/fast0", "doc/fast1", "doc/fast2"]
+        assert [r.source for r in results] == printed == order
+        assert {r.outcome for r in results} == {"new"}
+        slow_hits = sorted(h.at for h in slow.hits)
+        assert len(slow_hits) == 3 and len(server.hits) == 3
+        assert max(h.at for h in server.hits) < slow_hits[1]  # all fast ones before the slow host's second
+    finally:
+        slow.close()
+
+
+def test_a_store_that_fails_stops_the_check(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """StoreError means no source can be kept: it is raised, and no further source is started."""
+    import differ.check
+
+    server.page("/p", FULL)
+    mirrors = [source_toml(server.url("/p"), f"m{n}", extra="robots = false") for n in range(3)]
+    config = one_doc(
+        tmp_path, server.url("/p"), extra="robots = false", mirrors=mirrors, service="workers = 2\n"
+    )
+    started: list[str] = []
+
+    def failing(app: object, source: SourceConfig) -> CheckResult:
+        started.append(source.key)
+        if len(started) == 2:
+            raise StoreError("snapshots: disk full")
+        return CheckResult(source.key, "unchanged")
+
+    monkeypatch.setattr(differ.check, "check_source", failing)
+    with pytest.raises(StoreError, match="disk full"):
+        check(make_app(config), config.sources())
+    assert started == ["doc/canonical", "doc/m0"]  # one host, one at a time: m1 and m2 never started
+
+
+def test_turns_go_to_the_first_source_of_a_free_host() -> None:
+    turns = Turns(["a", "a", "b", "a", "c", "b"], per_host=1)
+    assert [turns.take(), turns.take(), turns.take()] == [0, 2, 4]  # a, b and c each busy once
+    turns.done(2)
+    assert turns.take() == 5  # b is free again; a is still busy
+    turns.done(0)
+    assert turns.take() == 1
+    turns.done(1)
+    assert turns.take() == 3
+    for index in (3, 4, 5):
+        turns.done(index)
+    assert turns.take() is None  # none left
+    two = Turns(["a", "a", "a"], per_host=2)
+    assert [two.take(), two.take()] == [0, 1]
+    two.stop()
+    assert two.take() is None  # stopped: no new check starts
 
 
 def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, server: Server) -> None:

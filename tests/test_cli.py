@@ -184,6 +184,36 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     assert "<td>1</td>" in index and "failing (" in index  # the canonical's version; the mirror's 404s
 
 
+def test_ctrl_c_during_a_check_starts_no_new_source(tmp_path: Path, server: Server) -> None:
+    """SIGINT while six slow pages of one host are checked: the check under way finishes its write, the rest
+    are not started, the exit code is 130, and the store is whole."""
+    lines = [SERVICE.format(store=tmp_path / "snapshots") + "workers = 2\n"]
+    for n in range(6):
+        server.page(f"/p{n}", article(f"<p>Page {n}.</p>"), delay=1.0)
+        lines.append(
+            f'[[documents]]\nid = "d{n}"\n[documents.canonical]\nurl = "{server.url(f"/p{n}")}"\n'
+            'robots = false\nallow_private = ["127.0.0.1"]\n'
+        )
+    config = tmp_path / "config.toml"
+    config.write_text("".join(lines))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "differ", "--config", str(config), "check"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not server.hits:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the first page is being answered
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err) == (ExitCode.INTERRUPTED, "interrupted\n")
+    assert len(server.hits) < 6
+    assert run("--config", str(config), "verify")[0] == ExitCode.OK
+
+
 def test_demo_replays_the_edit() -> None:
     out = io.StringIO()
     assert main(["demo"], out=out) == ExitCode.OK

@@ -66,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
         "every page is unchanged, so cron mails only then",
     )
     sub.add_parser("run", help="the long-running service: check every source on its schedule")
+    ad = sub.add_parser("add", help="add a page to config.toml: a new document, or with --to a mirror of one")
+    ad.add_argument("url", metavar="URL", help="the page to watch (http or https)")
+    ad.add_argument("--to", metavar="DOCUMENT", help="add it as a mirror of this document")
+    ad.add_argument("--id", metavar="ID", help="the document's id (or the mirror's); default: from the URL")
+    ad.add_argument("--title", help="the new document's title (default: its id)")
+    ad.add_argument("--kind", metavar="KIND", help="how to read it, as `differ kinds` lists (default: html)")
+    ad.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a source option, as in config.toml (selector=article .post, languages='[\"en\"]')",
+    )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
@@ -209,6 +222,10 @@ def main(
     from differ.commands import config_check  # importing also registers the commands
 
     try:
+        if args.command == "add":
+            from differ.commands import add
+
+            return add(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")

@@ -162,6 +162,27 @@ def _version(app: App, key: str, which: str | None) -> Version:
     return app.store.version(key, number)
 
 
+def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ add`: needs no store, only a configuration file to edit (made if missing)."""
+    from differ.add import add_source
+    from differ.compare import parse_settings
+
+    added = add_source(
+        path,
+        args.url,
+        to=args.to,
+        id=args.id,
+        title=args.title,
+        kind=args.kind,
+        settings=parse_settings(args.set),
+        env=env,
+    )
+    what = "a new document" if added.new_document else f"a mirror of {args.to}"
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
+    return ExitCode.OK
+
+
 @command("log")
 def cmd_log(app: App, args: argparse.Namespace) -> int:
     keep = (lambda e: e.get("outcome") in ("failed", "held")) if args.failures else None

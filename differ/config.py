@@ -434,8 +434,11 @@ def opt_str(loader: _Loader, value: Any, key: str) -> str:
         raise loader.fail(key, str(exc))
 
 
-def parse_config(text: str, path: Path, env: Mapping[str, str] | None = None) -> Config:
-    """Validate configuration text; `path` is used for messages and relative folders."""
+def parse_config(
+    text: str, path: Path, env: Mapping[str, str] | None = None, *, notifiers: bool = True
+) -> Config:
+    """Validate configuration text; `path` is used for messages and relative folders. Without `notifiers`,
+    the [[notify]] tables are left unread (and their environment variables unneeded)."""
     loader = _Loader(path, os.environ if env is None else env)
     try:
         data = tomllib.loads(text)
@@ -455,16 +458,16 @@ def parse_config(text: str, path: Path, env: Mapping[str, str] | None = None) ->
         if doc.id in seen:
             raise loader.fail(f"documents[{i}].id", f'duplicate document id "{doc.id}"')
         seen.add(doc.id)
-    notify_raw = data.get("notify", [])
+    notify_raw = data.get("notify", []) if notifiers else []
     if not isinstance(notify_raw, list):
         raise loader.fail("notify", f"expected a list of tables ([[notify]]), found {found(notify_raw)}")
-    notifiers = tuple(loader.notifier(n, f"notify[{i}]", seen) for i, n in enumerate(notify_raw))
+    read = tuple(loader.notifier(n, f"notify[{i}]", seen) for i, n in enumerate(notify_raw))
     names: set[str] = set()
-    for i, n in enumerate(notifiers):
+    for i, n in enumerate(read):
         if n.name in names:
             raise loader.fail(f"notify[{i}].name", f'duplicate notifier name "{n.name}"')
         names.add(n.name)
-    return Config(path=path, service=service, documents=documents, notifiers=notifiers)
+    return Config(path=path, service=service, documents=documents, notifiers=read)
 
 
 def adhoc_source(table: Mapping[str, Any]) -> SourceConfig:

@@ -1,0 +1,193 @@
+"""`differ add`: put a new document, or a mirror of one, into config.toml without opening an editor. The file
+is edited as text (its comments and layout stay), and the result must read back as a valid configuration with
+the new source in it before it replaces the old file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from differ.config import Config, parse_config
+from differ.errors import ConfigError, UsageError
+
+NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
+_NOT_ID = re.compile(r"[^a-z0-9_-]+")
+_PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".md", ".markdown", ".json", ".txt"}
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `add_source` wrote: the new source's key, and whether it started a document."""
+
+    key: str
+    new_document: bool
+
+
+def add_source(
+    path: Path,
+    url: str,
+    *,
+    to: str | None = None,
+    id: str | None = None,
+    title: str | None = None,
+    kind: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Added:
+    """Add `url` to the configuration at `path` (made if missing): as the canonical of a new document, or with
+    `to` as a mirror of that document. Raises ConfigError, leaving the file as it was, when the result would
+    not be a valid configuration."""
+    env = os.environ if env is None else env
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else NEW_FILE
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    # A broken file is reported as it is, before anything is added. Notifiers are not read: adding a page must
+    # not need the secrets their settings take from the environment.
+    config = parse_config(text, path, env, notifiers=False)
+    for s in config.sources():
+        if s.url == url and (to is None or s.document == to):
+            raise UsageError(f"{url} is already watched, as {s.key}")
+    table: dict[str, Any] = {"url": url}
+    if kind is None:
+        from differ.compare import SUFFIX_KINDS
+
+        kind = SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
+    if kind != "html":
+        table["kind"] = kind
+    table.update(settings or {})
+    if to is None:
+        document = id or unique(slug(url), {d.id for d in config.documents})
+        named = f"title = {value(title)}\n" if title is not None else ""
+        block = f"[[documents]]\nid = {value(document)}\n{named}\n[documents.canonical]\n" + lines(table)
+        new_text = _insert(text, config, None, block)
+        key, new_document = f"{document}/canonical", True
+    else:
+        target = config.document(to)  # names the configured documents when there is no such one
+        if title is not None:
+            raise UsageError("--title names a new document; a mirror takes its document's title")
+        source_id = id or unique(host_id(url), {s.id for s in target.sources})
+        block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
+        new_text = _insert(text, config, to, block)
+        key, new_document = f"{to}/{source_id}", False
+    _check(new_text, path, env, key, url)
+    _write(path, new_text)
+    return Added(key, new_document)
+
+
+def slug(url: str) -> str:
+    """A document id from a post's URL: its last path segment (`pytorch-2-13-release-blog`), else its host."""
+    parts = urlsplit(url)
+    segments = [s for s in unquote(parts.path).split("/") if s]
+    name = segments[-1] if segments else ""
+    if PurePosixPath(name).suffix.lower() in _PAGE_SUFFIXES:
+        name = PurePosixPath(name).stem  # `Rust-1.66.0` keeps its `.0`
+    return _id(name) or host_id(url)
+
+
+def host_id(url: str) -> str:
+    """A mirror id from its host: `wpnews.pro` → `wpnews-pro`, `www.` left out."""
+    host = (urlsplit(url).hostname or "").removeprefix("www.")
+    return _id(host.replace(".", "-")) or "source"
+
+
+def unique(base: str, taken: set[str]) -> str:
+    """`base`, or `base-2`, `base-3`, … when it is taken."""
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        suffix = f"-{n}"
+        candidate = base[: 64 - len(suffix)] + suffix
+    return candidate
+
+
+def _id(text: str) -> str:
+    return _NOT_ID.sub("-", text.lower()).strip("-_")[:64].strip("-_")
+
+
+def value(v: Any) -> str:
+    """A value written as TOML."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")  # JSON's escapes are TOML's
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(value(item) for item in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {value(item)}" for k, item in v.items()) + "}"
+    raise UsageError(f"cannot write {v!r} to the configuration")
+
+
+def lines(table: Mapping[str, Any]) -> str:
+    return "".join(f"{name} = {value(v)}\n" for name, v in table.items())
+
+
+def _insert(text: str, config: Config, document: str | None, block: str) -> str:
+    """`text` with `block` put at the end of `document`'s tables (the last document's, for a new one): before
+    the next table that is not one of its own, and before the comments that lead into that table."""
+    rows = text.splitlines(keepends=True)
+    headers = [
+        (i, m.group(1), m.group(2).replace(" ", "").replace('"', ""))
+        for i, row in enumerate(rows)
+        if (m := _HEADER.match(row))
+    ]
+    starts = [i for i, brackets, name in headers if brackets == "[[" and name == "documents"]
+    if len(starts) != len(config.documents):
+        raise ConfigError(
+            f"{config.path.name}: its documents are not all written as [[documents]] tables; "
+            "add the source by hand"
+        )
+    if not starts:
+        return text.rstrip("\n") + ("\n\n" if text.strip() else "") + block
+    ids = [d.id for d in config.documents]
+    start = starts[ids.index(document) if document is not None else -1]
+    end = len(rows)
+    for i, _, name in headers:
+        if i > start and not name.startswith("documents."):  # its canonical, mirrors and their subtables
+            end = i
+            break
+    while end > start + 1 and (not rows[end - 1].strip() or rows[end - 1].lstrip().startswith("#")):
+        end -= 1  # blank lines and the comments above the next table stay with it
+    before = "".join(rows[:end])
+    if before and not before.endswith("\n"):
+        before += "\n"
+    after = "".join(rows[end:])
+    return before + "\n" + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
+
+
+def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) -> None:
+    """The edited text must be a valid configuration holding the new source with its URL."""
+    try:
+        config = parse_config(text, path, env, notifiers=False)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    sources = {s.key: s for s in config.sources()}
+    if key not in sources or sources[key].url != url:
+        raise ConfigError(f"{path.name}: the new source did not land where expected; add it by hand")
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file in one step, keeping its permissions; a crash leaves the old file or the new."""
+    folder = path.parent if str(path.parent) else Path(".")
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,185 @@
+"""`differ add`: config.toml edited as text, comments kept, the result valid or nothing written."""
+
+from __future__ import annotations
+
+import io
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from differ.add import add_source, host_id, slug, unique, value
+from differ.cli import main
+from differ.config import load_config
+from differ.errors import ConfigError, ExitCode, UsageError
+
+EXISTING = """\
+# Release posts we watch.
+[service]
+interval = "1h"
+
+[[documents]]
+id = "rust"
+title = "Rust 1.66.0"
+
+[documents.canonical]
+url = "https://blog.rust-lang.org/2022/12/15/Rust-1.66.0/"
+
+[documents.canonical.headers]
+Accept-Language = "en"
+
+[[documents]]
+id = "torch"
+
+[documents.canonical]
+url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
+
+# Alerts go to the release channel.
+[[notify]]
+name = "team"
+kind = "slack"
+url = "${SLACK_WEBHOOK_URL}"
+"""
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), out=out, err=err, env={})
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
+    config = tmp_path / "watch.toml"
+    code, out, err = run(
+        "--config", str(config), "add", "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+        "--set", "selector=article .entry-content", "--title", "PyTorch 2.13",
+    )  # fmt: skip
+    assert (code, err) == (ExitCode.OK, "")
+    assert out == (
+        f"added pytorch-2-13-release-blog/canonical to {config} (a new document); "
+        f"try it: differ --config {config} fetch pytorch-2-13-release-blog/canonical\n"
+    )
+    assert config.read_text() == (
+        "# differ's configuration; README.md lists every option. Check it with: differ config check\n\n"
+        '[[documents]]\nid = "pytorch-2-13-release-blog"\ntitle = "PyTorch 2.13"\n\n'
+        '[documents.canonical]\nurl = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n'
+        'selector = "article .entry-content"\n'
+    )
+    assert [s.key for s in load_config(config).sources()] == ["pytorch-2-13-release-blog/canonical"]
+
+
+def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path: Path) -> None:
+    """The file's comments, layout and other tables stay as they were; the secrets that notifiers take from
+    the environment are not needed to add a page."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    added = add_source(
+        config, "https://wpnews.pro/news/rust-1-66.md", to="rust", env={}, settings={"robots": False}
+    )
+    assert (added.key, added.new_document) == ("rust/wpnews-pro", False)
+    add_source(config, "https://example.org/posts/rust-1.66.0-ko.html", to="rust", id="ko", env={})
+    add_source(config, "https://blog.rust-lang.org/2023/01/10/Rust-1.66.1.html", kind="markdown", env={})
+    text = config.read_text()
+    mirrors = (
+        'Accept-Language = "en"\n\n'
+        '[[documents.mirrors]]\nid = "wpnews-pro"\nurl = "https://wpnews.pro/news/rust-1-66.md"\n'
+        'kind = "markdown"\nrobots = false\n\n'
+        '[[documents.mirrors]]\nid = "ko"\nurl = "https://example.org/posts/rust-1.66.0-ko.html"\n\n'
+        '[[documents]]\nid = "torch"\n'
+    )
+    assert mirrors in text
+    document = (
+        'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n\n'
+        '[[documents]]\nid = "rust-1-66-1"\n\n[documents.canonical]\n'
+        'url = "https://blog.rust-lang.org/2023/01/10/Rust-1.66.1.html"\nkind = "markdown"\n\n'
+        "# Alerts go to the release channel.\n[[notify]]\n"
+    )
+    assert document in text
+    assert (
+        text.replace(mirrors, 'Accept-Language = "en"\n\n[[documents]]\nid = "torch"\n').replace(
+            document,
+            'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n\n# Alerts go to the release channel.\n'
+            "[[notify]]\n",
+        )
+        == EXISTING
+    )  # nothing else moved
+    loaded = load_config(config, {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"})
+    assert [s.key for s in loaded.sources()] == [
+        "rust/canonical", "rust/wpnews-pro", "rust/ko", "torch/canonical", "rust-1-66-1/canonical",
+    ]  # fmt: skip
+    assert loaded.document("rust").canonical.headers == {"Accept-Language": "en"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("https://pytorch.org/blog/pytorch-2-13-release-blog/",),
+            "error: https://pytorch.org/blog/pytorch-2-13-release-blog/ is already watched, as torch/canonical\n",
+        ),
+        (
+            ("https://m.example/", "--to", "nope"),
+            'error: no document "nope"; configured documents: rust, torch\n',
+        ),
+        (
+            ("https://m.example/feed.json", "--to", "torch"),
+            'error: config.toml: documents[1].mirrors[0]: missing key "field" (path of the body, e.g. body_md or '
+            "data.content) (nothing was written)\n",
+        ),
+        (
+            ("ftp://m.example/", "--to", "torch"),
+            'error: config.toml: documents[1].mirrors[0].url: expected an http:// or https:// URL, found "ftp://m.'
+            'example/" (nothing was written)\n',
+        ),
+        (
+            ("https://m.example/", "--to", "torch", "--id", "canonical"),
+            'error: config.toml: documents[1].mirrors[0].id: duplicate source id "canonical" in document "torch" '
+            "(nothing was written)\n",
+        ),
+        (
+            ("https://m.example/", "--to", "torch", "--title", "T"),
+            "error: --title names a new document; a mirror takes its document's title\n",
+        ),
+    ],
+)
+def test_what_cannot_be_added_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("config.toml").write_text(EXISTING)
+    assert run("add", *args) == (ExitCode.USAGE, "", message)
+    assert Path("config.toml").read_text() == EXISTING
+    assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temporary file left behind
+
+
+def test_a_broken_file_is_reported_not_edited(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[[documents]]\nid = "x"\n')
+    with pytest.raises(ConfigError, match=r'^config.toml: documents\[0\]: missing table "canonical"'):
+        add_source(config, "https://example.org/post", env={})
+    assert config.read_text() == '[[documents]]\nid = "x"\n'
+    config.write_text('documents = [{id = "x", canonical = {url = "https://example.org/"}}]\n')
+    with pytest.raises(
+        ConfigError, match="not all written as \\[\\[documents\\]\\] tables; add the source by hand"
+    ):
+        add_source(config, "https://example.org/other", to="x", env={})
+
+
+def test_ids_from_urls() -> None:
+    assert slug("https://pytorch.org/blog/pytorch-2-13-release-blog/") == "pytorch-2-13-release-blog"
+    assert slug("https://blog.rust-lang.org/2022/12/15/Rust-1.66.0/") == "rust-1-66-0"
+    assert slug("https://blog.rust-lang.org/2023/01/10/Rust-1.66.1.html") == "rust-1-66-1"
+    assert slug("https://www.example.org/") == "example-org"
+    assert slug("https://example.org/%ED%95%9C%EA%B8%80") == "example-org"  # 한글: no letter an id takes
+    assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"
+    assert unique("post", {"post", "post-2"}) == "post-3"
+    assert unique("p" * 64, {"p" * 64}) == "p" * 62 + "-2"
+    with pytest.raises(UsageError):
+        value(object())
+
+
+@given(st.one_of(st.text(), st.lists(st.text(max_size=5), max_size=4), st.booleans(), st.integers()))
+def test_values_read_back_as_written(v: object) -> None:
+    assert tomllib.loads(f"v = {value(v)}")["v"] == v

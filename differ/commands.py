@@ -364,6 +364,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     print(
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
         + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")
+        + (f"read from {result.root}, " if result.root else "")
         + f"metadata {result.metadata} -->",
         file=app.err,
     )

@@ -315,6 +315,22 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out
 
 
+def test_fetch_prints_the_markdown_and_where_it_was_read(
+    tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(write_config(tmp_path, server))
+    page = article("<p>First words.</p>")
+    server.page("/post", page)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
+    assert out.getvalue() == "# Post\n\nFirst words.\n"
+    assert err.getvalue() == (
+        f"<!-- doc/canonical: HTTP 200, {len(page.encode())} bytes, 3 words, read from <article>, "
+        "metadata {'title': 'Post'} -->\n"
+    )
+    assert not (tmp_path / "snapshots" / "sources").exists()  # a dry run stores nothing
+
+
 def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

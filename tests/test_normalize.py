@@ -309,6 +309,29 @@ def test_a_page_with_no_text_is_said_to_be_one(page: str, selector: str | None, 
     )
 
 
+@pytest.mark.parametrize(
+    ("page", "selector", "root"),
+    [
+        (
+            '<body><nav>Home</nav><article id="post-1" class="post  type-post hentry status-publish">'
+            "<p>Text.</p></article></body>",
+            None,
+            '<article id="post-1" class="post type-post hentry …">',
+        ),
+        ("<body><main class=content><p>Text.</p></main></body>", None, '<main class="content">'),
+        (
+            "<body><nav>Home</nav><p>Text.</p><footer>©</footer></body>",
+            None,
+            "<body>, less navigation, header, footer, asides and forms",
+        ),
+        ('<body><div class="post"><p>Text.</p></div></body>', "div.post", 'selector "div.post"'),
+    ],
+)
+def test_where_the_text_was_read_from_is_said(page: str, selector: str | None, root: str) -> None:
+    """`differ fetch` says which element it read, for whoever is choosing a selector."""
+    assert norm(page, source(selector=selector)).root == root
+
+
 def test_a_page_of_images_is_not_empty() -> None:
     assert norm('<article><img src="/chart.png" alt=""></article>', source()).markdown.startswith("![](")
 

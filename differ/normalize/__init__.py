@@ -49,6 +49,7 @@ class Normalized:
     warnings: list[str] = field(default_factory=list)
     normalizer: int = NORMALIZER_VERSION
     ignored: int = 0  # matches of the source's `ignore` patterns left out
+    root: str = field(default="", compare=False)  # where on the page the text was read from (HTML)
 
     counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
@@ -91,6 +92,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
         extracted.encoding,
         extracted.warnings,
         ignored=ignored,
+        root=extracted.root,
         counted=None if source.languages or ignored else extracted.words,  # filtering changes the count
     )
 

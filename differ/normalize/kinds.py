@@ -32,6 +32,7 @@ class Extracted:
     warnings: list[str] = field(default_factory=list)
     canonical: bool = False  # the Markdown is already in canonical form (written so from HTML)
     words: int | None = None  # its visible words, where counted on the way
+    root: str = ""  # where on the page the text was read from, said for people choosing a selector
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,21 @@ def _html(
         if written is None
         else Extracted(written.markdown, meta, canonical=True, words=written.words)
     )
+    extracted.root = f'selector "{selector}"' if selector else _element(root)
     return extracted
+
+
+def _element(tag: Any) -> str:
+    """An element as its start tag shows it, id and first classes only: `<article id="post-1" class="post">`."""
+    if tag.name.startswith("["):
+        return "the whole page"  # no <body>: a fragment
+    shown = f"<{tag.name}"
+    if tag.get("id"):
+        shown += f' id="{tag["id"]}"'
+    classes = tag.get("class") or []
+    if classes:
+        shown += f' class="{" ".join(classes[:3])}{" …" if len(classes) > 3 else ""}"'
+    return shown + (">, less navigation, header, footer, asides and forms" if tag.name == "body" else ">")
 
 
 def _no_text(selector: str | None) -> str:

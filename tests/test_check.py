@@ -79,13 +79,13 @@ def test_a_page_that_scripts_fill_in_fails_first_and_is_held_later(tmp_path: Pat
 
 
 def test_a_slow_host_does_not_hold_up_the_others(tmp_path: Path, server: Server) -> None:
-    """Two workers, one request at a time per host: while the slow host answers its first source, the other
-    worker checks every source of the fast host instead of queueing behind the slow one; the lines still come
-    out in the configured order."""
+    """Two workers, one request at a time per host: while the slow host takes a second over its first source,
+    the other worker checks every source of the fast host instead of queueing behind the slow one; the lines
+    still come out in the configured order."""
     slow = Server()
     try:
         for n in range(3):
-            slow.page(f"/p{n}", FULL, delay=0.5)
+            slow.page(f"/p{n}", FULL, delay=1.0)
             server.page(f"/p{n}", FULL)
         mirrors = [source_toml(slow.url(f"/p{n}"), f"slow{n}", extra="robots = false") for n in (1, 2)]
         mirrors += [source_toml(server.url(f"/p{n}"), f"fast{n}", extra="robots = false") for n in range(3)]

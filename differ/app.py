@@ -63,6 +63,7 @@ class App:
                     sleep=self.sleep,
                     wall=lambda: self.now().timestamp(),
                     pool_size=max(16, s.workers * 2),
+                    proxy=s.proxy,
                 )
             return self._fetcher
 

@@ -57,6 +57,11 @@ SERVICE_OPTIONS: dict[str, Option] = {
         "query parameters removed from links (* is a wildcard)",
     ),
     "base_url": Option(opt.string, "", "where reports are published, for links in alerts"),
+    "proxy": Option(
+        opt.proxy_url,
+        "",
+        "HTTP proxy for every page and alert, http://[user:password@]host:port (none by default)",
+    ),
 }
 
 SOURCE_OPTIONS: dict[str, Option] = {
@@ -94,6 +99,7 @@ class ServiceConfig:
     anomaly_confirm: float = 600.0
     tracking_params: tuple[str, ...] = ("utm_*", "fbclid", "gclid", "ref")
     base_url: str = ""
+    proxy: str = ""
 
 
 @dataclass(frozen=True)

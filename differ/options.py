@@ -189,6 +189,28 @@ def string_table(value: Any) -> dict[str, str]:
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
+def proxy_url(value: Any) -> str:
+    """An HTTP proxy's URL, `http://[user:password@]host:port` (or https://); empty for none."""
+    from urllib.parse import urlsplit
+
+    text = string(value).strip()
+    if not text:
+        return ""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+    ):
+        raise Invalid(f"expected a proxy URL such as http://proxy.example:3128, found {found(value)}")
+    return text
+
+
 def private_access(value: Any) -> bool | tuple[Network, ...]:
     """`allow_private`: true, false, or a list of addresses/networks that may be reached."""
     if isinstance(value, bool):

@@ -219,6 +219,118 @@ def receiver() -> Iterator[Server]:
     s.close()
 
 
+class Proxy:
+    """A forward HTTP proxy on 127.0.0.1, as a company network has: absolute-URI requests are forwarded, CONNECT
+    is tunnelled, and each request line is recorded. With `credentials` ("user:password"), a request without
+    them as Basic Proxy-Authorization gets 407. `hosts` maps names only the proxy can resolve to addresses."""
+
+    def __init__(self, credentials: str | None = None, hosts: dict[str, str] | None = None) -> None:
+        self.seen: list[str] = []
+        self.credentials = credentials
+        self.hosts = hosts or {}
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return int(self.httpd.server_address[1])
+
+    def url(self, userinfo: str = "") -> str:
+        return f"http://{userinfo + '@' if userinfo else ''}127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _allowed(self) -> bool:
+                proxy.seen.append(f"{self.command} {self.path}")
+                if proxy.credentials is None:
+                    return True
+                import base64
+
+                expected = "Basic " + base64.b64encode(proxy.credentials.encode()).decode()
+                if self.headers.get("Proxy-Authorization") == expected:
+                    return True
+                self.send_response(407)
+                self.send_header("Proxy-Authenticate", 'Basic realm="proxy"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return False
+
+            def do_CONNECT(self) -> None:
+                if not self._allowed():
+                    return
+                host, port = self.path.rsplit(":", 1)
+                upstream = socket.create_connection((proxy.hosts.get(host, host), int(port)))
+                self.send_response(200, "Connection established")
+                self.end_headers()
+                self.close_connection = True
+                self._relay(self.connection, upstream)
+
+            @staticmethod
+            def _relay(a: socket.socket, b: socket.socket) -> None:
+                import selectors
+
+                with selectors.DefaultSelector() as sel, b:
+                    sel.register(a, selectors.EVENT_READ, b)
+                    sel.register(b, selectors.EVENT_READ, a)
+                    while True:
+                        for key, _ in sel.select(timeout=10):
+                            data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                            if not data:
+                                return
+                            key.data.sendall(data)
+
+            def _forward(self) -> None:
+                if not self._allowed():
+                    return
+                import http.client
+                from urllib.parse import urlsplit
+
+                target = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                skip = {"proxy-authorization", "proxy-connection", "connection", "keep-alive"}
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in skip}
+                host = target.hostname or ""
+                upstream = http.client.HTTPConnection(
+                    proxy.hosts.get(host, host), target.port or 80, timeout=10
+                )
+                path = target.path + (f"?{target.query}" if target.query else "")
+                upstream.request(self.command, path or "/", body=body, headers=headers)
+                answer = upstream.getresponse()
+                data = answer.read()
+                upstream.close()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _forward
+
+        return Handler
+
+
+@pytest.fixture
+def proxy() -> Iterator[Proxy]:
+    p = Proxy()
+    yield p
+    p.close()
+
+
 class Clock:
     """A controllable wall clock; `sleep` advances it instead of waiting."""
 

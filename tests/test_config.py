@@ -42,6 +42,13 @@ def test_shipped_config_is_valid() -> None:
     assert config.service.max_bytes == 10_000_000
 
 
+def test_a_proxy_may_take_its_url_from_the_environment() -> None:
+    text = '[service]\nproxy = "${HTTPS_PROXY}"\n'
+    config = parse_config(text, Path("config.toml"), {"HTTPS_PROXY": "http://ops:pw@proxy.corp:3128"})
+    assert config.service.proxy == "http://ops:pw@proxy.corp:3128"
+    assert parse_config("", Path("config.toml"), {}).service.proxy == ""
+
+
 def test_defaults_when_service_is_absent() -> None:
     config = parse_config(BASE, Path("/tmp/x/config.toml"), {})
     assert config.service.snapshots == Path("/tmp/x/snapshots")
@@ -163,6 +170,16 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             '[service]\nmax_bytes = "lots"\n',
             'config.toml: service.max_bytes: expected a size such as "10MB", found "lots"',
+        ),
+        (
+            '[service]\nproxy = "socks5://127.0.0.1:1080"\n',
+            "config.toml: service.proxy: expected a proxy URL such as http://proxy.example:3128, found "
+            '"socks5://127.0.0.1:1080"',
+        ),
+        (
+            '[service]\nproxy = "http://proxy.example:port"\n',
+            "config.toml: service.proxy: expected a proxy URL such as http://proxy.example:3128, found "
+            '"http://proxy.example:port"',
         ),
         (
             "[service]\nper_host_connections = 0\n",

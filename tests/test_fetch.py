@@ -24,7 +24,7 @@ from differ.check import check_source
 from differ.errors import BlockedError, FetchError
 from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
-from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
+from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
 
 PAGE = article("<p>Hello world, this is the first version of the post.</p>")
 
@@ -573,3 +573,83 @@ def test_robots_txt_is_fetched_once_per_host_by_concurrent_sources(server: Serve
         list(pool.map(lambda n: get(f, server.url(f"/p/{n}"), robots=True), range(8)))
     assert len(server.requests_to("/robots.txt")) == 1
     assert len([hit for hit in server.hits if hit.path.startswith("/p/")]) == 8
+
+
+# -- through a proxy ------------------------------------------------------------------------------------------
+def test_pages_and_robots_txt_go_through_the_configured_proxy(server: Server, proxy: Proxy) -> None:
+    server.page("/post", PAGE, etag='"v1"')
+    f = fetcher(proxy=proxy.url())
+    assert get(f, server.url("/post"), robots=True).status == 200  # type: ignore[attr-defined]
+    assert get(f, server.url("/post"), etag='"v1"').status == 304  # type: ignore[attr-defined]
+    assert proxy.seen == [f"GET {server.url(path)}" for path in ("/robots.txt", "/post", "/post")]
+    assert [h.path for h in server.hits] == ["/robots.txt", "/post", "/post"]
+    assert server.hits[2].headers["if-none-match"] == '"v1"'
+
+
+def test_https_goes_through_a_tunnel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proxy: Proxy) -> None:
+    """The proxy sees only CONNECT host:port; the certificate is still the page's, verified end to end."""
+    authority = trustme.CA()
+    with https_server(authority, "127.0.0.1") as server:
+        bundle = tmp_path / "ca.pem"
+        authority.cert_pem.write_to_path(str(bundle))
+        monkeypatch.setattr(certifi, "where", lambda: str(bundle))
+        assert get(fetcher(proxy=proxy.url()), server.url("/post")).status == 200  # type: ignore[attr-defined]
+        assert proxy.seen == [f"CONNECT 127.0.0.1:{server.httpd.server_address[1]}"]
+        assert [h.path for h in server.hits] == ["/post"]
+
+
+def test_proxy_credentials_are_sent_and_refusals_said(server: Server) -> None:
+    guarded = Proxy(credentials="ops:s3cret pass")
+    try:
+        server.page("/post", PAGE)
+        good = fetcher(proxy=guarded.url("ops:s3cret%20pass"))
+        assert get(good, server.url("/post")).status == 200  # type: ignore[attr-defined]
+        with pytest.raises(FetchError) as caught:
+            get(fetcher(proxy=guarded.url("ops:wrong")), server.url("/post"))
+        assert str(caught.value) == "HTTP 407 Proxy Authentication Required"
+        with pytest.raises(FetchError) as caught:  # HTTPS: the proxy refuses the tunnel
+            get(fetcher(proxy=guarded.url("ops:wrong")), "https://127.0.0.1:1/post")
+        assert str(caught.value) == (
+            f"proxy 127.0.0.1:{guarded.port} failed: Tunnel connection failed: 407 Proxy Authentication Required"
+        )
+        assert len(server.hits) == 1
+    finally:
+        guarded.close()
+
+
+def test_a_proxy_that_is_down_is_named() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(FetchError) as caught:
+        get(fetcher(proxy=f"http://ops:secret@127.0.0.1:{port}"), "http://127.0.0.1:1/post")
+    message = str(caught.value)
+    assert message.startswith(f"proxy 127.0.0.1:{port} failed: ")
+    assert "refused" in message.lower() and "secret" not in message
+
+
+def test_a_name_only_the_proxy_resolves_is_fetched_through_it(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An intranet name the local resolver does not know is left to the proxy; a name that resolves here to
+    a private address is still refused before the proxy is asked."""
+    resolver = socket.getaddrinfo
+
+    def local(host: str, *args: object, **kw: object) -> object:
+        if host == "mirror.corp.test":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return resolver(host, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", local)
+    inside = Proxy(hosts={"mirror.corp.test": "127.0.0.1"})
+    try:
+        server.page("/post", PAGE)
+        url = f"http://mirror.corp.test:{server.httpd.server_address[1]}/post"
+        with pytest.raises(BlockedError, match="^cannot resolve mirror.corp.test"):
+            get(fetcher(), url)
+        assert get(fetcher(proxy=inside.url()), url).status == 200  # type: ignore[attr-defined]
+        with pytest.raises(BlockedError, match=r"^refused 127\.0\.0\.1 \(127\.0\.0\.1\): loopback address"):
+            fetcher(proxy=inside.url()).fetch(Request(server.url("/post"), robots=False))
+        assert inside.seen == [f"GET {url}"]
+    finally:
+        inside.close()

@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from standardwebhooks.webhooks import Webhook
 
 from differ.check import check
 from differ.notify import Outbox, deliver, dispatch, send_test
-from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
+from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
 
@@ -105,6 +106,31 @@ def test_webhook_is_signed_per_standard_webhooks(tmp_path: Path, server: Server,
     payload = json.loads(hit.body)
     assert payload["type"] == "differ.changed"
     assert payload["data"]["diff"]["schema"] == "differ.diff/1"
+
+
+def test_alerts_go_through_the_configured_proxy(tmp_path: Path, receiver: Server, proxy: Proxy) -> None:
+    receiver.routes["/hooks"] = Reply(200)
+    from differ.app import App
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/"\n' + notify_toml(
+        receiver, "webhook", "/hooks"
+    )
+    config = make_config(tmp_path, text, service=f'proxy = "{proxy.url()}"\n')
+    app = App(config, Store(config.service.snapshots))
+    assert [a.ok for a in send_test(app)] == [True]
+    assert proxy.seen == [f"POST {receiver.url('/hooks')}"]
+    hit = receiver.requests_to("/hooks")[0]
+    assert Webhook(SECRET).verify(hit.body, hit.headers)["type"] == "differ.test"  # the body arrived whole
+    with (
+        socket.socket() as probe
+    ):  # a proxy that is not there: the alert waits in the outbox, the reason said
+        probe.bind(("127.0.0.1", 0))
+        gone = make_config(tmp_path, text, service=f'proxy = "http://127.0.0.1:{probe.getsockname()[1]}"\n')
+    app = App(gone, Store(gone.service.snapshots))
+    assert [(a.ok, a.detail) for a in send_test(app)] == [(False, "proxy failed: Connection refused")]
+    assert len(receiver.requests_to("/hooks")) == 1
 
 
 def test_webhook_verifies_with_the_receiver_library_at_current_time(tmp_path: Path, receiver: Server) -> None:

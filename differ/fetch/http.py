@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from urllib3 import Timeout
@@ -19,6 +20,7 @@ from urllib3.exceptions import (
     HTTPError,
     LocationParseError,
     NewConnectionError,
+    ProxyError,
     ReadTimeoutError,
     SSLError,
 )
@@ -138,6 +140,12 @@ class HostLimiter:
             sem.release()
 
 
+def _proxy_name(proxy: str) -> str:
+    """A proxy as an error line names it: host and port, never its credentials."""
+    parts = parse_url(proxy)
+    return f"{parts.host}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+
+
 def _ttl(rules: robots.Rules) -> float:
     return UNREADABLE_TTL if rules.unreadable else ROBOTS_TTL
 
@@ -167,6 +175,7 @@ class Fetcher:
         sleep: Callable[[float], None] = time.sleep,
         wall: Callable[[], float] = time.time,
         pool_size: int = 16,
+        proxy: str = "",
     ):
         self.user_agent = user_agent
         self.timeout = timeout
@@ -178,7 +187,9 @@ class Fetcher:
         self.sleep = sleep
         self.wall = wall
         self.limiter = HostLimiter(per_host_delay, per_host_connections, clock=clock, sleep=sleep)
-        self.pool = pool_manager(pool_size)  # no proxies from the environment: every hop is checked here
+        # A proxy only when configured (never from the environment): every hop is checked here.
+        self.proxy = proxy
+        self.pool = pool_manager(pool_size, proxy)
         self.headers = {"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate", "Accept": "*/*"}
         if contact:
             self.headers["From"] = contact
@@ -284,7 +295,7 @@ class Fetcher:
         url = request.url
         started = self.clock()
         for _ in range(MAX_REDIRECTS + 1):
-            netguard.check_url(url, request.allow_private)
+            netguard.check_url(url, request.allow_private, proxied=bool(self.proxy))
             if request.robots and not self.allowed_by_robots(url, request.allow_private):
                 raise BlockedError(self.robots_refusal(url))
             headers = dict(request.headers)
@@ -320,17 +331,19 @@ class Fetcher:
         deadline = self.clock() + self.deadline
         timeout = Timeout(connect=self.timeout, read=self.timeout)
         try:
-            target = parse_url(url)
-            resp = self.pool.connection_from_url(url).urlopen(
-                "GET",
-                target.request_uri,
-                headers={**self.headers, **headers},
-                redirect=False,
-                assert_same_host=False,
-                preload_content=False,
-                decode_content=False,
-                timeout=timeout,
-            )
+            options: dict[str, Any] = {
+                "headers": {**self.headers, **headers}, "redirect": False, "preload_content": False,
+                "decode_content": False, "timeout": timeout,
+            }  # fmt: skip
+            if self.proxy:  # the manager sends plain HTTP to the proxy whole, and HTTPS through a tunnel
+                resp = self.pool.urlopen("GET", url, **options)
+            else:
+                target = parse_url(url)
+                resp = self.pool.connection_from_url(url).urlopen(
+                    "GET", target.request_uri, assert_same_host=False, **options
+                )
+        except ProxyError as exc:
+            raise FetchError(f"proxy {_proxy_name(self.proxy)} failed: {_short(exc)}", retryable=True)
         except NewConnectionError as exc:  # a ConnectTimeoutError by class, but a refusal or a failed lookup
             raise FetchError(f"connection failed: {_short(exc)}", retryable=True)
         except ConnectTimeoutError:

@@ -60,14 +60,21 @@ def refusal(address: IPAddress, allow: bool | tuple[Network, ...]) -> str | None
     return reason
 
 
-def check_url(url: str, allow: bool | tuple[Network, ...]) -> None:
-    """Raise BlockedError when a URL's host resolves to an address that is not allowed."""
+def check_url(url: str, allow: bool | tuple[Network, ...], *, proxied: bool = False) -> None:
+    """Raise BlockedError when a URL's host resolves to an address that is not allowed. Through a proxy, a name
+    that does not resolve here is left to the proxy, which resolves it (and must refuse internal names itself)."""
     if allow is True:
         return
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    for address in resolve(host, port):
+    try:
+        addresses = resolve(host, port)
+    except BlockedError:
+        if proxied:
+            return
+        raise
+    for address in addresses:
         reason = refusal(address, allow)
         if reason is not None:
             raise BlockedError(

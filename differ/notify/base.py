@@ -39,6 +39,17 @@ def _http() -> requests.Session:
     return _session
 
 
+def _proxy_reason(exc: Exception) -> str:
+    """The innermost reason a proxy gave (or its connection failed), without the chain of wrappers."""
+    while exc.__context__ is not None or (exc.args and isinstance(exc.args[0], Exception)):
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc.__context__
+        if inner is None or inner is exc:
+            break
+        exc = inner  # type: ignore[assignment]
+    text = str(exc.args[-1] if exc.args else exc)
+    return text.split(": ", 1)[-1] if "Errno" in text else text
+
+
 @dataclass
 class Outgoing:
     """One message as the outbox keeps it: the body (JSON for HTTP notifiers) and extra headers (signatures
@@ -55,9 +66,10 @@ class Notifier:
     options: ClassVar[dict[str, Option]] = {}
     min_interval: ClassVar[float] = 0.0
 
-    def __init__(self, config: NotifierConfig, base_url: str = ""):
+    def __init__(self, config: NotifierConfig, base_url: str = "", proxy: str = ""):
         self.config = config
         self.base_url = base_url
+        self.proxy = proxy  # the service's proxy, which HTTP notifiers post through
 
     @classmethod
     def check(cls, config: NotifierConfig) -> None:
@@ -96,10 +108,17 @@ class Notifier:
         timeout = self.config.timeout
         try:
             resp = _http().post(
-                self.payload_url(), data=body, headers=headers, timeout=timeout, allow_redirects=False
+                self.payload_url(),
+                data=body,
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+                proxies={"http": self.proxy, "https": self.proxy} if self.proxy else None,
             )
         except requests.exceptions.Timeout:
             raise NotifyError(f"no answer within {timeout:g}s", retryable=True)
+        except requests.exceptions.ProxyError as exc:
+            raise NotifyError(f"proxy failed: {_proxy_reason(exc)}", retryable=True)
         except requests.exceptions.ConnectionError as exc:
             text = str(exc).lower()
             reason = (

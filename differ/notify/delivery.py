@@ -65,7 +65,7 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
         event.setdefault("at", now)
         event.setdefault("queued_at", now)
     for config in app.config.notifiers:
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
         for event in events:
             if not _wanted(config, event):
                 continue
@@ -140,7 +140,7 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
     for config in app.config.notifiers:
         if only and config.name != only:
             continue
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
         disabled = outbox.disabled(config.name)
         if disabled:
             if disabled.get("fingerprint") == config.fingerprint():
@@ -195,7 +195,7 @@ def send_test(app: App, name: str | None = None) -> list[Attempt]:
     outbox = Outbox(app.store)
     results = []
     for config in configs:
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url)
+        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
         event = {"type": "test", "at": now, "queued_at": now, "document": "differ"}
         msg_id = (
             "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]

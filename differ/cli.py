@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         metavar="FILE",
-        help="configuration file (default: ./config.toml; without one, history, show, diff and verify read "
+        help="configuration file (default: ./config.toml; without one, history, log, show, diff and verify read "
         "the --snapshots store alone)",
     )
     p.add_argument(

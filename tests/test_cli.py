@@ -388,7 +388,7 @@ def test_a_logged_check_says_what_it_found() -> None:
 
 
 def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """history, show, diff and verify take --snapshots alone when there is no config.toml: the records name
+    """history, log, show, diff and verify take --snapshots alone when there is no config.toml: the records name
     each source's URL, document title and role, so the output is the same as with the config."""
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK

@@ -65,7 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print only what needs attention (new versions, failures, held or deferred sources): nothing when "
         "every page is unchanged, so cron mails only then",
     )
-    sub.add_parser("run", help="the long-running service: check every source on its schedule")
+    rn = sub.add_parser("run", help="the long-running service: check every source on its schedule")
+    rn.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="log only what needs attention (new versions, failures, held or deferred sources); every check "
+        "stays in the fetch log (differ log)",
+    )
     ad = sub.add_parser("add", help="add a page to config.toml: a new document, or with --to a mirror of one")
     ad.add_argument("url", metavar="URL", help="the page to watch (http or https)")
     ad.add_argument("--to", metavar="DOCUMENT", help="add it as a mirror of this document")

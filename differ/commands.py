@@ -47,7 +47,7 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
 def cmd_run(app: App, args: argparse.Namespace) -> int:
     from differ.schedule import run_service
 
-    return run_service(app)
+    return run_service(app, quiet=args.quiet)
 
 
 @command("history")

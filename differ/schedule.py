@@ -21,7 +21,7 @@ from differ.errors import ExitCode
 DELIVERY_EVERY = 5.0
 
 
-def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
+def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) -> BackgroundScheduler:
     """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
     workers = app.config.service.workers
     scheduler = BackgroundScheduler(
@@ -38,7 +38,7 @@ def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
         scheduler.add_job(
             _check_one,
             IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
-            args=(app, source),
+            args=(app, source, quiet),
             id=source.key,
             name=source.key,
             next_run_time=first if start_now else None,
@@ -53,10 +53,13 @@ def build_scheduler(app: App, *, start_now: bool = True) -> BackgroundScheduler:
     return scheduler
 
 
-def _check_one(app: App, source: SourceConfig) -> list[CheckResult]:
-    """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary."""
+def _check_one(app: App, source: SourceConfig, quiet: bool = False) -> list[CheckResult]:
+    """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary;
+    `quiet` leaves out the checks that found nothing new (the fetch log keeps them: `differ log`)."""
     results = check(app, [source])
     for result in results:
+        if quiet and result.outcome == "unchanged":
+            continue
         lines = [f"{iso(app.now())} {result.line()}"]
         if result.outcome == "new":
             lines += [f"    {line}" for line in result.summary[1:]]
@@ -91,7 +94,7 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
         return False
 
 
-def run_service(app: App, *, stop: threading.Event | None = None) -> int:
+def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = False) -> int:
     """Run until SIGINT/SIGTERM (or `stop` is set); running checks finish their writes first."""
     stop = stop or threading.Event()
     sources = app.config.sources()
@@ -101,7 +104,7 @@ def run_service(app: App, *, stop: threading.Event | None = None) -> int:
     limit_malloc_arenas()  # before any worker thread exists
     with app.store.writing():  # creates the store under the lock
         pass
-    scheduler = build_scheduler(app)
+    scheduler = build_scheduler(app, quiet=quiet)
     previous: dict[signal.Signals, Any] = {}
 
     def handle(signum: int, frame: FrameType | None) -> None:

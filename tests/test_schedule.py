@@ -63,3 +63,24 @@ def test_a_scheduled_check_logs_a_timestamped_line_and_the_changes(tmp_path: Pat
         '    • Post: "Version 1.71 is out."',
         '      → "Version 1.81 is out."',
     ]
+
+
+def test_a_quiet_service_logs_only_what_needs_attention(tmp_path: Path, server: Server) -> None:
+    from differ.schedule import _check_one
+
+    server.page("/post", article("<p>Version 1.71 is out.</p>"))
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    source = app.config.sources()[0]
+    for _ in range(3):
+        _check_one(app, source, quiet=True)
+        clock.advance(600)
+    server.routes.pop("/post")
+    _check_one(app, source, quiet=True)
+    assert app.out.getvalue().splitlines() == [  # type: ignore[attr-defined]
+        "2026-07-08T17:45:00Z doc/canonical: new version 1 (first snapshot)",
+        "2026-07-08T18:15:00Z doc/canonical: failed: HTTP 404 Not Found",
+    ]
+    assert [e["outcome"] for e in app.store.recent_fetches(source.key, 10)] == [
+        "new", "unchanged", "unchanged", "failed",
+    ]  # fmt: skip

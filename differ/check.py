@@ -500,6 +500,7 @@ def check(
     chosen = list(sources)
     with app.store.writing():  # creates the store under the lock
         pass
+    app.fetcher.keep_robots(app.store.robots_files())  # robots.txt once a day per host, even from cron
     results: list[CheckResult | None] = [None] * len(chosen)
 
     def run(index: int) -> None:

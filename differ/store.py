@@ -13,6 +13,7 @@ Layout (see README "The store"):
         fetches.jsonl                append-only log of every fetch attempt
         state.json                   conditional-GET validators, failure counts, pending anomalies
         renormalized/000001.n2.md    forms written later by newer normalizers; never replacing the old
+      robots/<origin>.json           robots.txt answers kept a day between runs (a cache, not the record)
 
 A record is written last, atomically, so a killed process leaves either a whole version or none.
 """
@@ -184,6 +185,30 @@ def tail_lines(
                 window *= 4
     except FileNotFoundError:
         return []
+
+
+class RobotsFiles:
+    """robots.txt answers kept between runs, one file per origin in `robots/`: a cache (written without fsync;
+    losing it costs one request per host), not part of the record."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, origin: str) -> Path:
+        return self.folder / (re.sub(r"[^A-Za-z0-9.-]+", "_", origin) + ".json")
+
+    def load(self, origin: str) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(self._path(origin).read_bytes())
+        except (OSError, ValueError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("origin") == origin else None
+
+    def save(self, origin: str, entry: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError):  # a cache that cannot be written is asked again next run
+            atomic_write(
+                self._path(origin), canonical_json({**entry, "origin": origin}) + b"\n", durable=False
+            )
 
 
 @dataclass
@@ -548,6 +573,10 @@ class Store:
     ) -> list[dict[str, Any]]:
         """The fetch log's last `count` entries (those `keep` accepts), oldest first."""
         return tail_lines(self.source_dir(key) / "fetches.jsonl", count, keep)
+
+    def robots_files(self) -> RobotsFiles:
+        """Where the fetcher keeps robots.txt answers between runs."""
+        return RobotsFiles(self.root / "robots")
 
     def state(self, key: str) -> dict[str, Any]:
         try:

@@ -331,6 +331,17 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
     assert not (tmp_path / "snapshots" / "sources").exists()  # a dry run stores nothing
 
 
+def test_two_checks_ask_for_robots_txt_once(tmp_path: Path, server: Server) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(write_config(tmp_path, server).read_text().replace("robots = false\n", ""))
+    server.page("/post", article("<p>Words.</p>"))
+    server.page("/gone", article("<p>Copy.</p>"))
+    for _ in range(2):
+        assert run("--config", str(config), "check")[0] == ExitCode.OK
+    assert [h.path for h in server.hits].count("/robots.txt") == 1
+    assert [h.path for h in server.hits].count("/post") == 2
+
+
 def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ from differ.check import check_source
 from differ.errors import BlockedError, FetchError
 from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
+from differ.store import Store
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
 
 PAGE = article("<p>Hello world, this is the first version of the post.</p>")
@@ -361,6 +362,55 @@ def test_crawl_delay_spaces_requests_to_the_host(server: Server, asked: str, wai
     get(f, server.url("/a"), robots=True)
     get(f, server.url("/b"), robots=True)
     assert clock.slept == [waited, waited]  # robots.txt → /a → /b
+
+
+def test_robots_txt_is_kept_between_runs_for_a_day(server: Server, tmp_path: Path) -> None:
+    """Each Fetcher is a new run (a new process under cron): robots.txt is asked for once a day, not once a
+    run; another user agent, a day gone by, or a damaged file ask again."""
+    server.page("/robots.txt", "User-agent: *\nDisallow: /private\nCrawl-delay: 3\n", ctype="text/plain")
+    server.page("/p", PAGE)
+    kept = Store(tmp_path / "snap").robots_files()
+    clock = Clock()
+
+    def run(**kw: object) -> Fetcher:
+        f = fetcher(clock, **kw)
+        f.keep_robots(kept)
+        get(f, server.url("/p"), robots=True)
+        return f
+
+    run()
+    second = run()
+    assert len(server.requests_to("/robots.txt")) == 1
+    with pytest.raises(BlockedError, match="disallows /private"):
+        get(second, server.url("/private"), robots=True)  # the kept rules are the rules
+    get(second, server.url("/p"), robots=True)
+    assert clock.slept[-1] == 3.0  # and so is the Crawl-delay
+    run(user_agent="other-bot/1.0")
+    assert len(server.requests_to("/robots.txt")) == 2
+    clock.advance(24 * 3600 + 1)
+    run()
+    assert len(server.requests_to("/robots.txt")) == 3
+    files = list((tmp_path / "snap" / "robots").iterdir())
+    assert [f.name for f in files] == [f"http_127.0.0.1_{server.httpd.server_address[1]}.json"]
+    files[0].write_text('{"rules": "damaged"')
+    run()
+    assert len(server.requests_to("/robots.txt")) == 4
+
+
+def test_an_unreadable_robots_txt_is_kept_for_five_minutes_between_runs(
+    server: Server, tmp_path: Path
+) -> None:
+    server.routes["/robots.txt"] = Reply(503)
+    server.page("/p", PAGE)
+    kept = Store(tmp_path / "snap").robots_files()
+    clock = Clock()
+    for wait in (0, 120, 200):  # a run at 0 s, 120 s and 320 s
+        clock.advance(wait)
+        f = fetcher(clock)
+        f.keep_robots(kept)
+        with pytest.raises(BlockedError, match="could not be read"):
+            get(f, server.url("/p"), robots=True)
+    assert len(server.requests_to("/robots.txt")) == 2  # asked again only once the five minutes were over
 
 
 def test_robots_rules() -> None:

@@ -196,6 +196,7 @@ class Fetcher:
         self._robots: dict[str, tuple[float, robots.Rules]] = {}
         self._robots_lock = threading.Lock()
         self._robots_loading: dict[str, threading.Lock] = {}
+        self.kept: robots.Kept | None = None
         self.agent_token = user_agent.split("/", 1)[0].strip() or "differ"
 
     def close(self) -> None:
@@ -248,12 +249,38 @@ class Fetcher:
                 with self._robots_lock:
                     cached = self._robots.get(origin)
                 if cached is None or now - cached[0] > _ttl(cached[1]):
-                    rules = self._load_robots(origin, allow_private)
+                    rules, age = self._kept_robots(origin)
+                    if rules is None:
+                        rules, age = self._load_robots(origin, allow_private), 0.0
+                        if self.kept is not None:
+                            self.kept.save(
+                                origin, {"agent": self.agent_token, "at": self.wall(), **rules.to_json()}
+                            )
                     self.limiter.at_least(host_key(url), min(rules.crawl_delay or 0.0, CRAWL_DELAY_CAP))
-                    cached = (now, rules)
+                    cached = (now - age, rules)
                     with self._robots_lock:
                         self._robots[origin] = cached
         return cached[1].allows(url)
+
+    def keep_robots(self, kept: robots.Kept) -> None:
+        """Keep robots.txt answers in `kept` between runs: a check run from cron then asks each host for
+        robots.txt once a day (RFC 9309 §2.4), not once a run."""
+        self.kept = kept
+
+    def _kept_robots(self, origin: str) -> tuple[robots.Rules | None, float]:
+        """An answer kept by an earlier run for this user agent, still fresh, and how old it is."""
+        entry = self.kept.load(origin) if self.kept is not None else None
+        if (
+            not entry
+            or entry.get("agent") != self.agent_token
+            or not isinstance(entry.get("at"), int | float)
+        ):
+            return None, 0.0
+        rules = robots.Rules.from_json(entry)
+        age = self.wall() - float(entry["at"])
+        if rules is None or not 0 <= age <= _ttl(rules):
+            return None, 0.0
+        return rules, age
 
     def robots_refusal(self, url: str) -> str:
         """Why robots.txt refuses `url`, in the words of an error line."""

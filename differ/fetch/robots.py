@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
 MAX_BYTES = 512 * 1024
@@ -29,6 +30,41 @@ class Rules:
                 if best is None or rank > best:
                     best = rank
         return True if best is None else best[1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": [[a, p] for a, p in self.rules],
+            "crawl_delay": self.crawl_delay,
+            "unreadable": self.unreadable,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rules | None:
+        """Rules as `to_json` wrote them, or None for anything else (a damaged or foreign file)."""
+        rules, delay, unreadable = data.get("rules"), data.get("crawl_delay"), data.get("unreadable", "")
+        if not isinstance(rules, list) or not isinstance(unreadable, str):
+            return None
+        if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float)):
+            return None
+        pairs = []
+        for pair in rules:
+            if not (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and isinstance(pair[0], bool)
+                and isinstance(pair[1], str)
+            ):
+                return None
+            pairs.append((pair[0], pair[1]))
+        return cls(pairs, float(delay) if delay is not None else None, unreadable)
+
+
+class Kept(Protocol):
+    """Where robots.txt answers are kept between runs (the store's `robots/`), by origin."""
+
+    def load(self, origin: str) -> dict[str, Any] | None: ...
+
+    def save(self, origin: str, entry: dict[str, Any]) -> None: ...
 
 
 ALLOW_ALL = Rules()

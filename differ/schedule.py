@@ -3,13 +3,15 @@ retries from the outbox. SIGINT/SIGTERM let the write in progress finish, then e
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
@@ -17,8 +19,32 @@ from differ.app import App, iso
 from differ.check import CheckResult, check
 from differ.config import SourceConfig
 from differ.errors import ExitCode
+from differ.fetch.http import host_key
 
 DELIVERY_EVERY = 5.0
+PUT_OFF = 2.0  # seconds before a check whose host is taken tries again
+
+
+class HostGate:
+    """At most `per_host` scheduled checks of one host at once. A check whose host is taken is put off rather
+    than left waiting on a worker: a slow host, or one with a long Crawl-delay, would otherwise take every
+    worker while the checks of other hosts queued behind it."""
+
+    def __init__(self, per_host: int) -> None:
+        self.per_host = per_host
+        self.busy: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def enter(self, host: str) -> bool:
+        with self.lock:
+            if self.busy.get(host, 0) >= self.per_host:
+                return False
+            self.busy[host] = self.busy.get(host, 0) + 1
+            return True
+
+    def leave(self, host: str) -> None:
+        with self.lock:
+            self.busy[host] -= 1
 
 
 def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) -> BackgroundScheduler:
@@ -30,6 +56,7 @@ def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) ->
         timezone="UTC",
     )
     now = app.now()
+    gate = HostGate(app.config.service.per_host_connections)
     for index, source in enumerate(app.config.sources()):
         every = source.interval or app.config.service.interval
         jitter = every * app.config.service.jitter
@@ -38,7 +65,7 @@ def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) ->
         scheduler.add_job(
             _check_one,
             IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
-            args=(app, source, quiet),
+            args=(app, source, quiet, gate, scheduler),
             id=source.key,
             name=source.key,
             next_run_time=first if start_now else None,
@@ -53,10 +80,27 @@ def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) ->
     return scheduler
 
 
-def _check_one(app: App, source: SourceConfig, quiet: bool = False) -> list[CheckResult]:
+def _check_one(
+    app: App,
+    source: SourceConfig,
+    quiet: bool = False,
+    gate: HostGate | None = None,
+    scheduler: BackgroundScheduler | None = None,
+) -> list[CheckResult]:
     """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary;
-    `quiet` leaves out the checks that found nothing new (the fetch log keeps them: `differ log`)."""
-    results = check(app, [source])
+    `quiet` leaves out the checks that found nothing new (the fetch log keeps them: `differ log`). With a
+    `gate`, a check whose host is taken is put off by PUT_OFF seconds instead of waiting on a worker."""
+    host = host_key(source.url)
+    if gate is not None and not gate.enter(host):
+        if scheduler is not None:  # after the scheduler has set the next run from the interval, so this wins
+            with contextlib.suppress(JobLookupError):  # the service is stopping
+                scheduler.modify_job(source.key, next_run_time=datetime.now(UTC) + timedelta(seconds=PUT_OFF))
+        return []
+    try:
+        results = check(app, [source])
+    finally:
+        if gate is not None:
+            gate.leave(host)
     for result in results:
         if quiet and result.outcome == "unchanged":
             continue

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import platform
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from differ.schedule import build_scheduler, limit_malloc_arenas
-from tests.conftest import Clock, Server, article, make_app, make_config, one_doc
+from tests.conftest import Clock, Server, article, make_app, make_config, one_doc, source_toml
 
 CONFIG = """
 [[documents]]
@@ -84,3 +86,60 @@ def test_a_quiet_service_logs_only_what_needs_attention(tmp_path: Path, server: 
     assert [e["outcome"] for e in app.store.recent_fetches(source.key, 10)] == [
         "new", "unchanged", "unchanged", "failed",
     ]  # fmt: skip
+
+
+def test_a_check_whose_host_is_taken_is_put_off(tmp_path: Path, server: Server) -> None:
+    from differ.fetch.http import host_key
+    from differ.schedule import PUT_OFF, HostGate, _check_one
+
+    server.page("/post", article("<p>Text.</p>"))
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    scheduler = build_scheduler(app, start_now=False)
+    source = app.config.sources()[0]
+    gate = HostGate(1)
+    assert gate.enter(host_key(source.url))  # another check of the host is under way
+    before = datetime.now(UTC)
+    assert _check_one(app, source, gate=gate, scheduler=scheduler) == []
+    assert server.hits == []
+    job = scheduler.get_job(source.key)
+    assert (
+        before + timedelta(seconds=PUT_OFF)
+        <= job.next_run_time
+        <= datetime.now(UTC) + timedelta(seconds=PUT_OFF)
+    )
+    gate.leave(host_key(source.url))
+    assert [r.outcome for r in _check_one(app, source, gate=gate, scheduler=scheduler)] == ["new"]
+
+
+def test_a_slow_host_does_not_take_every_worker_of_the_service(tmp_path: Path, server: Server) -> None:
+    """Three workers, three sources of a host that takes two seconds a page and one of another host, all due at
+    once: the other host is checked at once instead of waiting for a worker the slow host's checks hold."""
+    slow = Server()
+    try:
+        for n in range(3):
+            slow.page(f"/p{n}", article(f"<p>Slow page {n}.</p>"), delay=2.0)
+        server.page("/fast", article("<p>Fast page.</p>"))
+        mirrors = [source_toml(slow.url(f"/p{n}"), f"slow{n}", extra="robots = false") for n in (1, 2)]
+        mirrors.append(source_toml(server.url("/fast"), "fast", extra="robots = false"))
+        config = one_doc(
+            tmp_path,
+            slow.url("/p0"),
+            extra="robots = false",
+            mirrors=mirrors,
+            service='workers = 3\ninterval = "1h"\n',
+        )
+        app = make_app(config)
+        scheduler = build_scheduler(app, start_now=False)
+        for source in config.sources():
+            scheduler.modify_job(source.key, next_run_time=datetime.now(UTC))
+        scheduler.start()
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and (len(slow.hits) < 3 or not server.hits):
+                time.sleep(0.05)
+        finally:
+            scheduler.shutdown(wait=True)
+        assert len(slow.hits) == 3 and len(server.hits) == 1
+        assert server.hits[0].at < min(h.at for h in slow.hits) + 1.0
+    finally:
+        slow.close()

@@ -570,9 +570,8 @@ class Turns:
         self.pending: dict[str, deque[int]] = {}
         for index, host in enumerate(hosts):
             self.pending.setdefault(host, deque()).append(index)
-        self.ready = [
-            (queue[0], host) for host, queue in self.pending.items()
-        ]  # a heap: hosts with a turn free
+        # A heap of the hosts with a turn free, by their first waiting source.
+        self.ready = [(queue[0], host) for host, queue in self.pending.items()]
         heapq.heapify(self.ready)
         self.busy: dict[str, int] = dict.fromkeys(self.pending, 0)
         self.left = len(hosts)

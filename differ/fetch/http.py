@@ -34,9 +34,8 @@ from differ.options import Network
 
 MAX_REDIRECTS = 5
 ROBOTS_TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most 24 hours, as a rule)
-UNREADABLE_TTL = (
-    300.0  # how long a robots.txt that could not be read blocks its host before it is tried again
-)
+# How long a robots.txt that could not be read blocks its host before it is asked for again.
+UNREADABLE_TTL = 300.0
 CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
 

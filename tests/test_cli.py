@@ -43,6 +43,17 @@ def run(*args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def spawn(config: Path, command: str) -> subprocess.Popen[str]:
+    """`differ --config CONFIG COMMAND` as a process of its own, to be sent signals."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "differ", "--config", str(config), command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
 def test_check_history_show_diff_verify(tmp_path: Path, server: Server) -> None:
     config = str(write_config(tmp_path, server))
     server.page("/post", article("<p>First words.</p>"))
@@ -159,13 +170,7 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     config = write_config(tmp_path, server)
     text = config.read_text().replace("retries = 0\n", 'retries = 0\ninterval = "1s"\n')
     config.write_text(text)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "differ", "--config", str(config), "run"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    proc = spawn(config, "run")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(server.requests_to("/post")) < 3:
         time.sleep(0.1)
@@ -196,13 +201,7 @@ def test_ctrl_c_during_a_check_starts_no_new_source(tmp_path: Path, server: Serv
         )
     config = tmp_path / "config.toml"
     config.write_text("".join(lines))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "differ", "--config", str(config), "check"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    proc = spawn(config, "check")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not server.hits:
         time.sleep(0.05)

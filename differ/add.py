@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -16,6 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 from differ.config import Config, parse_config
 from differ.errors import ConfigError, UsageError
+from differ.store import atomic_write
 
 NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -178,16 +178,5 @@ def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) ->
 
 def _write(path: Path, text: str) -> None:
     """Replace the file in one step, keeping its permissions; a crash leaves the old file or the new."""
-    folder = path.parent if str(path.parent) else Path(".")
     mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text.encode("utf-8"), mode=mode)

@@ -559,21 +559,47 @@ def check(
     return done
 
 
+class HostGate:
+    """At most `per_host` checks of one host under way at once, so that a slow host, or one with a long
+    Crawl-delay, cannot take every worker while the checks of other hosts wait: `differ check` gives a free
+    worker another host's source (`Turns`), `differ run` puts the check off."""
+
+    def __init__(self, per_host: int) -> None:
+        self.per_host = per_host
+        self.busy: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def enter(self, host: str) -> bool:
+        with self.lock:
+            if self.busy.get(host, 0) >= self.per_host:
+                return False
+            self.busy[host] = self.busy.get(host, 0) + 1
+            return True
+
+    def free(self, host: str) -> bool:
+        """Whether `host` has a check to spare."""
+        with self.lock:
+            return self.busy.get(host, 0) < self.per_host
+
+    def leave(self, host: str) -> None:
+        with self.lock:
+            self.busy[host] -= 1
+
+
 class Turns:
-    """Which source a free worker checks next: the first in the given order whose host has fewer than
-    `per_host` checks under way. A worker thus never waits on a busy host (one slow to answer, or with a long
-    Crawl-delay) while sources of other hosts are ready, and every host still gets its sources in order."""
+    """Which source a free worker checks next: the first in the given order whose host has a check to spare
+    (`HostGate`). A worker thus never waits on a busy host while sources of other hosts are ready, and every
+    host still gets its sources in order."""
 
     def __init__(self, hosts: list[str], per_host: int) -> None:
         self.hosts = hosts
-        self.per_host = per_host
+        self.gate = HostGate(per_host)
         self.pending: dict[str, deque[int]] = {}
         for index, host in enumerate(hosts):
             self.pending.setdefault(host, deque()).append(index)
-        # A heap of the hosts with a turn free, by their first waiting source.
+        # A heap of the hosts with a check to spare, by their first waiting source.
         self.ready = [(queue[0], host) for host, queue in self.pending.items()]
         heapq.heapify(self.ready)
-        self.busy: dict[str, int] = dict.fromkeys(self.pending, 0)
         self.left = len(hosts)
         self.stopped = False
         self.changed = threading.Condition()
@@ -589,17 +615,18 @@ class Turns:
             queue = self.pending[host]
             index = queue.popleft()
             self.left -= 1
-            self.busy[host] += 1
-            if queue and self.busy[host] < self.per_host:
+            self.gate.enter(host)  # a host among the ready has a check to spare
+            if queue and self.gate.free(host):
                 heapq.heappush(self.ready, (queue[0], host))
             return index
 
     def done(self, index: int) -> None:
         with self.changed:
             host = self.hosts[index]
-            self.busy[host] -= 1
+            was_full = not self.gate.free(host)  # then it was not among the ready
+            self.gate.leave(host)
             queue = self.pending[host]
-            if queue and self.busy[host] == self.per_host - 1:  # it was full, so it was not among the ready
+            if queue and was_full:
                 heapq.heappush(self.ready, (queue[0], host))
             self.changed.notify_all()
 

@@ -101,3 +101,11 @@ class NotifyError(DifferError):
         self.retryable = retryable
         self.retry_after = retry_after
         self.disable = disable
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The exception at the bottom of a chain: HTTP libraries wrap the socket's or OpenSSL's own, whose words
+    are the ones to show."""
+    while exc.__context__ is not None and exc.__context__ is not exc:
+        exc = exc.__context__
+    return exc

@@ -16,35 +16,13 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.check import CheckResult, check
+from differ.check import CheckResult, HostGate, check
 from differ.config import SourceConfig
 from differ.errors import ExitCode
 from differ.fetch.http import host_key
 
 DELIVERY_EVERY = 5.0
 PUT_OFF = 2.0  # seconds before a check whose host is taken tries again
-
-
-class HostGate:
-    """At most `per_host` scheduled checks of one host at once. A check whose host is taken is put off rather
-    than left waiting on a worker: a slow host, or one with a long Crawl-delay, would otherwise take every
-    worker while the checks of other hosts queued behind it."""
-
-    def __init__(self, per_host: int) -> None:
-        self.per_host = per_host
-        self.busy: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def enter(self, host: str) -> bool:
-        with self.lock:
-            if self.busy.get(host, 0) >= self.per_host:
-                return False
-            self.busy[host] = self.busy.get(host, 0) + 1
-            return True
-
-    def leave(self, host: str) -> None:
-        with self.lock:
-            self.busy[host] -= 1
 
 
 def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) -> BackgroundScheduler:

@@ -63,15 +63,18 @@ def report_url(base_url: str, key: str, number: int) -> str:
     return f"{base_url.rstrip('/')}/{key}/diff-{number}.html"
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
     """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
-    rebuilt from the records anyway (not `durable`) skips the fsyncs."""
+    rebuilt from the records anyway (not `durable`) skips the fsyncs; `mode` sets its permissions (else the
+    temporary file's, owner only)."""
     try:
         tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
     except FileNotFoundError:  # the folder is made on first use only: most writes go to an existing one
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
     try:
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -89,8 +89,9 @@ def test_a_quiet_service_logs_only_what_needs_attention(tmp_path: Path, server: 
 
 
 def test_a_check_whose_host_is_taken_is_put_off(tmp_path: Path, server: Server) -> None:
+    from differ.check import HostGate
     from differ.fetch.http import host_key
-    from differ.schedule import PUT_OFF, HostGate, _check_one
+    from differ.schedule import PUT_OFF, _check_one
 
     server.page("/post", article("<p>Text.</p>"))
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))

@@ -27,7 +27,7 @@ from urllib3.exceptions import (
 from urllib3.response import BaseHTTPResponse
 from urllib3.util import parse_url
 
-from differ.errors import BlockedError, FetchError
+from differ.errors import BlockedError, FetchError, innermost
 from differ.fetch import netguard, robots
 from differ.fetch.deadline import pool_manager, watchdog
 from differ.options import Network
@@ -137,12 +137,6 @@ class HostLimiter:
             with self._lock:
                 self._last[host] = self.clock()
             sem.release()
-
-
-def _proxy_name(proxy: str) -> str:
-    """A proxy as an error line names it: host and port, never its credentials."""
-    parts = parse_url(proxy)
-    return f"{parts.host}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
 
 
 def _ttl(rules: robots.Rules) -> float:
@@ -369,7 +363,8 @@ class Fetcher:
                     "GET", target.request_uri, assert_same_host=False, **options
                 )
         except ProxyError as exc:
-            raise FetchError(f"proxy {_proxy_name(self.proxy)} failed: {_short(exc)}", retryable=True)
+            proxy = host_key(self.proxy).split("://", 1)[1]  # host and port, never the credentials
+            raise FetchError(f"proxy {proxy} failed: {_short(exc)}", retryable=True)
         except NewConnectionError as exc:  # a ConnectTimeoutError by class, but a refusal or a failed lookup
             raise FetchError(f"connection failed: {_short(exc)}", retryable=True)
         except ConnectTimeoutError:
@@ -449,16 +444,9 @@ def _close(resp: BaseHTTPResponse) -> None:
 DRAIN = 65536  # bytes of an unwanted body read to keep the connection
 
 
-def _innermost(exc: BaseException) -> BaseException:
-    """The exception at the bottom of a chain: urllib3 wraps the socket's or OpenSSL's own."""
-    while exc.__context__ is not None and exc.__context__ is not exc:
-        exc = exc.__context__
-    return exc
-
-
 def _short(exc: BaseException) -> str:
     """A one-line reason from a urllib3 exception chain, without object reprs."""
-    inner = _innermost(exc)
+    inner = innermost(exc)
     text = str(inner) or type(inner).__name__
     for marker in (
         "Connection refused",
@@ -482,7 +470,7 @@ _SSL_NOISE = re.compile(r"^\[[A-Z_: ]+\]\s*|\.?\s*\(_ssl\.c:\d+\)$")
 def _tls_reason(exc: BaseException) -> str:
     """What OpenSSL said, without its code and source line: "certificate verify failed: IP address mismatch,
     certificate is not valid for '127.0.0.1'" tells a user more than the first half alone."""
-    text = str(_innermost(exc)) or str(exc)
+    text = str(innermost(exc)) or str(exc)
     return (_SSL_NOISE.sub("", text.splitlines()[0]) if text else "")[:200] or type(exc).__name__
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
-from differ.errors import NotifyError
+from differ.errors import NotifyError, innermost
 from differ.fetch.http import parse_retry_after
 from differ.options import Invalid, Option
 from differ.store import report_url
@@ -40,14 +40,9 @@ def _http() -> requests.Session:
 
 
 def _proxy_reason(exc: Exception) -> str:
-    """The innermost reason a proxy gave (or its connection failed), without the chain of wrappers."""
-    while exc.__context__ is not None or (exc.args and isinstance(exc.args[0], Exception)):
-        inner = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc.__context__
-        if inner is None or inner is exc:
-            break
-        exc = inner  # type: ignore[assignment]
-    text = str(exc.args[-1] if exc.args else exc)
-    return text.split(": ", 1)[-1] if "Errno" in text else text
+    """What the proxy, or the connection to it, said at the bottom of the chain of wrappers."""
+    inner = innermost(exc)
+    return str(inner.args[-1]) if inner.args else str(inner)
 
 
 @dataclass
@@ -235,9 +230,12 @@ def changes_in(lines: list[str]) -> int:
 def fit(lines: list[str], room: int, size: Callable[[str], int]) -> tuple[list[str], str | None]:
     """As many of `lines` as fit in `room` (`size` measures each), keeping room for the line that ends a cut:
     "…and N more changes" for the changes left out, or "…" (None when nothing is cut)."""
+    left = [0] * (len(lines) + 1)  # changes from each line to the end, counted once
+    for i in range(len(lines) - 1, -1, -1):
+        left[i] = left[i + 1] + changes_in(lines[i : i + 1])
     kept: list[str] = []
     for i, line in enumerate(lines):
-        more = changes_in(lines[i:])
+        more = left[i]
         tail = f"…and {more} more changes" if more else "…"
         if size(line) + (size(tail) if i < len(lines) - 1 else 0) > room:
             return kept, tail

@@ -6,10 +6,11 @@ import json
 import random
 from html.parser import HTMLParser
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from differ.diff import Versions, apply, diff, render, split_blocks, summarize, word_ops
+from differ.diff import Versions, apply, diff, is_edit_note, render, split_blocks, summarize, word_ops
 from tests.helpers import replay_fetch
 
 V = Versions(
@@ -165,6 +166,71 @@ def test_long_summaries_are_cut_visibly() -> None:
     b = "\n\n".join(f"Paragraph number {i} with other words." for i in range(30)) + "\n"
     lines = summarize(diff(a, b), V, max_lines=5)
     assert lines[-1] == "…and 25 more changes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Updated (7/8): Removed two instances of prototype.",
+        "**Update**: the download link is fixed.",
+        "UPDATE 2: the date was wrong.",
+        "Edit: typo.",
+        "[Edited to add: the release date.]",
+        "Correction: the minimum version is 1.81.",
+        "Updated July 8, 2026: the table is complete.",
+        "Erratum: one more contributor.",
+        "Note: this post was updated on July 8 to remove a paragraph.",
+        "Editor's note: an earlier version of this post listed the wrong version.",
+    ],
+)
+def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
+    assert is_edit_note(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: whereas for field-less enums it is possible to inspect a discriminant via as casting.",
+        "Note: the default was changed in 1.66.",
+        "Note that the post was updated.",
+        "Update the toolchain: run rustup update stable.",
+        "Updated dependencies: serde 1.0.",
+        "Updates: many.",
+        "Editor's note: this is a guest post by Jane.",
+    ],
+)
+def test_content_that_begins_like_an_edit_note_is_content(text: str) -> None:
+    assert not is_edit_note(text)
+
+
+def test_a_note_that_is_content_is_not_put_first_as_the_authors() -> None:
+    a = "# Enums\n\nFirst paragraph.\n\nLast paragraph.\n"
+    b = "# Enums\n\nFirst paragraph here.\n\nLast paragraph.\n\nNote: enums with fields have no cast.\n"
+    assert summarize(diff(a, b), V)[1:] == [
+        '• Enums: added "here"',
+        '• added at the end: "Note: enums with fields have no cast."',
+    ]
+
+
+def test_removed_blocks_are_listed_where_they_stood() -> None:
+    # a rewritten paragraph, then two paragraphs removed after it: the summary and every output list them in
+    # document order, not the removals before the rewrite that preceded them
+    a = "# S\n\nKept.\n\nOne two three four five.\n\nGone first.\n\nGone second.\n\nEnd.\n"
+    b = "# S\n\nKept.\n\nOne two three four six.\n\nEnd.\n\nNew last.\n"
+    d = diff(a, b)
+    assert [(c.kind, c.before or c.after) for c in d.changes] == [
+        ("modified", "One two three four five."),
+        ("removed", "Gone first."),
+        ("removed", "Gone second."),
+        ("added", "New last."),
+    ]
+    assert summarize(d, V)[1:] == [
+        '• S: "One two three four five."',
+        '  → "One two three four six."',
+        '• S: removed "Gone first."',
+        '• S: removed "Gone second."',
+        '• added at the end: "New last."',
+    ]
 
 
 BLOCK = st.sampled_from(

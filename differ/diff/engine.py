@@ -357,13 +357,12 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         modified = sorted(modified + extra)
         still_removed = [x for x in still_removed if x not in paired_a]
         still_added = [y for y in still_added if y not in paired_b]
-    last_b = len(b) - 1
     trailing = set()
-    for y in range(last_b, -1, -1):
-        if y in set(still_added):
-            trailing.add(y)
-        else:
+    pending = set(still_added)
+    for y in range(len(b) - 1, -1, -1):
+        if y not in pending:
             break
+        trailing.add(y)
     for x, y in moved:
         changes.append(
             Change(
@@ -459,21 +458,23 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
             )
         )
     changes = _group_moves(_splits_and_joins(changes))
+    kept = sorted(equal + modified)
     changes.sort(
         key=lambda c: (
-            c.b_index if c.b_index is not None else _anchor(c.a_index, equal),
+            c.b_index if c.b_index is not None else _anchor(c.a_index, kept),
             0 if c.kind == "removed" else 1,
         )
     )
     return Diff(changes, [], equal, a, b)
 
 
-def _anchor(x: int | None, equal: list[tuple[int, int]]) -> float:
-    """Where a removed block would stand in the new version: just after its last equal predecessor."""
+def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:
+    """Where a removed block would stand in the new version: just after the block that stood before it and is
+    still there, unchanged or rewritten (so a paragraph removed after a rewritten one is listed after it)."""
     if x is None:
         return 0
-    before = bisect_left(equal, (x,))  # equal is sorted: the pairs before this one have ea < x
-    return equal[before - 1][1] + 0.5 if before else -0.5
+    before = bisect_left(kept, (x,))  # kept is sorted: the pairs before this one have ea < x
+    return kept[before - 1][1] + 0.5 if before else -0.5
 
 
 def _moved_detail(old: Block, new: Block) -> str:

@@ -7,8 +7,25 @@ from dataclasses import dataclass
 
 from differ.diff.engine import Change, Diff
 
+# "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:"; what
+# stands between the word and the colon must look like a date, a number or an aside, so that "Update the
+# toolchain:" or "Edits in place:" stay content.
 EDIT_NOTE = re.compile(
-    r"^\W{0,3}(updated?|update \d|edit(ed)?|correction|corrected|erratum|errata|note)\b[^:]{0,40}:",
+    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a))\b([^:\n]{0,40}):",
+    re.IGNORECASE,
+)
+_AS_OF = re.compile(
+    r"^\W*$|\d|[(\[]|\bto (?:add|clarify|correct|note)\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\W|$)",
+    re.IGNORECASE,
+)
+# "Note:" and "Editor's note:" begin many a paragraph of content ("Note: whereas for field-less enums…"); they
+# are an edit note only when what follows says that the post itself was changed.
+NOTE = re.compile(r"^\W{0,3}(?:editor'?s |ed\. )?note\b[^:\n]{0,40}:(.*)", re.IGNORECASE | re.DOTALL)
+_ABOUT_THE_EDIT = re.compile(
+    r"\b(?:this|the) (?:post|article|announcement|blog post|page|release notes?)\b[^.]{0,40}"
+    r"\b(?:was|were|has been|have been|is now)\s+(?:\w+ )?(?:updated|edited|corrected|changed|revised|amended)\b|"
+    r"\b(?:an|the) (?:earlier|previous|original) version of\b|\boriginally (?:said|stated|read|listed)\b",
     re.IGNORECASE,
 )
 MAX_LINES = 8
@@ -32,7 +49,13 @@ class Versions:
 
 
 def is_edit_note(text: str | None) -> bool:
-    return bool(text and EDIT_NOTE.match(text.strip()))
+    """Whether a block is the author's own note on an edit of the post (shown first, as its explanation)."""
+    text = (text or "").strip()
+    head = EDIT_NOTE.match(text)
+    if head:
+        return bool(_AS_OF.search(head.group(1)))
+    note = NOTE.match(text)
+    return bool(note and _ABOUT_THE_EDIT.search(note.group(1)[:300]))
 
 
 def quote(text: str | None, limit: int = QUOTE_MAX) -> str:
@@ -102,12 +125,13 @@ def describe(change: Change) -> list[str]:
 
 
 def order(changes: list[Change]) -> list[Change]:
-    """Most important first: the author's edit note, then content changes in document order, then the rest."""
+    """Most important first: the author's edit note, then content changes, then the rest; each group in the
+    diff's own order, which is document order (a removed block stands where it was)."""
     rank = {"modified": 1, "removed": 1, "added": 1, "moved": 2, "link": 3, "invisible": 4}
 
-    def key(c: Change) -> tuple[int, int]:
+    def key(c: Change) -> int:
         note = c.kind in ("added", "modified") and is_edit_note(c.after)
-        return (0 if note else rank.get(c.kind, 5), c.b_index if c.b_index is not None else (c.a_index or 0))
+        return 0 if note else rank.get(c.kind, 5)
 
     return sorted(changes, key=key)
 

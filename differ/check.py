@@ -39,6 +39,8 @@ class CheckResult:
     version: int | None = None
     previous: int | None = None
     changes: int = 0
+    metadata: int = 0  # metadata fields changed, apart from the body's changes
+    warnings: list[str] = field(default_factory=list)  # how reading the page fell short (front matter, bytes)
     summary: list[str] = field(default_factory=list)
     event: dict[str, Any] | None = None
 
@@ -48,10 +50,14 @@ class CheckResult:
 
     def line(self) -> str:
         if self.outcome == "new":
+            warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""
             if self.previous is None:
-                return f"{self.source}: new version {self.version} (first snapshot)"
-            noun = "change" if self.changes == 1 else "changes"
-            return f"{self.source}: new version {self.version} ({self.changes} {noun})"
+                return f"{self.source}: new version {self.version} (first snapshot{warned})"
+            said = [f"{self.changes} change{'' if self.changes == 1 else 's'}"]
+            if self.metadata:
+                fields = f"{self.metadata} metadata field{'' if self.metadata == 1 else 's'}"
+                said = [*said, fields] if self.changes else [fields]
+            return f"{self.source}: new version {self.version} ({', '.join(said)}{warned})"
         if self.detail:
             return (
                 f"{self.source}: {self.outcome}: {self.detail}"
@@ -283,6 +289,8 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         version=version.number,
         previous=latest.number if latest else None,
         changes=changes,
+        metadata=len(d.metadata) if d is not None else 0,
+        warnings=list(normalized.warnings),
         summary=summary,
     )
     if latest is not None and d is not None:

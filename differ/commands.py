@@ -365,9 +365,11 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
         + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")
         + (f"read from {result.root}, " if result.root else "")
-        + f"metadata {result.metadata} -->",
+        + f"metadata {json.dumps(result.metadata, ensure_ascii=False)} -->",
         file=app.err,
     )
+    for warning in result.warnings:
+        print(f"<!-- warning: {warning} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
 

@@ -218,7 +218,7 @@ def test_demo_replays_the_edit() -> None:
     assert main(["demo"], out=out) == ExitCode.OK
     text = out.getvalue()
     assert "pytorch-2-13/canonical: unchanged (page noise only)" in text
-    assert "pytorch-2-13/canonical: new version 2 (3 changes)" in text
+    assert "pytorch-2-13/canonical: new version 2 (3 changes, 1 metadata field)" in text
     assert "author's note (added at the end): \"Updated (7/8): Removed two instances of prototype" in text
     assert "wpnews: version 1 matches canonical version 1 — stale (matches version 1)" in text
     assert "pytorch-kr: version 1 matches canonical version 2 — up to date" in text
@@ -325,9 +325,47 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
     assert out.getvalue() == "# Post\n\nFirst words.\n"
     assert err.getvalue() == (
         f"<!-- doc/canonical: HTTP 200, {len(page.encode())} bytes, 3 words, read from <article>, "
-        "metadata {'title': 'Post'} -->\n"
+        'metadata {"title": "Post"} -->\n'
     )
     assert not (tmp_path / "snapshots" / "sources").exists()  # a dry run stores nothing
+
+
+def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: Server) -> None:
+    config = write_config(tmp_path, server)
+    config.write_text(
+        config.read_text().replace('id = "canonical"\n', 'id = "canonical"\nkind = "markdown"\n')
+    )
+    post = (
+        "---\ntitle: Announcing 1.0\ndate: 2026-07-08\nlayout: post\n---\n\nWe are happy to announce 1.0.\n"
+    )
+    server.page("/post", post, "text/markdown; charset=utf-8")
+    assert run("--config", str(config), "check", "doc/canonical") == (
+        ExitCode.OK,
+        "doc/canonical: new version 1 (first snapshot)\n",
+        "",
+    )
+    server.page("/post", post.replace("layout: post", "layout: release"), "text/markdown; charset=utf-8")
+    assert (
+        run("--config", str(config), "check", "doc/canonical")[1]
+        == "doc/canonical: unchanged (page noise only)\n"
+    )
+    server.page("/post", post.replace("Announcing 1.0", "Announcing 1.0.0"), "text/markdown; charset=utf-8")
+    assert run("--config", str(config), "check", "doc/canonical")[1] == (
+        "doc/canonical: new version 2 (1 metadata field)\n"
+    )
+    code, out, _ = run("--config", str(config), "diff", "doc/canonical", "--no-color")
+    assert out.splitlines()[:2] == [
+        "Doc (canonical), version 1 → 2: 0 changes (and 1 metadata field).",
+        '• metadata › title: "Announcing 1.0" → "Announcing 1.0.0"',
+    ]
+    server.page("/post", "---\ntitle: [unclosed\n---\nBody.\n", "text/markdown; charset=utf-8")
+    code, out, err = run("--config", str(config), "fetch", "doc/canonical")
+    assert (code, out) == (ExitCode.OK, "***\n\n## title: \\[unclosed\n\nBody.\n")
+    warning = "front matter is not valid YAML (line 3: did not find expected ',' or ']'), read as body"
+    assert err.splitlines()[1:] == [f"<!-- warning: {warning} -->"]
+    assert run("--config", str(config), "check", "doc/canonical")[1] == (
+        f"doc/canonical: new version 3 (3 changes, 2 metadata fields; warning: {warning})\n"
+    )
 
 
 def test_two_checks_ask_for_robots_txt_once(tmp_path: Path, server: Server) -> None:
@@ -654,6 +692,22 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     code, out, _ = run("compare", canonical, str(copy), "--audit", *page, "--format", "markdown")
     head = md_text(f"{copy} against {canonical}: coverage 100.0%; 0 findings", inline=True)
     assert (code, out) == (ExitCode.OK, f"**{head}**\n\n")
+
+
+def test_a_site_built_from_markdown_with_front_matter_is_a_faithful_copy(tmp_path: Path) -> None:
+    """The post's source in its repository (front matter and all) against the page the site built from it:
+    the front matter is metadata, not a passage the page is missing."""
+    from bench.corpus_eval import body, page
+    from tests.helpers import DATA
+
+    source = DATA / "corpus" / "rust-lang__blog.rust-lang.org__Rust-1.72.0" / "rev-03.md"
+    built = tmp_path / "post.html"
+    built.write_text(page(body(source.read_text())))
+    assert run("compare", str(source), str(built), "--audit") == (
+        ExitCode.OK,
+        f"{built} against {source}: coverage 100.0%; 0 findings\n",
+        "",
+    )
 
 
 def test_audit_exit_code_for_ci(tmp_path: Path, server: Server) -> None:

@@ -103,13 +103,29 @@ def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_h
     ]
     assert summarize(d, V)[1:] == [
         '• metadata › author.name: "A" → "B"',
-        '• metadata › draft: removed "True"',
-        """• metadata › it's: added "2\"""",
+        "• metadata › draft: removed true",
+        "• metadata › it's: added 2",
         '• metadata › tags[1]: "y" → "z"',
         '• metadata › tags[2]: added "w"',
     ]
     page = render(d, V, "html")
     assert "<td>None</td>" not in page and "<td></td><td>w</td>" in page
+
+
+def test_metadata_is_compared_field_by_field_even_when_most_fields_changed() -> None:
+    # front matter of a post whose site renamed `author` to `authors` and dropped `date` in one go
+    a_meta = {"date": "2021-06-17", "title": "Announcing Rust 1.53.0", "author": "The Rust Release Team"}
+    b_meta = {"title": "Announcing Rust 1.53.0", "authors": ["The Rust Release Team"]}
+    assert [m["field"] for m in diff("Same.\n", "Same.\n", a_meta=a_meta, b_meta=b_meta).metadata] == [
+        "author",
+        "authors",
+        "date",
+    ]
+    assert summarize(diff("Same.\n", "Same.\n", a_meta=a_meta, b_meta=b_meta), V)[1:] == [
+        '• metadata › author: removed "The Rust Release Team"',
+        '• metadata › authors: added ["The Rust Release Team"]',
+        '• metadata › date: removed "2021-06-17"',
+    ]
 
 
 def test_small_edits() -> None:

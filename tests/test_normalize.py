@@ -240,6 +240,121 @@ def test_text_kind_keeps_lines_literal() -> None:
     assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"
 
 
+# -- front matter ----------------------------------------------------------------------------------------------
+CORPUS = DATA / "corpus"
+
+
+def test_yaml_and_toml_front_matter_are_metadata_not_body() -> None:
+    # the Rust blog moved its posts from YAML to TOML front matter (rev-06 → rev-07): same post, same body
+    post = CORPUS / "rust-lang__blog.rust-lang.org__Rust-1.53.0"
+    yaml_md = norm((post / "rev-06.md").read_bytes(), source("markdown"), "text/markdown")
+    toml_md = norm((post / "rev-07.md").read_bytes(), source("markdown"), "text/markdown")
+    assert yaml_md.metadata == {"title": "Announcing Rust 1.53.0", "author": "The Rust Release Team"}
+    assert toml_md.metadata == {"title": "Announcing Rust 1.53.0", "author": "The Rust Release Team"}
+    assert yaml_md.markdown == toml_md.markdown
+    assert yaml_md.markdown.startswith("The Rust team is happy to announce")
+    every = norm((post / "rev-09.md").read_bytes(), source("markdown", metadata=("*",)), "text/markdown")
+    assert every.metadata == {
+        "path": "2021/06/17/Rust-1.53.0",
+        "title": "Announcing Rust 1.53.0",
+        "authors": ["The Rust Release Team"],
+        "aliases": ["2021/06/17/Rust-1.53.0.html"],
+        "extra": {"release": True},
+    }
+    none = norm((post / "rev-09.md").read_bytes(), source("markdown", metadata=()), "text/markdown")
+    assert none.metadata == {} and none.markdown == every.markdown
+
+
+def test_a_revision_that_changed_only_front_matter_reads_the_same_body() -> None:
+    # every pair of the corpus whose Markdown after the front matter is unchanged (front-matter-only edits,
+    # and site-wide ones such as the Rust blog's move from YAML to TOML) gives one body through the kind
+    same = 0
+    for post in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        revs = json.loads((post / "meta.json").read_text())["revisions"]
+        for prev, cur in zip(revs, revs[1:], strict=False):
+            a, b = ((post / r["file"]).read_text() for r in (prev, cur))
+            if re.sub(r"\A(---|\+\+\+)\n.*?\n\1\n", "", a, flags=re.S) != re.sub(
+                r"\A(---|\+\+\+)\n.*?\n\1\n", "", b, flags=re.S
+            ):
+                continue
+            same += 1
+            kind = source("markdown")
+            assert norm(a, kind, "text/markdown").markdown == norm(b, kind, "text/markdown").markdown, (
+                post.name,
+                cur["file"],
+            )
+    assert same >= 10
+
+
+def test_dates_in_front_matter_are_iso_strings() -> None:
+    doc = "---\ntitle: T\ndate: 2026-07-08 17:45:00\nupdated: 2026-07-09\n---\nBody\n"
+    result = norm(doc, source("markdown"), "text/markdown")
+    assert result.metadata == {"title": "T", "date": "2026-07-08T17:45:00", "updated": "2026-07-09"}
+    assert result.markdown == "Body\n"
+
+
+@pytest.mark.parametrize(
+    ("doc", "warning"),
+    [
+        ("---\nSome text\n---\n\nBody\n", ""),  # a thematic break and a setext heading
+        ("---\ntitle: x\n\nBody without a closing line\n", ""),
+        (
+            "---\ntitle: [unclosed\n---\nBody\n",
+            "front matter is not valid YAML (line 3: did not find expected ',' or ']'), read as body",
+        ),
+        (
+            "+++\ntitle = \n+++\nBody\n",
+            "front matter is not valid TOML (Invalid value (at line 2, column 9)), read as body",
+        ),
+    ],
+)
+def test_what_is_not_front_matter_stays_body(doc: str, warning: str) -> None:
+    from differ.normalize import frontmatter
+
+    front = frontmatter.split(doc)
+    assert (front.body, front.fields, front.warning) == (doc, {}, warning)
+
+
+def test_front_matter_aliases_cannot_blow_up() -> None:
+    from differ.normalize import frontmatter
+
+    rows = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for name, prev in zip("bcdefgh", "abcdefg", strict=True):
+        rows.append(f"{name}: &{name} [{', '.join([f'*{prev}'] * 9)}]")
+    start = time.perf_counter()
+    front = frontmatter.split("---\n" + "\n".join(rows) + "\ntitle: *h\n---\nBody\n")
+    assert time.perf_counter() - start < 2  # 9**8 values if walked in full
+    assert (front.body, front.fields) == ("Body\n", {})
+    assert front.warning == "front matter not kept: more than 10,000 values (aliases repeating one part?)"
+
+
+FIELD = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=30)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True),
+        FIELD | st.integers(-(2**63), 2**63 - 1) | st.booleans(),
+    ),
+    st.sampled_from(["---", "+++"]),
+)
+def test_front_matter_reads_back_what_was_written(fields: dict[str, object], fence: str) -> None:
+    import tomllib
+
+    import yaml
+
+    from differ.normalize import frontmatter
+
+    if fence == "---":
+        block = yaml.safe_dump(fields, allow_unicode=True) if fields else ""
+    else:
+        block = "".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in fields.items())
+        assert tomllib.loads(block) == fields
+    front = frontmatter.split(f"{fence}\n{block}{fence}\n\nThe body.\n", ["*"])
+    assert (front.body, front.fields, front.warning) == ("The body.\n", fields, "")
+
+
 # -- languages -----------------------------------------------------------------------------------------------
 def test_language_rules() -> None:
     assert block_script("FlexAttention이 Apple Silicon(MPS)에 도입되어 빨라졌습니다") == "Hangul"

@@ -622,7 +622,8 @@ def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
     from deepdiff import DeepDiff
     from deepdiff.helper import NotPresent
 
-    result = DeepDiff(a or {}, b or {}, ignore_order=False, view="tree")
+    # threshold_to_diff_deeper=0: field by field even when most fields changed (else deepdiff reports the root)
+    result = DeepDiff(a or {}, b or {}, ignore_order=False, view="tree", threshold_to_diff_deeper=0)
     changes: list[dict[str, Any]] = []
     for levels in result.values():
         for level in levels:

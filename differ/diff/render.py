@@ -12,7 +12,7 @@ from typing import Any
 from differ.diff.blocks import md_text as md_escape
 from differ.diff.blocks import word_spans
 from differ.diff.engine import Change, Diff, word_opcodes
-from differ.diff.summary import Versions, summarize, where
+from differ.diff.summary import Versions, meta_value, summarize, where
 
 SCHEMA = "differ.diff/1"
 FORMATS = ("text", "markdown", "json", "html")
@@ -197,10 +197,6 @@ def _html_mark(side: str, text: str) -> str:
     return html.escape(text)
 
 
-def _shown(value: object) -> str:
-    return "" if value is None else str(value)
-
-
 def to_html(d: Diff, v: Versions) -> str:
     """A standalone side-by-side page; every piece of page text is escaped, nothing from the page runs."""
     e = html.escape
@@ -220,7 +216,7 @@ def to_html(d: Diff, v: Versions) -> str:
         )
     meta = "".join(
         f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"
-        f"<td>{e(_shown(m['before']))}</td><td>{e(_shown(m['after']))}</td></tr>"
+        f"<td>{e(meta_value(m['before']))}</td><td>{e(meta_value(m['after']))}</td></tr>"
         for m in d.metadata
     )
     summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])

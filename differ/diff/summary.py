@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -145,12 +146,25 @@ def headline(versions: Versions, count: int, metadata: int = 0) -> str:
     return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {count} {noun}{meta}."
 
 
+def meta_value(value: object) -> str:
+    """A metadata value as people read it: text as it is, anything else as JSON (`true`, `["A", "B"]`)."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def _meta_change(before: object, after: object) -> str:
+    def shown(value: object) -> str:
+        text = meta_value(value)
+        if isinstance(value, str):
+            return quote(text, 60)
+        return text if len(text) <= 60 else text[:59] + "…"
+
     if before is None:
-        return f"added {quote(str(after), 60)}"
+        return f"added {shown(after)}"
     if after is None:
-        return f"removed {quote(str(before), 60)}"
-    return f"{quote(str(before), 60)} → {quote(str(after), 60)}"
+        return f"removed {shown(before)}"
+    return f"{shown(before)} → {shown(after)}"
 
 
 def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[str]:

@@ -16,6 +16,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from differ import options as opt
 from differ.errors import NoContentError, NormalizeError
 from differ.fetch.charset import decode
+from differ.normalize import frontmatter
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -216,14 +217,24 @@ class HtmlKind(SourceKind):
 
 @source_kind("markdown")
 class MarkdownKind(SourceKind):
-    """A Markdown document, taken as it is."""
+    """A Markdown document; YAML or TOML front matter is metadata, compared apart from the body."""
 
     accept = "text/markdown,text/plain;q=0.9,*/*;q=0.5"
+    options: ClassVar[dict[str, Option]] = {
+        "metadata": Option(
+            opt.string_list,
+            frontmatter.DEFAULT_KEYS,
+            'front matter fields to keep and compare ("*": all)',
+        ),
+    }
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         text, encoding, warnings = _text(body)
-        return Extracted(text, {}, encoding, warnings)
+        front = frontmatter.split(text, source.option("metadata"))
+        if front.warning:
+            warnings.append(front.warning)
+        return Extracted(front.body, front.fields, encoding, warnings)
 
 
 @source_kind("text")

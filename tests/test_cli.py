@@ -355,7 +355,7 @@ def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: S
     )
     code, out, _ = run("--config", str(config), "diff", "doc/canonical", "--no-color")
     assert out.splitlines()[:2] == [
-        "Doc (canonical), version 1 → 2: 0 changes (and 1 metadata field).",
+        "Doc (canonical), version 1 → 2: 1 metadata field changed, the text did not.",
         '• metadata › title: "Announcing 1.0" → "Announcing 1.0.0"',
     ]
     server.page("/post", "---\ntitle: [unclosed\n---\nBody.\n", "text/markdown; charset=utf-8")

@@ -138,12 +138,15 @@ def order(changes: list[Change]) -> list[Change]:
 
 
 def headline(versions: Versions, count: int, metadata: int = 0) -> str:
-    noun = "change" if count == 1 else "changes"
-    meta = f" (and {metadata} metadata field{'s' if metadata != 1 else ''})" if metadata else ""
+    fields = f"{metadata} metadata field{'s' if metadata != 1 else ''}"
+    if count == 0 and metadata:
+        said = f"{fields} changed, the text did not"
+    else:
+        said = f"{count} change{'' if count == 1 else 's'}" + (f" (and {fields})" if metadata else "")
     if versions.a_name:
-        return f"{versions.a_name} → {versions.b_name}: {count} {noun}{meta}."
+        return f"{versions.a_name} → {versions.b_name}: {said}."
     span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
-    return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {count} {noun}{meta}."
+    return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {said}."
 
 
 def meta_value(value: object) -> str:

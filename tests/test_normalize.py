@@ -287,9 +287,9 @@ def test_a_revision_that_changed_only_front_matter_reads_the_same_body() -> None
 
 
 def test_dates_in_front_matter_are_iso_strings() -> None:
-    doc = "---\ntitle: T\ndate: 2026-07-08 17:45:00\nupdated: 2026-07-09\n---\nBody\n"
+    doc = "---\ntitle: .nan\ndate: 2026-07-08 17:45:00\nupdated: 2026-07-09\n---\nBody\n"
     result = norm(doc, source("markdown"), "text/markdown")
-    assert result.metadata == {"title": "T", "date": "2026-07-08T17:45:00", "updated": "2026-07-09"}
+    assert result.metadata == {"title": "nan", "date": "2026-07-08T17:45:00", "updated": "2026-07-09"}
     assert result.markdown == "Body\n"
 
 

@@ -4,6 +4,7 @@ Hugo, Zola, Astro) read the title, date and author from. It is metadata, compare
 from __future__ import annotations
 
 import datetime
+import math
 import re
 import tomllib
 from collections.abc import Iterable
@@ -84,10 +85,12 @@ def _load(block: str, fence: str) -> Any:
 
 
 def _plain(value: Any, budget: list[int]) -> Any:
-    """The value as JSON holds it: dates and times in ISO 8601, other scalars as strings."""
+    """The value as JSON holds it: dates and times in ISO 8601, other scalars (binary, NaN) as strings."""
     budget[0] -= 1
     if budget[0] < 0:
         raise ValueError(f"more than {MAX_NODES:,} values (aliases repeating one part?)")
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # .nan and .inf are not JSON, and NaN never equals itself
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, datetime.date | datetime.time):

@@ -39,7 +39,8 @@ def size_text(n: int) -> str:
 
 
 def describe(v: Version) -> str:
-    """One line for a version: "first snapshot", or its number of changes and the first of them."""
+    """One line for a version: "first snapshot", or its number of changes and the first of them (the first
+    metadata field, when only metadata changed)."""
     summary = v.record.get("summary") or []
     if v.number == 1 or not summary:
         return "first snapshot" if v.number == 1 else "changed"
@@ -47,7 +48,8 @@ def describe(v: Version) -> str:
     first = summary[1][2:] if len(summary) > 1 else ""
     if len(summary) > 2 and summary[2].startswith("  →"):  # a modified block: what it became
         first += " " + summary[2].strip()
-    text = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+    counted = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+    text = first if n == 0 and first else counted  # only metadata changed: say which field
     return text if len(text) <= 110 else text[:109] + "…"
 
 

@@ -358,6 +358,11 @@ def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: S
         "Doc (canonical), version 1 → 2: 1 metadata field changed, the text did not.",
         '• metadata › title: "Announcing 1.0" → "Announcing 1.0.0"',
     ]
+    assert (
+        run("--config", str(config), "history", "doc/canonical")[1]
+        .splitlines()[-1]
+        .endswith('  metadata › title: "Announcing 1.0" → "Announcing 1.0.0"')
+    )
     server.page("/post", "---\ntitle: [unclosed\n---\nBody.\n", "text/markdown; charset=utf-8")
     code, out, err = run("--config", str(config), "fetch", "doc/canonical")
     assert (code, out) == (ExitCode.OK, "***\n\n## title: \\[unclosed\n\nBody.\n")

@@ -220,6 +220,33 @@ def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server
     assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"
 
 
+def test_front_matter_read_as_metadata_after_an_upgrade_is_no_change(tmp_path: Path, server: Server) -> None:
+    # normalizer 3 read a Markdown source's front matter as body (a rule, then a heading of its lines)
+    post = "---\ntitle: Announcing 1.0\nlayout: post\n---\n\nWe are happy to announce 1.0.\n"
+    server.page("/post.md", post, "text/markdown; charset=utf-8")
+    app = make_app(one_doc(tmp_path, server.url("/post.md"), kind="markdown", extra="robots = false"))
+    src = app.config.sources()[0]
+    app.store.commit(
+        src.key,
+        raw=post.encode(),
+        markdown="***\n\n## title: Announcing 1.0 layout: post\n\nWe are happy to announce 1.0.\n",
+        record={
+            "fetched_at": "2026-07-08T17:45:00Z",
+            "normalizer": 3,
+            "final_url": server.url("/post.md"),
+            "headers": {"content-type": "text/markdown; charset=utf-8"},
+            "content_sha256": "made by normalizer 3",
+            "metadata": {},
+            "words": 11,
+        },
+    )
+    assert check_source(app, src).line() == "doc/canonical: unchanged (page noise only)"
+    server.page(
+        "/post.md", post.replace("Announcing 1.0", "Announcing 1.0.0"), "text/markdown; charset=utf-8"
+    )
+    assert check_source(app, src).line() == "doc/canonical: new version 2 (1 metadata field)"
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="*_ a.\u00a0\t\\", max_size=12))
 def test_marker_escapes_are_mdformats(text: str) -> None:

@@ -16,7 +16,7 @@ from differ.errors import NormalizeError
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 
 #: Bumped whenever the canonical form of some input changes; stored with every version.
-NORMALIZER_VERSION = 3
+NORMALIZER_VERSION = 4  # 4: front matter of Markdown sources is metadata
 
 # The readers (BeautifulSoup, lxml, markdown-it, mdformat) load on first use, so that a check that finds
 # nothing new, and every command that reads no page, starts without them.

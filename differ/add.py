@@ -58,9 +58,9 @@ def add_source(
             raise UsageError(f"{url} is already watched, as {s.key}")
     table: dict[str, Any] = {"url": url}
     if kind is None:
-        from differ.compare import SUFFIX_KINDS
+        from differ.compare import SUFFIX_KINDS, url_kind
 
-        kind = SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
+        kind = url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
     if kind != "html":
         table["kind"] = kind
     table.update(settings or {})

@@ -103,7 +103,7 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     same = state.get("url") == url
     return Request(
         url=url,
-        headers={"Accept": kind.accept, **source.headers},
+        headers={"Accept": kind.accept, **kind.headers, **source.headers},
         etag=state.get("etag") if same else None,
         last_modified=state.get("last_modified") if same else None,
         robots=source.robots,

@@ -9,6 +9,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from differ.app import App
 from differ.audit import AuditReport, MirrorAudit, audit_pair, translation_findings
@@ -17,7 +18,7 @@ from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.errors import NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import media_type
+from differ.normalize.kinds import GitHubKind, media_type
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -113,9 +114,18 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 
+def url_kind(url: str) -> str | None:
+    """The kind a URL names on its own: a release page on github.com is read through GitHub's API."""
+    parts = urlsplit(url)
+    if parts.hostname in ("github.com", "www.github.com") and GitHubKind.PAGE.match(parts.path):
+        return "github"
+    return None
+
+
 def _fetch(
     app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
 ) -> tuple[SourceConfig, Body]:
+    kind = kind or url_kind(spec)
     source = _source(settings, label, spec, kind or "html")
     response = app.fetcher.fetch(build_request(source, {}))
     if kind is None:

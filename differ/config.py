@@ -99,7 +99,7 @@ class ServiceConfig:
     anomaly_confirm: float = 600.0
     tracking_params: tuple[str, ...] = ("utm_*", "fbclid", "gclid", "ref")
     base_url: str = ""
-    proxy: str = ""
+    proxy: str = field(default="", repr=False)  # may carry a password: never printed
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class SourceConfig:
     kind: str = "html"
     role: str = "canonical"
     interval: float | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry a token: never printed
     robots: bool = True
     allow_private: bool | tuple[opt.Network, ...] = False
     languages: tuple[str, ...] | None = None

@@ -70,6 +70,13 @@ def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
     assert [s.key for s in load_config(config).sources()] == ["pytorch-2-13-release-blog/canonical"]
 
 
+def test_a_github_release_page_is_added_as_a_github_source(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    url = "https://github.com/pytorch/pytorch/releases/tag/v2.13.0"
+    assert run("--config", str(config), "add", url)[0] == ExitCode.OK
+    assert config.read_text().endswith(f'[documents.canonical]\nurl = "{url}"\nkind = "github"\n')
+
+
 def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path: Path) -> None:
     """The file's comments, layout and other tables stay as they were; the secrets that notifiers take from
     the environment are not needed to add a page."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,112 @@ def test_ignored_text_never_makes_a_version(tmp_path: Path, server: Server) -> N
     assert app.store.markdown(latest) == "# Post\n\nRelease notes for version 1.81.\n\n- Fixes.\n"
     assert b"Views: 1377" in app.store.get_blob(latest.raw_sha256)
     assert latest.record["ignored"] == 2
+
+
+# -- GitHub releases ---------------------------------------------------------------------------------------------
+def release(body: str, name: str = "PyTorch 2.13.0 Release") -> str:
+    """A release object as GitHub's REST API returns it (fields differ does not read included)."""
+    return json.dumps(
+        {
+            "url": "https://api.github.com/repos/pytorch/pytorch/releases/1",
+            "html_url": "https://github.com/pytorch/pytorch/releases/tag/v2.13.0",
+            "id": 1,
+            "tag_name": "v2.13.0",
+            "target_commitish": "main",
+            "name": name,
+            "body": body,
+            "draft": False,
+            "prerelease": False,
+            "created_at": "2026-07-08T16:00:00Z",
+            "published_at": "2026-07-08T17:00:00Z",
+            "author": {"login": "pytorchbot"},
+            "assets": [],
+        }
+    )
+
+
+def test_a_github_release_is_read_through_the_api(tmp_path: Path, server: Server) -> None:
+    notes = "## Highlights\r\n\r\n* [Prototype] CuTeDSL backend\r\n* Python 3.15 support\r\n"
+    server.page("/api/repos/pytorch/pytorch/releases/tags/v2.13.0", release(notes), "application/json")
+    config = one_doc(
+        tmp_path,
+        "https://github.com/pytorch/pytorch/releases/tag/v2.13.0",
+        kind="github",
+        extra=f'robots = false\napi = "{server.url("/api")}"\nheaders = {{ Authorization = "Bearer ${{TOKEN}}" }}',
+        env={"TOKEN": "t0ken"},
+    )
+    app = make_app(config)
+    src = config.sources()[0]
+    assert check_source(app, src).line() == "doc/canonical: new version 1 (first snapshot)"
+    latest = app.store.latest(src.key)
+    assert latest is not None
+    assert app.store.markdown(latest, latest.record["normalizer"]) == (
+        "## Highlights\n\n- [Prototype] CuTeDSL backend\n- Python 3.15 support\n"
+    )
+    assert latest.metadata == {
+        "name": "PyTorch 2.13.0 Release",
+        "tag_name": "v2.13.0",
+        "prerelease": False,
+        "published_at": "2026-07-08T17:00:00Z",
+    }
+    hit = server.requests_to("/api/repos/pytorch/pytorch/releases/tags/v2.13.0")[0]
+    headers = {k.lower(): v for k, v in hit.headers.items()}
+    assert headers["accept"] == "application/vnd.github+json"
+    assert headers["x-github-api-version"] == "2022-11-28"
+    assert headers["authorization"] == "Bearer t0ken"
+    server.page(
+        "/api/repos/pytorch/pytorch/releases/tags/v2.13.0",
+        release(notes.replace("[Prototype] ", "")),
+        "application/json",
+    )
+    result = check_source(app, src)
+    assert (result.line(), result.summary[1]) == (
+        "doc/canonical: new version 2 (1 change)",
+        '• Highlights › CuTeDSL backend: removed "[Prototype]"',
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "api"),
+    [
+        (
+            "https://github.com/rust-lang/rust/releases/tag/1.81.0",
+            "https://api.github.com/repos/rust-lang/rust/releases/tags/1.81.0",
+        ),
+        ("https://github.com/o/r/releases/latest", "https://api.github.com/repos/o/r/releases/latest"),
+        (
+            "https://ghe.example.org/team/tool/releases/tag/v1/",
+            "https://ghe.example.org/api/v3/repos/team/tool/releases/tags/v1",
+        ),
+    ],
+)
+def test_the_api_url_comes_from_the_release_page(tmp_path: Path, url: str, api: str) -> None:
+    from differ.check import build_request
+
+    config = one_doc(tmp_path, url, kind="github")
+    assert build_request(config.sources()[0], {}).url == api
+
+
+def test_a_github_url_that_is_not_a_release_is_refused(tmp_path: Path) -> None:
+    from differ.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        one_doc(tmp_path, "https://github.com/pytorch/pytorch", kind="github")
+    assert str(info.value) == (
+        "config.toml: documents[0].canonical.url: not a GitHub release page; expected "
+        "https://github.com/OWNER/REPO/releases/tag/TAG or …/releases/latest, found "
+        '"https://github.com/pytorch/pytorch"'
+    )
+
+
+def test_an_answer_that_is_not_a_release_fails_with_what_was_expected(tmp_path: Path, server: Server) -> None:
+    server.page("/api/repos/o/r/releases/latest", '{"message": "Moved"}', "application/json")
+    config = one_doc(
+        tmp_path,
+        "https://github.com/o/r/releases/latest",
+        kind="github",
+        extra=f'robots = false\napi = "{server.url("/api")}"',
+    )
+    assert check_source(make_app(config), config.sources()[0]).line() == (
+        "doc/canonical: failed: expected a GitHub release object (with tag_name) from the API"
+    )

@@ -193,7 +193,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + 'kind = "htm"\n',
-            "config.toml: documents[0].canonical.kind: expected one of discourse, html, json, markdown, text, wordpress, "
+            "config.toml: documents[0].canonical.kind: expected one of discourse, github, html, json, markdown, text, wordpress, "
             'found "htm"',
         ),
         (
@@ -296,6 +296,18 @@ def test_environment_substitution_and_secrets() -> None:
     notifier = config.notifiers[0]
     assert notifier.options["url"] == "https://hooks.slack.com/services/T/B/secret"
     assert "url" in notifier.secrets
+    assert "secret" not in repr(notifier)
+
+
+def test_a_token_in_a_sources_headers_or_the_proxy_is_never_printed() -> None:
+    text = '[service]\nproxy = "http://u:${PASSWORD}@proxy.example.org:3128"\n' + BASE.replace(
+        'id = "canonical"', 'id = "canonical"\nheaders = { Authorization = "Bearer ${TOKEN}" }'
+    )
+    config = parse_config(text, Path("config.toml"), {"TOKEN": "ghp_s3cr3t", "PASSWORD": "hunter2"})
+    source = config.sources()[0]
+    assert source.headers == {"Authorization": "Bearer ghp_s3cr3t"}
+    assert config.service.proxy == "http://u:hunter2@proxy.example.org:3128"
+    assert "ghp_s3cr3t" not in repr(config) and "hunter2" not in repr(config)
 
 
 def test_missing_file_and_bad_encoding(tmp_path: Path) -> None:

@@ -227,6 +227,49 @@ def test_retry_after_beyond_cap_defers_the_source(server: Server, tmp_path: Path
     assert len(server.requests_to("/post")) == 1
 
 
+def test_a_rate_limit_used_up_is_waited_out(server: Server) -> None:
+    """GitHub's answer once the hourly quota is spent: 403 (or 429) with x-ratelimit-remaining 0 and the Unix time
+    it resets at; its secondary limit: 403 with Retry-After. A 403 that says neither is not retried."""
+    clock = Clock()
+    reset = int(clock.now.timestamp()) + 30
+    spent = {"x-ratelimit-limit": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+    answers = iter([Reply(403, headers=spent), Reply(403, headers={"Retry-After": "5"}), Reply(200, b"ok")])
+    server.routes["/a"] = lambda hit: next(answers)
+    f = fetcher(clock, retries=2)
+    assert get(f, server.url("/a")).body == b"ok"  # type: ignore[attr-defined]
+    assert clock.slept == [30.0, 5.0]
+    server.routes["/b"] = Reply(429, headers={"ratelimit-remaining": "0", "ratelimit-reset": "12"})
+    clock.slept.clear()
+    with pytest.raises(FetchError) as info:
+        get(fetcher(clock, retries=0), server.url("/b"))
+    assert (str(info.value), info.value.retry_after) == (
+        "HTTP 429: rate limit used up, resets in 12s (ratelimit-reset)",
+        12.0,
+    )
+    server.routes["/c"] = Reply(403, headers={"x-ratelimit-remaining": "59"})
+    with pytest.raises(FetchError, match=r"^HTTP 403 Forbidden$"):
+        get(f, server.url("/c"))
+    assert len(server.requests_to("/c")) == 1
+
+
+def test_a_rate_limit_that_resets_later_defers_the_source(
+    server: Server, tmp_path: Path, clock: Clock
+) -> None:
+    reset = int(clock.now.timestamp()) + 3600
+    server.routes["/post"] = Reply(
+        403, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+    )
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    result = check_source(app, app.config.sources()[0])
+    assert (
+        result.line()
+        == "doc/canonical: failed: HTTP 403: rate limit used up, resets in 3600s (x-ratelimit-reset)"
+    )
+    again = check_source(app, app.config.sources()[0])
+    assert again.line() == "doc/canonical: deferred: server asked to wait until 2026-07-08T18:45:00Z"
+    assert len(server.requests_to("/post")) == 1
+
+
 def test_parse_retry_after() -> None:
     now = datetime(2026, 7, 8, 12, 0, tzinfo=UTC).timestamp()
     assert parse_retry_after("120", now) == 120

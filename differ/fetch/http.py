@@ -88,6 +88,27 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
+def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
+    """How long a refusal asked us to wait, and how it said so: Retry-After on a 429 or 503 (or on a 403, as
+    GitHub's secondary rate limit sends it), or a rate limit used up on a 403 or 429 (`x-ratelimit-remaining: 0`
+    until `x-ratelimit-reset`, as GitHub, GitLab and others send; the reset is a Unix time or, when small, a
+    number of seconds)."""
+    status = response.status
+    if status in (403, 429, 503):
+        wait = parse_retry_after(response.header("retry-after"), now)
+        if wait is not None:
+            return wait, f"server asked to wait {wait:.0f}s (Retry-After)"
+    if status in (403, 429):
+        for prefix in ("x-ratelimit-", "ratelimit-"):
+            remaining = (response.header(prefix + "remaining") or "").strip()
+            reset = (response.header(prefix + "reset") or "").strip()
+            if remaining == "0" and reset.isdigit():
+                seconds = float(reset)
+                wait = max(0.0, seconds - now) if seconds >= 1e9 else seconds
+                return wait, f"rate limit used up, resets in {wait:.0f}s ({prefix}reset)"
+    return None
+
+
 class HostLimiter:
     """At most N requests in flight per host, and at least `delay` seconds between them."""
 
@@ -197,8 +218,9 @@ class Fetcher:
 
     # -- public -----------------------------------------------------------------------------------------
     def fetch(self, request: Request) -> Response:
-        """GET with retries: backoff on network faults and 5xx, Retry-After on 429/503; none on 4xx, nor on
-        limits of our own (size cap, redirect count, overall deadline), which a retry would only hit again."""
+        """GET with retries: backoff on network faults and 5xx, the wait a server asks for (`asked_to_wait`);
+        none on other 4xx, nor on limits of our own (size cap, redirect count, overall deadline), which a retry
+        would only hit again."""
         attempt = 0
         while True:
             attempt += 1
@@ -214,20 +236,18 @@ class Fetcher:
             response.attempts = attempt
             if response.status < 400 or response.status == 304:
                 return response
-            if response.status in RETRYABLE_STATUS:
-                wait = parse_retry_after(response.header("retry-after"), self.wall())
-                if response.status in (429, 503) and wait is not None:
-                    if wait > self.retry_after_cap or attempt > self.retries:
-                        raise FetchError(
-                            f"HTTP {response.status}: server asked to wait {wait:.0f}s (Retry-After)",
-                            status=response.status,
-                            retry_after=wait,
-                        )
-                    self.limiter.hold(host_key(response.final_url), wait)
-                    continue
-                if attempt <= self.retries:
-                    self.sleep(self._backoff(attempt))
-                    continue
+            asked = asked_to_wait(response, self.wall())
+            if asked is not None:
+                wait, why = asked
+                if wait > self.retry_after_cap or attempt > self.retries:
+                    raise FetchError(
+                        f"HTTP {response.status}: {why}", status=response.status, retry_after=wait
+                    )
+                self.limiter.hold(host_key(response.final_url), wait)
+                continue
+            if response.status in RETRYABLE_STATUS and attempt <= self.retries:
+                self.sleep(self._backoff(attempt))
+                continue
             raise FetchError(f"HTTP {response.status} {_reason(response.status)}", status=response.status)
 
     def allowed_by_robots(self, url: str, allow_private: bool | tuple[Network, ...] = False) -> bool:

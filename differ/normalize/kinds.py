@@ -52,6 +52,7 @@ class SourceKind:
     name: ClassVar[str] = ""
     options: ClassVar[dict[str, Option]] = {}
     accept: ClassVar[str] = "*/*"
+    headers: ClassVar[dict[str, str]] = {}  # sent with every request for the kind (a source's own win)
 
     @classmethod
     def check(cls, source: SourceConfig) -> None:
@@ -419,3 +420,64 @@ class DiscourseKind(SourceKind):
         if isinstance(data.get("title"), str):
             meta["title"] = data["title"]
         return Extracted(raw, meta)
+
+
+@source_kind("github")
+class GitHubKind(SourceKind):
+    """A GitHub release's notes read through the REST API, with its name, tag and dates; the release page URL is
+    enough."""
+
+    accept = "application/vnd.github+json"
+    headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(
+            opt.string,
+            "",
+            "REST API root, when not https://api.github.com (GitHub Enterprise: https://HOST/api/v3)",
+        ),
+        "metadata": Option(
+            opt.string_list,
+            ("name", "tag_name", "prerelease", "published_at"),
+            "fields of the release to keep and compare",
+        ),
+    }
+    PAGE = re.compile(r"^/([^/]+)/([^/]+)/releases/(?:tag/(.+?)|(latest))/?$")
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, str, str] | None:
+        """Owner, repository and `tags/TAG` or `latest`, from a release page URL."""
+        m = cls.PAGE.match(urlsplit(source.url).path)
+        if not m:
+            return None
+        return m.group(1), m.group(2), f"tags/{m.group(3)}" if m.group(3) else "latest"
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.release(source):
+            raise Invalid(
+                "not a GitHub release page; expected https://github.com/OWNER/REPO/releases/tag/TAG "
+                f"or …/releases/latest, found {opt.found(source.url)}",
+                key="url",
+            )
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        owner, repo, which = cls.release(source) or ("", "", "")
+        api = source.option("api") or (
+            "https://api.github.com"
+            if parts.hostname in ("github.com", "www.github.com")
+            else urlunsplit((parts.scheme, parts.netloc, "/api/v3", "", ""))
+        )
+        return f"{api.rstrip('/')}/repos/{owner}/{repo}/releases/{which}"
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = _load_json(body)
+        if not isinstance(data, dict) or "tag_name" not in data:
+            raise NormalizeError("expected a GitHub release object (with tag_name) from the API")
+        notes = data.get("body") or ""
+        if not isinstance(notes, str):
+            raise NormalizeError("GitHub release body is not a string")
+        meta = {name: data.get(name) for name in source.option("metadata") or ()}
+        return Extracted(notes.replace("\r\n", "\n"), meta)

@@ -339,7 +339,7 @@ class _Loader:
             role=role,
             interval=common["interval"],
             headers=common["headers"],
-            robots=common["robots"],
+            robots=common["robots"] if "robots" in table else kind.robots,
             allow_private=common["allow_private"],
             languages=common["languages"],
             ignore=common["ignore"],

@@ -246,7 +246,7 @@ def test_a_github_release_is_read_through_the_api(tmp_path: Path, server: Server
         tmp_path,
         "https://github.com/pytorch/pytorch/releases/tag/v2.13.0",
         kind="github",
-        extra=f'robots = false\napi = "{server.url("/api")}"\nheaders = {{ Authorization = "Bearer ${{TOKEN}}" }}',
+        extra=f'api = "{server.url("/api")}"\nheaders = {{ Authorization = "Bearer ${{TOKEN}}" }}',
         env={"TOKEN": "t0ken"},
     )
     app = make_app(config)
@@ -268,6 +268,7 @@ def test_a_github_release_is_read_through_the_api(tmp_path: Path, server: Server
     assert headers["accept"] == "application/vnd.github+json"
     assert headers["x-github-api-version"] == "2022-11-28"
     assert headers["authorization"] == "Bearer t0ken"
+    assert server.requests_to("/robots.txt") == []  # an API for programs: robots.txt is not asked
     server.page(
         "/api/repos/pytorch/pytorch/releases/tags/v2.13.0",
         release(notes.replace("[Prototype] ", "")),
@@ -299,6 +300,8 @@ def test_the_api_url_comes_from_the_release_page(tmp_path: Path, url: str, api: 
 
     config = one_doc(tmp_path, url, kind="github")
     assert build_request(config.sources()[0], {}).url == api
+    assert not config.sources()[0].robots
+    assert one_doc(tmp_path, url, kind="github", extra="robots = true").sources()[0].robots
 
 
 def test_a_github_url_that_is_not_a_release_is_refused(tmp_path: Path) -> None:

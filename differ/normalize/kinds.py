@@ -53,6 +53,7 @@ class SourceKind:
     options: ClassVar[dict[str, Option]] = {}
     accept: ClassVar[str] = "*/*"
     headers: ClassVar[dict[str, str]] = {}  # sent with every request for the kind (a source's own win)
+    robots: ClassVar[bool] = True  # whether robots.txt is asked, unless the source says
 
     @classmethod
     def check(cls, source: SourceConfig) -> None:
@@ -429,6 +430,9 @@ class GitHubKind(SourceKind):
 
     accept = "application/vnd.github+json"
     headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}
+    # An API for programs, governed by the rate limits GitHub documents (which differ keeps to), not a site for
+    # crawlers: its robots.txt is not asked unless the source says `robots = true`.
+    robots = False
     options: ClassVar[dict[str, Option]] = {
         "api": Option(
             opt.string,

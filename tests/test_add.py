@@ -178,6 +178,8 @@ def test_ids_from_urls() -> None:
     assert slug("https://pytorch.org/blog/pytorch-2-13-release-blog/") == "pytorch-2-13-release-blog"
     assert slug("https://blog.rust-lang.org/2022/12/15/Rust-1.66.0/") == "rust-1-66-0"
     assert slug("https://blog.rust-lang.org/2023/01/10/Rust-1.66.1.html") == "rust-1-66-1"
+    assert slug("https://github.com/pytorch/pytorch/releases/tag/v2.13.0") == "pytorch-v2-13-0"
+    assert slug("https://github.com/rust-lang/rust/releases/latest") == "rust-latest"
     assert slug("https://www.example.org/") == "example-org"
     assert slug("https://example.org/%ED%95%9C%EA%B8%80") == "example-org"  # 한글: no letter an id takes
     assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"

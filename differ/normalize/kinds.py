@@ -425,8 +425,7 @@ class DiscourseKind(SourceKind):
 
 @source_kind("github")
 class GitHubKind(SourceKind):
-    """A GitHub release's notes read through the REST API, with its name, tag and dates; the release page URL is
-    enough."""
+    """A GitHub release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
 
     accept = "application/vnd.github+json"
     headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}

@@ -112,6 +112,21 @@ def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_h
     assert "<td>None</td>" not in page and "<td></td><td>w</td>" in page
 
 
+def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
+    # `releases/latest` moving on to the next release: what the source now is comes before what its text says
+    a = "Fixes one.\n\nFixes two.\n"
+    b = "Fixes one, again.\n\nFixes two, again.\n\nUpdate (7/9): fixed a link.\n"
+    a_meta = {"tag_name": "v2.13.0", "published_at": "2026-07-08T17:00:00Z"}
+    b_meta = {"tag_name": "v2.14.0", "published_at": "2026-09-08T17:00:00Z"}
+    lines = summarize(diff(a, b, a_meta=a_meta, b_meta=b_meta), V, max_lines=3)
+    assert lines[1:] == [
+        '• author\'s note (added at the end): "Update (7/9): fixed a link."',
+        '• metadata › tag_name: "v2.13.0" → "v2.14.0"',
+        '• added ", again"',
+        "…and 2 more changes",
+    ]
+
+
 def test_metadata_is_compared_field_by_field_even_when_most_fields_changed() -> None:
     # front matter of a post whose site renamed `author` to `authors` and dropped `date` in one go
     a_meta = {"date": "2021-06-17", "title": "Announcing Rust 1.53.0", "author": "The Rust Release Team"}

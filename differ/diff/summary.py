@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from differ.diff.engine import Change, Diff
 
@@ -30,6 +31,7 @@ _ABOUT_THE_EDIT = re.compile(
     re.IGNORECASE,
 )
 MAX_LINES = 8
+TITLE_FIELDS = ("title", "name", "tag_name")  # metadata that names the post, summarized before the text
 QUOTE_MAX = 240
 
 
@@ -171,25 +173,30 @@ def _meta_change(before: object, after: object) -> str:
 
 
 def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[str]:
-    """The summary lines: a headline, then a bullet per change, cut with '…and N more changes'."""
-    lines = [headline(versions, len(d.changes), len(d.metadata))]
-    shown = 0
-    ordered = order(d.changes)
-    for change in ordered:
-        if shown >= max_lines:
-            break
-        text = describe(change)
+    """The summary lines: a headline, then a bullet per change, cut with '…and N more changes'. The author's
+    note comes first, then a changed title (`title`, `name`, `tag_name`: what the post now calls itself), then
+    the text's changes in document order, then the other metadata."""
+    items: list[list[str]] = []
+    for change in order(d.changes):
         if change.kind in ("added", "modified") and is_edit_note(change.after):
-            text = [f"author's note{' (added at the end)' if change.at_end else ''}: {quote(change.after)}"]
+            items.append(
+                [f"author's note{' (added at the end)' if change.at_end else ''}: {quote(change.after)}"]
+            )
+        else:
+            items.append(describe(change))
+    notes = sum(1 for c in d.changes if c.kind in ("added", "modified") and is_edit_note(c.after))
+    titles = [m for m in d.metadata if m["field"] in TITLE_FIELDS]
+    items[notes:notes] = [_meta_line(m) for m in titles]
+    items.extend(_meta_line(m) for m in d.metadata if m["field"] not in TITLE_FIELDS)
+    lines = [headline(versions, len(d.changes), len(d.metadata))]
+    for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
-        shown += 1
-    for meta in d.metadata:
-        if shown >= max_lines:
-            break
-        lines.append(f"• metadata › {meta['field']}: {_meta_change(meta['before'], meta['after'])}")
-        shown += 1
-    rest = len(d) - shown
+    rest = len(items) - max_lines
     if rest > 0:
         lines.append(f"…and {rest} more change{'s' if rest != 1 else ''}")
     return lines
+
+
+def _meta_line(meta: dict[str, Any]) -> list[str]:
+    return [f"metadata › {meta['field']}: {_meta_change(meta['before'], meta['after'])}"]

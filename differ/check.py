@@ -304,10 +304,14 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
 
 
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
-    """The `changed` event for notifiers: the diff in its JSON schema."""
+    """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
+    title changed (only a date, say), which notifiers get only when they ask for it."""
     from differ.diff.render import as_json
+    from differ.diff.summary import TITLE_FIELDS
 
-    return {"type": "changed", "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
+    named = d.changes or any(m["field"] in TITLE_FIELDS for m in d.metadata)
+    kind = "changed" if named else "metadata"
+    return {"type": kind, "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
 
 
 def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
@@ -676,7 +680,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
 
         events.extend(audit_after_check(app, changed_docs))
     # Once per document after the whole check, including versions a crash kept from an earlier one.
-    missed = _documents(e["source"] for e in events if e["type"] == "changed")
+    missed = _documents(e["source"] for e in events if e["type"] in ("changed", "metadata"))
     for document in sorted(changed_docs | missed):
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))

@@ -22,7 +22,10 @@ from differ.options import Invalid, Option, found
 DEFAULT_CONFIG = Path("config.toml")
 DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
 LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "ko", "ja", "zh", "ru", "uk", "el", "ar", "he")
-EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered")
+# `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
+# listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
+EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "metadata")
+DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered")
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -152,7 +155,7 @@ class NotifierConfig:
     options: Mapping[str, Any]
     documents: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
-    events: tuple[str, ...] = ("changed", "mirror_drift", "fetch_failing", "recovered")
+    events: tuple[str, ...] = DEFAULT_EVENTS
     digest: float | None = None
     fail_after: int = 3
     retry_for: float = 86400.0
@@ -396,7 +399,7 @@ class _Loader:
             "kind": Option(opt.string, required=True, help=", ".join(sorted(NOTIFIERS))),
             "documents": Option(opt.string_list, (), "only these documents"),
             "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
-            "events": Option(opt.choice_list(*EVENTS), EVENTS, "which events"),
+            "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
             "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
             "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
             "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),

@@ -69,6 +69,52 @@ def test_slack_alert_for_a_change(tmp_path: Path, server: Server, receiver: Serv
     assert "Post › Old text here.: " not in payload["text"]
 
 
+def test_a_page_saved_again_without_an_edit_alerts_only_who_asked(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Only the modified date moved: a version is stored, and a `metadata` event goes to the notifier that lists
+    it, not to one with the default events. A new title is a change for everyone."""
+
+    def page(modified: str, title: str = "Post") -> str:
+        meta = f'<meta property="article:modified_time" content="{modified}">'
+        head = f"<title>{title}</title>{meta}</head>"
+        return article("<p>Same words as before.</p>").replace("<title>Post</title></head>", head)
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(204)
+    server.page("/post", page("2026-07-08T17:00:00+00:00"))
+    notify = (
+        notify_toml(receiver)
+        + "\n"
+        + notify_toml(receiver, "webhook", "/hooks").replace(
+            'name = "team"', 'name = "hooks"\nevents = ["changed", "metadata"]'
+        )
+    )
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify), clock)
+    check(app, app.config.sources())
+    server.page("/post", page("2026-07-09T08:00:00+00:00"))
+    clock.advance(3600)
+    [result] = check(app, app.config.sources())
+    assert result.line() == "doc/canonical: new version 2 (1 metadata field)"
+    assert receiver.requests_to("/services/T/B/X") == []
+    [hit] = receiver.requests_to("/hooks")
+    payload = json.loads(hit.body)
+    assert (payload["type"], payload["data"]["diff"]["summary"]) == (
+        "differ.metadata",
+        [
+            "Doc (canonical), version 1 → 2: 1 metadata field changed, the text did not.",
+            '• metadata › modified: "2026-07-08T17:00:00+00:00" → "2026-07-09T08:00:00+00:00"',
+        ],
+    )
+    server.page("/post", page("2026-07-09T08:00:00+00:00", title="Post, corrected"))
+    clock.advance(3600)
+    [result] = check(app, app.config.sources())
+    assert result.line() == "doc/canonical: new version 3 (1 metadata field)"  # the text is the same
+    assert len(receiver.requests_to("/services/T/B/X")) == 1
+    assert json.loads(receiver.requests_to("/hooks")[1].body)["type"] == "differ.changed"
+
+
 def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     evil = "<p>Hi &lt;!channel&gt; and &lt;!here&gt; &lt;@U123&gt; &lt;!everyone&gt; &amp; friends</p>"

@@ -143,9 +143,10 @@ class Notifier:
     def title(event: dict[str, Any]) -> str:
         kind = event.get("type")
         source = str(event.get("source", ""))
-        if kind == "changed":
+        if kind in ("changed", "metadata"):
             diff = event.get("diff") or {}
-            return f"{diff.get('title') or source} changed ({source.split('/', 1)[-1]})"
+            what = "changed" if kind == "changed" else "metadata changed"
+            return f"{diff.get('title') or source} {what} ({source.split('/', 1)[-1]})"
         if kind == "mirror_drift":
             return (
                 f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}: "
@@ -165,7 +166,7 @@ class Notifier:
     @classmethod
     def lines(cls, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
-        if kind == "changed":
+        if kind in ("changed", "metadata"):
             return [str(x) for x in (event.get("diff") or {}).get("summary", [])]
         if kind == "mirror_drift":
             return [str(x) for x in event.get("summary", [])]

@@ -25,7 +25,7 @@ RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
 def event_id(notifier: str, event: dict[str, Any]) -> str:
     """A stable id: the same event for the same destination is always the same message."""
     kind = event.get("type")
-    if kind == "changed":
+    if kind in ("changed", "metadata"):
         ident: Any = [kind, event.get("source"), ((event.get("diff") or {}).get("to") or {}).get("version")]
     elif kind == "mirror_drift":
         ident = [kind, event.get("document"), event.get("mirror"), event.get("signature")]

@@ -13,7 +13,13 @@ from differ.options import Option
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
 FOOTER_MAX = 2048
-COLOURS = {"changed": 0xE67E22, "mirror_drift": 0x9B59B6, "fetch_failing": 0xE74C3C, "recovered": 0x2ECC71}
+COLOURS = {
+    "changed": 0xE67E22,
+    "metadata": 0x95A5A6,
+    "mirror_drift": 0x9B59B6,
+    "fetch_failing": 0xE74C3C,
+    "recovered": 0x2ECC71,
+}
 # Discord's Markdown: emphasis, code, spoilers, quotes, headings, lists, masked links [text](url), and <…>
 # for mentions, channels and custom emoji. A backslash makes each of them literal.
 _MARKUP = re.compile(r"([\\*_~`|>\[\]()<#@:-])")

@@ -14,7 +14,13 @@ CARD_VERSION = "1.4"  # what Teams renders on desktop, web and mobile
 MAX_BYTES = 24_000  # Teams refuses messages over about 28 KB; the rest is room for the envelope
 TITLE_MAX = 300
 LINE_MAX = 1_000
-STYLES = {"changed": "warning", "mirror_drift": "accent", "fetch_failing": "attention", "recovered": "good"}
+STYLES = {
+    "changed": "warning",
+    "metadata": "default",
+    "mirror_drift": "accent",
+    "fetch_failing": "attention",
+    "recovered": "good",
+}
 
 
 def _run(text: str, **style: Any) -> dict[str, Any]:

@@ -177,14 +177,14 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     note comes first, then a changed title (`title`, `name`, `tag_name`: what the post now calls itself), then
     the text's changes in document order, then the other metadata."""
     items: list[list[str]] = []
-    for change in order(d.changes):
+    notes = 0
+    for change in order(d.changes):  # the author's notes come first
         if change.kind in ("added", "modified") and is_edit_note(change.after):
-            items.append(
-                [f"author's note{' (added at the end)' if change.at_end else ''}: {quote(change.after)}"]
-            )
+            where = " (added at the end)" if change.at_end else ""
+            items.append([f"author's note{where}: {quote(change.after)}"])
+            notes += 1
         else:
             items.append(describe(change))
-    notes = sum(1 for c in d.changes if c.kind in ("added", "modified") and is_edit_note(c.after))
     titles = [m for m in d.metadata if m["field"] in TITLE_FIELDS]
     items[notes:notes] = [_meta_line(m) for m in titles]
     items.extend(_meta_line(m) for m in d.metadata if m["field"] not in TITLE_FIELDS)

@@ -52,3 +52,22 @@ def pytorch_kr(languages: tuple[str, ...] | None = ("en",)) -> Normalized:
         source("text", languages=languages),
         "text/plain; charset=utf-8",
     )
+
+
+def store_as_read_by(
+    store: Any, key: str, normalizer: int, *, raw: str, markdown: str, url: str, ctype: str, **record: Any
+) -> None:
+    """A version as an older normalizer stored it: its raw body, the Markdown it made, and a record without the
+    settings digest (so only the normalizer number says it was read otherwise)."""
+    store.commit(
+        key,
+        raw=raw.encode(),
+        markdown=markdown,
+        record={
+            "fetched_at": "2026-07-08T17:45:00Z",
+            "normalizer": normalizer,
+            "final_url": url,
+            "headers": {"content-type": ctype},
+            **record,
+        },
+    )

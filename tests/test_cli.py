@@ -21,6 +21,7 @@ from differ.errors import ExitCode
 from differ.normalize import NORMALIZER_VERSION
 from differ.store import Store
 from tests.conftest import ROOT, Server, article
+from tests.helpers import store_as_read_by
 
 SERVICE = '[service]\nsnapshots = "{store}"\nper_host_delay = "0s"\nretries = 0\n'
 
@@ -237,16 +238,9 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
     config = str(write_config(tmp_path, server))
     page = article("<p>Some   <b>text</b>.</p>")
     store = Store(tmp_path / "snapshots")
-    store.commit(
-        "doc/canonical",
-        raw=page.encode(),
-        markdown="old form\n",
-        record={
-            "fetched_at": "2026-07-08T17:45:00Z",
-            "normalizer": 0,
-            "final_url": server.url("/post"),
-            "headers": {"content-type": "text/html; charset=utf-8"},
-        },
+    html = "text/html; charset=utf-8"
+    store_as_read_by(
+        store, "doc/canonical", 0, raw=page, markdown="old form\n", url=server.url("/post"), ctype=html
     )
     assert run("--config", config, "renormalize") == (
         ExitCode.OK,

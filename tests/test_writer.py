@@ -19,7 +19,7 @@ from differ.normalize import html as htmlconv
 from differ.normalize.canonical import canonicalize, plain_words
 from differ.normalize.writer import Unsure, _Writer, write
 from tests.conftest import Server, article, make_app, one_doc
-from tests.helpers import DATA, REPLAY, TRACKING, canonical_source, norm, source
+from tests.helpers import DATA, REPLAY, TRACKING, canonical_source, norm, source, store_as_read_by
 
 URL = "https://blog.example.org/post/"
 SITE = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -197,19 +197,8 @@ def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
     src = app.config.sources()[0]
     old_form = "# Post\n\nSee ![Fig 1](" + server.url("/f.png") + ") here.\n"
-    app.store.commit(
-        src.key,
-        raw=page.encode(),
-        markdown=old_form,
-        record={
-            "fetched_at": "2026-07-08T17:45:00Z",
-            "normalizer": 1,
-            "final_url": server.url("/post"),
-            "headers": {"content-type": "text/html; charset=utf-8"},
-            "content_sha256": "made by normalizer 1",
-            "words": 5,
-        },
-    )
+    html = "text/html; charset=utf-8"
+    store_as_read_by(app.store, src.key, 1, raw=page, markdown=old_form, url=server.url("/post"), ctype=html)
     assert check_source(app, src).line() == "doc/canonical: unchanged (page noise only)"
     latest = app.store.latest(src.key)
     assert latest is not None
@@ -226,19 +215,15 @@ def test_front_matter_read_as_metadata_after_an_upgrade_is_no_change(tmp_path: P
     server.page("/post.md", post, "text/markdown; charset=utf-8")
     app = make_app(one_doc(tmp_path, server.url("/post.md"), kind="markdown", extra="robots = false"))
     src = app.config.sources()[0]
-    app.store.commit(
+    store_as_read_by(
+        app.store,
         src.key,
-        raw=post.encode(),
+        3,
+        raw=post,
         markdown="***\n\n## title: Announcing 1.0 layout: post\n\nWe are happy to announce 1.0.\n",
-        record={
-            "fetched_at": "2026-07-08T17:45:00Z",
-            "normalizer": 3,
-            "final_url": server.url("/post.md"),
-            "headers": {"content-type": "text/markdown; charset=utf-8"},
-            "content_sha256": "made by normalizer 3",
-            "metadata": {},
-            "words": 11,
-        },
+        url=server.url("/post.md"),
+        ctype="text/markdown; charset=utf-8",
+        metadata={},
     )
     assert check_source(app, src).line() == "doc/canonical: unchanged (page noise only)"
     server.page(

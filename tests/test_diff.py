@@ -212,6 +212,11 @@ def test_long_summaries_are_cut_visibly() -> None:
         "Erratum: one more contributor.",
         "Note: this post was updated on July 8 to remove a paragraph.",
         "Editor's note: an earlier version of this post listed the wrong version.",
+        "업데이트(7/8): 더 이상 사용하지 않는 지정(designation)인 prototype이 사용된 두 곳을 제거했습니다.",
+        "更新（7/8）：删除了两处 prototype。",
+        "追記（2026年7月8日）：リンクを修正しました。",
+        "Mise à jour : le lien est corrigé.",
+        "Nachtrag: Die Version ist 1.81.",
     ],
 )
 def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
@@ -228,6 +233,9 @@ def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
         "Updated dependencies: serde 1.0.",
         "Updates: many.",
         "Editor's note: this is a guest post by Jane.",
+        "수정 사항: 여러 버그를 고쳤습니다.",  # "changes:", a heading of the notes
+        "Triton 업데이트: 3.7.1로 올렸습니다.",
+        "更新日志：见下文。",  # "changelog:"
     ],
 )
 def test_content_that_begins_like_an_edit_note_is_content(text: str) -> None:

@@ -9,15 +9,18 @@ from typing import Any
 
 from differ.diff.engine import Change, Diff
 
-# "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:"; what
-# stands between the word and the colon must look like a date, a number or an aside, so that "Update the
-# toolchain:" or "Edits in place:" stay content.
+# "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
+# the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
+# "Mise à jour :"); what stands between the word and the colon must look like a date, a number or an aside, so
+# that "Update the toolchain:" or "Edits in place:" stay content.
 EDIT_NOTE = re.compile(
-    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a))\b([^:\n]{0,40}):",
+    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)"
+    r"|업데이트|수정|정정|更新|追記|訂正|更正|勘误|aktualisierung|nachtrag|korrektur|mise à jour|rectificatif"
+    r"|actualización|corrección|aggiornamento|correzione)\b([^:：\n]{0,40})[:：]",
     re.IGNORECASE,
 )
 _AS_OF = re.compile(
-    r"^\W*$|\d|[(\[]|\bto (?:add|clarify|correct|note)\b|"
+    r"^\W*$|\d|[(\[（【]|\bto (?:add|clarify|correct|note)\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\W|$)",
     re.IGNORECASE,
 )

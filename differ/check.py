@@ -48,6 +48,12 @@ class CheckResult:
     def failed(self) -> bool:
         return self.outcome == "failed"
 
+    @property
+    def quiet(self) -> bool:
+        """Nothing a person need read (what `-q` leaves out): unchanged, or a new version whose text and title
+        are as they were (only a date moved; alerted only where asked for)."""
+        return self.outcome == "unchanged" or bool(self.event and self.event.get("type") == "metadata")
+
     def line(self) -> str:
         if self.outcome == "new":
             warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""

@@ -33,7 +33,7 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
         done += 1
         if tty:
             app.err.write("\r\033[K")
-        if not (args.quiet and result.outcome == "unchanged"):  # type: ignore[attr-defined]
+        if not (args.quiet and result.quiet):  # type: ignore[attr-defined]
             print(result.line(), file=app.out, flush=True)  # type: ignore[attr-defined]
         if tty and done < len(sources):
             app.err.write(f"[{done}/{len(sources)}] checking…")

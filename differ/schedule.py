@@ -66,7 +66,8 @@ def _check_one(
     scheduler: BackgroundScheduler | None = None,
 ) -> list[CheckResult]:
     """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary;
-    `quiet` leaves out the checks that found nothing new (the fetch log keeps them: `differ log`). With a
+    `quiet` leaves out the checks that found nothing a person need read (`CheckResult.quiet`; the fetch log
+    keeps them: `differ log`). With a
     `gate`, a check whose host is taken is put off by PUT_OFF seconds instead of waiting on a worker."""
     host = host_key(source.url)
     if gate is not None and not gate.enter(host):
@@ -80,7 +81,7 @@ def _check_one(
         if gate is not None:
             gate.leave(host)
     for result in results:
-        if quiet and result.outcome == "unchanged":
+        if quiet and result.quiet:
             continue
         lines = [f"{iso(app.now())} {result.line()}"]
         if result.outcome == "new":

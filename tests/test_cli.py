@@ -352,18 +352,21 @@ def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: S
         "Doc (canonical), version 1 → 2: 1 metadata field changed, the text did not.",
         '• metadata › title: "Announcing 1.0" → "Announcing 1.0.0"',
     ]
-    assert (
-        run("--config", str(config), "history", "doc/canonical")[1]
-        .splitlines()[-1]
-        .endswith('  metadata › title: "Announcing 1.0" → "Announcing 1.0.0"')
-    )
+    history = run("--config", str(config), "history", "doc/canonical")[1]
+    assert history.splitlines()[-1].endswith('  metadata › title: "Announcing 1.0" → "Announcing 1.0.0"')
+    # only the date moved: stored, but nothing for cron to mail
+    redated = post.replace("Announcing 1.0", "Announcing 1.0.0").replace("2026-07-08", "2026-07-09")
+    server.page("/post", redated, "text/markdown; charset=utf-8")
+    assert run("--config", str(config), "check", "-q", "doc/canonical") == (ExitCode.OK, "", "")
+    history = run("--config", str(config), "history", "doc/canonical")[1]
+    assert history.splitlines()[-1].endswith('  metadata › date: "2026-07-08" → "2026-07-09"')
     server.page("/post", "---\ntitle: [unclosed\n---\nBody.\n", "text/markdown; charset=utf-8")
     code, out, err = run("--config", str(config), "fetch", "doc/canonical")
     assert (code, out) == (ExitCode.OK, "***\n\n## title: \\[unclosed\n\nBody.\n")
     warning = "front matter is not valid YAML (line 3: did not find expected ',' or ']'), read as body"
     assert err.splitlines()[1:] == [f"<!-- warning: {warning} -->"]
     assert run("--config", str(config), "check", "doc/canonical")[1] == (
-        f"doc/canonical: new version 3 (3 changes, 2 metadata fields; warning: {warning})\n"
+        f"doc/canonical: new version 4 (3 changes, 2 metadata fields; warning: {warning})\n"
     )
 
 

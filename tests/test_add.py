@@ -70,11 +70,14 @@ def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
     assert [s.key for s in load_config(config).sources()] == ["pytorch-2-13-release-blog/canonical"]
 
 
-def test_a_github_release_page_is_added_as_a_github_source(tmp_path: Path) -> None:
+def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     url = "https://github.com/pytorch/pytorch/releases/tag/v2.13.0"
     assert run("--config", str(config), "add", url)[0] == ExitCode.OK
     assert config.read_text().endswith(f'[documents.canonical]\nurl = "{url}"\nkind = "github"\n')
+    gitlab = "https://gitlab.com/inkscape/inkscape/-/releases/INKSCAPE_1_4"
+    assert run("--config", str(config), "add", gitlab)[0] == ExitCode.OK
+    assert config.read_text().endswith(f'[documents.canonical]\nurl = "{gitlab}"\nkind = "gitlab"\n')
 
 
 def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path: Path) -> None:
@@ -180,6 +183,7 @@ def test_ids_from_urls() -> None:
     assert slug("https://blog.rust-lang.org/2023/01/10/Rust-1.66.1.html") == "rust-1-66-1"
     assert slug("https://github.com/pytorch/pytorch/releases/tag/v2.13.0") == "pytorch-v2-13-0"
     assert slug("https://github.com/rust-lang/rust/releases/latest") == "rust-latest"
+    assert slug("https://gitlab.com/inkscape/inkscape/-/releases/INKSCAPE_1_4") == "inkscape-inkscape_1_4"
     assert slug("https://www.example.org/") == "example-org"
     assert slug("https://example.org/%ED%95%9C%EA%B8%80") == "example-org"  # 한글: no letter an id takes
     assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"

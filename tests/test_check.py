@@ -327,3 +327,63 @@ def test_an_answer_that_is_not_a_release_fails_with_what_was_expected(tmp_path: 
     assert check_source(make_app(config), config.sources()[0]).line() == (
         "doc/canonical: failed: expected a GitHub release object (with tag_name) from the API"
     )
+
+
+def test_a_gitlab_release_is_read_through_the_api(tmp_path: Path, server: Server) -> None:
+    notes = "## Changes\r\n\r\n- Faster startup\r\n"
+    api_path = "/api/v4/projects/inkscape%2Finkscape/releases/INKSCAPE_1_4"
+    answer = {
+        "name": "Inkscape 1.4",
+        "tag_name": "INKSCAPE_1_4",
+        "description": notes,
+        "created_at": "2026-07-08T16:00:00Z",
+        "released_at": "2026-07-08T17:00:00Z",
+        "upcoming_release": False,
+    }
+    server.page(api_path, json.dumps(answer), "application/json")
+    config = one_doc(
+        tmp_path,
+        "https://gitlab.com/inkscape/inkscape/-/releases/INKSCAPE_1_4",
+        kind="gitlab",
+        extra=f'api = "{server.url("/api/v4")}"',
+    )
+    app = make_app(config)
+    src = config.sources()[0]
+    assert check_source(app, src).line() == "doc/canonical: new version 1 (first snapshot)"
+    latest = app.store.latest(src.key)
+    assert latest is not None
+    assert app.store.markdown(latest, latest.record["normalizer"]) == "## Changes\n\n- Faster startup\n"
+    assert latest.metadata == {
+        "name": "Inkscape 1.4",
+        "tag_name": "INKSCAPE_1_4",
+        "released_at": "2026-07-08T17:00:00Z",
+        "upcoming_release": False,
+    }
+    assert server.requests_to("/robots.txt") == []
+    server.page(
+        api_path, json.dumps({**answer, "description": notes + "- Fewer crashes\r\n"}), "application/json"
+    )
+    assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"
+
+
+@pytest.mark.parametrize(
+    ("url", "api"),
+    [
+        (
+            "https://gitlab.com/inkscape/inkscape/-/releases/INKSCAPE_1_4",
+            "https://gitlab.com/api/v4/projects/inkscape%2Finkscape/releases/INKSCAPE_1_4",
+        ),
+        (
+            "https://gitlab.gnome.org/GNOME/gtk/-/releases/permalink/latest",
+            "https://gitlab.gnome.org/api/v4/projects/GNOME%2Fgtk/releases/permalink/latest",
+        ),
+        (
+            "https://salsa.debian.org/a/sub/tool/-/releases/debian%2F1.0-2",
+            "https://salsa.debian.org/api/v4/projects/a%2Fsub%2Ftool/releases/debian%2F1.0-2",
+        ),
+    ],
+)
+def test_the_gitlab_api_url_comes_from_the_release_page(tmp_path: Path, url: str, api: str) -> None:
+    from differ.check import build_request
+
+    assert build_request(one_doc(tmp_path, url, kind="gitlab").sources()[0], {}).url == api

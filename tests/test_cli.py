@@ -649,7 +649,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (
         ExitCode.USAGE,
-        'error: --kind: expected one of discourse, github, html, json, markdown, text, wordpress, found "pdf"\n',
+        'error: --kind: expected one of discourse, github, gitlab, html, json, markdown, text, wordpress, found "pdf"\n',
     )
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
 from differ.errors import NoContentError, NormalizeError
@@ -476,11 +476,62 @@ class GitHubKind(SourceKind):
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
-        data = _load_json(body)
-        if not isinstance(data, dict) or "tag_name" not in data:
-            raise NormalizeError("expected a GitHub release object (with tag_name) from the API")
-        notes = data.get("body") or ""
-        if not isinstance(notes, str):
-            raise NormalizeError("GitHub release body is not a string")
-        meta = {name: data.get(name) for name in source.option("metadata") or ()}
-        return Extracted(notes.replace("\r\n", "\n"), meta)
+        return _release_notes(body, source, "GitHub", "body")
+
+
+def _release_notes(body: Body, source: SourceConfig, forge: str, field: str) -> Extracted:
+    """A forge's release object: its notes (Markdown in `field`) and the metadata fields the source keeps."""
+    data = _load_json(body)
+    if not isinstance(data, dict) or "tag_name" not in data:
+        raise NormalizeError(f"expected a {forge} release object (with tag_name) from the API")
+    notes = data.get(field) or ""
+    if not isinstance(notes, str):
+        raise NormalizeError(f"{forge} release {field} is not a string")
+    meta = {name: data.get(name) for name in source.option("metadata") or ()}
+    return Extracted(notes.replace("\r\n", "\n"), meta)
+
+
+@source_kind("gitlab")
+class GitLabKind(SourceKind):
+    """A GitLab release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
+
+    accept = "application/json"
+    robots = False  # an API for programs, as for `github`
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(opt.string, "", "REST API root, when not {site}/api/v4"),
+        "metadata": Option(
+            opt.string_list,
+            ("name", "tag_name", "released_at", "upcoming_release"),
+            "fields of the release to keep and compare",
+        ),
+    }
+    PAGE = re.compile(r"^/(.+?)/-/releases/(?:permalink/(latest)|([^/]+))/?$")
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, str] | None:
+        """The project's path and `TAG` or `permalink/latest`, both as the API takes them, from a release page."""
+        m = cls.PAGE.match(urlsplit(source.url).path)
+        if not m:
+            return None
+        which = "permalink/latest" if m.group(2) else quote(unquote(m.group(3)), safe="")
+        return quote(unquote(m.group(1)), safe=""), which
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.release(source):
+            raise Invalid(
+                "not a GitLab release page; expected https://HOST/GROUP/PROJECT/-/releases/TAG "
+                f"or …/-/releases/permalink/latest, found {opt.found(source.url)}",
+                key="url",
+            )
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        project, which = cls.release(source) or ("", "")
+        api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/api/v4", "", ""))
+        return f"{api.rstrip('/')}/projects/{project}/releases/{which}"
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        return _release_notes(body, source, "GitLab", "description")

@@ -423,15 +423,48 @@ class DiscourseKind(SourceKind):
         return Extracted(raw, meta)
 
 
+class ReleaseKind(SourceKind):
+    """Base of the forges' release kinds: a release page URL names an API object whose `notes` field holds the
+    release notes in Markdown. An API for programs, governed by the rate limits its forge documents (which differ
+    keeps to), not a site for crawlers: robots.txt is not asked unless the source says `robots = true`."""
+
+    robots = False
+    forge: ClassVar[str] = ""
+    notes: ClassVar[str] = ""
+    page: ClassVar[str] = ""  # the URL forms, as the refusal of another URL says them
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
+        raise NotImplementedError
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.release(source):
+            raise Invalid(
+                f"not a {cls.forge} release page; expected {cls.page}, found {opt.found(source.url)}",
+                key="url",
+            )
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = _load_json(body)
+        if not isinstance(data, dict) or "tag_name" not in data:
+            raise NormalizeError(f"expected a {cls.forge} release object (with tag_name) from the API")
+        notes = data.get(cls.notes) or ""
+        if not isinstance(notes, str):
+            raise NormalizeError(f"{cls.forge} release {cls.notes} is not a string")
+        meta = {name: data.get(name) for name in source.option("metadata") or ()}
+        return Extracted(notes.replace("\r\n", "\n"), meta)
+
+
 @source_kind("github")
-class GitHubKind(SourceKind):
+class GitHubKind(ReleaseKind):
     """A GitHub release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
 
     accept = "application/vnd.github+json"
     headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}
-    # An API for programs, governed by the rate limits GitHub documents (which differ keeps to), not a site for
-    # crawlers: its robots.txt is not asked unless the source says `robots = true`.
-    robots = False
+    forge, notes = "GitHub", "body"
+    page = "https://github.com/OWNER/REPO/releases/tag/TAG or …/releases/latest"
     options: ClassVar[dict[str, Option]] = {
         "api": Option(
             opt.string,
@@ -447,21 +480,12 @@ class GitHubKind(SourceKind):
     PAGE = re.compile(r"^/([^/]+)/([^/]+)/releases/(?:tag/(.+?)|(latest))/?$")
 
     @classmethod
-    def release(cls, source: SourceConfig) -> tuple[str, str, str] | None:
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
         """Owner, repository and `tags/TAG` or `latest`, from a release page URL."""
         m = cls.PAGE.match(urlsplit(source.url).path)
         if not m:
             return None
         return m.group(1), m.group(2), f"tags/{m.group(3)}" if m.group(3) else "latest"
-
-    @classmethod
-    def check(cls, source: SourceConfig) -> None:
-        if not cls.release(source):
-            raise Invalid(
-                "not a GitHub release page; expected https://github.com/OWNER/REPO/releases/tag/TAG "
-                f"or …/releases/latest, found {opt.found(source.url)}",
-                key="url",
-            )
 
     @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:
@@ -474,29 +498,14 @@ class GitHubKind(SourceKind):
         )
         return f"{api.rstrip('/')}/repos/{owner}/{repo}/releases/{which}"
 
-    @classmethod
-    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
-        return _release_notes(body, source, "GitHub", "body")
-
-
-def _release_notes(body: Body, source: SourceConfig, forge: str, field: str) -> Extracted:
-    """A forge's release object: its notes (Markdown in `field`) and the metadata fields the source keeps."""
-    data = _load_json(body)
-    if not isinstance(data, dict) or "tag_name" not in data:
-        raise NormalizeError(f"expected a {forge} release object (with tag_name) from the API")
-    notes = data.get(field) or ""
-    if not isinstance(notes, str):
-        raise NormalizeError(f"{forge} release {field} is not a string")
-    meta = {name: data.get(name) for name in source.option("metadata") or ()}
-    return Extracted(notes.replace("\r\n", "\n"), meta)
-
 
 @source_kind("gitlab")
-class GitLabKind(SourceKind):
+class GitLabKind(ReleaseKind):
     """A GitLab release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
 
     accept = "application/json"
-    robots = False  # an API for programs, as for `github`
+    forge, notes = "GitLab", "description"
+    page = "https://HOST/GROUP/PROJECT/-/releases/TAG or …/-/releases/permalink/latest"
     options: ClassVar[dict[str, Option]] = {
         "api": Option(opt.string, "", "REST API root, when not {site}/api/v4"),
         "metadata": Option(
@@ -508,7 +517,7 @@ class GitLabKind(SourceKind):
     PAGE = re.compile(r"^/(.+?)/-/releases/(?:permalink/(latest)|([^/]+))/?$")
 
     @classmethod
-    def release(cls, source: SourceConfig) -> tuple[str, str] | None:
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
         """The project's path and `TAG` or `permalink/latest`, both as the API takes them, from a release page."""
         m = cls.PAGE.match(urlsplit(source.url).path)
         if not m:
@@ -517,21 +526,8 @@ class GitLabKind(SourceKind):
         return quote(unquote(m.group(1)), safe=""), which
 
     @classmethod
-    def check(cls, source: SourceConfig) -> None:
-        if not cls.release(source):
-            raise Invalid(
-                "not a GitLab release page; expected https://HOST/GROUP/PROJECT/-/releases/TAG "
-                f"or …/-/releases/permalink/latest, found {opt.found(source.url)}",
-                key="url",
-            )
-
-    @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:
         parts = urlsplit(source.url)
         project, which = cls.release(source) or ("", "")
         api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/api/v4", "", ""))
         return f"{api.rstrip('/')}/projects/{project}/releases/{which}"
-
-    @classmethod
-    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
-        return _release_notes(body, source, "GitLab", "description")

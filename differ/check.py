@@ -102,6 +102,12 @@ def _read_differently(app: App, source: SourceConfig, version: Version, normaliz
     return version.record.get("normalizer") != normalizer or version.record.get("reading", how) != how
 
 
+def fetch_failure(exc: FetchError, request: Request, source: SourceConfig) -> str:
+    """A failed fetch as users read it; with the address asked when the kind asks another than `url` (a
+    release's API object, a WordPress post's REST route), which is the one a 404 is about."""
+    return str(exc) if request.url == source.url else f"{exc} (fetching {request.url})"
+
+
 def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     """The request for a source, conditional on the validators its last fetch of the same URL returned."""
     kind = SOURCE_KINDS[source.kind]
@@ -196,7 +202,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
             state,
             entry,
             started,
-            str(exc),
+            fetch_failure(exc, request, source),
             status=exc.status,
             retry_after=exc.retry_after,
             now=now,

@@ -13,7 +13,7 @@ from differ import options as opt
 from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig, load_config
-from differ.errors import DifferError, ExitCode, UsageError
+from differ.errors import DifferError, ExitCode, FetchError, UsageError
 from differ.site import describe, size_text
 from differ.store import Version
 
@@ -356,10 +356,17 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
-    from differ.check import build_request, read_response
+    from differ.check import build_request, fetch_failure, read_response
 
     source = app.config.source(args.source)
-    response = app.fetcher.fetch(build_request(source, {}))
+    request = build_request(source, {})
+    try:
+        response = app.fetcher.fetch(request)
+    except FetchError as exc:
+        said = fetch_failure(exc, request, source)
+        if said == str(exc):
+            raise
+        raise FetchError(said, status=exc.status) from exc
     result = read_response(app, source, response)
     print(
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "

@@ -316,6 +316,20 @@ def test_a_github_url_that_is_not_a_release_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_a_release_that_is_not_there_names_the_address_asked(tmp_path: Path, server: Server) -> None:
+    """The configured URL is the release page; the 404 is about the API object, so the failure names that."""
+    config = one_doc(
+        tmp_path,
+        "https://github.com/o/r/releases/tag/v9",
+        kind="github",
+        extra=f'api = "{server.url("/api")}"',
+    )
+    api = server.url("/api/repos/o/r/releases/tags/v9")
+    assert check_source(make_app(config), config.sources()[0]).line() == (
+        f"doc/canonical: failed: HTTP 404 Not Found (fetching {api})"
+    )
+
+
 def test_an_answer_that_is_not_a_release_fails_with_what_was_expected(tmp_path: Path, server: Server) -> None:
     server.page("/api/repos/o/r/releases/latest", '{"message": "Moved"}', "application/json")
     config = one_doc(

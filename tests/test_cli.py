@@ -173,7 +173,10 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     config.write_text(text)
     proc = spawn(config, "run")
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and len(server.requests_to("/post")) < 3:
+    # the mirror's third 404 makes it `failing` on the index; its fourth request starts after that check wrote it
+    while time.monotonic() < deadline and (
+        len(server.requests_to("/post")) < 3 or len(server.requests_to("/gone")) < 4
+    ):
         time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)

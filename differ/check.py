@@ -319,9 +319,9 @@ def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> d
     """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
     title changed (only a date, say), which notifiers get only when they ask for it."""
     from differ.diff.render import as_json
-    from differ.diff.summary import TITLE_FIELDS
+    from differ.diff.summary import names_the_post
 
-    named = d.changes or any(m["field"] in TITLE_FIELDS for m in d.metadata)
+    named = d.changes or any(names_the_post(m["field"]) for m in d.metadata)
     kind = "changed" if named else "metadata"
     return {"type": kind, "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
 

@@ -127,6 +127,21 @@ def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
     ]
 
 
+def test_a_title_is_a_title_wherever_the_json_keeps_it() -> None:
+    from differ.diff.summary import names_the_post
+
+    assert [names_the_post(f) for f in ("title", "data.title", "release.tag_name", "name", "names[0]")] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert [names_the_post(f) for f in ("updated_at", "data.subtitle", "modified", "title_image")] == [
+        False
+    ] * 4
+
+
 def test_metadata_is_compared_field_by_field_even_when_most_fields_changed() -> None:
     # front matter of a post whose site renamed `author` to `authors` and dropped `date` in one go
     a_meta = {"date": "2021-06-17", "title": "Announcing Rust 1.53.0", "author": "The Rust Release Team"}

@@ -54,6 +54,11 @@ class Versions:
     b_name: str = ""
 
 
+def names_the_post(field: str) -> bool:
+    """Whether a metadata field is the post's title or name: `title`, `data.title`, `release.tag_name`."""
+    return re.sub(r"\[\d+\]$", "", field).rsplit(".", 1)[-1] in TITLE_FIELDS
+
+
 def is_edit_note(text: str | None) -> bool:
     """Whether a block is the author's own note on an edit of the post (shown first, as its explanation)."""
     text = (text or "").strip()
@@ -188,9 +193,9 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
             notes += 1
         else:
             items.append(describe(change))
-    titles = [m for m in d.metadata if m["field"] in TITLE_FIELDS]
+    titles = [m for m in d.metadata if names_the_post(m["field"])]
     items[notes:notes] = [_meta_line(m) for m in titles]
-    items.extend(_meta_line(m) for m in d.metadata if m["field"] not in TITLE_FIELDS)
+    items.extend(_meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
     lines = [headline(versions, len(d.changes), len(d.metadata))]
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")

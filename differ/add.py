@@ -86,13 +86,11 @@ def add_source(
 def slug(url: str) -> str:
     """A document id from a post's URL: its last path segment (`pytorch-2-13-release-blog`), else its host; a
     GitHub or GitLab release is named by its repository and tag (`pytorch-v2-13-0`, `rust-latest`)."""
-    parts = urlsplit(url)
-    segments = [s for s in unquote(parts.path).split("/") if s]
-    name = segments[-1] if segments else ""
-    if len(segments) >= 4 and segments[2:4] in (["releases", "tag"], ["releases", "latest"]):
-        name = f"{segments[1]}-{name}"  # GitHub: OWNER/REPO/releases/tag/TAG
-    elif "-" in segments and segments[segments.index("-") + 1 : segments.index("-") + 2] == ["releases"]:
-        name = f"{segments[segments.index('-') - 1]}-{name}"  # GitLab: GROUP/PROJECT/-/releases/TAG
+    from differ.normalize.kinds import GitHubKind, GitLabKind
+
+    segments = [s for s in unquote(urlsplit(url).path).split("/") if s]
+    release = GitHubKind.document_id(url) or GitLabKind.document_id(url)
+    name = release or (segments[-1] if segments else "")
     if PurePosixPath(name).suffix.lower() in _PAGE_SUFFIXES:
         name = PurePosixPath(name).stem  # `Rust-1.66.0` keeps its `.0`
     return _id(name) or host_id(url)

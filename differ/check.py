@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from differ.app import App, iso
-from differ.config import SourceConfig
+from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
 from differ.feed import write_feed
 from differ.fetch import Request, Response
@@ -692,7 +692,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
 
         events.extend(audit_after_check(app, changed_docs))
     # Once per document after the whole check, including versions a crash kept from an earlier one.
-    missed = _documents(e["source"] for e in events if e["type"] in ("changed", "metadata"))
+    missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))

@@ -9,7 +9,6 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from differ.app import App
 from differ.audit import AuditReport, MirrorAudit, audit_pair, translation_findings
@@ -18,7 +17,7 @@ from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.errors import NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import GitHubKind, GitLabKind, media_type
+from differ.normalize.kinds import ReleaseKind, media_type
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -115,14 +114,8 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
 
 
 def url_kind(url: str) -> str | None:
-    """The kind a URL names on its own: a release page on github.com or gitlab.com is read through its API (a
-    self-hosted GitLab or GitHub Enterprise says `kind` itself)."""
-    parts = urlsplit(url)
-    if parts.hostname in ("github.com", "www.github.com") and GitHubKind.PAGE.match(parts.path):
-        return "github"
-    if parts.hostname == "gitlab.com" and GitLabKind.PAGE.match(parts.path):
-        return "gitlab"
-    return None
+    """The kind a URL names on its own: a release page on github.com or gitlab.com is read through its API."""
+    return next((k.name for k in SOURCE_KINDS.values() if issubclass(k, ReleaseKind) and k.names(url)), None)
 
 
 def _fetch(

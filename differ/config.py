@@ -26,6 +26,7 @@ LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "ko", "ja", "zh", "ru", "
 # listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
 EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "metadata")
 DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered")
+VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")

@@ -135,16 +135,13 @@ def describe(change: Change) -> list[str]:
     return [f"{prefix}{quote(old)}", f"  → {quote(new)}"]
 
 
-def order(changes: list[Change]) -> list[Change]:
+def order(changes: list[Change]) -> list[tuple[Change, bool]]:
     """Most important first: the author's edit note, then content changes, then the rest; each group in the
-    diff's own order, which is document order (a removed block stands where it was)."""
+    diff's own order, which is document order (a removed block stands where it was). Each change comes with
+    whether it is the author's note."""
     rank = {"modified": 1, "removed": 1, "added": 1, "moved": 2, "link": 3, "invisible": 4}
-
-    def key(c: Change) -> int:
-        note = c.kind in ("added", "modified") and is_edit_note(c.after)
-        return 0 if note else rank.get(c.kind, 5)
-
-    return sorted(changes, key=key)
+    noted = [(c, c.kind in ("added", "modified") and is_edit_note(c.after)) for c in changes]
+    return sorted(noted, key=lambda pair: 0 if pair[1] else rank.get(pair[0].kind, 5))
 
 
 def headline(versions: Versions, count: int, metadata: int = 0) -> str:
@@ -186,8 +183,8 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     the text's changes in document order, then the other metadata."""
     items: list[list[str]] = []
     notes = 0
-    for change in order(d.changes):  # the author's notes come first
-        if change.kind in ("added", "modified") and is_edit_note(change.after):
+    for change, note in order(d.changes):  # the author's notes come first
+        if note:
             where = " (added at the end)" if change.at_end else ""
             items.append([f"author's note{where}: {quote(change.after)}"])
             notes += 1

@@ -432,10 +432,28 @@ class ReleaseKind(SourceKind):
     forge: ClassVar[str] = ""
     notes: ClassVar[str] = ""
     page: ClassVar[str] = ""  # the URL forms, as the refusal of another URL says them
+    hosts: ClassVar[tuple[str, ...]] = ()  # the forge's own site, where a release page names the kind alone
+    # A release page's path: the project (`repo` or `project`) and the release (`tag`, or `latest`).
+    PAGE: ClassVar[re.Pattern[str]]
 
     @classmethod
     def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
         raise NotImplementedError
+
+    @classmethod
+    def names(cls, url: str) -> bool:
+        """Whether `url` is a release page of the forge's own site (a self-hosted one says `kind` itself)."""
+        parts = urlsplit(url)
+        return parts.hostname in cls.hosts and cls.PAGE.match(parts.path) is not None
+
+    @classmethod
+    def document_id(cls, url: str) -> str | None:
+        """A release page's project and release, `pytorch-v2.13.0` or `rust-latest`, for naming its document."""
+        m = cls.PAGE.match(urlsplit(url).path)
+        if not m:
+            return None
+        project = unquote(m.groupdict().get("repo") or m["project"]).rsplit("/", 1)[-1]
+        return f"{project}-{unquote(m['tag'] or m['latest']).rsplit('/', 1)[-1]}"
 
     @classmethod
     def check(cls, source: SourceConfig) -> None:
@@ -465,6 +483,7 @@ class GitHubKind(ReleaseKind):
     headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}
     forge, notes = "GitHub", "body"
     page = "https://github.com/OWNER/REPO/releases/tag/TAG or …/releases/latest"
+    hosts = ("github.com", "www.github.com")
     options: ClassVar[dict[str, Option]] = {
         "api": Option(
             opt.string,
@@ -477,7 +496,9 @@ class GitHubKind(ReleaseKind):
             "fields of the release to keep and compare",
         ),
     }
-    PAGE = re.compile(r"^/([^/]+)/([^/]+)/releases/(?:tag/(.+?)|(latest))/?$")
+    PAGE = re.compile(
+        r"^/(?P<owner>[^/]+)/(?P<repo>[^/]+)/releases/(?:tag/(?P<tag>.+?)|(?P<latest>latest))/?$"
+    )
 
     @classmethod
     def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
@@ -485,7 +506,7 @@ class GitHubKind(ReleaseKind):
         m = cls.PAGE.match(urlsplit(source.url).path)
         if not m:
             return None
-        return m.group(1), m.group(2), f"tags/{m.group(3)}" if m.group(3) else "latest"
+        return m["owner"], m["repo"], f"tags/{m['tag']}" if m["tag"] else "latest"
 
     @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:
@@ -493,7 +514,7 @@ class GitHubKind(ReleaseKind):
         owner, repo, which = cls.release(source) or ("", "", "")
         api = source.option("api") or (
             "https://api.github.com"
-            if parts.hostname in ("github.com", "www.github.com")
+            if parts.hostname in cls.hosts
             else urlunsplit((parts.scheme, parts.netloc, "/api/v3", "", ""))
         )
         return f"{api.rstrip('/')}/repos/{owner}/{repo}/releases/{which}"
@@ -506,6 +527,7 @@ class GitLabKind(ReleaseKind):
     accept = "application/json"
     forge, notes = "GitLab", "description"
     page = "https://HOST/GROUP/PROJECT/-/releases/TAG or …/-/releases/permalink/latest"
+    hosts = ("gitlab.com",)
     options: ClassVar[dict[str, Option]] = {
         "api": Option(opt.string, "", "REST API root, when not {site}/api/v4"),
         "metadata": Option(
@@ -514,7 +536,7 @@ class GitLabKind(ReleaseKind):
             "fields of the release to keep and compare",
         ),
     }
-    PAGE = re.compile(r"^/(.+?)/-/releases/(?:permalink/(latest)|([^/]+))/?$")
+    PAGE = re.compile(r"^/(?P<project>.+?)/-/releases/(?:permalink/(?P<latest>latest)|(?P<tag>[^/]+))/?$")
 
     @classmethod
     def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
@@ -522,8 +544,8 @@ class GitLabKind(ReleaseKind):
         m = cls.PAGE.match(urlsplit(source.url).path)
         if not m:
             return None
-        which = "permalink/latest" if m.group(2) else quote(unquote(m.group(3)), safe="")
-        return quote(unquote(m.group(1)), safe=""), which
+        which = "permalink/latest" if m["latest"] else quote(unquote(m["tag"]), safe="")
+        return quote(unquote(m["project"]), safe=""), which
 
     @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
+from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError, innermost
 from differ.fetch.http import parse_retry_after
 from differ.options import Invalid, Option
@@ -143,7 +144,7 @@ class Notifier:
     def title(event: dict[str, Any]) -> str:
         kind = event.get("type")
         source = str(event.get("source", ""))
-        if kind in ("changed", "metadata"):
+        if kind in VERSION_EVENTS:
             diff = event.get("diff") or {}
             what = "changed" if kind == "changed" else "metadata changed"
             return f"{diff.get('title') or source} {what} ({source.split('/', 1)[-1]})"
@@ -166,7 +167,7 @@ class Notifier:
     @classmethod
     def lines(cls, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
-        if kind in ("changed", "metadata"):
+        if kind in VERSION_EVENTS:
             return [str(x) for x in (event.get("diff") or {}).get("summary", [])]
         if kind == "mirror_drift":
             return [str(x) for x in event.get("summary", [])]

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from differ.app import iso
+from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError
 from differ.notify.base import NOTIFIERS, Notifier
 from differ.notify.outbox import Outbox
@@ -22,10 +23,15 @@ if TYPE_CHECKING:
 RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
 
 
+def _notifier(app: App, config: NotifierConfig) -> Notifier:
+    """The notifier a configuration names, with the service's base URL and proxy."""
+    return NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
+
+
 def event_id(notifier: str, event: dict[str, Any]) -> str:
     """A stable id: the same event for the same destination is always the same message."""
     kind = event.get("type")
-    if kind in ("changed", "metadata"):
+    if kind in VERSION_EVENTS:
         ident: Any = [kind, event.get("source"), ((event.get("diff") or {}).get("to") or {}).get("version")]
     elif kind == "mirror_drift":
         ident = [kind, event.get("document"), event.get("mirror"), event.get("signature")]
@@ -65,7 +71,7 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
         event.setdefault("at", now)
         event.setdefault("queued_at", now)
     for config in app.config.notifiers:
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
+        kind = _notifier(app, config)
         for event in events:
             if not _wanted(config, event):
                 continue
@@ -140,7 +146,7 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
     for config in app.config.notifiers:
         if only and config.name != only:
             continue
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
+        kind = _notifier(app, config)
         disabled = outbox.disabled(config.name)
         if disabled:
             if disabled.get("fingerprint") == config.fingerprint():
@@ -195,7 +201,7 @@ def send_test(app: App, name: str | None = None) -> list[Attempt]:
     outbox = Outbox(app.store)
     results = []
     for config in configs:
-        kind = NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
+        kind = _notifier(app, config)
         event = {"type": "test", "at": now, "queued_at": now, "document": "differ"}
         msg_id = (
             "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]

@@ -108,6 +108,12 @@ def fetch_failure(exc: FetchError, request: Request, source: SourceConfig) -> st
     return str(exc) if request.url == source.url else f"{exc} (fetching {request.url})"
 
 
+def fetch_host(source: SourceConfig) -> str:
+    """The host a source's requests go to, which is not its page's for a kind read through an API (a GitHub
+    release is fetched from api.github.com): what the per-host turns and limits count."""
+    return host_key(SOURCE_KINDS[source.kind].fetch_url(source))
+
+
 def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     """The request for a source, conditional on the validators its last fetch of the same URL returned."""
     kind = SOURCE_KINDS[source.kind]
@@ -545,7 +551,7 @@ def check(
             if on_result:
                 on_result(results[i])  # type: ignore[arg-type]
     else:
-        turns = Turns([host_key(s.url) for s in chosen], app.config.service.per_host_connections)
+        turns = Turns([fetch_host(s) for s in chosen], app.config.service.per_host_connections)
         finished = threading.Condition()
 
         def work() -> None:

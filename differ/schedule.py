@@ -16,10 +16,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.check import CheckResult, HostGate, check
+from differ.check import CheckResult, HostGate, check, fetch_host
 from differ.config import SourceConfig
 from differ.errors import ExitCode
-from differ.fetch.http import host_key
 
 DELIVERY_EVERY = 5.0
 PUT_OFF = 2.0  # seconds before a check whose host is taken tries again
@@ -69,7 +68,7 @@ def _check_one(
     `quiet` leaves out the checks that found nothing a person need read (`CheckResult.quiet`; the fetch log
     keeps them: `differ log`). With a
     `gate`, a check whose host is taken is put off by PUT_OFF seconds instead of waiting on a worker."""
-    host = host_key(source.url)
+    host = fetch_host(source)
     if gate is not None and not gate.enter(host):
         if scheduler is not None:  # after the scheduler has set the next run from the interval, so this wins
             with contextlib.suppress(JobLookupError):  # the service is stopping

@@ -401,3 +401,17 @@ def test_the_gitlab_api_url_comes_from_the_release_page(tmp_path: Path, url: str
     from differ.check import build_request
 
     assert build_request(one_doc(tmp_path, url, kind="gitlab").sources()[0], {}).url == api
+
+
+def test_a_release_is_counted_against_the_host_it_is_fetched_from(tmp_path: Path) -> None:
+    """Per-host turns count the API's host, where the requests go, not the release page's."""
+    from differ.check import fetch_host
+
+    config = one_doc(
+        tmp_path,
+        "https://github.com/pytorch/pytorch/releases/tag/v2.13.0",
+        kind="github",
+        mirrors=[source_toml("https://github.com/pytorch/pytorch", "page")],
+    )
+    release, page = config.sources()
+    assert (fetch_host(release), fetch_host(page)) == ("https://api.github.com:443", "https://github.com:443")

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from differ.config import Config, parse_config
+from differ.config import Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
 from differ.store import atomic_write
 
@@ -25,10 +25,12 @@ _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".md", ".m
 
 @dataclass(frozen=True)
 class Added:
-    """What `add_source` wrote: the new source's key, and whether it started a document."""
+    """What `add_source` wrote: the new source's key, whether it started a document, and a note for the user
+    when the source will not fetch as written (a loopback or private address without allow_private)."""
 
     key: str
     new_document: bool
+    note: str | None = None
 
 
 def add_source(
@@ -78,9 +80,30 @@ def add_source(
         block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
         new_text = _insert(text, config, to, block)
         key, new_document = f"{to}/{source_id}", False
-    _check(new_text, path, env, key, url)
+    source = _check(new_text, path, env, key, url)
     _write(path, new_text)
-    return Added(key, new_document)
+    return Added(key, new_document, private_note(source))
+
+
+def private_note(source: SourceConfig) -> str | None:
+    """Why `source` will be refused as written, when its host is plainly not public: an IP literal of a
+    loopback or private network, or `localhost` (names are not resolved here; the fetch checks them)."""
+    import ipaddress
+
+    from differ.fetch.netguard import refusal
+
+    host = (urlsplit(source.url).hostname or "").lower()
+    literal = "127.0.0.1" if host == "localhost" or host.endswith(".localhost") else host
+    try:
+        reason = refusal(ipaddress.ip_address(literal), source.allow_private)
+    except ValueError:
+        return None
+    if reason is None:
+        return None
+    return (
+        f"{host} is a {reason} address, which differ refuses to fetch unless the source allows it: "
+        "set allow_private = true on it (or add it with --set allow_private=true)"
+    )
 
 
 def slug(url: str) -> str:
@@ -168,8 +191,8 @@ def _insert(text: str, config: Config, document: str | None, block: str) -> str:
     return before + "\n" + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
 
 
-def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) -> None:
-    """The edited text must be a valid configuration holding the new source with its URL."""
+def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) -> SourceConfig:
+    """The edited text must be a valid configuration holding the new source with its URL; returns that source."""
     try:
         config = parse_config(text, path, env, notifiers=False)
     except ConfigError as exc:
@@ -177,6 +200,7 @@ def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) ->
     sources = {s.key: s for s in config.sources()}
     if key not in sources or sources[key].url != url:
         raise ConfigError(f"{path.name}: the new source did not land where expected; add it by hand")
+    return sources[key]
 
 
 def _write(path: Path, text: str) -> None:

@@ -180,6 +180,8 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
     what = "a new document" if added.new_document else f"a mirror of {args.to}"
     config = "" if path == Path("config.toml") else f"--config {path} "
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
+    if added.note:
+        print(f"note: {added.note}", file=out)
     return ExitCode.OK
 
 

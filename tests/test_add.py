@@ -80,6 +80,30 @@ def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     assert config.read_text().endswith(f'[documents.canonical]\nurl = "{gitlab}"\nkind = "gitlab"\n')
 
 
+def test_a_page_on_a_private_address_is_added_with_a_note_saying_what_it_needs(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    code, out, _ = run("--config", str(config), "add", "http://127.0.0.1:8000/post.html")
+    assert code == ExitCode.OK
+    assert out.splitlines()[1] == (
+        "note: 127.0.0.1 is a loopback address, which differ refuses to fetch unless the source allows it: "
+        "set allow_private = true on it (or add it with --set allow_private=true)"
+    )
+    code, out, _ = run("--config", str(config), "add", "http://10.1.2.3/mirror/", "--to", "post")
+    assert out.splitlines()[1].startswith("note: 10.1.2.3 is a private address,")
+    code, out, _ = run(
+        "--config", str(config), "add", "http://localhost:8000/b/", "--set", "allow_private=true"
+    )
+    assert (code, len(out.splitlines())) == (ExitCode.OK, 1)
+    allowed = ["--set", 'allow_private=["192.168.0.0/16"]']
+    assert len(run("--config", str(config), "add", "http://192.168.1.9/c/", *allowed)[1].splitlines()) == 1
+    assert (
+        run("--config", str(config), "add", "http://[::1]/d/")[1]
+        .splitlines()[1]
+        .startswith("note: ::1 is a loopback")
+    )
+    assert len(run("--config", str(config), "add", "https://pytorch.org/blog/x/")[1].splitlines()) == 1
+
+
 def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path: Path) -> None:
     """The file's comments, layout and other tables stay as they were; the secrets that notifiers take from
     the environment are not needed to add a page."""

@@ -202,6 +202,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     try:
         response = app.fetcher.fetch(request)
     except FetchError as exc:
+        _waited(entry, exc.waited)
         return _failed(
             app,
             source,
@@ -219,6 +220,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         bytes=len(response.body),
         attempts=response.attempts,
     )
+    _waited(entry, response.waited)
     if response.not_modified:
         return _unchanged(app, source, state, before, entry, started, response, "not modified")
     body_sha = sha256(response.body)
@@ -485,6 +487,13 @@ def _finish(
     app.store.log_fetch(key, entry)
     if _without_time(state) != _without_time(before):
         app.store.save_state(key, state)
+
+
+def _waited(entry: dict[str, Any], seconds: float) -> None:
+    """Log the part of a check's time spent waiting for the host's turn, so a slow check is not blamed on
+    the host."""
+    if seconds > 0:
+        entry["waited_ms"] = round(seconds * 1000, 1)
 
 
 def _without_time(state: dict[str, Any]) -> dict[str, Any]:

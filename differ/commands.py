@@ -207,7 +207,7 @@ def cmd_log(app: App, args: argparse.Namespace) -> int:
         for e in checks:
             status = e.get("status")
             size = size_text(int(e["bytes"])) if "bytes" in e and status != 304 else "-"
-            took = f"{e['duration_ms']:.0f} ms" if "duration_ms" in e else "-"
+            took = f"{e['duration_ms'] - e.get('waited_ms', 0):.0f} ms" if "duration_ms" in e else "-"
             print(
                 f"  {e.get('at', '-'):20}  {status or '-':>6}  {e.get('outcome', '-'):9}  {size:>9}  {took:>8}  "
                 + _check_detail(e),
@@ -226,6 +226,9 @@ def _check_detail(entry: Mapping[str, object]) -> str:
     attempts = entry.get("attempts")
     if isinstance(attempts, int) and attempts > 1:
         detail += f" (after {attempts} attempts)"
+    waited = entry.get("waited_ms")
+    if isinstance(waited, int | float) and waited >= 100:
+        detail += f" (waited {waited / 1000:.1f} s for its turn at the host)"
     return detail.strip()
 
 

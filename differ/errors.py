@@ -66,6 +66,8 @@ class FetchError(DifferError):
         self.retry_after = retry_after
         #: a network fault that may pass (timeouts, refused or reset connections, broken bodies)
         self.retryable = retryable
+        #: seconds spent waiting for the host's turn before the request failed
+        self.waited = 0.0
 
 
 class BlockedError(FetchError):

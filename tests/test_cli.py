@@ -384,6 +384,25 @@ def test_two_checks_ask_for_robots_txt_once(tmp_path: Path, server: Server) -> N
     assert [h.path for h in server.hits].count("/post") == 2
 
 
+def test_log_tells_waiting_for_the_hosts_turn_from_the_hosts_own_time(tmp_path: Path, server: Server) -> None:
+    config = write_config(tmp_path, server)
+    config.write_text(config.read_text().replace('per_host_delay = "0s"', 'per_host_delay = "1s"'))
+    server.page("/post", article("<p>Words.</p>"))
+    run("--config", str(config), "check")  # the mirror on the same host waits for the canonical's request
+    code, out, _ = run("--config", str(config), "log", "doc/gone", "--format", "json")
+    (checked,) = json.loads(out)["sources"][0]["checks"]
+    assert 100 <= checked["waited_ms"] <= 1000  # a second from the canonical's request, less its reading
+    assert checked["duration_ms"] > checked["waited_ms"]
+    code, out, _ = run("--config", str(config), "log", "doc/gone")
+    took = int(re.findall(r" (\d+) ms", out)[0])
+    assert took == round(checked["duration_ms"] - checked["waited_ms"])
+    assert out.splitlines()[2].endswith(
+        f"HTTP 404 Not Found (waited {checked['waited_ms'] / 1000:.1f} s for its turn at the host)"
+    )
+    code, out, _ = run("--config", str(config), "log", "doc/canonical", "--format", "json")
+    assert "waited_ms" not in json.loads(out)["sources"][0]["checks"][0]  # the first request waits for none
+
+
 def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -402,9 +402,13 @@ def test_crawl_delay_spaces_requests_to_the_host(server: Server, asked: str, wai
     server.page("/b", PAGE)
     clock = Clock()
     f = fetcher(clock, per_host_delay=5.0)
-    get(f, server.url("/a"), robots=True)
-    get(f, server.url("/b"), robots=True)
+    a = get(f, server.url("/a"), robots=True)
+    b = get(f, server.url("/b"), robots=True)
     assert clock.slept == [waited, waited]  # robots.txt → /a → /b
+    assert (a.waited, b.waited) == (waited, waited)  # what each fetch owes to politeness, not to the host
+    with pytest.raises(FetchError) as failed:
+        get(f, server.url("/missing"), robots=True)
+    assert failed.value.waited == waited
 
 
 def test_robots_txt_is_kept_between_runs_for_a_day(server: Server, tmp_path: Path) -> None:

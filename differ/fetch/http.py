@@ -51,6 +51,9 @@ class Response:
     body: bytes
     elapsed: float
     attempts: int = 1
+    waited: float = (
+        0.0  # seconds spent waiting for the host's turn (per-host delay, Crawl-delay, Retry-After)
+    )
 
     @property
     def not_modified(self) -> bool:
@@ -129,6 +132,12 @@ class HostLimiter:
         self._last: dict[str, float] = {}
         self._not_before: dict[str, float] = {}
         self._delays: dict[str, float] = {}  # hosts that asked for more than `delay`
+        self._local = threading.local()
+
+    def waited(self) -> float:
+        """Seconds this thread has spent waiting for hosts' turns, so far: what a fetch's time owes to
+        politeness rather than to the host."""
+        return float(getattr(self._local, "waited", 0.0))
 
     def at_least(self, host: str, delay: float) -> None:
         """At least `delay` seconds between two requests to `host` (its robots.txt's Crawl-delay), and never
@@ -153,6 +162,7 @@ class HostLimiter:
                 wait = ready - self.clock()
             if wait > 0:
                 self.sleep(wait)
+                self._local.waited = self.waited() + wait
             yield
         finally:
             with self._lock:
@@ -220,7 +230,17 @@ class Fetcher:
     def fetch(self, request: Request) -> Response:
         """GET with retries: backoff on network faults and 5xx, the wait a server asks for (`asked_to_wait`);
         none on other 4xx, nor on limits of our own (size cap, redirect count, overall deadline), which a retry
-        would only hit again."""
+        would only hit again. The response (or the error) says how long it waited for the host's turn."""
+        before = self.limiter.waited()
+        try:
+            response = self._fetch(request)
+        except FetchError as exc:
+            exc.waited = self.limiter.waited() - before
+            raise
+        response.waited = self.limiter.waited() - before
+        return response
+
+    def _fetch(self, request: Request) -> Response:
         attempt = 0
         while True:
             attempt += 1

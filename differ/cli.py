@@ -86,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a source option, as in config.toml (selector=article .post, languages='[\"en\"]')",
     )
+    rm = sub.add_parser(
+        "remove",
+        help="take a document, or one of its mirrors, out of config.toml (the store keeps its history)",
+    )
+    rm.add_argument(
+        "name", metavar="DOCUMENT[/MIRROR]", help="a document with all its sources, or one mirror"
+    )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
@@ -191,7 +198,29 @@ def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
         from dataclasses import replace
 
         config = replace(config, service=replace(config.service, snapshots=args.snapshots))
+    if args.command in READS_THE_STORE:
+        names = [args.source] if getattr(args, "source", None) else getattr(args, "sources", None) or []
+        config = _with_removed(config, names)
     return config
+
+
+def _with_removed(config: Config, names: Sequence[str]) -> Config:
+    """`config` with the sources it no longer names but the store still holds, when a command reading the
+    store asks for one of them by name: a page taken out of config.toml keeps its history readable."""
+    from differ.config import with_stored
+
+    configured = {s.key for s in config.sources()} | {d.id for d in config.documents}
+    if all(name in configured for name in names) or not config.service.snapshots.is_dir():
+        return config
+    from differ.store import Store
+
+    store = Store(config.service.snapshots)
+    stored = [
+        v.record
+        for key in store.source_keys()
+        if key not in configured and (v := store.latest(key)) is not None
+    ]
+    return with_stored(config, stored)
 
 
 def _store_config(snapshots: Path) -> Config:
@@ -233,6 +262,10 @@ def main(
             from differ.commands import add
 
             return add(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "remove":
+            from differ.commands import remove
+
+            return remove(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")

@@ -164,8 +164,8 @@ def _version(app: App, key: str, which: str | None) -> Version:
 
 def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
     """`differ add`: needs no store, only a configuration file to edit (made if missing)."""
-    from differ.add import add_source
     from differ.compare import parse_settings
+    from differ.edit import add_source
 
     added = add_source(
         path,
@@ -182,6 +182,20 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
     if added.note:
         print(f"note: {added.note}", file=out)
+    return ExitCode.OK
+
+
+def remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ remove`: edits the configuration only; the store keeps every version of what was watched."""
+    from differ.edit import remove_source
+
+    removed = remove_source(path, args.name, env)
+    what = f"{removed.name} ({', '.join(removed.keys)})" if removed.document else removed.name
+    their = "their" if len(removed.keys) > 1 else "its"
+    print(
+        f"removed {what} from {path}; the store keeps {their} history (differ history {removed.keys[0]})",
+        file=out,
+    )
     return ExitCode.OK
 
 

@@ -528,6 +528,25 @@ def store_config(snapshots: Path, sources: Sequence[Mapping[str, Any]]) -> Confi
     )
 
 
+def with_stored(config: Config, records: Sequence[Mapping[str, Any]]) -> Config:
+    """`config` and the sources that only the store knows (their newest records, as `store_config` reads
+    them): a removed mirror joins its document if that is still configured, a removed document comes whole."""
+    stored = store_config(config.service.snapshots, records)
+    documents = {d.id: d for d in config.documents}
+    for d in stored.documents:
+        kept = documents.get(d.id)
+        if kept is None:
+            documents[d.id] = d
+            continue
+        extra = tuple(
+            replace(s, role="mirror", title=kept.title)
+            for s in d.sources
+            if s.id not in {k.id for k in kept.sources}
+        )
+        documents[d.id] = replace(kept, mirrors=kept.mirrors + extra)
+    return replace(config, documents=tuple(documents.values()))
+
+
 def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:
     """Read and validate a configuration file."""
     try:

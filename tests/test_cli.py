@@ -403,6 +403,34 @@ def test_log_tells_waiting_for_the_hosts_turn_from_the_hosts_own_time(tmp_path: 
     assert "waited_ms" not in json.loads(out)["sources"][0]["checks"][0]  # the first request waits for none
 
 
+def test_a_removed_mirror_is_no_longer_checked_and_its_history_stays_readable(
+    tmp_path: Path, server: Server
+) -> None:
+    config = write_config(tmp_path, server)
+    server.page("/post", article("<p>Words.</p>"))
+    server.page("/gone", article("<p>Copied words.</p>"))
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    assert run("--config", str(config), "remove", "doc/gone") == (
+        ExitCode.OK,
+        f"removed doc/gone from {config}; the store keeps its history (differ history doc/gone)\n",
+        "",
+    )
+    assert "gone" not in config.read_text()
+    run("--config", str(config), "check")
+    assert len(server.requests_to("/gone")) == 1
+    code, out, _ = run("--config", str(config), "show", "doc/gone")
+    assert (code, out) == (ExitCode.OK, "# Post\n\nCopied words.\n")
+    code, out, _ = run("--config", str(config), "history", "doc/gone", "--format", "json")
+    assert (code, [v["version"] for v in json.loads(out)["versions"]]) == (ExitCode.OK, [1])
+    assert run("--config", str(config), "log", "doc/gone", "--format", "json")[0] == ExitCode.OK
+    assert "doc/gone" not in run("--config", str(config), "sources")[1]
+    assert run("--config", str(config), "remove", "doc")[1] == (
+        f"removed doc (doc/canonical) from {config}; the store keeps its history (differ history doc/canonical)\n"
+    )
+    assert run("--config", str(config), "history", "doc/canonical")[0] == ExitCode.OK
+    assert run("--config", str(config), "show", "doc")[0] == ExitCode.OK  # a document names its canonical
+
+
 def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -498,9 +526,10 @@ def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: 
         "error: config.toml: no such file; write one (see README.md) or pass --config FILE\n"
     )
     (tmp_path / "config.toml").write_text('[service]\nsnapshots = "kept/snapshots"\n')
-    assert run(*alone, "show", "pytorch-2-13")[2] == (  # a config.toml present is the one read
-        'error: no document "pytorch-2-13"; configured documents: none configured\n'
-    )
+    # A config.toml present is the one read; what it does not name is read from the store, as a page taken
+    # out of the configuration is.
+    assert run(*alone, "show", "pytorch-2-13") == run(*with_config, "show", "pytorch-2-13")
+    assert run(*alone, "audit")[2] == "error: config.toml configures no documents\n"
 
 
 def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, server: Server) -> None:

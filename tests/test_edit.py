@@ -1,4 +1,4 @@
-"""`differ add`: config.toml edited as text, comments kept, the result valid or nothing written."""
+"""`differ add` and `differ remove`: config.toml edited as text, comments kept, the result valid or nothing written."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from differ.add import add_source, host_id, slug, unique, value
 from differ.cli import main
 from differ.config import load_config
+from differ.edit import add_source, host_id, remove_source, slug, unique, value
 from differ.errors import ConfigError, ExitCode, UsageError
 
 EXISTING = """\
@@ -195,9 +195,7 @@ def test_a_broken_file_is_reported_not_edited(tmp_path: Path) -> None:
         add_source(config, "https://example.org/post", env={})
     assert config.read_text() == '[[documents]]\nid = "x"\n'
     config.write_text('documents = [{id = "x", canonical = {url = "https://example.org/"}}]\n')
-    with pytest.raises(
-        ConfigError, match="not all written as \\[\\[documents\\]\\] tables; add the source by hand"
-    ):
+    with pytest.raises(ConfigError, match="not all written as \\[\\[documents\\]\\] tables; edit it by hand"):
         add_source(config, "https://example.org/other", to="x", env={})
 
 
@@ -220,3 +218,63 @@ def test_ids_from_urls() -> None:
 @given(st.one_of(st.text(), st.lists(st.text(max_size=5), max_size=4), st.booleans(), st.integers()))
 def test_values_read_back_as_written(v: object) -> None:
     assert tomllib.loads(f"v = {value(v)}")["v"] == v
+
+
+WATCHED = EXISTING.replace(
+    'Accept-Language = "en"\n',
+    'Accept-Language = "en"\n\n'
+    "# The aggregator's copy.\n"
+    '[[documents.mirrors]]\nid = "wpnews"\nurl = "https://wpnews.pro/news/rust-1-66"\n\n'
+    '[documents.mirrors.headers]\nAccept-Language = "en"\n\n'
+    '[[documents.mirrors]]\nid = "ko"\nurl = "https://example.org/ko/rust-1-66"\n',
+)
+
+
+def test_a_mirror_or_a_document_is_removed_with_its_comments_and_nothing_else(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    removed = remove_source(config, "rust/wpnews", env={})
+    assert (removed.keys, removed.document) == (("rust/wpnews",), False)
+    assert config.read_text() == EXISTING.replace(
+        'Accept-Language = "en"\n',
+        'Accept-Language = "en"\n\n[[documents.mirrors]]\nid = "ko"\nurl = "https://example.org/ko/rust-1-66"\n',
+    )
+    removed = remove_source(config, "rust", env={})
+    assert (removed.keys, removed.document) == (("rust/canonical", "rust/ko"), True)
+    assert (
+        config.read_text()
+        == EXISTING[: EXISTING.index("[[documents]]")]
+        + EXISTING[EXISTING.index('[[documents]]\nid = "torch"') :]
+    )
+    remove_source(config, "torch", env={})
+    assert config.read_text() == (
+        '# Release posts we watch.\n[service]\ninterval = "1h"\n\n'
+        '# Alerts go to the release channel.\n[[notify]]\nname = "team"\nkind = "slack"\n'
+        'url = "${SLACK_WEBHOOK_URL}"\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "rust/canonical",
+            "error: rust/canonical is the page the document rust is about; remove the document with its "
+            "mirrors: differ remove rust\n",
+        ),
+        ("nope", 'error: no document "nope"; configured documents: rust, torch\n'),
+        ("rust/nope", 'error: no source "rust/nope"; rust has: rust/canonical, rust/wpnews, rust/ko\n'),
+    ],
+)
+def test_what_cannot_be_removed_leaves_the_file_as_it_was(tmp_path: Path, name: str, message: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "remove", name) == (ExitCode.USAGE, "", message)
+    assert config.read_text() == WATCHED
+    config.write_text('documents = [{id = "x", canonical = {url = "https://example.org/"}}]\n')
+    code, _, err = run("--config", str(config), "remove", "x")
+    assert (code, err) == (ExitCode.USAGE, "error: config.toml: its documents are not all written as "
+                           "[[documents]] tables; edit it by hand\n")  # fmt: skip
+    assert run("--config", str(tmp_path / "none.toml"), "remove", "x")[2] == (
+        f"error: {tmp_path / 'none.toml'}: no such file; there is nothing to remove\n"
+    )

@@ -1,6 +1,7 @@
-"""`differ add`: put a new document, or a mirror of one, into config.toml without opening an editor. The file
-is edited as text (its comments and layout stay), and the result must read back as a valid configuration with
-the new source in it before it replaces the old file."""
+"""`differ add` and `differ remove`: put a new document or a mirror of one into config.toml, or take one out,
+without opening an editor. The file is edited as text (its comments and layout stay), and the result must read
+back as a valid configuration, with the change made and nothing else changed, before it replaces the old file.
+The store is never touched: a page no longer watched keeps its history."""
 
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ NEW_FILE = "# differ's configuration; README.md lists every option. Check it wit
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
 _NOT_ID = re.compile(r"[^a-z0-9_-]+")
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".md", ".markdown", ".json", ".txt"}
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What `remove_source` took out: a document (with its sources) or one mirror, by key."""
+
+    name: str
+    keys: tuple[str, ...]
+    document: bool
 
 
 @dataclass(frozen=True)
@@ -162,33 +172,108 @@ def _insert(text: str, config: Config, document: str | None, block: str) -> str:
     """`text` with `block` put at the end of `document`'s tables (the last document's, for a new one): before
     the next table that is not one of its own, and before the comments that lead into that table."""
     rows = text.splitlines(keepends=True)
-    headers = [
-        (i, m.group(1), m.group(2).replace(" ", "").replace('"', ""))
-        for i, row in enumerate(rows)
-        if (m := _HEADER.match(row))
-    ]
-    starts = [i for i, brackets, name in headers if brackets == "[[" and name == "documents"]
-    if len(starts) != len(config.documents):
-        raise ConfigError(
-            f"{config.path.name}: its documents are not all written as [[documents]] tables; "
-            "add the source by hand"
-        )
-    if not starts:
+    if not config.documents:
         return text.rstrip("\n") + ("\n\n" if text.strip() else "") + block
-    ids = [d.id for d in config.documents]
-    start = starts[ids.index(document) if document is not None else -1]
-    end = len(rows)
-    for i, _, name in headers:
-        if i > start and not name.startswith("documents."):  # its canonical, mirrors and their subtables
-            end = i
-            break
-    while end > start + 1 and (not rows[end - 1].strip() or rows[end - 1].lstrip().startswith("#")):
-        end -= 1  # blank lines and the comments above the next table stay with it
+    last = config.documents[-1].id
+    start, end = _document_span(rows, _headers(rows), config, document if document is not None else last)
+    end = _before_next_comments(rows, start, end)
     before = "".join(rows[:end])
     if before and not before.endswith("\n"):
         before += "\n"
     after = "".join(rows[end:])
     return before + "\n" + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
+
+
+def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
+    """Take `name` out of the configuration at `path`: a DOCUMENT with all its sources, or one mirror as
+    DOCUMENT/MIRROR (a canonical goes only with its document). The comments just above the removed tables go
+    with them; everything else stays as written."""
+    env = os.environ if env is None else env
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file; there is nothing to remove")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    config = parse_config(text, path, env, notifiers=False)
+    document_id, _, source_id = name.partition("/")
+    document = config.document(document_id)  # names the configured documents when there is no such one
+    rows = text.splitlines(keepends=True)
+    headers = _headers(rows)
+    start, end = _document_span(rows, headers, config, document_id)
+    if source_id and source_id != document.canonical.id:
+        ids = [m.id for m in document.mirrors]
+        if source_id not in ids:
+            known = ", ".join(s.key for s in document.sources)
+            raise UsageError(f'no source "{name}"; {document_id} has: {known}')
+        tables = [
+            i
+            for i, brackets, n in headers
+            if start < i < end and brackets == "[[" and n == "documents.mirrors"
+        ]
+        if len(tables) != len(ids):
+            raise ConfigError(
+                f"{config.path.name}: the mirrors of {document_id} are not all written as [[documents.mirrors]] "
+                "tables; remove it by hand"
+            )
+        start = tables[ids.index(source_id)]
+        end = next(
+            (i for i, _, n in headers if start < i < end and not n.startswith("documents.mirrors.")), end
+        )
+        removed = Removed(name, (f"{document_id}/{source_id}",), document=False)
+    elif source_id:
+        raise UsageError(
+            f"{name} is the page the document {document_id} is about; remove the document with its mirrors: "
+            f"differ remove {document_id}"
+        )
+    else:
+        removed = Removed(document_id, tuple(s.key for s in document.sources), document=True)
+    end = _before_next_comments(rows, start, end)
+    while start > 0 and rows[start - 1].lstrip().startswith("#"):
+        start -= 1  # the comments just above a table are about it
+    kept = "".join(rows[:start]).rstrip("\n")
+    rest = "".join(rows[end:]).lstrip("\n")
+    new_text = kept + ("\n\n" if kept and rest else "\n" if kept else "") + rest
+    try:
+        after = parse_config(new_text, path, env, notifiers=False)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    left = {s.key: s.url for s in after.sources()}
+    expected = {s.key: s.url for s in config.sources() if s.key not in removed.keys}
+    if left != expected:
+        raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
+    _write(path, new_text)
+    return removed
+
+
+def _headers(rows: list[str]) -> list[tuple[int, str, str]]:
+    """The table headers of a TOML text: (row, `[` or `[[`, dotted name without spaces or quotes)."""
+    return [
+        (i, m.group(1), m.group(2).replace(" ", "").replace('"', ""))
+        for i, row in enumerate(rows)
+        if (m := _HEADER.match(row))
+    ]
+
+
+def _document_span(
+    rows: list[str], headers: list[tuple[int, str, str]], config: Config, document: str
+) -> tuple[int, int]:
+    """The rows of `document`'s tables: from its [[documents]] header to the next table not its own."""
+    starts = [i for i, brackets, name in headers if brackets == "[[" and name == "documents"]
+    if len(starts) != len(config.documents):
+        raise ConfigError(
+            f"{config.path.name}: its documents are not all written as [[documents]] tables; edit it by hand"
+        )
+    start = starts[[d.id for d in config.documents].index(document)]
+    end = next((i for i, _, name in headers if i > start and not name.startswith("documents.")), len(rows))
+    return start, end
+
+
+def _before_next_comments(rows: list[str], start: int, end: int) -> int:
+    """`end` moved up past the blank lines and comments that lead into the next table, which stay with it."""
+    while end > start + 1 and (not rows[end - 1].strip() or rows[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return end
 
 
 def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) -> SourceConfig:

@@ -38,6 +38,7 @@ class App:
     last_sent: dict[str, float] = field(default_factory=dict)  # per destination, for rate limits
     index_pending: bool = False  # a check changed what reports/index.html shows (differ.site)
     index_written: float | None = None  # when this process last wrote it (monotonic)
+    reload: Callable[[], Config] | None = None  # reads the configuration again as the command line did
     _fetcher: Fetcher | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -1,12 +1,15 @@
 """`differ run`: APScheduler 3.x calls `check` for each source at its interval (plus jitter), and delivers
-retries from the outbox. SIGINT/SIGTERM let the write in progress finish, then exit 0."""
+retries from the outbox. A changed config.toml (`differ add`, an editor, SIGHUP) is read again without a
+restart. SIGINT/SIGTERM let the write in progress finish, then exit 0."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -17,14 +20,17 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
 from differ.check import CheckResult, HostGate, check, fetch_host
-from differ.config import SourceConfig
-from differ.errors import ExitCode
+from differ.config import Config, SourceConfig
+from differ.errors import DifferError, ExitCode
 
 DELIVERY_EVERY = 5.0
 PUT_OFF = 2.0  # seconds before a check whose host is taken tries again
+WATCH_EVERY = 2.0  # seconds between two looks at the configuration file
 
 
-def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) -> BackgroundScheduler:
+def build_scheduler(
+    app: App, *, start_now: bool = True, quiet: bool = False, gate: HostGate | None = None
+) -> BackgroundScheduler:
     """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
     workers = app.config.service.workers
     scheduler = BackgroundScheduler(
@@ -33,20 +39,13 @@ def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) ->
         timezone="UTC",
     )
     now = app.now()
-    gate = HostGate(app.config.service.per_host_connections)
-    for index, source in enumerate(app.config.sources()):
+    gate = gate or HostGate(app.config.service.per_host_connections)
+    sources = app.config.sources()
+    for index, source in enumerate(sources):
         every = source.interval or app.config.service.interval
-        jitter = every * app.config.service.jitter
         # Spread the first checks over a short window so a restart does not hit every host at once.
-        first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(app.config.sources())))
-        scheduler.add_job(
-            _check_one,
-            IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC"),
-            args=(app, source, quiet, gate, scheduler),
-            id=source.key,
-            name=source.key,
-            next_run_time=first if start_now else None,
-        )
+        first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(sources)))
+        _schedule(app, scheduler, source, first if start_now else None, quiet, gate)
     scheduler.add_job(
         _deliver,
         IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"),
@@ -55,6 +54,97 @@ def build_scheduler(app: App, *, start_now: bool = True, quiet: bool = False) ->
         name="deliver",
     )
     return scheduler
+
+
+def _schedule(
+    app: App,
+    scheduler: BackgroundScheduler,
+    source: SourceConfig,
+    first: datetime | None,
+    quiet: bool,
+    gate: HostGate,
+) -> None:
+    scheduler.add_job(
+        _check_one,
+        _trigger(app, source),
+        args=(app, source, quiet, gate, scheduler),
+        id=source.key,
+        name=source.key,
+        next_run_time=first,
+    )
+
+
+def _trigger(app: App, source: SourceConfig) -> IntervalTrigger:
+    every = source.interval or app.config.service.interval
+    jitter = every * app.config.service.jitter
+    return IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC")
+
+
+class ConfigWatch:
+    """Notices that the configuration file was written (by `differ add`, `differ remove` or an editor)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.stamp = self._stamp()
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino
+
+    def changed(self) -> bool:
+        stamp = self._stamp()
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        return True
+
+
+def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quiet: bool = False) -> str:
+    """Read the configuration again and apply it to the running service: new sources are checked now,
+    removed ones no longer, changed ones with their new settings from their next check (a new interval
+    counts from now); notifiers and documents take effect at once. [service] settings need a restart. A
+    configuration that does not read changes nothing. Returns the line to log."""
+    name = app.config.path.name
+    if app.reload is None:
+        return f"differ: {name} cannot be read again here"
+    try:
+        new: Config = app.reload()
+    except DifferError as exc:
+        return f"differ: {name} not reloaded, still watching as before: {exc}"
+    old = app.config
+    restart = new.service != old.service
+    new = replace(new, service=old.service)
+    before = {s.key: s for s in old.sources()}
+    after = {s.key: s for s in new.sources()}
+    added = [k for k in after if k not in before]
+    removed = [k for k in before if k not in after]
+    changed = [k for k in after if k in before and after[k] != before[k]]
+    app.config = new
+    now = datetime.now(UTC)
+    for key in removed:
+        with contextlib.suppress(JobLookupError):
+            scheduler.remove_job(key)
+    for key in added:
+        _schedule(app, scheduler, after[key], now, quiet, gate)
+    for key in changed:  # the same job, so a check running now is never run twice at once
+        source = after[key]
+        with contextlib.suppress(JobLookupError):
+            scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler))
+            if source.interval != before[key].interval:
+                scheduler.reschedule_job(key, trigger=_trigger(app, source))
+    parts = [f"{len(after)} source{'s' if len(after) != 1 else ''}"]
+    parts += [
+        f"{what} {', '.join(keys)}"
+        for what, keys in (("added", added), ("removed", removed), ("changed", changed))
+        if keys
+    ]
+    line = f"differ: {name} reloaded: " + "; ".join(parts)
+    if restart:
+        line += "; [service] settings changed, which apply from the next start of differ run"
+    return line
 
 
 def _check_one(
@@ -76,6 +166,9 @@ def _check_one(
         return []
     try:
         results = check(app, [source])
+    except DifferError as exc:  # e.g. its document was taken out of the configuration while it ran
+        print(f"{iso(app.now())} {source.key}: not checked: {exc}", file=app.out, flush=True)
+        return []
     finally:
         if gate is not None:
             gate.leave(host)
@@ -126,8 +219,11 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     limit_malloc_arenas()  # before any worker thread exists
     with app.store.writing():  # creates the store under the lock
         pass
-    scheduler = build_scheduler(app, quiet=quiet)
+    gate = HostGate(app.config.service.per_host_connections)
+    scheduler = build_scheduler(app, quiet=quiet, gate=gate)
     previous: dict[signal.Signals, Any] = {}
+
+    hangup = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -135,6 +231,9 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, handle)
+        if hasattr(signal, "SIGHUP"):
+            previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, lambda signum, frame: hangup.set())
+    watch = ConfigWatch(app.config.path)
     print(
         f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}; store "
         f"{app.store.root}; Ctrl-C to stop",
@@ -142,9 +241,14 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
         flush=True,
     )
     scheduler.start()
+    looked = app.monotonic()
     try:
         while not stop.wait(0.5):
-            pass
+            if app.monotonic() - looked >= WATCH_EVERY or hangup.is_set():
+                looked = app.monotonic()
+                if watch.changed() or hangup.is_set():
+                    hangup.clear()
+                    print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
     finally:
         scheduler.shutdown(wait=True)
         from differ.site import flush_index

@@ -193,6 +193,33 @@ def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) ->
     assert "<td>1</td>" in index and "failing (" in index  # the canonical's version; the mirror's 404s
 
 
+def test_a_page_added_while_the_service_runs_is_watched_without_a_restart(
+    tmp_path: Path, server: Server
+) -> None:
+    server.page("/post", article("<p>Text.</p>"))
+    server.page("/late", article("<p>Added later.</p>"))
+    config = write_config(tmp_path, server)
+    proc = spawn(config, "run")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not server.requests_to("/post"):
+            time.sleep(0.1)
+        code, _, err = run(
+            "--config", str(config), "add", server.url("/late"), "--set", 'allow_private=["127.0.0.1"]'
+        )
+        assert (code, err) == (ExitCode.OK, "")
+        while time.monotonic() < deadline and not server.requests_to("/late"):
+            time.sleep(0.1)
+        assert server.requests_to("/late"), "the added page was never fetched"
+        time.sleep(0.5)  # its check writes and logs
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "differ: config.toml reloaded: 3 sources; added late/canonical\n" in err
+    assert re.search(r"^\S+ late/canonical: new version 1 \(first snapshot\)$", out, re.M), out
+
+
 def test_ctrl_c_during_a_check_starts_no_new_source(tmp_path: Path, server: Server) -> None:
     """SIGINT while six slow pages of one host are checked: the check under way finishes its write, the rest
     are not started, the exit code is 130, and the store is whole."""

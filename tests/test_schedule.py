@@ -7,8 +7,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from differ.schedule import build_scheduler, limit_malloc_arenas
-from tests.conftest import Clock, Server, article, make_app, make_config, one_doc, source_toml
+from differ.check import HostGate
+from differ.config import load_config
+from differ.schedule import ConfigWatch, build_scheduler, limit_malloc_arenas, reload_config
+from tests.conftest import SERVICE, Clock, Server, article, make_app, make_config, one_doc, source_toml
 
 CONFIG = """
 [[documents]]
@@ -39,6 +41,48 @@ def test_one_job_per_source_with_interval_jitter_coalescing(tmp_path: Path) -> N
         assert job.coalesce is True and job.max_instances == 1
         assert job.args[1].key == job.id
     assert jobs["differ:deliver"].trigger.interval.total_seconds() == 5
+
+
+def test_a_changed_configuration_is_applied_to_the_running_service(tmp_path: Path) -> None:
+    """Sources added are scheduled now, removed ones dropped, changed ones keep their job with the new settings;
+    [service] waits for a restart; a file that does not read changes nothing."""
+    path = tmp_path / "config.toml"
+    path.write_text(SERVICE.format(store=tmp_path / "snapshots") + CONFIG)
+    app = make_app(load_config(path, {}))
+    app.reload = lambda: load_config(path, {})
+    gate = HostGate(1)
+    scheduler = build_scheduler(app, gate=gate)
+    scheduler.start(paused=True)
+    watch = ConfigWatch(path)
+    try:
+        assert not watch.changed()
+        path.write_text(
+            path.read_text().replace('interval = "10m"', 'interval = "20m"\nselector = "main"')
+            .replace('id = "m"\nurl = "https://mirror.example.org/post/"\n', "")
+            .replace("[[documents.mirrors]]\n", '[[documents.mirrors]]\nid = "ko"\nurl = "https://ko.example.org/"\n')
+            .replace('workers = 1', 'workers = 4')
+        )  # fmt: skip
+        assert watch.changed() and not watch.changed()
+        assert reload_config(app, scheduler, gate) == (
+            "differ: config.toml reloaded: 2 sources; added doc/ko; removed doc/m; changed doc/c; "
+            "[service] settings changed, which apply from the next start of differ run"
+        )
+        jobs = {job.id: job for job in scheduler.get_jobs()}
+        assert sorted(jobs) == ["differ:deliver", "doc/c", "doc/ko"]
+        assert jobs["doc/c"].trigger.interval.total_seconds() == 1200
+        assert jobs["doc/c"].args[1].options["selector"] == "main"
+        assert app.config.source("doc/c").options["selector"] == "main"
+        assert app.config.service.workers == 1  # as the service started
+        good = path.read_text()
+        path.write_text(good.replace('url = "https://ko.example.org/"', 'url = "ftp://ko.example.org/"'))
+        assert reload_config(app, scheduler, gate) == (
+            "differ: config.toml not reloaded, still watching as before: config.toml: "
+            'documents[0].mirrors[0].url: expected an http:// or https:// URL, found "ftp://ko.example.org/"'
+        )
+        assert sorted(job.id for job in scheduler.get_jobs()) == ["differ:deliver", "doc/c", "doc/ko"]
+        assert app.config.source("doc/ko").url == "https://ko.example.org/"
+    finally:
+        scheduler.shutdown(wait=False)
 
 
 def test_malloc_arenas_are_capped_on_glibc() -> None:

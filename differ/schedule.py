@@ -123,6 +123,7 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
     removed = [k for k in before if k not in after]
     changed = [k for k in after if k in before and after[k] != before[k]]
     app.config = new
+    app.index_pending = True  # the reports index lists what is configured
     now = datetime.now(UTC)
     for key in removed:
         with contextlib.suppress(JobLookupError):

@@ -73,6 +73,7 @@ def test_a_changed_configuration_is_applied_to_the_running_service(tmp_path: Pat
         assert jobs["doc/c"].args[1].options["selector"] == "main"
         assert app.config.source("doc/c").options["selector"] == "main"
         assert app.config.service.workers == 1  # as the service started
+        assert app.index_pending  # the reports index is written again, with doc/ko
         good = path.read_text()
         path.write_text(good.replace('url = "https://ko.example.org/"', 'url = "ftp://ko.example.org/"'))
         assert reload_config(app, scheduler, gate) == (

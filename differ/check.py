@@ -702,10 +702,11 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         elif state.get("recovered_after"):
             events.append({"type": "recovered", "source": source.key, "failures": state["recovered_after"]})
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
-    if changed_docs:
-        from differ.audit.report import audit_after_check
+    from differ.audit.report import audit_after_check, audits_due
 
-        events.extend(audit_after_check(app, changed_docs))
+    audited = changed_docs | audits_due(app, _documents(r.source for r in results) - changed_docs)
+    if audited:
+        events.extend(audit_after_check(app, audited))
     # Once per document after the whole check, including versions a crash kept from an earlier one.
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):

@@ -80,6 +80,11 @@ SOURCE_OPTIONS: dict[str, Option] = {
     "ignore": Option(
         opt.pattern_list, (), "regular expressions of text to leave out (a line they empty is dropped)"
     ),
+    "stale_after": Option(
+        opt.duration(),
+        0.0,
+        "a mirror's time to catch up: how long the canonical may be ahead before the mirror is called stale",
+    ),
 }
 
 
@@ -121,6 +126,7 @@ class SourceConfig:
     allow_private: bool | tuple[opt.Network, ...] = False
     languages: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
+    stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
     options: Mapping[str, Any] = field(default_factory=dict)
     title: str = ""
 
@@ -347,9 +353,12 @@ class _Loader:
             allow_private=common["allow_private"],
             languages=common["languages"],
             ignore=common["ignore"],
+            stale_after=common["stale_after"],
             options=values,
             title=title,
         )
+        if role == "canonical" and "stale_after" in table:
+            raise self.fail(f"{key}.stale_after", "only a mirror can be stale; set it on the mirrors")
         try:
             kind.check(source)
         except Invalid as exc:

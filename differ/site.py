@@ -94,13 +94,18 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
     matches = entry.get("matches_version")
     findings = len(entry.get("findings") or [])
     coverage = entry.get("coverage")
+    behind = isinstance(entry.get("stale_from"), str)
     parts = [
-        "up to date" if matches == canonical else f"stale: matches version {matches} of {canonical}",
+        "up to date"
+        if matches == canonical
+        else f"catching up: matches version {matches} of {canonical}, stale from {entry['stale_from']}"
+        if behind
+        else f"stale: matches version {matches} of {canonical}",
         f"{findings} finding{'s' if findings != 1 else ''}",
     ]
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
-    return ", ".join(parts), matches == canonical and not findings
+    return ", ".join(parts), (matches == canonical or behind) and not findings
 
 
 def _state_cell(text: str, good: bool) -> str:

@@ -230,3 +230,57 @@ def test_mirror_drift_when_a_mirror_goes_stale_and_catches_up(tmp_path: Path, se
     drifts = [e for e in events if e["type"] == "mirror_drift"]
     assert [e["headline"] for e in drifts] == ["caught up with canonical version 2"]
     assert drifts[0]["summary"][1].startswith("• resolved: stale: matches canonical version 1")
+
+
+def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: Path, server: Server) -> None:
+    """`stale_after`: behind the canonical for less than that, a mirror is catching up (no finding, no alert,
+    `audit --exit-code` passes); once it runs out, the next check of the document reports it stale, though no
+    page changed."""
+    from differ.audit import audit_document
+    from differ.audit.report import mirror_lines
+    from differ.check import check
+
+    text = "<p>Version {} of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    server.page("/canon", article(text.format("one")))
+    server.page("/mirror", article(text.format("one")))
+    mirror = (
+        f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+        'stale_after = "2h"\n'
+    )
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/canon"), extra="robots = false", mirrors=[mirror]), clock)
+    events: list[dict[str, object]] = []
+    import differ.notify
+
+    real = differ.notify.dispatch
+
+    def drifts() -> list[object]:
+        events.clear()
+        differ.notify.dispatch = lambda app, evs, **kw: events.extend(evs) or real(app, evs, **kw)  # type: ignore[assignment]
+        try:
+            check(app, app.config.sources())
+        finally:
+            differ.notify.dispatch = real  # type: ignore[assignment]
+        return [e["headline"] for e in events if e["type"] == "mirror_drift"]
+
+    drifts()
+    server.page("/canon", article(text.format("two")))
+    clock.advance(600)
+    moved_on = "2026-07-08T17:55:00Z"
+    assert drifts() == []
+    report = audit_document(app, app.config.document("doc"))
+    (copy,) = report.mirrors
+    assert (copy.matches_version, copy.findings, copy.stale_from) == (1, [], "2026-07-08T19:55:00Z")
+    assert mirror_lines(copy, 2)[0] == (
+        "copy: version 1 matches canonical version 1 — catching up (stale from 2026-07-08T19:55:00Z unless it "
+        "carries version 2 by then); coverage 92.9%; 0 findings"
+    )
+    assert app.store.version("doc/canonical", 2).fetched_at == moved_on
+    clock.advance(7199)
+    assert drifts() == []  # a second to go
+    clock.advance(1)
+    assert drifts() == ["is stale: matches version 1, canonical is at 2"]
+    (copy,) = audit_document(app, app.config.document("doc")).mirrors
+    assert ([f.kind for f in copy.findings], copy.stale_from) == (["stale"], None)
+    clock.advance(600)
+    assert drifts() == []  # told once

@@ -723,7 +723,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
         'error: --set: unknown option "colour"; options: allow_private, api, exclude, field, format, headers, '
-        "ignore, interval, languages, metadata, robots, selector, slug\n",
+        "ignore, interval, languages, metadata, robots, selector, slug, stale_after\n",
     )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (
         ExitCode.USAGE,

@@ -98,6 +98,15 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             'config.toml: documents[0].canonical.headers: expected a table of strings, found "x"',
         ),
         (
+            BASE + 'stale_after = "1d"\n',
+            "config.toml: documents[0].canonical.stale_after: only a mirror can be stale; set it on the mirrors",
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\nstale_after = "soon"\n',
+            'config.toml: documents[0].mirrors[0].stale_after: expected a duration such as "30m" or "5s", '
+            'found "soon"',
+        ),
+        (
             BASE + 'interval = "1ms"\n',
             'config.toml: documents[0].canonical.interval: expected at least 1s, found "1ms"',
         ),
@@ -199,7 +208,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'selctor = "main"\n',
             "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
-            "ignore, interval, kind, languages, metadata, robots, selector, url",
+            "ignore, interval, kind, languages, metadata, robots, selector, stale_after, url",
         ),
         (
             BASE + 'languages = ["klingon"]\n',

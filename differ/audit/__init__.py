@@ -86,6 +86,8 @@ class MirrorAudit:
     findings: list[Finding] = field(default_factory=list)
     #: for each canonical edit: which mirror version first carried it, if any
     reached: list[dict[str, Any]] = field(default_factory=list)
+    #: behind the canonical but within its `stale_after`: when it is stale unless it catches up
+    stale_from: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +99,7 @@ class MirrorAudit:
             "coverage": round(self.coverage, 4),
             "findings": [f.as_json() for f in self.findings],
             "reached": self.reached,
+            "stale_from": self.stale_from,
         }
 
     @property
@@ -361,7 +364,9 @@ def audit_mirror(
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
     result.reached = edit_reach(app, canon_versions, streams, mirror.key)
     if number != latest_number:
-        result.findings.append(_stale(app, canon_versions, number, latest_number))
+        result.stale_from = _stale_from(app, mirror, canon_versions, number)
+        if result.stale_from is None:
+            result.findings.append(_stale(app, canon_versions, number, latest_number))
     result.findings.extend(compare(canon_blocks[number], blocks, al))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
@@ -388,6 +393,23 @@ def edit_reach(
             }
         )
     return reached
+
+
+def _stale_from(app: App, mirror: SourceConfig, canon_versions: list[Any], number: int) -> str | None:
+    """When a mirror that reflects canonical version `number` becomes stale, if that is still to come: its
+    `stale_after` from the moment the canonical moved on."""
+    from datetime import datetime, timedelta
+
+    from differ.app import iso
+
+    if not mirror.stale_after:
+        return None
+    moved_on = next((v for v in canon_versions if v.number == number + 1), None)
+    if moved_on is None:
+        return None
+    since = datetime.fromisoformat(moved_on.fetched_at.replace("Z", "+00:00"))
+    deadline = since + timedelta(seconds=mirror.stale_after)
+    return iso(deadline) if app.now() < deadline else None
 
 
 def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:

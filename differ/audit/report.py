@@ -43,11 +43,14 @@ def finding_line(f: Finding) -> str:
 
 
 def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
-    state = (
-        "up to date"
-        if m.matches_version == canonical_version
-        else f"stale (matches version {m.matches_version})"
-    )
+    if m.matches_version == canonical_version:
+        state = "up to date"
+    elif m.stale_from:
+        state = (
+            f"catching up (stale from {m.stale_from} unless it carries version {canonical_version} by then)"
+        )
+    else:
+        state = f"stale (matches version {m.matches_version})"
     head = (
         f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
         f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
@@ -132,6 +135,7 @@ def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
             "findings": keys,
             "lines": {f.key: finding_line(f) for f in m.findings},
             "coverage": round(m.coverage, 4),
+            "stale_from": m.stale_from,
         }
         before = previous.get(m.id)
         if before is None or before.get("signature") == m.signature:
@@ -175,6 +179,27 @@ def _headline(
     if gone and not added:
         return f"{len(gone)} finding{'s' if len(gone) != 1 else ''} resolved"
     return "findings changed"
+
+
+def audits_due(app: App, documents: set[str]) -> set[str]:
+    """Those of `documents` with a mirror whose time to catch up (`stale_after`) has run out since the last
+    audit: audited again on their next check, so a mirror that stays behind is reported stale then, though
+    no page changed."""
+    from differ.app import iso
+
+    now = iso(app.now())
+    due = set()
+    for document in documents:
+        try:
+            audit = json.loads(audit_path(app.store, document).read_bytes())
+        except (FileNotFoundError, ValueError):
+            continue
+        if isinstance(audit, dict) and any(
+            isinstance(m, dict) and isinstance(m.get("stale_from"), str) and m["stale_from"] <= now
+            for m in audit.values()
+        ):
+            due.add(document)
+    return due
 
 
 def audit_after_check(app: App, documents: set[str]) -> list[dict[str, Any]]:

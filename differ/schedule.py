@@ -5,8 +5,10 @@ restart. SIGINT/SIGTERM let the write in progress finish, then exit 0."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -193,6 +195,37 @@ def _deliver(app: App) -> None:
     flush_index(app)
 
 
+class SchedulerLog(logging.Handler):
+    """APScheduler's own log, as the service's lines: errors only, one line each, no traceback. Its warnings
+    are what the design intends (a run skipped because the check before it is still going: never overlapping),
+    and printed they were a line a second for a slow page."""
+
+    def __init__(self, app: App):
+        super().__init__(logging.ERROR)
+        self.app = app
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        why = f": {type(error).__name__}: {error}" if error is not None else ""
+        print(f"differ: scheduler: {record.getMessage()}{why}", file=self.app.err, flush=True)
+
+
+@contextlib.contextmanager
+def scheduler_log(app: App) -> Iterator[None]:
+    log = logging.getLogger("apscheduler")
+    handler = SchedulerLog(app)
+    saved = log.level, log.propagate
+    log.addHandler(handler)
+    log.setLevel(logging.ERROR)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
+
+
 M_ARENA_MAX = -8  # glibc mallopt parameter
 
 
@@ -241,21 +274,22 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
         file=app.err,
         flush=True,
     )
-    scheduler.start()
-    looked = app.monotonic()
-    try:
-        while not stop.wait(0.5):
-            if app.monotonic() - looked >= WATCH_EVERY or hangup.is_set():
-                looked = app.monotonic()
-                if watch.changed() or hangup.is_set():
-                    hangup.clear()
-                    print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
-    finally:
-        scheduler.shutdown(wait=True)
-        from differ.site import flush_index
+    with scheduler_log(app):
+        scheduler.start()
+        looked = app.monotonic()
+        try:
+            while not stop.wait(0.5):
+                if app.monotonic() - looked >= WATCH_EVERY or hangup.is_set():
+                    looked = app.monotonic()
+                    if watch.changed() or hangup.is_set():
+                        hangup.clear()
+                        print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
+        finally:
+            scheduler.shutdown(wait=True)
+            from differ.site import flush_index
 
-        flush_index(app, now=True)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            flush_index(app, now=True)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     print("differ: stopped", file=app.err, flush=True)
     return ExitCode.OK

@@ -220,6 +220,25 @@ def test_a_page_added_while_the_service_runs_is_watched_without_a_restart(
     assert re.search(r"^\S+ late/canonical: new version 1 \(first snapshot\)$", out, re.M), out
 
 
+def test_a_page_slower_than_its_interval_leaves_no_scheduler_chatter(tmp_path: Path, server: Server) -> None:
+    """A run skipped because the check before it is still going is the design (never overlapping), not news:
+    the service's stderr keeps to its own lines."""
+    server.page("/post", article("<p>Slow.</p>"), delay=2.5)
+    config = write_config(tmp_path, server)
+    config.write_text(config.read_text().replace("retries = 0\n", 'retries = 0\ninterval = "1s"\n'))
+    proc = spawn(config, "run")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(server.requests_to("/post")) < 2:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert len(server.requests_to("/post")) >= 2
+    assert (proc.returncode, err) == (
+        0,
+        f"differ: watching 2 sources; store {tmp_path / 'snapshots'}; Ctrl-C to stop\ndiffer: stopped\n",
+    )
+
+
 def test_ctrl_c_during_a_check_starts_no_new_source(tmp_path: Path, server: Server) -> None:
     """SIGINT while six slow pages of one host are checked: the check under way finishes its write, the rest
     are not started, the exit code is 130, and the store is whole."""

@@ -189,3 +189,24 @@ def test_a_slow_host_does_not_take_every_worker_of_the_service(tmp_path: Path, s
         assert server.hits[0].at < min(h.at for h in slow.hits) + 1.0
     finally:
         slow.close()
+
+
+def test_the_schedulers_errors_are_one_line_each(tmp_path: Path) -> None:
+    import io
+    import logging
+
+    from differ.schedule import scheduler_log
+
+    app = make_app(make_config(tmp_path, CONFIG))
+    err = io.StringIO()
+    app.err = err
+    with scheduler_log(app):
+        logging.getLogger("apscheduler.scheduler").warning(
+            "skipped: maximum number of running instances reached"
+        )
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            logging.getLogger("apscheduler.executors.default").exception('Job "doc/c" raised an exception')
+    assert err.getvalue() == 'differ: scheduler: Job "doc/c" raised an exception: ValueError: boom\n'
+    assert not logging.getLogger("apscheduler").handlers  # as it was

@@ -335,8 +335,10 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             if state.get("last_check"):
                 failures = state.get("failures", 0)
                 status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
+            grace = f", stale after {opt.format_duration(s.stale_after)}" if s.stale_after else ""
             print(
-                f"  {s.key}  [{s.role}, {s.kind}, every {opt.format_duration(every)}]  {s.url}", file=app.out
+                f"  {s.key}  [{s.role}, {s.kind}, every {opt.format_duration(every)}{grace}]  {s.url}",
+                file=app.out,
             )
             if s.ignore:
                 print(f"    ignore: {', '.join(s.ignore)}", file=app.out)

@@ -883,6 +883,7 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
             'robots = false\nallow_private = ["127.0.0.1"]\nignore = ["Views: \\\\d+"]\n[[',
             1,
         )
+        + 'stale_after = "3d"\n'
     )
     assert run("--config", str(config), "sources")[1].splitlines()[:3] == [
         "doc  Doc",
@@ -902,6 +903,7 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
         ],
     )
     assert re.fullmatch(r"    versions: 1  last check: \S+Z  last change: \S+Z  state: ok", lines[4])
+    assert lines[5] == f"  doc/gone  [mirror, html, every 30m, stale after 3d]  {server.url('/gone')}"
     assert re.fullmatch(
         r"    versions: 0  last check: \S+Z  last change: -  state: failing \(1\): HTTP 404 Not Found",
         lines[6],

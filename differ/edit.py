@@ -76,8 +76,10 @@ def add_source(
     if kind != "html":
         table["kind"] = kind
     table.update(settings or {})
+    stored = _stored_urls(config)
     if to is None:
-        document = id or unique(slug(url), {d.id for d in config.documents})
+        elsewhere = {key.split("/")[0] for key, was in stored.items() if was != url}
+        document = id or unique(slug(url), {d.id for d in config.documents} | elsewhere)
         named = f"title = {value(title)}\n" if title is not None else ""
         block = f"[[documents]]\nid = {value(document)}\n{named}\n[documents.canonical]\n" + lines(table)
         new_text = _insert(text, config, None, block)
@@ -86,7 +88,10 @@ def add_source(
         target = config.document(to)  # names the configured documents when there is no such one
         if title is not None:
             raise UsageError("--title names a new document; a mirror takes its document's title")
-        source_id = id or unique(host_id(url), {s.id for s in target.sources})
+        elsewhere = {
+            key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url
+        }
+        source_id = id or unique(host_id(url), {s.id for s in target.sources} | elsewhere)
         block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
         new_text = _insert(text, config, to, block)
         key, new_document = f"{to}/{source_id}", False
@@ -114,6 +119,27 @@ def private_note(source: SourceConfig) -> str | None:
         f"{host} is a {reason} address, which differ refuses to fetch unless the source allows it: "
         "set allow_private = true on it (or add it with --set allow_private=true)"
     )
+
+
+def _stored_urls(config: Config) -> dict[str, str]:
+    """The URL each source in the store was last fetched from, by key: an id the store holds for another
+    page is not given to a new one, so two pages never share one history (the same page, added again after
+    `differ remove`, takes its history up again)."""
+    from differ.errors import DifferError
+    from differ.store import Store
+
+    if not config.service.snapshots.is_dir():
+        return {}
+    store = Store(config.service.snapshots)
+    urls = {}
+    for key in store.source_keys():
+        try:
+            latest = store.latest(key)
+        except DifferError:
+            latest = None
+        if latest is not None:  # a source never stored has no history to mix
+            urls[key] = str(latest.record.get("url", ""))
+    return urls
 
 
 def slug(url: str) -> str:

@@ -477,6 +477,29 @@ def test_a_removed_mirror_is_no_longer_checked_and_its_history_stays_readable(
     assert run("--config", str(config), "show", "doc")[0] == ExitCode.OK  # a document names its canonical
 
 
+def test_a_new_page_never_takes_up_the_history_of_another(tmp_path: Path, server: Server) -> None:
+    """An id the store holds for another page is not given to a new one; the same page added again after
+    `differ remove` takes its history up again."""
+    config = tmp_path / "config.toml"
+    config.write_text(SERVICE.format(store=tmp_path / "snapshots"))
+    server.page("/news/post", article("<p>News.</p>"))
+    server.page("/blog/post", article("<p>Blog.</p>"))
+    private = ("--set", 'allow_private=["127.0.0.1"]', "--set", "robots=false")
+
+    def add(path: str) -> str:
+        code, out, err = run("--config", str(config), "add", server.url(path), *private)
+        assert (code, err) == (ExitCode.OK, ""), err
+        return out.split()[1]
+
+    assert add("/news/post") == "post/canonical"
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    run("--config", str(config), "remove", "post")
+    assert add("/blog/post") == "post-2/canonical"
+    run("--config", str(config), "remove", "post-2")
+    assert add("/news/post") == "post/canonical"
+    assert run("--config", str(config), "check")[1] == "post/canonical: unchanged (same body)\n"
+
+
 def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.cli import main
@@ -278,3 +278,66 @@ def test_what_cannot_be_removed_leaves_the_file_as_it_was(tmp_path: Path, name: 
     assert run("--config", str(tmp_path / "none.toml"), "remove", "x")[2] == (
         f"error: {tmp_path / 'none.toml'}: no such file; there is nothing to remove\n"
     )
+
+
+ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.sampled_from(["a", "b", "c"]), st.none()),
+        st.tuples(
+            st.just("mirror"),
+            st.sampled_from(["m1.example", "m2.example"]),
+            st.sampled_from(["rust", "torch", "a", "b"]),
+        ),
+        st.tuples(st.just("remove"), st.sampled_from(["rust", "torch", "a", "b", "c"]), st.none()),
+        st.tuples(st.just("remove-mirror"), st.sampled_from(["rust", "torch", "a"]), st.none()),
+    ),
+    max_size=8,
+)
+
+
+@given(ACTIONS)
+@settings(max_examples=60, deadline=None)
+def test_adding_and_removing_keep_everything_else_as_it_was(
+    actions: list[tuple[str, str, str | None]],
+) -> None:
+    """Whatever is added and removed, in any order: the file reads as a valid configuration holding exactly
+    what was asked, each remaining source with its settings, and the comments of what remains stay."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "config.toml"
+        config.write_text(WATCHED)
+        expected = {
+            s.key: (s.url, s.headers)
+            for s in load_config(
+                config, {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"}
+            ).sources()
+        }
+        for action, name, to in actions:
+            try:
+                if action == "add":
+                    added = add_source(config, f"https://{name}.example/post/{name}/", env={})
+                    expected[added.key] = (f"https://{name}.example/post/{name}/", {})
+                elif action == "mirror":
+                    added = add_source(config, f"https://{name}/{to}/", to=to, env={})
+                    expected[added.key] = (f"https://{name}/{to}/", {})
+                elif action == "remove":
+                    removed = remove_source(config, name, env={})
+                    for key in removed.keys:
+                        del expected[key]
+                else:
+                    mirrors = [k for k in expected if k.startswith(f"{name}/") and k != f"{name}/canonical"]
+                    if mirrors:
+                        remove_source(config, mirrors[0], env={})
+                        del expected[mirrors[0]]
+            except UsageError:
+                pass  # no such document, or a URL already watched: refused, the file as it was
+        loaded = load_config(config, {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"})
+        assert {s.key: (s.url, s.headers) for s in loaded.sources()} == expected
+        text = config.read_text()
+        assert text.startswith("# Release posts we watch.\n[service]\n")
+        assert text.endswith(
+            '# Alerts go to the release channel.\n[[notify]]\nname = "team"\nkind = "slack"\nurl = "${SLACK_WEBHOOK_URL}"\n'
+        )
+        assert "\n\n\n" not in text
+        assert ("# The aggregator's copy." in text) == ("rust/wpnews" in expected)

@@ -218,21 +218,26 @@ def test_ignored_text_never_makes_a_version(tmp_path: Path, server: Server) -> N
 
 
 # -- GitHub releases ---------------------------------------------------------------------------------------------
-def release(body: str, name: str = "PyTorch 2.13.0 Release") -> str:
+def release(
+    body: str,
+    name: str = "PyTorch 2.13.0 Release",
+    tag: str = "v2.13.0",
+    published: str = "2026-07-08T17:00:00Z",
+) -> str:
     """A release object as GitHub's REST API returns it (fields differ does not read included)."""
     return json.dumps(
         {
             "url": "https://api.github.com/repos/pytorch/pytorch/releases/1",
-            "html_url": "https://github.com/pytorch/pytorch/releases/tag/v2.13.0",
+            "html_url": f"https://github.com/pytorch/pytorch/releases/tag/{tag}",
             "id": 1,
-            "tag_name": "v2.13.0",
+            "tag_name": tag,
             "target_commitish": "main",
             "name": name,
             "body": body,
             "draft": False,
             "prerelease": False,
             "created_at": "2026-07-08T16:00:00Z",
-            "published_at": "2026-07-08T17:00:00Z",
+            "published_at": published,
             "author": {"login": "pytorchbot"},
             "assets": [],
         }
@@ -278,6 +283,40 @@ def test_a_github_release_is_read_through_the_api(tmp_path: Path, server: Server
     assert (result.line(), result.summary[1]) == (
         "doc/canonical: new version 2 (1 change)",
         '• Highlights › CuTeDSL backend: removed "[Prototype]"',
+    )
+
+
+def test_a_latest_release_moving_on_is_a_new_release_not_an_edit(tmp_path: Path, server: Server) -> None:
+    """`…/releases/latest` showing the next release: the summary names it, with its name and date, and counts
+    the notes' changes instead of quoting a diff of two releases' notes."""
+    api = "/api/repos/pytorch/pytorch/releases/latest"
+    server.page(
+        api, release("## Highlights\n\n* CuTeDSL backend\n* Python 3.15 support\n"), "application/json"
+    )
+    config = one_doc(
+        tmp_path,
+        "https://github.com/pytorch/pytorch/releases/latest",
+        kind="github",
+        extra=f'api = "{server.url("/api")}"',
+    )
+    app = make_app(config)
+    src = config.sources()[0]
+    check_source(app, src)
+    notes = "## Highlights\n\n* Faster compile\n* Python 3.15 support\n\n## Fixes\n\n* MPS ops\n"
+    server.page(
+        api,
+        release(notes, "PyTorch 2.14.0 Release", "v2.14.0", "2026-10-14T17:00:00Z"),
+        "application/json",
+    )
+    result = check_source(app, src)
+    assert (result.line(), result.summary) == (
+        "doc/canonical: new version 2 (4 changes, 3 metadata fields)",
+        [
+            "Doc (canonical), version 1 → 2: a new release, v2.14.0 (was v2.13.0).",
+            '• metadata › name: "PyTorch 2.13.0 Release" → "PyTorch 2.14.0 Release"',
+            '• metadata › published_at: "2026-07-08T17:00:00Z" → "2026-10-14T17:00:00Z"',
+            "• its notes: 4 changes from those of v2.13.0 (the diff shows them word by word)",
+        ],
     )
 
 

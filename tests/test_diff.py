@@ -113,15 +113,16 @@ def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_h
 
 
 def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
-    # `releases/latest` moving on to the next release: what the source now is comes before what its text says
+    # a post renamed: what it now calls itself comes before what its text says (a release that changes its
+    # tag is another release altogether: test_check's test_a_latest_release_moving_on_is_a_new_release…)
     a = "Fixes one.\n\nFixes two.\n"
     b = "Fixes one, again.\n\nFixes two, again.\n\nUpdate (7/9): fixed a link.\n"
-    a_meta = {"tag_name": "v2.13.0", "published_at": "2026-07-08T17:00:00Z"}
-    b_meta = {"tag_name": "v2.14.0", "published_at": "2026-09-08T17:00:00Z"}
+    a_meta = {"title": "PyTorch 2.13 fixes", "published_at": "2026-07-08T17:00:00Z"}
+    b_meta = {"title": "PyTorch 2.13.1 fixes", "published_at": "2026-09-08T17:00:00Z"}
     lines = summarize(diff(a, b, a_meta=a_meta, b_meta=b_meta), V, max_lines=3)
     assert lines[1:] == [
         '• author\'s note (added at the end): "Update (7/9): fixed a link."',
-        '• metadata › tag_name: "v2.13.0" → "v2.14.0"',
+        '• metadata › title: "PyTorch 2.13 fixes" → "PyTorch 2.13.1 fixes"',
         '• added ", again"',
         "…and 2 more changes",
     ]

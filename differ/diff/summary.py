@@ -177,10 +177,25 @@ def _meta_change(before: object, after: object) -> str:
     return f"{shown(before)} → {shown(after)}"
 
 
+def new_release(metadata: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """The old and new tag when a release's `tag_name` changed: the source (a `…/releases/latest` page) now
+    shows another release, whose notes are a text of their own rather than an edit of the last ones."""
+    for m in metadata:
+        before, after = m.get("before"), m.get("after")
+        named = m["field"].rsplit(".", 1)[-1] == "tag_name"
+        if named and isinstance(before, str) and isinstance(after, str) and before and after:
+            return before, after
+    return None
+
+
 def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[str]:
     """The summary lines: a headline, then a bullet per change, cut with '…and N more changes'. The author's
     note comes first, then a changed title (`title`, `name`, `tag_name`: what the post now calls itself), then
-    the text's changes in document order, then the other metadata."""
+    the text's changes in document order, then the other metadata. Another release altogether is said so,
+    with its name and dates, rather than as an edit of the last release's notes."""
+    release = new_release(d.metadata)
+    if release is not None:
+        return _release_summary(d, versions, release)
     items: list[list[str]] = []
     notes = 0
     for change, note in order(d.changes):  # the author's notes come first
@@ -200,6 +215,19 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     rest = len(items) - max_lines
     if rest > 0:
         lines.append(f"…and {rest} more change{'s' if rest != 1 else ''}")
+    return lines
+
+
+def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:
+    before, after = release
+    span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
+    source = versions.b_name or f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}"
+    lines = [f"{source}: a new release, {after} (was {before})."]
+    fields = [m for m in d.metadata if m["field"].rsplit(".", 1)[-1] != "tag_name"]
+    lines += [f"• {_meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
+    if d.changes:
+        count = f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"
+        lines.append(f"• its notes: {count} from those of {before} (the diff shows them word by word)")
     return lines
 
 

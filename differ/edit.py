@@ -222,7 +222,9 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
     config = parse_config(text, path, env, notifiers=False)
-    document_id, _, source_id = name.partition("/")
+    document_id, slash, source_id = name.partition("/")
+    if not document_id or (slash and (not source_id or "/" in source_id)):
+        raise UsageError(f"expected DOCUMENT or DOCUMENT/MIRROR, found {json.dumps(name)}")
     document = config.document(document_id)  # names the configured documents when there is no such one
     rows = text.splitlines(keepends=True)
     headers = _headers(rows)

@@ -264,6 +264,10 @@ def test_a_mirror_or_a_document_is_removed_with_its_comments_and_nothing_else(tm
         ),
         ("nope", 'error: no document "nope"; configured documents: rust, torch\n'),
         ("rust/nope", 'error: no source "rust/nope"; rust has: rust/canonical, rust/wpnews, rust/ko\n'),
+        ("rust/", 'error: expected DOCUMENT or DOCUMENT/MIRROR, found "rust/"\n'),
+        ("/ko", 'error: expected DOCUMENT or DOCUMENT/MIRROR, found "/ko"\n'),
+        ("rust/ko/x", 'error: expected DOCUMENT or DOCUMENT/MIRROR, found "rust/ko/x"\n'),
+        ("", 'error: expected DOCUMENT or DOCUMENT/MIRROR, found ""\n'),
     ],
 )
 def test_what_cannot_be_removed_leaves_the_file_as_it_was(tmp_path: Path, name: str, message: str) -> None:

@@ -59,7 +59,7 @@ def add_source(
     not be a valid configuration."""
     env = os.environ if env is None else env
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else NEW_FILE
+        text = _read(path) if path.exists() else NEW_FILE
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
     # A broken file is reported as it is, before anything is added. Notifiers are not read: adding a page must
@@ -216,7 +216,7 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
     with them; everything else stays as written."""
     env = os.environ if env is None else env
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file; there is nothing to remove")
     except (OSError, UnicodeDecodeError) as exc:
@@ -316,7 +316,16 @@ def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) ->
     return sources[key]
 
 
+def _read(path: Path) -> str:
+    """The file's text with its line endings as `\n`; `_write` gives them back as the file had them."""
+    return path.read_text(encoding="utf-8")
+
+
 def _write(path: Path, text: str) -> None:
-    """Replace the file in one step, keeping its permissions; a crash leaves the old file or the new."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    atomic_write(path, text.encode("utf-8"), mode=mode)
+    """Replace the file in one step, keeping its permissions and its line endings (CRLF where its lines
+    ended so); a crash leaves the old file or the new."""
+    mode, crlf = 0o644, False
+    if path.exists():
+        mode = path.stat().st_mode & 0o7777
+        crlf = b"\r\n" in path.read_bytes()
+    atomic_write(path, (text.replace("\n", "\r\n") if crlf else text).encode("utf-8"), mode=mode)

@@ -345,3 +345,13 @@ def test_adding_and_removing_keep_everything_else_as_it_was(
         )
         assert "\n\n\n" not in text
         assert ("# The aggregator's copy." in text) == ("rust/wpnews" in expected)
+
+
+def test_a_file_with_crlf_line_endings_keeps_them(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes(WATCHED.replace("\n", "\r\n").encode())
+    add_source(config, "https://m.example/rust/", to="rust", env={})
+    remove_source(config, "rust/wpnews", env={})
+    data = config.read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert b'[[documents.mirrors]]\r\nid = "m-example"\r\nurl = "https://m.example/rust/"\r\n' in data

@@ -460,7 +460,7 @@ def parse_config(
     the [[notify]] tables are left unread (and their environment variables unneeded)."""
     loader = _Loader(path, os.environ if env is None else env)
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # the byte-order mark some editors write
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path.name}: not valid TOML: {exc}")
     allowed = {"service", "documents", "notify"}

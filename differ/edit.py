@@ -317,15 +317,17 @@ def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) ->
 
 
 def _read(path: Path) -> str:
-    """The file's text with its line endings as `\n`; `_write` gives them back as the file had them."""
-    return path.read_text(encoding="utf-8")
+    """The file's text, with its line endings as `\n` and without a byte-order mark: `_write` gives both back
+    as the file had them."""
+    return path.read_text(encoding="utf-8").removeprefix("\ufeff")
 
 
 def _write(path: Path, text: str) -> None:
-    """Replace the file in one step, keeping its permissions and its line endings (CRLF where its lines
-    ended so); a crash leaves the old file or the new."""
-    mode, crlf = 0o644, False
+    """Replace the file in one step, keeping its permissions, its line endings (CRLF where its lines ended
+    so) and its byte-order mark; a crash leaves the old file or the new."""
+    mode, crlf, bom = 0o644, False, b""
     if path.exists():
         mode = path.stat().st_mode & 0o7777
-        crlf = b"\r\n" in path.read_bytes()
-    atomic_write(path, (text.replace("\n", "\r\n") if crlf else text).encode("utf-8"), mode=mode)
+        old = path.read_bytes()
+        crlf, bom = b"\r\n" in old, old[:3] if old.startswith(b"\xef\xbb\xbf") else b""
+    atomic_write(path, bom + (text.replace("\n", "\r\n") if crlf else text).encode("utf-8"), mode=mode)

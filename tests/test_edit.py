@@ -355,3 +355,15 @@ def test_a_file_with_crlf_line_endings_keeps_them(tmp_path: Path) -> None:
     data = config.read_bytes()
     assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
     assert b'[[documents.mirrors]]\r\nid = "m-example"\r\nurl = "https://m.example/rust/"\r\n' in data
+
+
+def test_a_file_with_a_byte_order_mark_reads_and_keeps_it(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes(
+        b"\xef\xbb\xbf"
+        + WATCHED.removeprefix('# Release posts we watch.\n[service]\ninterval = "1h"\n\n').encode()
+    )
+    slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"}
+    assert load_config(config, slack).sources()[0].key == "rust/canonical"
+    remove_source(config, "rust", env={})
+    assert config.read_bytes().startswith(b'\xef\xbb\xbf[[documents]]\nid = "torch"')

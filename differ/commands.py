@@ -97,6 +97,7 @@ def _history_json(app: App, source: SourceConfig, versions: Sequence[Version]) -
                 "raw_bytes": int(v.record.get("raw_bytes", 0)),
                 "changes": int(v.record.get("changes", 0)),
                 "summary": list(v.record.get("summary") or []),
+                **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
             }
             for v in versions
         ],

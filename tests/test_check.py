@@ -318,6 +318,9 @@ def test_a_latest_release_moving_on_is_a_new_release_not_an_edit(tmp_path: Path,
             "• its notes: 4 changes from those of v2.13.0 (the diff shows them word by word)",
         ],
     )
+    from differ.site import describe
+
+    assert describe(app.store.version(src.key, 2)) == "a new release, v2.14.0 (was v2.13.0)"
 
 
 @pytest.mark.parametrize(

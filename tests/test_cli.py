@@ -417,6 +417,10 @@ def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: S
     assert run("--config", str(config), "check", "doc/canonical")[1] == (
         f"doc/canonical: new version 4 (3 changes, 2 metadata fields; warning: {warning})\n"
     )
+    code, out, _ = run("--config", str(config), "history", "doc/canonical", "--format", "json")
+    assert [v.get("warnings") for v in json.loads(out)["versions"]] == [None, None, None, [warning]]
+    history = run("--config", str(config), "history", "doc/canonical")[1]
+    assert history.splitlines()[-1].endswith("; warning: front matter is not valid YAML (line 3: did…")
 
 
 def test_two_checks_ask_for_robots_txt_once(tmp_path: Path, server: Server) -> None:

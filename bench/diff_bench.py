@@ -1,10 +1,11 @@
 """Diff speed on pathological input, side by side with plain difflib and git, in one run.
 
 Cases: two ~1 MB documents with 100 scattered edits; 10,000 identical lines with one changed; a document
-whose sections were shuffled, each also at half size. For each: differ's diff in-process (parse, align, word
-diff) and a plain `difflib.unified_diff` of the same files' lines (what urlwatch and changedetection.io
-compute), both as CPU time, and `git diff --no-index --word-diff` as the wall time of its process. Each figure
-is the median of 5 rounds after a warm-up round, every step once a round.
+whose sections were shuffled; a 10,000-line code block with one line changed; each also at half size. For
+each: differ's diff in-process (parse, align, word diff) and a plain `difflib.unified_diff` of the same files'
+lines (what urlwatch and changedetection.io compute), both as CPU time, and `git diff --no-index --word-diff`
+as the wall time of its process. Each figure is the median of 5 rounds after a warm-up round, every step once
+a round.
 Run: python -m bench.diff_bench [--quick]
 """
 
@@ -53,11 +54,24 @@ def cases(scale: float, rng: random.Random) -> dict[str, tuple[str, str]]:
     changed[len(same) // 2] = "One line that changed."
     sections = doc.split("\n## ")
     shuffled = sections[:1] + rng.sample(sections[1:], len(sections) - 1)
+    # Code whose words recur on every line (`x = f(1, (2))`): the input on which a word-level difflib is
+    # quadratic.
+    code = [
+        f"x{rng.randint(0, 99)} = f({rng.randint(0, 9)}, ({rng.randint(0, 9)}))"
+        for _ in range(int(10_000 * scale))
+    ]
+    edited = list(code)
+    edited[len(code) // 2] = "changed = 1"
     return {
         "1 MB, 100 scattered edits": (doc, scattered_edits(doc, 100, rng)),
         "10,000 identical lines, one changed": ("\n\n".join(same) + "\n", "\n\n".join(changed) + "\n"),
         "shuffled sections": (doc, "\n## ".join(shuffled)),
+        "10,000-line code block, one line changed": (fence(code), fence(edited)),
     }
+
+
+def fence(lines: list[str]) -> str:
+    return "```\n" + "\n".join(lines) + "\n```\n"
 
 
 def git_word_diff(a: str, b: str) -> Callable[[], object]:

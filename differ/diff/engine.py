@@ -69,13 +69,16 @@ class Diff:
         return len(self.changes) + len(self.metadata)
 
 
-def word_ops(before: str, after: str) -> list[dict[str, str]]:
+def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, str]]:
     """Inserted, deleted and replaced words (numbers and punctuation count as words); each op's text is the
     stretch of the block from its first changed word to its last, as the block spells it ("Bar::C", not
-    the words joined again)."""
+    the words joined again). In `code`, lines are aligned first (`code_opcodes`)."""
+    if code:
+        return _code_ops(before, after)
     ma, mb = word_matches(before), word_matches(after)
     ops: list[dict[str, str]] = []
-    for tag, i1, i2, j1, j2 in word_opcodes([m.group() for m in ma], [m.group() for m in mb]):
+    opcodes = word_opcodes([m.group() for m in ma], [m.group() for m in mb])
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
         op: dict[str, str] = {"op": tag}
@@ -87,9 +90,149 @@ def word_ops(before: str, after: str) -> list[dict[str, str]]:
     return ops
 
 
-def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+Opcode = tuple[str, int, int, int, int]
+BIG = 4_000_000  # |a|·|b| of the words left to align beyond which very common words are not matched
+
+
+class Alignment:
+    """difflib's alignment of two word sequences, with their common start and end set apart first: an edit in
+    a long block then aligns only what lies between. difflib is quadratic in words that recur (`(`, `=`, `the`
+    in a 10,000-line block); when what is left is that large, those are not matched (autojunk)."""
+
+    def __init__(self, a: Sequence[Any], b: Sequence[Any]):
+        n = min(len(a), len(b))
+        head = 0
+        while head < n and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+            tail += 1
+        self.a, self.b, self.head, self.tail = a, b, head, tail
+        middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+        self.middle = len(middle_a), len(middle_b)
+        self.matcher = SequenceMatcher(None, middle_a, middle_b, autojunk=len(middle_a) * len(middle_b) > BIG)
+
+    def ratio(self) -> float:
+        total = len(self.a) + len(self.b)
+        if not total:
+            return 1.0
+        inner = sum(m.size for m in self.matcher.get_matching_blocks())
+        return 2 * (self.head + self.tail + inner) / total
+
+    def longest_run(self) -> int:
+        found = self.matcher.find_longest_match(0, self.middle[0], 0, self.middle[1])
+        return max(self.head, self.tail, found.size)
+
+    def opcodes(self) -> list[Opcode]:
+        h = self.head
+        out: list[Opcode] = [("equal", 0, h, 0, h)] if h else []
+        if any(self.middle):
+            out += [(t, i1 + h, i2 + h, j1 + h, j2 + h) for t, i1, i2, j1, j2 in self.matcher.get_opcodes()]
+        if self.tail:
+            la, lb = len(self.a), len(self.b)
+            out.append(("equal", la - self.tail, la, lb - self.tail, lb))
+        merged: list[Opcode] = []
+        for op in out:  # the middle may start or end equal: one run, as difflib gives it
+            if merged and op[0] == "equal" == merged[-1][0]:
+                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+            else:
+                merged.append(op)
+        return merged
+
+
+def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     """How two blocks' words align, coincidences folded: what the ops say and what every output marks."""
-    return _coincidences_folded(SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
+    return _coincidences_folded(Alignment(a, b).opcodes())
+
+
+def code_lines(text: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """A code block's lines that hold words: where each starts and ends in the text (indentation and trailing
+    spaces aside) and its words."""
+    out, offset = [], 0
+    for line in text.split("\n"):
+        found = tuple(words(line))
+        if found:
+            lead = len(line) - len(line.lstrip())
+            out.append((offset + lead, offset + len(line.rstrip()), found))
+        offset += len(line) + 1
+    return tuple(out)
+
+
+def _code_ops(
+    before: str,
+    after: str,
+    la: Sequence[tuple[int, int, tuple[str, ...]]] | None = None,
+    lb: Sequence[tuple[int, int, tuple[str, ...]]] | None = None,
+) -> list[dict[str, str]]:
+    """`word_ops` of two code blocks, line by line (`code_opcodes`), reading each line's words once: a block
+    of 10,000 lines is not taken apart word by word to find the one line that changed."""
+
+    la = code_lines(before) if la is None else la
+    lb = code_lines(after) if lb is None else lb
+    ops: list[dict[str, str]] = []
+    for tag, l1, l2, m1, m2 in Alignment([k for *_, k in la], [k for *_, k in lb]).opcodes():
+        if tag == "equal":
+            continue
+        old = before[la[l1][0] : la[l2 - 1][1]] if l2 > l1 else ""
+        new = after[lb[m1][0] : lb[m2 - 1][1]] if m2 > m1 else ""
+        if tag == "replace" and _lines_alike([k for *_, k in la[l1:l2]], [k for *_, k in lb[m1:m2]]):
+            ops += word_ops(old, new)
+            continue
+        op = {"op": tag}
+        if old:
+            op["before"] = old
+        if new:
+            op["after"] = new
+        ops.append(op)
+    return ops
+
+
+def _lines_alike(a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]) -> bool:
+    """Whether replaced lines of code are one line edited (diffed word by word) rather than rewritten."""
+    return (
+        Alignment([w for line in a for w in line], [w for line in b for w in line]).ratio()
+        >= CODE_LINES_ALIKE
+    )
+
+
+CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
+
+
+def code_opcodes(
+    a: Sequence[str], a_lines: Sequence[int], b: Sequence[str], b_lines: Sequence[int]
+) -> list[Opcode]:
+    """How two code blocks' words align, line by line first, as code is read: lines kept, added and removed
+    whole, and replaced lines diffed word by word only when they are alike (a corrupted flag in a command);
+    lines rewritten altogether are one replacement, not a scatter of shared `(` and `=`."""
+
+    def grouped(tokens: Sequence[str], lines: Sequence[int]) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        for i, line in enumerate(lines):
+            if spans and lines[spans[-1][0]] == line:
+                spans[-1] = (spans[-1][0], i + 1)
+            else:
+                spans.append((i, i + 1))
+        return spans
+
+    la, lb = grouped(a, a_lines), grouped(b, b_lines)
+    keys_a = [tuple(a[i:j]) for i, j in la]
+    keys_b = [tuple(b[i:j]) for i, j in lb]
+    out: list[Opcode] = []
+
+    def start(spans: list[tuple[int, int]], k: int, total: int) -> int:
+        return spans[k][0] if k < len(spans) else total
+
+    for tag, l1, l2, m1, m2 in Alignment(keys_a, keys_b).opcodes():
+        i1, i2 = start(la, l1, len(a)), start(la, l2, len(a))
+        j1, j2 = start(lb, m1, len(b)), start(lb, m2, len(b))
+        if tag == "replace" and _lines_alike(keys_a[l1:l2], keys_b[m1:m2]):
+            out += [
+                (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1)
+                for t, x1, x2, y1, y2 in word_opcodes(a[i1:i2], b[j1:j2])
+            ]
+        else:
+            out.append((tag, i1, i2, j1, j2))
+    return out
 
 
 def _coincidences_folded(
@@ -138,14 +281,28 @@ def similarity(a: Block, b: Block) -> float:
     bound = 2 * shared / (len(wa) + len(wb))
     if bound < PAIR_THRESHOLD and shared < SHARED_RUN:
         return bound
-    matcher = SequenceMatcher(None, wa, wb, autojunk=False)
-    ratio = matcher.ratio()
-    if ratio < PAIR_THRESHOLD:
-        # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.
-        longest = matcher.find_longest_match(0, len(wa), 0, len(wb)).size
-        if longest >= SHARED_RUN:
-            return PAIR_THRESHOLD + 0.01
+    if a.kind == "code" == b.kind:  # code is read by lines: how many lines are the same
+        return Alignment(_code_lines(a), _code_lines(b)).ratio()
+    alignment = Alignment(wa, wb)
+    ratio = alignment.ratio()
+    if ratio < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
+        return (
+            PAIR_THRESHOLD + 0.01
+        )  # a rewritten paragraph that keeps a whole sentence is still that paragraph
     return ratio
+
+
+def _block_lines(block: Block) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """`code_lines` of a block (computed once a block, for pairing it and for its operations)."""
+    known: tuple[tuple[int, int, tuple[str, ...]], ...] | None = block.__dict__.get("_lines")
+    if known is None:
+        known = block.__dict__["_lines"] = code_lines(block.text)
+    return known
+
+
+def _code_lines(block: Block) -> list[tuple[str, ...]]:
+    """A code block's lines, each as its words (indentation and spacing aside)."""
+    return [found for *_, found in _block_lines(block)]
 
 
 def _words(block: Block) -> list[str]:
@@ -449,7 +606,9 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 new.text,
                 new.kind,
                 new.label,
-                word_ops(old.text, new.text),
+                _code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
+                if old.kind == "code" == new.kind
+                else word_ops(old.text, new.text),
                 x,
                 y,
                 detail=_link_detail(old, new)

@@ -11,7 +11,7 @@ from typing import Any
 
 from differ.diff.blocks import md_text as md_escape
 from differ.diff.blocks import word_spans
-from differ.diff.engine import Change, Diff, word_opcodes
+from differ.diff.engine import Change, Diff, code_opcodes, word_opcodes
 from differ.diff.summary import Versions, meta_value, summarize, where
 
 SCHEMA = "differ.diff/1"
@@ -51,7 +51,9 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
         stripped = text.lstrip()
         return text[: len(text) - len(stripped)], stripped
 
-    for tag, i1, i2, j1, j2 in word_opcodes([w for _, w in a], [w for _, w in b]):
+    wa, wb = [w for _, w in a], [w for _, w in b]
+    opcodes = code_opcodes(wa, _lines(a), wb, _lines(b)) if change.block == "code" else word_opcodes(wa, wb)
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             same = a[i1:i2] if sides == ("before",) else b[j1:j2]
             out.append(("equal", "".join(ws + w for ws, w in same)))
@@ -62,6 +64,15 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
         if j2 > j1 and "after" in sides:
             lead, text = run(b[j1:j2])
             out += [("equal", lead if i2 == i1 or "before" not in sides else " "), ("after", text)]
+    return out
+
+
+def _lines(spans: list[tuple[str, str]]) -> list[int]:
+    """The line each word stands on, from the whitespace before each."""
+    out, line = [], 0
+    for ws, _ in spans:
+        line += ws.count("\n")
+        out.append(line)
     return out
 
 

@@ -412,6 +412,15 @@ def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:
     ]
 
 
+def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:
+    a = "Install:\n\n```sh\npip3 install torch\npip3 install torchvision --index-url https://x.org/cpu\npip3 list\n```\n"
+    d = diff(a, a.replace("/cpu", "/cu130"))
+    assert summarize(d, V)[1:] == [
+        '• sh: "pip3 install torchvision --index-url https://x.org/cpu"',
+        '  → "pip3 install torchvision --index-url https://x.org/cu130"',
+    ]
+
+
 def test_word_operations_quote_the_block_as_it_is_spelled() -> None:
     assert word_ops("Cast it (e.g. Bar::C as u8) first.", "Cast it first.") == [
         {"op": "delete", "before": "(e.g. Bar::C as u8)"}

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from differ.diff.engine import Change, Diff
+from differ.diff.engine import Alignment, Change, Diff
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -100,6 +100,19 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
     return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
 
 
+def changed_lines(before: str, after: str) -> tuple[str, str]:
+    """The lines of two code blocks that differ, each side's joined with " … "."""
+    la = [line.strip() for line in before.split("\n") if line.strip()]
+    lb = [line.strip() for line in after.split("\n") if line.strip()]
+    old: list[str] = []
+    new: list[str] = []
+    for tag, i1, i2, j1, j2 in Alignment(la, lb).opcodes():
+        if tag != "equal":
+            old += la[i1:i2]
+            new += lb[j1:j2]
+    return " … ".join(old), " … ".join(new)
+
+
 def where(change: Change) -> str:
     trail = list(change.section)
     if (
@@ -131,7 +144,10 @@ def describe(change: Change) -> list[str]:
         return [f"{prefix}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
     if all(op["op"] == "insert" for op in change.ops):
         return [f"{prefix}added " + ", ".join(quote(op["after"], 80) for op in change.ops)]
-    old, new = changed_sentences(change.before or "", change.after or "")
+    if change.block == "code":  # the lines that changed, not the sentences of a flattened block
+        old, new = changed_lines(change.before or "", change.after or "")
+    else:
+        old, new = changed_sentences(change.before or "", change.after or "")
     return [f"{prefix}{quote(old)}", f"  → {quote(new)}"]
 
 

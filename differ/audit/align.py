@@ -7,9 +7,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
 from differ.diff.blocks import Block
+from differ.diff.engine import Alignment as WordAlignment
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
@@ -62,14 +62,15 @@ class Alignment:
 
 
 def align(canonical: Stream, mirror: Stream) -> Alignment:
-    matcher = SequenceMatcher(None, canonical.words, mirror.words, autojunk=False)
+    """The mirror's words aligned with the canonical's (difflib, as the diff aligns words)."""
+    opcodes = WordAlignment(canonical.words, mirror.words).opcodes()
     matched_a = [False] * len(canonical.words)
     matched_b = [False] * len(mirror.words)
-    for block in matcher.get_matching_blocks():
-        for k in range(block.size):
-            matched_a[block.a + k] = True
-            matched_b[block.b + k] = True
-    return Alignment(canonical, mirror, matched_a, matched_b, matcher.get_opcodes())
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            matched_a[i1:i2] = [True] * (i2 - i1)
+            matched_b[j1:j2] = [True] * (j2 - j1)
+    return Alignment(canonical, mirror, matched_a, matched_b, opcodes)
 
 
 def shares(al: Alignment, side: str = "canonical") -> list[float]:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from differ.audit import Stream, best_version, compare, pair_translations, token_mismatches
+from differ.audit.align import align
 from differ.audit.report import audit_after_check
 from differ.diff.blocks import split_blocks
 from tests.conftest import Clock, Server, article, make_app, one_doc
@@ -284,3 +285,25 @@ def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: 
     assert ([f.kind for f in copy.findings], copy.stale_from) == (["stale"], None)
     clock.advance(600)
     assert drifts() == []  # told once
+
+
+def test_a_command_line_left_out_is_missing_not_a_corruption_of_its_neighbour() -> None:
+    """`…/cu130` dropped where `…/cu128` stays: the line that is left copies another command exactly, so the
+    dropped one is missing; an en dash for `--` is still a corrupted command; a code block left out whole is
+    one finding, not one a line."""
+    pip = "pip3 install torch --index-url https://download.pytorch.org/whl/"
+    canonical = split_blocks(f"# Install\n\nPick one:\n\n```\n{pip}cu128\n{pip}cu130\n```\n\nDone.\n")
+    for mirror_md, expected in [
+        (
+            f"# Install\n\nPick one:\n\n```\n{pip}cu128\n```\n\nDone.\n",
+            [("missing", f"{pip}cu130", None)],
+        ),
+        (
+            f"# Install\n\nPick one:\n\n```\n{pip}cu128\n{pip.replace('--', '–')}cu130\n```\n\nDone.\n",
+            [("code_corrupted", f"{pip}cu130", f"{pip.replace('--', '–')}cu130")],
+        ),
+        ("# Install\n\nPick one:\n\nDone.\n", [("missing", f"{pip}cu128\n{pip}cu130", None)]),
+    ]:
+        mirror = split_blocks(mirror_md)
+        findings = compare(canonical, mirror, align(Stream.of(canonical), Stream.of(mirror)))
+        assert [(f.kind, f.canonical, f.mirror) for f in findings] == expected

@@ -178,11 +178,13 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
             owners = {al.canonical.owner[i1]}
         for owner in owners:
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
+    missing: set[int] = set()
     for index, block in enumerate(canonical):
         if not al.canonical.per_block[index]:
             continue
         if canon_share[index] < MISSING_BELOW:
             findings.append(Finding("missing", block.section, block.text, None, block.kind))
+            missing.add(index)
             continue
         if block.kind == "code" or index not in changed:
             continue
@@ -207,7 +209,7 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
                 continue
             section = _nearest_section(al, index)
             findings.append(Finding("extra", section, None, block.text, block.kind))
-    findings.extend(_code_findings(canonical, mirror))
+    findings.extend(_code_findings(canonical, mirror, missing))
     return findings
 
 
@@ -238,8 +240,11 @@ def _nearest_section(al: Alignment, mirror_index: int) -> tuple[str, ...]:
     return ()
 
 
-def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
-    """Command lines of the canonical's code blocks, compared character by character with the mirror's lines."""
+def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
+    """Command lines of the canonical's code blocks (but those in `skip`, reported missing whole), compared
+    character by character with the mirror's lines. A line the mirror lacks is corrupted when a line of the
+    mirror is nearly it (`–index-url` for `--index-url`), and missing when none is: a line that copies another
+    command of the canonical exactly (`…/cu128` where `…/cu130` was dropped) is that command, not a corruption."""
     candidates = [
         " ".join(line.split())
         for b in mirror
@@ -249,15 +254,19 @@ def _code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]
     findings: list[Finding] = []
     if not candidates:
         return findings
-    for block in canonical:
-        if block.kind != "code":
+    present = set(candidates)
+    commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in _command_lines(b)}
+    loose = [c for c in candidates if c not in commands]
+    for index, block in enumerate(canonical):
+        if block.kind != "code" or index in skip:
             continue
         for line in _command_lines(block):
             wanted = " ".join(line.split())
-            if wanted in candidates:
+            if wanted in present:
                 continue
-            match = process.extractOne(wanted, candidates, scorer=fuzz.ratio)
+            match = process.extractOne(wanted, loose, scorer=fuzz.ratio) if loose else None
             if match is None or match[1] < CODE_SIMILAR:
+                findings.append(Finding("missing", block.section, wanted, None, "code"))
                 continue
             found = match[0]
             findings.append(

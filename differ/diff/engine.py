@@ -293,7 +293,9 @@ def similarity(a: Block, b: Block) -> float:
     bound = 2 * shared / (len(wa) + len(wb))
     if bound < PAIR_THRESHOLD and shared < SHARED_RUN:
         return bound
-    if a.kind == "code" == b.kind:  # code is read by lines: how many lines are the same
+    if a.kind == "code" == b.kind and len(wa) * len(wb) > BIG:
+        # A very long code block is compared by lines (how many are the same): its words recur too much for
+        # a word alignment to be cheap.
         return Alignment(_code_lines(a), _code_lines(b)).ratio()
     alignment = Alignment(wa, wb)
     ratio = alignment.ratio()

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from differ.diff import Versions, apply, diff, is_edit_note, render, split_blocks, summarize, word_ops
+from differ.diff.blocks import words
 from tests.helpers import replay_fetch
 
 V = Versions(
@@ -649,3 +650,34 @@ def test_text_output_marks_exactly_what_the_ops_say(a_words: list[str], b_words:
             line = next(x for x in text.splitlines() if x.startswith("  Lead"))
             assert re.findall(r"\[-(.*?)-\]", line) == [op["before"] for op in change.ops if "before" in op]
             assert re.findall(r"\{\+(.*?)\+\}", line) == [op["after"] for op in change.ops if "after" in op]
+
+
+def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() -> None:
+    """difflib's work grows with the pairs of equal words: in a 10,000-line code block `(` and `=` make
+    billions. The common start and end are set apart, and beyond BIG pairs the commonest words are matched only
+    beside rarer ones; an ordinary post and its copy stay well under BIG and align exactly as difflib does."""
+    import random
+
+    from differ.diff.engine import BIG, Alignment, _equal_pairs
+
+    rng = random.Random(7)
+    code = [f"x{rng.randint(0, 99)} = f({rng.randint(0, 9)}, ({rng.randint(0, 9)}))" for _ in range(10_000)]
+    rewritten = [
+        f"y{rng.randint(0, 99)} = g({rng.randint(0, 9)}, [{rng.randint(0, 9)}])" for _ in range(10_000)
+    ]
+    tokens = [w for line in code for w in words(line)]
+    others = [w for line in rewritten for w in words(line)]
+    assert _equal_pairs(tokens, others) > BIG
+    assert Alignment(tokens, others).matcher.bpopular  # the commonest words are not matched on their own
+    edited = list(code)
+    edited[5_000] = "changed = 1"
+    one = Alignment(tokens, [w for line in edited for w in words(line)])
+    before = sum(len(words(line)) for line in code[:5_000])
+    after = sum(len(words(line)) for line in code[5_001:])
+    assert (one.head, one.tail) == (before, after)  # only the changed line is left to align
+    d = diff("```\n" + "\n".join(code) + "\n```\n", "```\n" + "\n".join(edited) + "\n```\n")
+    assert [(c.kind, c.ops) for c in d.changes] == [
+        ("modified", [{"op": "replace", "before": code[5_000], "after": "changed = 1"}])
+    ]
+    post = replay_fetch(3).markdown
+    assert _equal_pairs(words(post), words(post)) < BIG // 10

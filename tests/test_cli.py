@@ -270,7 +270,7 @@ def test_demo_replays_the_edit() -> None:
     assert "pytorch-2-13/canonical: unchanged (page noise only)" in text
     assert "pytorch-2-13/canonical: new version 2 (3 changes, 1 metadata field)" in text
     assert "author's note (added at the end): \"Updated (7/8): Removed two instances of prototype" in text
-    assert "wpnews: version 1 matches canonical version 1 — stale (matches version 1)" in text
+    assert "wpnews: version 1 matches canonical version 1 — stale (the canonical is at version 2)" in text
     assert "pytorch-kr: version 1 matches canonical version 2 — up to date" in text
     assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
     assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text

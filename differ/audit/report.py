@@ -50,7 +50,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
             f"catching up (stale from {m.stale_from} unless it carries version {canonical_version} by then)"
         )
     else:
-        state = f"stale (matches version {m.matches_version})"
+        state = f"stale (the canonical is at version {canonical_version})"
     head = (
         f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
         f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"

@@ -277,6 +277,13 @@ def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: 
         "carries version 2 by then); coverage 92.9%; 0 findings"
     )
     assert app.store.version("doc/canonical", 2).fetched_at == moved_on
+    from differ.site import flush_index, index_path
+
+    flush_index(app, now=True)
+    assert (
+        "catching up: matches version 1 of 2, stale from 2026-07-08T19:55:00Z"
+        in index_path(app.store).read_text()
+    )
     clock.advance(7199)
     assert drifts() == []  # a second to go
     clock.advance(1)

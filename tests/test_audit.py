@@ -314,3 +314,28 @@ def test_a_command_line_left_out_is_missing_not_a_corruption_of_its_neighbour() 
         mirror = split_blocks(mirror_md)
         findings = compare(canonical, mirror, align(Stream.of(canonical), Stream.of(mirror)))
         assert [(f.kind, f.canonical, f.mirror) for f in findings] == expected
+
+
+def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
+    """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the canonical
+    section of the matched word just before the block), in one pass over the words."""
+    from differ.audit import _nearest_sections
+
+    def searched(al: object, mirror_index: int) -> tuple[str, ...]:  # the definition, quadratic
+        positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]  # type: ignore[attr-defined]
+        if not positions:
+            return ()
+        count = sum(al.matched_b[: positions[-1] + 1])  # type: ignore[attr-defined]
+        hits = [k for k, hit in enumerate(al.matched_a) if hit]  # type: ignore[attr-defined]
+        return al.canonical.blocks[al.canonical.owner[hits[count - 1]]].section  # type: ignore[attr-defined,no-any-return]
+
+    canonical = split_blocks(replay_fetch(3).markdown)
+    extra = "\n\n".join(f"Comment {i}: nice release, thanks." for i in range(40))
+    for mirror_md in (
+        wpnews().markdown,
+        pytorch_kr().markdown,
+        "# Intro\n\n" + extra + "\n\n" + replay_fetch(3).markdown + "\n\n" + extra,
+    ):
+        mirror = split_blocks(mirror_md)
+        _, al = best_version([(1, Stream.of(canonical))], Stream.of(mirror))
+        assert _nearest_sections(al) == [searched(al, i) for i in range(len(mirror))]

@@ -202,12 +202,15 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
             continue
         if ops:
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
+    nearest: list[tuple[str, ...]] | None = None
     for index, block in enumerate(mirror):
         if al.mirror.per_block[index] and mirror_share[index] < MISSING_BELOW and block.kind != "code":
             # Command lines that moved out of a code block are judged with the code, not as extra text.
             if _looks_like_command(block, canonical):
                 continue
-            section = _nearest_section(al, index)
+            if nearest is None:
+                nearest = _nearest_sections(al)
+            section = nearest[index]
             findings.append(Finding("extra", section, None, block.text, block.kind))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
@@ -224,20 +227,21 @@ def _looks_like_command(block: Block, canonical: list[Block]) -> bool:
     return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
 
 
-def _nearest_section(al: Alignment, mirror_index: int) -> tuple[str, ...]:
-    """The canonical section just before a mirror block, found through the matched words around it."""
-    positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]
-    if not positions:
-        return ()
-    target = positions[-1]
-    count = sum(al.matched_b[: target + 1])
-    seen = 0
-    for k, hit in enumerate(al.matched_a):
-        if hit:
-            seen += 1
-            if seen == count:
-                return al.canonical.blocks[al.canonical.owner[k]].section
-    return ()
+def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
+    """For each mirror block, the canonical section just before it, found through the matched words before
+    it: the n-th matched mirror word is the n-th matched canonical word. One pass, however many blocks are
+    extra (a mirror with thousands of comments is not audited in quadratic time)."""
+    sections: list[tuple[str, ...]] = [
+        al.canonical.blocks[al.canonical.owner[k]].section for k, hit in enumerate(al.matched_a) if hit
+    ]
+    out: list[tuple[str, ...]] = []
+    matched = 0  # matched mirror words before the current block
+    k = 0
+    for count in al.mirror.per_block:
+        out.append(sections[matched - 1] if matched else ())
+        matched += sum(al.matched_b[k : k + count])
+        k += count
+    return out
 
 
 def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:

@@ -102,13 +102,7 @@ class Alignment:
     (difflib's autojunk), only alongside the rarer words around them."""
 
     def __init__(self, a: Sequence[Any], b: Sequence[Any]):
-        n = min(len(a), len(b))
-        head = 0
-        while head < n and a[head] == b[head]:
-            head += 1
-        tail = 0
-        while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-            tail += 1
+        head, tail = _trim(a, b)
         self.a, self.b, self.head, self.tail = a, b, head, tail
         middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
         self.middle = len(middle_a), len(middle_b)
@@ -334,7 +328,7 @@ def _bag(block: Block) -> Counter[str]:
     return known
 
 
-def _trim(a: list[str], b: list[str]) -> tuple[int, int]:
+def _trim(a: Sequence[Any], b: Sequence[Any]) -> tuple[int, int]:
     """Lengths of the common prefix and suffix, so alignment only works on the middle."""
     n = min(len(a), len(b))
     head = 0

@@ -151,7 +151,12 @@ def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _coincidences_folded(Alignment(a, b).opcodes())
 
 
-def code_lines(text: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+CodeLine = tuple[
+    int, int, tuple[str, ...]
+]  # where a line of code starts and ends in its block, and its words
+
+
+def code_lines(text: str) -> tuple[CodeLine, ...]:
     """A code block's lines that hold words: where each starts and ends in the text (indentation and trailing
     spaces aside) and its words."""
     out, offset = [], 0
@@ -165,14 +170,10 @@ def code_lines(text: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
 
 
 def _code_ops(
-    before: str,
-    after: str,
-    la: Sequence[tuple[int, int, tuple[str, ...]]] | None = None,
-    lb: Sequence[tuple[int, int, tuple[str, ...]]] | None = None,
+    before: str, after: str, la: Sequence[CodeLine] | None = None, lb: Sequence[CodeLine] | None = None
 ) -> list[dict[str, str]]:
     """`word_ops` of two code blocks, line by line (`code_opcodes`), reading each line's words once: a block
     of 10,000 lines is not taken apart word by word to find the one line that changed."""
-
     la = code_lines(before) if la is None else la
     lb = code_lines(after) if lb is None else lb
     ops: list[dict[str, str]] = []
@@ -211,7 +212,7 @@ def code_opcodes(
     whole, and replaced lines diffed word by word only when they are alike (a corrupted flag in a command);
     lines rewritten altogether are one replacement, not a scatter of shared `(` and `=`."""
 
-    def grouped(tokens: Sequence[str], lines: Sequence[int]) -> list[tuple[int, int]]:
+    def grouped(lines: Sequence[int]) -> list[tuple[int, int]]:  # each line's words, as a range of indices
         spans: list[tuple[int, int]] = []
         for i, line in enumerate(lines):
             if spans and lines[spans[-1][0]] == line:
@@ -220,7 +221,7 @@ def code_opcodes(
                 spans.append((i, i + 1))
         return spans
 
-    la, lb = grouped(a, a_lines), grouped(b, b_lines)
+    la, lb = grouped(a_lines), grouped(b_lines)
     keys_a = [tuple(a[i:j]) for i, j in la]
     keys_b = [tuple(b[i:j]) for i, j in lb]
     out: list[Opcode] = []
@@ -300,9 +301,9 @@ def similarity(a: Block, b: Block) -> float:
     return ratio
 
 
-def _block_lines(block: Block) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+def _block_lines(block: Block) -> tuple[CodeLine, ...]:
     """`code_lines` of a block (computed once a block, for pairing it and for its operations)."""
-    known: tuple[tuple[int, int, tuple[str, ...]], ...] | None = block.__dict__.get("_lines")
+    known: tuple[CodeLine, ...] | None = block.__dict__.get("_lines")
     if known is None:
         known = block.__dict__["_lines"] = code_lines(block.text)
     return known

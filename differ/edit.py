@@ -234,20 +234,7 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
         if source_id not in ids:
             known = ", ".join(s.key for s in document.sources)
             raise UsageError(f'no source "{name}"; {document_id} has: {known}')
-        tables = [
-            i
-            for i, brackets, n in headers
-            if start < i < end and brackets == "[[" and n == "documents.mirrors"
-        ]
-        if len(tables) != len(ids):
-            raise ConfigError(
-                f"{config.path.name}: the mirrors of {document_id} are not all written as [[documents.mirrors]] "
-                "tables; remove it by hand"
-            )
-        start = tables[ids.index(source_id)]
-        end = next(
-            (i for i, _, n in headers if start < i < end and not n.startswith("documents.mirrors.")), end
-        )
+        start, end = _mirror_span(headers, (start, end), ids.index(source_id), len(ids), config, document_id)
         removed = Removed(name, (f"{document_id}/{source_id}",), document=False)
     elif source_id:
         raise UsageError(
@@ -272,6 +259,30 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
     _write(path, new_text)
     return removed
+
+
+def _mirror_span(
+    headers: list[tuple[int, str, str]],
+    document: tuple[int, int],
+    index: int,
+    count: int,
+    config: Config,
+    document_id: str,
+) -> tuple[int, int]:
+    """The rows of a document's `index`-th mirror: its [[documents.mirrors]] header up to the next table that
+    is not one of its own subtables (`[documents.mirrors.headers]`)."""
+    start, end = document
+    tables = [
+        i for i, brackets, n in headers if start < i < end and brackets == "[[" and n == "documents.mirrors"
+    ]
+    if len(tables) != count:
+        raise ConfigError(
+            f"{config.path.name}: the mirrors of {document_id} are not all written as [[documents.mirrors]] "
+            "tables; remove it by hand"
+        )
+    first = tables[index]
+    last = next((i for i, _, n in headers if first < i < end and not n.startswith("documents.mirrors.")), end)
+    return first, last
 
 
 def _headers(rows: list[str]) -> list[tuple[int, str, str]]:

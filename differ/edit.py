@@ -198,16 +198,21 @@ def _insert(text: str, config: Config, document: str | None, block: str) -> str:
     """`text` with `block` put at the end of `document`'s tables (the last document's, for a new one): before
     the next table that is not one of its own, and before the comments that lead into that table."""
     rows = text.splitlines(keepends=True)
-    if not config.documents:
-        return text.rstrip("\n") + ("\n\n" if text.strip() else "") + block
-    last = config.documents[-1].id
-    start, end = _document_span(rows, _headers(rows), config, document if document is not None else last)
-    end = _before_next_comments(rows, start, end)
+    if config.documents:
+        last = config.documents[-1].id
+        start, end = _document_span(rows, _headers(rows), config, document if document is not None else last)
+        end = _before_next_comments(rows, start, end)
+    else:  # the first document goes before the notifiers, as a new one goes after the last document
+        notify = next((i for i, _, name in _headers(rows) if name == "notify"), None)
+        if notify is None:
+            return text.rstrip("\n") + ("\n\n" if text.strip() else "") + block
+        end = _before_next_comments(rows, -1, notify)
     before = "".join(rows[:end])
     if before and not before.endswith("\n"):
         before += "\n"
     after = "".join(rows[end:])
-    return before + "\n" + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
+    gap = "\n" if before else ""
+    return before + gap + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
 
 
 def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:

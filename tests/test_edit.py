@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from differ.cli import main
@@ -300,6 +300,9 @@ ACTIONS = st.lists(
 
 
 @given(ACTIONS)
+@example(
+    [("remove", "rust", None), ("remove", "torch", None), ("add", "a", None)]
+)  # the first document again
 @settings(max_examples=60, deadline=None)
 def test_adding_and_removing_keep_everything_else_as_it_was(
     actions: list[tuple[str, str, str | None]],

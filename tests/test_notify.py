@@ -642,3 +642,22 @@ def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:
 
     assert changes_in(['• Post: "a"', '  → "b"', "• added at the end: c", "…and 72 more changes"]) == 74
     assert changes_in(["Doc (canonical), version 1 → 2: 3 changes."]) == 0
+
+
+def test_an_alert_for_a_release_that_moved_on_is_titled_as_a_new_release() -> None:
+    from differ.diff import Versions, diff
+    from differ.diff.render import as_json
+    from differ.notify.base import Notifier
+
+    def event(a_meta: dict[str, str], b_meta: dict[str, str]) -> dict[str, object]:
+        d = diff("Notes.\n", "Other notes.\n", a_meta=a_meta, b_meta=b_meta)
+        return {
+            "type": "changed",
+            "source": "torch/canonical",
+            "diff": as_json(d, Versions("PyTorch", "torch/canonical", 1, 2)),
+        }
+
+    assert Notifier.title(event({"tag_name": "v2.13.0"}, {"tag_name": "v2.14.0"})) == (
+        "PyTorch has a new release, v2.14.0 (canonical)"
+    )
+    assert Notifier.title(event({"name": "A"}, {"name": "B"})) == "PyTorch changed (canonical)"

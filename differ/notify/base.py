@@ -145,8 +145,15 @@ class Notifier:
         kind = event.get("type")
         source = str(event.get("source", ""))
         if kind in VERSION_EVENTS:
+            from differ.diff.summary import new_release
+
             diff = event.get("diff") or {}
             what = "changed" if kind == "changed" else "metadata changed"
+            release = new_release(
+                [m for m in diff.get("metadata") or [] if isinstance(m, dict) and "field" in m]
+            )
+            if release is not None:  # releases/latest moved on: another release, not an edit
+                what = f"has a new release, {release[1]}"
             return f"{diff.get('title') or source} {what} ({source.split('/', 1)[-1]})"
         if kind == "mirror_drift":
             return (

@@ -122,6 +122,10 @@ class Handler(BaseHTTPRequestHandler):
         headers: dict[str, str] | None = None,
         count: bool = True,
     ) -> None:
+        if count:  # before the reply is sent: a client that has it may ask for the traffic at once
+            with self.state.lock:
+                self.state.requests += 1
+                self.state.bytes += len(body)
         self.send_response(status)
         if ctype:
             self.send_header("Content-Type", ctype)
@@ -130,10 +134,6 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-        if count:
-            with self.state.lock:
-                self.state.requests += 1
-                self.state.bytes += len(body)
 
     def log_message(self, format: str, *args: Any) -> None:
         return

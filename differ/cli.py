@@ -214,13 +214,7 @@ def _with_removed(config: Config, names: Sequence[str]) -> Config:
         return config
     from differ.store import Store
 
-    store = Store(config.service.snapshots)
-    stored = [
-        v.record
-        for key in store.source_keys()
-        if key not in configured and (v := store.latest(key)) is not None
-    ]
-    return with_stored(config, stored)
+    return with_stored(config, Store(config.service.snapshots).latest_records(skip=configured))
 
 
 def _store_config(snapshots: Path) -> Config:
@@ -228,9 +222,7 @@ def _store_config(snapshots: Path) -> Config:
 
     if not snapshots.is_dir():
         raise ConfigError(f"{snapshots}: no such folder, and no config.toml here; pass a snapshots folder")
-    store = Store(snapshots)
-    newest = [v.record for v in map(store.latest, store.source_keys()) if v is not None]
-    return store_config(snapshots, newest)
+    return store_config(snapshots, Store(snapshots).latest_records())
 
 
 def main(

@@ -41,21 +41,24 @@ def size_text(n: int) -> str:
 def describe(v: Version) -> str:
     """One line for a version: "first snapshot", or its number of changes and the first of them (the first
     metadata field, when only metadata changed), or the new release it is; and what could not be read."""
+    text = _what_changed(v) + "".join(f"; warning: {w}" for w in v.record.get("warnings") or [])
+    return text if len(text) <= 110 else text[:109] + "…"
+
+
+def _what_changed(v: Version) -> str:
     summary = v.record.get("summary") or []
-    warned = "".join(f"; warning: {w}" for w in v.record.get("warnings") or [])
     if v.number == 1 or not summary:
-        text = ("first snapshot" if v.number == 1 else "changed") + warned
-        return text if len(text) <= 110 else text[:109] + "…"
+        return "first snapshot" if v.number == 1 else "changed"
     said = str(summary[0]).rsplit(": ", 1)[-1]
     if said.startswith("a new release, "):  # another release's notes, not an edit (releases/latest)
-        return said.rstrip(".") + warned
+        return said.rstrip(".")
     n = v.record.get("changes", 0)
     first = summary[1][2:] if len(summary) > 1 else ""
     if len(summary) > 2 and summary[2].startswith("  →"):  # a modified block: what it became
         first += " " + summary[2].strip()
-    counted = f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
-    text = (first if n == 0 and first else counted) + warned  # only metadata changed: say which field
-    return text if len(text) <= 110 else text[:109] + "…"
+    if n == 0 and first:  # only metadata changed: say which field
+        return first
+    return f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
 
 
 def index_path(store: Store, document: str | None = None) -> Path:

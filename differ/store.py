@@ -30,7 +30,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -589,6 +589,16 @@ class Store:
 
     def save_state(self, key: str, state: dict[str, Any]) -> None:
         atomic_write(self.source_dir(key) / "state.json", canonical_json(state) + b"\n")
+
+    def latest_records(self, skip: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """The newest version record of every source in the store (but those in `skip`): what a store read
+        without its configuration knows of each source (its URL, kind, role and document title)."""
+        left_out = set(skip)
+        return [
+            v.record
+            for key in self.source_keys()
+            if key not in left_out and (v := self.latest(key)) is not None
+        ]
 
     def source_keys(self) -> list[str]:
         base = self.root / "sources"

@@ -189,7 +189,8 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
 
     now = iso(app.now())
     due = set()
-    for document in documents:
+    waiting = {d.id for d in app.config.documents if any(m.stale_after for m in d.mirrors)}
+    for document in documents & waiting:  # no file is read for a document none of whose mirrors may wait
         try:
             audit = json.loads(audit_path(app.store, document).read_bytes())
         except (FileNotFoundError, ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -91,6 +91,7 @@ def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, s
 
 
 Opcode = tuple[str, int, int, int, int]
+CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
 BIG = 10_000_000  # pairs of equal words beyond which difflib's work (quadratic in them) is cut short
 
 
@@ -151,9 +152,8 @@ def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _coincidences_folded(Alignment(a, b).opcodes())
 
 
-CodeLine = tuple[
-    int, int, tuple[str, ...]
-]  # where a line of code starts and ends in its block, and its words
+# Where a line of code starts and ends in its block, and its words.
+CodeLine = tuple[int, int, tuple[str, ...]]
 
 
 def code_lines(text: str) -> tuple[CodeLine, ...]:
@@ -177,12 +177,12 @@ def _code_ops(
     la = code_lines(before) if la is None else la
     lb = code_lines(after) if lb is None else lb
     ops: list[dict[str, str]] = []
-    for tag, l1, l2, m1, m2 in Alignment([k for *_, k in la], [k for *_, k in lb]).opcodes():
+    for tag, l1, l2, m1, m2, alike in line_opcodes([k for *_, k in la], [k for *_, k in lb]):
         if tag == "equal":
             continue
         old = before[la[l1][0] : la[l2 - 1][1]] if l2 > l1 else ""
         new = after[lb[m1][0] : lb[m2 - 1][1]] if m2 > m1 else ""
-        if tag == "replace" and _lines_alike([k for *_, k in la[l1:l2]], [k for *_, k in lb[m1:m2]]):
+        if alike:
             ops += word_ops(old, new)
             continue
         op = {"op": tag}
@@ -194,15 +194,18 @@ def _code_ops(
     return ops
 
 
-def _lines_alike(a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]) -> bool:
-    """Whether replaced lines of code are one line edited (diffed word by word) rather than rewritten."""
-    return (
-        Alignment([w for line in a for w in line], [w for line in b for w in line]).ratio()
-        >= CODE_LINES_ALIKE
-    )
-
-
-CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
+def line_opcodes(
+    a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]
+) -> Iterator[tuple[str, int, int, int, int, bool]]:
+    """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
+    whether its lines are alike, a line edited (diffed word by word) rather than rewritten. What the ops, every
+    output and the summary of a code block are made from."""
+    for tag, l1, l2, m1, m2 in Alignment(a, b).opcodes():
+        alike = tag == "replace" and (
+            Alignment([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]).ratio()
+            >= CODE_LINES_ALIKE
+        )
+        yield tag, l1, l2, m1, m2, alike
 
 
 def code_opcodes(
@@ -229,10 +232,10 @@ def code_opcodes(
     def start(spans: list[tuple[int, int]], k: int, total: int) -> int:
         return spans[k][0] if k < len(spans) else total
 
-    for tag, l1, l2, m1, m2 in Alignment(keys_a, keys_b).opcodes():
+    for tag, l1, l2, m1, m2, alike in line_opcodes(keys_a, keys_b):
         i1, i2 = start(la, l1, len(a)), start(la, l2, len(a))
         j1, j2 = start(lb, m1, len(b)), start(lb, m2, len(b))
-        if tag == "replace" and _lines_alike(keys_a[l1:l2], keys_b[m1:m2]):
+        if alike:
             out += [
                 (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1)
                 for t, x1, x2, y1, y2 in word_opcodes(a[i1:i2], b[j1:j2])
@@ -295,9 +298,8 @@ def similarity(a: Block, b: Block) -> float:
     alignment = Alignment(wa, wb)
     ratio = alignment.ratio()
     if ratio < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
-        return (
-            PAIR_THRESHOLD + 0.01
-        )  # a rewritten paragraph that keeps a whole sentence is still that paragraph
+        # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.
+        return PAIR_THRESHOLD + 0.01
     return ratio
 
 

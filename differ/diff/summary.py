@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from differ.diff.engine import Alignment, Change, Diff
+from differ.diff.engine import Change, Diff, code_lines, line_opcodes
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -54,9 +54,14 @@ class Versions:
     b_name: str = ""
 
 
+def _field_name(field: str) -> str:
+    """The last name of a metadata field's path: `release.tag_name` → `tag_name`, `names[0]` → `names`."""
+    return re.sub(r"\[\d+\]$", "", field).rsplit(".", 1)[-1]
+
+
 def names_the_post(field: str) -> bool:
     """Whether a metadata field is the post's title or name: `title`, `data.title`, `release.tag_name`."""
-    return re.sub(r"\[\d+\]$", "", field).rsplit(".", 1)[-1] in TITLE_FIELDS
+    return _field_name(field) in TITLE_FIELDS
 
 
 def is_edit_note(text: str | None) -> bool:
@@ -102,14 +107,13 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
 
 def changed_lines(before: str, after: str) -> tuple[str, str]:
     """The lines of two code blocks that differ, each side's joined with " … "."""
-    la = [line.strip() for line in before.split("\n") if line.strip()]
-    lb = [line.strip() for line in after.split("\n") if line.strip()]
+    la, lb = code_lines(before), code_lines(after)
     old: list[str] = []
     new: list[str] = []
-    for tag, i1, i2, j1, j2 in Alignment(la, lb).opcodes():
+    for tag, i1, i2, j1, j2, _ in line_opcodes([k for *_, k in la], [k for *_, k in lb]):
         if tag != "equal":
-            old += la[i1:i2]
-            new += lb[j1:j2]
+            old += [before[start:end] for start, end, _ in la[i1:i2]]
+            new += [after[start:end] for start, end, _ in lb[j1:j2]]
     return " … ".join(old), " … ".join(new)
 
 
@@ -166,10 +170,15 @@ def headline(versions: Versions, count: int, metadata: int = 0) -> str:
         said = f"{fields} changed, the text did not"
     else:
         said = f"{count} change{'' if count == 1 else 's'}" + (f" (and {fields})" if metadata else "")
+    return f"{_subject(versions)}: {said}."
+
+
+def _subject(versions: Versions) -> str:
+    """What a headline is about: the two files or URLs compared, or the source and its two versions."""
     if versions.a_name:
-        return f"{versions.a_name} → {versions.b_name}: {said}."
+        return f"{versions.a_name} → {versions.b_name}"
     span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
-    return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}: {said}."
+    return f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}"
 
 
 def meta_value(value: object) -> str:
@@ -198,7 +207,7 @@ def new_release(metadata: list[dict[str, Any]]) -> tuple[str, str] | None:
     shows another release, whose notes are a text of their own rather than an edit of the last ones."""
     for m in metadata:
         before, after = m.get("before"), m.get("after")
-        named = m["field"].rsplit(".", 1)[-1] == "tag_name"
+        named = _field_name(m["field"]) == "tag_name"
         if named and isinstance(before, str) and isinstance(after, str) and before and after:
             return before, after
     return None
@@ -236,10 +245,8 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
 
 def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:
     before, after = release
-    span = f"version {versions.a} → {versions.b}" if versions.a else f"version {versions.b}"
-    source = versions.b_name or f"{versions.title} ({versions.source.split('/', 1)[-1]}), {span}"
-    lines = [f"{source}: a new release, {after} (was {before})."]
-    fields = [m for m in d.metadata if m["field"].rsplit(".", 1)[-1] != "tag_name"]
+    lines = [f"{_subject(versions)}: a new release, {after} (was {before})."]
+    fields = [m for m in d.metadata if _field_name(m["field"]) != "tag_name"]
     lines += [f"• {_meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
     if d.changes:
         count = f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"

@@ -51,9 +51,8 @@ class Response:
     body: bytes
     elapsed: float
     attempts: int = 1
-    waited: float = (
-        0.0  # seconds spent waiting for the host's turn (per-host delay, Crawl-delay, Retry-After)
-    )
+    # seconds spent waiting for the host's turn (per-host delay, Crawl-delay, Retry-After)
+    waited: float = 0.0
 
     @property
     def not_modified(self) -> bool:

@@ -289,6 +289,27 @@ def test_removed_blocks_are_listed_where_they_stood() -> None:
     ]
 
 
+def test_a_summary_names_a_block_by_its_first_words_only_when_it_does_not_quote_it_whole() -> None:
+    a = (
+        "# Widget\n\n## Highlights\n\n- Faster startup (2x)\n- Plugin API\n- Old importer\n"
+        "- Smaller wheels. They are 40% smaller on Linux.\n- Typed API [Beta]\n"
+    )
+    b = (
+        "# Widget\n\n## Highlights\n\n- Faster startup (3x)\n- Plugin API\n- New exporter\n"
+        "- Smaller wheels. They are 45% smaller on Linux.\n- Typed API\n"
+    )
+    assert summarize(diff(a, b), V)[1:] == [
+        '• Widget › Highlights: "Faster startup (2x)"',  # the quote is the whole item: no label
+        '  → "Faster startup (3x)"',
+        '• Widget › Highlights: removed "Old importer"',  # likewise a whole item removed or added
+        '• Widget › Highlights: added "New exporter"',
+        # one sentence of the item quoted: the label says which item, by its first sentence
+        '• Widget › Highlights › Smaller wheels …: "They are 40% smaller on Linux."',
+        '  → "They are 45% smaller on Linux."',
+        '• Widget › Highlights › Typed API: removed "[Beta]"',  # words removed: which item they left
+    ]
+
+
 BLOCK = st.sampled_from(
     [
         "# Intro",

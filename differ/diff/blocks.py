@@ -46,10 +46,14 @@ class Block:
 
     @property
     def label(self) -> str:
-        """A short name for the block in summaries: an item's bold lead, or its first words."""
+        """A short name for the block in summaries: an item's bold lead, or its first words, up to the end of its
+        first sentence when that comes early (`Smaller wheels …`, not `Smaller wheels. They are 45% …`)."""
         if self.lead:
             return self.lead.strip(_CLOSING_PUNCT)
         words = self.text.split()
+        for i, word in enumerate(words[1:6], 1):
+            if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:
+                return " ".join(words[: i + 1]).rstrip(".!?") + " …"
         return " ".join(words[:6]) + (" …" if len(words) > 6 else "")
 
 

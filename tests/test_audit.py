@@ -6,12 +6,13 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from differ.audit import Stream, best_version, compare, pair_translations, token_mismatches
+from differ.audit import Finding, Stream, best_version, compare, pair_translations, token_mismatches
 from differ.audit.align import align
-from differ.audit.report import audit_after_check
+from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
 from tests.conftest import Clock, Server, article, make_app, one_doc
 from tests.helpers import pytorch_kr, replay_fetch, wpnews
@@ -339,3 +340,50 @@ def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
         mirror = split_blocks(mirror_md)
         _, al = best_version([(1, Stream.of(canonical))], Stream.of(mirror))
         assert _nearest_sections(al) == [searched(al, i) for i in range(len(mirror))]
+
+
+@pytest.mark.parametrize(
+    ("expected", "found", "said"),
+    [
+        (
+            "pip3 install torch --index-url URL",
+            "pip3 install torch –index-url URL",
+            '"--index-url" → "–index-url"',
+        ),
+        ("pip install widget==3.0", "pip install widgett==3.0", '"widget==3.0" → "widgett==3.0"'),
+        ("pip install --pre torch", "pip install torch", 'dropped "--pre"'),
+        ("cargo build", "cargo build --release", 'added "--release"'),
+        ("a-b c-d", "a_b c_d", '"a-b c-d" → "a_b c_d"'),
+        ("ls  -la", "ls -la", "spacing differs"),
+        (
+            "a1 k b1 k c1 k d1 k e1 k f1",
+            "a2 k b2 k c2 k d2 k e2 k f2",
+            '"a1" → "a2", "b1" → "b2", "c1" → "c2", "d1" → "d2" and 2 more',
+        ),
+    ],
+)
+def test_a_corrupted_command_is_described_by_the_words_it_changed(
+    expected: str, found: str, said: str
+) -> None:
+    assert corruption(expected, found) == said
+
+
+def test_an_altered_passage_names_dropped_and_added_words() -> None:
+    ops = [{"op": "replace", "before": "5", "after": "4"}, {"op": "delete", "before": "only", "after": ""}]
+    f = Finding("altered", ("Deprecations",), "Removed in 5.0 only.", "Removed in 4.0.", ops=ops)
+    assert finding_line(f) == 'altered [Deprecations]: "Removed in 5.0 only." ("5" → "4"; dropped "only")'
+
+
+def test_the_html_audit_shows_what_each_finding_changed() -> None:
+    from differ.audit import AuditReport, MirrorAudit
+    from differ.audit.report import render_audit
+
+    ops = [{"op": "replace", "before": "5", "after": "4"}]
+    findings = [
+        Finding("altered", ("S",), "Removed in 5.0.", "Removed in 4.0.", ops=ops),
+        Finding("code_corrupted", ("S",), "pip install w==3", "pip install ww==3", '"" → "w"'),
+    ]
+    mirror = MirrorAudit("m", "https://m.example/", 1, "2026-07-09T09:40:00Z", 1, 0.9, findings)
+    page = render_audit(AuditReport("doc", "Doc", 1, "2026-07-08T21:00:00Z", [mirror]), "html")
+    assert "<td>&quot;5&quot; → &quot;4&quot;</td>" in page
+    assert "<td>&quot;w==3&quot; → &quot;ww==3&quot;</td>" in page

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from differ.audit import AuditReport, Finding, MirrorAudit, Stream, audit_document
@@ -25,6 +27,41 @@ def _cut(text: str | None, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def corruption(expected: str, found: str, limit: int = 4) -> str:
+    """What a corrupted command changed, by its words (`"widget==3.0" → "widgett==3.0"`, `dropped "--pre"`)."""
+    a, b = expected.split(), found.split()
+    parts = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        old, new = " ".join(a[i1:i2]), " ".join(b[j1:j2])
+        if tag == "delete":
+            parts.append(f'dropped "{old}"')
+        elif tag == "insert":
+            parts.append(f'added "{new}"')
+        elif tag == "replace":
+            parts.append(f'"{old}" → "{new}"')
+    if not parts:
+        return "spacing differs"
+    more = len(parts) - limit
+    return ", ".join(parts[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+def _word_op(op: dict[str, str]) -> str:
+    old, new = op.get("before", ""), op.get("after", "")
+    shown = re.compile(r"\s")  # spacing alone is shown as Python writes it, so it can be seen
+    q = repr if shown.search(old + new) and not (old.strip() and new.strip()) else (lambda t: f'"{t}"')
+    return f"dropped {q(old)}" if not new else f"added {q(new)}" if not old else f"{q(old)} → {q(new)}"
+
+
+def finding_detail(f: Finding) -> str:
+    """What a finding changed, in words: the edits a stale mirror misses, a corrupted command's words, the
+    tokens a translation got wrong, an altered passage's words."""
+    if f.kind == "code_corrupted":
+        return corruption(f.canonical or "", f.mirror or "")
+    if f.kind == "altered":
+        return "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
+    return f.detail
+
+
 def finding_line(f: Finding) -> str:
     place = " › ".join(f.section)
     where = f" [{place}]" if place else ""
@@ -35,11 +72,12 @@ def finding_line(f: Finding) -> str:
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
     if f.kind == "code_corrupted":
-        return f'code corrupted{where}: "{_cut(f.mirror)}" ({f.detail}; expected "{_cut(f.canonical)}")'
+        return (
+            f'code corrupted{where}: "{_cut(f.mirror)}" ({finding_detail(f)}; expected "{_cut(f.canonical)}")'
+        )
     if f.kind == "token_mismatch":
         return f'token mismatch{where}: {f.detail} in "{_cut(f.mirror, 80)}"'
-    ops = "; ".join(f"{o.get('before', '')!r} → {o.get('after', '')!r}" for o in f.ops[:4])
-    return f'altered{where}: "{_cut(f.canonical, 100)}" ({ops})'
+    return f'altered{where}: "{_cut(f.canonical, 100)}" ({finding_detail(f)})'
 
 
 def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
@@ -99,7 +137,7 @@ def html_page(report: AuditReport, head: str) -> str:
             )
         rows = "".join(
             f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
-            f"<td>{e(f.mirror or '')}</td><td>{e(f.detail)}</td></tr>"
+            f"<td>{e(f.mirror or '')}</td><td>{e(finding_detail(f))}</td></tr>"
             for f in m.findings
         )
         parts.append(

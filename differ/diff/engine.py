@@ -532,101 +532,22 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
             break
         trailing.add(y)
     for x, y in moved:
+        old, new = a[x], b[y]
+        detail = _moved_detail(old, new)
         changes.append(
-            Change(
-                "moved",
-                b[y].section,
-                a[x].text,
-                b[y].text,
-                b[y].kind,
-                b[y].label,
-                [],
-                x,
-                y,
-                detail=_moved_detail(a[x], b[y]),
-            )
+            Change("moved", new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
         )
     for x in still_removed:
-        changes.append(
-            Change(
-                "removed",
-                a[x].section,
-                a[x].text,
-                None,
-                a[x].kind,
-                a[x].label,
-                [{"op": "delete", "before": a[x].text}],
-                x,
-                None,
-            )
-        )
+        old, ops = a[x], [{"op": "delete", "before": a[x].text}]
+        changes.append(Change("removed", old.section, old.text, None, old.kind, old.label, ops, x, None))
     for y in still_added:
+        new, ops = b[y], [{"op": "insert", "after": b[y].text}]
+        at_end = y in trailing
         changes.append(
-            Change(
-                "added",
-                b[y].section,
-                None,
-                b[y].text,
-                b[y].kind,
-                b[y].label,
-                [{"op": "insert", "after": b[y].text}],
-                None,
-                y,
-                at_end=y in trailing,
-            )
+            Change("added", new.section, None, new.text, new.kind, new.label, ops, None, y, at_end=at_end)
         )
     for x, y in modified:
-        old, new = a[x], b[y]
-        if old.text == new.text:
-            if old.kind == "heading" and old.level != new.level:
-                changes.append(
-                    Change(
-                        "modified",
-                        new.section,
-                        old.text,
-                        new.text,
-                        new.kind,
-                        new.label,
-                        [],
-                        x,
-                        y,
-                        detail=f"heading level {old.level} → {new.level}",
-                    )
-                )
-            else:
-                changes.append(
-                    Change(
-                        "link",
-                        new.section,
-                        old.text,
-                        new.text,
-                        new.kind,
-                        new.label,
-                        [],
-                        x,
-                        y,
-                        detail=_link_detail(old, new),
-                    )
-                )
-            continue
-        changes.append(
-            Change(
-                "modified",
-                new.section,
-                old.text,
-                new.text,
-                new.kind,
-                new.label,
-                _code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
-                if old.kind == "code" == new.kind
-                else word_ops(old.text, new.text),
-                x,
-                y,
-                detail=_link_detail(old, new)
-                if [u for _, u in old.links] != [u for _, u in new.links]
-                else "",
-            )
-        )
+        changes.append(_paired(a[x], b[y], x, y))
     changes = _group_moves(_splits_and_joins(changes))
     kept = sorted(equal + modified)
     changes.sort(
@@ -636,6 +557,24 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         )
     )
     return Diff(changes, [], equal, a, b)
+
+
+def _paired(old: Block, new: Block, x: int, y: int) -> Change:
+    """The change between two aligned blocks: a heading's level, links alone (same text), or the words, code
+    by lines."""
+    if old.text == new.text:
+        if old.kind == "heading" and old.level != new.level:
+            kind, detail = "modified", f"heading level {old.level} → {new.level}"
+        else:
+            kind, detail = "link", _link_detail(old, new)
+        return Change(kind, new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
+    if old.kind == "code" == new.kind:
+        ops = _code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
+    else:
+        ops = word_ops(old.text, new.text)
+    links_moved = [u for _, u in old.links] != [u for _, u in new.links]
+    detail = _link_detail(old, new) if links_moved else ""
+    return Change("modified", new.section, old.text, new.text, new.kind, new.label, ops, x, y, detail=detail)
 
 
 def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:

@@ -308,6 +308,10 @@ def test_a_summary_names_a_block_by_its_first_words_only_when_it_does_not_quote_
         '  → "They are 45% smaller on Linux."',
         '• Widget › Highlights › Typed API: removed "[Beta]"',  # words removed: which item they left
     ]
+    added = summarize(
+        diff("## Highlights\n\n- New plugin API\n", "## Highlights\n\n- New plugin API (beta)\n"), V
+    )
+    assert added[1:] == ['• Highlights › New plugin API: added "(beta)"']  # words added: the item they joined
 
 
 BLOCK = st.sampled_from(

@@ -574,7 +574,9 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
         ops = word_ops(old.text, new.text)
     links_moved = [u for _, u in old.links] != [u for _, u in new.links]
     detail = _link_detail(old, new) if links_moved else ""
-    return Change("modified", new.section, old.text, new.text, new.kind, new.label, ops, x, y, detail=detail)
+    # named as it was when words were only added to it (`New plugin API: added "(beta)"`), else as it is now
+    label = old.label if ops and all(op["op"] == "insert" for op in ops) else new.label
+    return Change("modified", new.section, old.text, new.text, new.kind, label, ops, x, y, detail=detail)
 
 
 def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:

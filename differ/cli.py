@@ -86,6 +86,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a source option, as in config.toml (selector=article .post, languages='[\"en\"]')",
     )
+    im = sub.add_parser(
+        "import", help="add the pages urlwatch or changedetection.io watch to config.toml, as new documents"
+    )
+    im.add_argument(
+        "file",
+        metavar="FILE",
+        help="urlwatch's urls.yaml, or changedetection.io's backup .zip, datastore folder, url-watches.json "
+        "or watch.json",
+    )
+    im.add_argument(
+        "--from",
+        dest="tool",
+        choices=("urlwatch", "changedetection"),
+        help="which tool wrote FILE (default: "
+        "from its name: .yaml is urlwatch's, the rest changedetection.io's)",
+    )
+    im.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a source option for every page imported, as in config.toml (interval=1h)",
+    )
+    im.add_argument("--dry-run", action="store_true", help="print what would be added; write nothing")
     rm = sub.add_parser(
         "remove",
         help="take a document, or one of its mirrors, out of config.toml (the store keeps its history)",
@@ -254,6 +278,10 @@ def main(
             from differ.commands import add
 
             return add(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "import":
+            from differ.commands import import_pages
+
+            return import_pages(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "remove":
             from differ.commands import remove
 

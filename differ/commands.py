@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
@@ -183,6 +184,46 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
     if added.note:
         print(f"note: {added.note}", file=out)
+    return ExitCode.OK
+
+
+def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ import`: another watcher's pages as new documents, in one write (or none, with --dry-run)."""
+    from differ.compare import parse_settings
+    from differ.edit import add_documents, watched_urls
+    from differ.migrate import read
+
+    settings = parse_settings(args.set)
+    found = read(Path(args.file), args.tool)
+    for f in found:
+        if f.page is not None and settings:
+            f.page = replace(f.page, settings={**f.page.settings, **settings})
+    watched = watched_urls(path, env)
+    pages = [f for f in found if f.page is not None and f.page.url not in watched]
+    added, tables = add_documents(path, [f.page for f in pages if f.page], env, write=not args.dry_run)
+    verb = "would import" if args.dry_run else "imported"
+    print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {args.file} into {path}", file=out)
+    for f, a in zip(pages, added, strict=True):
+        assert f.page is not None
+        print(f"  {a.key}  {f.page.url}", file=out)
+        for note in [*f.notes, *([a.note] if a.note else [])]:
+            print(f"    note: {note}", file=out)
+    again = [f for f in found if f.page is not None and f.page.url in watched]
+    if again:
+        print(f"already watched, left as they are: {len(again)}", file=out)
+        for f in again:
+            assert f.page is not None
+            print(f"  {f.page.url} ({watched[f.page.url]})", file=out)
+    skipped = [f for f in found if f.page is None]
+    if skipped:
+        print(f"left out: {len(skipped)}", file=out)
+        for f in skipped:
+            print(f"  {f.name}: {f.skipped}", file=out)
+    if args.dry_run and added:
+        print(f"\n# to be added to {path}:\n\n{tables}", file=out, end="")
+    elif added:
+        config = "" if path == Path("config.toml") else f"--config {path} "
+        print(f"try them: differ {config}check", file=out)
     return ExitCode.OK
 
 

@@ -9,7 +9,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -43,6 +43,17 @@ class Added:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class Page:
+    """A page to add as the canonical of a new document: its URL, and what `differ add` takes besides."""
+
+    url: str
+    title: str | None = None
+    kind: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+
 def add_source(
     path: Path,
     url: str,
@@ -57,17 +68,80 @@ def add_source(
     """Add `url` to the configuration at `path` (made if missing): as the canonical of a new document, or with
     `to` as a mirror of that document. Raises ConfigError, leaving the file as it was, when the result would
     not be a valid configuration."""
+    if to is None:
+        added, _ = add_documents(path, [Page(url, title, kind, settings or {}, id)], env)
+        return added[0]
     env = os.environ if env is None else env
+    text, config = _open(path, env)
+    for s in config.sources():
+        if s.url == url and s.document == to:
+            raise UsageError(f"{url} is already watched, as {s.key}")
+    table = _table(url, kind, settings or {})
+    stored = _stored_urls(config)
+    target = config.document(to)  # names the configured documents when there is no such one
+    if title is not None:
+        raise UsageError("--title names a new document; a mirror takes its document's title")
+    elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
+    source_id = id or unique(host_id(url), {s.id for s in target.sources} | elsewhere)
+    block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
+    new_text = _insert(text, config, to, block)
+    key = f"{to}/{source_id}"
+    source = _check(new_text, path, env, {key: url})[key]
+    _write(path, new_text)
+    return Added(key, False, private_note(source))
+
+
+def add_documents(
+    path: Path, pages: list[Page], env: Mapping[str, str] | None = None, *, write: bool = True
+) -> tuple[list[Added], str]:
+    """Add each page as the canonical of a new document, in one write: all of them or, when one is already
+    watched or the result would not be a valid configuration, none (UsageError, ConfigError). Returns what
+    was added and the tables added for it (not written when `write` is false: a dry run)."""
+    env = os.environ if env is None else env
+    text, config = _open(path, env)
+    watched = {s.url: s.key for s in config.sources()}
+    stored = _stored_urls(config)
+    taken = {d.id for d in config.documents}
+    blocks, expected = [], {}
+    for page in pages:
+        if page.url in watched:
+            raise UsageError(f"{page.url} is already watched, as {watched[page.url]}")
+        elsewhere = {key.split("/")[0] for key, was in stored.items() if was != page.url}
+        document = page.id or unique(slug(page.url), taken | elsewhere)
+        taken.add(document)
+        key = f"{document}/canonical"
+        watched[page.url] = expected[key] = page.url
+        named = f"title = {value(page.title)}\n" if page.title is not None else ""
+        table = _table(page.url, page.kind, page.settings)
+        blocks.append(
+            f"[[documents]]\nid = {value(document)}\n{named}\n[documents.canonical]\n" + lines(table)
+        )
+    new_text = _insert(text, config, None, "\n".join(blocks)) if blocks else text
+    sources = _check(new_text, path, env, expected)
+    if write and blocks:
+        _write(path, new_text)
+    return [Added(key, True, private_note(sources[key])) for key in expected], "\n".join(blocks)
+
+
+def watched_urls(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The URL of every configured source, with its key (none when the file does not exist yet)."""
+    _, config = _open(path, os.environ if env is None else env)
+    return {s.url: s.key for s in config.sources()}
+
+
+def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config]:
+    """The configuration's text (a new file's when there is none) and what it reads as. A broken file is
+    reported as it is, before anything is added. Notifiers are not read: adding a page must not need the
+    secrets their settings take from the environment."""
     try:
         text = _read(path) if path.exists() else NEW_FILE
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
-    # A broken file is reported as it is, before anything is added. Notifiers are not read: adding a page must
-    # not need the secrets their settings take from the environment.
-    config = parse_config(text, path, env, notifiers=False)
-    for s in config.sources():
-        if s.url == url and (to is None or s.document == to):
-            raise UsageError(f"{url} is already watched, as {s.key}")
+    return text, parse_config(text, path, env, notifiers=False)
+
+
+def _table(url: str, kind: str | None, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A source's table: its URL, its kind when not html (guessed from the URL when not given), its options."""
     table: dict[str, Any] = {"url": url}
     if kind is None:
         from differ.compare import SUFFIX_KINDS, url_kind
@@ -75,29 +149,8 @@ def add_source(
         kind = url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
     if kind != "html":
         table["kind"] = kind
-    table.update(settings or {})
-    stored = _stored_urls(config)
-    if to is None:
-        elsewhere = {key.split("/")[0] for key, was in stored.items() if was != url}
-        document = id or unique(slug(url), {d.id for d in config.documents} | elsewhere)
-        named = f"title = {value(title)}\n" if title is not None else ""
-        block = f"[[documents]]\nid = {value(document)}\n{named}\n[documents.canonical]\n" + lines(table)
-        new_text = _insert(text, config, None, block)
-        key, new_document = f"{document}/canonical", True
-    else:
-        target = config.document(to)  # names the configured documents when there is no such one
-        if title is not None:
-            raise UsageError("--title names a new document; a mirror takes its document's title")
-        elsewhere = {
-            key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url
-        }
-        source_id = id or unique(host_id(url), {s.id for s in target.sources} | elsewhere)
-        block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
-        new_text = _insert(text, config, to, block)
-        key, new_document = f"{to}/{source_id}", False
-    source = _check(new_text, path, env, key, url)
-    _write(path, new_text)
-    return Added(key, new_document, private_note(source))
+    table.update(settings)
+    return table
 
 
 def private_note(source: SourceConfig) -> str | None:
@@ -320,16 +373,18 @@ def _before_next_comments(rows: list[str], start: int, end: int) -> int:
     return end
 
 
-def _check(text: str, path: Path, env: Mapping[str, str], key: str, url: str) -> SourceConfig:
-    """The edited text must be a valid configuration holding the new source with its URL; returns that source."""
+def _check(
+    text: str, path: Path, env: Mapping[str, str], expected: Mapping[str, str]
+) -> dict[str, SourceConfig]:
+    """The edited text must be a valid configuration holding each new source (key → URL); returns them."""
     try:
         config = parse_config(text, path, env, notifiers=False)
     except ConfigError as exc:
         raise ConfigError(f"{exc} (nothing was written)")
     sources = {s.key: s for s in config.sources()}
-    if key not in sources or sources[key].url != url:
+    if any(key not in sources or sources[key].url != url for key, url in expected.items()):
         raise ConfigError(f"{path.name}: the new source did not land where expected; add it by hand")
-    return sources[key]
+    return {key: sources[key] for key in expected}
 
 
 def _read(path: Path) -> str:

@@ -1,0 +1,335 @@
+"""`differ import`: the pages another watcher follows, as differ's documents. urlwatch's job list (`urls.yaml`)
+and changedetection.io's watches (a backup's zip, its datastore folder, `url-watches.json` or a `watch.json`)
+are read by a reader registered for each tool; each page becomes a `Page` for `edit.add_documents`, with the
+settings differ has for what the other tool did (a CSS filter is a `selector`, subtracted selectors `exclude`,
+ignored text `ignore`, request headers `headers`, a check interval `interval`). What has no counterpart is
+named in a note, never dropped silently; formatting filters (html2text, strip, …) need none, since differ
+reads every page to canonical Markdown itself."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from differ.edit import Page
+from differ.errors import ConfigError, UsageError
+from differ.options import format_duration
+
+# urlwatch filters that only reformat text: differ's own reading of the page does their work
+_FORMATTING = {
+    "html2text",
+    "strip",
+    "beautify",
+    "pretty-xml",
+    "format-xml",
+    "format-json",
+    "remove-duplicate-lines",
+    "reverse",
+    "sort",
+    "ascii85",
+    "base64",
+}
+_UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
+
+
+@dataclass
+class Found:
+    """One watch of the other tool: the page differ would add, or why it is left out; and notes on what of
+    its settings differ does otherwise or not at all."""
+
+    name: str
+    page: Page | None
+    notes: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+READERS: dict[str, Callable[[Path], list[Found]]] = {}
+
+
+def reader(name: str) -> Callable[[Callable[[Path], list[Found]]], Callable[[Path], list[Found]]]:
+    def register(fn: Callable[[Path], list[Found]]) -> Callable[[Path], list[Found]]:
+        READERS[name] = fn
+        return fn
+
+    return register
+
+
+def guess(path: Path) -> str:
+    """Which tool wrote `path`: YAML is urlwatch's job list; JSON, a zip or a folder changedetection.io's."""
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return "urlwatch"
+    if path.is_dir() or path.suffix.lower() in (".json", ".zip"):
+        return "changedetection"
+    raise UsageError(
+        f"{path}: cannot tell which tool wrote it; say --from urlwatch (urls.yaml) or --from changedetection "
+        "(a backup .zip, its datastore folder, url-watches.json or watch.json)"
+    )
+
+
+def read(path: Path, tool: str | None = None) -> list[Found]:
+    """The watches in `path`, read as `tool` wrote them (guessed from the path when not given)."""
+    tool = tool or guess(path)
+    if tool not in READERS:
+        raise UsageError(f"--from: expected one of {', '.join(sorted(READERS))}, found {tool!r}")
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder")
+    return [_checked(found) for found in READERS[tool](path)]
+
+
+def _checked(found: Found) -> Found:
+    """`found` with each setting differ would refuse (a selector soupsieve cannot read, a pattern Python's re
+    cannot) left out with a note, so one watch's setting never stops the others from being imported."""
+    from differ.config import adhoc_source
+
+    page = found.page
+    if page is None:
+        return found
+
+    def refusal(settings: Mapping[str, Any]) -> str | None:
+        try:
+            adhoc_source({"url": page.url, "kind": page.kind or "html", **settings})
+        except ConfigError as exc:
+            return str(exc).removeprefix("--set ")
+        return None
+
+    if refusal(page.settings) is None:
+        return found
+    settings = dict(page.settings)
+    for key, value in page.settings.items():
+        why = refusal({key: value})
+        if why is not None:
+            del settings[key]
+            found.notes.append(f"left out its {why}")
+    why = refusal(settings)
+    if why is not None:
+        return Found(found.name, None, found.notes, skipped=why)
+    found.page = Page(page.url, page.title, page.kind, settings, page.id)
+    return found
+
+
+# urlwatch
+
+
+@reader("urlwatch")
+def read_urlwatch(path: Path) -> list[Found]:
+    """urlwatch's `urls.yaml`: one YAML document a job."""
+    import yaml
+
+    try:
+        jobs = [job for job in yaml.safe_load_all(path.read_text(encoding="utf-8")) if job is not None]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: not a urlwatch job list: invalid YAML{where}")
+    found = []
+    for number, job in enumerate(jobs, 1):
+        if not isinstance(job, dict):
+            raise ConfigError(
+                f"{path}: job {number}: expected a mapping of job settings, found {type(job).__name__}"
+            )
+        found.append(_urlwatch_job(job, number))
+    return found
+
+
+def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
+    url = job.get("url") or job.get("navigate")
+    name = str(job.get("name") or url or job.get("command") or f"job {number}")
+    if "command" in job:
+        return Found(name, None, skipped="a shell command, not a page")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return Found(name, None, skipped=f"not an http or https page ({url!r})")
+    settings: dict[str, Any] = {}
+    notes: list[str] = []
+    if job.get("use_browser") or "navigate" in job:
+        notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")
+    if isinstance(job.get("headers"), dict):
+        settings["headers"] = {str(k): str(v) for k, v in job["headers"].items()}
+    if job.get("method", "GET") != "GET" or "data" in job:
+        notes.append(f"was asked with {job.get('method', 'POST')} and data; differ asks with GET")
+    if job.get("ssl_no_verify"):
+        notes.append("had ssl_no_verify; differ always verifies certificates")
+    for kind, arg in _urlwatch_filters(job.get("filter")):
+        _urlwatch_filter(kind, arg, settings, notes)
+    title = str(job["name"]) if job.get("name") else None
+    return Found(name, Page(url, title=title, settings=settings), notes)
+
+
+def _urlwatch_filters(spec: Any) -> Iterator[tuple[str, Any]]:
+    """(filter, argument) pairs of a job's `filter`: a list of names and one-key mappings, or the older
+    comma-separated string (`css:div.post,html2text`)."""
+    if spec is None:
+        return
+    if isinstance(spec, str):
+        for part in spec.split(","):
+            kind, _, arg = part.strip().partition(":")
+            yield kind.strip(), arg.strip() or None
+        return
+    for item in spec if isinstance(spec, list) else [spec]:
+        if isinstance(item, str):
+            yield item, None
+        elif isinstance(item, dict):
+            yield from ((str(k), v) for k, v in item.items())
+
+
+def _urlwatch_filter(kind: str, arg: Any, settings: dict[str, Any], notes: list[str]) -> None:
+    if kind in _FORMATTING:
+        return
+    if kind in ("css", "element-by-id", "element-by-class", "element-by-tag"):
+        selector, exclude = (
+            (arg.get("selector"), arg.get("exclude")) if isinstance(arg, dict) else (arg, None)
+        )
+        if not isinstance(selector, str) or not selector.strip():
+            notes.append(f"its {kind} filter names no selector; left out")
+            return
+        prefix = {"element-by-id": "#", "element-by-class": "."}.get(kind, "")
+        _narrow(settings, notes, prefix + selector.strip())
+        if isinstance(exclude, str) and exclude.strip():
+            settings.setdefault("exclude", []).append(exclude.strip())
+        return
+    if kind == "re.sub":
+        pattern, repl = (arg.get("pattern"), arg.get("repl", "")) if isinstance(arg, dict) else (arg, "")
+        if isinstance(pattern, str) and pattern and not repl:
+            settings.setdefault("ignore", []).append(pattern)
+            return
+    notes.append(f"its {kind} filter has no counterpart in differ; left out")
+
+
+def _narrow(settings: dict[str, Any], notes: list[str], selector: str) -> None:
+    """A content root; a second one (a filter applied inside the first) is left out with a note."""
+    if "selector" in settings:
+        notes.append(f"a second selector ({selector}) inside {settings['selector']} is left out")
+    else:
+        settings["selector"] = selector
+
+
+# changedetection.io
+
+
+@reader("changedetection")
+def read_changedetection(path: Path) -> list[Found]:
+    """changedetection.io's watches: `url-watches.json` (`{"watching": {uuid: watch}}`), one watch's
+    `watch.json`, a datastore folder holding either, or a backup zip of one."""
+    watches = dict(_changedetection_watches(path))
+    if not watches:
+        raise ConfigError(f"{path}: no changedetection.io watches found (url-watches.json or */watch.json)")
+    return [_changedetection_watch(watch, uuid) for uuid, watch in watches.items()]
+
+
+def _changedetection_watches(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    files: dict[str, Callable[[], bytes]]
+    if path.is_dir():
+        files = {str(p.relative_to(path)): p.read_bytes for p in path.rglob("*.json") if p.is_file()}
+    elif path.suffix.lower() == ".zip":
+        try:
+            archive = zipfile.ZipFile(path)
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise ConfigError(f"{path}: cannot read the zip: {exc}")
+        files = {n: partial(archive.read, n) for n in archive.namelist() if n.endswith(".json")}
+    else:
+        files = {path.name: path.read_bytes}
+    for name, load in sorted(files.items()):
+        base = name.rsplit("/", 1)[-1]
+        if base not in ("url-watches.json", "watch.json") and len(files) > 1:
+            continue
+        try:
+            data = json.load(io.BytesIO(load()))
+        except (OSError, ValueError) as exc:
+            inside = f" {name}:" if name != path.name else ""
+            raise ConfigError(f"{path}:{inside} not valid JSON ({exc})")
+        if isinstance(data, dict) and isinstance(data.get("watching"), dict):
+            yield from ((str(k), v) for k, v in data["watching"].items() if isinstance(v, dict))
+        elif isinstance(data, dict) and "url" in data:
+            yield str(data.get("uuid") or name), data
+
+
+def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
+    url = watch.get("url")
+    title = watch.get("title") or None
+    name = str(title or url or uuid)
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return Found(name, None, skipped=f"not an http or https page ({url!r})")
+    if watch.get("paused"):
+        return Found(name, None, skipped="paused")
+    if watch.get("processor", "text_json_diff") != "text_json_diff":
+        return Found(
+            name, None, skipped=f"a {watch['processor']} watch (prices and stock), not a page's text"
+        )
+    settings: dict[str, Any] = {}
+    notes: list[str] = []
+    if watch.get("fetch_backend") not in (None, "system", "html_requests") or watch.get("browser_steps"):
+        notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")
+    if isinstance(watch.get("headers"), dict) and watch["headers"]:
+        settings["headers"] = {str(k): str(v) for k, v in watch["headers"].items()}
+    if watch.get("method", "GET") != "GET":
+        notes.append(f"was asked with {watch['method']}; differ asks with GET")
+    for rule in watch.get("include_filters") or []:
+        _changedetection_filter(str(rule).strip(), settings, notes)
+    subtract = [str(s).strip() for s in watch.get("subtractive_selectors") or [] if str(s).strip()]
+    css = [s for s in subtract if not _is_xpath(s)]
+    if css:
+        settings["exclude"] = css
+    if len(css) < len(subtract):
+        notes.append("its XPath subtractive selectors are left out; differ reads CSS")
+    ignore = [_ignored_line(str(t)) for t in watch.get("ignore_text") or [] if str(t).strip()]
+    if ignore:
+        settings["ignore"] = ignore
+    if watch.get("trigger_text") or watch.get("text_should_not_be_present") or watch.get("extract_text"):
+        notes.append(
+            "its trigger, extract or must-not-be-present text has no counterpart in differ; left out"
+        )
+    interval = _interval(watch)
+    if interval:
+        settings["interval"] = interval
+    kind = settings.pop("kind", None)
+    if kind == "json":
+        for key in ("selector", "exclude"):
+            if settings.pop(key, None):
+                notes.append(f"its CSS {key} is left out: a json source reads one field")
+    return Found(name, Page(url, title=str(title) if title else None, kind=kind, settings=settings), notes)
+
+
+def _is_xpath(rule: str) -> bool:
+    return rule.startswith(("/", "xpath:", "xpath1:", "(/"))
+
+
+def _changedetection_filter(rule: str, settings: dict[str, Any], notes: list[str]) -> None:
+    if not rule:
+        return
+    if _is_xpath(rule):
+        notes.append(f"its XPath filter ({rule}) is left out; differ reads CSS: set selector by hand")
+    elif rule.startswith(("json:", "jq:", "jqraw:")):
+        field = re.fullmatch(r"json:\$\.([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)", rule)
+        if field and "field" not in settings:
+            settings["kind"], settings["field"] = "json", field.group(1)
+        else:
+            notes.append(f"its JSON filter ({rule}) is left out; a json source reads one field by its path")
+    else:
+        _narrow(settings, notes, rule)
+
+
+def _ignored_line(text: str) -> str:
+    """changedetection.io ignores each line that contains the text (case folded), or that a `/regex/` finds;
+    differ's `ignore` removes what its pattern matches, so the pattern takes the whole line."""
+    regex = re.fullmatch(r"/(.*)/([a-z]*)", text.strip())
+    if regex:
+        flags = "(?i)" if "i" in regex.group(2) else ""
+        return f"{flags}^.*(?:{regex.group(1)}).*$"
+    return f"(?i)^.*{re.escape(text.strip())}.*$"
+
+
+def _interval(watch: Mapping[str, Any]) -> str | None:
+    """A watch's own time between checks, unless it uses the tool's default."""
+    if watch.get("time_between_check_use_default", True):
+        return None
+    spec = watch.get("time_between_check") or {}
+    seconds = sum(int(spec.get(unit) or 0) * size for unit, size in _UNITS.items() if isinstance(spec, dict))
+    return format_duration(seconds) if seconds > 0 else None

@@ -1,0 +1,295 @@
+"""`differ import`: urlwatch's and changedetection.io's watches as differ's documents, with what has no
+counterpart named, one write or none, and a page imported this way checked for real."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from differ.cli import main
+from differ.errors import ConfigError, ExitCode, UsageError
+from differ.migrate import Found, read
+from tests.conftest import Server
+
+URLS_YAML = """\
+name: "PyTorch 2.13 blog"
+url: "https://pytorch.org/blog/pytorch-2-13-release-blog/"
+filter:
+  - css:
+      selector: article .entry-content
+      exclude: .share-buttons
+  - html2text
+  - re.sub: '\\d+ min read'
+---
+url: "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/"
+filter: css:main,html2text
+headers:
+  Accept-Language: en
+---
+name: "disk usage"
+command: "df -h"
+---
+name: "app"
+navigate: "https://example.org/app"
+filter:
+  - element-by-id: content
+  - xpath: //div
+  - grep: Release
+---
+url: "https://example.org/broken"
+filter:
+  - css: "a:contains(x"
+"""
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), out=out, err=err, env={})
+    return code, out.getvalue(), err.getvalue()
+
+
+def pages(found: list[Found]) -> list[tuple[str, dict[str, object], list[str]] | tuple[str, str]]:
+    return [(f.page.url, dict(f.page.settings), f.notes) if f.page else (f.name, f.skipped) for f in found]
+
+
+def test_urlwatch_jobs_become_pages_with_their_filters_as_settings(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    found = read(tmp_path / "urls.yaml")
+    assert pages(found) == [
+        (
+            "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+            {
+                "selector": "article .entry-content",
+                "exclude": [".share-buttons"],
+                "ignore": ["\\d+ min read"],
+            },
+            [],
+        ),
+        (
+            "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/",
+            {"headers": {"Accept-Language": "en"}, "selector": "main"},
+            [],
+        ),
+        ("disk usage", "a shell command, not a page"),
+        (
+            "https://example.org/app",
+            {"selector": "#content"},
+            [
+                "was loaded in a browser; differ reads the page as served, without running its scripts",
+                "its xpath filter has no counterpart in differ; left out",
+                "its grep filter has no counterpart in differ; left out",
+            ],
+        ),
+        (
+            "https://example.org/broken",
+            {},
+            [
+                'left out its selector: expected a CSS selector, found "a:contains(x" (Unclosed pseudo-class at position 12)'
+            ],
+        ),
+    ]
+    assert [f.page.title if f.page else None for f in found] == ["PyTorch 2.13 blog", None, None, "app", None]
+
+
+WATCHES = {
+    "aaaa": {
+        "url": "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+        "title": "PyTorch 2.13",
+        "include_filters": ["article .entry-content"],
+        "subtractive_selectors": [".share", "//div[@id='ad']"],
+        "ignore_text": ["Views:", "/\\d+ MIN READ/i"],
+        "headers": {"Accept-Language": "en"},
+        "time_between_check": {"weeks": None, "days": None, "hours": 6, "minutes": None, "seconds": None},
+        "time_between_check_use_default": False,
+        "processor": "text_json_diff",
+        "fetch_backend": "system",
+    },
+    "bbbb": {"url": "https://shop.example/item", "processor": "restock_diff"},
+    "cccc": {"url": "https://paused.example/", "paused": True},
+    "dddd": {
+        "url": "https://api.example.org/post.json",
+        "include_filters": ["json:$.body_md"],
+        "fetch_backend": "html_webdriver",
+        "trigger_text": ["released"],
+        "time_between_check": {"hours": 6},  # the tool's default is used: no interval of its own
+    },
+}
+
+
+def datastore(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "url-watches.json").write_text(json.dumps({"settings": {}, "watching": WATCHES}))
+    (folder / "1111").mkdir()  # a newer release keeps each watch in a folder of its own
+    (folder / "1111" / "watch.json").write_text(
+        json.dumps(
+            {"uuid": "1111", "url": "https://blog.rust-lang.org/releases/", "include_filters": ["//main"]}
+        )
+    )
+    (folder / "1111" / "history.txt").write_text("not read")
+    return folder
+
+
+EXPECTED_WATCHES = [
+    (
+        "https://blog.rust-lang.org/releases/",
+        {},
+        ["its XPath filter (//main) is left out; differ reads CSS: set selector by hand"],
+    ),
+    (
+        "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+        {
+            "headers": {"Accept-Language": "en"},
+            "selector": "article .entry-content",
+            "exclude": [".share"],
+            "ignore": ["(?i)^.*Views:.*$", "(?i)^.*(?:\\d+ MIN READ).*$"],
+            "interval": "6h",
+        },
+        ["its XPath subtractive selectors are left out; differ reads CSS"],
+    ),
+    ("https://shop.example/item", "a restock_diff watch (prices and stock), not a page's text"),
+    ("https://paused.example/", "paused"),
+    (
+        "https://api.example.org/post.json",
+        {"field": "body_md"},
+        [
+            "was loaded in a browser; differ reads the page as served, without running its scripts",
+            "its trigger, extract or must-not-be-present text has no counterpart in differ; left out",
+        ],
+    ),
+]
+
+
+def test_changedetection_watches_from_a_datastore_folder_and_from_a_backup_zip(tmp_path: Path) -> None:
+    folder = datastore(tmp_path / "datastore")
+    assert pages(read(folder)) == EXPECTED_WATCHES
+    with zipfile.ZipFile(tmp_path / "backup.zip", "w") as archive:
+        for file in folder.rglob("*"):
+            if file.is_file():
+                archive.write(file, file.relative_to(folder))
+    assert pages(read(tmp_path / "backup.zip")) == EXPECTED_WATCHES
+    found = read(folder / "url-watches.json")
+    assert [f.page.kind for f in found if f.page] == [None, "json"]
+
+
+def test_ignored_text_removes_the_lines_changedetection_would_ignore() -> None:
+    [*_, views, minutes] = EXPECTED_WATCHES[1][1]["ignore"]  # type: ignore[index]
+    lines = ["Views: 1,024", "We are happy to announce 2.13.", "4 min read", "Review: 5 MIN READS"]
+    kept = [line for line in lines if not any(re.search(p, line) for p in (views, minutes))]
+    assert kept == ["We are happy to announce 2.13."]
+
+
+def test_import_writes_every_page_once_and_names_what_it_left_out(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), "--set", "interval=2h"
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines()[0] == f"imported 4 pages from {tmp_path / 'urls.yaml'} into {config}"
+    assert "  disk usage: a shell command, not a page" in out.splitlines()
+    table = tomllib.loads(config.read_text())
+    assert [(d["id"], d.get("title"), d["canonical"]["interval"]) for d in table["documents"]] == [
+        ("pytorch-2-13-release-blog", "PyTorch 2.13 blog", "2h"),
+        ("rust-1-97-0", None, "2h"),
+        ("app", "app", "2h"),
+        ("broken", None, "2h"),
+    ]
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+    before = config.read_text()
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "urls.yaml"))
+    assert (code, config.read_text()) == (ExitCode.OK, before)
+    assert out.splitlines()[:3] == [
+        f"imported 0 pages from {tmp_path / 'urls.yaml'} into {config}",
+        "already watched, left as they are: 4",
+        "  https://pytorch.org/blog/pytorch-2-13-release-blog/ (pytorch-2-13-release-blog/canonical)",
+    ]
+
+
+def test_a_dry_run_prints_the_tables_and_writes_nothing(tmp_path: Path) -> None:
+    folder = datastore(tmp_path / "datastore")
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(folder), "--dry-run")
+    assert (code, err, config.exists()) == (ExitCode.OK, "", False)
+    assert out.splitlines()[0] == f"would import 3 pages from {folder} into {config}"
+    tables = out.split(f"# to be added to {config}:\n\n", 1)[1]
+    assert [d["canonical"]["url"] for d in tomllib.loads(tables)["documents"]] == [
+        "https://blog.rust-lang.org/releases/",
+        "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+        "https://api.example.org/post.json",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("urls.yaml", "url: [unclosed\n", "urls.yaml: not a urlwatch job list: invalid YAML at line 2"),
+        (
+            "urls.yaml",
+            "- just\n- a list\n",
+            "urls.yaml: job 1: expected a mapping of job settings, found list",
+        ),
+        (
+            "watches.json",
+            "{",
+            "watches.json: not valid JSON (Expecting property name enclosed in double quotes",
+        ),
+        ("watches.json", '{"settings": {}}', "watches.json: no changedetection.io watches found"),
+        ("backup.zip", "not a zip", "backup.zip: cannot read the zip: File is not a zip file"),
+        ("urls.txt", "", "urls.txt: cannot tell which tool wrote it; say --from urlwatch"),
+    ],
+)
+def test_a_file_that_does_not_read_is_one_line_and_nothing_is_written(
+    tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    (tmp_path / name).write_text(content)
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / name))
+    assert code == ExitCode.USAGE and out == "" and not config.exists()
+    assert err.startswith(f"error: {tmp_path}/{message}") and err.count("\n") == 1
+
+
+def test_a_setting_for_every_page_that_differ_refuses_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), "--set", "interval=soon"
+    )
+    assert (code, out, config.exists()) == (ExitCode.USAGE, "", False)
+    assert err.startswith("error: ") and "interval" in err and "(nothing was written)" in err
+
+
+def test_read_refuses_an_unknown_tool_and_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="expected one of changedetection, urlwatch"):
+        read(tmp_path / "x.yaml", "huginn")
+    with pytest.raises(UsageError, match="no such file or folder"):
+        read(tmp_path / "x.yaml")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="no changedetection.io watches found"):
+        read(tmp_path / "empty")
+
+
+def test_an_imported_job_is_checked_as_urlwatch_filtered_it(tmp_path: Path, server: Server) -> None:
+    server.page(
+        "/post",
+        "<html><body><nav>Home</nav><article><h1>Widget 3.0</h1><p>Out now. 4 min read</p>"
+        "<div class='share-buttons'>Share</div></article><footer>(c)</footer></body></html>",
+    )
+    (tmp_path / "urls.yaml").write_text(
+        f"name: Widget\nurl: {server.url('/post')}\nfilter:\n  - css:\n      selector: article\n"
+        "      exclude: .share-buttons\n  - html2text\n  - re.sub: '\\d+ min read'\n"
+    )
+    config = tmp_path / "config.toml"
+    config.write_text(f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\n')
+    code, out, _ = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), "--set", "allow_private=true"
+    )
+    assert code == ExitCode.OK
+    code, out, err = run("--config", str(config), "check")
+    assert (code, out, err) == (ExitCode.OK, "post/canonical: new version 1 (first snapshot)\n", "")
+    assert run("--config", str(config), "show", "post/canonical")[1] == "# Widget 3.0\n\nOut now.\n"

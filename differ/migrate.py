@@ -80,7 +80,12 @@ def read(path: Path, tool: str | None = None) -> list[Found]:
         raise UsageError(f"--from: expected one of {', '.join(sorted(READERS))}, found {tool!r}")
     if not path.exists():
         raise UsageError(f"{path}: no such file or folder")
-    return [_checked(found) for found in READERS[tool](path)]
+    found = [_checked(f) for f in READERS[tool](path)]
+    first: dict[str, int] = {}
+    for n, f in enumerate(found, 1):  # urlwatch may watch one page twice, with other filters: the first stays
+        if f.page is not None and (earlier := first.setdefault(f.page.url, n)) != n:
+            f.page, f.skipped = None, f"the same page as {found[earlier - 1].name} above, which is imported"
+    return found
 
 
 def _checked(found: Found) -> Found:
@@ -99,6 +104,12 @@ def _checked(found: Found) -> Found:
             return str(exc).removeprefix("--set ")
         return None
 
+    try:
+        json.dumps([page.url, page.title, page.settings], ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError):
+        return Found(
+            found.name, None, found.notes, skipped="its settings hold text that is not valid Unicode"
+        )
     if refusal(page.settings) is None:
         return found
     settings = dict(page.settings)
@@ -143,13 +154,13 @@ def read_urlwatch(path: Path) -> list[Found]:
 def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
     url = job.get("url") or job.get("navigate")
     name = str(job.get("name") or url or job.get("command") or f"job {number}")
-    if "command" in job:
+    if "command" in job or job.get("kind") == "shell":
         return Found(name, None, skipped="a shell command, not a page")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         return Found(name, None, skipped=f"not an http or https page ({url!r})")
     settings: dict[str, Any] = {}
     notes: list[str] = []
-    if job.get("use_browser") or "navigate" in job:
+    if job.get("use_browser") or "navigate" in job or job.get("kind") == "browser":
         notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")
     if isinstance(job.get("headers"), dict):
         settings["headers"] = {str(k): str(v) for k, v in job["headers"].items()}
@@ -271,15 +282,15 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
         settings["headers"] = {str(k): str(v) for k, v in watch["headers"].items()}
     if watch.get("method", "GET") != "GET":
         notes.append(f"was asked with {watch['method']}; differ asks with GET")
-    for rule in watch.get("include_filters") or []:
-        _changedetection_filter(str(rule).strip(), settings, notes)
-    subtract = [str(s).strip() for s in watch.get("subtractive_selectors") or [] if str(s).strip()]
+    for rule in _strings(watch.get("include_filters")):
+        _changedetection_filter(rule, settings, notes)
+    subtract = _strings(watch.get("subtractive_selectors"))
     css = [s for s in subtract if not _is_xpath(s)]
     if css:
         settings["exclude"] = css
     if len(css) < len(subtract):
         notes.append("its XPath subtractive selectors are left out; differ reads CSS")
-    ignore = [_ignored_line(str(t)) for t in watch.get("ignore_text") or [] if str(t).strip()]
+    ignore = [_ignored_line(t) for t in _strings(watch.get("ignore_text"))]
     if ignore:
         settings["ignore"] = ignore
     if watch.get("trigger_text") or watch.get("text_should_not_be_present") or watch.get("extract_text"):
@@ -295,6 +306,12 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
             if settings.pop(key, None):
                 notes.append(f"its CSS {key} is left out: a json source reads one field")
     return Found(name, Page(url, title=str(title) if title else None, kind=kind, settings=settings), notes)
+
+
+def _strings(value: Any) -> list[str]:
+    """A list setting's non-empty strings (one string stands for a list of one)."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
 
 def _is_xpath(rule: str) -> bool:
@@ -330,6 +347,12 @@ def _interval(watch: Mapping[str, Any]) -> str | None:
     """A watch's own time between checks, unless it uses the tool's default."""
     if watch.get("time_between_check_use_default", True):
         return None
-    spec = watch.get("time_between_check") or {}
-    seconds = sum(int(spec.get(unit) or 0) * size for unit, size in _UNITS.items() if isinstance(spec, dict))
+    spec = watch.get("time_between_check")
+    if not isinstance(spec, dict):
+        return None
+    seconds = 0
+    for unit, size in _UNITS.items():
+        count = spec.get(unit)
+        if isinstance(count, int | float | str) and str(count).strip().isdigit():
+            seconds += int(str(count).strip()) * size
     return format_duration(seconds) if seconds > 0 else None

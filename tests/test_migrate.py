@@ -11,6 +11,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from differ.cli import main
 from differ.errors import ConfigError, ExitCode, UsageError
@@ -293,3 +295,66 @@ def test_an_imported_job_is_checked_as_urlwatch_filtered_it(tmp_path: Path, serv
     code, out, err = run("--config", str(config), "check")
     assert (code, out, err) == (ExitCode.OK, "post/canonical: new version 1 (first snapshot)\n", "")
     assert run("--config", str(config), "show", "post/canonical")[1] == "# Widget 3.0\n\nOut now.\n"
+
+
+def test_one_page_watched_twice_is_imported_once(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(
+        "name: all\nurl: https://example.org/post\n---\nname: intro\nurl: https://example.org/post\n"
+        "filter:\n  - css: '#intro'\n"
+    )
+    assert pages(read(tmp_path / "urls.yaml")) == [
+        ("https://example.org/post", {}, []),
+        ("intro", "the same page as all above, which is imported"),
+    ]
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=12,
+)
+KEYS = st.sampled_from(
+    ["url", "name", "title", "filter", "headers", "navigate", "command", "kind", "method", "data", "include_filters",
+     "subtractive_selectors", "ignore_text", "time_between_check", "time_between_check_use_default", "paused",
+     "processor", "fetch_backend", "trigger_text"]
+)  # fmt: skip
+URLS = st.sampled_from(
+    ["https://example.org/a", "https://example.org/b", "http://127.0.0.1/c", "ftp://x/", ""]
+)
+FILTERS = st.sampled_from(
+    ["css:main", "article", "//div", "json:$.body", "/x+/", "a:contains(", "html2text", "[", "#id > p"]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    jobs=st.lists(
+        st.dictionaries(KEYS, JSONISH | URLS | FILTERS | st.lists(FILTERS, max_size=3), max_size=6),
+        max_size=5,
+    ),
+    as_json=st.booleans(),
+)
+def test_any_watch_list_imports_or_is_refused_in_one_line(
+    tmp_path: Path, jobs: list[dict[str, object]], as_json: bool
+) -> None:
+    for file in tmp_path.iterdir():
+        file.unlink()
+    if as_json:
+        source = tmp_path / "url-watches.json"
+        source.write_text(json.dumps({"watching": {str(n): job for n, job in enumerate(jobs)}}))
+    else:
+        import yaml
+
+        source = tmp_path / "urls.yaml"
+        source.write_text(yaml.safe_dump_all(jobs))
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(source))
+    if code == ExitCode.OK:
+        assert err == "" and out.startswith("imported ")
+        imported = int(out.split()[1])
+        assert config.exists() == (imported > 0)
+        if imported:
+            assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+    else:
+        assert code == ExitCode.USAGE and out == "" and err.startswith("error: ") and err.count("\n") == 1
+        assert not config.exists()

@@ -92,15 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument(
         "file",
         metavar="FILE",
-        help="urlwatch's urls.yaml, or changedetection.io's backup .zip, datastore folder, url-watches.json "
-        "or watch.json",
+        help="urlwatch's urls.yaml; changedetection.io's backup .zip, datastore folder, url-watches.json or "
+        "watch.json; or a text file with a URL (and a title) a line",
     )
     im.add_argument(
         "--from",
         dest="tool",
-        choices=("urlwatch", "changedetection"),
-        help="which tool wrote FILE (default: "
-        "from its name: .yaml is urlwatch's, the rest changedetection.io's)",
+        choices=("urlwatch", "changedetection", "list"),
+        help="which tool wrote FILE (default: from its name: .yaml is urlwatch's, .json, .zip or a folder "
+        "changedetection.io's, .txt a list of URLs, one a line)",
     )
     im.add_argument(
         "--set",

@@ -1,10 +1,10 @@
-"""`differ import`: the pages another watcher follows, as differ's documents. urlwatch's job list (`urls.yaml`)
-and changedetection.io's watches (a backup's zip, its datastore folder, `url-watches.json` or a `watch.json`)
-are read by a reader registered for each tool; each page becomes a `Page` for `edit.add_documents`, with the
-settings differ has for what the other tool did (a CSS filter is a `selector`, subtracted selectors `exclude`,
-ignored text `ignore`, request headers `headers`, a check interval `interval`). What has no counterpart is
-named in a note, never dropped silently; formatting filters (html2text, strip, …) need none, since differ
-reads every page to canonical Markdown itself."""
+"""`differ import`: the pages another watcher follows, as differ's documents. urlwatch's job list (`urls.yaml`),
+changedetection.io's watches (a backup's zip, its datastore folder, `url-watches.json` or a `watch.json`) and a
+plain list of URLs are read by a reader registered for each; each page becomes a `Page` for
+`edit.add_documents`, with the settings differ has for what the other tool did (a CSS filter is a `selector`,
+subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`, a check interval
+`interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
+strip, …) need none, since differ reads every page to canonical Markdown itself."""
 
 from __future__ import annotations
 
@@ -62,14 +62,17 @@ def reader(name: str) -> Callable[[Callable[[Path], list[Found]]], Callable[[Pat
 
 
 def guess(path: Path) -> str:
-    """Which tool wrote `path`: YAML is urlwatch's job list; JSON, a zip or a folder changedetection.io's."""
+    """Which tool wrote `path`: YAML is urlwatch's job list; JSON, a zip or a folder changedetection.io's; a
+    text file a list of URLs."""
     if path.suffix.lower() in (".yaml", ".yml"):
         return "urlwatch"
     if path.is_dir() or path.suffix.lower() in (".json", ".zip"):
         return "changedetection"
+    if path.suffix.lower() in (".txt", ".list", ""):
+        return "list"
     raise UsageError(
-        f"{path}: cannot tell which tool wrote it; say --from urlwatch (urls.yaml) or --from changedetection "
-        "(a backup .zip, its datastore folder, url-watches.json or watch.json)"
+        f"{path}: cannot tell which tool wrote it; say --from urlwatch (urls.yaml), --from changedetection "
+        "(a backup .zip, its datastore folder, url-watches.json or watch.json) or --from list (a URL a line)"
     )
 
 
@@ -122,6 +125,29 @@ def _checked(found: Found) -> Found:
     if why is not None:
         return Found(found.name, None, found.notes, skipped=why)
     found.page = Page(page.url, page.title, page.kind, settings, page.id)
+    return found
+
+
+# a list of URLs
+
+
+@reader("list")
+def read_list(path: Path) -> list[Found]:
+    """A text file with a URL a line, the page's title after it if wanted; blank lines and `#` comments are
+    skipped."""
+    try:
+        rows = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    found = []
+    for row in rows:
+        url, _, title = row.strip().partition(" ")
+        if not url or url.startswith("#"):
+            continue
+        if not url.startswith(("http://", "https://")):
+            found.append(Found(row.strip(), None, skipped="not an http or https URL"))
+            continue
+        found.append(Found(title.strip() or url, Page(url, title=title.strip() or None)))
     return found
 
 

@@ -243,7 +243,7 @@ def test_a_dry_run_prints_the_tables_and_writes_nothing(tmp_path: Path) -> None:
         ),
         ("watches.json", '{"settings": {}}', "watches.json: no changedetection.io watches found"),
         ("backup.zip", "not a zip", "backup.zip: cannot read the zip: File is not a zip file"),
-        ("urls.txt", "", "urls.txt: cannot tell which tool wrote it; say --from urlwatch"),
+        ("urls.opml", "", "urls.opml: cannot tell which tool wrote it; say --from urlwatch"),
     ],
 )
 def test_a_file_that_does_not_read_is_one_line_and_nothing_is_written(
@@ -267,7 +267,7 @@ def test_a_setting_for_every_page_that_differ_refuses_writes_nothing(tmp_path: P
 
 
 def test_read_refuses_an_unknown_tool_and_a_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="expected one of changedetection, urlwatch"):
+    with pytest.raises(UsageError, match="expected one of changedetection, list, urlwatch, found .huginn."):
         read(tmp_path / "x.yaml", "huginn")
     with pytest.raises(UsageError, match="no such file or folder"):
         read(tmp_path / "x.yaml")
@@ -358,3 +358,27 @@ def test_any_watch_list_imports_or_is_refused_in_one_line(
     else:
         assert code == ExitCode.USAGE and out == "" and err.startswith("error: ") and err.count("\n") == 1
         assert not config.exists()
+
+
+def test_a_list_of_urls_with_titles_and_comments(tmp_path: Path) -> None:
+    (tmp_path / "posts.txt").write_text(
+        "\ufeff# release posts\nhttps://example.org/a PyTorch 2.13 Release Blog\n\n  https://example.org/b\n"
+        "example.org/c\n"
+    )
+    found = read(tmp_path / "posts.txt")
+    assert [(f.page.url, f.page.title) if f.page else (f.name, f.skipped) for f in found] == [
+        ("https://example.org/a", "PyTorch 2.13 Release Blog"),
+        ("https://example.org/b", None),
+        ("example.org/c", "not an http or https URL"),
+    ]
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "posts.txt"))
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines() == [
+        f"imported 2 pages from {tmp_path / 'posts.txt'} into {config}",
+        "  a/canonical  https://example.org/a",
+        "  b/canonical  https://example.org/b",
+        "left out: 1",
+        "  example.org/c: not an http or https URL",
+        f"try them: differ --config {config} check",
+    ]

@@ -683,7 +683,7 @@ def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() ->
     beside rarer ones; an ordinary post and its copy stay well under BIG and align exactly as difflib does."""
     import random
 
-    from differ.diff.engine import BIG, Alignment, _equal_pairs
+    from differ.diff.words import BIG, Alignment, _equal_pairs
 
     rng = random.Random(7)
     code = [f"x{rng.randint(0, 99)} = f({rng.randint(0, 9)}, ({rng.randint(0, 9)}))" for _ in range(10_000)]

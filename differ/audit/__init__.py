@@ -30,7 +30,7 @@ __all__ = [
 ]
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block, split_blocks
-from differ.diff.engine import join_words, word_ops
+from differ.diff.words import join_words, word_ops
 
 if TYPE_CHECKING:
     from differ.app import App

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from differ.diff.blocks import Block
-from differ.diff.engine import Alignment as WordAlignment
+from differ.diff.words import Alignment as WordAlignment
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)

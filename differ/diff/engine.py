@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from differ.diff.blocks import Block, split_blocks, word_matches, words
+from differ.diff.blocks import Block, split_blocks, words
+from differ.diff.words import BIG, Alignment, CodeLine, code_lines, code_ops, common_ends, word_ops
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
@@ -69,216 +70,6 @@ class Diff:
         return len(self.changes) + len(self.metadata)
 
 
-def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, str]]:
-    """Inserted, deleted and replaced words (numbers and punctuation count as words); each op's text is the
-    stretch of the block from its first changed word to its last, as the block spells it ("Bar::C", not
-    the words joined again). In `code`, lines are aligned first (`code_opcodes`)."""
-    if code:
-        return _code_ops(before, after)
-    ma, mb = word_matches(before), word_matches(after)
-    ops: list[dict[str, str]] = []
-    opcodes = word_opcodes([m.group() for m in ma], [m.group() for m in mb])
-    for tag, i1, i2, j1, j2 in opcodes:
-        if tag == "equal":
-            continue
-        op: dict[str, str] = {"op": tag}
-        if i2 > i1:
-            op["before"] = before[ma[i1].start() : ma[i2 - 1].end()]
-        if j2 > j1:
-            op["after"] = after[mb[j1].start() : mb[j2 - 1].end()]
-        ops.append(op)
-    return ops
-
-
-Opcode = tuple[str, int, int, int, int]
-CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
-BIG = 10_000_000  # pairs of equal words beyond which difflib's work (quadratic in them) is cut short
-
-
-class Alignment:
-    """difflib's alignment of two word sequences, with their common start and end set apart first: an edit in
-    a long block then aligns only what lies between. difflib's work grows with the pairs of equal words, which
-    is quadratic in words that recur (`(` and `=` in a 10,000-line code block: 22 million pairs, where a 2,500
-    word post and its copy have 30,000); beyond BIG pairs, the commonest words are not matched on their own
-    (difflib's autojunk), only alongside the rarer words around them."""
-
-    def __init__(self, a: Sequence[Any], b: Sequence[Any]):
-        head, tail = _trim(a, b)
-        self.a, self.b, self.head, self.tail = a, b, head, tail
-        middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
-        self.middle = len(middle_a), len(middle_b)
-        self.matcher = SequenceMatcher(
-            None, middle_a, middle_b, autojunk=_equal_pairs(middle_a, middle_b) > BIG
-        )
-
-    def ratio(self) -> float:
-        total = len(self.a) + len(self.b)
-        if not total:
-            return 1.0
-        inner = sum(m.size for m in self.matcher.get_matching_blocks())
-        return 2 * (self.head + self.tail + inner) / total
-
-    def longest_run(self) -> int:
-        found = self.matcher.find_longest_match(0, self.middle[0], 0, self.middle[1])
-        return max(self.head, self.tail, found.size)
-
-    def opcodes(self) -> list[Opcode]:
-        h = self.head
-        out: list[Opcode] = [("equal", 0, h, 0, h)] if h else []
-        if any(self.middle):
-            out += [(t, i1 + h, i2 + h, j1 + h, j2 + h) for t, i1, i2, j1, j2 in self.matcher.get_opcodes()]
-        if self.tail:
-            la, lb = len(self.a), len(self.b)
-            out.append(("equal", la - self.tail, la, lb - self.tail, lb))
-        merged: list[Opcode] = []
-        for op in out:  # the middle may start or end equal: one run, as difflib gives it
-            if merged and op[0] == "equal" == merged[-1][0]:
-                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
-            else:
-                merged.append(op)
-        return merged
-
-
-def _equal_pairs(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """How many pairs of equal elements two sequences hold (what difflib's work grows with)."""
-    if len(a) * len(b) <= BIG:
-        return len(a) * len(b)
-    ca, cb = Counter(a), Counter(b)
-    return sum(n * cb[x] for x, n in ca.items() if x in cb)
-
-
-def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
-    """How two blocks' words align, coincidences folded: what the ops say and what every output marks."""
-    return _coincidences_folded(Alignment(a, b).opcodes())
-
-
-# Where a line of code starts and ends in its block, and its words.
-CodeLine = tuple[int, int, tuple[str, ...]]
-
-
-def code_lines(text: str) -> tuple[CodeLine, ...]:
-    """A code block's lines that hold words: where each starts and ends in the text (indentation and trailing
-    spaces aside) and its words."""
-    out, offset = [], 0
-    for line in text.split("\n"):
-        found = tuple(words(line))
-        if found:
-            lead = len(line) - len(line.lstrip())
-            out.append((offset + lead, offset + len(line.rstrip()), found))
-        offset += len(line) + 1
-    return tuple(out)
-
-
-def _code_ops(
-    before: str, after: str, la: Sequence[CodeLine] | None = None, lb: Sequence[CodeLine] | None = None
-) -> list[dict[str, str]]:
-    """`word_ops` of two code blocks, line by line (`code_opcodes`), reading each line's words once: a block
-    of 10,000 lines is not taken apart word by word to find the one line that changed."""
-    la = code_lines(before) if la is None else la
-    lb = code_lines(after) if lb is None else lb
-    ops: list[dict[str, str]] = []
-    for tag, l1, l2, m1, m2, alike in line_opcodes([k for *_, k in la], [k for *_, k in lb]):
-        if tag == "equal":
-            continue
-        old = before[la[l1][0] : la[l2 - 1][1]] if l2 > l1 else ""
-        new = after[lb[m1][0] : lb[m2 - 1][1]] if m2 > m1 else ""
-        if alike:
-            ops += word_ops(old, new)
-            continue
-        op = {"op": tag}
-        if old:
-            op["before"] = old
-        if new:
-            op["after"] = new
-        ops.append(op)
-    return ops
-
-
-def line_opcodes(
-    a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]
-) -> Iterator[tuple[str, int, int, int, int, bool]]:
-    """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
-    whether its lines are alike, a line edited (diffed word by word) rather than rewritten. What the ops, every
-    output and the summary of a code block are made from."""
-    for tag, l1, l2, m1, m2 in Alignment(a, b).opcodes():
-        alike = tag == "replace" and (
-            Alignment([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]).ratio()
-            >= CODE_LINES_ALIKE
-        )
-        yield tag, l1, l2, m1, m2, alike
-
-
-def code_opcodes(
-    a: Sequence[str], a_lines: Sequence[int], b: Sequence[str], b_lines: Sequence[int]
-) -> list[Opcode]:
-    """How two code blocks' words align, line by line first, as code is read: lines kept, added and removed
-    whole, and replaced lines diffed word by word only when they are alike (a corrupted flag in a command);
-    lines rewritten altogether are one replacement, not a scatter of shared `(` and `=`."""
-
-    def grouped(lines: Sequence[int]) -> list[tuple[int, int]]:  # each line's words, as a range of indices
-        spans: list[tuple[int, int]] = []
-        for i, line in enumerate(lines):
-            if spans and lines[spans[-1][0]] == line:
-                spans[-1] = (spans[-1][0], i + 1)
-            else:
-                spans.append((i, i + 1))
-        return spans
-
-    la, lb = grouped(a_lines), grouped(b_lines)
-    keys_a = [tuple(a[i:j]) for i, j in la]
-    keys_b = [tuple(b[i:j]) for i, j in lb]
-    out: list[Opcode] = []
-
-    def start(spans: list[tuple[int, int]], k: int, total: int) -> int:
-        return spans[k][0] if k < len(spans) else total
-
-    for tag, l1, l2, m1, m2, alike in line_opcodes(keys_a, keys_b):
-        i1, i2 = start(la, l1, len(a)), start(la, l2, len(a))
-        j1, j2 = start(lb, m1, len(b)), start(lb, m2, len(b))
-        if alike:
-            out += [
-                (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1)
-                for t, x1, x2, y1, y2 in word_opcodes(a[i1:i2], b[j1:j2])
-            ]
-        else:
-            out.append((tag, i1, i2, j1, j2))
-    return out
-
-
-def _coincidences_folded(
-    opcodes: Sequence[tuple[str, int, int, int, int]],
-) -> list[tuple[str, int, int, int, int]]:
-    """Opcodes where a run of equal words at most a quarter as long as the edits on either side of it is folded
-    into them: "the" or "value" shared by a sentence and its rewrite is a coincidence, not a word left as it was
-    (diff-match-patch's semantic cleanup, counted in words and stricter)."""
-    out = list(opcodes)
-    k = 1
-    while k < len(out) - 1:
-        tag, i1, i2, _, _ = out[k]
-        before, after = out[k - 1], out[k + 1]
-        size = 4 * (i2 - i1)
-        if (
-            tag == "equal"
-            and size <= max(before[2] - before[1], before[4] - before[3])
-            and size <= max(after[2] - after[1], after[4] - after[3])
-        ):
-            out[k - 1 : k + 2] = [("replace", before[1], after[2], before[3], after[4])]
-            k = max(k - 2, 1)  # the wider edit may now swallow the equal run before it
-        else:
-            k += 1
-    return out
-
-
-def join_words(tokens: list[str]) -> str:
-    """Words as one line of text, spaced as prose spaces them (for words that no longer have a text)."""
-    out = ""
-    for tok in tokens:
-        if out and (tok[0].isalnum() or tok[0] in "([{“‘\"'#") and not out.endswith(("(", "[", "{", "#")):
-            out += " "
-        out += tok
-    return out
-
-
 def similarity(a: Block, b: Block) -> float:
     """How much of two blocks' words is the same, 0 to 1; a pair that cannot reach PAIR_THRESHOLD may be given
     any lower value (found from word counts alone, without aligning the words)."""
@@ -331,24 +122,12 @@ def _bag(block: Block) -> Counter[str]:
     return known
 
 
-def _trim(a: Sequence[Any], b: Sequence[Any]) -> tuple[int, int]:
-    """Lengths of the common prefix and suffix, so alignment only works on the middle."""
-    n = min(len(a), len(b))
-    head = 0
-    while head < n and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    return head, tail
-
-
 def align(
     a: list[Block], b: list[Block]
 ) -> tuple[list[tuple[int, int]], list[int], list[int], list[tuple[int, int]]]:
     """Equal pairs, removed a-indices, added b-indices and modified pairs."""
     ka, kb = [x.key for x in a], [x.key for x in b]
-    head, tail = _trim(ka, kb)
+    head, tail = common_ends(ka, kb)
     equal = [(i, i) for i in range(head)]
     removed: list[int] = []
     added: list[int] = []
@@ -569,7 +348,7 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
             kind, detail = "link", _link_detail(old, new)
         return Change(kind, new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
     if old.kind == "code" == new.kind:
-        ops = _code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
+        ops = code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
     else:
         ops = word_ops(old.text, new.text)
     links_moved = [u for _, u in old.links] != [u for _, u in new.links]

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from differ.diff.engine import Change, Diff, code_lines, line_opcodes
+from differ.diff.engine import Change, Diff
+from differ.diff.words import code_lines, line_opcodes
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",

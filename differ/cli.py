@@ -145,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--exit-code", action="store_true", help="exit 1 when a mirror is stale or has any finding (for CI)"
     )
+    ex = sub.add_parser(
+        "export",
+        help="write the store's versions to a git repository: a commit a version, dated when fetched",
+    )
+    ex.add_argument("dir", metavar="DIR", help="a git repository, or a new or empty folder to make one in")
+    ex.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    ex.add_argument("--branch", default="differ", help="the branch written (default: differ)")
     sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
     sub.add_parser("sources", help="the configured sources and their state")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")

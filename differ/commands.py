@@ -341,6 +341,26 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
     return ExitCode.FAILURE if args.exit_code and findings else ExitCode.OK
 
 
+@command("export")
+def cmd_export(app: App, args: argparse.Namespace) -> int:
+    from differ.export import export_git, source_keys
+
+    repo = Path(args.dir)
+    done = export_git(app.store, repo, source_keys(app.store, args.sources), args.branch)
+    if done.tip is None:
+        print(f"nothing to export: the store holds no versions yet (run: differ check); {repo} left as it was",
+              file=app.out)  # fmt: skip
+        return ExitCode.OK
+    made = "a new git repository, " if done.created else ""
+    print(
+        f"exported {done.versions} version{'s' if done.versions != 1 else ''} of {done.sources} "
+        f"source{'s' if done.sources != 1 else ''} to {made}{repo}: branch {done.branch} at {done.tip[:12]} "
+        f"(see git -C {repo} log -p {done.branch})",
+        file=app.out,
+    )
+    return ExitCode.OK
+
+
 @command("verify")
 def cmd_verify(app: App, args: argparse.Namespace) -> int:
     report = app.store.verify()

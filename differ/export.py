@@ -1,0 +1,154 @@
+"""`differ export`: the store's versions as a git history, one commit a version in the order they were fetched,
+each source's normalized Markdown at `DOCUMENT/SOURCE.md`, dated when it was fetched and tied to its record by
+trailers (`Differ-Hash`). Every commit is made from the store alone, so exporting again gives the same commits
+and adds the new ones after them: the branch moves on as a fast-forward, and `git log -p`, blame and any git
+host show the edits of a post. Written with `git fast-import`, without touching a checked-out tree."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO
+
+from differ.errors import DifferError, UsageError
+from differ.site import describe
+from differ.store import Store, Version
+
+IDENTITY = b"differ <differ@localhost>"
+SUBJECT = 72  # a commit's first line, as git's tools show it whole
+
+
+class ExportError(DifferError):
+    """The history could not be written: git missing, or failing."""
+
+
+@dataclass(frozen=True)
+class Exported:
+    versions: int
+    sources: int
+    branch: str
+    tip: str | None
+    created: bool
+
+
+def source_keys(store: Store, names: list[str]) -> list[str]:
+    """The store's sources named (`DOCUMENT/SOURCE`, or `DOCUMENT` for all of its), every one when none is."""
+    known = store.source_keys()
+    if not names:
+        return known
+    keys: list[str] = []
+    for name in names:
+        found = [k for k in known if k == name or ("/" not in name and k.startswith(name + "/"))]
+        if not found:
+            raise UsageError(f"the store holds no source {name!r}; it holds {', '.join(known) or 'none'}")
+        keys += [k for k in found if k not in keys]
+    return keys
+
+
+def export_git(store: Store, repo: Path, keys: list[str], branch: str = "differ") -> Exported:
+    """Write every version of `keys` to `branch` of the git repository at `repo` (made when missing)."""
+    git = shutil.which("git")
+    if git is None:
+        raise ExportError("git is not installed; differ export writes a git repository and needs it")
+    versions = sorted(
+        (v for key in keys for v in store.versions(key)), key=lambda v: (v.fetched_at, v.source, v.number)
+    )
+    if not versions:
+        return Exported(0, 0, branch, None, False)
+    created = _repository(git, repo)
+    # `git init` and nothing since: no branch, no file
+    fresh = created or ({p.name for p in repo.iterdir()} == {".git"} and not _git(git, repo, "for-each-ref"))
+    ref = f"refs/heads/{branch}"
+    if _git(git, repo, "check-ref-format", ref, check=False) is None:
+        raise UsageError(f"--branch: {branch!r} is not a name git takes for a branch")
+    checked_out = _git(git, repo, "symbolic-ref", "--quiet", "HEAD", check=False) == ref + "\n"
+    if checked_out and _git(git, repo, "status", "--porcelain", "--untracked-files=no"):
+        raise UsageError(
+            f"{repo}: branch {branch} is checked out with changes not committed; commit or discard them, "
+            "or export to another --branch"
+        )
+    _import(git, repo, branch, store, versions)
+    if fresh:  # a repository with nothing in it yet shows the branch's files
+        _git(git, repo, "symbolic-ref", "HEAD", ref)
+    if fresh or checked_out:  # a clean tree on the branch follows it
+        _git(git, repo, "reset", "--quiet", "--hard")
+    tip = _git(git, repo, "rev-parse", "--verify", "--quiet", ref, check=False)
+    return Exported(
+        len(versions), len({v.source for v in versions}), branch, (tip or "").strip() or None, created
+    )
+
+
+def _repository(git: str, repo: Path) -> bool:
+    """Make `repo` a git repository when it is missing or an empty folder; True when it was made."""
+    if repo.exists() and not repo.is_dir():
+        raise UsageError(f"{repo}: not a folder")
+    if repo.is_dir() and any(repo.iterdir()):
+        inside = (_git(git, repo, "rev-parse", "--show-toplevel", check=False) or "").strip()
+        if not inside or Path(inside).resolve() != repo.resolve():
+            raise UsageError(
+                f"{repo}: a folder that is not a git repository's top; give a new or empty folder"
+            )
+        return False
+    repo.mkdir(parents=True, exist_ok=True)
+    _git(git, repo, "init", "--quiet")
+    return True
+
+
+def _import(git: str, repo: Path, branch: str, store: Store, versions: list[Version]) -> None:
+    command = [git, "-C", str(repo), "fast-import", "--quiet", "--force", "--date-format=raw"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdin is not None and proc.stderr is not None
+        try:
+            _stream(proc.stdin, branch, store, versions)
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        error = proc.stderr.read().decode("utf-8", "replace").strip()
+        if proc.wait() != 0:
+            raise ExportError(f"git fast-import failed: {error.splitlines()[-1] if error else 'no message'}")
+
+
+def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version]) -> None:
+    """fast-import's input: the branch started anew, then a commit a version (the same commits every time)."""
+    ref = f"refs/heads/{branch}".encode()
+    out.write(b"reset " + ref + b"\n\n")
+    for v in versions:
+        moment = int(datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00")).timestamp())
+        message = _message(v).encode("utf-8")
+        content = store.markdown(v).encode("utf-8")
+        out.write(b"commit " + ref + b"\n")
+        out.write(b"committer " + IDENTITY + f" {moment} +0000\n".encode())
+        out.write(f"data {len(message)}\n".encode() + message + b"\n")
+        out.write(f"M 100644 inline {v.source}.md\n".encode())
+        out.write(f"data {len(content)}\n".encode() + content + b"\n\n")
+
+
+def _message(v: Version) -> str:
+    """The first line as `differ history` says it, the summary, and the record's provenance as trailers."""
+    summary = [str(line) for line in v.record.get("summary") or []][1:]
+    body = "\n".join(summary)
+    trailers = [
+        f"Differ-Source: {v.source}",
+        f"Differ-Version: {v.number}",
+        f"Differ-Hash: {v.hash}",
+        f"Fetched-At: {v.fetched_at}",
+        f"Url: {v.record.get('final_url') or v.record.get('url', '')}",
+        f"Raw-Sha256: {v.raw_sha256}",
+    ]
+    subject = f"{v.source}: version {v.number}, {describe(v)}"
+    subject = subject if len(subject) <= SUBJECT else subject[: SUBJECT - 1] + "…"
+    return f"{subject}\n\n" + (f"{body}\n\n" if body else "") + "\n".join(trailers) + "\n"
+
+
+def _git(git: str, repo: Path, *args: str, check: bool = True) -> str | None:
+    """git's output; None when it fails and `check` is false, ExportError with its last line when true."""
+    done = subprocess.run([git, "-C", str(repo), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        if not check:
+            return None
+        lines = done.stderr.strip().splitlines()
+        raise ExportError(f"git {args[0]} failed: {lines[-1] if lines else 'no message'}")
+    return done.stdout

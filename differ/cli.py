@@ -90,10 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
         "import", help="add the pages urlwatch or changedetection.io watch to config.toml, as new documents"
     )
     im.add_argument(
-        "file",
+        "files",
+        nargs="+",
         metavar="FILE",
-        help="urlwatch's urls.yaml; changedetection.io's backup .zip, datastore folder, url-watches.json or "
-        "watch.json; or a text file with a URL (and a title) a line",
+        help="urlwatch's urls.yaml (and its urlwatch.yaml, for the Slack and Discord reporters); "
+        "changedetection.io's backup .zip, datastore folder, url-watches.json or watch.json; or a text file "
+        "with a URL (and a title) a line",
     )
     im.add_argument(
         "--from",

@@ -188,26 +188,43 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
 
 
 def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
-    """`differ import`: another watcher's pages as new documents, in one write (or none, with --dry-run)."""
+    """`differ import`: another watcher's pages as new documents, and its Slack and Discord alerts as
+    notifiers, in one write (or none, with --dry-run)."""
     from differ.compare import parse_settings
     from differ.edit import add_documents, watched_urls
-    from differ.migrate import read
+    from differ.migrate import read_all
 
     settings = parse_settings(args.set)
-    found = read(Path(args.file), args.tool)
+    watches = read_all([Path(f) for f in args.files], args.tool)
+    found = watches.found
     for f in found:
         if f.page is not None and settings:
             f.page = replace(f.page, settings={**f.page.settings, **settings})
     watched = watched_urls(path, env)
     pages = [f for f in found if f.page is not None and f.page.url not in watched]
-    added, tables = add_documents(path, [f.page for f in pages if f.page], env, write=not args.dry_run)
+    everything = tuple(f.page.url for f in found if f.page is not None)
+    # an alert the other tool sent for every page is, where differ already watched pages, for these pages
+    notifiers = [replace(n, pages=everything) if n.pages is None and watched else n for n in watches.alerts]
+    added, alerts, tables = add_documents(
+        path, [f.page for f in pages if f.page], env, notifiers=notifiers, write=not args.dry_run
+    )
     verb = "would import" if args.dry_run else "imported"
-    print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {args.file} into {path}", file=out)
+    files = " and ".join(args.files)
+    print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {files} into {path}", file=out)
     for f, a in zip(pages, added, strict=True):
         assert f.page is not None
         print(f"  {a.key}  {f.page.url}", file=out)
         for note in [*f.notes, *([a.note] if a.note else [])]:
             print(f"    note: {note}", file=out)
+    for n in alerts:
+        which = "every document" if n.documents is None else ", ".join(n.documents)
+        print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
+    if alerts:
+        print(
+            f"    note: webhook URLs are written into {path} as the other tool kept them; to keep one out of the "
+            'file, put it in an environment variable and write url = "${NAME}"',
+            file=out,
+        )
     again = [f for f in found if f.page is not None and f.page.url in watched]
     if again:
         print(f"already watched, left as they are: {len(again)}", file=out)
@@ -215,11 +232,13 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
             assert f.page is not None
             print(f"  {f.page.url} ({watched[f.page.url]})", file=out)
     skipped = [f for f in found if f.page is None]
-    if skipped:
-        print(f"left out: {len(skipped)}", file=out)
+    if skipped or watches.left_out:
+        print(f"left out: {len(skipped) + len(watches.left_out)}", file=out)
         for f in skipped:
             print(f"  {f.name}: {f.skipped}", file=out)
-    if args.dry_run and added:
+        for line in watches.left_out:
+            print(f"  {line}", file=out)
+    if args.dry_run and tables:
         print(f"\n# to be added to {path}:\n\n{tables}", file=out, end="")
     elif added:
         config = "" if path == Path("config.toml") else f"--config {path} "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -487,6 +487,13 @@ def parse_config(
             raise loader.fail(f"notify[{i}].name", f'duplicate notifier name "{n.name}"')
         names.add(n.name)
     return Config(path=path, service=service, documents=documents, notifiers=read)
+
+
+def check_notifier(
+    table: Mapping[str, Any], key: str, documents: Iterable[str], path: Path, env: Mapping[str, str]
+) -> NotifierConfig:
+    """One [[notify]] table checked as a configuration's are, for a table `differ import` writes."""
+    return _Loader(path, env).notifier(dict(table), key, set(documents))
 
 
 def adhoc_source(table: Mapping[str, Any]) -> SourceConfig:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -54,6 +55,23 @@ class Page:
     id: str | None = None
 
 
+@dataclass(frozen=True)
+class Notifier:
+    """A [[notify]] table to add: its kind and options, and the pages (by URL) it alerts for, every one when
+    None."""
+
+    kind: str
+    settings: Mapping[str, Any]
+    pages: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class AddedNotifier:
+    name: str
+    kind: str
+    documents: tuple[str, ...] | None  # None: every document
+
+
 def add_source(
     path: Path,
     url: str,
@@ -69,7 +87,7 @@ def add_source(
     `to` as a mirror of that document. Raises ConfigError, leaving the file as it was, when the result would
     not be a valid configuration."""
     if to is None:
-        added, _ = add_documents(path, [Page(url, title, kind, settings or {}, id)], env)
+        added, _, _ = add_documents(path, [Page(url, title, kind, settings or {}, id)], env)
         return added[0]
     env = os.environ if env is None else env
     text, config = _open(path, env)
@@ -92,11 +110,17 @@ def add_source(
 
 
 def add_documents(
-    path: Path, pages: list[Page], env: Mapping[str, str] | None = None, *, write: bool = True
-) -> tuple[list[Added], str]:
-    """Add each page as the canonical of a new document, in one write: all of them or, when one is already
-    watched or the result would not be a valid configuration, none (UsageError, ConfigError). Returns what
-    was added and the tables added for it (not written when `write` is false: a dry run)."""
+    path: Path,
+    pages: list[Page],
+    env: Mapping[str, str] | None = None,
+    *,
+    notifiers: Sequence[Notifier] = (),
+    write: bool = True,
+) -> tuple[list[Added], list[AddedNotifier], str]:
+    """Add each page as the canonical of a new document, and each notifier after every other table, in one
+    write: all of them or, when a page is already watched or the result would not be a valid configuration,
+    none (UsageError, ConfigError). A notifier whose kind and URL the file has is not added again. Returns
+    what was added and the tables added for it (not written when `write` is false: a dry run)."""
     env = os.environ if env is None else env
     text, config = _open(path, env)
     watched = {s.url: s.key for s in config.sources()}
@@ -110,7 +134,7 @@ def add_documents(
         document = page.id or unique(slug(page.url), taken | elsewhere)
         taken.add(document)
         key = f"{document}/canonical"
-        watched[page.url] = expected[key] = page.url
+        watched[page.url], expected[key] = key, page.url
         named = f"title = {value(page.title)}\n" if page.title is not None else ""
         table = _table(page.url, page.kind, page.settings)
         blocks.append(
@@ -118,9 +142,43 @@ def add_documents(
         )
     new_text = _insert(text, config, None, "\n".join(blocks)) if blocks else text
     sources = _check(new_text, path, env, expected)
-    if write and blocks:
+    documents = {url: key.split("/")[0] for url, key in watched.items()}
+    alerts, tables = _notifiers(text, path, env, notifiers, documents)
+    if tables:
+        new_text = new_text.rstrip("\n") + ("\n\n" if new_text.strip() else "") + "\n".join(tables)
+    if write and (blocks or tables):
         _write(path, new_text)
-    return [Added(key, True, private_note(sources[key])) for key in expected], "\n".join(blocks)
+    added = [Added(key, True, private_note(sources[key])) for key in expected]
+    return added, alerts, "\n".join(blocks + tables)
+
+
+def _notifiers(
+    text: str, path: Path, env: Mapping[str, str], notifiers: Sequence[Notifier], documents: Mapping[str, str]
+) -> tuple[list[AddedNotifier], list[str]]:
+    """The [[notify]] tables for `notifiers`, each checked as the configuration's are; `documents` gives the
+    document of each page's URL."""
+    from differ.config import check_notifier
+
+    existing = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
+    names = {str(n.get("name")) for n in existing if isinstance(n, dict)}
+    have = {(n.get("kind"), n.get("url")) for n in existing if isinstance(n, dict)}
+    added, tables = [], []
+    for n in notifiers:
+        if (n.kind, n.settings.get("url")) in have:
+            continue
+        have.add((n.kind, n.settings.get("url")))
+        docs = (
+            None if n.pages is None else tuple(dict.fromkeys(documents[u] for u in n.pages if u in documents))
+        )
+        if docs == ():
+            continue  # for pages none of which is watched
+        name = unique(n.kind, names)
+        names.add(name)
+        table = {"name": name, "kind": n.kind, **n.settings, **({"documents": list(docs)} if docs else {})}
+        check_notifier(table, f"notify ({name})", set(documents.values()), path, env)
+        added.append(AddedNotifier(name, n.kind, docs))
+        tables.append("[[notify]]\n" + lines(table))
+    return added, tables
 
 
 def watched_urls(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:

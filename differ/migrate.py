@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from differ.edit import Page
+from differ.edit import Notifier, Page
 from differ.errors import ConfigError, UsageError
 from differ.options import format_duration
 
@@ -50,11 +50,21 @@ class Found:
     skipped: str = ""
 
 
-READERS: dict[str, Callable[[Path], list[Found]]] = {}
+@dataclass
+class Watches:
+    """What a file holds: the watches, the alerts that become [[notify]] tables, and the alerts left out."""
+
+    found: list[Found] = field(default_factory=list)
+    alerts: list[Notifier] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # "where: why", for alerts differ cannot send
 
 
-def reader(name: str) -> Callable[[Callable[[Path], list[Found]]], Callable[[Path], list[Found]]]:
-    def register(fn: Callable[[Path], list[Found]]) -> Callable[[Path], list[Found]]:
+Reader = Callable[[Path], Watches]
+READERS: dict[str, Reader] = {}
+
+
+def reader(name: str) -> Callable[[Reader], Reader]:
+    def register(fn: Reader) -> Reader:
         READERS[name] = fn
         return fn
 
@@ -78,17 +88,30 @@ def guess(path: Path) -> str:
 
 def read(path: Path, tool: str | None = None) -> list[Found]:
     """The watches in `path`, read as `tool` wrote them (guessed from the path when not given)."""
-    tool = tool or guess(path)
-    if tool not in READERS:
-        raise UsageError(f"--from: expected one of {', '.join(sorted(READERS))}, found {tool!r}")
-    if not path.exists():
-        raise UsageError(f"{path}: no such file or folder")
-    found = [_checked(f) for f in READERS[tool](path)]
+    return read_all([path], tool).found
+
+
+def read_all(paths: list[Path], tool: str | None = None) -> Watches:
+    """The watches and alerts of every file in `paths` (urlwatch's job list and its urlwatch.yaml, say)."""
+    watches = Watches()
+    for path in paths:
+        kind = tool or guess(path)
+        if kind not in READERS:
+            raise UsageError(f"--from: expected one of {', '.join(sorted(READERS))}, found {kind!r}")
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder")
+        more = READERS[kind](path)
+        watches.found += [_checked(f) for f in more.found]
+        watches.alerts += more.alerts
+        watches.left_out += more.left_out
     first: dict[str, int] = {}
-    for n, f in enumerate(found, 1):  # urlwatch may watch one page twice, with other filters: the first stays
+    for n, f in enumerate(watches.found, 1):  # one page watched twice, with other filters: the first stays
         if f.page is not None and (earlier := first.setdefault(f.page.url, n)) != n:
-            f.page, f.skipped = None, f"the same page as {found[earlier - 1].name} above, which is imported"
-    return found
+            f.page, f.skipped = (
+                None,
+                f"the same page as {watches.found[earlier - 1].name} above, which is imported",
+            )
+    return watches
 
 
 def _checked(found: Found) -> Found:
@@ -132,7 +155,7 @@ def _checked(found: Found) -> Found:
 
 
 @reader("list")
-def read_list(path: Path) -> list[Found]:
+def read_list(path: Path) -> Watches:
     """A text file with a URL a line, the page's title after it if wanted; blank lines and `#` comments are
     skipped."""
     try:
@@ -148,15 +171,15 @@ def read_list(path: Path) -> list[Found]:
             found.append(Found(row.strip(), None, skipped="not an http or https URL"))
             continue
         found.append(Found(title.strip() or url, Page(url, title=title.strip() or None)))
-    return found
+    return Watches(found)
 
 
 # urlwatch
 
 
 @reader("urlwatch")
-def read_urlwatch(path: Path) -> list[Found]:
-    """urlwatch's `urls.yaml`: one YAML document a job."""
+def read_urlwatch(path: Path) -> Watches:
+    """urlwatch's `urls.yaml`, one YAML document a job, or its `urlwatch.yaml`, whose reporters are alerts."""
     import yaml
 
     try:
@@ -167,6 +190,8 @@ def read_urlwatch(path: Path) -> list[Found]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{path}: not a urlwatch job list: invalid YAML{where}")
+    if len(jobs) == 1 and isinstance(jobs[0], dict) and "report" in jobs[0] and "url" not in jobs[0]:
+        return _urlwatch_reporters(jobs[0].get("report"), path)
     found = []
     for number, job in enumerate(jobs, 1):
         if not isinstance(job, dict):
@@ -174,7 +199,29 @@ def read_urlwatch(path: Path) -> list[Found]:
                 f"{path}: job {number}: expected a mapping of job settings, found {type(job).__name__}"
             )
         found.append(_urlwatch_job(job, number))
-    return found
+    return Watches(found)
+
+
+def _urlwatch_reporters(report: Any, path: Path) -> Watches:
+    """urlwatch's enabled reporters: Slack and Discord webhooks become notifiers for every page; the others
+    are named as left out."""
+    watches = Watches()
+    for name, settings in (report or {}).items() if isinstance(report, dict) else []:
+        if not isinstance(settings, dict) or not settings.get("enabled"):
+            continue
+        url = settings.get("webhook_url")
+        if name in ("slack", "discord") and isinstance(url, str) and url:
+            watches.alerts.append(Notifier(name, {"url": url}))
+        elif name in ("text", "html", "markdown", "stdout"):
+            continue  # how urlwatch formats or prints its report: differ's own outputs do that
+        elif name == "email":
+            watches.left_out.append(
+                f"{path.name} report.email: add a [[notify]] of kind email by hand (urlwatch keeps its SMTP "
+                "password in a keyring, which differ does not read)"
+            )
+        else:
+            watches.left_out.append(f"{path.name} report.{name}: differ has no {name} notifier")
+    return watches
 
 
 def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
@@ -252,16 +299,57 @@ def _narrow(settings: dict[str, Any], notes: list[str], selector: str) -> None:
 
 
 @reader("changedetection")
-def read_changedetection(path: Path) -> list[Found]:
-    """changedetection.io's watches: `url-watches.json` (`{"watching": {uuid: watch}}`), one watch's
-    `watch.json`, a datastore folder holding either, or a backup zip of one."""
-    watches = dict(_changedetection_watches(path))
+def read_changedetection(path: Path) -> Watches:
+    """changedetection.io's watches: `url-watches.json` (`{"watching": {uuid: watch}}`, with the
+    notification URLs of every watch in its settings), one watch's `watch.json`, a datastore folder holding
+    either, or a backup zip of one. Notification URLs (Apprise's) for Slack and Discord become notifiers."""
+    everyone: list[str] = []
+    watches = dict(_changedetection_watches(path, everyone))
     if not watches:
         raise ConfigError(f"{path}: no changedetection.io watches found (url-watches.json or */watch.json)")
-    return [_changedetection_watch(watch, uuid) for uuid, watch in watches.items()]
+    out = Watches([_changedetection_watch(watch, uuid) for uuid, watch in watches.items()])
+    for url in everyone:
+        _apprise(url, None, out)
+    for watch in watches.values():
+        page = watch.get("url")
+        for url in _strings(watch.get("notification_urls")):
+            if isinstance(page, str):
+                _apprise(url, page, out)
+    return out
 
 
-def _changedetection_watches(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+_SLACK_TOKENS = re.compile(r"slack://(?:[^@/]*@)?(T\w+)/(B\w+)/(\w+)/?(?:#?[\w-]*)?")
+_DISCORD = re.compile(r"discord://(?:[^@/]*@)?(\d+)/([\w-]+)/?")
+
+
+def _apprise(url: str, page: str | None, watches: Watches) -> None:
+    """An Apprise notification URL as a differ notifier for `page` (every page when None), or a line saying
+    why it is left out. A notifier for several pages is one notifier naming them all."""
+    bare = url.split("?", 1)[0]
+    target: tuple[str, str] | None = None
+    if m := _SLACK_TOKENS.fullmatch(bare):
+        target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
+    elif bare.startswith("https://hooks.slack.com/services/"):
+        target = ("slack", bare)
+    elif m := _DISCORD.fullmatch(bare):
+        target = ("discord", f"https://discord.com/api/webhooks/{m[1]}/{m[2]}")
+    elif re.match(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/", bare):
+        target = ("discord", bare)
+    if target is None:
+        scheme = url.split("://", 1)[0] if "://" in url else url[:20]
+        watches.left_out.append(f"notification URL {scheme}://…: differ has no notifier it can make of it")
+        return
+    kind, webhook = target
+    for k, alert in enumerate(watches.alerts):
+        if (alert.kind, alert.settings.get("url")) == target:
+            if alert.pages is not None:
+                pages = None if page is None else (*alert.pages, page)
+                watches.alerts[k] = Notifier(kind, alert.settings, pages)
+            return
+    watches.alerts.append(Notifier(kind, {"url": webhook}, None if page is None else (page,)))
+
+
+def _changedetection_watches(path: Path, everyone: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     files: dict[str, Callable[[], bytes]]
     if path.is_dir():
         files = {str(p.relative_to(path)): p.read_bytes for p in path.rglob("*.json") if p.is_file()}
@@ -283,6 +371,10 @@ def _changedetection_watches(path: Path) -> Iterator[tuple[str, dict[str, Any]]]
             inside = f" {name}:" if name != path.name else ""
             raise ConfigError(f"{path}:{inside} not valid JSON ({exc})")
         if isinstance(data, dict) and isinstance(data.get("watching"), dict):
+            settings = data.get("settings")
+            application = settings.get("application") if isinstance(settings, dict) else None
+            if isinstance(application, dict):
+                everyone += _strings(application.get("notification_urls"))
             yield from ((str(k), v) for k, v in data["watching"].items() if isinstance(v, dict))
         elif isinstance(data, dict) and "url" in data:
             yield str(data.get("uuid") or name), data

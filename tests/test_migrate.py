@@ -316,11 +316,13 @@ JSONISH = st.recursive(
 KEYS = st.sampled_from(
     ["url", "name", "title", "filter", "headers", "navigate", "command", "kind", "method", "data", "include_filters",
      "subtractive_selectors", "ignore_text", "time_between_check", "time_between_check_use_default", "paused",
-     "processor", "fetch_backend", "trigger_text"]
+     "processor", "fetch_backend", "trigger_text", "report", "notification_urls", "slack", "webhook_url",
+     "enabled"]
 )  # fmt: skip
 URLS = st.sampled_from(
-    ["https://example.org/a", "https://example.org/b", "http://127.0.0.1/c", "ftp://x/", ""]
-)
+    ["https://example.org/a", "https://example.org/b", "http://127.0.0.1/c", "ftp://x/", "", "slack://T1/B2/C3",
+     "discord://1/x", "https://hooks.slack.com/services/T/B/C", "mailto://a@b"]
+)  # fmt: skip
 FILTERS = st.sampled_from(
     ["css:main", "article", "//div", "json:$.body", "/x+/", "a:contains(", "html2text", "[", "#id > p"]
 )
@@ -382,3 +384,87 @@ def test_a_list_of_urls_with_titles_and_comments(tmp_path: Path) -> None:
         "  example.org/c: not an http or https URL",
         f"try them: differ --config {config} check",
     ]
+
+
+URLWATCH_YAML = """\
+display:
+  new: true
+report:
+  text:
+    enabled: true
+  slack:
+    enabled: true
+    webhook_url: https://hooks.slack.com/services/T000/B000/XXXX
+  discord:
+    enabled: false
+    webhook_url: https://discord.com/api/webhooks/1/abc
+  email:
+    enabled: true
+    from: me@example.org
+  telegram:
+    enabled: true
+"""
+
+
+def test_urlwatchs_slack_reporter_becomes_a_notifier_and_the_rest_are_named(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    (tmp_path / "urlwatch.yaml").write_text(URLWATCH_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), str(tmp_path / "urlwatch.yaml")
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    lines = out.splitlines()
+    assert "  notifier slack (slack) for every document" in lines
+    assert lines[lines.index("left out: 3") + 1 :] == [
+        "  disk usage: a shell command, not a page",
+        "  urlwatch.yaml report.email: add a [[notify]] of kind email by hand (urlwatch keeps its SMTP password "
+        "in a keyring, which differ does not read)",
+        "  urlwatch.yaml report.telegram: differ has no telegram notifier",
+        f"try them: differ --config {config} check",
+    ]
+    table = tomllib.loads(config.read_text())
+    assert table["notify"] == [
+        {"name": "slack", "kind": "slack", "url": "https://hooks.slack.com/services/T000/B000/XXXX"}
+    ]
+    code, out, _ = run("--config", str(config), "import", str(tmp_path / "urlwatch.yaml"))
+    assert code == ExitCode.OK and "  notifier " not in out  # the same webhook is not added twice
+    assert tomllib.loads(config.read_text())["notify"] == table["notify"]
+
+
+def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_path: Path) -> None:
+    folder = datastore(tmp_path / "datastore")
+    store = json.loads((folder / "url-watches.json").read_text())
+    store["settings"] = {
+        "application": {"notification_urls": ["slack://T1/B1/C1/#releases", "mailto://u:p@x.org"]}
+    }
+    store["watching"]["aaaa"]["notification_urls"] = ["discord://123/tok-en", "slack://T1/B1/C1"]
+    store["watching"]["dddd"]["notification_urls"] = "discord://123/tok-en?avatar=no"
+    (folder / "url-watches.json").write_text(json.dumps(store))
+    config = tmp_path / "config.toml"
+    config.write_text('[[documents]]\nid = "old"\n[documents.canonical]\nurl = "https://example.org/old"\n')
+    code, out, err = run("--config", str(config), "import", str(folder))
+    assert (code, err) == (ExitCode.OK, "")
+    assert "  notification URL mailto://…: differ has no notifier it can make of it" in out.splitlines()
+    notify = tomllib.loads(config.read_text())["notify"]
+    assert notify == [
+        {  # sent for every watch there: here, for the pages imported, not the page watched before
+            "name": "slack",
+            "kind": "slack",
+            "url": "https://hooks.slack.com/services/T1/B1/C1",
+            "documents": ["releases", "pytorch-2-13-release-blog", "post"],
+        },
+        {
+            "name": "discord",
+            "kind": "discord",
+            "url": "https://discord.com/api/webhooks/123/tok-en",
+            "documents": ["pytorch-2-13-release-blog", "post"],
+        },
+    ]
+    assert (
+        run("--config", str(config), "config", "check")[1]
+        == f"{config}: ok (4 documents, 4 sources, 2 notifiers)\n"
+    )
+    before = config.read_text()
+    code, out, _ = run("--config", str(config), "import", str(folder))  # again: nothing new, no webhook twice
+    assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out

@@ -4,7 +4,8 @@ plain list of URLs are read by a reader registered for each; each page becomes a
 `edit.add_documents`, with the settings differ has for what the other tool did (a CSS filter is a `selector`,
 subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`, a check interval
 `interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
-strip, …) need none, since differ reads every page to canonical Markdown itself."""
+strip, …) need none, since differ reads every page to canonical Markdown itself. Alerts differ can send (Slack
+and Discord webhooks, from urlwatch's reporters or changedetection.io's Apprise URLs) become `Notifier`s."""
 
 from __future__ import annotations
 

@@ -46,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         metavar="FILE",
-        help="configuration file (default: ./config.toml; without one, history, log, show, diff and verify read "
-        "the --snapshots store alone)",
+        help="configuration file (default: ./config.toml; without one, history, log, show, diff, verify and "
+        "export read the --snapshots store alone)",
     )
     p.add_argument(
         "--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)"
@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Commands that only read the store: given --snapshots and no config file, they read the store alone.
-READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify"})
+READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify", "export"})
 
 
 def _positive(text: str) -> int:

@@ -148,3 +148,10 @@ def test_a_folder_that_is_not_a_repository_is_left_alone(demo: Path, tmp_path: P
         f"error: {tmp_path / 'photos'}: a folder that is not a git repository's top; give a new or empty folder\n"
     )
     assert [p.name for p in (tmp_path / "photos").iterdir()] == ["cat.jpg"]
+
+
+def test_a_store_alone_is_exported_as_with_its_configuration(demo: Path, tmp_path: Path) -> None:
+    code, out, err = run("--snapshots", str(demo.parent / "snapshots"), "export", str(tmp_path / "alone"))
+    assert (code, err) == (ExitCode.OK, "") and out.startswith("exported 4 versions of 3 sources to ")
+    run("--config", str(demo), "export", str(tmp_path / "with"))
+    assert git(tmp_path / "alone", "rev-parse", "differ") == git(tmp_path / "with", "rev-parse", "differ")

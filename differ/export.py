@@ -112,9 +112,10 @@ def _import(git: str, repo: Path, branch: str, store: Store, versions: list[Vers
 
 
 def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version]) -> None:
-    """fast-import's input: the branch started anew, then a commit a version (the same commits every time)."""
+    """fast-import's input: the branch started anew, then a commit a version (the same commits every time).
+    `feature done` makes an input cut short (a version that cannot be read) change no branch at all."""
     ref = f"refs/heads/{branch}".encode()
-    out.write(b"reset " + ref + b"\n\n")
+    out.write(b"feature done\nreset " + ref + b"\n\n")
     for v in versions:
         moment = int(datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00")).timestamp())
         message = _message(v).encode("utf-8")
@@ -124,6 +125,7 @@ def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version]) 
         out.write(f"data {len(message)}\n".encode() + message + b"\n")
         out.write(f"M 100644 inline {v.source}.md\n".encode())
         out.write(f"data {len(content)}\n".encode() + content + b"\n\n")
+    out.write(b"done\n")
 
 
 def _message(v: Version) -> str:

@@ -468,7 +468,14 @@ class Store:
                 f"{version.source} version {version.number} has no normalizer {chosen} form "
                 f"(has {', '.join(map(str, sorted(forms)))})"
             )
-        return forms[chosen].read_bytes().decode("utf-8")  # exactly as written: no newline translation
+        try:
+            return forms[chosen].read_bytes().decode("utf-8")  # exactly as written: no newline translation
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+            raise StoreError(
+                f"{version.source} version {version.number}: its Markdown cannot be read ({why}); "
+                "differ verify tells what else is damaged"
+            )
 
     def normalized_forms(self, version: Version) -> dict[int, Path]:
         forms = {int(version.record.get("normalizer", 0)): version.markdown_path}

@@ -155,3 +155,23 @@ def test_a_store_alone_is_exported_as_with_its_configuration(demo: Path, tmp_pat
     assert (code, err) == (ExitCode.OK, "") and out.startswith("exported 4 versions of 3 sources to ")
     run("--config", str(demo), "export", str(tmp_path / "with"))
     assert git(tmp_path / "alone", "rev-parse", "differ") == git(tmp_path / "with", "rev-parse", "differ")
+
+
+def test_a_version_that_cannot_be_read_moves_no_branch(demo: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "snapshots"
+    shutil.copytree(demo.parent / "snapshots", store)
+    repo = tmp_path / "history"
+    assert run("--snapshots", str(store), "export", str(repo))[0] == ExitCode.OK
+    tip = git(repo, "rev-parse", "differ")
+    (store / "sources" / "pytorch-2-13" / "pytorch-kr" / "versions" / "000001.md").unlink()
+    code, out, err = run("--snapshots", str(store), "export", str(repo))
+    assert (code, out) == (ExitCode.STORE, "") and err.startswith("error: ") and err.count("\n") == 1
+    assert git(repo, "rev-parse", "differ") == tip
+    assert run("--snapshots", str(store), "show", "pytorch-2-13/pytorch-kr") == (
+        ExitCode.STORE,
+        "",
+        "error: pytorch-2-13/pytorch-kr version 1: its Markdown cannot be read (No such file or directory); "
+        "differ verify tells what else is damaged\n",
+    )

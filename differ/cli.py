@@ -154,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("dir", metavar="DIR", help="a git repository, or a new or empty folder to make one in")
     ex.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
     ex.add_argument("--branch", default="differ", help="the branch written (default: differ)")
+    ex.add_argument(
+        "--raw",
+        action="store_true",
+        help="also the body as fetched (SOURCE.raw.html) and the version's record (SOURCE.version.json)",
+    )
     sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
     sub.add_parser("sources", help="the configured sources and their state")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")

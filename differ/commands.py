@@ -365,7 +365,7 @@ def cmd_export(app: App, args: argparse.Namespace) -> int:
     from differ.export import export_git, source_keys
 
     repo = Path(args.dir)
-    done = export_git(app.store, repo, source_keys(app.store, args.sources), args.branch)
+    done = export_git(app.store, repo, source_keys(app.store, args.sources), args.branch, raw=args.raw)
     if done.tip is None:
         print(f"nothing to export: the store holds no versions yet (run: differ check); {repo} left as it was",
               file=app.out)  # fmt: skip

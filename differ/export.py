@@ -9,11 +9,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from differ.errors import DifferError, UsageError
+from differ.errors import DifferError, StoreError, UsageError
 from differ.site import describe
 from differ.store import Store, Version
 
@@ -48,8 +47,12 @@ def source_keys(store: Store, names: list[str]) -> list[str]:
     return keys
 
 
-def export_git(store: Store, repo: Path, keys: list[str], branch: str = "differ") -> Exported:
-    """Write every version of `keys` to `branch` of the git repository at `repo` (made when missing)."""
+def export_git(
+    store: Store, repo: Path, keys: list[str], branch: str = "differ", *, raw: bool = False
+) -> Exported:
+    """Write every version of `keys` to `branch` of the git repository at `repo` (made when missing); with
+    `raw`, each commit carries the body as fetched and the version's record too, so the history is evidence
+    on its own: the record's bytes hash into the chain and name the body's SHA-256."""
     git = shutil.which("git")
     if git is None:
         raise ExportError("git is not installed; differ export writes a git repository and needs it")
@@ -70,7 +73,7 @@ def export_git(store: Store, repo: Path, keys: list[str], branch: str = "differ"
             f"{repo}: branch {branch} is checked out with changes not committed; commit or discard them, "
             "or export to another --branch"
         )
-    _import(git, repo, branch, store, versions)
+    _import(git, repo, branch, store, versions, raw)
     if fresh:  # a repository with nothing in it yet shows the branch's files
         _git(git, repo, "symbolic-ref", "HEAD", ref)
     if fresh or checked_out:  # a clean tree on the branch follows it
@@ -97,12 +100,12 @@ def _repository(git: str, repo: Path) -> bool:
     return True
 
 
-def _import(git: str, repo: Path, branch: str, store: Store, versions: list[Version]) -> None:
+def _import(git: str, repo: Path, branch: str, store: Store, versions: list[Version], raw: bool) -> None:
     command = [git, "-C", str(repo), "fast-import", "--quiet", "--force", "--date-format=raw"]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdin is not None and proc.stderr is not None
         try:
-            _stream(proc.stdin, branch, store, versions)
+            _stream(proc.stdin, branch, store, versions, raw)
             proc.stdin.close()
         except BrokenPipeError:
             pass
@@ -111,21 +114,53 @@ def _import(git: str, repo: Path, branch: str, store: Store, versions: list[Vers
             raise ExportError(f"git fast-import failed: {error.splitlines()[-1] if error else 'no message'}")
 
 
-def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version]) -> None:
+def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version], raw: bool) -> None:
     """fast-import's input: the branch started anew, then a commit a version (the same commits every time).
     `feature done` makes an input cut short (a version that cannot be read) change no branch at all."""
     ref = f"refs/heads/{branch}".encode()
     out.write(b"feature done\nreset " + ref + b"\n\n")
     for v in versions:
-        moment = int(datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00")).timestamp())
+        moment = int(v.fetched_time.timestamp())
         message = _message(v).encode("utf-8")
         content = store.markdown(v).encode("utf-8")
         out.write(b"commit " + ref + b"\n")
         out.write(b"committer " + IDENTITY + f" {moment} +0000\n".encode())
         out.write(f"data {len(message)}\n".encode() + message + b"\n")
-        out.write(f"M 100644 inline {v.source}.md\n".encode())
-        out.write(f"data {len(content)}\n".encode() + content + b"\n\n")
+        files = [(f"{v.source}.md", content)]
+        if raw:
+            files.append((f"{v.source}.raw.{_extension(v)}", store.get_blob(v.raw_sha256)))
+            files.append((f"{v.source}.version.json", _record_bytes(v)))
+        for path, data in files:
+            out.write(f"M 100644 inline {path}\n".encode())
+            out.write(f"data {len(data)}\n".encode() + data + b"\n")
+        out.write(b"\n")
     out.write(b"done\n")
+
+
+_EXTENSIONS = {
+    "html": "html",
+    "xhtml": "html",
+    "json": "json",
+    "markdown": "md",
+    "plain": "txt",
+    "xml": "xml",
+}
+
+
+def _extension(v: Version) -> str:
+    """The raw body's file extension, from the type the server gave it."""
+    media = str((v.record.get("headers") or {}).get("content-type", "")).split(";")[0].strip().lower()
+    subtype = media.rsplit("/", 1)[-1].rsplit("+", 1)[-1]
+    return _EXTENSIONS.get(subtype, "bin")
+
+
+def _record_bytes(v: Version) -> bytes:
+    """The version's record as stored, byte for byte (what its hash and the next record's `prev` are of)."""
+    path = v.folder / f"{v.number:06d}.json"
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"{v.source} version {v.number}: its record cannot be read ({exc.strerror})")
 
 
 def _message(v: Version) -> str:

@@ -175,3 +175,37 @@ def test_a_version_that_cannot_be_read_moves_no_branch(demo: Path, tmp_path: Pat
         "error: pytorch-2-13/pytorch-kr version 1: its Markdown cannot be read (No such file or directory); "
         "differ verify tells what else is damaged\n",
     )
+
+
+def test_with_raw_each_commit_is_evidence_on_its_own(demo: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    from differ.store import record_hash
+
+    repo = tmp_path / "evidence"
+    code, _, err = run("--config", str(demo), "export", str(repo), "pytorch-2-13/canonical", "--raw")
+    assert (code, err) == (ExitCode.OK, "")
+    assert git(repo, "ls-tree", "-r", "--name-only", "differ").splitlines() == [
+        "pytorch-2-13/canonical.md",
+        "pytorch-2-13/canonical.raw.html",
+        "pytorch-2-13/canonical.version.json",
+    ]
+    for rev in ("differ~1", "differ"):
+        trailers = dict(
+            line.split(": ", 1)
+            for line in git(repo, "log", "-1", "--format=%(trailers:only)", rev).splitlines()
+            if line
+        )
+        raw = subprocess.run(
+            ["git", "-C", str(repo), "show", f"{rev}:pytorch-2-13/canonical.raw.html"],
+            capture_output=True,
+            check=True,
+        ).stdout
+        assert hashlib.sha256(raw).hexdigest() == trailers["Raw-Sha256"]
+        record = json.loads(git(repo, "show", f"{rev}:pytorch-2-13/canonical.version.json"))
+        assert record_hash(record) == record["hash"] == trailers["Differ-Hash"]
+        assert record["raw_sha256"] == trailers["Raw-Sha256"]
+    first = json.loads(git(repo, "show", "differ~1:pytorch-2-13/canonical.version.json"))
+    assert (
+        json.loads(git(repo, "show", "differ:pytorch-2-13/canonical.version.json"))["prev"] == first["hash"]
+    )

@@ -52,7 +52,7 @@ def export_git(
 ) -> Exported:
     """Write every version of `keys` to `branch` of the git repository at `repo` (made when missing); with
     `raw`, each commit carries the body as fetched and the version's record too, so the history is evidence
-    on its own: the record's bytes hash into the chain and name the body's SHA-256."""
+    on its own: the record hashes into the chain and names the body's SHA-256."""
     git = shutil.which("git")
     if git is None:
         raise ExportError("git is not installed; differ export writes a git repository and needs it")

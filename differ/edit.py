@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from differ.config import Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
-from differ.store import atomic_write
+from differ.files import atomic_write
 
 NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")

@@ -11,7 +11,8 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from differ.config import DocumentConfig
-from differ.store import Store, Version, atomic_write, report_url
+from differ.files import atomic_write
+from differ.store import Store, Version, report_url
 
 ATOM = "http://www.w3.org/2005/Atom"
 ET.register_namespace("", ATOM)  # written as the default namespace, without a prefix

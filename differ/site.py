@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from differ.feed import feed_path
-from differ.store import Store, Version, atomic_write
+from differ.files import atomic_write
+from differ.store import Store, Version
 
 if TYPE_CHECKING:
     from differ.app import App

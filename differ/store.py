@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from differ.errors import StoreError
+from differ.files import append_line, atomic_write, last_line, read_lines, tail_lines, temp_file
 
 FORMAT = "differ.store/1"
 RECORD_SCHEMA = "differ.version/1"
@@ -61,133 +61,6 @@ def report_url(base_url: str, key: str, number: int) -> str:
     """Where the HTML diff that made version `number` of `key` is read once `reports/` is published at
     `base_url` (the layout `Store.report_path` writes)."""
     return f"{base_url.rstrip('/')}/{key}/diff-{number}.html"
-
-
-def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
-    """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
-    rebuilt from the records anyway (not `durable`) skips the fsyncs; `mode` sets its permissions (else the
-    temporary file's, owner only)."""
-    try:
-        tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
-    except FileNotFoundError:  # the folder is made on first use only: most writes go to an existing one
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_file(path.parent, f".{path.name}.", data, durable=durable)
-    try:
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if durable:
-        _fsync_dir(path.parent)
-
-
-def _temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -> str:
-    """Write `data` to a new hidden `.tmp` file in `folder` (fsynced if `durable`) for the caller to rename
-    into place; a crash leaves the `.tmp` file, which readers and `verify` ignore."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def append_line(path: Path, entry: dict[str, Any]) -> None:
-    """Append one JSON line; a line torn by a crash is closed off before the next one is written."""
-    line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
-    try:
-        fd = os.open(path, flags, 0o666)
-    except FileNotFoundError:  # the folder is made on first use only
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, flags, 0o666)
-    try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        view = memoryview(line)
-        while view:  # O_APPEND: each write goes to the end
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    """Read a JSON-lines log, skipping a line torn by a crash."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    entries = []
-    for line in raw.splitlines():
-        try:
-            entries.append(json.loads(line))
-        except ValueError:
-            continue
-    return entries
-
-
-def last_line(path: Path, *, window: int = 65536) -> dict[str, Any] | None:
-    """The last whole entry of a JSON-lines log; a line torn by a crash is skipped."""
-    last = tail_lines(path, 1, window=window)
-    return last[0] if last else None
-
-
-def tail_lines(
-    path: Path,
-    count: int,
-    keep: Callable[[dict[str, Any]], bool] | None = None,
-    *,
-    window: int = 65536,
-) -> list[dict[str, Any]]:
-    """The last `count` whole entries of a JSON-lines log (those `keep` accepts), oldest first, read from its
-    end so that a long log costs no more than a short one; lines torn by a crash are skipped."""
-    found: list[dict[str, Any]] = []
-    try:
-        with open(path, "rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            while True:
-                start = max(0, end - window)
-                handle.seek(start)
-                lines = handle.read(end - start).splitlines()
-                if start:  # the first may be cut by the window: it is read whole with the next one
-                    end = start + len(lines[0])
-                    lines = lines[1:]
-                else:
-                    end = 0
-                for line in reversed(lines):
-                    try:
-                        entry = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict) and (keep is None or keep(entry)):
-                        found.append(entry)
-                        if len(found) == count:
-                            return found[::-1]
-                if not end:
-                    return found[::-1]
-                window *= 4
-    except FileNotFoundError:
-        return []
 
 
 class RobotsFiles:
@@ -507,7 +380,7 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         raw_sha = self.put_blob(raw)
         md_bytes = markdown.encode("utf-8")
-        pending = _temp_file(folder, ".new.", md_bytes)
+        pending = temp_file(folder, ".new.", md_bytes)
         try:
             with self.writing():
                 previous = self.latest(key)

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from differ.errors import StoreError
-from differ.store import Store, append_line, last_line, read_lines, sha256, tail_lines
+from differ.files import append_line, last_line, read_lines, tail_lines
+from differ.store import Store, sha256
 
 
 def commit(store: Store, key: str, raw: bytes, md: str, **extra: object) -> int:

@@ -156,7 +156,8 @@ def audit_path(store: Store, document: str) -> Path:
 
 def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
     """`mirror_drift` events for mirrors whose findings changed since the last audit; remembers this one."""
-    from differ.store import atomic_write, canonical_json
+    from differ.files import atomic_write
+    from differ.store import canonical_json
 
     path = audit_path(app.store, report.document)
     try:

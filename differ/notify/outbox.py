@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from differ.store import Store, atomic_write, canonical_json
+from differ.files import atomic_write
+from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
 _NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")

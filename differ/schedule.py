@@ -21,9 +21,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.check import CheckResult, HostGate, check, fetch_host
+from differ.check import CheckResult, check, fetch_host
 from differ.config import Config, SourceConfig
 from differ.errors import DifferError, ExitCode
+from differ.turns import HostGate
 
 DELIVERY_EVERY = 5.0
 PUT_OFF = 2.0  # seconds before a check whose host is taken tries again

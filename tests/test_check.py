@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from differ.check import CheckResult, Turns, check, check_source
+from differ.check import CheckResult, check, check_source
 from differ.config import SourceConfig
 from differ.errors import StoreError
+from differ.turns import Turns
 from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
 
 FULL = article(

@@ -7,9 +7,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from differ.check import HostGate
 from differ.config import load_config
 from differ.schedule import ConfigWatch, build_scheduler, limit_malloc_arenas, reload_config
+from differ.turns import HostGate
 from tests.conftest import SERVICE, Clock, Server, article, make_app, make_config, one_doc, source_toml
 
 CONFIG = """
@@ -134,9 +134,9 @@ def test_a_quiet_service_logs_only_what_needs_attention(tmp_path: Path, server: 
 
 
 def test_a_check_whose_host_is_taken_is_put_off(tmp_path: Path, server: Server) -> None:
-    from differ.check import HostGate
     from differ.fetch.http import host_key
     from differ.schedule import PUT_OFF, _check_one
+    from differ.turns import HostGate
 
     server.page("/post", article("<p>Text.</p>"))
     app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))

@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="a source option, as in config.toml (selector=article .post, languages='[\"en\"]')",
     )
     im = sub.add_parser(
-        "import", help="add the pages urlwatch or changedetection.io watch to config.toml, as new documents"
+        "import",
+        help="add the pages urlwatch or changedetection.io watch (with their Slack and Discord alerts), or a "
+        "list of URLs, to config.toml as new documents",
     )
     im.add_argument(
         "files",

@@ -239,7 +239,8 @@ def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
     if isinstance(job.get("headers"), dict):
         settings["headers"] = {str(k): str(v) for k, v in job["headers"].items()}
     if job.get("method", "GET") != "GET" or "data" in job:
-        notes.append(f"was asked with {job.get('method', 'POST')} and data; differ asks with GET")
+        method = str(job.get("method") or "POST")  # urlwatch posts `data` when no method is given
+        notes.append(f"was asked with {method}{' and data' if 'data' in job else ''}; differ asks with GET")
     if job.get("ssl_no_verify"):
         notes.append("had ssl_no_verify; differ always verifies certificates")
     for kind, arg in _urlwatch_filters(job.get("filter")):

@@ -468,3 +468,22 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     before = config.read_text()
     code, out, _ = run("--config", str(config), "import", str(folder))  # again: nothing new, no webhook twice
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
+
+
+@pytest.mark.parametrize(
+    ("job", "note"),
+    [
+        ({"method": "PUT"}, "was asked with PUT; differ asks with GET"),
+        ({"data": "a=1"}, "was asked with POST and data; differ asks with GET"),
+        ({"ssl_no_verify": True}, "had ssl_no_verify; differ always verifies certificates"),
+        (
+            {"kind": "browser"},
+            "was loaded in a browser; differ reads the page as served, without running its scripts",
+        ),
+    ],
+)
+def test_what_a_page_was_fetched_with_is_named(tmp_path: Path, job: dict[str, object], note: str) -> None:
+    import yaml
+
+    (tmp_path / "urls.yaml").write_text(yaml.safe_dump({"url": "https://example.org/post", **job}))
+    assert read(tmp_path / "urls.yaml")[0].notes == [note]

@@ -161,7 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also the body as fetched (SOURCE.raw.html) and the version's record (SOURCE.version.json)",
     )
-    sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
+    vf = sub.add_parser("verify", help="re-hash the store and report altered, missing or reordered versions")
+    vf.add_argument(
+        "--git",
+        metavar="DIR",
+        help="check a history `differ export --raw` wrote instead, from git alone (no store, no config)",
+    )
+    vf.add_argument("--branch", default="differ", help="with --git: the branch to check (default: differ)")
     sub.add_parser("sources", help="the configured sources and their state")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
     f = sub.add_parser(
@@ -306,6 +312,10 @@ def main(
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")
             return config_check(args.file or args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "verify" and args.git:
+            from differ.commands import verify_export
+
+            return verify_export(Path(args.git), args.branch, out)
         if args.command == "demo":
             from differ.demo import run_demo
 

@@ -380,6 +380,31 @@ def cmd_export(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def verify_export(repo: Path, branch: str, out: TextIO) -> int:
+    """`differ verify --git DIR`: an exported history checked from git alone."""
+    from differ.export import verify_git
+
+    checked = verify_git(repo, branch)
+    for problem in checked.problems:
+        print(f"damaged: {problem}", file=out)
+    state = (
+        "ok"
+        if not checked.problems
+        else f"{len(checked.problems)} problem{'s' if len(checked.problems) != 1 else ''}"
+    )
+    unchecked = checked.commits - checked.records
+    without = (
+        f" ({unchecked} without a record: exported without --raw, only their order checked)"
+        if unchecked
+        else ""
+    )
+    print(
+        f"{repo} {branch}: {checked.commits} versions, {checked.records} records checked{without}: {state}",
+        file=out,
+    )
+    return ExitCode.OK if not checked.problems else ExitCode.FAILURE
+
+
 @command("verify")
 def cmd_verify(app: App, args: argparse.Namespace) -> int:
     report = app.store.verify()

@@ -6,6 +6,7 @@ host show the edits of a post. Written with `git fast-import`, without touching 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -149,9 +150,7 @@ _EXTENSIONS = {
 
 def _extension(v: Version) -> str:
     """The raw body's file extension, from the type the server gave it."""
-    media = str((v.record.get("headers") or {}).get("content-type", "")).split(";")[0].strip().lower()
-    subtype = media.rsplit("/", 1)[-1].rsplit("+", 1)[-1]
-    return _EXTENSIONS.get(subtype, "bin")
+    return _extension_of(v.record)
 
 
 def _record_bytes(v: Version) -> bytes:
@@ -189,3 +188,107 @@ def _git(git: str, repo: Path, *args: str, check: bool = True) -> str | None:
         lines = done.stderr.strip().splitlines()
         raise ExportError(f"git {args[0]} failed: {lines[-1] if lines else 'no message'}")
     return done.stdout
+
+
+@dataclass
+class Checked:
+    """What `verify_git` found in an exported history: damage, and how much it could check."""
+
+    problems: list[str]
+    commits: int
+    records: int
+
+
+class _Objects:
+    """Files of any commit, read through one `git cat-file --batch` process."""
+
+    def __init__(self, git: str, repo: Path) -> None:
+        self.proc = subprocess.Popen(
+            [git, "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def read(self, commit: str, path: str) -> bytes | None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{commit}:{path}\n".encode())
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) != 3:  # "<name> missing"
+            return None
+        data = self.proc.stdout.read(int(header[2]))
+        self.proc.stdout.read(1)  # the newline after the content
+        return data
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def verify_git(repo: Path, branch: str = "differ") -> Checked:
+    """Check a history `differ export --raw` wrote, from git alone: each record hashes to its `Differ-Hash`,
+    names the previous record of its source and the SHA-256 of the body beside it; versions follow one another."""
+    from differ.store import record_hash, sha256
+
+    git = shutil.which("git")
+    if git is None:
+        raise ExportError("git is not installed; checking an exported history needs it")
+    if not repo.is_dir():
+        raise UsageError(f"{repo}: no such folder")
+    log = _git(
+        git, repo, "log", "--reverse", "--format=%H%x00%(trailers:only,unfold)%x01", branch, "--", check=False
+    )
+    if log is None:
+        raise UsageError(f"{repo}: no branch {branch} (differ export writes it; --branch names another)")
+    problems: list[str] = []
+    last: dict[str, tuple[int, str | None]] = {}  # source → (version, record hash)
+    commits = records = 0
+    objects = _Objects(git, repo)
+    try:
+        for entry in log.split("\x01"):
+            if not entry.strip():
+                continue
+            commit, _, text = entry.strip().partition("\x00")
+            trailers = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+            source, number = trailers.get("Differ-Source"), trailers.get("Differ-Version", "")
+            if not source or not number.isdigit():
+                problems.append(f"commit {commit[:12]}: not a version exported by differ (no Differ-Source)")
+                continue
+            commits += 1
+            where = f"{source} version {number} (commit {commit[:12]})"
+            before, prev_hash = last.get(source, (0, None))
+            if int(number) != before + 1:
+                problems.append(f"{where}: follows version {before}")
+            raw_record = objects.read(commit, f"{source}.version.json")
+            if raw_record is None:
+                last[source] = (int(number), trailers.get("Differ-Hash"))
+                continue
+            records += 1
+            try:
+                record = json.loads(raw_record)
+            except ValueError:
+                problems.append(f"{where}: its record is not JSON")
+                continue
+            if record_hash(record) != record.get("hash") or record.get("hash") != trailers.get("Differ-Hash"):
+                problems.append(
+                    f"{where}: its record does not hash to {trailers.get('Differ-Hash', '?')[:12]}"
+                )
+            if int(number) > 1 and prev_hash is not None and record.get("prev") != prev_hash:
+                problems.append(f"{where}: its record does not name version {before}'s as the one before it")
+            body = objects.read(commit, f"{source}.raw.{_extension_of(record)}")
+            if body is None or sha256(body) != record.get("raw_sha256"):
+                problems.append(f"{where}: the body beside it is not the one its record names")
+            last[source] = (int(number), record.get("hash"))
+    finally:
+        objects.close()
+    return Checked(problems, commits, records)
+
+
+def _extension_of(record: dict[str, object]) -> str:
+    headers = record.get("headers")
+    media = (
+        str(headers.get("content-type", "") if isinstance(headers, dict) else "")
+        .split(";")[0]
+        .strip()
+        .lower()
+    )
+    return _EXTENSIONS.get(media.rsplit("/", 1)[-1].rsplit("+", 1)[-1], "bin")

@@ -209,3 +209,52 @@ def test_with_raw_each_commit_is_evidence_on_its_own(demo: Path, tmp_path: Path)
     assert (
         json.loads(git(repo, "show", "differ:pytorch-2-13/canonical.version.json"))["prev"] == first["hash"]
     )
+
+
+def test_an_exported_history_is_checked_from_git_alone(demo: Path, tmp_path: Path) -> None:
+    import gzip
+    import shutil
+
+    repo = tmp_path / "evidence"
+    assert run("--config", str(demo), "export", str(repo), "--raw")[0] == ExitCode.OK
+    assert run("verify", "--git", str(repo)) == (
+        ExitCode.OK,
+        f"{repo} differ: 4 versions, 4 records checked: ok\n",
+        "",
+    )
+    # A store altered after the fact exports a history that says so.
+    store = tmp_path / "snapshots"
+    shutil.copytree(demo.parent / "snapshots", store)
+    canonical = store / "sources" / "pytorch-2-13" / "canonical" / "versions"
+    record = json.loads((canonical / "000002.json").read_text())
+    record["status"] = 203
+    (canonical / "000002.json").write_text(json.dumps(record))
+    wpnews = json.loads(
+        (store / "sources" / "pytorch-2-13" / "wpnews" / "versions" / "000001.json").read_text()
+    )
+    blob = store / "blobs" / wpnews["raw_sha256"][:2] / f"{wpnews['raw_sha256']}.gz"
+    blob.write_bytes(gzip.compress(b'{"body_md": "rewritten"}'))
+    altered = tmp_path / "altered"
+    assert run("--snapshots", str(store), "export", str(altered), "--raw")[0] == ExitCode.OK
+    code, out, err = run("verify", "--git", str(altered))
+    lines = out.splitlines()
+    assert (code, err) == (ExitCode.FAILURE, "")
+    assert [line.split(" (commit ")[0] for line in lines[:-1]] == [
+        "damaged: pytorch-2-13/wpnews version 1",
+        "damaged: pytorch-2-13/canonical version 2",
+    ]
+    assert lines[0].endswith("the body beside it is not the one its record names")
+    assert lines[1].endswith(f"its record does not hash to {record['hash'][:12]}")
+    assert lines[-1] == f"{altered} differ: 4 versions, 4 records checked: 2 problems"
+
+
+def test_verify_git_refuses_what_is_not_an_export(tmp_path: Path) -> None:
+    assert run("verify", "--git", str(tmp_path / "none")) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {tmp_path / 'none'}: no such folder\n",
+    )
+    git(tmp_path, "init", "--quiet")
+    code, out, err = run("verify", "--git", str(tmp_path))
+    assert (code, out) == (ExitCode.USAGE, "")
+    assert err == f"error: {tmp_path}: no branch differ (differ export writes it; --branch names another)\n"

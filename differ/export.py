@@ -2,7 +2,8 @@
 each source's normalized Markdown at `DOCUMENT/SOURCE.md`, dated when it was fetched and tied to its record by
 trailers (`Differ-Hash`). Every commit is made from the store alone, so exporting again gives the same commits
 and adds the new ones after them: the branch moves on as a fast-forward, and `git log -p`, blame and any git
-host show the edits of a post. Written with `git fast-import`, without touching a checked-out tree."""
+host show the edits of a post. Written with `git fast-import`, without touching a checked-out tree. With the
+bodies and records in it (`--raw`), `verify_git` checks such a history from git alone."""
 
 from __future__ import annotations
 

@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
     ex.add_argument("--branch", default="differ", help="the branch written (default: differ)")
     ex.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing unless versions were added (for cron)"
+    )
+    ex.add_argument(
         "--raw",
         action="store_true",
         help="also the body as fetched (SOURCE.raw.html) and the version's record (SOURCE.version.json)",

@@ -367,13 +367,26 @@ def cmd_export(app: App, args: argparse.Namespace) -> int:
     repo = Path(args.dir)
     done = export_git(app.store, repo, source_keys(app.store, args.sources), args.branch, raw=args.raw)
     if done.tip is None:
-        print(f"nothing to export: the store holds no versions yet (run: differ check); {repo} left as it was",
-              file=app.out)  # fmt: skip
+        if not args.quiet:
+            print(f"nothing to export: the store holds no versions yet (run: differ check); {repo} left as it was",
+                  file=app.out)  # fmt: skip
+        return ExitCode.OK
+    if done.new == 0:
+        if not args.quiet:
+            print(f"{repo}: branch {done.branch} has every version already ({done.versions}), at {done.tip[:12]}",
+                  file=app.out)  # fmt: skip
         return ExitCode.OK
     made = "a new git repository, " if done.created else ""
+    new = (
+        ""
+        if done.created
+        else " (the branch rewritten: the store's versions changed)"
+        if done.new is None
+        else (f" ({done.new} new)")
+    )
     print(
         f"exported {done.versions} version{'s' if done.versions != 1 else ''} of {done.sources} "
-        f"source{'s' if done.sources != 1 else ''} to {made}{repo}: branch {done.branch} at {done.tip[:12]} "
+        f"source{'s' if done.sources != 1 else ''}{new} to {made}{repo}: branch {done.branch} at {done.tip[:12]} "
         f"(see git -C {repo} log -p {done.branch})",
         file=app.out,
     )

@@ -28,11 +28,15 @@ class ExportError(DifferError):
 
 @dataclass(frozen=True)
 class Exported:
+    """What an export wrote: how many versions of how many sources, the branch's tip now, and how many of its
+    commits are new (`None` when the branch was rewritten: its old tip is not among them)."""
+
     versions: int
     sources: int
     branch: str
     tip: str | None
     created: bool
+    new: int | None = 0
 
 
 def source_keys(store: Store, names: list[str]) -> list[str]:
@@ -75,15 +79,19 @@ def export_git(
             f"{repo}: branch {branch} is checked out with changes not committed; commit or discard them, "
             "or export to another --branch"
         )
+    before = (_git(git, repo, "rev-parse", "--verify", "--quiet", ref, check=False) or "").strip()
     _import(git, repo, branch, store, versions, raw)
     if fresh:  # a repository with nothing in it yet shows the branch's files
         _git(git, repo, "symbolic-ref", "HEAD", ref)
     if fresh or checked_out:  # a clean tree on the branch follows it
         _git(git, repo, "reset", "--quiet", "--hard")
-    tip = _git(git, repo, "rev-parse", "--verify", "--quiet", ref, check=False)
-    return Exported(
-        len(versions), len({v.source for v in versions}), branch, (tip or "").strip() or None, created
-    )
+    tip = (_git(git, repo, "rev-parse", "--verify", "--quiet", ref, check=False) or "").strip() or None
+    new: int | None = len(versions)
+    if before and _git(git, repo, "merge-base", "--is-ancestor", before, ref, check=False) is not None:
+        new = int(_git(git, repo, "rev-list", "--count", f"{before}..{ref}") or 0)
+    elif before:
+        new = None  # the store was changed under its old versions (renormalized, or repaired)
+    return Exported(len(versions), len({v.source for v in versions}), branch, tip, created, new)
 
 
 def _repository(git: str, repo: Path) -> bool:

@@ -67,9 +67,10 @@ def test_each_version_is_a_commit_dated_when_it_was_fetched(demo: Path, tmp_path
     )
     assert run("--config", str(demo), "export", str(repo)) == (
         ExitCode.OK,
-        out.replace("a new git repository, ", ""),
+        f"{repo}: branch differ has every version already (4), at {tip[:12]}\n",
         "",
     )
+    assert run("--config", str(demo), "export", str(repo), "-q") == (ExitCode.OK, "", "")
     assert git(repo, "rev-parse", "differ").strip() == tip  # the same commits again
 
 
@@ -83,7 +84,9 @@ def test_a_subset_of_sources_on_a_branch_of_an_existing_repository(demo: Path, t
     code, out, err = run(
         "--config", str(demo), "export", str(repo), "pytorch-2-13/wpnews", "--branch", "mirrors"
     )
-    assert (code, err) == (ExitCode.OK, "") and out.startswith(f"exported 1 version of 1 source to {repo}: ")
+    assert (code, err) == (ExitCode.OK, "") and out.startswith(
+        f"exported 1 version of 1 source (1 new) to {repo}: "
+    )
     assert git(repo, "ls-tree", "-r", "--name-only", "mirrors") == "pytorch-2-13/wpnews.md\n"
     assert (repo / "notes.txt").read_text() == "mine\n" and not (repo / "pytorch-2-13").exists()
     assert git(repo, "log", "--format=%s") == "notes\n"  # the branch checked out is as it was
@@ -108,7 +111,7 @@ def test_new_versions_extend_the_history_as_a_fast_forward(tmp_path: Path, serve
     server.page("/post", article("<h1>Widget 3.0</h1><p>Startup is 3x faster.</p>"))
     assert run("--config", str(config), "check")[1] == "post/canonical: new version 2 (1 change)\n"
     code, out, _ = run("--config", str(config), "export", str(repo))
-    assert code == ExitCode.OK and out.startswith(f"exported 2 versions of 1 source to {repo}: ")
+    assert code == ExitCode.OK and out.startswith(f"exported 2 versions of 1 source (1 new) to {repo}: ")
     assert git(repo, "rev-parse", "differ~1").strip() == first
     assert (repo / "post" / "canonical.md").read_text() == run("--config", str(config), "show", "post")[1]
     assert "Startup is 3x faster." in (repo / "post" / "canonical.md").read_text()
@@ -258,3 +261,21 @@ def test_verify_git_refuses_what_is_not_an_export(tmp_path: Path) -> None:
     code, out, err = run("verify", "--git", str(tmp_path))
     assert (code, out) == (ExitCode.USAGE, "")
     assert err == f"error: {tmp_path}: no branch differ (differ export writes it; --branch names another)\n"
+
+
+def test_a_store_read_anew_rewrites_the_branch_and_says_so(demo: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "snapshots"
+    shutil.copytree(demo.parent / "snapshots", store)
+    repo = tmp_path / "history"
+    run("--snapshots", str(store), "export", str(repo))
+    folder = store / "sources" / "pytorch-2-13" / "wpnews" / "renormalized"
+    folder.mkdir()
+    (folder / "000001.n99.md").write_text("# Read anew\n")  # as a newer normalizer would write it
+    code, out, err = run("--snapshots", str(store), "export", str(repo))
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.startswith(
+        "exported 4 versions of 3 sources (the branch rewritten: the store's versions changed) "
+    )
+    assert git(repo, "show", "differ:pytorch-2-13/wpnews.md") == "# Read anew\n"

@@ -296,19 +296,20 @@ def main(
     if not args.command:
         parser.print_help(out)
         return ExitCode.USAGE
-    from differ.commands import config_check  # importing also registers the commands
+    import differ.commands  # noqa: F401  (importing it registers the commands)
+    from differ.configure import config_check
 
     try:
         if args.command == "add":
-            from differ.commands import add
+            from differ.configure import add
 
             return add(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "import":
-            from differ.commands import import_pages
+            from differ.configure import import_pages
 
             return import_pages(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "remove":
-            from differ.commands import remove
+            from differ.configure import remove
 
             return remove(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":

@@ -1,0 +1,122 @@
+"""The commands that need no store, only a configuration file: `differ add`, `differ import` and
+`differ remove` edit it (differ/edit.py does the editing), `differ config check` reads it."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from differ.config import load_config
+from differ.errors import ExitCode
+
+
+def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ add`: needs no store, only a configuration file to edit (made if missing)."""
+    from differ.compare import parse_settings
+    from differ.edit import add_source
+
+    added = add_source(
+        path,
+        args.url,
+        to=args.to,
+        id=args.id,
+        title=args.title,
+        kind=args.kind,
+        settings=parse_settings(args.set),
+        env=env,
+    )
+    what = "a new document" if added.new_document else f"a mirror of {args.to}"
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
+    if added.note:
+        print(f"note: {added.note}", file=out)
+    return ExitCode.OK
+
+
+def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ import`: another watcher's pages as new documents, and its Slack and Discord alerts as
+    notifiers, in one write (or none, with --dry-run)."""
+    from differ.compare import parse_settings
+    from differ.edit import add_documents, watched_urls
+    from differ.migrate import read_all
+
+    settings = parse_settings(args.set)
+    watches = read_all([Path(f) for f in args.files], args.tool)
+    found = watches.found
+    for f in found:
+        if f.page is not None and settings:
+            f.page = replace(f.page, settings={**f.page.settings, **settings})
+    watched = watched_urls(path, env)
+    pages = [f for f in found if f.page is not None and f.page.url not in watched]
+    everything = tuple(f.page.url for f in found if f.page is not None)
+    # an alert the other tool sent for every page is, where differ already watched pages, for these pages
+    notifiers = [replace(n, pages=everything) if n.pages is None and watched else n for n in watches.alerts]
+    added, alerts, tables = add_documents(
+        path, [f.page for f in pages if f.page], env, notifiers=notifiers, write=not args.dry_run
+    )
+    verb = "would import" if args.dry_run else "imported"
+    files = " and ".join(args.files)
+    print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {files} into {path}", file=out)
+    for f, a in zip(pages, added, strict=True):
+        assert f.page is not None
+        print(f"  {a.key}  {f.page.url}", file=out)
+        for note in [*f.notes, *([a.note] if a.note else [])]:
+            print(f"    note: {note}", file=out)
+    for n in alerts:
+        which = "every document" if n.documents is None else ", ".join(n.documents)
+        print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
+    if alerts:
+        print(
+            f"    note: webhook URLs are written into {path} as the other tool kept them; to keep one out of the "
+            'file, put it in an environment variable and write url = "${NAME}"',
+            file=out,
+        )
+    again = [f for f in found if f.page is not None and f.page.url in watched]
+    if again:
+        print(f"already watched, left as they are: {len(again)}", file=out)
+        for f in again:
+            assert f.page is not None
+            print(f"  {f.page.url} ({watched[f.page.url]})", file=out)
+    skipped = [f for f in found if f.page is None]
+    if skipped or watches.left_out:
+        print(f"left out: {len(skipped) + len(watches.left_out)}", file=out)
+        for f in skipped:
+            print(f"  {f.name}: {f.skipped}", file=out)
+        for line in watches.left_out:
+            print(f"  {line}", file=out)
+    if args.dry_run and tables:
+        print(f"\n# to be added to {path}:\n\n{tables}", file=out, end="")
+    elif added:
+        config = "" if path == Path("config.toml") else f"--config {path} "
+        print(f"try them: differ {config}check", file=out)
+    return ExitCode.OK
+
+
+def remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ remove`: edits the configuration only; the store keeps every version of what was watched."""
+    from differ.edit import remove_source
+
+    removed = remove_source(path, args.name, env)
+    what = f"{removed.name} ({', '.join(removed.keys)})" if removed.document else removed.name
+    their = "their" if len(removed.keys) > 1 else "its"
+    print(
+        f"removed {what} from {path}; the store keeps {their} history (differ history {removed.keys[0]})",
+        file=out,
+    )
+    return ExitCode.OK
+
+
+def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """`differ config check [FILE]`: validate without fetching; needs no store, so it takes no App."""
+    config = load_config(path, env)
+    n = len(config.sources())
+    print(
+        f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
+        f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
+        f"notifier{'s' if len(config.notifiers) != 1 else ''})",
+        file=out,
+    )
+    return ExitCode.OK

@@ -1,7 +1,8 @@
-"""`differ add` and `differ remove`: put a new document or a mirror of one into config.toml, or take one out,
-without opening an editor. The file is edited as text (its comments and layout stay), and the result must read
-back as a valid configuration, with the change made and nothing else changed, before it replaces the old file.
-The store is never touched: a page no longer watched keeps its history."""
+"""`differ add`, `differ import` and `differ remove`: put new documents (and notifiers), or a mirror of one,
+into config.toml, or take one out, without opening an editor. The file is edited as text (its comments and
+layout stay), and the result must read back as a valid configuration, with the change made and nothing else
+changed, before it replaces the old file. The store is never touched: a page no longer watched keeps its
+history."""
 
 from __future__ import annotations
 

@@ -289,12 +289,18 @@ def _urlwatch_filter(kind: str, arg: Any, settings: dict[str, Any], notes: list[
     notes.append(f"its {kind} filter has no counterpart in differ; left out")
 
 
-def _narrow(settings: dict[str, Any], notes: list[str], selector: str) -> None:
-    """A content root; a second one (a filter applied inside the first) is left out with a note."""
-    if "selector" in settings:
-        notes.append(f"a second selector ({selector}) inside {settings['selector']} is left out")
-    else:
+def _narrow(settings: dict[str, Any], notes: list[str], selector: str, *, either: bool = False) -> None:
+    """A content root; a second one is left out with a note: a filter applied inside the first (urlwatch's
+    filters run one after another), or, `either`, another rule whose matches were added (changedetection.io's
+    include filters)."""
+    if "selector" not in settings:
         settings["selector"] = selector
+    elif either:
+        notes.append(
+            f"its include filter {selector} is left out: differ reads one content root ({settings['selector']})"
+        )
+    else:
+        notes.append(f"a second selector ({selector}) inside {settings['selector']} is left out")
 
 
 # changedetection.io
@@ -450,7 +456,7 @@ def _changedetection_filter(rule: str, settings: dict[str, Any], notes: list[str
         else:
             notes.append(f"its JSON filter ({rule}) is left out; a json source reads one field by its path")
     else:
-        _narrow(settings, notes, rule)
+        _narrow(settings, notes, rule, either=True)
 
 
 def _ignored_line(text: str) -> str:

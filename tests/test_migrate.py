@@ -487,3 +487,15 @@ def test_what_a_page_was_fetched_with_is_named(tmp_path: Path, job: dict[str, ob
 
     (tmp_path / "urls.yaml").write_text(yaml.safe_dump({"url": "https://example.org/post", **job}))
     assert read(tmp_path / "urls.yaml")[0].notes == [note]
+
+
+def test_one_content_root_and_the_other_selectors_named(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(
+        "url: https://example.org/a\nfilter:\n  - css: main\n  - css: .post\n"
+    )
+    assert read(tmp_path / "urls.yaml")[0].notes == ["a second selector (.post) inside main is left out"]
+    watch = {"url": "https://example.org/b", "include_filters": ["article", "#sidebar"]}
+    (tmp_path / "watch.json").write_text(json.dumps(watch))
+    [found] = read(tmp_path / "watch.json")
+    assert found.page is not None and found.page.settings == {"selector": "article"}
+    assert found.notes == ["its include filter #sidebar is left out: differ reads one content root (article)"]

@@ -68,7 +68,9 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     for n in alerts:
         which = "every document" if n.documents is None else ", ".join(n.documents)
         print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
-    if alerts:
+        if n.note:
+            print(f"    note: {n.note}", file=out)
+    if any(n.kind != "email" for n in alerts):
         print(
             f"    note: webhook URLs are written into {path} as the other tool kept them; to keep one out of the "
             'file, put it in an environment variable and write url = "${NAME}"',

@@ -64,6 +64,7 @@ class Notifier:
     kind: str
     settings: Mapping[str, Any]
     pages: tuple[str, ...] | None = None
+    note: str = ""  # what the user still has to do (set an environment variable, say)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class AddedNotifier:
     name: str
     kind: str
     documents: tuple[str, ...] | None  # None: every document
+    note: str = ""
 
 
 def add_source(
@@ -162,12 +164,12 @@ def _notifiers(
 
     existing = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
     names = {str(n.get("name")) for n in existing if isinstance(n, dict)}
-    have = {(n.get("kind"), n.get("url")) for n in existing if isinstance(n, dict)}
+    have = {_identity(str(n.get("kind")), n) for n in existing if isinstance(n, dict)}
     added, tables = [], []
     for n in notifiers:
-        if (n.kind, n.settings.get("url")) in have:
+        if _identity(n.kind, n.settings) in have:
             continue
-        have.add((n.kind, n.settings.get("url")))
+        have.add(_identity(n.kind, n.settings))
         docs = (
             None if n.pages is None else tuple(dict.fromkeys(documents[u] for u in n.pages if u in documents))
         )
@@ -176,10 +178,24 @@ def _notifiers(
         name = unique(n.kind, names)
         names.add(name)
         table = {"name": name, "kind": n.kind, **n.settings, **({"documents": list(docs)} if docs else {})}
-        check_notifier(table, f"notify ({name})", set(documents.values()), path, env)
-        added.append(AddedNotifier(name, n.kind, docs))
+        check_notifier(table, f"notify ({name})", set(documents.values()), path, stand_ins(table, env))
+        added.append(AddedNotifier(name, n.kind, docs, n.note))
         tables.append("[[notify]]\n" + lines(table))
     return added, tables
+
+
+def _identity(kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
+    """What makes two notifiers the same destination: a webhook's URL, or a relay and its recipients."""
+    return kind, str(
+        settings.get("url") or (settings.get("host"), sorted(map(str, settings.get("to") or [])))
+    )
+
+
+def stand_ins(table: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """`env`, with a stand-in for each `${NAME}` the table takes from an environment that lacks it: a table
+    written for the user to complete (a password to set) is checked for everything else."""
+    names = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", json.dumps(table)))
+    return {**{name: "stand-in" for name in names}, **env}
 
 
 def watched_urls(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -5,7 +5,8 @@ plain list of URLs are read by a reader registered for each; each page becomes a
 subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`, a check interval
 `interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
 strip, …) need none, since differ reads every page to canonical Markdown itself. Alerts differ can send (Slack
-and Discord webhooks, from urlwatch's reporters or changedetection.io's Apprise URLs) become `Notifier`s."""
+and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack and Discord from changedetection.io's
+Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the reason."""
 
 from __future__ import annotations
 
@@ -103,7 +104,14 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
             raise UsageError(f"{path}: no such file or folder")
         more = READERS[kind](path)
         watches.found += [_checked(f) for f in more.found]
-        watches.alerts += more.alerts
+        for alert in more.alerts:
+            why = _refusal(alert, path)
+            if why is None:
+                watches.alerts.append(alert)
+            else:
+                watches.left_out.append(
+                    f"{path.name}: its {alert.kind} alert, which differ would refuse: {why}"
+                )
         watches.left_out += more.left_out
     first: dict[str, int] = {}
     for n, f in enumerate(watches.found, 1):  # one page watched twice, with other filters: the first stays
@@ -113,6 +121,20 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
                 f"the same page as {watches.found[earlier - 1].name} above, which is imported",
             )
     return watches
+
+
+def _refusal(alert: Notifier, path: Path) -> str | None:
+    """Why differ would refuse the [[notify]] table made of `alert` (None when it would take it), so that one
+    alert differ cannot send never stops the pages from being imported."""
+    from differ.config import check_notifier
+    from differ.edit import stand_ins
+
+    table = {"name": alert.kind, "kind": alert.kind, **alert.settings}
+    try:
+        check_notifier(table, "notify", (), path, stand_ins(table, {}))
+    except ConfigError as exc:
+        return str(exc).split(": ", 1)[-1].removeprefix("notify.").removeprefix("notify: ")
+    return None
 
 
 def _checked(found: Found) -> Found:
@@ -204,8 +226,8 @@ def read_urlwatch(path: Path) -> Watches:
 
 
 def _urlwatch_reporters(report: Any, path: Path) -> Watches:
-    """urlwatch's enabled reporters: Slack and Discord webhooks become notifiers for every page; the others
-    are named as left out."""
+    """urlwatch's enabled reporters: Slack and Discord webhooks and SMTP e-mail become notifiers for every
+    page; the others are named as left out."""
     watches = Watches()
     for name, settings in (report or {}).items() if isinstance(report, dict) else []:
         if not isinstance(settings, dict) or not settings.get("enabled"):
@@ -216,13 +238,40 @@ def _urlwatch_reporters(report: Any, path: Path) -> Watches:
         elif name in ("text", "html", "markdown", "stdout"):
             continue  # how urlwatch formats or prints its report: differ's own outputs do that
         elif name == "email":
-            watches.left_out.append(
-                f"{path.name} report.email: add a [[notify]] of kind email by hand (urlwatch keeps its SMTP "
-                "password in a keyring, which differ does not read)"
-            )
+            _urlwatch_email(settings, path, watches)
         else:
             watches.left_out.append(f"{path.name} report.{name}: differ has no {name} notifier")
     return watches
+
+
+def _urlwatch_email(settings: Mapping[str, Any], path: Path, watches: Watches) -> None:
+    """urlwatch's e-mail reporter as an `email` notifier, when it sends through an SMTP relay. urlwatch keeps
+    the password in the system keyring, which differ does not read: it is taken from SMTP_PASSWORD."""
+    where = f"{path.name} report.email"
+    if settings.get("method", "smtp") != "smtp":
+        watches.left_out.append(
+            f"{where}: sent through {settings.get('method')}; differ sends through an SMTP relay"
+        )
+        return
+    smtp = settings.get("smtp") if isinstance(settings.get("smtp"), dict) else {}
+    assert isinstance(smtp, dict)
+    port = smtp.get("port") if isinstance(smtp.get("port"), int) else 25
+    table: dict[str, Any] = {
+        "host": str(smtp.get("host") or "localhost"),
+        "port": port,
+        "security": "starttls" if smtp.get("starttls", True) else "tls" if port == 465 else "none",
+        "from": str(settings.get("from") or ""),
+        "to": [a.strip() for a in str(settings.get("to") or "").split(",") if a.strip()],
+    }
+    note = ""
+    if smtp.get("auth") and smtp.get("user"):
+        table["username"] = str(smtp["user"])
+        if smtp.get("insecure_password"):
+            table["password"] = str(smtp["insecure_password"])
+        else:
+            table["password"] = "${SMTP_PASSWORD}"
+            note = "set SMTP_PASSWORD in differ's environment: urlwatch kept the password in a keyring"
+    watches.alerts.append(Notifier("email", table, None, note))
 
 
 def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:

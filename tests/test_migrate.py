@@ -418,8 +418,7 @@ def test_urlwatchs_slack_reporter_becomes_a_notifier_and_the_rest_are_named(tmp_
     assert "  notifier slack (slack) for every document" in lines
     assert lines[lines.index("left out: 3") + 1 :] == [
         "  disk usage: a shell command, not a page",
-        "  urlwatch.yaml report.email: add a [[notify]] of kind email by hand (urlwatch keeps its SMTP password "
-        "in a keyring, which differ does not read)",
+        "  urlwatch.yaml: its email alert, which differ would refuse: to: expected at least one recipient",
         "  urlwatch.yaml report.telegram: differ has no telegram notifier",
         f"try them: differ --config {config} check",
     ]
@@ -499,3 +498,50 @@ def test_one_content_root_and_the_other_selectors_named(tmp_path: Path) -> None:
     [found] = read(tmp_path / "watch.json")
     assert found.page is not None and found.page.settings == {"selector": "article"}
     assert found.notes == ["its include filter #sidebar is left out: differ reads one content root (article)"]
+
+
+def test_urlwatchs_email_reporter_becomes_an_email_notifier_with_its_password_from_the_environment(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "urlwatch.yaml").write_text(
+        "report:\n  email:\n    enabled: true\n    from: urlwatch <me@example.org>\n"
+        "    to: a@example.org, b@example.org\n    method: smtp\n    smtp:\n      host: smtp.example.org\n"
+        "      port: 587\n      starttls: true\n      auth: true\n      user: me\n      insecure_password: ''\n"
+    )
+    (tmp_path / "posts.txt").write_text("https://example.org/post\n")
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "posts.txt"), str(tmp_path / "urlwatch.yaml")
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines()[2:4] == [
+        "  notifier email (email) for every document",
+        "    note: set SMTP_PASSWORD in differ's environment: urlwatch kept the password in a keyring",
+    ]
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {
+            "name": "email",
+            "kind": "email",
+            "host": "smtp.example.org",
+            "port": 587,
+            "security": "starttls",
+            "from": "urlwatch <me@example.org>",
+            "to": ["a@example.org", "b@example.org"],
+            "username": "me",
+            "password": "${SMTP_PASSWORD}",
+        }
+    ]
+    assert run("--config", str(config), "config", "check")[2] == (
+        "error: config.toml: notify[0].password: environment variable SMTP_PASSWORD is not set\n"
+    )
+    out_ = io.StringIO()
+    assert (
+        main(["--config", str(config), "config", "check"], out=out_, env={"SMTP_PASSWORD": "s"})
+        == ExitCode.OK
+    )
+    (tmp_path / "sendmail.yaml").write_text("report:\n  email:\n    enabled: true\n    method: sendmail\n")
+    code, out, _ = run("--config", str(config), "import", str(tmp_path / "sendmail.yaml"))
+    assert (
+        "  sendmail.yaml report.email: sent through sendmail; differ sends through an SMTP relay"
+        in out.splitlines()
+    )

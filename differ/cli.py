@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         nargs="+",
         metavar="FILE",
-        help="urlwatch's urls.yaml (and its urlwatch.yaml, for the Slack and Discord reporters); "
+        help="urlwatch's urls.yaml (and its urlwatch.yaml, for the Slack, Discord and e-mail reporters); "
         "changedetection.io's backup .zip, datastore folder, url-watches.json or watch.json; or a text file "
         "with a URL (and a title) a line",
     )

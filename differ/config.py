@@ -30,7 +30,7 @@ VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which c
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${NAME}` in a value
 
 SERVICE_OPTIONS: dict[str, Option] = {
     "snapshots": Option(opt.nonempty_string, "snapshots", "the store's folder, relative to the config file"),
@@ -263,7 +263,7 @@ class _Loader:
                     raise self.fail(key, f"environment variable {m.group(1)} is not set")
                 return self.env[m.group(1)]
 
-            return _ENV.sub(sub, value), used
+            return ENV_REFERENCE.sub(sub, value), used
         if isinstance(value, list):
             items = [self.expand(v, f"{key}[{i}]") for i, v in enumerate(value)]
             return [v for v, _ in items], any(u for _, u in items)

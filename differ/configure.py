@@ -37,10 +37,10 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
 
 
 def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
-    """`differ import`: another watcher's pages as new documents, and its Slack and Discord alerts as
+    """`differ import`: another watcher's pages as new documents, and the alerts differ can send as
     notifiers, in one write (or none, with --dry-run)."""
     from differ.compare import parse_settings
-    from differ.edit import add_documents, watched_urls
+    from differ.edit import add_documents
     from differ.migrate import read_all
 
     settings = parse_settings(args.set)
@@ -49,14 +49,16 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     for f in found:
         if f.page is not None and settings:
             f.page = replace(f.page, settings={**f.page.settings, **settings})
-    watched = watched_urls(path, env)
-    pages = [f for f in found if f.page is not None and f.page.url not in watched]
-    everything = tuple(f.page.url for f in found if f.page is not None)
-    # an alert the other tool sent for every page is, where differ already watched pages, for these pages
-    notifiers = [replace(n, pages=everything) if n.pages is None and watched else n for n in watches.alerts]
-    added, alerts, tables = add_documents(
-        path, [f.page for f in pages if f.page], env, notifiers=notifiers, write=not args.dry_run
+    done = add_documents(
+        path,
+        [f.page for f in found if f.page is not None],
+        env,
+        notifiers=watches.alerts,
+        skip_watched=True,
+        write=not args.dry_run,
     )
+    added, alerts, tables, watched = done.sources, done.notifiers, done.tables, done.watched
+    pages = [f for f in found if f.page is not None and f.page.url not in watched]
     verb = "would import" if args.dry_run else "imported"
     files = " and ".join(args.files)
     print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {files} into {path}", file=out)

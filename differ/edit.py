@@ -11,12 +11,12 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from differ.config import Config, SourceConfig, parse_config
+from differ.config import ENV_REFERENCE, Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
 from differ.files import atomic_write
 
@@ -90,8 +90,7 @@ def add_source(
     `to` as a mirror of that document. Raises ConfigError, leaving the file as it was, when the result would
     not be a valid configuration."""
     if to is None:
-        added, _, _ = add_documents(path, [Page(url, title, kind, settings or {}, id)], env)
-        return added[0]
+        return add_documents(path, [Page(url, title, kind, settings or {}, id)], env).sources[0]
     env = os.environ if env is None else env
     text, config = _open(path, env)
     for s in config.sources():
@@ -112,27 +111,47 @@ def add_source(
     return Added(key, False, private_note(source))
 
 
+@dataclass(frozen=True)
+class Additions:
+    """What `add_documents` did: the new sources, the pages it found already watched (URL → key, left as they
+    are), the notifiers it added, and the tables it wrote (or, in a dry run, would write)."""
+
+    sources: list[Added]
+    watched: dict[str, str]
+    notifiers: list[AddedNotifier]
+    tables: str
+
+
 def add_documents(
     path: Path,
     pages: list[Page],
     env: Mapping[str, str] | None = None,
     *,
     notifiers: Sequence[Notifier] = (),
+    skip_watched: bool = False,
     write: bool = True,
-) -> tuple[list[Added], list[AddedNotifier], str]:
+) -> Additions:
     """Add each page as the canonical of a new document, and each notifier after every other table, in one
-    write: all of them or, when a page is already watched or the result would not be a valid configuration,
-    none (UsageError, ConfigError). A notifier whose kind and URL the file has is not added again. Returns
-    what was added and the tables added for it (not written when `write` is false: a dry run)."""
+    write: all of them or, when the result would not be a valid configuration, none (ConfigError). A page
+    already watched is an error (UsageError), or with `skip_watched` left as it is; a notifier for every page
+    is then for the pages given here, not for those watched before. A notifier whose destination the file has
+    is not added again. Nothing is written when `write` is false (a dry run)."""
     env = os.environ if env is None else env
     text, config = _open(path, env)
     watched = {s.url: s.key for s in config.sources()}
+    already = {page.url: watched[page.url] for page in pages if page.url in watched}
+    if already and not skip_watched:
+        url, key = next(iter(already.items()))
+        raise UsageError(f"{url} is already watched, as {key}")
+    if watched:
+        given = tuple(page.url for page in pages)
+        notifiers = [replace(n, pages=given) if n.pages is None else n for n in notifiers]
     stored = _stored_urls(config)
     taken = {d.id for d in config.documents}
     blocks, expected = [], {}
     for page in pages:
         if page.url in watched:
-            raise UsageError(f"{page.url} is already watched, as {watched[page.url]}")
+            continue
         elsewhere = {key.split("/")[0] for key, was in stored.items() if was != page.url}
         document = page.id or unique(slug(page.url), taken | elsewhere)
         taken.add(document)
@@ -152,7 +171,7 @@ def add_documents(
     if write and (blocks or tables):
         _write(path, new_text)
     added = [Added(key, True, private_note(sources[key])) for key in expected]
-    return added, alerts, "\n".join(blocks + tables)
+    return Additions(added, already, alerts, "\n".join(blocks + tables))
 
 
 def _notifiers(
@@ -194,14 +213,8 @@ def _identity(kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
 def stand_ins(table: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
     """`env`, with a stand-in for each `${NAME}` the table takes from an environment that lacks it: a table
     written for the user to complete (a password to set) is checked for everything else."""
-    names = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", json.dumps(table)))
+    names = set(ENV_REFERENCE.findall(json.dumps(table)))
     return {**{name: "stand-in" for name in names}, **env}
-
-
-def watched_urls(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The URL of every configured source, with its key (none when the file does not exist yet)."""
-    _, config = _open(path, os.environ if env is None else env)
-    return {s.url: s.key for s in config.sources()}
 
 
 def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config]:

@@ -138,7 +138,7 @@ def _stream(out: IO[bytes], branch: str, store: Store, versions: list[Version], 
         out.write(f"data {len(message)}\n".encode() + message + b"\n")
         files = [(f"{v.source}.md", content)]
         if raw:
-            files.append((f"{v.source}.raw.{_extension(v)}", store.get_blob(v.raw_sha256)))
+            files.append((f"{v.source}.raw.{_extension_of(v.record)}", store.get_blob(v.raw_sha256)))
             files.append((f"{v.source}.version.json", _record_bytes(v)))
         for path, data in files:
             out.write(f"M 100644 inline {path}\n".encode())
@@ -157,16 +157,22 @@ _EXTENSIONS = {
 }
 
 
-def _extension(v: Version) -> str:
+def _extension_of(record: dict[str, object]) -> str:
     """The raw body's file extension, from the type the server gave it."""
-    return _extension_of(v.record)
+    headers = record.get("headers")
+    media = (
+        str(headers.get("content-type", "") if isinstance(headers, dict) else "")
+        .split(";")[0]
+        .strip()
+        .lower()
+    )
+    return _EXTENSIONS.get(media.rsplit("/", 1)[-1].rsplit("+", 1)[-1], "bin")
 
 
 def _record_bytes(v: Version) -> bytes:
     """The version's record as stored, byte for byte (what its hash and the next record's `prev` are of)."""
-    path = v.folder / f"{v.number:06d}.json"
     try:
-        return path.read_bytes()
+        return v.record_path.read_bytes()
     except OSError as exc:
         raise StoreError(f"{v.source} version {v.number}: its record cannot be read ({exc.strerror})")
 
@@ -290,14 +296,3 @@ def verify_git(repo: Path, branch: str = "differ") -> Checked:
     finally:
         objects.close()
     return Checked(problems, commits, records)
-
-
-def _extension_of(record: dict[str, object]) -> str:
-    headers = record.get("headers")
-    media = (
-        str(headers.get("content-type", "") if isinstance(headers, dict) else "")
-        .split(";")[0]
-        .strip()
-        .lower()
-    )
-    return _EXTENSIONS.get(media.rsplit("/", 1)[-1].rsplit("+", 1)[-1], "bin")

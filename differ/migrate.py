@@ -475,7 +475,7 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
     interval = _interval(watch)
     if interval:
         settings["interval"] = interval
-    kind = settings.pop("kind", None)
+    kind = "json" if "field" in settings else None
     if kind == "json":
         for key in ("selector", "exclude"):
             if settings.pop(key, None):
@@ -501,7 +501,7 @@ def _changedetection_filter(rule: str, settings: dict[str, Any], notes: list[str
     elif rule.startswith(("json:", "jq:", "jqraw:")):
         field = re.fullmatch(r"json:\$\.([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)", rule)
         if field and "field" not in settings:
-            settings["kind"], settings["field"] = "json", field.group(1)
+            settings["field"] = field.group(1)  # read by the json kind
         else:
             notes.append(f"its JSON filter ({rule}) is left out; a json source reads one field by its path")
     else:

@@ -120,6 +120,10 @@ class Version:
     def markdown_path(self) -> Path:
         return self.folder / f"{self.number:06d}.md"
 
+    @property
+    def record_path(self) -> Path:
+        return self.folder / f"{self.number:06d}.json"
+
 
 @dataclass
 class VerifyReport:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
@@ -47,8 +46,9 @@ def corruption(expected: str, found: str, limit: int = 4) -> str:
 
 def _word_op(op: dict[str, str]) -> str:
     old, new = op.get("before", ""), op.get("after", "")
-    shown = re.compile(r"\s")  # spacing alone is shown as Python writes it, so it can be seen
-    q = repr if shown.search(old + new) and not (old.strip() and new.strip()) else (lambda t: f'"{t}"')
+    # spacing alone is shown as Python writes it, so it can be seen
+    spacing = any(c.isspace() for c in old + new) and not (old.strip() and new.strip())
+    q = repr if spacing else (lambda t: f'"{t}"')
     return f"dropped {q(old)}" if not new else f"added {q(new)}" if not old else f"{q(old)} → {q(new)}"
 
 

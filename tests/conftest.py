@@ -8,6 +8,7 @@ import io
 import json
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -40,6 +41,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             )
 
 
+class _Server(ThreadingHTTPServer):
+    """A test server thread whose client hung up (a timeout, a size cap, a killed process: what many tests do on
+    purpose) is not an error to print; any other error in a handler still is."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError | ssl.SSLError) or (
+            isinstance(error, ValueError) and "closed file" in str(error)
+        ):
+            return
+        super().handle_error(request, client_address)
+
+
 @dataclass
 class Reply:
     """What the server answers for one path: status, headers, body, and optional behaviour."""
@@ -69,13 +85,12 @@ class Hit:
 class Server:
     """A programmable HTTP server on 127.0.0.1 that records every request."""
 
-    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None, port: int = 0) -> None:
         self.routes: dict[str, Reply | Callable[[Hit], Reply]] = {}
         self.hits: list[Hit] = []
         self.lock = threading.Lock()
         handler = self._handler()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", port), handler)
         self.scheme = "http"
         if tls is not None:  # HTTPS: the handshake happens as each connection is accepted
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
@@ -228,8 +243,7 @@ class Proxy:
         self.seen: list[str] = []
         self.credentials = credentials
         self.hosts = hosts or {}
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), self._handler())
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     @property

@@ -339,15 +339,7 @@ def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -
     from differ.store import Store
 
     pending = Outbox(Store(tmp_path / "snap")).messages("hooks", "pending")
-    receiver = Server.__new__(Server)
-    Server.__init__(receiver)
-    receiver.httpd.server_close()
-    from http.server import ThreadingHTTPServer
-
-    receiver.httpd = ThreadingHTTPServer(("127.0.0.1", port), receiver.httpd.RequestHandlerClass)
-    import threading
-
-    threading.Thread(target=receiver.httpd.serve_forever, daemon=True).start()
+    receiver = Server(port=port)  # the receiver comes back where the service sent to
     receiver.routes["/hooks"] = Reply(200)
     try:
         subprocess.run(

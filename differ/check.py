@@ -260,8 +260,47 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
                 "held",
                 f"{held}; seen again, stored if still so at {iso(since + timedelta(seconds=confirm))}",
             )
+    fetched = {
+        "fetch_url": request.url,
+        "final_url": response.final_url,
+        "status": response.status,
+        "headers": response.headers,
+    }
+    version, d = store_version(app, source, latest, normalized, response.body, again, now, fetched)
+    summary, changes = version.record["summary"], version.record["changes"]
+    result = CheckResult(
+        key,
+        "new",
+        version=version.number,
+        previous=latest.number if latest else None,
+        changes=changes,
+        metadata=len(d.metadata) if d is not None else 0,
+        warnings=list(normalized.warnings),
+        summary=summary,
+    )
+    if latest is not None and d is not None:
+        result.event = change_event(source, latest, version, d)
+    entry.update(outcome="new", version=version.number)
+    _finish(app, key, state, before, entry, started, response)
+    return result
+
+
+def store_version(
+    app: App,
+    source: SourceConfig,
+    latest: Version | None,
+    normalized: Normalized,
+    raw: bytes,
+    again: Normalized | None,
+    when: datetime,
+    fetched: dict[str, Any],
+) -> tuple[Version, Diff | None]:
+    """Store a new reading of a source as its next version, with what changed since `latest` (its summary in
+    the record, the HTML diff among the reports). `fetched` says how the body was had (`fetch_url`,
+    `final_url`, `status`, `headers`, and `archive` for a capture a web archive kept); `when` is when the body
+    was as it is (a capture's time for an archived one)."""
+    store, key = app.store, source.key
     summary: list[str] = []
-    changes = 0
     d = None
     if latest is not None:
         from differ.diff import Versions, diff, summarize  # a check that finds nothing new never loads it
@@ -276,19 +315,17 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
             a_invisible=again.invisible if again else latest.record.get("invisible") or [],
             b_invisible=normalized.invisible,
         )
-        changes = len(d.changes)
         versions = Versions(source.title or source.document, key, latest.number, latest.number + 1)
         summary = summarize(d, versions)
+    headers = fetched["headers"]
     record = {
-        "fetched_at": iso(now),
+        "fetched_at": iso(when),
         "url": source.url,
         "document_title": source.title or source.document,
         "role": source.role,
         "kind": source.kind,
-        "fetch_url": request.url,
-        "final_url": response.final_url,
-        "status": response.status,
-        "headers": {k: v for k, v in response.headers.items() if k not in DROPPED_HEADERS},
+        **fetched,
+        "headers": {k: v for k, v in headers.items() if k not in DROPPED_HEADERS},
         "normalizer": normalized.normalizer,
         "reading": reading(app, source),
         **({"ignored": normalized.ignored} if source.ignore else {}),
@@ -296,30 +333,19 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "invisible": normalized.invisible,
         "encoding": normalized.encoding,
         "words": normalized.words,
-        "content_sha256": identity,
+        "content_sha256": content_identity(normalized),
         "warnings": normalized.warnings,
-        "changes": changes,
+        "changes": len(d.changes) if d is not None else 0,
         "summary": summary,
     }
-    version = store.commit(key, raw=response.body, markdown=normalized.markdown, record=record)
-    result = CheckResult(
-        key,
-        "new",
-        version=version.number,
-        previous=latest.number if latest else None,
-        changes=changes,
-        metadata=len(d.metadata) if d is not None else 0,
-        warnings=list(normalized.warnings),
-        summary=summary,
+    version = store.commit(
+        key, raw=raw, markdown=normalized.markdown, record=record, after=latest.hash if latest else None
     )
     if latest is not None and d is not None:
-        result.event = change_event(source, latest, version, d)
         from differ.diff.render import render
 
         store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
-    entry.update(outcome="new", version=version.number)
-    _finish(app, key, state, before, entry, started, response)
-    return result
+    return version, d
 
 
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import TextIO
 
 from differ import __version__
 from differ.app import App
-from differ.config import DEFAULT_CONFIG, Config, ServiceConfig, load_config, store_config
+from differ.config import DEFAULT_CONFIG, WEB_ARCHIVE, Config, ServiceConfig, load_config, store_config
 from differ.errors import ConfigError, DifferError, ExitCode, UsageError
 
 Handler = Callable[[App, argparse.Namespace], int]
@@ -85,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="a source option, as in config.toml (selector=article .post, languages='[\"en\"]')",
+    )
+    ad.add_argument(
+        "--backfill",
+        nargs="?",
+        const=WEB_ARCHIVE,
+        metavar="ARCHIVE",
+        help="first store its history from a web archive's captures (default: https://web.archive.org)",
     )
     im = sub.add_parser(
         "import",
@@ -177,6 +184,20 @@ def build_parser() -> argparse.ArgumentParser:
         "fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)"
     )
     f.add_argument("source", metavar="SOURCE")
+    bf = sub.add_parser(
+        "backfill", help="a page's history from before it was watched, from a web archive's captures"
+    )
+    bf.add_argument("source", metavar="SOURCE")
+    bf.add_argument("--since", metavar="TIME", help="captures from this time on (2026-07-01)")
+    bf.add_argument("--until", metavar="TIME", help="captures up to this time")
+    bf.add_argument("--limit", type=_positive, metavar="N", help="only the latest N captures")
+    bf.add_argument(
+        "--archive",
+        default=WEB_ARCHIVE,
+        metavar="URL",
+        help="an archive with the Wayback Machine's CDX API (default: https://web.archive.org)",
+    )
+    bf.add_argument("--dry-run", action="store_true", help="read and compare the captures; store nothing")
     r = sub.add_parser("renormalize", help="rebuild normalized Markdown from raw bodies with this normalizer")
     r.add_argument("sources", nargs="*", metavar="SOURCE")
     cfg = sub.add_parser("config", help="configuration commands")
@@ -303,7 +324,7 @@ def main(
         if args.command == "add":
             from differ.configure import add
 
-            return add(args, args.config or DEFAULT_CONFIG, out, env)
+            return add(args, args.config or DEFAULT_CONFIG, out, env, snapshots=args.snapshots)
         if args.command == "import":
             from differ.configure import import_pages
 

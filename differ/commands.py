@@ -98,6 +98,7 @@ def _history_json(app: App, source: SourceConfig, versions: Sequence[Version]) -
                 "changes": int(v.record.get("changes", 0)),
                 "summary": list(v.record.get("summary") or []),
                 **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
+                **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
             }
             for v in versions
         ],
@@ -123,16 +124,14 @@ def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: li
     )
 
 
-def _moment(text: str) -> datetime:
+def _moment(text: str, *, start: bool = False, what: str = "a version number or a time") -> datetime:
     """A time on the command line: ISO 8601, UTC unless it says otherwise; a date alone is the end of that day,
-    so `--from 2026-07-07` is what the page said when that day was over."""
+    so `--from 2026-07-07` is what the page said when that day was over (its start, with `start`)."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise UsageError(
-            f'expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"'
-        )
-    if len(text.strip()) == 10:
+        raise UsageError(f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"')
+    if len(text.strip()) == 10 and not start:
         value += timedelta(days=1, microseconds=-1)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
@@ -422,6 +421,28 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
         print(f"<!-- warning: {warning} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+@command("backfill")
+def cmd_backfill(app: App, args: argparse.Namespace) -> int:
+    """Exit 1 only when the archive had captures and none could be read."""
+    from differ.backfill import run
+
+    source = app.config.source(args.source)
+    since = _moment(args.since, start=True, what="a time") if args.since else None
+    until = _moment(args.until, what="a time") if args.until else None
+    steps = run(
+        app,
+        source,
+        app.out,
+        archive=args.archive,
+        since=since,
+        until=until,
+        limit=args.limit,
+        dry_run=args.dry_run,
+    )
+    unread = steps and all(s.outcome == "failed" for s in steps)
+    return ExitCode.FAILURE if unread else ExitCode.OK
 
 
 @command("compare")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -13,10 +14,28 @@ from differ.config import load_config
 from differ.errors import ExitCode
 
 
-def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
-    """`differ add`: needs no store, only a configuration file to edit (made if missing)."""
+def add(
+    args: argparse.Namespace,
+    path: Path,
+    out: TextIO,
+    env: Mapping[str, str] | None,
+    snapshots: Path | None = None,
+) -> int:
+    """`differ add`: needs no store, only a configuration file to edit (made if missing); with `--backfill`,
+    the page's captures in a web archive are stored as its first versions before the file is written, so a
+    running `differ run`, which checks an added page at once, finds its history already there."""
     from differ.compare import parse_settings
     from differ.edit import add_source
+
+    def backfill(text: str, keys: list[str]) -> None:
+        from differ.app import App
+        from differ.backfill import run
+        from differ.config import parse_config
+
+        config = parse_config(text, path, os.environ if env is None else env)
+        if snapshots is not None:
+            config = replace(config, service=replace(config.service, snapshots=snapshots))
+        run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
 
     added = add_source(
         path,
@@ -27,6 +46,7 @@ def add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str
         kind=args.kind,
         settings=parse_settings(args.set),
         env=env,
+        before_write=backfill if args.backfill else None,
     )
     what = "a new document" if added.new_document else f"a mirror of {args.to}"
     config = "" if path == Path("config.toml") else f"--config {path} "

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -33,6 +33,10 @@ class Removed:
     name: str
     keys: tuple[str, ...]
     document: bool
+
+
+# Called with a configuration's new text and the keys of the sources it adds, before it is written.
+BeforeWrite = Callable[[str, list[str]], None]
 
 
 @dataclass(frozen=True)
@@ -85,12 +89,15 @@ def add_source(
     kind: str | None = None,
     settings: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    before_write: BeforeWrite | None = None,
 ) -> Added:
     """Add `url` to the configuration at `path` (made if missing): as the canonical of a new document, or with
     `to` as a mirror of that document. Raises ConfigError, leaving the file as it was, when the result would
-    not be a valid configuration."""
+    not be a valid configuration. `before_write` is called with the new text and the new source's key just
+    before the file is written; what it raises leaves the file as it was."""
     if to is None:
-        return add_documents(path, [Page(url, title, kind, settings or {}, id)], env).sources[0]
+        page = Page(url, title, kind, settings or {}, id)
+        return add_documents(path, [page], env, before_write=before_write).sources[0]
     env = os.environ if env is None else env
     text, config = _open(path, env)
     for s in config.sources():
@@ -107,6 +114,8 @@ def add_source(
     new_text = _insert(text, config, to, block)
     key = f"{to}/{source_id}"
     source = _check(new_text, path, env, {key: url})[key]
+    if before_write is not None:
+        before_write(new_text, [key])
     _write(path, new_text)
     return Added(key, False, private_note(source))
 
@@ -130,6 +139,7 @@ def add_documents(
     notifiers: Sequence[Notifier] = (),
     skip_watched: bool = False,
     write: bool = True,
+    before_write: BeforeWrite | None = None,
 ) -> Additions:
     """Add each page as the canonical of a new document, and each notifier after every other table, in one
     write: all of them or, when the result would not be a valid configuration, none (ConfigError). A page
@@ -169,6 +179,8 @@ def add_documents(
     if tables:
         new_text = new_text.rstrip("\n") + ("\n\n" if new_text.strip() else "") + "\n".join(tables)
     if write and (blocks or tables):
+        if before_write is not None:
+            before_write(new_text, list(expected))
         _write(path, new_text)
     added = [Added(key, True, private_note(sources[key])) for key in expected]
     return Additions(added, already, alerts, "\n".join(blocks + tables))

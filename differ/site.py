@@ -41,8 +41,11 @@ def size_text(n: int) -> str:
 
 def describe(v: Version) -> str:
     """One line for a version: "first snapshot", or its number of changes and the first of them (the first
-    metadata field, when only metadata changed), or the new release it is; and what could not be read."""
+    metadata field, when only metadata changed), or the new release it is; and what could not be read. A
+    version read from a web archive's capture (`differ backfill`) says so first."""
     text = _what_changed(v) + "".join(f"; warning: {w}" for w in v.record.get("warnings") or [])
+    if v.record.get("archive"):
+        text = "archived capture: " + text
     return text if len(text) <= 110 else text[:109] + "…"
 
 

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from differ.errors import StoreError
 from differ.files import append_line, atomic_write, last_line, read_lines, tail_lines, temp_file
@@ -371,12 +371,15 @@ class Store:
         raw: bytes,
         markdown: str,
         record: dict[str, Any],
+        after: str | Literal[False] | None = False,
     ) -> Version:
         """Store a new version: the raw body and the Markdown first, the record (the commit point) last, then
         the head. The body and the Markdown are written and made durable before the store's lock is taken (the
         body is named by its hash; the Markdown waits under a temporary name), so threads storing versions at
         once do not queue behind one another's fsyncs; under the lock the version gets its number, the
-        Markdown its name, and the record and head are written."""
+        Markdown its name, and the record and head are written. With `after` (a version's hash, or None for
+        none), the version is stored only if it still follows that one: another process that stored a version
+        of the same source meanwhile makes it a StoreError, not a version out of its place."""
         if not (self.root / "STORE").exists():
             with self.writing():  # creates the store under the lock
                 pass
@@ -388,6 +391,11 @@ class Store:
         try:
             with self.writing():
                 previous = self.latest(key)
+                if after is not False and (previous.hash if previous else None) != after:
+                    raise StoreError(
+                        f"{key}: version {previous.number if previous else 0} was stored meanwhile by another "
+                        "process; nothing stored"
+                    )
                 number = previous.number + 1 if previous else 1
                 os.replace(pending, folder / f"{number:06d}.md")  # made durable with the record's folder
                 full = {

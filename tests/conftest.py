@@ -41,7 +41,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             )
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
     """A test server thread whose client hung up (a timeout, a size cap, a killed process: what many tests do on
     purpose) is not an error to print; any other error in a handler still is."""
 
@@ -90,7 +90,7 @@ class Server:
         self.hits: list[Hit] = []
         self.lock = threading.Lock()
         handler = self._handler()
-        self.httpd = _Server(("127.0.0.1", port), handler)
+        self.httpd = QuietServer(("127.0.0.1", port), handler)
         self.scheme = "http"
         if tls is not None:  # HTTPS: the handshake happens as each connection is accepted
             self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
@@ -243,7 +243,7 @@ class Proxy:
         self.seen: list[str] = []
         self.credentials = credentials
         self.hosts = hosts or {}
-        self.httpd = _Server(("127.0.0.1", 0), self._handler())
+        self.httpd = QuietServer(("127.0.0.1", 0), self._handler())
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     @property

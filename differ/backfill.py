@@ -1,0 +1,288 @@
+"""A source's history from before differ watched it, read from a web archive: the captures the Wayback
+Machine's CDX index lists (or any archive that answers the same API, pywb's included) are fetched as they were
+captured (`id_`), read as the source's kind reads the live page, and stored in order as its first versions,
+each record naming the capture it came from. Captures that read the same (page noise) make no version."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TextIO
+from urllib.parse import urlencode
+
+from differ.app import App, iso
+from differ.check import content_identity, store_version
+from differ.config import WEB_ARCHIVE, SourceConfig
+from differ.errors import FetchError, NormalizeError, UsageError
+from differ.fetch import Request, Response
+from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+
+ARCHIVE = WEB_ARCHIVE
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One capture in an archive's index: when (14 digits, UTC), of which address, and its content digest."""
+
+    timestamp: str
+    original: str
+    digest: str = ""
+    mimetype: str = ""
+
+    @property
+    def at(self) -> datetime:
+        return datetime.strptime(self.timestamp, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+
+    def url(self, archive: str) -> str:
+        """The capture as it was served (`id_`: the archive's raw copy, without its banner or rewritten links)."""
+        return f"{archive}/web/{self.timestamp}id_/{self.original}"
+
+
+@dataclass
+class Step:
+    """What became of one capture."""
+
+    capture: Capture
+    outcome: str  # new, same, failed
+    version: int | None = None
+    changes: int = 0
+    detail: str = ""
+
+    def line(self) -> str:
+        when = self.capture.at.strftime("%Y-%m-%d %H:%M")
+        if self.outcome == "new":
+            what = f"version {self.version}" + (
+                f" ({self.changes} change{'s' if self.changes != 1 else ''})" if self.version != 1 else ""
+            )
+        elif self.outcome == "same":
+            what = "same text (page noise only)"
+        else:
+            what = f"left out: {self.detail}"
+        return f"  {when}  {what}"
+
+
+def stamp(moment: datetime) -> str:
+    """A time as the archive's index writes one."""
+    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
+
+
+def captures(
+    app: App,
+    source: SourceConfig,
+    archive: str = ARCHIVE,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> list[Capture]:
+    """The archive's captures of what the source fetches that were served with 200, oldest first, runs of
+    the same content digest given once (the index's own `collapse=digest`, and again here)."""
+    query = {
+        "url": SOURCE_KINDS[source.kind].fetch_url(source),
+        "output": "json",
+        "fl": "timestamp,original,statuscode,mimetype,digest",
+        "filter": "statuscode:200",
+        "collapse": "digest",
+        **({"from": stamp(since)} if since else {}),
+        **({"to": stamp(until)} if until else {}),
+    }
+    index = f"{archive}/cdx/search/cdx?{urlencode(query)}"
+    response = app.fetcher.fetch(_request(source, index, "application/json"))
+    try:
+        rows = json.loads(response.body)
+    except ValueError:
+        rows = None
+    if not isinstance(rows, list) or any(not isinstance(r, list) for r in rows):
+        raise FetchError(
+            f"{index}: expected the archive's index as a JSON list of captures; found something else"
+        )
+    if not rows:
+        return []
+    header = [str(name) for name in rows[0]]
+    if "timestamp" not in header or "original" not in header:
+        raise FetchError(f"{index}: the archive's index has no timestamp and original fields ({header})")
+    found: list[Capture] = []
+    for row in rows[1:]:
+        if len(row) != len(header):  # the blank row and resume key that may end a long answer
+            continue
+        fields = dict(zip(header, (str(v) for v in row), strict=True))
+        timestamp = fields["timestamp"]
+        if fields.get("statuscode", "200") != "200" or len(timestamp) != 14 or not timestamp.isdigit():
+            continue
+        capture = Capture(timestamp, fields["original"], fields.get("digest", ""), fields.get("mimetype", ""))
+        if found and capture.digest and capture.digest == found[-1].digest:
+            continue
+        found.append(capture)
+    return sorted(found, key=lambda c: c.timestamp)
+
+
+def plan(
+    app: App,
+    source: SourceConfig,
+    archive: str = ARCHIVE,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+) -> list[Capture]:
+    """The captures a backfill of the source would read (with `limit`, the latest N). Only for a source with no
+    version yet: the record only grows, so a capture cannot go before a version differ fetched itself."""
+    if not archive.startswith(("https://", "http://")):
+        raise UsageError(f'expected the archive\'s http(s) address, found "{archive}"')
+    stored = app.store.latest(source.key)
+    if stored is not None:
+        raise UsageError(
+            f"{source.key} already has {stored.number} version{'s' if stored.number != 1 else ''}: captures "
+            "can only come before the first (the record only grows); backfill a page right after adding it"
+        )
+    found = captures(app, source, archive.rstrip("/"), since, until)
+    return found[-limit:] if limit is not None else found
+
+
+def backfill(
+    app: App,
+    source: SourceConfig,
+    found: list[Capture],
+    *,
+    archive: str = ARCHIVE,
+    dry_run: bool = False,
+    progress: Callable[[Step], None] | None = None,
+) -> list[Step]:
+    """Store the captures `plan` found as the source's first versions, oldest first; a capture that reads as
+    the one before (page noise) makes none. With `dry_run`, each is read and compared but nothing is stored.
+    A version stored meanwhile by another process (a check) stops it with a StoreError, so no capture ever
+    goes after a newer version."""
+    archive = archive.rstrip("/")
+    steps: list[Step] = []
+    latest = None
+    identity = None
+    versions = 0
+    for capture in found:
+        step = _read(app, source, archive, capture)
+        if isinstance(step, Step):
+            steps.append(step)
+        else:
+            normalized, response, when = step
+            if identity is not None and content_identity(normalized) == identity:
+                steps.append(Step(capture, "same"))
+            elif dry_run:
+                identity, versions = content_identity(normalized), versions + 1
+                steps.append(Step(capture, "new", versions))
+            else:
+                kept = {
+                    "capture": response.final_url,
+                    "timestamp": capture.timestamp,
+                    "digest": capture.digest,
+                }
+                fetched = {
+                    "fetch_url": capture.url(archive),
+                    "final_url": SOURCE_KINDS[source.kind].fetch_url(source),  # what links are read against
+                    "status": 200,
+                    "headers": response.headers,
+                    "archive": {k: v for k, v in kept.items() if v},
+                }
+                version, d = store_version(
+                    app, source, latest, normalized, response.body, None, when, fetched
+                )
+                latest, identity = version, version.record["content_sha256"]
+                steps.append(Step(capture, "new", version.number, len(d.changes) if d else 0))
+        if progress is not None:
+            progress(steps[-1])
+    if latest is not None:
+        from differ.feed import write_feed
+        from differ.site import write_site
+
+        write_feed(app.store, app.config.document(source.document), app.config.service.base_url)
+        write_site(app, {source.document})
+    return steps
+
+
+def _read(
+    app: App, source: SourceConfig, archive: str, capture: Capture
+) -> Step | tuple[Normalized, Response, datetime]:
+    """One capture fetched and read, or the step that says why it could not be."""
+    kind = SOURCE_KINDS[source.kind]
+    try:
+        response = app.fetcher.fetch(_request(source, capture.url(archive), kind.accept))
+        body = Body(
+            response.body,
+            response.header("content-type") or capture.mimetype or None,
+            kind.fetch_url(source),
+            app.config.service.tracking_params,
+        )
+        normalized = normalize(body, source)
+    except (FetchError, NormalizeError) as exc:
+        return Step(capture, "failed", detail=str(exc))
+    except RecursionError:
+        return Step(capture, "failed", detail="page nested too deeply to read")
+    return normalized, response, _captured_at(response, capture)
+
+
+def _request(source: SourceConfig, url: str, accept: str) -> Request:
+    """A request to the archive: the source's politeness, none of its headers (a token for the page's own
+    site is not the archive's business)."""
+    return Request(
+        url=url, headers={"Accept": accept}, robots=source.robots, allow_private=source.allow_private
+    )
+
+
+def _captured_at(response: Response, capture: Capture) -> datetime:
+    """When the copy served was captured: its Memento-Datetime (RFC 7089), which names the capture actually
+    served when the archive answered with a neighbouring one, else the index's timestamp."""
+    value = response.header("memento-datetime")
+    if value:
+        try:
+            return email.utils.parsedate_to_datetime(value).astimezone(UTC)
+        except (TypeError, ValueError):
+            pass
+    return capture.at
+
+
+def run(
+    app: App,
+    source: SourceConfig,
+    out: TextIO,
+    *,
+    archive: str = ARCHIVE,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int | None = None,
+    dry_run: bool = False,
+) -> list[Step]:
+    """`differ backfill` (and `differ add --backfill`): plan, say how many captures, then a line each as it is
+    read, and what was stored."""
+    found = plan(app, source, archive, since, until, limit)
+    print(
+        f"{source.key}: {len(found)} capture{'s' if len(found) != 1 else ''} of "
+        f"{SOURCE_KINDS[source.kind].fetch_url(source)} in {archive.rstrip('/')}",
+        file=out,
+        flush=True,
+    )
+    steps = backfill(
+        app,
+        source,
+        found,
+        archive=archive,
+        dry_run=dry_run,
+        progress=lambda s: print(s.line(), file=out, flush=True),
+    )
+    print(summary_line(source, steps, dry_run), file=out)
+    return steps
+
+
+def summary_line(source: SourceConfig, steps: list[Step], dry_run: bool = False) -> str:
+    new = sum(s.outcome == "new" for s in steps)
+    failed = sum(s.outcome == "failed" for s in steps)
+    if not steps:
+        return f"{source.key}: the archive has no capture of {SOURCE_KINDS[source.kind].fetch_url(source)}"
+    stored = "would store" if dry_run else "stored"
+    line = (
+        f"{source.key}: {stored} {new} version{'s' if new != 1 else ''} from {len(steps)} "
+        f"capture{'s' if len(steps) != 1 else ''}"
+    )
+    if failed:
+        line += f"; {failed} could not be read"
+    if new and not dry_run:
+        last = max(s.capture.at for s in steps if s.outcome == "new")
+        line += f"; the next check compares the page with the capture of {iso(last)}"
+    return line

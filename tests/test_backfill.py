@@ -1,0 +1,406 @@
+"""differ backfill: a page's history from a web archive, against a local archive that answers as the Wayback
+Machine does (its CDX index as JSON, raw captures at /web/TIMESTAMPid_/URL with Memento-Datetime)."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import threading
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from differ.backfill import Capture, backfill, captures, plan
+from differ.check import check_source
+from differ.cli import main
+from differ.errors import ExitCode, FetchError, StoreError, UsageError
+from differ.store import Store
+from tests.conftest import REPLAY, Clock, QuietServer, Server, article, make_app, one_doc
+
+URL = "https://blog.example.org/post/"
+
+
+class Archive:
+    """A web archive on 127.0.0.1: captures of pages by time, its CDX index (`output=json`, `fl`, `from`/`to`,
+    `filter=statuscode:200`, `collapse=digest` as the Wayback Machine reads them) and its `id_` copies; a
+    timestamp it does not hold redirects to the nearest capture, as the Wayback Machine does."""
+
+    def __init__(self) -> None:
+        self.captures: list[tuple[str, str, int, bytes, str]] = []  # timestamp, url, status, body, type
+        self.requests: list[str] = []
+        self.index_body: bytes | None = None  # an index answer to give instead of the real one
+        archive = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                archive.requests.append(self.path)
+                status, headers, body = archive.answer(self.path)
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def capture(self, at: str, body: bytes | str, url: str = URL, status: int = 200, ctype: str = "") -> None:
+        data = body.encode() if isinstance(body, str) else body
+        self.captures.append((at, url, status, data, ctype or "text/html; charset=utf-8"))
+        self.captures.sort()
+
+    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        parts = urlsplit(path)
+        if parts.path == "/robots.txt":
+            return 404, {}, b""
+        if parts.path == "/cdx/search/cdx" and self.index_body is not None:
+            return 200, {"Content-Type": "text/html"}, self.index_body
+        if parts.path == "/cdx/search/cdx":
+            return (
+                200,
+                {"Content-Type": "application/json"},
+                json.dumps(self.index(parse_qs(parts.query))).encode(),
+            )
+        m = re.fullmatch(r"/web/(\d{14})id_/(.+)", path)
+        if not m:
+            return 404, {}, b"not found"
+        ts, url = m.groups()
+        held = [c for c in self.captures if c[1] == url]
+        if not held:
+            return 404, {}, b"not archived"
+        nearest = min(held, key=lambda c: abs(int(c[0]) - int(ts)))
+        if nearest[0] != ts:
+            return 302, {"Location": f"{self.base}/web/{nearest[0]}id_/{url}"}, b""
+        at = datetime.strptime(ts, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+        headers = {
+            "Content-Type": nearest[4],
+            "Memento-Datetime": email.utils.format_datetime(at, usegmt=True),
+        }
+        return nearest[2], headers, nearest[3]
+
+    def index(self, q: dict[str, list[str]]) -> list[list[str]]:
+        import hashlib
+
+        fields = q.get("fl", ["urlkey,timestamp,original,mimetype,statuscode,digest,length"])[0].split(",")
+        rows, last = [], None
+        for ts, url, status, body, ctype in self.captures:
+            if (
+                url != q["url"][0]
+                or ts < q.get("from", ["0"])[0]
+                or ts[: len(q.get("to", ["9"])[0])] > q.get("to", ["9"])[0]
+            ):
+                continue
+            if "filter" in q and q["filter"][0] == "statuscode:200" and status != 200:
+                continue
+            digest = hashlib.sha1(body).hexdigest().upper()
+            if "collapse" in q and digest == last:
+                continue
+            last = digest
+            values = {"urlkey": "x", "timestamp": ts, "original": url, "mimetype": ctype.split(";")[0]}
+            values.update(statuscode=str(status), digest=digest, length=str(len(body)))
+            rows.append([values[f] for f in fields])
+        return [fields, *rows] if rows else []
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def archive() -> Any:
+    a = Archive()
+    yield a
+    a.close()
+
+
+def replay(n: int) -> bytes:
+    return (REPLAY / "canonical" / f"fetch-{n}.html").read_bytes()
+
+
+def app_for(tmp_path: Path, url: str, extra: str = 'selector = "article .entry-content"') -> Any:
+    return make_app(one_doc(tmp_path, url, extra=f"robots = false\n{extra}"), Clock())
+
+
+def test_the_replay_captures_become_two_versions_and_the_next_check_follows_on(
+    tmp_path: Path, archive: Archive, server: Server
+) -> None:
+    """fetch-1 and fetch-2 (same article, other noise), then fetch-3 and fetch-4 (the edit): two versions, the
+    second with the edit's three changes; a live check of the page as fetch-4 serves it finds nothing new."""
+    url = server.url("/blog/pytorch-2-13/")
+    for n, at in ((1, "20260707120000"), (2, "20260708090000"), (3, "20260708200000"), (4, "20260709080000")):
+        archive.capture(at, replay(n), url)
+    app = app_for(tmp_path, url)
+    source = app.config.sources()[0]
+    seen: list[str] = []
+    found = plan(app, source, archive.base)
+    steps = backfill(app, source, found, archive=archive.base, progress=lambda s: seen.append(s.line()))
+    assert seen == [
+        "  2026-07-07 12:00  version 1",
+        "  2026-07-08 09:00  same text (page noise only)",
+        "  2026-07-08 20:00  version 2 (3 changes)",
+        "  2026-07-09 08:00  same text (page noise only)",
+    ]
+    assert [s.outcome for s in steps] == ["new", "same", "new", "same"]
+    versions = app.store.versions(source.key)
+    assert [v.fetched_at for v in versions] == ["2026-07-07T12:00:00Z", "2026-07-08T20:00:00Z"]
+    second = versions[1].record
+    assert second["archive"]["capture"] == f"{archive.base}/web/20260708200000id_/{url}"
+    assert second["archive"]["timestamp"] == "20260708200000"
+    assert second["final_url"] == url and second["url"] == url
+    assert second["summary"][0] == "Doc (canonical), version 1 → 2: 3 changes (and 1 metadata field)."
+    assert any("Updated (7/8)" in line for line in second["summary"])
+    assert app.store.get_blob(versions[1].raw_sha256) == replay(3)  # the capture's bytes, as served
+    assert (app.store.root / "reports" / "doc" / "canonical" / "diff-2.html").exists()
+    assert Store(app.store.root).verify().ok
+    server.page("/blog/pytorch-2-13/", replay(4))
+    assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"
+    server.page("/blog/pytorch-2-13/", replay(1))  # the page reverted: a change from the archived version
+    assert check_source(app, source).line() == "doc/canonical: new version 3 (3 changes, 1 metadata field)"
+
+
+def test_links_are_read_against_the_page_not_the_archive(tmp_path: Path, archive: Archive) -> None:
+    archive.capture("20260701000000", article('<p>See <a href="/notes">the notes</a>.</p>'))
+    app = app_for(tmp_path, URL, extra='selector = "article"')
+    source = app.config.sources()[0]
+    backfill(app, source, plan(app, source, archive.base), archive=archive.base)
+    markdown = app.store.markdown(app.store.versions("doc/canonical")[0])
+    assert "[the notes](https://blog.example.org/notes)" in markdown
+
+
+def test_the_index_query_and_its_answer(tmp_path: Path, archive: Archive) -> None:
+    """Only 200 captures, runs of one digest once, from/to as the index reads them, oldest first."""
+    for at, body, status in (
+        ("20260601000000", "<p>One.</p>", 200),
+        ("20260602000000", "<p>One.</p>", 200),
+        ("20260603000000", "gone", 404),
+        ("20260604000000", "<p>Two.</p>", 200),
+        ("20260801000000", "<p>Three.</p>", 200),
+    ):
+        archive.capture(at, article(body), status=status)
+    app = app_for(tmp_path, URL, extra="")
+    source = app.config.sources()[0]
+    assert [c.timestamp for c in captures(app, source, archive.base)] == [
+        "20260601000000",
+        "20260604000000",
+        "20260801000000",
+    ]
+    june = captures(
+        app, source, archive.base, datetime(2026, 6, 2, tzinfo=UTC), datetime(2026, 6, 30, 23, 59, tzinfo=UTC)
+    )
+    assert [c.timestamp for c in june] == ["20260602000000", "20260604000000"]
+    query = parse_qs(urlsplit(archive.requests[0]).query)
+    assert query["url"] == [URL] and query["output"] == ["json"] and query["collapse"] == ["digest"]
+    assert query["filter"] == ["statuscode:200"]
+    assert query["fl"] == ["timestamp,original,statuscode,mimetype,digest"]
+
+
+def test_a_capture_served_from_a_neighbouring_time_keeps_its_own_time(
+    tmp_path: Path, archive: Archive
+) -> None:
+    """The index said 12:00:00; the archive redirected to 12:00:07: the version is dated by what was served."""
+    archive.capture("20260701120007", article("<p>Text.</p>"))
+    app = app_for(tmp_path, URL, extra='selector = "article"')
+    source = app.config.sources()[0]
+    steps = backfill(app, source, plan(app, source, archive.base), archive=archive.base)
+    assert [s.outcome for s in steps] == ["new"]
+    from differ.backfill import _read
+
+    read = _read(app, source, archive.base, Capture("20260701120000", URL))
+    assert not isinstance(read, type(steps[0]))
+    assert read[2] == datetime(2026, 7, 1, 12, 0, 7, tzinfo=UTC)
+    assert read[1].final_url == f"{archive.base}/web/20260701120007id_/{URL}"
+
+
+def test_captures_that_cannot_be_read_are_left_out_and_said(tmp_path: Path, archive: Archive) -> None:
+    archive.capture("20260601000000", "<html><body><p>An old layout without the article.</p></body></html>")
+    archive.capture("20260602000000", article("<p>The post.</p>"))
+    app = app_for(tmp_path, URL, extra='selector = "article"')
+    source = app.config.sources()[0]
+    steps = backfill(app, source, plan(app, source, archive.base), archive=archive.base)
+    assert [(s.outcome, s.version) for s in steps] == [("failed", None), ("new", 1)]
+    assert steps[0].line() == ('  2026-06-01 00:00  left out: selector "article" matches nothing on the page')
+    assert app.store.versions("doc/canonical")[0].fetched_at == "2026-06-02T00:00:00Z"
+
+
+def test_only_a_source_without_versions_is_backfilled(
+    tmp_path: Path, archive: Archive, server: Server
+) -> None:
+    server.page("/p", article("<p>Now.</p>"))
+    archive.capture("20260601000000", article("<p>Then.</p>"), server.url("/p"))
+    app = app_for(tmp_path, server.url("/p"), extra="")
+    source = app.config.sources()[0]
+    check_source(app, source)
+    with pytest.raises(UsageError) as e:
+        plan(app, source, archive.base)
+    assert str(e.value) == (
+        "doc/canonical already has 1 version: captures can only come before the first (the record only "
+        "grows); backfill a page right after adding it"
+    )
+    assert archive.requests == []
+
+
+def test_a_version_stored_meanwhile_stops_the_backfill_without_disorder(
+    tmp_path: Path, archive: Archive
+) -> None:
+    """A check (`differ run` picking up the page just added) stores a version while the captures are read:
+    the backfill stops at its next version instead of putting an older capture after it."""
+    archive.capture("20260601000000", article("<p>One.</p>"))
+    archive.capture("20260602000000", article("<p>Two.</p>"))
+    app = app_for(tmp_path, URL, extra="")
+    source = app.config.sources()[0]
+
+    def live_check_meanwhile(step: Any) -> None:
+        if step.version == 1:
+            app.store.commit(
+                source.key, raw=b"live", markdown="Live.\n", record={"fetched_at": "2026-07-08T17:45:00Z"}
+            )
+
+    with pytest.raises(StoreError) as e:
+        backfill(
+            app, source, plan(app, source, archive.base), archive=archive.base, progress=live_check_meanwhile
+        )
+    assert "version 2 was stored meanwhile by another process; nothing stored" in str(e.value)
+    assert [v.fetched_at for v in app.store.versions(source.key)] == [
+        "2026-06-01T00:00:00Z",
+        "2026-07-08T17:45:00Z",
+    ]
+
+
+def test_limit_and_dry_run(tmp_path: Path, archive: Archive) -> None:
+    for day, text in ((1, "One."), (2, "Two."), (3, "Three.")):
+        archive.capture(f"202606{day:02d}000000", article(f"<p>{text}</p>"))
+    app = app_for(tmp_path, URL, extra="")
+    source = app.config.sources()[0]
+    found = plan(app, source, archive.base, limit=2)
+    steps = backfill(app, source, found, archive=archive.base, dry_run=True)
+    assert [(s.capture.timestamp, s.version) for s in steps] == [("20260602000000", 1), ("20260603000000", 2)]
+    assert app.store.latest(source.key) is None
+
+
+def test_an_index_that_is_not_json_is_one_line(tmp_path: Path, archive: Archive) -> None:
+    archive.index_body = b"<html><body>Sorry, the Wayback Machine is under maintenance.</body></html>"
+    app = app_for(tmp_path, URL, extra="")
+    with pytest.raises(FetchError) as e:
+        captures(app, app.config.sources()[0], archive.base)
+    assert str(e.value).endswith(
+        ": expected the archive's index as a JSON list of captures; found something else"
+    )
+    archive.index_body = b"[]"  # nothing archived
+    assert captures(app, app.config.sources()[0], archive.base) == []
+
+
+def test_cli(tmp_path: Path, archive: Archive, capsys: pytest.CaptureFixture[str]) -> None:
+    archive.capture("20260601000000", article("<p>One.</p>"))
+    archive.capture("20260602000000", article("<p>One.</p><p>Two.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{URL}"\n'
+        'allow_private = ["127.0.0.1"]\nselector = "article"\n'
+    )
+    code = main(["--config", str(config), "backfill", "doc/c", "--archive", archive.base])
+    out = capsys.readouterr().out
+    assert (code, out) == (
+        ExitCode.OK,
+        f"doc/c: 2 captures of {URL} in {archive.base}\n"
+        "  2026-06-01 00:00  version 1\n"
+        "  2026-06-02 00:00  version 2 (1 change)\n"
+        "doc/c: stored 2 versions from 2 captures; the next check compares the page with the capture of "
+        "2026-06-02T00:00:00Z\n",
+    )
+    assert main(["--config", str(config), "history", "doc/c"]) == ExitCode.OK
+    history = capsys.readouterr().out
+    assert "archived capture: first snapshot" in history
+    assert 'archived capture: 1 change: added at the end: "Two."' in history
+    assert main(["--config", str(config), "backfill", "doc/c", "--archive", "ftp://x"]) == ExitCode.USAGE
+    assert capsys.readouterr().err == 'error: expected the archive\'s http(s) address, found "ftp://x"\n'
+    assert main(["--config", str(config), "backfill", "doc/c", "--archive", archive.base]) == ExitCode.USAGE
+    assert capsys.readouterr().err == (
+        "error: doc/c already has 2 versions: captures can only come before the first (the record only "
+        "grows); backfill a page right after adding it\n"
+    )
+    code = main(["--config", str(config), "backfill", "doc/c", "--since", "July", "--archive", archive.base])
+    assert (code, capsys.readouterr().err) == (
+        ExitCode.USAGE,
+        'error: expected a time such as 2026-07-08 or 2026-07-08T18:00Z, found "July"\n',
+    )
+
+
+def test_add_with_backfill_stores_the_history_before_the_page_is_watched(
+    tmp_path: Path, archive: Archive, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`differ add URL --backfill`: the versions are there before config.toml names the page (a running
+    `differ run` checks an added page at once); an archive that cannot be read leaves the file as it was."""
+    archive.capture("20260601000000", article("<p>One.</p>"))
+    config = tmp_path / "config.toml"
+    head = f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+    config.write_text(head)
+    args = [
+        "--config",
+        str(config),
+        "add",
+        URL,
+        "--set",
+        'allow_private=["127.0.0.1"]',
+        "--set",
+        "selector=article",
+    ]
+    assert main([*args, "--backfill", "http://127.0.0.1:9/"]) == ExitCode.FAILURE  # nothing listens there
+    assert capsys.readouterr().err.startswith("error: ")
+    assert config.read_text() == head
+    assert main([*args, "--backfill", archive.base]) == ExitCode.OK
+    assert capsys.readouterr().out == (
+        f"post/canonical: 1 capture of {URL} in {archive.base}\n"
+        "  2026-06-01 00:00  version 1\n"
+        "post/canonical: stored 1 version from 1 capture; the next check compares the page "
+        "with the capture of 2026-06-01T00:00:00Z\n"
+        f"added post/canonical to {config} (a new document); try it: differ --config {config} "
+        "fetch post/canonical\n"
+    )
+    assert [v.fetched_at for v in Store(tmp_path / "snap").versions("post/canonical")] == [
+        "2026-06-01T00:00:00Z"
+    ]
+
+
+def test_a_mirror_copied_before_watching_began_is_told_stale(
+    tmp_path: Path, archive: Archive, server: Server
+) -> None:
+    """Watching starts after the edit: with the archive's captures, the audit knows the aggregator's copy is
+    the edition from before it (version 1 of 2); without them there is one version and nothing to match."""
+    url = server.url("/blog/pytorch-2-13/")
+    for n, at in ((1, "20260707120000"), (3, "20260708200000")):
+        archive.capture(at, replay(n), url)
+    server.page("/blog/pytorch-2-13/", replay(4))
+    server.page("/wpnews.json", (REPLAY / "mirrors" / "wpnews.json").read_bytes(), "application/json")
+    mirror = (
+        f'id = "wpnews"\nurl = "{server.url("/wpnews.json")}"\nkind = "json"\nfield = "body_md"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+    )
+    from differ.audit import audit_document
+    from differ.check import check
+
+    config = one_doc(
+        tmp_path, url, extra='robots = false\nselector = "article .entry-content"', mirrors=[mirror]
+    )
+    app = make_app(config, Clock())
+    canonical = app.config.source("doc/canonical")
+    backfill(app, canonical, plan(app, canonical, archive.base), archive=archive.base)
+    check(app, app.config.sources())
+    report = audit_document(app, app.config.document("doc"))
+    assert (report.canonical_version, report.mirrors[0].matches_version) == (2, 1)
+    assert "stale" in {f.kind for f in report.mirrors[0].findings}

@@ -154,8 +154,10 @@ def backfill(
     goes after a newer version."""
     archive = archive.rstrip("/")
     steps: list[Step] = []
-    latest = None
-    identity = None
+    latest = app.store.latest(
+        source.key
+    )  # None, as plan saw it, unless this goes on from an earlier backfill
+    identity = latest.record.get("content_sha256") if latest else None
     versions = 0
     for capture in found:
         step = _read(app, source, archive, capture)
@@ -163,7 +165,16 @@ def backfill(
             steps.append(step)
         else:
             normalized, response, when = step
-            if identity is not None and content_identity(normalized) == identity:
+            if latest is not None and when <= latest.fetched_time:  # redirected to an older capture
+                served = iso(when)
+                steps.append(
+                    Step(
+                        capture,
+                        "failed",
+                        detail=f"the archive served its capture of {served}, not a later one",
+                    )
+                )
+            elif identity is not None and content_identity(normalized) == identity:
                 steps.append(Step(capture, "same"))
             elif dry_run:
                 identity, versions = content_identity(normalized), versions + 1

@@ -224,6 +224,12 @@ def test_a_capture_served_from_a_neighbouring_time_keeps_its_own_time(
     assert not isinstance(read, type(steps[0]))
     assert read[2] == datetime(2026, 7, 1, 12, 0, 7, tzinfo=UTC)
     assert read[1].final_url == f"{archive.base}/web/20260701120007id_/{URL}"
+    archive.capture("20260702000000", article("<p>Text, later.</p>"))
+    # The index lists a capture the archive no longer serves; it sends the one already stored instead.
+    late = Capture("20260701130000", URL)
+    assert [s.line() for s in backfill(app, source, [late], archive=archive.base)] == [
+        "  2026-07-01 13:00  left out: the archive served its capture of 2026-07-01T12:00:07Z, not a later one"
+    ]
 
 
 def test_captures_that_cannot_be_read_are_left_out_and_said(tmp_path: Path, archive: Archive) -> None:

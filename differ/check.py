@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.app import App, iso
 from differ.config import VERSION_EVENTS, SourceConfig
-from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreError
+from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreConflict, StoreError
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.http import host_key
@@ -266,7 +266,12 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "status": response.status,
         "headers": response.headers,
     }
-    version, d = store_version(app, source, latest, normalized, response.body, again, now, fetched)
+    try:
+        version, d = store_version(app, source, latest, normalized, response.body, again, now, fetched)
+    except StoreConflict:  # `differ check` and `differ run` at once: the other's version stands
+        return CheckResult(
+            key, "deferred", "another process stored a version meanwhile; checked again next time"
+        )
     summary, changes = version.record["summary"], version.record["changes"]
     result = CheckResult(
         key,

@@ -7,6 +7,7 @@
     ├── NormalizeError   a fetched body could not be turned into Markdown
     │   └── NoContentError  no content: a selector that matches nothing, a page with no text as served
     ├── StoreError       the snapshot store is unreadable, locked or damaged
+    │   └── StoreConflict  another process stored a version of the same source first
     ├── NotifyError      a notification could not be delivered
     └── UsageError       the command line asked for something that does not exist
 
@@ -86,6 +87,12 @@ class StoreError(DifferError):
     """The snapshot store is unreadable, locked or damaged."""
 
     exit_code = ExitCode.STORE
+
+
+class StoreConflict(StoreError):
+    """Another process stored a version of the same source first: nothing was stored, nothing is damaged."""
+
+    exit_code = ExitCode.FAILURE
 
 
 class NotifyError(DifferError):

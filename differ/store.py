@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from differ.errors import StoreError
+from differ.errors import StoreConflict, StoreError
 from differ.files import append_line, atomic_write, last_line, read_lines, tail_lines, temp_file
 
 FORMAT = "differ.store/1"
@@ -392,7 +392,7 @@ class Store:
             with self.writing():
                 previous = self.latest(key)
                 if after is not False and (previous.hash if previous else None) != after:
-                    raise StoreError(
+                    raise StoreConflict(
                         f"{key}: version {previous.number if previous else 0} was stored meanwhile by another "
                         "process; nothing stored"
                     )

@@ -458,3 +458,38 @@ def test_a_release_is_counted_against_the_host_it_is_fetched_from(tmp_path: Path
     )
     release, page = config.sources()
     assert (fetch_host(release), fetch_host(page)) == ("https://api.github.com:443", "https://github.com:443")
+
+
+def test_a_version_stored_by_another_process_meanwhile_stands(tmp_path: Path, server: Server) -> None:
+    """`differ check` while `differ run` checks the same page: the version the other stored first stands, this
+    check stores nothing after it (its diff was made against the version before) and says so, and the next
+    check compares with it."""
+    from typing import Any
+
+    from differ.store import Store
+
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false")
+    other = make_app(config, Clock())  # the other process: its own app on the same store
+
+    class Racing(Store):
+        """This process's store, where the other process stores its version just before this one commits."""
+
+        raced = False
+
+        def commit(self, key: str, **kw: Any) -> Any:
+            if not Racing.raced and self.latest(key) is not None:
+                Racing.raced = True
+                assert check_source(other, source).line() == "doc/canonical: new version 2 (1 change)"
+            return super().commit(key, **kw)
+
+    app = make_app(config, Clock())
+    app.store = Racing(config.service.snapshots)
+    source = app.config.sources()[0]
+    server.page("/post", article("<p>One.</p>"))
+    check_source(app, source)
+    server.page("/post", article("<p>Two.</p>"))
+    assert check_source(app, source).line() == (
+        "doc/canonical: deferred: another process stored a version meanwhile; checked again next time"
+    )
+    assert [v.number for v in app.store.versions(source.key)] == [1, 2]
+    assert check_source(app, source).line() == "doc/canonical: unchanged (same body)"

@@ -21,6 +21,8 @@ from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 
 ARCHIVE = WEB_ARCHIVE
+# `--every`: how many digits of a capture's timestamp name its period; the index keeps the first of each.
+EVERY = {"month": 6, "day": 8, "hour": 10}
 
 
 @dataclass(frozen=True)
@@ -75,19 +77,22 @@ def captures(
     archive: str = ARCHIVE,
     since: datetime | None = None,
     until: datetime | None = None,
+    every: str | None = None,
 ) -> list[Capture]:
     """The archive's captures of what the source fetches that were served with 200, oldest first, runs of
-    the same content digest given once (the index's own `collapse=digest`, and again here)."""
-    query = {
+    the same content digest given once (the index's own `collapse=digest`, and again here); with `every`
+    (hour, day, month), the first of each such period only."""
+    digits = EVERY[every] if every else 0
+    query: dict[str, str | list[str]] = {
         "url": SOURCE_KINDS[source.kind].fetch_url(source),
         "output": "json",
         "fl": "timestamp,original,statuscode,mimetype,digest",
         "filter": "statuscode:200",
-        "collapse": "digest",
+        "collapse": ["digest", f"timestamp:{digits}"] if digits else "digest",
         **({"from": stamp(since)} if since else {}),
         **({"to": stamp(until)} if until else {}),
     }
-    index = f"{archive}/cdx/search/cdx?{urlencode(query)}"
+    index = f"{archive}/cdx/search/cdx?{urlencode(query, doseq=True)}"
     response = app.fetcher.fetch(_request(source, index, "application/json"))
     try:
         rows = json.loads(response.body)
@@ -113,6 +118,8 @@ def captures(
         capture = Capture(timestamp, fields["original"], fields.get("digest", ""), fields.get("mimetype", ""))
         if found and capture.digest and capture.digest == found[-1].digest:
             continue
+        if found and digits and timestamp[:digits] == found[-1].timestamp[:digits]:
+            continue
         found.append(capture)
     return sorted(found, key=lambda c: c.timestamp)
 
@@ -124,8 +131,10 @@ def plan(
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,
+    every: str | None = None,
 ) -> list[Capture]:
-    """The captures a backfill of the source would read (with `limit`, the latest N). Only for a source with no
+    """The captures a backfill of the source would read (with `limit`, the latest N; with `every`, the first
+    of each hour, day or month). Only for a source with no
     version yet: the record only grows, so a capture cannot go before a version differ fetched itself."""
     if not archive.startswith(("https://", "http://")):
         raise UsageError(f'expected the archive\'s http(s) address, found "{archive}"')
@@ -135,7 +144,7 @@ def plan(
             f"{source.key} already has {stored.number} version{'s' if stored.number != 1 else ''}: captures "
             "can only come before the first (the record only grows); backfill a page right after adding it"
         )
-    found = captures(app, source, archive.rstrip("/"), since, until)
+    found = captures(app, source, archive.rstrip("/"), since, until, every)
     return found[-limit:] if limit is not None else found
 
 
@@ -258,11 +267,12 @@ def run(
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,
+    every: str | None = None,
     dry_run: bool = False,
 ) -> list[Step]:
     """`differ backfill` (and `differ add --backfill`): plan, say how many captures, then a line each as it is
     read, and what was stored."""
-    found = plan(app, source, archive, since, until, limit)
+    found = plan(app, source, archive, since, until, limit, every)
     print(
         f"{source.key}: {len(found)} capture{'s' if len(found) != 1 else ''} of "
         f"{SOURCE_KINDS[source.kind].fetch_url(source)} in {archive.rstrip('/')}",

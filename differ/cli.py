@@ -192,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     bf.add_argument("--until", metavar="TIME", help="captures up to this time")
     bf.add_argument("--limit", type=_positive, metavar="N", help="only the latest N captures")
     bf.add_argument(
+        "--every",
+        choices=("hour", "day", "month"),
+        help="only the first capture of each hour, day or month (a page captured thousands of times)",
+    )
+    bf.add_argument(
         "--archive",
         default=WEB_ARCHIVE,
         metavar="URL",

@@ -439,6 +439,7 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
         since=since,
         until=until,
         limit=args.limit,
+        every=args.every,
         dry_run=args.dry_run,
     )
     unread = steps and all(s.outcome == "failed" for s in steps)

@@ -97,7 +97,8 @@ class Archive:
         import hashlib
 
         fields = q.get("fl", ["urlkey,timestamp,original,mimetype,statuscode,digest,length"])[0].split(",")
-        rows, last = [], None
+        rows: list[list[str]] = []
+        kept: dict[str, str] = {}  # each collapse field's value in the last line kept
         for ts, url, status, body, ctype in self.captures:
             if (
                 url != q["url"][0]
@@ -108,11 +109,15 @@ class Archive:
             if "filter" in q and q["filter"][0] == "statuscode:200" and status != 200:
                 continue
             digest = hashlib.sha1(body).hexdigest().upper()
-            if "collapse" in q and digest == last:
-                continue
-            last = digest
             values = {"urlkey": "x", "timestamp": ts, "original": url, "mimetype": ctype.split(";")[0]}
             values.update(statuscode=str(status), digest=digest, length=str(len(body)))
+            collapse = {}
+            for spec in q.get("collapse", []):
+                name, _, digits = spec.partition(":")
+                collapse[spec] = values[name][: int(digits)] if digits else values[name]
+            if any(kept.get(spec) == value for spec, value in collapse.items()):
+                continue
+            kept = collapse
             rows.append([values[f] for f in fields])
         return [fields, *rows] if rows else []
 
@@ -203,6 +208,11 @@ def test_the_index_query_and_its_answer(tmp_path: Path, archive: Archive) -> Non
         app, source, archive.base, datetime(2026, 6, 2, tzinfo=UTC), datetime(2026, 6, 30, 23, 59, tzinfo=UTC)
     )
     assert [c.timestamp for c in june] == ["20260602000000", "20260604000000"]
+    assert [c.timestamp for c in captures(app, source, archive.base, every="month")] == [
+        "20260601000000",
+        "20260801000000",
+    ]
+    assert parse_qs(urlsplit(archive.requests[-1]).query)["collapse"] == ["digest", "timestamp:6"]
     query = parse_qs(urlsplit(archive.requests[0]).query)
     assert query["url"] == [URL] and query["output"] == ["json"] and query["collapse"] == ["digest"]
     assert query["filter"] == ["statuscode:200"]

@@ -9,8 +9,8 @@ import email.utils
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TextIO
+from datetime import UTC, datetime, timedelta
+from typing import Any, TextIO
 from urllib.parse import urlencode
 
 from differ.app import App, iso
@@ -48,7 +48,7 @@ class Step:
     """What became of one capture."""
 
     capture: Capture
-    outcome: str  # new, same, failed
+    outcome: str  # new, same, failed, stopped (the archive asked to wait)
     version: int | None = None
     changes: int = 0
     detail: str = ""
@@ -61,6 +61,8 @@ class Step:
             )
         elif self.outcome == "same":
             what = "same text (page noise only)"
+        elif self.outcome == "stopped":
+            what = f"stopped: {self.detail}"
         else:
             what = f"left out: {self.detail}"
         return f"  {when}  {what}"
@@ -134,16 +136,20 @@ def plan(
     every: str | None = None,
 ) -> list[Capture]:
     """The captures a backfill of the source would read (with `limit`, the latest N; with `every`, the first
-    of each hour, day or month). Only for a source with no
-    version yet: the record only grows, so a capture cannot go before a version differ fetched itself."""
+    of each hour, day or month). Only for a source differ has not fetched yet, since the record only grows
+    and a capture cannot go before a version differ fetched; one an earlier backfill left unfinished goes on
+    after its last capture."""
     if not archive.startswith(("https://", "http://")):
         raise UsageError(f'expected the archive\'s http(s) address, found "{archive}"')
     stored = app.store.latest(source.key)
-    if stored is not None:
+    if stored is not None and not stored.record.get("archive"):
         raise UsageError(
             f"{source.key} already has {stored.number} version{'s' if stored.number != 1 else ''}: captures "
             "can only come before the first (the record only grows); backfill a page right after adding it"
         )
+    if stored is not None:  # an earlier backfill stopped: go on after its last capture
+        after = stored.fetched_time + timedelta(seconds=1)
+        since = max(since, after) if since else after
     found = captures(app, source, archive.rstrip("/"), since, until, every)
     return found[-limit:] if limit is not None else found
 
@@ -157,57 +163,49 @@ def backfill(
     dry_run: bool = False,
     progress: Callable[[Step], None] | None = None,
 ) -> list[Step]:
-    """Store the captures `plan` found as the source's first versions, oldest first; a capture that reads as
-    the one before (page noise) makes none. With `dry_run`, each is read and compared but nothing is stored.
-    A version stored meanwhile by another process (a check) stops it with a StoreError, so no capture ever
-    goes after a newer version."""
+    """Store the captures `plan` found as the source's versions, oldest first, after those an earlier
+    backfill stored; a capture that reads as the one before (page noise) makes none. With `dry_run`, each is
+    read and compared but nothing is stored. The archive asking to wait (429, Retry-After) stops it, to be
+    taken up again later; a version stored meanwhile by another process (a check) stops it with a
+    StoreConflict, so no capture ever goes after a newer version."""
     archive = archive.rstrip("/")
     steps: list[Step] = []
-    latest = app.store.latest(
-        source.key
-    )  # None, as plan saw it, unless this goes on from an earlier backfill
+    latest = app.store.latest(source.key)
     identity = latest.record.get("content_sha256") if latest else None
-    versions = 0
+    versions = latest.number if latest else 0
     for capture in found:
-        step = _read(app, source, archive, capture)
-        if isinstance(step, Step):
-            steps.append(step)
+        read = _read(app, source, archive, capture)
+        if isinstance(read, Step):
+            step = read
         else:
-            normalized, response, when = step
+            normalized, response, when = read
             if latest is not None and when <= latest.fetched_time:  # redirected to an older capture
-                served = iso(when)
-                steps.append(
-                    Step(
-                        capture,
-                        "failed",
-                        detail=f"the archive served its capture of {served}, not a later one",
-                    )
+                step = Step(
+                    capture, "failed", detail=f"the archive served its capture of {iso(when)} instead"
                 )
             elif identity is not None and content_identity(normalized) == identity:
-                steps.append(Step(capture, "same"))
+                step = Step(capture, "same")
             elif dry_run:
                 identity, versions = content_identity(normalized), versions + 1
-                steps.append(Step(capture, "new", versions))
+                step = Step(capture, "new", versions)
             else:
-                kept = {
-                    "capture": response.final_url,
-                    "timestamp": capture.timestamp,
-                    "digest": capture.digest,
-                }
-                fetched = {
-                    "fetch_url": capture.url(archive),
-                    "final_url": SOURCE_KINDS[source.kind].fetch_url(source),  # what links are read against
-                    "status": 200,
-                    "headers": response.headers,
-                    "archive": {k: v for k, v in kept.items() if v},
-                }
                 version, d = store_version(
-                    app, source, latest, normalized, response.body, None, when, fetched
+                    app,
+                    source,
+                    latest,
+                    normalized,
+                    response.body,
+                    None,
+                    when,
+                    _fetched(source, archive, capture, response),
                 )
                 latest, identity = version, version.record["content_sha256"]
-                steps.append(Step(capture, "new", version.number, len(d.changes) if d else 0))
+                step = Step(capture, "new", version.number, len(d.changes) if d else 0)
+        steps.append(step)
         if progress is not None:
-            progress(steps[-1])
+            progress(step)
+        if step.outcome == "stopped":
+            break
     if latest is not None:
         from differ.feed import write_feed
         from differ.site import write_site
@@ -215,6 +213,18 @@ def backfill(
         write_feed(app.store, app.config.document(source.document), app.config.service.base_url)
         write_site(app, {source.document})
     return steps
+
+
+def _fetched(source: SourceConfig, archive: str, capture: Capture, response: Response) -> dict[str, Any]:
+    """How an archived version was had, for its record: the capture asked for and the one served."""
+    kept = {"capture": response.final_url, "timestamp": capture.timestamp, "digest": capture.digest}
+    return {
+        "fetch_url": capture.url(archive),
+        "final_url": SOURCE_KINDS[source.kind].fetch_url(source),  # what its links are read against
+        "status": 200,
+        "headers": response.headers,
+        "archive": {k: v for k, v in kept.items() if v},
+    }
 
 
 def _read(
@@ -231,7 +241,13 @@ def _read(
             app.config.service.tracking_params,
         )
         normalized = normalize(body, source)
-    except (FetchError, NormalizeError) as exc:
+    except FetchError as exc:
+        if (
+            exc.status == 429 or exc.retry_after is not None
+        ):  # asked to slow down: more requests would not help
+            return Step(capture, "stopped", detail=str(exc))
+        return Step(capture, "failed", detail=str(exc))
+    except NormalizeError as exc:
         return Step(capture, "failed", detail=str(exc))
     except RecursionError:
         return Step(capture, "failed", detail="page nested too deeply to read")
@@ -273,9 +289,11 @@ def run(
     """`differ backfill` (and `differ add --backfill`): plan, say how many captures, then a line each as it is
     read, and what was stored."""
     found = plan(app, source, archive, since, until, limit, every)
+    stored = app.store.latest(source.key)
     print(
         f"{source.key}: {len(found)} capture{'s' if len(found) != 1 else ''} of "
-        f"{SOURCE_KINDS[source.kind].fetch_url(source)} in {archive.rstrip('/')}",
+        f"{SOURCE_KINDS[source.kind].fetch_url(source)} in {archive.rstrip('/')}"
+        + (f" after {stored.fetched_at}, the last one stored" if stored else ""),
         file=out,
         flush=True,
     )
@@ -295,7 +313,7 @@ def summary_line(source: SourceConfig, steps: list[Step], dry_run: bool = False)
     new = sum(s.outcome == "new" for s in steps)
     failed = sum(s.outcome == "failed" for s in steps)
     if not steps:
-        return f"{source.key}: the archive has no capture of {SOURCE_KINDS[source.kind].fetch_url(source)}"
+        return f"{source.key}: nothing to store"
     stored = "would store" if dry_run else "stored"
     line = (
         f"{source.key}: {stored} {new} version{'s' if new != 1 else ''} from {len(steps)} "
@@ -303,6 +321,8 @@ def summary_line(source: SourceConfig, steps: list[Step], dry_run: bool = False)
     )
     if failed:
         line += f"; {failed} could not be read"
+    if steps[-1].outcome == "stopped":
+        return line + f"; the archive asked to wait: run differ backfill {source.key} again later to go on"
     if new and not dry_run:
         last = max(s.capture.at for s in steps if s.outcome == "new")
         line += f"; the next check compares the page with the capture of {iso(last)}"

@@ -425,7 +425,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 
 @command("backfill")
 def cmd_backfill(app: App, args: argparse.Namespace) -> int:
-    """Exit 1 only when the archive had captures and none could be read."""
+    """Exit 1 when the archive had captures and none could be read, or when it asked to wait."""
     from differ.backfill import run
 
     source = app.config.source(args.source)
@@ -442,8 +442,8 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
         every=args.every,
         dry_run=args.dry_run,
     )
-    unread = steps and all(s.outcome == "failed" for s in steps)
-    return ExitCode.FAILURE if unread else ExitCode.OK
+    unread = steps and all(s.outcome in ("failed", "stopped") for s in steps)
+    return ExitCode.FAILURE if unread or (steps and steps[-1].outcome == "stopped") else ExitCode.OK
 
 
 @command("compare")

@@ -4,6 +4,7 @@ Machine does (its CDX index as JSON, raw captures at /web/TIMESTAMPid_/URL with 
 from __future__ import annotations
 
 import email.utils
+import io
 import json
 import re
 import threading
@@ -15,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from differ.backfill import Capture, backfill, captures, plan
+from differ.backfill import Capture, backfill, captures, plan, run
 from differ.check import check_source
 from differ.cli import main
 from differ.errors import ExitCode, FetchError, StoreError, UsageError
@@ -34,6 +35,8 @@ class Archive:
         self.captures: list[tuple[str, str, int, bytes, str]] = []  # timestamp, url, status, body, type
         self.requests: list[str] = []
         self.index_body: bytes | None = None  # an index answer to give instead of the real one
+        self.captures_served = 0
+        self.throttle_after: int | None = None  # captures served before it answers 429 with Retry-After
         archive = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -80,6 +83,9 @@ class Archive:
         if not m:
             return 404, {}, b"not found"
         ts, url = m.groups()
+        if self.throttle_after is not None and self.captures_served >= self.throttle_after:
+            return 429, {"Retry-After": "3600"}, b"slow down"
+        self.captures_served += 1
         held = [c for c in self.captures if c[1] == url]
         if not held:
             return 404, {}, b"not archived"
@@ -238,7 +244,7 @@ def test_a_capture_served_from_a_neighbouring_time_keeps_its_own_time(
     # The index lists a capture the archive no longer serves; it sends the one already stored instead.
     late = Capture("20260701130000", URL)
     assert [s.line() for s in backfill(app, source, [late], archive=archive.base)] == [
-        "  2026-07-01 13:00  left out: the archive served its capture of 2026-07-01T12:00:07Z, not a later one"
+        "  2026-07-01 13:00  left out: the archive served its capture of 2026-07-01T12:00:07Z instead"
     ]
 
 
@@ -345,10 +351,10 @@ def test_cli(tmp_path: Path, archive: Archive, capsys: pytest.CaptureFixture[str
     assert 'archived capture: 1 change: added at the end: "Two."' in history
     assert main(["--config", str(config), "backfill", "doc/c", "--archive", "ftp://x"]) == ExitCode.USAGE
     assert capsys.readouterr().err == 'error: expected the archive\'s http(s) address, found "ftp://x"\n'
-    assert main(["--config", str(config), "backfill", "doc/c", "--archive", archive.base]) == ExitCode.USAGE
-    assert capsys.readouterr().err == (
-        "error: doc/c already has 2 versions: captures can only come before the first (the record only "
-        "grows); backfill a page right after adding it\n"
+    assert main(["--config", str(config), "backfill", "doc/c", "--archive", archive.base]) == ExitCode.OK
+    assert capsys.readouterr().out == (  # a backfill goes on where the last stopped: nothing new here
+        f"doc/c: 0 captures of {URL} in {archive.base} after 2026-06-02T00:00:00Z, the last one stored\n"
+        "doc/c: nothing to store\n"
     )
     code = main(["--config", str(config), "backfill", "doc/c", "--since", "July", "--archive", archive.base])
     assert (code, capsys.readouterr().err) == (
@@ -420,3 +426,27 @@ def test_a_mirror_copied_before_watching_began_is_told_stale(
     report = audit_document(app, app.config.document("doc"))
     assert (report.canonical_version, report.mirrors[0].matches_version) == (2, 1)
     assert "stale" in {f.kind for f in report.mirrors[0].findings}
+
+
+def test_an_archive_that_asks_to_wait_stops_it_and_it_goes_on_later(tmp_path: Path, archive: Archive) -> None:
+    for day in (1, 2, 3):
+        archive.capture(f"202606{day:02d}000000", article(f"<p>Text of day {day}.</p>"))
+    archive.throttle_after = 1
+    app = app_for(tmp_path, URL, extra="")
+    source = app.config.sources()[0]
+    out = io.StringIO()
+    steps = run(app, source, out, archive=archive.base)
+    assert [s.outcome for s in steps] == ["new", "stopped"]
+    assert out.getvalue().splitlines()[1:] == [
+        "  2026-06-01 00:00  version 1",
+        "  2026-06-02 00:00  stopped: HTTP 429: server asked to wait 3600s (Retry-After)",
+        "doc/canonical: stored 1 version from 2 captures; the archive asked to wait: run differ backfill "
+        "doc/canonical again later to go on",
+    ]
+    archive.throttle_after = None
+    found = plan(app, source, archive.base)
+    assert [c.timestamp for c in found] == ["20260602000000", "20260603000000"]
+    assert parse_qs(urlsplit(archive.requests[-1]).query)["from"] == ["20260601000001"]
+    steps = backfill(app, source, found, archive=archive.base)
+    assert [(s.outcome, s.version) for s in steps] == [("new", 2), ("new", 3)]
+    assert Store(app.store.root).verify().ok

@@ -20,7 +20,6 @@ from differ.errors import FetchError, NormalizeError, UsageError
 from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 
-ARCHIVE = WEB_ARCHIVE
 # `--every`: how many digits of a capture's timestamp name its period; the index keeps the first of each.
 EVERY = {"month": 6, "day": 8, "hour": 10}
 
@@ -76,7 +75,7 @@ def stamp(moment: datetime) -> str:
 def captures(
     app: App,
     source: SourceConfig,
-    archive: str = ARCHIVE,
+    archive: str = WEB_ARCHIVE,
     since: datetime | None = None,
     until: datetime | None = None,
     every: str | None = None,
@@ -129,7 +128,7 @@ def captures(
 def plan(
     app: App,
     source: SourceConfig,
-    archive: str = ARCHIVE,
+    archive: str = WEB_ARCHIVE,
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,
@@ -159,7 +158,7 @@ def backfill(
     source: SourceConfig,
     found: list[Capture],
     *,
-    archive: str = ARCHIVE,
+    archive: str = WEB_ARCHIVE,
     dry_run: bool = False,
     progress: Callable[[Step], None] | None = None,
 ) -> list[Step]:
@@ -180,9 +179,8 @@ def backfill(
         else:
             normalized, response, when = read
             if latest is not None and when <= latest.fetched_time:  # redirected to an older capture
-                step = Step(
-                    capture, "failed", detail=f"the archive served its capture of {iso(when)} instead"
-                )
+                served = f"the archive served its capture of {iso(when)} instead"
+                step = Step(capture, "failed", detail=served)
             elif identity is not None and content_identity(normalized) == identity:
                 step = Step(capture, "same")
             elif dry_run:
@@ -242,9 +240,8 @@ def _read(
         )
         normalized = normalize(body, source)
     except FetchError as exc:
-        if (
-            exc.status == 429 or exc.retry_after is not None
-        ):  # asked to slow down: more requests would not help
+        # Asked to slow down beyond what a check waits: more requests now would not help.
+        if exc.status == 429 or exc.retry_after is not None:
             return Step(capture, "stopped", detail=str(exc))
         return Step(capture, "failed", detail=str(exc))
     except NormalizeError as exc:
@@ -279,7 +276,7 @@ def run(
     source: SourceConfig,
     out: TextIO,
     *,
-    archive: str = ARCHIVE,
+    archive: str = WEB_ARCHIVE,
     since: datetime | None = None,
     until: datetime | None = None,
     limit: int | None = None,

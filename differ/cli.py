@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     rm.add_argument(
         "name", metavar="DOCUMENT[/MIRROR]", help="a document with all its sources, or one mirror"
     )
+    for verb, does in (("pause", "stop checking"), ("resume", "check again")):
+        pa = sub.add_parser(verb, help=f"{does} sources (paused = true in config.toml; the store keeps all)")
+        pa.add_argument(
+            "names", nargs="+", metavar="SOURCE", help="DOCUMENT/SOURCE, or DOCUMENT for all its sources"
+        )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
@@ -334,6 +339,10 @@ def main(
             from differ.configure import import_pages
 
             return import_pages(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command in ("pause", "resume"):
+            from differ.configure import pause
+
+            return pause(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "remove":
             from differ.configure import remove
 

@@ -22,9 +22,13 @@ from differ.store import Version
 def cmd_check(app: App, args: argparse.Namespace) -> int:
     from differ.check import check
 
-    sources = app.config.select(args.sources)
-    if not sources:
+    sources, paused = app.config.to_check(args.sources)
+    if not sources and not paused:
         raise UsageError(f"{app.config.path.name} configures no sources; add a [[documents]] entry")
+    for source in paused if not args.quiet else ():
+        print(f"{source.key}: paused", file=app.out)
+    if not sources:
+        return ExitCode.OK
     tty = app.err.isatty() and len(sources) > 1
     done = 0
 
@@ -357,8 +361,9 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 failures = state.get("failures", 0)
                 status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
             grace = f", stale after {opt.format_duration(s.stale_after)}" if s.stale_after else ""
+            when = "paused" if s.paused else f"every {opt.format_duration(every)}"
             print(
-                f"  {s.key}  [{s.role}, {s.kind}, every {opt.format_duration(every)}{grace}]  {s.url}",
+                f"  {s.key}  [{s.role}, {s.kind}, {when}{grace}]  {s.url}",
                 file=app.out,
             )
             if s.ignore:

@@ -87,6 +87,9 @@ SOURCE_OPTIONS: dict[str, Option] = {
         0.0,
         "a mirror's time to catch up: how long the canonical may be ahead before the mirror is called stale",
     ),
+    "paused": Option(
+        opt.boolean, False, "not checked by differ check or differ run until unset; its record stays"
+    ),
 }
 
 
@@ -129,6 +132,7 @@ class SourceConfig:
     languages: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
+    paused: bool = False  # left out of `differ check` and `differ run` unless named
     options: Mapping[str, Any] = field(default_factory=dict)
     title: str = ""
 
@@ -234,6 +238,14 @@ class Config:
             picked = list(self.document(key).sources) if "/" not in key else [self.source(key)]
             chosen.extend(s for s in picked if s not in chosen)
         return chosen
+
+    def to_check(self, keys: list[str]) -> tuple[list[SourceConfig], list[SourceConfig]]:
+        """The sources a check of `keys` covers, and the paused ones it leaves out: a paused source is checked
+        only when named as DOCUMENT/SOURCE."""
+        named = set(keys)
+        chosen = self.select(keys)
+        left_out = [s for s in chosen if s.paused and s.key not in named]
+        return [s for s in chosen if s not in left_out], left_out
 
     def notifier(self, name: str) -> NotifierConfig:
         for n in self.notifiers:
@@ -356,6 +368,7 @@ class _Loader:
             languages=common["languages"],
             ignore=common["ignore"],
             stale_after=common["stale_after"],
+            paused=common["paused"],
             options=values,
             title=title,
         )

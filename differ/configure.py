@@ -133,13 +133,35 @@ def remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, 
     return ExitCode.OK
 
 
+def pause(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ pause` and `differ resume`: `paused = true` set or taken out; a running `differ run` reads the
+    file again within seconds and stops or starts checking them."""
+    from differ.edit import set_paused
+
+    paused = args.command == "pause"
+    changed = set_paused(path, args.names, paused, env)
+    verb = "paused" if paused else "resumed"
+    if not changed:
+        print(
+            f"nothing to do: {', '.join(args.names)} {'is' if len(args.names) == 1 else 'are'} {verb} already",
+            file=out,
+        )
+        return ExitCode.OK
+    what = "no longer checked, its record kept" if paused else "checked again"
+    if len(changed) > 1:
+        what = "no longer checked, their records kept" if paused else "checked again"
+    print(f"{verb} {', '.join(changed)} in {path} ({what})", file=out)
+    return ExitCode.OK
+
+
 def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:
     """`differ config check [FILE]`: validate without fetching; needs no store, so it takes no App."""
     config = load_config(path, env)
     n = len(config.sources())
+    paused = sum(s.paused for s in config.sources())
     print(
         f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
-        f"{n} source{'s' if n != 1 else ''}, {len(config.notifiers)} "
+        f"{n} source{'s' if n != 1 else ''}{f' ({paused} paused)' if paused else ''}, {len(config.notifiers)} "
         f"notifier{'s' if len(config.notifiers) != 1 else ''})",
         file=out,
     )

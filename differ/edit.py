@@ -21,6 +21,7 @@ from differ.errors import ConfigError, UsageError
 from differ.files import atomic_write
 
 NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
+_PAUSED = re.compile(r"^\s*paused\s*=")
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
 _NOT_ID = re.compile(r"[^a-z0-9_-]+")
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".md", ".markdown", ".json", ".txt"}
@@ -417,6 +418,63 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
     _write(path, new_text)
     return removed
+
+
+def set_paused(
+    path: Path, names: Sequence[str], paused: bool, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """Pause (`paused = true`) or resume (the line taken out) the sources `names` name, DOCUMENT for all its
+    sources or DOCUMENT/SOURCE, in one write that changes nothing else; returns the keys changed (those
+    already so are left as they are)."""
+    env = os.environ if env is None else env
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file; there is nothing to {'pause' if paused else 'resume'}")
+    text, config = _open(path, env)
+    chosen = [s for s in config.select(list(names)) if s.paused != paused]
+    rows = text.splitlines(keepends=True)
+    edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
+    for source in chosen:
+        start, end = _source_rows(rows, config, source)
+        setting = next((i for i in range(start + 1, end) if _PAUSED.match(rows[i])), None)
+        if setting is not None:
+            edits.append((setting, setting + 1, "paused = true\n" if paused else ""))
+        else:
+            edits.append((start + 1, start + 1, "paused = true\n"))
+    for start, end, new in sorted(edits, reverse=True):
+        rows[start:end] = [new] if new else []
+    new_text = "".join(rows)
+    keys = [s.key for s in chosen]
+    try:
+        after = parse_config(new_text, path, env, notifiers=False)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    expected = {s.key: replace(s, paused=paused) if s.key in keys else s for s in config.sources()}
+    if {s.key: s for s in after.sources()} != expected:
+        raise ConfigError(f"{path.name}: could not set paused cleanly; edit it by hand")
+    if keys:
+        _write(path, new_text)
+    return keys
+
+
+def _source_rows(rows: list[str], config: Config, source: SourceConfig) -> tuple[int, int]:
+    """The rows of a source's own table: its header, then its keys up to the next header."""
+    headers = _headers(rows)
+    span = _document_span(rows, headers, config, source.document)
+    document = config.document(source.document)
+    if source.role == "canonical":
+        tables = [
+            i for i, b, n in headers if span[0] < i < span[1] and b == "[" and n == "documents.canonical"
+        ]
+        if len(tables) != 1:
+            raise ConfigError(
+                f"{config.path.name}: {source.key} is not written as a [documents.canonical] table; edit it by hand"
+            )
+        start = tables[0]
+    else:
+        ids = [m.id for m in document.mirrors]
+        start, _ = _mirror_span(headers, span, ids.index(source.id), len(ids), config, source.document)
+    end = next((i for i, _, _ in headers if i > start), len(rows))
+    return start, end
 
 
 def _mirror_span(

@@ -443,13 +443,11 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
     name = str(title or url or uuid)
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         return Found(name, None, skipped=f"not an http or https page ({url!r})")
-    if watch.get("paused"):
-        return Found(name, None, skipped="paused")
     if watch.get("processor", "text_json_diff") != "text_json_diff":
         return Found(
             name, None, skipped=f"a {watch['processor']} watch (prices and stock), not a page's text"
         )
-    settings: dict[str, Any] = {}
+    settings: dict[str, Any] = {"paused": True} if watch.get("paused") else {}
     notes: list[str] = []
     if watch.get("fetch_backend") not in (None, "system", "html_requests") or watch.get("browser_steps"):
         notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")

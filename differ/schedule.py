@@ -43,7 +43,7 @@ def build_scheduler(
     )
     now = app.now()
     gate = gate or HostGate(app.config.service.per_host_connections)
-    sources = app.config.sources()
+    sources = [s for s in app.config.sources() if not s.paused]
     for index, source in enumerate(sources):
         every = source.interval or app.config.service.interval
         # Spread the first checks over a short window so a restart does not hit every host at once.
@@ -120,18 +120,23 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
     old = app.config
     restart = new.service != old.service
     new = replace(new, service=old.service)
-    before = {s.key: s for s in old.sources()}
-    after = {s.key: s for s in new.sources()}
-    added = [k for k in after if k not in before]
-    removed = [k for k in before if k not in after]
+    configured = {s.key for s in new.sources()}
+    before = {s.key: s for s in old.sources() if not s.paused}
+    after = {s.key: s for s in new.sources() if not s.paused}
+    scheduled = [k for k in after if k not in before]
+    unscheduled = [k for k in before if k not in after]
+    resumed = [k for k in scheduled if k in {s.key for s in old.sources()}]
+    paused = [k for k in unscheduled if k in configured]
+    added = [k for k in scheduled if k not in resumed]
+    removed = [k for k in unscheduled if k not in paused]
     changed = [k for k in after if k in before and after[k] != before[k]]
     app.config = new
     app.index_pending = True  # the reports index lists what is configured
     now = datetime.now(UTC)
-    for key in removed:
+    for key in unscheduled:
         with contextlib.suppress(JobLookupError):
             scheduler.remove_job(key)
-    for key in added:
+    for key in scheduled:
         _schedule(app, scheduler, after[key], now, quiet, gate)
     for key in changed:  # the same job, so a check running now is never run twice at once
         source = after[key]
@@ -140,9 +145,17 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
             if source.interval != before[key].interval:
                 scheduler.reschedule_job(key, trigger=_trigger(app, source))
     parts = [f"{len(after)} source{'s' if len(after) != 1 else ''}"]
+    if len(configured) > len(after):
+        parts[0] += f" ({len(configured) - len(after)} paused)"
     parts += [
         f"{what} {', '.join(keys)}"
-        for what, keys in (("added", added), ("removed", removed), ("changed", changed))
+        for what, keys in (
+            ("added", added),
+            ("removed", removed),
+            ("paused", paused),
+            ("resumed", resumed),
+            ("changed", changed),
+        )
         if keys
     ]
     line = f"differ: {name} reloaded: " + "; ".join(parts)
@@ -247,8 +260,9 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
 def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = False) -> int:
     """Run until SIGINT/SIGTERM (or `stop` is set); running checks finish their writes first."""
     stop = stop or threading.Event()
-    sources = app.config.sources()
-    if not sources:
+    every = app.config.sources()
+    sources = [s for s in every if not s.paused]
+    if not every:
         print(f"{app.config.path.name} configures no sources; nothing to run", file=app.err)
         return ExitCode.USAGE
     limit_malloc_arenas()  # before any worker thread exists
@@ -269,8 +283,9 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
         if hasattr(signal, "SIGHUP"):
             previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, lambda signum, frame: hangup.set())
     watch = ConfigWatch(app.config.path)
+    paused = f" ({len(every) - len(sources)} paused)" if len(every) > len(sources) else ""
     print(
-        f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}; store "
+        f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}{paused}; store "
         f"{app.store.root}; Ctrl-C to stop",
         file=app.err,
         flush=True,

@@ -90,8 +90,10 @@ def _audit(store: Store, document: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _fetch_state(store: Store, key: str) -> tuple[str, bool]:
-    state = store.state(key)
+def _fetch_state(store: Store, source: SourceConfig) -> tuple[str, bool]:
+    if source.paused:
+        return "paused", True
+    state = store.state(source.key)
     failures = int(state.get("failures") or 0)
     if failures:
         return f"failing ({failures} in a row): {state.get('last_error') or 'unknown error'}", False
@@ -158,7 +160,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         )
     for source in doc.sources:
         versions = store.versions(source.key)
-        state, good = _fetch_state(store, source.key)
+        state, good = _fetch_state(store, source)
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
             f"<p>{_external(source.url)} · fetching: <span class={'good' if good else 'bad'}>{e(state)}</span></p>"
@@ -192,9 +194,10 @@ def index_page(store: Store, config: Config, generated: str) -> str:
         canonical = store.latest(doc.canonical.key)
         for i, source in enumerate(doc.sources):
             latest = canonical if i == 0 else store.latest(source.key)
-            state, good = _fetch_state(store, source.key)
+            state, good = _fetch_state(store, source)
             if good and source.role == "mirror":
                 state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
+                state = f"paused; {state}" if source.paused else state
             first = (
                 f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", doc.title)}</td>'
                 if i == 0

@@ -769,7 +769,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
         'error: --set: unknown option "colour"; options: allow_private, api, exclude, field, format, headers, '
-        "ignore, interval, languages, metadata, robots, selector, slug, stale_after\n",
+        "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after\n",
     )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (
         ExitCode.USAGE,
@@ -976,3 +976,34 @@ def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: p
     assert "\033[" not in on_a_terminal("--no-color")
     piped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert piped.returncode == 0 and "[-[Prototype]-]" in piped.stdout and "\033[" not in piped.stdout
+
+
+def test_a_paused_source_is_checked_only_when_named(tmp_path: Path, server: Server) -> None:
+    """`differ pause doc/gone`: `differ check` leaves it out and says so (`-q`: silently), `differ sources`
+    shows it paused, and `differ check doc/gone` still checks it."""
+    config = write_config(tmp_path, server)
+    server.page("/post", article("<p>First words.</p>"))
+    assert run("--config", str(config), "pause", "doc/gone")[0] == ExitCode.OK
+    assert run("--config", str(config), "check") == (
+        ExitCode.OK,
+        "doc/gone: paused\ndoc/canonical: new version 1 (first snapshot)\n",
+        "",
+    )
+    assert run("--config", str(config), "check", "-q")[:2] == (ExitCode.OK, "")
+    assert server.requests_to("/gone") == []
+    code, out, _ = run("--config", str(config), "sources")
+    assert f"  doc/gone  [mirror, html, paused]  {server.url('/gone')}\n" in out
+    assert run("--config", str(config), "check", "doc/gone")[:2] == (
+        ExitCode.FAILURE,
+        "doc/gone: failed: HTTP 404 Not Found\n",
+    )
+    assert run("--config", str(config), "pause", "doc")[0] == ExitCode.OK
+    assert run("--config", str(config), "check") == (
+        ExitCode.OK,
+        "doc/canonical: paused\ndoc/gone: paused\n",
+        "",
+    )
+    assert (
+        run("--config", str(config), "config", "check")[1]
+        == f"{config}: ok (1 document, 2 sources (2 paused), 0 notifiers)\n"
+    )

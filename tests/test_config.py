@@ -208,7 +208,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'selctor = "main"\n',
             "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
-            "ignore, interval, kind, languages, metadata, robots, selector, stale_after, url",
+            "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, url",
         ),
         (
             BASE + 'languages = ["klingon"]\n',

@@ -370,3 +370,63 @@ def test_a_file_with_a_byte_order_mark_reads_and_keeps_it(tmp_path: Path) -> Non
     assert load_config(config, slack).sources()[0].key == "rust/canonical"
     remove_source(config, "rust", env={})
     assert config.read_bytes().startswith(b'\xef\xbb\xbf[[documents]]\nid = "torch"')
+
+
+def test_pause_and_resume_set_one_line_and_nothing_else(tmp_path: Path) -> None:
+    """`differ pause` writes `paused = true` under the source's own header (a canonical's, a mirror's, or every
+    source of a document); `differ resume` takes the line out again, leaving the file as it was."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "pause", "rust/wpnews") == (
+        ExitCode.OK,
+        f"paused rust/wpnews in {config} (no longer checked, its record kept)\n",
+        "",
+    )
+    assert config.read_text() == WATCHED.replace(
+        '[[documents.mirrors]]\nid = "wpnews"\n', '[[documents.mirrors]]\npaused = true\nid = "wpnews"\n'
+    )
+    assert run("--config", str(config), "pause", "rust")[:2] == (
+        ExitCode.OK,
+        f"paused rust/canonical, rust/ko in {config} (no longer checked, their records kept)\n",
+    )
+    assert [s.paused for s in load_config(config, {"SLACK_WEBHOOK_URL": "https://h.example/"}).sources()] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert "[documents.canonical]\npaused = true\nurl = " in config.read_text()
+    assert run("--config", str(config), "pause", "rust/ko")[:2] == (
+        ExitCode.OK,
+        "nothing to do: rust/ko is paused already\n",
+    )
+    assert run("--config", str(config), "resume", "rust", "torch")[:2] == (
+        ExitCode.OK,
+        f"resumed rust/canonical, rust/wpnews, rust/ko in {config} (checked again)\n",
+    )
+    assert config.read_text() == WATCHED
+    config.write_text(WATCHED.replace('id = "ko"\n', 'id = "ko"\npaused = false  # for now\n'))
+    assert run("--config", str(config), "pause", "rust/ko")[0] == ExitCode.OK
+    assert 'id = "ko"\npaused = true\n' in config.read_text()  # the line that was there, set
+
+
+def test_what_cannot_be_paused_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    assert run("--config", str(config), "pause", "rust") == (
+        ExitCode.USAGE,
+        "",
+        f"error: {config}: no such file; there is nothing to pause\n",
+    )
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "pause", "rust/nope")[::2] == (
+        ExitCode.USAGE,
+        'error: no source "rust/nope"; configured sources: rust/canonical, rust/wpnews, rust/ko, '
+        "torch/canonical\n",
+    )
+    inline = '[[documents]]\nid = "x"\ncanonical = { url = "https://example.org/x" }\n'
+    config.write_text(inline)
+    assert run("--config", str(config), "pause", "x")[::2] == (
+        ExitCode.USAGE,
+        "error: config.toml: x/canonical is not written as a [documents.canonical] table; edit it by hand\n",
+    )
+    assert config.read_text() == inline

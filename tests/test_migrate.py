@@ -155,7 +155,7 @@ EXPECTED_WATCHES = [
         ["its XPath subtractive selectors are left out; differ reads CSS"],
     ),
     ("https://shop.example/item", "a restock_diff watch (prices and stock), not a page's text"),
-    ("https://paused.example/", "paused"),
+    ("https://paused.example/", {"paused": True}, []),  # comes paused, as it was
     (
         "https://api.example.org/post.json",
         {"field": "body_md"},
@@ -176,7 +176,7 @@ def test_changedetection_watches_from_a_datastore_folder_and_from_a_backup_zip(t
                 archive.write(file, file.relative_to(folder))
     assert pages(read(tmp_path / "backup.zip")) == EXPECTED_WATCHES
     found = read(folder / "url-watches.json")
-    assert [f.page.kind for f in found if f.page] == [None, "json"]
+    assert [f.page.kind for f in found if f.page] == [None, None, "json"]
 
 
 def test_ignored_text_removes_the_lines_changedetection_would_ignore() -> None:
@@ -218,12 +218,15 @@ def test_a_dry_run_prints_the_tables_and_writes_nothing(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     code, out, err = run("--config", str(config), "import", str(folder), "--dry-run")
     assert (code, err, config.exists()) == (ExitCode.OK, "", False)
-    assert out.splitlines()[0] == f"would import 3 pages from {folder} into {config}"
+    assert out.splitlines()[0] == f"would import 4 pages from {folder} into {config}"
     tables = out.split(f"# to be added to {config}:\n\n", 1)[1]
-    assert [d["canonical"]["url"] for d in tomllib.loads(tables)["documents"]] == [
-        "https://blog.rust-lang.org/releases/",
-        "https://pytorch.org/blog/pytorch-2-13-release-blog/",
-        "https://api.example.org/post.json",
+    assert [
+        (d["canonical"]["url"], d["canonical"].get("paused")) for d in tomllib.loads(tables)["documents"]
+    ] == [
+        ("https://blog.rust-lang.org/releases/", None),
+        ("https://pytorch.org/blog/pytorch-2-13-release-blog/", None),
+        ("https://paused.example/", True),
+        ("https://api.example.org/post.json", None),
     ]
 
 
@@ -451,7 +454,7 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
             "name": "slack",
             "kind": "slack",
             "url": "https://hooks.slack.com/services/T1/B1/C1",
-            "documents": ["releases", "pytorch-2-13-release-blog", "post"],
+            "documents": ["releases", "pytorch-2-13-release-blog", "paused-example", "post"],
         },
         {
             "name": "discord",
@@ -462,7 +465,7 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     ]
     assert (
         run("--config", str(config), "config", "check")[1]
-        == f"{config}: ok (4 documents, 4 sources, 2 notifiers)\n"
+        == f"{config}: ok (5 documents, 5 sources (1 paused), 2 notifiers)\n"
     )
     before = config.read_text()
     code, out, _ = run("--config", str(config), "import", str(folder))  # again: nothing new, no webhook twice

@@ -210,3 +210,30 @@ def test_the_schedulers_errors_are_one_line_each(tmp_path: Path) -> None:
             logging.getLogger("apscheduler.executors.default").exception('Job "doc/c" raised an exception')
     assert err.getvalue() == 'differ: scheduler: Job "doc/c" raised an exception: ValueError: boom\n'
     assert not logging.getLogger("apscheduler").handlers  # as it was
+
+
+def test_a_paused_source_is_not_scheduled_and_resuming_it_schedules_it_now(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + CONFIG.replace('id = "m"\n', 'id = "m"\npaused = true\n')
+    )
+    app = make_app(load_config(path, {}))
+    app.reload = lambda: load_config(path, {})
+    gate = HostGate(1)
+    scheduler = build_scheduler(app, gate=gate)
+    scheduler.start(paused=True)
+    try:
+        assert sorted(job.id for job in scheduler.get_jobs()) == ["differ:deliver", "doc/c"]
+        path.write_text(path.read_text().replace("paused = true\n", ""))
+        assert reload_config(app, scheduler, gate) == "differ: config.toml reloaded: 2 sources; resumed doc/m"
+        assert sorted(job.id for job in scheduler.get_jobs()) == ["differ:deliver", "doc/c", "doc/m"]
+        path.write_text(
+            path.read_text().replace("[documents.canonical]\n", "[documents.canonical]\npaused = true\n")
+        )
+        assert reload_config(app, scheduler, gate) == (
+            "differ: config.toml reloaded: 1 source (1 paused); paused doc/c"
+        )
+        assert sorted(job.id for job in scheduler.get_jobs()) == ["differ:deliver", "doc/m"]
+    finally:
+        scheduler.shutdown(wait=False)

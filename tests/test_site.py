@@ -144,3 +144,24 @@ def test_the_index_is_rewritten_at_most_every_few_seconds(tmp_path: Path, server
     flush_index(app)  # type: ignore[arg-type]
     assert rows(index)[1][2] == "2"
     assert app.index_pending is False  # type: ignore[attr-defined]
+
+
+def test_a_paused_source_says_so_in_the_index(tmp_path: Path, server: Server) -> None:
+    from dataclasses import replace
+
+    from differ.site import flush_index, write_site
+
+    app, _ = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    config = app.config  # type: ignore[attr-defined]
+    doc = config.documents[0]
+    paused = replace(
+        doc, canonical=replace(doc.canonical, paused=True), mirrors=(replace(doc.mirrors[0], paused=True),)
+    )
+    app.config = replace(config, documents=(paused,))  # type: ignore[attr-defined]
+    write_site(app, {"doc"})  # type: ignore[arg-type]
+    flush_index(app, now=True)  # type: ignore[arg-type]
+    assert [row[-1] for row in rows(index_path(app.store))[1:]] == [  # type: ignore[attr-defined]
+        "paused",
+        "paused; up to date, 0 findings, coverage 100.0%",
+    ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError, UsageError
@@ -377,6 +378,8 @@ def read_changedetection(path: Path) -> Watches:
 
 _SLACK_TOKENS = re.compile(r"slack://(?:[^@/]*@)?(T\w+)/(B\w+)/(\w+)/?(?:#?[\w-]*)?")
 _DISCORD = re.compile(r"discord://(?:[^@/]*@)?(\d+)/([\w-]+)/?")
+# Apprise's short form of a Teams workflow's webhook: workflows://HOST[:PORT]/WORKFLOW/SIGNATURE[?pa=yes&ver=…]
+_WORKFLOWS = re.compile(r"workflows?://([\w.-]+(?::\d+)?)/([\w-]+)/([\w-]+)/?")
 
 
 def _apprise(url: str, page: str | None, watches: Watches) -> None:
@@ -392,6 +395,10 @@ def _apprise(url: str, page: str | None, watches: Watches) -> None:
         target = ("discord", f"https://discord.com/api/webhooks/{m[1]}/{m[2]}")
     elif re.match(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/", bare):
         target = ("discord", bare)
+    elif m := _WORKFLOWS.fullmatch(bare):
+        target = ("teams", _workflow_url(m[1], m[2], m[3], url))
+    elif url.startswith("https://") and "/workflows/" in bare and "/triggers/" in bare and "sig=" in url:
+        target = ("teams", url)  # a Teams workflow's own webhook URL, which Apprise takes as it is
     if target is None:
         scheme = url.split("://", 1)[0] if "://" in url else url[:20]
         watches.left_out.append(f"notification URL {scheme}://…: differ has no notifier it can make of it")
@@ -404,6 +411,25 @@ def _apprise(url: str, page: str | None, watches: Watches) -> None:
                 watches.alerts[k] = Notifier(kind, alert.settings, pages)
             return
     watches.alerts.append(Notifier(kind, {"url": webhook}, None if page is None else (page,)))
+
+
+def _workflow_url(host: str, workflow: str, signature: str, url: str) -> str:
+    """The https URL Apprise posts to for `workflows://HOST/WORKFLOW/SIGNATURE` (a Power Automate one with
+    `pa=yes`, another API version with `ver=`)."""
+    query = parse_qs(urlsplit(url).query)
+    automate = (query.get("pa") or query.get("powerautomate") or ["no"])[0].lower() in (
+        "yes",
+        "true",
+        "1",
+        "on",
+    )
+    version = (query.get("ver") or query.get("api-version") or [""])[0]
+    version = version or ("2022-03-01-preview" if automate else "2016-06-01")
+    path = "/powerautomate/automations/direct" if automate else ""
+    return (
+        f"https://{host}{path}/workflows/{workflow}/triggers/manual/paths/invoke?api-version={version}"
+        f"&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={signature}"
+    )
 
 
 def _changedetection_watches(path: Path, everyone: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:

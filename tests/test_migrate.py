@@ -548,3 +548,38 @@ def test_urlwatchs_email_reporter_becomes_an_email_notifier_with_its_password_fr
         "  sendmail.yaml report.email: sent through sendmail; differ sends through an SMTP relay"
         in out.splitlines()
     )
+
+
+def test_teams_workflow_notification_urls_become_teams_notifiers(tmp_path: Path) -> None:
+    """Apprise's `workflows://HOST/WORKFLOW/SIGNATURE` (and `?pa=yes` for Power Automate) is the workflow's
+    https webhook as Apprise posts to it; the webhook's own URL comes as it is."""
+    raw = (
+        "https://prod-1.westeurope.logic.azure.com:443/workflows/f00/triggers/manual/paths/invoke"
+        "?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=RAW"
+    )
+    folder = datastore(tmp_path / "datastore")
+    store = json.loads((folder / "url-watches.json").read_text())
+    store["watching"]["aaaa"]["notification_urls"] = [
+        "workflows://prod-2.westus.logic.azure.com:443/abc123/S1g-n_ature/",
+        "workflow://prod-3.example.com/def456/S2?pa=yes",
+        raw,
+    ]
+    (folder / "url-watches.json").write_text(json.dumps(store))
+    config = tmp_path / "config.toml"
+    assert run("--config", str(config), "import", str(folder))[::2] == (ExitCode.OK, "")
+    notify = tomllib.loads(config.read_text())["notify"]
+    assert [(n["kind"], n["url"], n["documents"]) for n in notify] == [
+        (
+            "teams",
+            "https://prod-2.westus.logic.azure.com:443/workflows/abc123/triggers/manual/paths/invoke"
+            "?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=S1g-n_ature",
+            ["pytorch-2-13-release-blog"],
+        ),
+        (
+            "teams",
+            "https://prod-3.example.com/powerautomate/automations/direct/workflows/def456/triggers/manual/paths/"
+            "invoke?api-version=2022-03-01-preview&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=S2",
+            ["pytorch-2-13-release-blog"],
+        ),
+        ("teams", raw, ["pytorch-2-13-release-blog"]),
+    ]

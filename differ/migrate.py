@@ -5,8 +5,8 @@ plain list of URLs are read by a reader registered for each; each page becomes a
 subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`, a check interval
 `interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
 strip, …) need none, since differ reads every page to canonical Markdown itself. Alerts differ can send (Slack
-and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack and Discord from changedetection.io's
-Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the reason."""
+and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack, Discord and Teams workflows from
+changedetection.io's Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the reason."""
 
 from __future__ import annotations
 

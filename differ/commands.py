@@ -372,7 +372,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             checked = (last or {}).get("at") or state.get("last_check", "-")
             print(
                 f"    versions: {latest.number if latest else 0}  last check: {checked}  "
-                f"last change: {state.get('last_change', '-')}  state: {status}",
+                f"last change: {state.get('last_change') or (latest.fetched_at if latest else '-')}  "
+                f"state: {status}",
                 file=app.out,
             )
     for n in app.config.notifiers:

@@ -6,7 +6,8 @@ subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`
 `interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
 strip, …) need none, since differ reads every page to canonical Markdown itself. Alerts differ can send (Slack
 and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack, Discord and Teams workflows from
-changedetection.io's Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the reason."""
+changedetection.io's Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the
+reason."""
 
 from __future__ import annotations
 

@@ -14,11 +14,11 @@ from typing import Any, TextIO
 from urllib.parse import urlencode
 
 from differ.app import App, iso
-from differ.check import content_identity, store_version
 from differ.config import WEB_ARCHIVE, SourceConfig
 from differ.errors import FetchError, NormalizeError, UsageError
 from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
+from differ.versions import content_identity, store_version
 
 # `--every`: how many digits of a capture's timestamp name its period; the index keeps the first of each.
 EVERY = {"month": 6, "day": 8, "hour": 10}

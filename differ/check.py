@@ -16,16 +16,21 @@ from differ.errors import DifferError, FetchError, NoContentError, NormalizeErro
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.http import host_key
-from differ.normalize import NORMALIZER_VERSION, SOURCE_KINDS, Body, Normalized, normalize
+from differ.normalize import SOURCE_KINDS, Normalized
 from differ.site import write_site
-from differ.store import Store, Version, canonical_json, sha256
+from differ.store import Version, sha256
 from differ.turns import Turns
+from differ.versions import (
+    content_identity,
+    diff_versions,
+    latest_identity,
+    read_response,
+    store_version,
+    version_pair,
+)
 
 if TYPE_CHECKING:
-    from differ.diff import Diff, Versions
-
-# Response headers are kept with every version as provenance, except cookies: session secrets, not evidence.
-DROPPED_HEADERS = frozenset({"set-cookie", "set-cookie2"})
+    from differ.diff import Diff
 
 
 @dataclass
@@ -72,35 +77,6 @@ class CheckResult:
         return f"{self.source}: {self.outcome}"
 
 
-def content_identity(n: Normalized) -> str:
-    """What makes two fetches the same version: Markdown, metadata and invisible characters."""
-    return sha256(
-        n.markdown.encode() + b"\0" + canonical_json(n.metadata) + b"\0" + canonical_json(n.invisible)
-    )
-
-
-def reading(app: App, source: SourceConfig) -> str:
-    """A digest of the settings that decide how a body is read (kind, its options, languages, ignored text,
-    tracking parameters). A version read with other settings is read again before it is compared, so that editing
-    a selector or an exclude list is never reported as a change of the page."""
-    settings = {
-        "kind": source.kind,
-        "options": dict(source.options),
-        "languages": source.languages,
-        "tracking": app.config.service.tracking_params,
-    }
-    if source.ignore:  # only where set, so that records from before the option keep their digest
-        settings["ignore"] = source.ignore
-    return sha256(canonical_json(settings))[:16]
-
-
-def _read_differently(app: App, source: SourceConfig, version: Version, normalizer: int) -> bool:
-    """Whether `version` was read by another normalizer or with other settings (a record from before
-    settings were recorded counts as read with the current ones)."""
-    how = reading(app, source)
-    return version.record.get("normalizer") != normalizer or version.record.get("reading", how) != how
-
-
 def fetch_failure(exc: FetchError, request: Request, source: SourceConfig) -> str:
     """A failed fetch as users read it; with the address asked when the kind asks another than `url` (a
     release's API object, a WordPress post's REST route), which is the one a 404 is about."""
@@ -126,63 +102,6 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
         robots=source.robots,
         allow_private=source.allow_private,
     )
-
-
-def read_response(app: App, source: SourceConfig, response: Response) -> Normalized:
-    """A fetched body read the way the source's kind says."""
-    body = Body(
-        response.body, response.header("content-type"), response.final_url, app.config.service.tracking_params
-    )
-    return normalize(body, source)
-
-
-def read_version(app: App, source: SourceConfig, version: Version) -> Normalized:
-    """A stored version's raw body read again with the current normalizer (and the source as given)."""
-    body = Body(
-        app.store.get_blob(version.raw_sha256),
-        (version.record.get("headers") or {}).get("content-type"),
-        version.record.get("final_url") or source.url,
-        app.config.service.tracking_params,
-    )
-    return normalize(body, source)
-
-
-def _baseline(
-    app: App, source: SourceConfig, state: dict[str, Any], latest: Version, normalizer: int
-) -> tuple[str | None, Normalized | None]:
-    """The latest version's identity as this normalizer and these settings read it, and that reading when it
-    was made now: after an upgrade that changes the canonical form, or an edit of the source's settings, an
-    unchanged page still reads as unchanged."""
-    if not _read_differently(app, source, latest, normalizer):
-        return latest.record.get("content_sha256"), None
-    how = reading(app, source)
-    known = state.get("reread") or {}
-    if (known.get("version"), known.get("normalizer"), known.get("reading", how)) == (
-        latest.number,
-        normalizer,
-        how,
-    ):
-        return known.get("content_sha256"), None
-    again = _read_again(app, source, latest)
-    if again is None:
-        return latest.record.get("content_sha256"), None
-    identity = content_identity(again)
-    state["reread"] = {
-        "version": latest.number,
-        "normalizer": normalizer,
-        "reading": how,
-        "content_sha256": identity,
-    }
-    if normalizer not in app.store.normalized_forms(latest):
-        app.store.add_normalized(latest, normalizer, again.markdown)
-    return identity, again
-
-
-def _read_again(app: App, source: SourceConfig, version: Version) -> Normalized | None:
-    try:
-        return read_version(app, source, version)
-    except (NormalizeError, RecursionError):
-        return None  # not readable now: compared as it was stored
 
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
@@ -238,7 +157,9 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
     identity = content_identity(normalized)
-    baseline, again = _baseline(app, source, state, latest, normalized.normalizer) if latest else (None, None)
+    baseline, again = (
+        latest_identity(app, source, state, latest, normalized.normalizer) if latest else (None, None)
+    )
     if latest is not None and identity == baseline:
         return _unchanged(app, source, state, before, entry, started, response, "page noise only")
     if latest is not None:
@@ -290,69 +211,6 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     return result
 
 
-def store_version(
-    app: App,
-    source: SourceConfig,
-    latest: Version | None,
-    normalized: Normalized,
-    raw: bytes,
-    again: Normalized | None,
-    when: datetime,
-    fetched: dict[str, Any],
-) -> tuple[Version, Diff | None]:
-    """Store a new reading of a source as its next version, with what changed since `latest` (its summary in
-    the record, the HTML diff among the reports). `fetched` says how the body was had (`fetch_url`,
-    `final_url`, `status`, `headers`, and `archive` for a capture a web archive kept); `when` is when the body
-    was as it is (a capture's time for an archived one)."""
-    store, key = app.store, source.key
-    summary: list[str] = []
-    d = None
-    if latest is not None:
-        from differ.diff import Versions, diff, summarize  # a check that finds nothing new never loads it
-
-        if again is None and _read_differently(app, source, latest, normalized.normalizer):
-            again = _read_again(app, source, latest)
-        d = diff(
-            again.markdown if again else store.markdown(latest, latest.record["normalizer"]),
-            normalized.markdown,
-            a_meta=again.metadata if again else latest.metadata,
-            b_meta=normalized.metadata,
-            a_invisible=again.invisible if again else latest.record.get("invisible") or [],
-            b_invisible=normalized.invisible,
-        )
-        versions = Versions(source.title or source.document, key, latest.number, latest.number + 1)
-        summary = summarize(d, versions)
-    headers = fetched["headers"]
-    record = {
-        "fetched_at": iso(when),
-        "url": source.url,
-        "document_title": source.title or source.document,
-        "role": source.role,
-        "kind": source.kind,
-        **fetched,
-        "headers": {k: v for k, v in headers.items() if k not in DROPPED_HEADERS},
-        "normalizer": normalized.normalizer,
-        "reading": reading(app, source),
-        **({"ignored": normalized.ignored} if source.ignore else {}),
-        "metadata": normalized.metadata,
-        "invisible": normalized.invisible,
-        "encoding": normalized.encoding,
-        "words": normalized.words,
-        "content_sha256": content_identity(normalized),
-        "warnings": normalized.warnings,
-        "changes": len(d.changes) if d is not None else 0,
-        "summary": summary,
-    }
-    version = store.commit(
-        key, raw=raw, markdown=normalized.markdown, record=record, after=latest.hash if latest else None
-    )
-    if latest is not None and d is not None:
-        from differ.diff.render import render
-
-        store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
-    return version, d
-
-
 def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
     """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
     title changed (only a date, say), which notifiers get only when they ask for it."""
@@ -362,61 +220,6 @@ def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> d
     named = d.changes or any(names_the_post(m["field"]) for m in d.metadata)
     kind = "changed" if named else "metadata"
     return {"type": kind, "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
-
-
-def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
-    """Which two stored versions a diff is between, as summaries and reports name them."""
-    from differ.diff import Versions
-
-    return Versions(
-        source.title or source.document,
-        source.key,
-        old.number,
-        new.number,
-        old.fetched_at,
-        new.fetched_at,
-        old.hash,
-        new.hash,
-    )
-
-
-def diff_versions(
-    store: Store, old: Version, new: Version, *, app: App | None = None, source: SourceConfig | None = None
-) -> Diff:
-    """The diff between two stored versions, on the newest normalized form both have. Given the app and the
-    source, an old version read with other settings than the new one, which is read as the source is now, is
-    read again first, as the check that stored the new one did."""
-    from differ.diff import diff
-
-    settings = old.record.get("reading"), new.record.get("reading")
-    again = None
-    if (
-        app is not None
-        and source is not None
-        and None not in settings
-        and settings[0] != settings[1]
-        and not _read_differently(app, source, new, NORMALIZER_VERSION)
-    ):
-        again = _read_again(app, source, old)
-    if again is not None:
-        return diff(
-            again.markdown,
-            store.markdown(new, NORMALIZER_VERSION),
-            a_meta=again.metadata,
-            b_meta=new.metadata,
-            a_invisible=again.invisible,
-            b_invisible=new.record.get("invisible") or [],
-        )
-    forms = set(store.normalized_forms(old)) & set(store.normalized_forms(new))
-    normalizer = max(forms) if forms else None
-    return diff(
-        store.markdown(old, normalizer),
-        store.markdown(new, normalizer),
-        a_meta=old.metadata,
-        b_meta=new.metadata,
-        a_invisible=old.record.get("invisible") or [],
-        b_invisible=new.record.get("invisible") or [],
-    )
 
 
 def missed_events(

@@ -233,8 +233,8 @@ def cmd_show(app: App, args: argparse.Namespace) -> int:
 
 @command("diff")
 def cmd_diff(app: App, args: argparse.Namespace) -> int:
-    from differ.check import diff_versions, version_pair
     from differ.diff import render
+    from differ.versions import diff_versions, version_pair
 
     source = app.config.source(args.source)
     new = _version(app, source.key, args.b)
@@ -404,7 +404,8 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
-    from differ.check import build_request, fetch_failure, read_response
+    from differ.check import build_request, fetch_failure
+    from differ.versions import read_response
 
     source = app.config.source(args.source)
     request = build_request(source, {})
@@ -484,8 +485,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
 
 @command("renormalize")
 def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
-    from differ.check import read_version
     from differ.normalize import NORMALIZER_VERSION
+    from differ.versions import read_version
 
     made = 0
     for source in app.config.select(args.sources):

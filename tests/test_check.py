@@ -153,7 +153,8 @@ def test_turns_go_to_the_first_source_of_a_free_host() -> None:
 def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, server: Server) -> None:
     """A new exclude list reads the stored version again: an unchanged page stays unchanged, and the next real
     edit is reported alone, in the check, its alert and `differ diff` alike."""
-    from differ.check import diff_versions, missed_events
+    from differ.check import missed_events
+    from differ.versions import diff_versions
 
     page = article("<p>Release notes.</p><div class=share>Share this post</div>")
     server.page("/post", page)

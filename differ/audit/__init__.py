@@ -448,8 +448,8 @@ def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Findi
     """token_mismatch for bilingual mirrors: read the stored raw body again with every language kept."""
     from dataclasses import replace
 
-    from differ.check import read_version
     from differ.errors import DifferError
+    from differ.versions import read_version
 
     try:
         full = read_version(app, replace(mirror, languages=None), mv)

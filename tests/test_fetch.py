@@ -19,7 +19,7 @@ import certifi
 import pytest
 import trustme
 
-import differ.check
+import differ.versions
 from differ.check import check_source
 from differ.errors import BlockedError, FetchError
 from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
@@ -57,8 +57,8 @@ def test_etag_round_trip_and_304_does_no_parsing(
     source = app.config.sources()[0]
     assert check_source(app, source).line() == "doc/canonical: new version 1 (first snapshot)"
     calls = []
-    real = differ.check.normalize
-    monkeypatch.setattr(differ.check, "normalize", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = differ.versions.normalize
+    monkeypatch.setattr(differ.versions, "normalize", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert check_source(app, source).line() == "doc/canonical: unchanged (not modified)"
     assert calls == []
     assert server.requests_to("/post")[-1].headers["if-none-match"] == '"v1"'

@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     bf = sub.add_parser(
         "backfill", help="a page's history from before it was watched, from a web archive's captures"
     )
-    bf.add_argument("source", metavar="SOURCE")
+    bf.add_argument("source", metavar="SOURCE", help="DOCUMENT/SOURCE, or DOCUMENT for all its sources")
     bf.add_argument("--since", metavar="TIME", help="captures from this time on (2026-07-01)")
     bf.add_argument("--until", metavar="TIME", help="captures up to this time")
     bf.add_argument("--limit", type=_positive, metavar="N", help="only the latest N captures")

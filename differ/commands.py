@@ -432,25 +432,38 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 
 @command("backfill")
 def cmd_backfill(app: App, args: argparse.Namespace) -> int:
-    """Exit 1 when the archive had captures and none could be read, or when it asked to wait."""
+    """Each source named in turn (a DOCUMENT names all its sources; one differ has fetched itself is then
+    passed over with its reason). Exit 1 when the archive had captures of one and none could be read, or when
+    it asked to wait."""
     from differ.backfill import run
 
-    source = app.config.source(args.source)
+    sources = app.config.select([args.source])
     since = _moment(args.since, start=True, what="a time") if args.since else None
     until = _moment(args.until, what="a time") if args.until else None
-    steps = run(
-        app,
-        source,
-        app.out,
-        archive=args.archive,
-        since=since,
-        until=until,
-        limit=args.limit,
-        every=args.every,
-        dry_run=args.dry_run,
-    )
-    unread = steps and all(s.outcome in ("failed", "stopped") for s in steps)
-    return ExitCode.FAILURE if unread or (steps and steps[-1].outcome == "stopped") else ExitCode.OK
+    code = ExitCode.OK
+    for source in sources:
+        latest = app.store.latest(source.key)
+        if len(sources) > 1 and latest is not None and not latest.record.get("archive"):
+            print(
+                f"{source.key}: passed over: differ has fetched it itself (version {latest.number})",
+                file=app.out,
+            )
+            continue
+        steps = run(
+            app,
+            source,
+            app.out,
+            archive=args.archive,
+            since=since,
+            until=until,
+            limit=args.limit,
+            every=args.every,
+            dry_run=args.dry_run,
+        )
+        unread = steps and all(s.outcome in ("failed", "stopped") for s in steps)
+        if unread or (steps and steps[-1].outcome == "stopped"):
+            code = ExitCode.FAILURE
+    return code
 
 
 @command("compare")

@@ -450,3 +450,35 @@ def test_an_archive_that_asks_to_wait_stops_it_and_it_goes_on_later(tmp_path: Pa
     steps = backfill(app, source, found, archive=archive.base)
     assert [(s.outcome, s.version) for s in steps] == [("new", 2), ("new", 3)]
     assert Store(app.store.root).verify().ok
+
+
+def test_a_document_is_backfilled_source_by_source(
+    tmp_path: Path, archive: Archive, server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`differ backfill DOCUMENT`: each of its sources in turn; one differ has fetched itself is passed over."""
+    mirror = server.url("/copy")
+    archive.capture("20260601000000", article("<p>One.</p>"))
+    archive.capture("20260601000000", article("<p>One, copied.</p>"), mirror)
+    server.page("/live", article("<p>Live.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{URL}"\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "copy"\nurl = "{mirror}"\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "live"\nurl = "{server.url("/live")}"\nallow_private = ["127.0.0.1"]\n'
+        "robots = false\n"
+    )
+    assert main(["--config", str(config), "check", "doc/live"]) == ExitCode.OK
+    capsys.readouterr()
+    assert main(["--config", str(config), "backfill", "doc", "--archive", archive.base]) == ExitCode.OK
+    assert capsys.readouterr().out.splitlines() == [
+        f"doc/canonical: 1 capture of {URL} in {archive.base}",
+        "  2026-06-01 00:00  version 1",
+        "doc/canonical: stored 1 version from 1 capture; the next check compares the page with the capture of "
+        "2026-06-01T00:00:00Z",
+        f"doc/copy: 1 capture of {mirror} in {archive.base}",
+        "  2026-06-01 00:00  version 1",
+        "doc/copy: stored 1 version from 1 capture; the next check compares the page with the capture of "
+        "2026-06-01T00:00:00Z",
+        "doc/live: passed over: differ has fetched it itself (version 1)",
+    ]

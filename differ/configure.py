@@ -32,7 +32,7 @@ def add(
         from differ.backfill import run
         from differ.config import parse_config
 
-        config = parse_config(text, path, os.environ if env is None else env)
+        config = parse_config(text, path, os.environ if env is None else env, notifiers=False)  # none is sent
         if snapshots is not None:
             config = replace(config, service=replace(config.service, snapshots=snapshots))
         run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
@@ -147,9 +147,8 @@ def pause(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, s
             file=out,
         )
         return ExitCode.OK
-    what = "no longer checked, its record kept" if paused else "checked again"
-    if len(changed) > 1:
-        what = "no longer checked, their records kept" if paused else "checked again"
+    kept = "their records" if len(changed) > 1 else "its record"
+    what = f"no longer checked, {kept} kept" if paused else "checked again"
     print(f"{verb} {', '.join(changed)} in {path} ({what})", file=out)
     return ExitCode.OK
 

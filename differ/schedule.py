@@ -120,12 +120,12 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
     old = app.config
     restart = new.service != old.service
     new = replace(new, service=old.service)
-    configured = {s.key for s in new.sources()}
-    before = {s.key: s for s in old.sources() if not s.paused}
+    known, configured = {s.key for s in old.sources()}, {s.key for s in new.sources()}
+    before = {s.key: s for s in old.sources() if not s.paused}  # what is scheduled, before and after
     after = {s.key: s for s in new.sources() if not s.paused}
     scheduled = [k for k in after if k not in before]
     unscheduled = [k for k in before if k not in after]
-    resumed = [k for k in scheduled if k in {s.key for s in old.sources()}]
+    resumed = [k for k in scheduled if k in known]
     paused = [k for k in unscheduled if k in configured]
     added = [k for k in scheduled if k not in resumed]
     removed = [k for k in unscheduled if k not in paused]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -65,6 +66,21 @@ class Step:
         else:
             what = f"left out: {self.detail}"
         return f"  {when}  {what}"
+
+
+_WAYBACK = re.compile(r"(https?://[^/]+)/web/(\d{1,14})(?:[a-z]{2}_)?/((?:https?://)?.+)")
+
+
+def raw_capture(url: str) -> tuple[str, str] | None:
+    """For a capture's address in the Wayback Machine's form (`…/web/20260707/https://…`, as a browser shows
+    it), the address of the capture as it was served (`id_`: no banner, links as the page had them) and the
+    page's own address, which its links are read against; None for any other address."""
+    m = _WAYBACK.fullmatch(url)
+    if not m:
+        return None
+    archive, timestamp, original = m.groups()
+    original = original if original.startswith(("http://", "https://")) else f"http://{original}"
+    return f"{archive}/web/{timestamp}id_/{original}", original
 
 
 def stamp(moment: datetime) -> str:

@@ -121,16 +121,20 @@ def url_kind(url: str) -> str | None:
 def _fetch(
     app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
 ) -> tuple[SourceConfig, Body]:
-    kind = kind or url_kind(spec)
-    source = _source(settings, label, spec, kind or "html")
+    from differ.backfill import raw_capture
+
+    archived = raw_capture(spec)  # a page as a web archive kept it: read as served, against its own address
+    url, base = archived or (spec, None)
+    kind = kind or (None if archived else url_kind(spec))
+    source = _source(settings, label, url, kind or "html")
     response = app.fetcher.fetch(build_request(source, {}))
     if kind is None:
         guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
-        if guessed == "text" and spec.lower().endswith((".md", ".markdown")):
+        if guessed == "text" and url.lower().endswith((".md", ".markdown")):
             guessed = "markdown"
-        source = _source(settings, label, spec, guessed)
+        source = _source(settings, label, url, guessed)
     tracking = app.config.service.tracking_params
-    return source, Body(response.body, response.header("content-type"), response.final_url, tracking)
+    return source, Body(response.body, response.header("content-type"), base or response.final_url, tracking)
 
 
 def _open(

@@ -79,7 +79,7 @@ class Archive:
                 {"Content-Type": "application/json"},
                 json.dumps(self.index(parse_qs(parts.query))).encode(),
             )
-        m = re.fullmatch(r"/web/(\d{14})id_/(.+)", path)
+        m = re.fullmatch(r"/web/(\d{1,14})id_/(.+)", path)
         if not m:
             return 404, {}, b"not found"
         ts, url = m.groups()
@@ -89,7 +89,7 @@ class Archive:
         held = [c for c in self.captures if c[1] == url]
         if not held:
             return 404, {}, b"not archived"
-        nearest = min(held, key=lambda c: abs(int(c[0]) - int(ts)))
+        nearest = min(held, key=lambda c: abs(int(c[0]) - int(ts.ljust(14, "0"))))
         if nearest[0] != ts:
             return 302, {"Location": f"{self.base}/web/{nearest[0]}id_/{url}"}, b""
         at = datetime.strptime(ts, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
@@ -486,3 +486,33 @@ def test_a_document_is_backfilled_source_by_source(
         "2026-06-01T00:00:00Z",
         "doc/live: passed over: differ has fetched it itself (version 1)",
     ]
+
+
+def test_compare_reads_a_page_as_the_archive_kept_it(
+    tmp_path: Path, archive: Archive, server: Server
+) -> None:
+    """`differ compare ARCHIVE/web/20260601/URL URL`: the address a browser shows is read as captured (`id_`),
+    its links against the page's own address, so an unchanged page compares equal."""
+    url = server.url("/post")
+    page = article('<p>Read <a href="/notes">the notes</a>.</p>')
+    archive.capture("20260601093000", page, url)
+    server.page("/post", page)
+    out = io.StringIO()
+    code = main(
+        ["compare", f"{archive.base}/web/20260601/{url}", url, "--set", 'allow_private=["127.0.0.1"]'],
+        out=out,
+        err=io.StringIO(),
+    )
+    assert (code, out.getvalue()) == (ExitCode.OK, f"{archive.base}/web/20260601/{url} → {url}: 0 changes.\n")
+    assert f"/web/20260601id_/{url}" in archive.requests
+    from differ.backfill import raw_capture
+
+    assert raw_capture("https://web.archive.org/web/20260707120000/https://pytorch.org/blog/x/") == (
+        "https://web.archive.org/web/20260707120000id_/https://pytorch.org/blog/x/",
+        "https://pytorch.org/blog/x/",
+    )
+    assert raw_capture("https://web.archive.org/web/2026if_/pytorch.org/") == (
+        "https://web.archive.org/web/2026id_/http://pytorch.org/",
+        "http://pytorch.org/",
+    )
+    assert raw_capture("https://pytorch.org/blog/x/") is None

@@ -7,7 +7,9 @@ Each step runs the same `check` as `differ check`, with the clock set to the ste
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import secrets
 import shutil
 import tempfile
@@ -15,7 +17,8 @@ import threading
 from base64 import b64encode
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
@@ -31,6 +34,7 @@ ROUTES = {
     "wpnews": "/news/pytorch-2-13-release-blog.json",
     "pytorch-kr": "/blog/2026/pytorch-2-13-release-blog.txt",
 }
+_CAPTURE = re.compile(r"/web/(\d{14})id_/.+")
 TYPES = {
     ".html": "text/html; charset=UTF-8",
     ".json": "application/json",
@@ -40,10 +44,25 @@ TYPES = {
 
 class _Pages(BaseHTTPRequestHandler):
     serving: ClassVar[dict[str, Path]] = {}
+    # A web archive's captures of the canonical page, by timestamp, answered as the Wayback Machine does: its
+    # CDX index as JSON and each capture as served (`/web/TIMESTAMPid_/URL`).
+    captures: ClassVar[dict[str, Path]] = {}
 
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
             self._send(200, b"User-agent: *\nAllow: /\n", "text/plain")
+            return
+        if self.path.startswith("/cdx/search/cdx?"):
+            page = f"http://{self.headers['Host']}{ROUTES['canonical']}"
+            rows = [["timestamp", "original", "statuscode", "mimetype", "digest"]]
+            rows += [[ts, page, "200", "text/html", ts] for ts in sorted(self.captures)]
+            self._send(200, json.dumps(rows).encode(), "application/json")
+            return
+        capture = _CAPTURE.fullmatch(self.path)
+        if capture and capture[1] in self.captures:
+            at = datetime.strptime(capture[1], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+            memento = {"Memento-Datetime": format_datetime(at, usegmt=True)}
+            self._send(200, self.captures[capture[1]].read_bytes(), TYPES[".html"], memento)
             return
         for name, route in ROUTES.items():
             if self.path == route and name in self.serving:
@@ -52,9 +71,11 @@ class _Pages(BaseHTTPRequestHandler):
                 return
         self._send(404, b"not found", "text/plain")
 
-    def _send(self, status: int, body: bytes, ctype: str) -> None:
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -150,6 +171,7 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         shutil.rmtree(store_dir)
     secret = "whsec_" + b64encode(secrets.token_bytes(32)).decode()
     _Receiver.received = []
+    _Pages.captures = {}
     print("differ demo: the PyTorch 2.13 release post, edited on 8 July 2026, and two mirrors.", file=out)
     with _serve(_Pages) as pages, _serve(_Receiver) as receiver:
         config = parse_config(demo_config(pages, receiver, secret, store_dir), folder / "demo.toml", env={})
@@ -185,6 +207,7 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
                 ok = "signature ok" if expected in headers["webhook-signature"].split() else "BAD SIGNATURE"
                 print(f"  webhook: {payload['type']} {headers['webhook-id']} ({ok})", file=out)
         app.close()
+        _late_watcher(out, folder, pages, receiver, secret, manifest["timeline"], final)
     print(
         f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
         f"pytorch-2-13/canonical)\nthe reports site: {store_dir / 'reports' / 'index.html'}"
@@ -198,3 +221,36 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
     else:
         shutil.rmtree(folder, ignore_errors=True)
     return ExitCode.OK
+
+
+def _late_watcher(
+    out: TextIO, folder: Path, pages: str, receiver: str, secret: str, timeline: list[Any], now: datetime
+) -> None:
+    """Someone who starts watching after the edit: `differ backfill` reads the page's history from a web
+    archive, and the audit can again tell that the aggregator copies the edition from before the edit."""
+    from differ.audit import audit_document, render_audit
+    from differ.backfill import run
+    from differ.check import check
+
+    print(
+        "\na watcher who starts after the edit reads the history from a web archive (differ backfill):",
+        file=out,
+    )
+    _Pages.captures = {
+        step["at"].replace("-", "").replace(":", "").replace("T", "")[:14]: REPLAY
+        / step["serve"]["canonical"]
+        for step in timeline
+    }
+    _Pages.serving = {name: REPLAY / path for name, path in timeline[-1]["serve"].items()}
+    text = demo_config(pages, receiver, secret, folder / "late-snapshots")
+    config = parse_config(text, folder / "late.toml", env={}, notifiers=False)  # no alerts for this one
+    app = App(config, Store(folder / "late-snapshots"), now=lambda: now, out=out)
+    said = io.StringIO()
+    run(app, config.source("pytorch-2-13/canonical"), said, archive=pages)
+    check(app, [config.source("pytorch-2-13/wpnews")])
+    for line in said.getvalue().splitlines():
+        print(f"  {line}", file=out)
+    for line in render_audit(audit_document(app, config.documents[0]), "text").splitlines():
+        if line.startswith("wpnews:"):
+            print(f"  then differ audit: {line}", file=out)
+    app.close()

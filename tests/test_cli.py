@@ -279,6 +279,12 @@ def test_demo_replays_the_edit() -> None:
         in text
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
+    late = text.split("a watcher who starts after the edit reads the history from a web archive", 1)[1]
+    assert (
+        "    2026-07-08 18:00  same text (page noise only)\n    2026-07-08 21:00  version 2 (3 changes)\n"
+        in late
+    )
+    assert "  then differ audit: wpnews: version 1 matches canonical version 1 — stale" in late
 
 
 def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:

@@ -228,18 +228,19 @@ def test_the_index_query_and_its_answer(tmp_path: Path, archive: Archive) -> Non
 def test_a_capture_served_from_a_neighbouring_time_keeps_its_own_time(
     tmp_path: Path, archive: Archive
 ) -> None:
-    """The index said 12:00:00; the archive redirected to 12:00:07: the version is dated by what was served."""
+    """The index said 12:00:00; the archive redirected to 12:00:07: the version is dated by what was served,
+    and its record names both."""
     archive.capture("20260701120007", article("<p>Text.</p>"))
     app = app_for(tmp_path, URL, extra='selector = "article"')
     source = app.config.sources()[0]
-    steps = backfill(app, source, plan(app, source, archive.base), archive=archive.base)
+    steps = backfill(app, source, [Capture("20260701120000", URL)], archive=archive.base)
     assert [s.outcome for s in steps] == ["new"]
-    from differ.backfill import _read
-
-    read = _read(app, source, archive.base, Capture("20260701120000", URL))
-    assert not isinstance(read, type(steps[0]))
-    assert read[2] == datetime(2026, 7, 1, 12, 0, 7, tzinfo=UTC)
-    assert read[1].final_url == f"{archive.base}/web/20260701120007id_/{URL}"
+    version = app.store.versions(source.key)[0]
+    assert version.fetched_at == "2026-07-01T12:00:07Z"
+    assert version.record["archive"] == {
+        "capture": f"{archive.base}/web/20260701120007id_/{URL}",
+        "timestamp": "20260701120000",
+    }
     archive.capture("20260702000000", article("<p>Text, later.</p>"))
     # The index lists a capture the archive no longer serves; it sends the one already stored instead.
     late = Capture("20260701130000", URL)

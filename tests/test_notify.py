@@ -126,6 +126,41 @@ def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -
     assert "&lt;!channel&gt;" in raw and "&amp; friends" in raw
 
 
+def test_an_alert_pings_whom_the_configuration_names_and_no_one_the_page_names(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    extra = 'mention = ["<!subteam^S0123ABC>", "<@U0456DEF>"]\n'
+    evil = "<p>Hi &lt;!channel&gt; and &lt;@U123&gt;.</p>"
+    app, _ = setup(tmp_path, server, receiver, "<p>Hello.</p>", evil, extra=extra)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    payload = json.loads(receiver.requests_to("/services/T/B/X")[0].body)
+    assert payload["text"].startswith("<!subteam^S0123ABC> <@U0456DEF> Doc changed (canonical)")
+    assert payload["blocks"][1]["text"]["text"].startswith("<!subteam^S0123ABC> <@U0456DEF> Doc (canonical)")
+    raw = json.dumps(payload)
+    assert "<!channel>" not in raw and "<@U123>" not in raw and "&lt;!channel&gt;" in raw
+
+
+@pytest.mark.parametrize(
+    "mention", ["@release-team", "<!everyone>", "<@U1> <@U2>", "<https://evil.example|x>"]
+)
+def test_a_mention_slack_would_not_read_as_one_is_refused(
+    tmp_path: Path, receiver: Server, mention: str
+) -> None:
+    from differ.config import parse_config
+    from differ.errors import ConfigError
+
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/"\n' + notify_toml(
+        receiver, extra=f"mention = [{json.dumps(mention)}]\n"
+    )
+    with pytest.raises(ConfigError) as e:
+        parse_config(text, tmp_path / "config.toml", {})
+    assert str(e.value) == (
+        'config.toml: notify[0].mention: expected Slack mentions such as "<!subteam^S0123ABC>", "<@U0456DEF>", '
+        f'"<!here>" or "<!channel>", found {json.dumps(mention)}'
+    )
+
+
 def test_long_changes_fit_block_kit(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     old = "".join(f"<p>Paragraph {i} says something {'long ' * 300}.</p>" for i in range(80))

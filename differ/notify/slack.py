@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from differ import options as opt
 from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
-from differ.options import Option
+from differ.options import Invalid, Option, found
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
 SECTION_MAX = 3000
 TEXT_MAX = 3000
+# Whom an alert may ping, in Slack's own syntax: a user (<@U…>), a user group (<!subteam^S…>), <!here>, <!channel>.
+MENTION = re.compile(r"<(?:@[UW][A-Z0-9]+|!subteam\^[A-Z0-9]+|!here|!channel)>")
 
 
 def escape(text: str) -> str:
@@ -30,12 +33,24 @@ class Slack(Notifier):
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="the incoming webhook URL", secret=True),
         "base_url": BASE_URL,
+        "mention": Option(
+            opt.string_list,
+            (),
+            'whom each alert pings: "<!subteam^S0123ABC>" (a user group), "<@U0456DEF>", "<!here>"',
+        ),
     }
     min_interval = 1.0  # Slack allows about one message per second per webhook
 
     @classmethod
     def check(cls, config: Any) -> None:
         require_http_url(config, "expected the webhook's https:// URL")
+        for mention in config.options["mention"]:
+            if not MENTION.fullmatch(mention):
+                raise Invalid(
+                    'expected Slack mentions such as "<!subteam^S0123ABC>", "<@U0456DEF>", "<!here>" or '
+                    f'"<!channel>", found {found(mention)}',
+                    key="mention",
+                )
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = self.lines(event)
@@ -46,8 +61,13 @@ class Slack(Notifier):
                 "text": {"type": "plain_text", "text": cut(title, HEADER_MAX), "emoji": False},
             },
         ]
+        ping = "".join(
+            f"{m} " for m in self.config.options.get("mention", ())
+        )  # the operator's, not the page's
         if lines:
-            blocks.append(_section(escape(lines[0])))
+            blocks.append(_section(ping + escape(lines[0])))
+        elif ping:
+            blocks.append(_section(ping.strip()))
         sections = [escape(line) for line in lines[1:]]
         merged: list[str] = []
         for text in sections:  # a "→" continuation line belongs with the bullet before it
@@ -77,7 +97,7 @@ class Slack(Notifier):
         )
         text = cut("\n".join([title, *lines]), TEXT_MAX)
         body = {
-            "text": escape(text),
+            "text": ping + escape(text),
             "blocks": blocks[:MAX_BLOCKS],
             "unfurl_links": False,
             "unfurl_media": False,

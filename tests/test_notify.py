@@ -544,6 +544,55 @@ def test_discord_alert_mentions_nobody_and_links_nowhere(
     assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
 
 
+def test_discord_alert_pings_exactly_the_configured_role_and_user(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/webhooks/1/T"] = discord_receiver
+    extra = 'mention = ["<@&111>", "<@222>"]\n'
+    evil = "<p>Hi @everyone and &lt;@123&gt;.</p>"
+    app, _ = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>Hello.</p>",
+        evil,
+        kind="discord",
+        path="/api/webhooks/1/T",
+        extra=extra,
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    body = json.loads(receiver.requests_to("/api/webhooks/1/T")[0].body)
+    assert body["content"] == "<@&111> <@222>"
+    assert body["allowed_mentions"] == {"parse": [], "roles": ["111"], "users": ["222"]}
+    assert "\\@everyone" in body["embeds"][0]["description"]  # the page's, escaped and not allowed anyway
+
+
+def test_discord_here_is_allowed_only_when_configured(tmp_path: Path, receiver: Server) -> None:
+    from differ.config import parse_config
+    from differ.errors import ConfigError
+    from differ.notify import NOTIFIERS
+
+    def config(mention: str) -> str:
+        return (
+            '[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/"\n'
+            + notify_toml(
+                receiver,
+                kind="discord",
+                path="/api/webhooks/1/T",
+                extra=f"mention = [{json.dumps(mention)}]\n",
+            )
+        )
+
+    notifier = parse_config(config("@here"), tmp_path / "config.toml", {}).notifiers[0]
+    assert NOTIFIERS["discord"](notifier)._allowed() == {"parse": ["everyone"]}
+    with pytest.raises(ConfigError) as e:
+        parse_config(config("@release-team"), tmp_path / "config.toml", {})
+    assert str(e.value) == (
+        'config.toml: notify[0].mention: expected Discord mentions such as "<@&ROLE_ID>", "<@USER_ID>", "@here" '
+        'or "@everyone", found "@release-team"'
+    )
+
+
 def test_discord_long_summaries_are_cut_with_a_count(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from differ import options as opt
 from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
-from differ.options import Option
+from differ.options import Invalid, Option, found
 
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
@@ -23,6 +23,8 @@ COLOURS = {
 # Discord's Markdown: emphasis, code, spoilers, quotes, headings, lists, masked links [text](url), and <…>
 # for mentions, channels and custom emoji. A backslash makes each of them literal.
 _MARKUP = re.compile(r"([\\*_~`|>\[\]()<#@:-])")
+# Whom an alert may ping: a role (<@&id>), a user (<@id>), @here or @everyone.
+MENTION = re.compile(r"<@&(\d+)>|<@!?(\d+)>|@here|@everyone")
 
 
 def escape(text: str) -> str:
@@ -37,12 +39,20 @@ class Discord(Notifier):
         "url": Option(opt.string, required=True, help="the channel webhook's URL", secret=True),
         "username": Option(opt.string, "", "the name the messages are posted under (default: the webhook's)"),
         "base_url": BASE_URL,
+        "mention": Option(opt.string_list, (), 'whom each alert pings: "<@&ROLE_ID>", "<@USER_ID>", "@here"'),
     }
     min_interval = 1.0  # a webhook may post about 30 messages a minute to a channel
 
     @classmethod
     def check(cls, config: Any) -> None:
         require_http_url(config, "expected the webhook's https:// URL")
+        for mention in config.options["mention"]:
+            if not MENTION.fullmatch(mention):
+                raise Invalid(
+                    'expected Discord mentions such as "<@&ROLE_ID>", "<@USER_ID>", "@here" or "@everyone", '
+                    f"found {found(mention)}",
+                    key="mention",
+                )
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         kept, tail = fit(
@@ -61,7 +71,24 @@ class Discord(Notifier):
         fetched = ((event.get("diff") or {}).get("to") or {}).get("fetched_at") or event.get("at")
         if fetched:
             embed["timestamp"] = str(fetched)
-        body: dict[str, Any] = {"embeds": [embed], "allowed_mentions": {"parse": []}}
+        body: dict[str, Any] = {"embeds": [embed], "allowed_mentions": self._allowed()}
+        if self.config.options.get(
+            "mention"
+        ):  # a mention pings only in the message's content, not in an embed
+            body["content"] = " ".join(self.config.options["mention"])
         if self.config.options["username"]:
             body["username"] = self.config.options["username"]
         return Outgoing(body, {})
+
+    def _allowed(self) -> dict[str, Any]:
+        """Exactly the configured mentions may ping; nothing in the page can (it is escaped besides)."""
+        allowed: dict[str, Any] = {"parse": []}
+        for mention in self.config.options.get("mention", ()):
+            m = MENTION.fullmatch(mention)
+            if m and m[1]:
+                allowed.setdefault("roles", []).append(m[1])
+            elif m and m[2]:
+                allowed.setdefault("users", []).append(m[2])
+            elif m:
+                allowed["parse"] = ["everyone"]  # what lets @here and @everyone ping
+        return allowed

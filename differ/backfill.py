@@ -68,7 +68,7 @@ class Step:
         return f"  {when}  {what}"
 
 
-_WAYBACK = re.compile(r"(https?://[^/]+)/web/(\d{1,14})(?:[a-z]{2}_)?/((?:https?://)?.+)")
+_WAYBACK = re.compile(r"(https?://[^/]+)/web/(\d{1,14})(?:[a-z]{2}_)?/(https?://.+)")
 
 
 def raw_capture(url: str) -> tuple[str, str] | None:
@@ -79,7 +79,6 @@ def raw_capture(url: str) -> tuple[str, str] | None:
     if not m:
         return None
     archive, timestamp, original = m.groups()
-    original = original if original.startswith(("http://", "https://")) else f"http://{original}"
     return f"{archive}/web/{timestamp}id_/{original}", original
 
 

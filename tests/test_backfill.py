@@ -512,8 +512,9 @@ def test_compare_reads_a_page_as_the_archive_kept_it(
         "https://web.archive.org/web/20260707120000id_/https://pytorch.org/blog/x/",
         "https://pytorch.org/blog/x/",
     )
-    assert raw_capture("https://web.archive.org/web/2026if_/pytorch.org/") == (
+    assert raw_capture("https://web.archive.org/web/2026if_/http://pytorch.org/") == (
         "https://web.archive.org/web/2026id_/http://pytorch.org/",
         "http://pytorch.org/",
     )
     assert raw_capture("https://pytorch.org/blog/x/") is None
+    assert raw_capture("https://example.org/web/2026/release-notes.html") is None  # a site's own /web/ path

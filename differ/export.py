@@ -189,6 +189,9 @@ def _message(v: Version) -> str:
         f"Url: {v.record.get('final_url') or v.record.get('url', '')}",
         f"Raw-Sha256: {v.raw_sha256}",
     ]
+    capture = (v.record.get("archive") or {}).get("capture")
+    if capture:  # a version `differ backfill` read from a web archive: where its bytes came from
+        trailers.append(f"Archived-At: {capture}")
     subject = f"{v.source}: version {v.number}, {describe(v)}"
     subject = subject if len(subject) <= SUBJECT else subject[: SUBJECT - 1] + "…"
     return f"{subject}\n\n" + (f"{body}\n\n" if body else "") + "\n".join(trailers) + "\n"

@@ -349,6 +349,23 @@ def test_cli(tmp_path: Path, archive: Archive, capsys: pytest.CaptureFixture[str
     assert main(["--config", str(config), "history", "doc/c"]) == ExitCode.OK
     history = capsys.readouterr().out
     assert "archived capture: first snapshot" in history
+    import subprocess
+
+    assert main(["--config", str(config), "export", str(tmp_path / "git"), "-q"]) == ExitCode.OK
+    log = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(tmp_path / "git"),
+            "log",
+            "--reverse",
+            "--format=%(trailers:key=Archived-At,valueonly)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert log == [f"{archive.base}/web/{ts}id_/{URL}" for ts in ("20260601000000", "20260602000000")]
     assert 'archived capture: 1 change: added at the end: "Two."' in history
     assert main(["--config", str(config), "backfill", "doc/c", "--archive", "ftp://x"]) == ExitCode.USAGE
     assert capsys.readouterr().err == 'error: expected the archive\'s http(s) address, found "ftp://x"\n'

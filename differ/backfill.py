@@ -1,5 +1,5 @@
 """A source's history from before differ watched it, read from a web archive: the captures the Wayback
-Machine's CDX index lists (or any archive that answers the same API, pywb's included) are fetched as they were
+Machine's CDX index lists (or another archive's that answers at the same addresses) are fetched as they were
 captured (`id_`), read as the source's kind reads the live page, and stored in order as its first versions,
 each record naming the capture it came from. Captures that read the same (page noise) make no version."""
 

@@ -327,7 +327,8 @@ def main(
     if not args.command:
         parser.print_help(out)
         return ExitCode.USAGE
-    import differ.commands  # noqa: F401  (importing it registers the commands)
+    import differ.commands
+    import differ.records  # noqa: F401
     from differ.configure import config_check
 
     try:
@@ -352,7 +353,7 @@ def main(
                 raise UsageError("usage: differ config check [FILE]")
             return config_check(args.file or args.config or DEFAULT_CONFIG, out, env)
         if args.command == "verify" and args.git:
-            from differ.commands import verify_export
+            from differ.records import verify_export
 
             return verify_export(Path(args.git), args.branch, out)
         if args.command == "demo":

@@ -1,21 +1,16 @@
-"""The handlers behind each `differ` command; each prints to `app.out` and returns an exit code."""
+"""The handlers behind the `differ` commands that fetch, check, serve, list or send (records.py has those that
+read the record, configure.py those that edit config.toml); each prints to `app.out` and returns an exit code."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import TextIO
 
 from differ import options as opt
-from differ.app import App, iso
+from differ.app import App
 from differ.cli import command
-from differ.config import SourceConfig
 from differ.errors import DifferError, ExitCode, FetchError, UsageError
-from differ.site import describe, size_text
-from differ.store import Version
+from differ.records import moment
 
 
 @command("check")
@@ -52,292 +47,6 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
     from differ.schedule import run_service
 
     return run_service(app, quiet=args.quiet)
-
-
-@command("history")
-def cmd_history(app: App, args: argparse.Namespace) -> int:
-    from differ.audit import reach_lines
-
-    source = app.config.source(args.source)
-    versions = app.store.versions(source.key)
-    if args.format == "json":
-        app.out.write(json.dumps(_history_json(app, source, versions), ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.OK
-    rows = [
-        (str(v.number), v.fetched_at, v.hash[:12], size_text(int(v.record.get("raw_bytes", 0))), describe(v))
-        for v in versions
-    ]
-    reach = reach_lines(app, source) if source.role == "mirror" else []
-    if args.format == "html":
-        app.out.write(_history_html(source.key, source.url, rows, reach))
-        return ExitCode.OK
-    print(f"{source.key}  {source.url}", file=app.out)
-    if not versions:
-        print("  no versions yet (run: differ check " + source.key + ")", file=app.out)
-        return ExitCode.OK
-    print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
-    for number, fetched, digest, size, change in rows:
-        print(f"  {number:>3}  {fetched:20}  {digest}  {size:>9}  {change}", file=app.out)
-    for line in reach:
-        print(line, file=app.out)
-    return ExitCode.OK
-
-
-def _history_json(app: App, source: SourceConfig, versions: Sequence[Version]) -> dict[str, object]:
-    """`differ.history/1`: the source and its versions, oldest first; for a mirror, when each canonical edit
-    reached it."""
-    from differ.audit.report import reach
-
-    out: dict[str, object] = {
-        "schema": "differ.history/1",
-        "source": source.key,
-        "url": source.url,
-        "role": source.role,
-        "versions": [
-            {
-                "version": v.number,
-                "fetched_at": v.fetched_at,
-                "hash": v.hash,
-                "raw_bytes": int(v.record.get("raw_bytes", 0)),
-                "changes": int(v.record.get("changes", 0)),
-                "summary": list(v.record.get("summary") or []),
-                **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
-                **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
-            }
-            for v in versions
-        ],
-    }
-    if source.role == "mirror":
-        out["canonical_edits"] = reach(app, source) or []
-    return out
-
-
-def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str]) -> str:
-    """A standalone page; every piece of page text is escaped and no script may run."""
-    from html import escape as e
-
-    from differ.site import page
-
-    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
-    return page(
-        f"{key} history",
-        f"<h1>{e(key)}</h1><p>{e(url)}</p><table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
-        f"<th>Size</th><th>Change</th></tr>{body}</table>"
-        + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
-    )
-
-
-def _moment(text: str, *, start: bool = False, what: str = "a version number or a time") -> datetime:
-    """A time on the command line: ISO 8601, UTC unless it says otherwise; a date alone is the end of that day,
-    so `--from 2026-07-07` is what the page said when that day was over (its start, with `start`)."""
-    try:
-        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise UsageError(f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"')
-    if len(text.strip()) == 10 and not start:
-        value += timedelta(days=1, microseconds=-1)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _version(app: App, key: str, which: str | None) -> Version:
-    """The version a command names (the latest when none): by number, or the one stored by a time. One the
-    store does not hold is a usage error, like a source that is not configured; a record missing inside the
-    range is damage (exit 3)."""
-    latest = app.store.latest(key)
-    if latest is None:
-        raise UsageError(f"{key} has no versions yet (run: differ check {key})")
-    if which is None:
-        return latest
-    if not which.strip().isdigit():
-        moment = _moment(which)
-        found = app.store.version_at(key, moment)
-        if found is None:
-            first = app.store.version(key, 1)
-            raise UsageError(
-                f"{key} had no version yet at {iso(moment)} (the first was fetched at {first.fetched_at})"
-            )
-        return found
-    number = int(which)
-    if number == latest.number:
-        return latest
-    if not 1 <= number <= latest.number:
-        raise UsageError(f"{key} has no version {number} (versions 1 to {latest.number})")
-    return app.store.version(key, number)
-
-
-@command("log")
-def cmd_log(app: App, args: argparse.Namespace) -> int:
-    keep = (lambda e: e.get("outcome") in ("failed", "held")) if args.failures else None
-    logs = [(s, app.store.recent_fetches(s.key, args.count, keep)) for s in app.config.select(args.sources)]
-    if args.format == "json":
-        out = {
-            "schema": "differ.log/1",
-            "sources": [{"source": s.key, "url": s.url, "checks": checks} for s, checks in logs],
-        }
-        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.OK
-    for s, checks in logs:
-        print(f"{s.key}  {s.url}", file=app.out)
-        if not checks:
-            print(f"  no {'failed ' if args.failures else ''}checks logged", file=app.out)
-            continue
-        print(
-            f"  {'checked':20}  {'status':>6}  {'outcome':9}  {'size':>9}  {'time':>8}  detail", file=app.out
-        )
-        for e in checks:
-            status = e.get("status")
-            size = size_text(int(e["bytes"])) if "bytes" in e and status != 304 else "-"
-            took = f"{e['duration_ms'] - e.get('waited_ms', 0):.0f} ms" if "duration_ms" in e else "-"
-            print(
-                f"  {e.get('at', '-'):20}  {status or '-':>6}  {e.get('outcome', '-'):9}  {size:>9}  {took:>8}  "
-                + _check_detail(e),
-                file=app.out,
-            )
-    return ExitCode.OK
-
-
-def _check_detail(entry: Mapping[str, object]) -> str:
-    """What a logged check found, in a few words: the version it stored, why nothing changed, or its error."""
-    outcome = entry.get("outcome")
-    detail = f"version {entry.get('version')}" if outcome == "new" else ""
-    detail = detail or str(entry.get("error") or entry.get("detail") or "")
-    if entry.get("final_url") and entry.get("final_url") != entry.get("url"):
-        detail += f" (redirected to {entry['final_url']})"
-    attempts = entry.get("attempts")
-    if isinstance(attempts, int) and attempts > 1:
-        detail += f" (after {attempts} attempts)"
-    waited = entry.get("waited_ms")
-    if isinstance(waited, int | float) and waited >= 100:
-        detail += f" (waited {waited / 1000:.1f} s for its turn at the host)"
-    return detail.strip()
-
-
-@command("show")
-def cmd_show(app: App, args: argparse.Namespace) -> int:
-    source = app.config.source(args.source)
-    version = _version(app, source.key, args.number)
-    if args.raw:
-        data = app.store.get_blob(version.raw_sha256)
-        app.out.flush()
-        buffer = getattr(app.out, "buffer", None)
-        if buffer is not None:
-            buffer.write(data)
-            buffer.flush()
-        else:
-            app.out.write(data.decode("utf-8", errors="replace"))
-        return ExitCode.OK
-    app.out.write(app.store.markdown(version))
-    return ExitCode.OK
-
-
-@command("diff")
-def cmd_diff(app: App, args: argparse.Namespace) -> int:
-    from differ.diff import render
-    from differ.versions import diff_versions, version_pair
-
-    source = app.config.source(args.source)
-    new = _version(app, source.key, args.b)
-    if args.a is None:
-        if new.number == 1:
-            raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
-        old = app.store.version(source.key, new.number - 1)
-    else:
-        old = _version(app, source.key, args.a)
-    d = diff_versions(app.store, old, new, app=app, source=source)
-    versions = version_pair(source, old, new)
-    color = args.format == "text" and not args.no_color and app.out.isatty()
-    app.out.write(render(d, versions, args.format, color=color))
-    return ExitCode.OK
-
-
-@command("audit")
-def cmd_audit(app: App, args: argparse.Namespace) -> int:
-    from differ.audit import audit_document, render_audit
-
-    docs = [app.config.document(args.document)] if args.document else list(app.config.documents)
-    if not docs:
-        raise UsageError(f"{app.config.path.name} configures no documents")
-    findings = 0
-    for doc in docs:
-        report = audit_document(app, doc)
-        findings += sum(len(m.findings) for m in report.mirrors)
-        app.out.write(render_audit(report, args.format))
-    return ExitCode.FAILURE if args.exit_code and findings else ExitCode.OK
-
-
-@command("export")
-def cmd_export(app: App, args: argparse.Namespace) -> int:
-    from differ.export import export_git, source_keys
-
-    repo = Path(args.dir)
-    done = export_git(app.store, repo, source_keys(app.store, args.sources), args.branch, raw=args.raw)
-    if done.tip is None:
-        if not args.quiet:
-            print(f"nothing to export: the store holds no versions yet (run: differ check); {repo} left as it was",
-                  file=app.out)  # fmt: skip
-        return ExitCode.OK
-    if done.new == 0:
-        if not args.quiet:
-            print(f"{repo}: branch {done.branch} has every version already ({done.versions}), at {done.tip[:12]}",
-                  file=app.out)  # fmt: skip
-        return ExitCode.OK
-    made = "a new git repository, " if done.created else ""
-    new = (
-        ""
-        if done.created
-        else " (the branch rewritten: the store's versions changed)"
-        if done.new is None
-        else (f" ({done.new} new)")
-    )
-    print(
-        f"exported {done.versions} version{'s' if done.versions != 1 else ''} of {done.sources} "
-        f"source{'s' if done.sources != 1 else ''}{new} to {made}{repo}: branch {done.branch} at {done.tip[:12]} "
-        f"(see git -C {repo} log -p {done.branch})",
-        file=app.out,
-    )
-    return ExitCode.OK
-
-
-def verify_export(repo: Path, branch: str, out: TextIO) -> int:
-    """`differ verify --git DIR`: an exported history checked from git alone."""
-    from differ.export import verify_git
-
-    checked = verify_git(repo, branch)
-    for problem in checked.problems:
-        print(f"damaged: {problem}", file=out)
-    state = (
-        "ok"
-        if not checked.problems
-        else f"{len(checked.problems)} problem{'s' if len(checked.problems) != 1 else ''}"
-    )
-    unchecked = checked.commits - checked.records
-    without = (
-        f" ({unchecked} without a record: exported without --raw, only their order checked)"
-        if unchecked
-        else ""
-    )
-    print(
-        f"{repo} {branch}: {checked.commits} versions, {checked.records} records checked{without}: {state}",
-        file=out,
-    )
-    return ExitCode.OK if not checked.problems else ExitCode.FAILURE
-
-
-@command("verify")
-def cmd_verify(app: App, args: argparse.Namespace) -> int:
-    report = app.store.verify()
-    for note in report.notes:
-        print(f"note: {note}", file=app.out)
-    for problem in report.problems:
-        print(f"damaged: {problem}", file=app.out)
-    state = "ok" if report.ok else f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"
-    print(
-        f"{app.store.root}: {report.sources} sources, {report.versions} versions, {report.blobs} raw bodies: "
-        f"{state}",
-        file=app.out,
-    )
-    return ExitCode.OK if report.ok else ExitCode.FAILURE
 
 
 @command("sources")
@@ -438,8 +147,8 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
     from differ.backfill import run
 
     sources = app.config.select([args.source])
-    since = _moment(args.since, start=True, what="a time") if args.since else None
-    until = _moment(args.until, what="a time") if args.until else None
+    since = moment(args.since, start=True, what="a time") if args.since else None
+    until = moment(args.until, what="a time") if args.until else None
     code = ExitCode.OK
     for source in sources:
         latest = app.store.latest(source.key)

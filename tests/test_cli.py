@@ -555,7 +555,7 @@ def test_log_shows_the_latest_checks(
 
 
 def test_a_logged_check_says_what_it_found() -> None:
-    from differ.commands import _check_detail
+    from differ.records import _check_detail
 
     assert _check_detail({"outcome": "new", "version": 3, "url": "u", "final_url": "u"}) == "version 3"
     assert _check_detail(

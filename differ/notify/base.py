@@ -14,7 +14,7 @@ from differ import options as opt
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError, innermost
 from differ.fetch.http import parse_retry_after
-from differ.options import Invalid, Option
+from differ.options import Invalid, Option, found
 from differ.store import report_url
 
 if TYPE_CHECKING:
@@ -217,6 +217,13 @@ class Notifier:
 def cut(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def require_mentions(config: NotifierConfig, pattern: re.Pattern[str], expected: str) -> None:
+    """The check of a notifier's `mention` list: each one must be what its service reads as a mention."""
+    for mention in config.options["mention"]:
+        if not pattern.fullmatch(mention):
+            raise Invalid(f"expected {expected}, found {found(mention)}", key="mention")
 
 
 def require_http_url(config: NotifierConfig, expected: str) -> None:

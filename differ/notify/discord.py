@@ -7,8 +7,17 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
-from differ.options import Invalid, Option, found
+from differ.notify.base import (
+    BASE_URL,
+    Notifier,
+    Outgoing,
+    cut,
+    fit,
+    notifier,
+    require_http_url,
+    require_mentions,
+)
+from differ.options import Option
 
 TITLE_MAX = 256
 DESCRIPTION_MAX = 4096
@@ -46,13 +55,9 @@ class Discord(Notifier):
     @classmethod
     def check(cls, config: Any) -> None:
         require_http_url(config, "expected the webhook's https:// URL")
-        for mention in config.options["mention"]:
-            if not MENTION.fullmatch(mention):
-                raise Invalid(
-                    'expected Discord mentions such as "<@&ROLE_ID>", "<@USER_ID>", "@here" or "@everyone", '
-                    f"found {found(mention)}",
-                    key="mention",
-                )
+        require_mentions(
+            config, MENTION, 'Discord mentions such as "<@&ROLE_ID>", "<@USER_ID>", "@here" or "@everyone"'
+        )
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         kept, tail = fit(

@@ -6,8 +6,17 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, changes_in, cut, notifier, require_http_url
-from differ.options import Invalid, Option, found
+from differ.notify.base import (
+    BASE_URL,
+    Notifier,
+    Outgoing,
+    changes_in,
+    cut,
+    notifier,
+    require_http_url,
+    require_mentions,
+)
+from differ.options import Option
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
@@ -44,13 +53,11 @@ class Slack(Notifier):
     @classmethod
     def check(cls, config: Any) -> None:
         require_http_url(config, "expected the webhook's https:// URL")
-        for mention in config.options["mention"]:
-            if not MENTION.fullmatch(mention):
-                raise Invalid(
-                    'expected Slack mentions such as "<!subteam^S0123ABC>", "<@U0456DEF>", "<!here>" or '
-                    f'"<!channel>", found {found(mention)}',
-                    key="mention",
-                )
+        require_mentions(
+            config,
+            MENTION,
+            'Slack mentions such as "<!subteam^S0123ABC>", "<@U0456DEF>", "<!here>" or "<!channel>"',
+        )
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = self.lines(event)

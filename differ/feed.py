@@ -86,7 +86,8 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
         title = (
             summary[0] if summary else f"{doc.title} ({source_id}), version {version.number}: first snapshot."
         )
-        add(entry, "title", title)
+        capture = (version.record.get("archive") or {}).get("capture")
+        add(entry, "title", f"{title} (archived capture)" if capture else title)  # history, not news
         add(entry, "updated", version.fetched_at)
         page = str(version.record.get("url") or version.record.get("final_url") or doc.canonical.url)
         if base and version.number > 1:

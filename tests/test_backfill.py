@@ -177,6 +177,11 @@ def test_the_replay_captures_become_two_versions_and_the_next_check_follows_on(
     assert any("Updated (7/8)" in line for line in second["summary"])
     assert app.store.get_blob(versions[1].raw_sha256) == replay(3)  # the capture's bytes, as served
     assert (app.store.root / "reports" / "doc" / "canonical" / "diff-2.html").exists()
+    feed = (app.store.root / "reports" / "doc" / "feed.xml").read_text()
+    assert (
+        "Doc (canonical), version 1 → 2: 3 changes (and 1 metadata field). (archived capture)</title>" in feed
+    )
+    assert "<updated>2026-07-08T20:00:00Z</updated>" in feed  # dated when captured, not when read
     assert Store(app.store.root).verify().ok
     server.page("/blog/pytorch-2-13/", replay(4))
     assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"

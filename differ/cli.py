@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     im = sub.add_parser(
         "import",
-        help="add the pages urlwatch or changedetection.io watch (with their Slack, Discord and e-mail alerts), "
+        help="add the pages urlwatch or changedetection.io watch (with their Slack, Teams, Discord and e-mail alerts), "
         "or a list of URLs, to config.toml as new documents",
     )
     im.add_argument(
@@ -128,8 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     rm.add_argument(
         "name", metavar="DOCUMENT[/MIRROR]", help="a document with all its sources, or one mirror"
     )
-    for verb, does in (("pause", "stop checking"), ("resume", "check again")):
-        pa = sub.add_parser(verb, help=f"{does} sources (paused = true in config.toml; the store keeps all)")
+    for verb, does in (
+        ("pause", "stop checking sources for a while (paused = true in config.toml; their history stays)"),
+        ("resume", "check paused sources again (paused = true taken out of config.toml)"),
+    ):
+        pa = sub.add_parser(verb, help=does)
         pa.add_argument(
             "names", nargs="+", metavar="SOURCE", help="DOCUMENT/SOURCE, or DOCUMENT for all its sources"
         )

@@ -18,8 +18,9 @@ from differ.app import App, iso
 from differ.config import WEB_ARCHIVE, SourceConfig
 from differ.errors import FetchError, NormalizeError, UsageError
 from differ.fetch import Request, Response
-from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.versions import content_identity, store_version
+from differ.normalize import SOURCE_KINDS, Normalized
+from differ.store import Version
+from differ.versions import content_identity, read_response, store_version
 
 # `--every`: how many digits of a capture's timestamp name its period; the index keeps the first of each.
 EVERY = {"month": 6, "day": 8, "hour": 10}
@@ -80,6 +81,11 @@ def raw_capture(url: str) -> tuple[str, str] | None:
         return None
     archive, timestamp, original = m.groups()
     return f"{archive}/web/{timestamp}id_/{original}", original
+
+
+def fetched_itself(version: Version) -> bool:
+    """Whether a version is one differ fetched (not a capture): no capture can go after it."""
+    return not version.record.get("archive")
 
 
 def stamp(moment: datetime) -> str:
@@ -156,7 +162,7 @@ def plan(
     if not archive.startswith(("https://", "http://")):
         raise UsageError(f'expected the archive\'s http(s) address, found "{archive}"')
     stored = app.store.latest(source.key)
-    if stored is not None and not stored.record.get("archive"):
+    if stored is not None and fetched_itself(stored):
         raise UsageError(
             f"{source.key} already has {stored.number} version{'s' if stored.number != 1 else ''}: captures "
             "can only come before the first (the record only grows); backfill a page right after adding it"
@@ -193,26 +199,21 @@ def backfill(
             step = read
         else:
             normalized, response, when = read
+            now = content_identity(normalized)
             if latest is not None and when <= latest.fetched_time:  # redirected to an older capture
                 served = f"the archive served its capture of {iso(when)} instead"
                 step = Step(capture, "failed", detail=served)
-            elif identity is not None and content_identity(normalized) == identity:
+            elif now == identity:
                 step = Step(capture, "same")
             elif dry_run:
-                identity, versions = content_identity(normalized), versions + 1
+                identity, versions = now, versions + 1
                 step = Step(capture, "new", versions)
             else:
+                fetched = _fetched(source, archive, capture, response)
                 version, d = store_version(
-                    app,
-                    source,
-                    latest,
-                    normalized,
-                    response.body,
-                    None,
-                    when,
-                    _fetched(source, archive, capture, response),
+                    app, source, latest, normalized, response.body, None, when, fetched, now
                 )
-                latest, identity = version, version.record["content_sha256"]
+                latest, identity = version, now
                 step = Step(capture, "new", version.number, len(d.changes) if d else 0)
         steps.append(step)
         if progress is not None:
@@ -247,13 +248,9 @@ def _read(
     kind = SOURCE_KINDS[source.kind]
     try:
         response = app.fetcher.fetch(_request(source, capture.url(archive), kind.accept))
-        body = Body(
-            response.body,
-            response.header("content-type") or capture.mimetype or None,
-            kind.fetch_url(source),
-            app.config.service.tracking_params,
+        normalized = read_response(
+            app, source, response, base=kind.fetch_url(source), media_type=capture.mimetype
         )
-        normalized = normalize(body, source)
     except FetchError as exc:
         # Asked to slow down beyond what a check waits: more requests now would not help.
         if exc.status == 429 or exc.retry_after is not None:

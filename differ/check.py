@@ -188,7 +188,9 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         "headers": response.headers,
     }
     try:
-        version, d = store_version(app, source, latest, normalized, response.body, again, now, fetched)
+        version, d = store_version(
+            app, source, latest, normalized, response.body, again, now, fetched, identity
+        )
     except StoreConflict:  # `differ check` and `differ run` at once: the other's version stands
         return CheckResult(
             key, "deferred", "another process stored a version meanwhile; checked again next time"

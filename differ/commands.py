@@ -144,7 +144,7 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
     """Each source named in turn (a DOCUMENT names all its sources; one differ has fetched itself is then
     passed over with its reason). Exit 1 when the archive had captures of one and none could be read, or when
     it asked to wait."""
-    from differ.backfill import run
+    from differ.backfill import fetched_itself, run
 
     sources = app.config.select([args.source])
     since = moment(args.since, start=True, what="a time") if args.since else None
@@ -152,7 +152,7 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
     code = ExitCode.OK
     for source in sources:
         latest = app.store.latest(source.key)
-        if len(sources) > 1 and latest is not None and not latest.record.get("archive"):
+        if len(sources) > 1 and latest is not None and fetched_itself(latest):
             print(
                 f"{source.key}: passed over: differ has fetched it itself (version {latest.number})",
                 file=app.out,

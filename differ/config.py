@@ -212,6 +212,10 @@ class Config:
     def sources(self) -> list[SourceConfig]:
         return [s for d in self.documents for s in d.sources]
 
+    def watched(self) -> list[SourceConfig]:
+        """The sources a service checks on their schedule: all but the paused ones."""
+        return [s for s in self.sources() if not s.paused]
+
     def document(self, doc_id: str) -> DocumentConfig:
         for doc in self.documents:
             if doc.id == doc_id:

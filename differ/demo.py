@@ -229,7 +229,7 @@ def _late_watcher(
     """Someone who starts watching after the edit: `differ backfill` reads the page's history from a web
     archive, and the audit can again tell that the aggregator copies the edition from before the edit."""
     from differ.audit import audit_document, render_audit
-    from differ.backfill import run
+    from differ.backfill import run, stamp
     from differ.check import check
 
     print(
@@ -237,8 +237,7 @@ def _late_watcher(
         file=out,
     )
     _Pages.captures = {
-        step["at"].replace("-", "").replace(":", "").replace("T", "")[:14]: REPLAY
-        / step["serve"]["canonical"]
+        stamp(datetime.fromisoformat(step["at"].replace("Z", "+00:00"))): REPLAY / step["serve"]["canonical"]
         for step in timeline
     }
     _Pages.serving = {name: REPLAY / path for name, path in timeline[-1]["serve"].items()}

@@ -433,8 +433,9 @@ def set_paused(
     chosen = [s for s in config.select(list(names)) if s.paused != paused]
     rows = text.splitlines(keepends=True)
     edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
+    headers = _headers(rows)  # the edits below are applied after every source is found
     for source in chosen:
-        start, end = _source_rows(rows, config, source)
+        start, end = _source_rows(rows, headers, config, source)
         setting = next((i for i in range(start + 1, end) if _PAUSED.match(rows[i])), None)
         if setting is not None:
             edits.append((setting, setting + 1, "paused = true\n" if paused else ""))
@@ -456,9 +457,10 @@ def set_paused(
     return keys
 
 
-def _source_rows(rows: list[str], config: Config, source: SourceConfig) -> tuple[int, int]:
+def _source_rows(
+    rows: list[str], headers: list[tuple[int, str, str]], config: Config, source: SourceConfig
+) -> tuple[int, int]:
     """The rows of a source's own table: its header, then its keys up to the next header."""
-    headers = _headers(rows)
     span = _document_span(rows, headers, config, source.document)
     document = config.document(source.document)
     if source.role == "canonical":

@@ -43,7 +43,7 @@ def build_scheduler(
     )
     now = app.now()
     gate = gate or HostGate(app.config.service.per_host_connections)
-    sources = [s for s in app.config.sources() if not s.paused]
+    sources = app.config.watched()
     for index, source in enumerate(sources):
         every = source.interval or app.config.service.interval
         # Spread the first checks over a short window so a restart does not hit every host at once.
@@ -121,8 +121,8 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
     restart = new.service != old.service
     new = replace(new, service=old.service)
     known, configured = {s.key for s in old.sources()}, {s.key for s in new.sources()}
-    before = {s.key: s for s in old.sources() if not s.paused}  # what is scheduled, before and after
-    after = {s.key: s for s in new.sources() if not s.paused}
+    before = {s.key: s for s in old.watched()}  # what is scheduled, before and after
+    after = {s.key: s for s in new.watched()}
     scheduled = [k for k in after if k not in before]
     unscheduled = [k for k in before if k not in after]
     resumed = [k for k in scheduled if k in known]
@@ -261,7 +261,7 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     """Run until SIGINT/SIGTERM (or `stop` is set); running checks finish their writes first."""
     stop = stop or threading.Event()
     every = app.config.sources()
-    sources = [s for s in every if not s.paused]
+    sources = app.config.watched()
     if not every:
         print(f"{app.config.path.name} configures no sources; nothing to run", file=app.err)
         return ExitCode.USAGE

@@ -52,11 +52,13 @@ def read_differently(app: App, source: SourceConfig, version: Version, normalize
     return version.record.get("normalizer") != normalizer or version.record.get("reading", how) != how
 
 
-def read_response(app: App, source: SourceConfig, response: Response) -> Normalized:
-    """A fetched body read the way the source's kind says."""
-    body = Body(
-        response.body, response.header("content-type"), response.final_url, app.config.service.tracking_params
-    )
+def read_response(
+    app: App, source: SourceConfig, response: Response, *, base: str | None = None, media_type: str = ""
+) -> Normalized:
+    """A fetched body read the way the source's kind says; its links against `base` when it is not the page
+    the response came from (a web archive's copy), `media_type` when the response names none."""
+    ctype = response.header("content-type") or media_type or None
+    body = Body(response.body, ctype, base or response.final_url, app.config.service.tracking_params)
     return normalize(body, source)
 
 
@@ -118,6 +120,7 @@ def store_version(
     again: Normalized | None,
     when: datetime,
     fetched: dict[str, Any],
+    identity: str,
 ) -> tuple[Version, Diff | None]:
     """Store a new reading of a source as its next version, with what changed since `latest` (its summary in
     the record, the HTML diff among the reports). `fetched` says how the body was had (`fetch_url`,
@@ -157,7 +160,7 @@ def store_version(
         "invisible": normalized.invisible,
         "encoding": normalized.encoding,
         "words": normalized.words,
-        "content_sha256": content_identity(normalized),
+        "content_sha256": identity,  # content_identity(normalized), which the caller compared already
         "warnings": normalized.warnings,
         "changes": len(d.changes) if d is not None else 0,
         "summary": summary,

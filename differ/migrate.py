@@ -320,17 +320,17 @@ def _urlwatch_filters(spec: Any) -> Iterator[tuple[str, Any]]:
 def _urlwatch_filter(kind: str, arg: Any, settings: dict[str, Any], notes: list[str]) -> None:
     if kind in _FORMATTING:
         return
-    if kind in ("css", "element-by-id", "element-by-class", "element-by-tag"):
-        selector, exclude = (
-            (arg.get("selector"), arg.get("exclude")) if isinstance(arg, dict) else (arg, None)
-        )
+    if kind in ("css", "xpath", "element-by-id", "element-by-class", "element-by-tag"):
+        key = "path" if kind == "xpath" else "selector"
+        selector, exclude = (arg.get(key), arg.get("exclude")) if isinstance(arg, dict) else (arg, None)
         if not isinstance(selector, str) or not selector.strip():
-            notes.append(f"its {kind} filter names no selector; left out")
+            notes.append(f"its {kind} filter names no {key}; left out")
             return
+        mark = _as_xpath if kind == "xpath" else str.strip
         prefix = {"element-by-id": "#", "element-by-class": "."}.get(kind, "")
-        _narrow(settings, notes, prefix + selector.strip())
+        _narrow(settings, notes, prefix + mark(selector))
         if isinstance(exclude, str) and exclude.strip():
-            settings.setdefault("exclude", []).append(exclude.strip())
+            settings.setdefault("exclude", []).append(mark(exclude))
         return
     if kind == "re.sub":
         pattern, repl = (arg.get("pattern"), arg.get("repl", "")) if isinstance(arg, dict) else (arg, "")
@@ -485,11 +485,8 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
     for rule in _strings(watch.get("include_filters")):
         _changedetection_filter(rule, settings, notes)
     subtract = _strings(watch.get("subtractive_selectors"))
-    css = [s for s in subtract if not _is_xpath(s)]
-    if css:
-        settings["exclude"] = css
-    if len(css) < len(subtract):
-        notes.append("its XPath subtractive selectors are left out; differ reads CSS")
+    if subtract:
+        settings["exclude"] = subtract
     ignore = [_ignored_line(t) for t in _strings(watch.get("ignore_text"))]
     if ignore:
         settings["ignore"] = ignore
@@ -514,16 +511,17 @@ def _strings(value: Any) -> list[str]:
     return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
 
-def _is_xpath(rule: str) -> bool:
-    return rule.startswith(("/", "xpath:", "xpath1:", "(/"))
+def _as_xpath(path: str) -> str:
+    """urlwatch's XPath as a differ selector: marked `xpath:` where it does not start as only XPath can."""
+    from differ.normalize import xpath
+
+    return path.strip() if xpath.is_xpath(path) else f"xpath:{path.strip()}"
 
 
 def _changedetection_filter(rule: str, settings: dict[str, Any], notes: list[str]) -> None:
     if not rule:
         return
-    if _is_xpath(rule):
-        notes.append(f"its XPath filter ({rule}) is left out; differ reads CSS: set selector by hand")
-    elif rule.startswith(("json:", "jq:", "jqraw:")):
+    if rule.startswith(("json:", "jq:", "jqraw:")):
         field = re.fullmatch(r"json:\$\.([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)", rule)
         if field and "field" not in settings:
             settings["field"] = field.group(1)  # read by the json kind

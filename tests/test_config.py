@@ -252,6 +252,11 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
             "(Malformed attribute selector at position 3)",
         ),
         (
+            BASE + 'exclude = ["nav", "//div[@class=\'share\'"]\n',
+            "config.toml: documents[0].canonical.exclude: expected an XPath expression, found "
+            "\"//div[@class='share'\" (Invalid predicate)",
+        ),
+        (
             BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
             'config.toml: notify[0].kind: expected one of discord, email, slack, teams, webhook, found "pager"',
         ),
@@ -407,3 +412,14 @@ def test_css_selectors_are_checked_when_the_configuration_is_read() -> None:
     ):
         assert css_problem(selector) is None
     assert (css_problem("p:unknown") or "").startswith("':unknown' was detected as a pseudo-class")
+
+
+def test_xpath_selectors_are_told_from_css() -> None:
+    """A selector that starts as only XPath can (or says `xpath:`) is XPath; the rest is CSS."""
+    from differ.normalize import xpath
+
+    for selector in ("//article", "(//h2)[1]", "./div", "xpath:div[@id='post']", "xpath1://main"):
+        assert xpath.is_xpath(selector)
+        assert xpath.problem(selector) is None
+    for selector in ("article", ".entry-content", "div > p", "[role=main]"):
+        assert not xpath.is_xpath(selector)

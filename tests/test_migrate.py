@@ -84,7 +84,7 @@ def test_urlwatch_jobs_become_pages_with_their_filters_as_settings(tmp_path: Pat
             {"selector": "#content"},
             [
                 "was loaded in a browser; differ reads the page as served, without running its scripts",
-                "its xpath filter has no counterpart in differ; left out",
+                "a second selector (//div) inside #content is left out",
                 "its grep filter has no counterpart in differ; left out",
             ],
         ),
@@ -97,6 +97,36 @@ def test_urlwatch_jobs_become_pages_with_their_filters_as_settings(tmp_path: Pat
         ),
     ]
     assert [f.page.title if f.page else None for f in found] == ["PyTorch 2.13 blog", None, None, "app", None]
+
+
+def test_urlwatch_xpath_filters_become_xpath_selectors(tmp_path: Path) -> None:
+    (tmp_path / "urls.yaml").write_text(
+        """\
+url: "https://example.org/news"
+filter:
+  - xpath:
+      path: "div[@id='post']"
+      exclude: "//aside"
+---
+url: "https://example.org/changelog"
+filter: xpath://section[h2],html2text
+---
+url: "https://example.org/typo"
+filter:
+  - xpath: "//div[@id='post'"
+"""
+    )
+    assert pages(read(tmp_path / "urls.yaml")) == [
+        ("https://example.org/news", {"selector": "xpath:div[@id='post']", "exclude": ["//aside"]}, []),
+        ("https://example.org/changelog", {"selector": "//section[h2]"}, []),
+        (
+            "https://example.org/typo",
+            {},
+            [
+                "left out its selector: expected an XPath expression, found \"//div[@id='post'\" (Invalid predicate)"
+            ],
+        ),
+    ]
 
 
 WATCHES = {
@@ -140,19 +170,19 @@ def datastore(folder: Path) -> Path:
 EXPECTED_WATCHES = [
     (
         "https://blog.rust-lang.org/releases/",
-        {},
-        ["its XPath filter (//main) is left out; differ reads CSS: set selector by hand"],
+        {"selector": "//main"},
+        [],
     ),
     (
         "https://pytorch.org/blog/pytorch-2-13-release-blog/",
         {
             "headers": {"Accept-Language": "en"},
             "selector": "article .entry-content",
-            "exclude": [".share"],
+            "exclude": [".share", "//div[@id='ad']"],
             "ignore": ["(?i)^.*Views:.*$", "(?i)^.*(?:\\d+ MIN READ).*$"],
             "interval": "6h",
         },
-        ["its XPath subtractive selectors are left out; differ reads CSS"],
+        [],
     ),
     ("https://shop.example/item", "a restock_diff watch (prices and stock), not a page's text"),
     ("https://paused.example/", {"paused": True}, []),  # comes paused, as it was

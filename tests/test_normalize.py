@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Tag
+from bs4.element import NavigableString, PreformattedString
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -514,6 +515,119 @@ def test_content_root_is_what_css_selects(selector: str) -> None:
 
     soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
     assert _select_one(soup, selector) is soupsieve.select_one(selector, soup)
+
+
+@pytest.mark.parametrize(
+    ("path", "css"),
+    [
+        ("//article", "article"),
+        (
+            "xpath://div[contains(concat(' ', normalize-space(@class), ' '), ' entry-content ')]",
+            ".entry-content",
+        ),
+        ("/html/body//article//h2", "article h2"),
+        ("xpath1://li[2]", "li:nth-of-type(2)"),
+        ("(//h2)[1]", "h2"),
+        ("//a[@href]", "a[href]"),
+        ("//*[@id='nothing-has-this']", "#nothing-has-this"),
+    ],
+)
+def test_content_root_is_what_xpath_selects(path: str, css: str) -> None:
+    """An XPath selector finds the element the same CSS selector finds: the lxml copy maps back to the tree."""
+    import soupsieve
+
+    from differ.normalize.html import _select_one, parse_html
+
+    soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
+    assert _select_one(soup, path) is soupsieve.select_one(css, soup)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, max_size=25).map("".join))
+def test_xpath_sees_every_element_and_its_text(text: str) -> None:
+    """On any markup, `//*` is every element in document order and each element's string value is its text."""
+    from differ.normalize import xpath
+    from differ.normalize.html import parse_html, tags
+
+    soup = parse_html(text)
+    chosen = xpath.select(soup, "//*")
+    assert [id(tag) for tag in chosen] == [id(tag) for tag in tags(soup)]
+    unreadable = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+    for tag in chosen[:5]:
+        text_of = "".join(
+            str(s)
+            for s in tag.descendants
+            if isinstance(s, NavigableString) and not isinstance(s, PreformattedString)  # not comments
+        )
+        assert xpath.select(tag, f"self::*[. = {_literal(unreadable.sub('', text_of))}]") == [tag]
+
+
+def _literal(text: str) -> str:
+    """`text` as an XPath string literal (XPath 1.0 has no escapes: quotes are joined with concat)."""
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    return "concat(" + ', "\'", '.join(f"'{part}'" for part in text.split("'")) + ")"
+
+
+def test_xpath_selector_and_exclude_read_the_page_as_css_does() -> None:
+    page = (REPLAY / "canonical" / "fetch-1.html").read_bytes()
+    by_css = norm(page, source(selector="article .entry-content", exclude=["h2", "li:nth-of-type(2)"]))
+    by_xpath = norm(
+        page,
+        source(
+            selector="//article//*[contains(@class, 'entry-content')]", exclude=[".//h2", "xpath:.//li[2]"]
+        ),
+    )
+    assert by_xpath.markdown == by_css.markdown
+    assert re.search("^## ", norm(page, source(selector="//article")).markdown, re.MULTILINE)
+    assert not re.search("^## ", by_xpath.markdown, re.MULTILINE)
+    assert by_xpath.root == "selector \"//article//*[contains(@class, 'entry-content')]\""
+
+
+def test_xpath_exclude_drops_only_inside_the_content_root() -> None:
+    page = "<body><nav><p>Menu</p></nav><article><p>Kept</p><aside><p>Ad</p></aside></article></body>"
+    assert (
+        norm(page, source(selector="//article", exclude=["//aside", "//nav", "/html"])).markdown == "Kept\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("selector", "message"),
+    [
+        (
+            "xpath:count(//p)",
+            'selector "xpath:count(//p)" evaluates to a number; expected an XPath that selects elements',
+        ),
+        (
+            "xpath:boolean(//p)",
+            'selector "xpath:boolean(//p)" evaluates to true or false; expected an XPath that selects elements',
+        ),
+        (
+            "xpath:string(//p)",
+            'selector "xpath:string(//p)" evaluates to text; expected an XPath that selects elements',
+        ),
+        (
+            "//p/@class",
+            'selector "//p/@class" selects text or attributes; expected an XPath that selects elements',
+        ),
+        (
+            "//p/text()",
+            'selector "//p/text()" selects text or attributes; expected an XPath that selects elements',
+        ),
+        ("//p[nope()]", 'selector "//p[nope()]" cannot be evaluated: Unregistered function'),
+    ],
+)
+def test_an_xpath_that_selects_no_elements_is_said_to(selector: str, message: str) -> None:
+    with pytest.raises(NormalizeError) as info:
+        norm('<body><p class="x">Text</p></body>', source(selector=selector))
+    assert str(info.value) == message
+
+
+def test_an_xpath_that_matches_nothing_is_said_to() -> None:
+    with pytest.raises(NoContentError, match='^selector "//article" matches nothing on the page$'):
+        norm("<html><body><p>redesigned</p></body></html>", source(selector="//article"))
 
 
 URL_PIECES = [

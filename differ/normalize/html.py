@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup, Comment, Tag
 from bs4.element import NavigableString, PageElement
 
 from differ.errors import NoContentError, NormalizeError
+from differ.normalize import xpath
 from differ.normalize.kinds import simple_selector
 from differ.normalize.tree import build
 
@@ -167,6 +168,11 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
             root = matches[0] if matches else soup.body or soup
         _prune(root, _chrome)
     for pattern in exclude:
+        if xpath.is_xpath(pattern):
+            for node in xpath.select(root, pattern):
+                if any(parent is root for parent in node.parents):
+                    node.extract()
+            continue
         try:
             for node in _css(pattern).select(root):
                 node.extract()
@@ -177,7 +183,9 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
 
 def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
     """The first element in document order that `selector` matches. A simple selector (`article`,
-    `.entry-content`, `div#main.post`) is matched in one walk; others go to soupsieve."""
+    `.entry-content`, `div#main.post`) is matched in one walk; XPath goes to lxml, other CSS to soupsieve."""
+    if xpath.is_xpath(selector):
+        return next(iter(xpath.select(soup, selector)), None)
     simple = simple_selector(selector)
     if simple:
         name, ident, dotted = simple

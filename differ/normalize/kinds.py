@@ -178,8 +178,8 @@ class HtmlKind(SourceKind):
 
     accept = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
     options: ClassVar[dict[str, Option]] = {
-        "selector": Option(opt.nonempty_string, None, "CSS selector of the content root"),
-        "exclude": Option(opt.string_list, (), "CSS selectors of parts to drop"),
+        "selector": Option(opt.nonempty_string, None, "CSS selector (or XPath) of the content root"),
+        "exclude": Option(opt.string_list, (), "CSS selectors (or XPath) of parts to drop"),
         "metadata": Option(
             opt.choice_list("title", "published", "modified"),
             ("title", "published", "modified"),
@@ -192,7 +192,18 @@ class HtmlKind(SourceKind):
         chosen = [("selector", source.option("selector"))] + [
             ("exclude", p) for p in source.option("exclude")
         ]
+        from differ.normalize import (
+            xpath,
+        )  # here: lxml and bs4 are loaded when a page is read, not at start-up
+
         for key, selector in chosen:
+            if selector and xpath.is_xpath(str(selector)):
+                problem = xpath.problem(str(selector))
+                if problem:
+                    raise Invalid(
+                        f"expected an XPath expression, found {opt.found(selector)} ({problem})", key=key
+                    )
+                continue
             problem = css_problem(str(selector)) if selector else None
             if problem:
                 raise Invalid(f"expected a CSS selector, found {opt.found(selector)} ({problem})", key=key)

@@ -5,7 +5,7 @@ plain list of URLs are read by a reader registered for each; each page becomes a
 subtracted selectors `exclude`, ignored text `ignore`, request headers `headers`, a check interval
 `interval`). What has no counterpart is named in a note, never dropped silently; formatting filters (html2text,
 strip, …) need none, since differ reads every page to canonical Markdown itself. Alerts differ can send (Slack
-and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack, Discord and Teams workflows from
+and Discord webhooks and SMTP e-mail from urlwatch's reporters, Slack, Discord, Teams workflows and e-mail from
 changedetection.io's Apprise URLs) become `Notifier`s; one differ would refuse is listed as left out, with the
 reason."""
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError, UsageError
@@ -388,6 +388,16 @@ def _apprise(url: str, page: str | None, watches: Watches) -> None:
     why it is left out. A notifier for several pages is one notifier naming them all."""
     bare = url.split("?", 1)[0]
     target: tuple[str, str] | None = None
+    if url.startswith(("mailto://", "mailtos://")):
+        table = _apprise_email(url)
+        note = (
+            "its password is written as the notification URL held it; to keep it out of the file, put it in an "
+            'environment variable and write password = "${NAME}"'
+            if table.get("password")
+            else ""
+        )
+        _add_alert(watches, Notifier("email", table, note=note), page)
+        return
     if m := _SLACK_TOKENS.fullmatch(bare):
         target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
     elif bare.startswith("https://hooks.slack.com/services/"):
@@ -405,13 +415,72 @@ def _apprise(url: str, page: str | None, watches: Watches) -> None:
         watches.left_out.append(f"notification URL {scheme}://…: differ has no notifier it can make of it")
         return
     kind, webhook = target
-    for k, alert in enumerate(watches.alerts):
-        if (alert.kind, alert.settings.get("url")) == target:
-            if alert.pages is not None:
-                pages = None if page is None else (*alert.pages, page)
-                watches.alerts[k] = Notifier(kind, alert.settings, pages)
+    _add_alert(watches, Notifier(kind, {"url": webhook}), page)
+
+
+def _add_alert(watches: Watches, alert: Notifier, page: str | None) -> None:
+    """`alert` for `page` (every page when None), joined to the same alert for other pages when there is one."""
+    for k, known in enumerate(watches.alerts):
+        if (known.kind, dict(known.settings)) == (alert.kind, dict(alert.settings)):
+            if known.pages is not None:
+                pages = None if page is None else (*known.pages, page)
+                watches.alerts[k] = Notifier(known.kind, known.settings, pages, known.note)
             return
-    watches.alerts.append(Notifier(kind, {"url": webhook}, None if page is None else (page,)))
+    watches.alerts.append(Notifier(alert.kind, alert.settings, None if page is None else (page,), alert.note))
+
+
+# Apprise's defaults for well-known providers, used when its URL names no `smtp` server (mailto://me:pw@gmail.com):
+# the relay, its port and security, and whether the login is the whole address
+_MAIL_PROVIDERS = [
+    (re.compile(r"gmail\.com"), "smtp.gmail.com", 587, "starttls", True),
+    (re.compile(r"(?:hotmail|live)\.com"), "smtp.live.com", 587, "starttls", True),
+    (re.compile(r"yahoo\.(?:ca|com)"), "smtp.mail.yahoo.com", 465, "tls", True),
+    (re.compile(r"fastmail\.(?:com|fm)"), "smtp.fastmail.com", 465, "tls", True),
+    (re.compile(r"zoho\.com"), "smtp.zoho.com", 465, "tls", True),
+]
+
+
+def _apprise_email(url: str) -> dict[str, Any]:
+    """Apprise's `mailto://USER:PASSWORD@DOMAIN[:PORT][/TO…][?to=&from=&name=&smtp=&mode=ssl|starttls]` (`mailtos`:
+    over TLS) as an `email` notifier's options, as Apprise reads it: the sender is USER@DOMAIN unless `from`
+    says otherwise, the relay DOMAIN (or a provider's, or `smtp`), the recipients the sender when none is named.
+    The password is written as the URL kept it; differ checks the table as it checks config.toml's."""
+    parts = urlsplit(url)
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    user = unquote(parts.username or query.get("user", ""))
+    password = unquote(parts.password or query.get("pass", ""))
+    domain = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    sender = query.get("from") or (f"{user.split('@')[0]}@{domain}" if user else "")
+    to = [unquote(p) for p in parts.path.split("/") if p] + [
+        a for a in re.split(r"[\s,]+", query.get("to", "")) if a
+    ]
+    secure = parts.scheme == "mailtos"
+    security = ("tls" if query.get("mode", "").lower() == "ssl" else "starttls") if secure else "none"
+    host = query.get("smtp") or query.get("smtp_host")
+    if not host:
+        host = domain
+        known = next((p for p in _MAIL_PROVIDERS if p[0].fullmatch(domain.lower())), None)
+        if known:
+            _, host, port, security, whole_address = known
+            if whole_address and "@" not in user:
+                user = f"{user}@{domain}"
+    table: dict[str, Any] = {
+        "host": host,
+        "security": security,
+        "from": f"{query['name']} <{sender}>" if query.get("name") else sender,
+        "to": to or [sender],
+    }
+    if port:
+        table["port"] = (
+            port  # else the port of its security, as Apprise's (465 where it would try 587 for TLS)
+        )
+    if user and password:
+        table["username"], table["password"] = user, password
+    return table
 
 
 def _workflow_url(host: str, workflow: str, signature: str, url: str) -> str:

@@ -477,7 +477,10 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     config.write_text('[[documents]]\nid = "old"\n[documents.canonical]\nurl = "https://example.org/old"\n')
     code, out, err = run("--config", str(config), "import", str(folder))
     assert (code, err) == (ExitCode.OK, "")
-    assert "  notification URL mailto://…: differ has no notifier it can make of it" in out.splitlines()
+    assert (  # an insecure mailto:// with a password: refused as config.toml's would be
+        "  datastore: its email alert, which differ would refuse: security: refusing to send a password "
+        'unencrypted; expected security = "starttls" or "tls"'
+    ) in out.splitlines()
     notify = tomllib.loads(config.read_text())["notify"]
     assert notify == [
         {  # sent for every watch there: here, for the pages imported, not the page watched before
@@ -500,6 +503,75 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     before = config.read_text()
     code, out, _ = run("--config", str(config), "import", str(folder))  # again: nothing new, no webhook twice
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
+
+
+@pytest.mark.parametrize(
+    ("url", "table"),
+    [
+        (
+            "mailtos://release:s%40cret@example.org/team@example.org/ops@example.org"
+            "?smtp=smtp.example.org&mode=ssl&name=Release%20watch",
+            {
+                "host": "smtp.example.org",
+                "security": "tls",
+                "from": "Release watch <release@example.org>",
+                "to": ["team@example.org", "ops@example.org"],
+                "username": "release",
+                "password": "s@cret",
+            },
+        ),
+        (  # a provider Apprise knows: its relay, and the whole address as the login
+            "mailtos://me:pw@gmail.com?to=a@example.org,b@example.org",
+            {
+                "host": "smtp.gmail.com",
+                "port": 587,
+                "security": "starttls",
+                "from": "me@gmail.com",
+                "to": ["a@example.org", "b@example.org"],
+                "username": "me@gmail.com",
+                "password": "pw",
+            },
+        ),
+        (  # no recipient: to the sender, as Apprise sends it
+            "mailtos://me:pw@example.org:2525?from=bot@example.org",
+            {
+                "host": "example.org",
+                "security": "starttls",
+                "from": "bot@example.org",
+                "to": ["bot@example.org"],
+                "port": 2525,
+                "username": "me",
+                "password": "pw",
+            },
+        ),
+        (  # a local relay without a login
+            "mailto://localhost?from=differ@example.org&to=team@example.org",
+            {
+                "host": "localhost",
+                "security": "none",
+                "from": "differ@example.org",
+                "to": ["team@example.org"],
+            },
+        ),
+    ],
+)
+def test_changedetection_mailto_urls_become_email_notifiers(
+    tmp_path: Path, url: str, table: dict[str, object]
+) -> None:
+    (tmp_path / "watch.json").write_text(
+        json.dumps({"url": "https://example.org/post", "notification_urls": [url, url]})
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    notify = tomllib.loads(config.read_text())["notify"]
+    assert notify == [{"name": "email", "kind": "email", **table, "documents": ["post"]}]
+    note = (
+        "    note: its password is written as the notification URL held it; to keep it out of the file, put it "
+        'in an environment variable and write password = "${NAME}"'
+    )
+    assert (note in out.splitlines()) == ("password" in table)
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
 
 
 @pytest.mark.parametrize(

@@ -45,13 +45,15 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def spawn(config: Path, command: str) -> subprocess.Popen[str]:
-    """`differ --config CONFIG COMMAND` as a process of its own, to be sent signals."""
+    """`differ --config CONFIG COMMAND` as a process of its own, to be sent signals. SIGINT is set back to its
+    default in the child: a test run started in the background (`make test &`) ignores it, and so would the child."""
     return subprocess.Popen(
         [sys.executable, "-m", "differ", "--config", str(config), command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 

@@ -1,0 +1,135 @@
+"""Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows and
+SMTP e-mail; any other is named as left out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from differ.edit import Notifier
+from differ.migrate.base import Watches
+
+_SLACK_TOKENS = re.compile(r"slack://(?:[^@/]*@)?(T\w+)/(B\w+)/(\w+)/?(?:#?[\w-]*)?")
+_DISCORD = re.compile(r"discord://(?:[^@/]*@)?(\d+)/([\w-]+)/?")
+# Apprise's short form of a Teams workflow's webhook: workflows://HOST[:PORT]/WORKFLOW/SIGNATURE[?pa=yes&ver=…]
+_WORKFLOWS = re.compile(r"workflows?://([\w.-]+(?::\d+)?)/([\w-]+)/([\w-]+)/?")
+
+
+def add(url: str, page: str | None, watches: Watches) -> None:
+    """An Apprise notification URL as a differ notifier for `page` (every page when None), or a line saying
+    why it is left out. A notifier for several pages is one notifier naming them all."""
+    bare = url.split("?", 1)[0]
+    target: tuple[str, str] | None = None
+    if url.startswith(("mailto://", "mailtos://")):
+        table = email_options(url)
+        note = (
+            "its password is written as the notification URL held it; to keep it out of the file, put it in an "
+            'environment variable and write password = "${NAME}"'
+            if table.get("password")
+            else ""
+        )
+        _add_alert(watches, Notifier("email", table, note=note), page)
+        return
+    if m := _SLACK_TOKENS.fullmatch(bare):
+        target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
+    elif bare.startswith("https://hooks.slack.com/services/"):
+        target = ("slack", bare)
+    elif m := _DISCORD.fullmatch(bare):
+        target = ("discord", f"https://discord.com/api/webhooks/{m[1]}/{m[2]}")
+    elif re.match(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/", bare):
+        target = ("discord", bare)
+    elif m := _WORKFLOWS.fullmatch(bare):
+        target = ("teams", _workflow_url(m[1], m[2], m[3], url))
+    elif url.startswith("https://") and "/workflows/" in bare and "/triggers/" in bare and "sig=" in url:
+        target = ("teams", url)  # a Teams workflow's own webhook URL, which Apprise takes as it is
+    if target is None:
+        scheme = url.split("://", 1)[0] if "://" in url else url[:20]
+        watches.left_out.append(f"notification URL {scheme}://…: differ has no notifier it can make of it")
+        return
+    kind, webhook = target
+    _add_alert(watches, Notifier(kind, {"url": webhook}), page)
+
+
+def _add_alert(watches: Watches, alert: Notifier, page: str | None) -> None:
+    """`alert` for `page` (every page when None), joined to the same alert for other pages when there is one."""
+    for k, known in enumerate(watches.alerts):
+        if (known.kind, dict(known.settings)) == (alert.kind, dict(alert.settings)):
+            if known.pages is not None:
+                pages = None if page is None else (*known.pages, page)
+                watches.alerts[k] = Notifier(known.kind, known.settings, pages, known.note)
+            return
+    watches.alerts.append(Notifier(alert.kind, alert.settings, None if page is None else (page,), alert.note))
+
+
+# Apprise's defaults for well-known providers, used when its URL names no `smtp` server (mailto://me:pw@gmail.com):
+# the relay, its port and security, and whether the login is the whole address
+_MAIL_PROVIDERS = [
+    (re.compile(r"gmail\.com"), "smtp.gmail.com", 587, "starttls", True),
+    (re.compile(r"(?:hotmail|live)\.com"), "smtp.live.com", 587, "starttls", True),
+    (re.compile(r"yahoo\.(?:ca|com)"), "smtp.mail.yahoo.com", 465, "tls", True),
+    (re.compile(r"fastmail\.(?:com|fm)"), "smtp.fastmail.com", 465, "tls", True),
+    (re.compile(r"zoho\.com"), "smtp.zoho.com", 465, "tls", True),
+]
+
+
+def email_options(url: str) -> dict[str, Any]:
+    """Apprise's `mailto://USER:PASSWORD@DOMAIN[:PORT][/TO…][?to=&from=&name=&smtp=&mode=ssl|starttls]` (`mailtos`:
+    over TLS) as an `email` notifier's options, as Apprise reads it: the sender is USER@DOMAIN unless `from`
+    says otherwise, the relay DOMAIN (or a provider's, or `smtp`), the recipients the sender when none is named.
+    The password is written as the URL kept it; differ checks the table as it checks config.toml's."""
+    parts = urlsplit(url)
+    query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    user = unquote(parts.username or query.get("user", ""))
+    password = unquote(parts.password or query.get("pass", ""))
+    domain = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    sender = query.get("from") or (f"{user.split('@')[0]}@{domain}" if user else "")
+    to = [unquote(p) for p in parts.path.split("/") if p] + [
+        a for a in re.split(r"[\s,]+", query.get("to", "")) if a
+    ]
+    secure = parts.scheme == "mailtos"
+    security = ("tls" if query.get("mode", "").lower() == "ssl" else "starttls") if secure else "none"
+    host = query.get("smtp") or query.get("smtp_host")
+    if not host:
+        host = domain
+        known = next((p for p in _MAIL_PROVIDERS if p[0].fullmatch(domain.lower())), None)
+        if known:
+            _, host, port, security, whole_address = known
+            if whole_address and "@" not in user:
+                user = f"{user}@{domain}"
+    table: dict[str, Any] = {
+        "host": host,
+        "security": security,
+        "from": f"{query['name']} <{sender}>" if query.get("name") else sender,
+        "to": to or [sender],
+    }
+    if port:
+        table["port"] = (
+            port  # else the port of its security, as Apprise's (465 where it would try 587 for TLS)
+        )
+    if user and password:
+        table["username"], table["password"] = user, password
+    return table
+
+
+def _workflow_url(host: str, workflow: str, signature: str, url: str) -> str:
+    """The https URL Apprise posts to for `workflows://HOST/WORKFLOW/SIGNATURE` (a Power Automate one with
+    `pa=yes`, another API version with `ver=`)."""
+    query = parse_qs(urlsplit(url).query)
+    automate = (query.get("pa") or query.get("powerautomate") or ["no"])[0].lower() in (
+        "yes",
+        "true",
+        "1",
+        "on",
+    )
+    version = (query.get("ver") or query.get("api-version") or [""])[0]
+    version = version or ("2022-03-01-preview" if automate else "2016-06-01")
+    path = "/powerautomate/automations/direct" if automate else ""
+    return (
+        f"https://{host}{path}/workflows/{workflow}/triggers/manual/paths/invoke?api-version={version}"
+        f"&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={signature}"
+    )

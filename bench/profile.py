@@ -24,8 +24,8 @@ STAGES = [
     ("store a version", "differ/store.py", "commit"),
     ("save state", "differ/store.py", "save_state"),
     ("log the fetch", "differ/store.py", "log_fetch"),
-    ("diff", "differ/check.py", "diff_versions"),
-    ("start-up: load config", "differ/config.py", "load_config"),
+    ("diff", "differ/versions.py", "diff_versions"),
+    ("start-up: load config", "differ/config/loader.py", "load_config"),
 ]
 
 

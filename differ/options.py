@@ -1,6 +1,6 @@
 """Small validators for configuration values; each turns a TOML value into a typed one or says why not.
 
-Source kinds and notifiers declare their options with these, so `config.py` can check every key the same way.
+Source kinds and notifiers declare their options with these, so `differ.config` can check every key the same way.
 """
 
 from __future__ import annotations

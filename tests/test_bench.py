@@ -62,7 +62,19 @@ def test_profile_summary_names_the_stages(pages: str, tmp_path: Path) -> None:
     lines = profile.summarize(stats, 3)
     assert lines[0].startswith("Total ") and "for 3 pages" in lines[0]
     stages = [line.split("|")[1].strip() for line in lines if line.startswith("| ")]
-    assert {"whole check", "fetch (HTTP)", "normalize", "store a version"} <= set(stages)
+    assert {"whole check", "fetch (HTTP)", "normalize", "store a version", "start-up: load config"} <= set(
+        stages
+    )
+
+
+def test_every_profiled_stage_names_a_function_that_exists() -> None:
+    """A stage whose function moved to another module would silently vanish from the profile summary."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    for stage, path, function in profile.STAGES:
+        text = (root / path).read_text()
+        assert re.search(rf"^\s*def {function}\(", text, re.MULTILINE), f"{stage}: no {function} in {path}"
 
 
 def test_footprint_samples_a_running_service(tmp_path: Path) -> None:

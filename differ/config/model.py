@@ -1,0 +1,271 @@
+"""What a validated configuration is: the service's settings, the documents and their sources, the notifiers;
+the defaults and option tables they are checked against, in one place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from differ import __version__
+from differ import options as opt
+from differ.errors import UsageError
+from differ.options import Option
+
+DEFAULT_CONFIG = Path("config.toml")
+# The web archive `differ backfill` reads captures from: the Wayback Machine, whose CDX API pywb serves too.
+WEB_ARCHIVE = "https://web.archive.org"
+DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
+LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "ko", "ja", "zh", "ru", "uk", "el", "ar", "he")
+# `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
+# listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
+EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "metadata")
+DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered")
+VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff
+
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${NAME}` in a value
+
+SERVICE_OPTIONS: dict[str, Option] = {
+    "snapshots": Option(opt.nonempty_string, "snapshots", "the store's folder, relative to the config file"),
+    "interval": Option(opt.duration(1), 1800.0, "default time between checks of a source"),
+    "jitter": Option(opt.fraction, 0.1, "share of the interval added at random to each run"),
+    "user_agent": Option(opt.nonempty_string, DEFAULT_USER_AGENT, "User-Agent; {version} is replaced"),
+    "contact": Option(opt.string, "", "sent as From: when set"),
+    "per_host_delay": Option(opt.duration(), 5.0, "least time between two requests to one host"),
+    "per_host_connections": Option(opt.integer(1, 16), 1, "requests in flight at once per host"),
+    "workers": Option(opt.integer(1, 64), 8, "sources checked at once (different hosts)"),
+    "timeout": Option(opt.duration(0.1), 30.0, "connect and read timeout; a whole fetch gets twice this"),
+    "max_bytes": Option(opt.size, 10_000_000, "largest body accepted"),
+    "retries": Option(opt.integer(0, 10), 2, "retries of a failed request within one check"),
+    "retry_after_cap": Option(opt.duration(), 60.0, "longest Retry-After waited within one check"),
+    "anomaly_confirm": Option(
+        opt.duration(),
+        600.0,
+        "how long an extraction anomaly must last, seen on consecutive checks, before it is stored",
+    ),
+    "shrink_threshold": Option(
+        opt.fraction,
+        0.5,
+        "share of content that may vanish at once before it is held as an extraction anomaly",
+    ),
+    "tracking_params": Option(
+        opt.string_list,
+        ("utm_*", "fbclid", "gclid", "ref"),
+        "query parameters removed from links (* is a wildcard)",
+    ),
+    "base_url": Option(opt.string, "", "where reports are published, for links in alerts"),
+    "proxy": Option(
+        opt.proxy_url,
+        "",
+        "HTTP proxy for every page and alert, http://[user:password@]host:port (none by default)",
+    ),
+}
+
+SOURCE_OPTIONS: dict[str, Option] = {
+    "id": Option(opt.string, required=True, help="the source's id within its document"),
+    "url": Option(opt.string, required=True, help="the page to watch"),
+    "kind": Option(opt.string, "html", "how to read the page"),
+    "interval": Option(opt.duration(1), None, "overrides the service interval"),
+    "headers": Option(opt.string_table, {}, "extra request headers"),
+    "robots": Option(opt.boolean, True, "honour robots.txt"),
+    "allow_private": Option(opt.private_access, False, "allow loopback and private addresses"),
+    "languages": Option(opt.choice_list(*LANGUAGES), None, "keep only blocks in these languages"),
+    "ignore": Option(
+        opt.pattern_list, (), "regular expressions of text to leave out (a line they empty is dropped)"
+    ),
+    "stale_after": Option(
+        opt.duration(),
+        0.0,
+        "a mirror's time to catch up: how long the canonical may be ahead before the mirror is called stale",
+    ),
+    "paused": Option(
+        opt.boolean, False, "not checked by differ check or differ run until unset; its record stays"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Settings that apply to every source."""
+
+    snapshots: Path
+    interval: float = 1800.0
+    jitter: float = 0.1
+    user_agent: str = DEFAULT_USER_AGENT.format(version=__version__)
+    contact: str = ""
+    per_host_delay: float = 5.0
+    per_host_connections: int = 1
+    workers: int = 8
+    timeout: float = 30.0
+    max_bytes: int = 10_000_000
+    retries: int = 2
+    retry_after_cap: float = 60.0
+    shrink_threshold: float = 0.5
+    anomaly_confirm: float = 600.0
+    tracking_params: tuple[str, ...] = ("utm_*", "fbclid", "gclid", "ref")
+    base_url: str = ""
+    proxy: str = field(default="", repr=False)  # may carry a password: never printed
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """One watched URL: a document's canonical page or one of its mirrors."""
+
+    document: str
+    id: str
+    url: str
+    kind: str = "html"
+    role: str = "canonical"
+    interval: float | None = None
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry a token: never printed
+    robots: bool = True
+    allow_private: bool | tuple[opt.Network, ...] = False
+    languages: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
+    paused: bool = False  # left out of `differ check` and `differ run` unless named
+    options: Mapping[str, Any] = field(default_factory=dict)
+    title: str = ""
+
+    @property
+    def key(self) -> str:
+        """The `DOCUMENT/SOURCE` name used everywhere in the CLI."""
+        return f"{self.document}/{self.id}"
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name)
+
+
+@dataclass(frozen=True)
+class DocumentConfig:
+    """A canonical announcement and the mirrors that copy it."""
+
+    id: str
+    title: str
+    canonical: SourceConfig
+    mirrors: tuple[SourceConfig, ...] = ()
+
+    @property
+    def sources(self) -> tuple[SourceConfig, ...]:
+        return (self.canonical, *self.mirrors)
+
+
+@dataclass(frozen=True)
+class NotifierConfig:
+    """One `[[notify]]` destination with its filters."""
+
+    name: str
+    kind: str
+    options: Mapping[str, Any]
+    documents: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    events: tuple[str, ...] = DEFAULT_EVENTS
+    digest: float | None = None
+    fail_after: int = 3
+    retry_for: float = 86400.0
+    timeout: float = 15.0
+    secrets: frozenset[str] = frozenset()
+
+    def __repr__(self) -> str:
+        """Secrets (webhook URLs, signing keys) redacted, so no log or traceback can show them."""
+        shown = {
+            k: redact(v) if k in self.secrets and isinstance(v, str) else v for k, v in self.options.items()
+        }
+        return f"NotifierConfig(name={self.name!r}, kind={self.kind!r}, options={shown!r})"
+
+    def wants(self, event: str, source_key: str) -> bool:
+        """Whether this notifier takes an event of this type about this source."""
+        if event not in self.events:
+            return False
+        document = source_key.split("/", 1)[0]
+        if self.documents and document not in self.documents:
+            return False
+        return not self.sources or source_key in self.sources or document in self.sources
+
+    def fingerprint(self) -> str:
+        """A digest of the settings, so a destination disabled by a 410 comes back when they change."""
+        import hashlib
+        import json
+
+        blob = json.dumps({"kind": self.kind, "options": self.options}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole validated configuration."""
+
+    path: Path
+    service: ServiceConfig
+    documents: tuple[DocumentConfig, ...] = ()
+    notifiers: tuple[NotifierConfig, ...] = ()
+
+    def sources(self) -> list[SourceConfig]:
+        return [s for d in self.documents for s in d.sources]
+
+    def watched(self) -> list[SourceConfig]:
+        """The sources a service checks on their schedule: all but the paused ones."""
+        return [s for s in self.sources() if not s.paused]
+
+    def document(self, doc_id: str) -> DocumentConfig:
+        for doc in self.documents:
+            if doc.id == doc_id:
+                return doc
+        names = ", ".join(d.id for d in self.documents) or "none configured"
+        raise UsageError(f'no document "{doc_id}"; configured documents: {names}')
+
+    def source(self, key: str) -> SourceConfig:
+        """Find a source by `DOCUMENT/SOURCE` (or by DOCUMENT alone for its canonical)."""
+        for s in self.sources():
+            if s.key == key:
+                return s
+        if "/" not in key:
+            return self.document(key).canonical
+        names = ", ".join(s.key for s in self.sources()) or "none configured"
+        raise UsageError(f'no source "{key}"; configured sources: {names}')
+
+    def select(self, keys: list[str]) -> list[SourceConfig]:
+        """The sources named on the command line (a DOCUMENT names all of its sources); all when none."""
+        if not keys:
+            return self.sources()
+        chosen: list[SourceConfig] = []
+        for key in keys:
+            picked = list(self.document(key).sources) if "/" not in key else [self.source(key)]
+            chosen.extend(s for s in picked if s not in chosen)
+        return chosen
+
+    def to_check(self, keys: list[str]) -> tuple[list[SourceConfig], list[SourceConfig]]:
+        """The sources a check of `keys` covers, and the paused ones it leaves out: a paused source is checked
+        only when named as DOCUMENT/SOURCE."""
+        named = set(keys)
+        chosen = self.select(keys)
+        left_out = [s for s in chosen if s.paused and s.key not in named]
+        return [s for s in chosen if s not in left_out], left_out
+
+    def notifier(self, name: str) -> NotifierConfig:
+        for n in self.notifiers:
+            if n.name == name:
+                return n
+        names = ", ".join(n.name for n in self.notifiers) or "none configured"
+        raise UsageError(f'no notifier "{name}"; configured notifiers: {names}')
+
+
+def redact(value: str) -> str:
+    """Show a secret so that it can be recognized but not used: scheme and host of a URL, or a stub."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.scheme and parts.hostname:
+        return f"{parts.scheme}://{parts.hostname}/…"
+    return value[:6] + "…" if len(value) > 10 else "…"
+
+
+def iter_secrets(config: Config) -> Iterator[str]:
+    """Every secret value in the configuration, for scrubbing logs and messages."""
+    for n in config.notifiers:
+        for name in n.secrets:
+            value = n.options.get(name)
+            if isinstance(value, str) and value:
+                yield value

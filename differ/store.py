@@ -30,18 +30,21 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from differ.errors import StoreConflict, StoreError
 from differ.files import append_line, atomic_write, last_line, read_lines, tail_lines, temp_file
 
+if TYPE_CHECKING:
+    from differ.verify import VerifyReport
+
 FORMAT = "differ.store/1"
 RECORD_SCHEMA = "differ.version/1"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-_VERSION_FILE = re.compile(r"^(\d{6,})\.json$")
+VERSION_FILE = re.compile(r"^(\d{6,})\.json$")
 
 
 def sha256(data: bytes) -> str:
@@ -125,21 +128,6 @@ class Version:
         return self.folder / f"{self.number:06d}.json"
 
 
-@dataclass
-class VerifyReport:
-    """What `differ verify` found: problems (damage) and notes (harmless leftovers)."""
-
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    sources: int = 0
-    versions: int = 0
-    blobs: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
 class Store:
     """A folder of snapshots. Readers need no lock; writers hold `writing()`."""
 
@@ -186,14 +174,14 @@ class Store:
             if fmt != FORMAT:
                 raise StoreError(f"{self.root}: store format {fmt!r} is not {FORMAT!r}")
             return
-        if not self._unused():
+        if not self.unused():
             raise StoreError(
                 f"{self.root}: folder exists and is not a differ store; choose another --snapshots folder"
             )
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write(marker, canonical_json({"format": FORMAT}) + b"\n")
 
-    def _unused(self) -> bool:
+    def unused(self) -> bool:
         """Whether the folder holds nothing of anyone's: missing, empty, or only a README, the lock, and the
         temporary file of a marker whose writer was killed before it was in place."""
         return not self.root.exists() or all(
@@ -273,7 +261,7 @@ class Store:
             return []
         found = []
         for entry in folder.iterdir():
-            m = _VERSION_FILE.match(entry.name)
+            m = VERSION_FILE.match(entry.name)
             if m:
                 found.append(int(m.group(1)))
         return [self.version(key, n) for n in sorted(found)]
@@ -507,85 +495,6 @@ class Store:
     # -- verification -----------------------------------------------------------------------------------
     def verify(self) -> VerifyReport:
         """Re-hash everything: records, chain, Markdown and raw bodies; report what is altered or missing."""
-        report = VerifyReport()
-        if not (self.root / "STORE").exists():
-            if not self._unused():
-                report.problems.append(f"{self.root}: no STORE marker; not a differ store")
-            return report
-        checked_blobs: set[str] = set()
-        for key in self.source_keys():
-            report.sources += 1
-            self._verify_source(key, report, checked_blobs)
-        report.blobs = len(checked_blobs)
-        for tmp in self.root.rglob("*.tmp"):
-            report.notes.append(
-                f"{tmp.relative_to(self.root)}: leftover temporary file from an interrupted write (harmless)"
-            )
-        return report
+        from differ.verify import verify
 
-    def _verify_source(self, key: str, report: VerifyReport, checked_blobs: set[str]) -> None:
-        folder = self.source_dir(key) / "versions"
-        numbers = (
-            sorted(int(m.group(1)) for p in folder.glob("*.json") if (m := _VERSION_FILE.match(p.name)))
-            if folder.is_dir()
-            else []
-        )
-        prev_hash: str | None = None
-        expected = 1
-        for number in numbers:
-            where = f"{key} version {number}"
-            if number != expected:
-                report.problems.append(f"{key}: version {expected} is missing (next found is {number})")
-                expected = number
-            expected += 1
-            try:
-                record = json.loads((folder / f"{number:06d}.json").read_bytes())
-            except ValueError:
-                report.problems.append(f"{where}: record is not valid JSON")
-                prev_hash = None
-                continue
-            report.versions += 1
-            if record.get("number") != number or record.get("source") != key:
-                report.problems.append(
-                    f"{where}: record says it is {record.get('source')} version "
-                    f"{record.get('number')} (reordered or moved)"
-                )
-            if record.get("hash") != record_hash(record):
-                report.problems.append(f"{where}: record was altered (hash does not match its content)")
-            if number > 1 and prev_hash is not None and record.get("prev") != prev_hash:
-                report.problems.append(f"{where}: chain broken (does not follow version {number - 1})")
-            prev_hash = record.get("hash")
-            md = folder / f"{number:06d}.md"
-            try:
-                if sha256(md.read_bytes()) != record.get("markdown_sha256"):
-                    report.problems.append(f"{where}: normalized Markdown was altered")
-            except FileNotFoundError:
-                report.problems.append(f"{where}: normalized Markdown is missing")
-            digest = record.get("raw_sha256")
-            if isinstance(digest, str) and digest not in checked_blobs:  # a shared body is checked once
-                try:
-                    if sha256(self.get_blob(digest)) != digest:
-                        report.problems.append(f"{where}: raw body {digest[:12]} was altered")
-                    checked_blobs.add(digest)
-                except StoreError as exc:
-                    report.problems.append(f"{where}: {exc}")
-        head = None
-        try:
-            head = self.head(key)
-        except StoreError as exc:
-            report.problems.append(str(exc))
-        if head:
-            last = numbers[-1] if numbers else 0
-            if head.get("number", 0) > last:
-                report.problems.append(
-                    f"{key}: versions {last + 1} to {head['number']} are missing "
-                    "(the head names a newer version)"
-                )
-            elif numbers and head.get("number") in numbers:
-                rec = json.loads((folder / f"{head['number']:06d}.json").read_bytes())
-                if rec.get("hash") != head.get("hash"):
-                    report.problems.append(
-                        f"{key}: version {head['number']} differs from the one the head recorded"
-                    )
-        elif numbers:
-            report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")
+        return verify(self)

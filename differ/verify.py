@@ -1,0 +1,111 @@
+"""`differ verify`: re-hash a store, its records, their chain, the Markdown and the raw bodies, and report what
+is altered, missing or out of order (problems) apart from harmless leftovers of an interrupted write (notes)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from differ.errors import StoreError
+from differ.store import VERSION_FILE, Store, record_hash, sha256
+
+
+@dataclass
+class VerifyReport:
+    """What `differ verify` found: problems (damage) and notes (harmless leftovers)."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sources: int = 0
+    versions: int = 0
+    blobs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(store: Store) -> VerifyReport:
+    """Re-hash everything: records, chain, Markdown and raw bodies; report what is altered or missing."""
+    report = VerifyReport()
+    if not (store.root / "STORE").exists():
+        if not store.unused():
+            report.problems.append(f"{store.root}: no STORE marker; not a differ store")
+        return report
+    checked_blobs: set[str] = set()
+    for key in store.source_keys():
+        report.sources += 1
+        _verify_source(store, key, report, checked_blobs)
+    report.blobs = len(checked_blobs)
+    for tmp in store.root.rglob("*.tmp"):
+        report.notes.append(
+            f"{tmp.relative_to(store.root)}: leftover temporary file from an interrupted write (harmless)"
+        )
+    return report
+
+
+def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: set[str]) -> None:
+    folder = store.source_dir(key) / "versions"
+    numbers = (
+        sorted(int(m.group(1)) for p in folder.glob("*.json") if (m := VERSION_FILE.match(p.name)))
+        if folder.is_dir()
+        else []
+    )
+    prev_hash: str | None = None
+    expected = 1
+    for number in numbers:
+        where = f"{key} version {number}"
+        if number != expected:
+            report.problems.append(f"{key}: version {expected} is missing (next found is {number})")
+            expected = number
+        expected += 1
+        try:
+            record = json.loads((folder / f"{number:06d}.json").read_bytes())
+        except ValueError:
+            report.problems.append(f"{where}: record is not valid JSON")
+            prev_hash = None
+            continue
+        report.versions += 1
+        if record.get("number") != number or record.get("source") != key:
+            report.problems.append(
+                f"{where}: record says it is {record.get('source')} version "
+                f"{record.get('number')} (reordered or moved)"
+            )
+        if record.get("hash") != record_hash(record):
+            report.problems.append(f"{where}: record was altered (hash does not match its content)")
+        if number > 1 and prev_hash is not None and record.get("prev") != prev_hash:
+            report.problems.append(f"{where}: chain broken (does not follow version {number - 1})")
+        prev_hash = record.get("hash")
+        md = folder / f"{number:06d}.md"
+        try:
+            if sha256(md.read_bytes()) != record.get("markdown_sha256"):
+                report.problems.append(f"{where}: normalized Markdown was altered")
+        except FileNotFoundError:
+            report.problems.append(f"{where}: normalized Markdown is missing")
+        digest = record.get("raw_sha256")
+        if isinstance(digest, str) and digest not in checked_blobs:  # a shared body is checked once
+            try:
+                if sha256(store.get_blob(digest)) != digest:
+                    report.problems.append(f"{where}: raw body {digest[:12]} was altered")
+                checked_blobs.add(digest)
+            except StoreError as exc:
+                report.problems.append(f"{where}: {exc}")
+    head = None
+    try:
+        head = store.head(key)
+    except StoreError as exc:
+        report.problems.append(str(exc))
+    if head:
+        last = numbers[-1] if numbers else 0
+        if head.get("number", 0) > last:
+            report.problems.append(
+                f"{key}: versions {last + 1} to {head['number']} are missing (the head names a newer version)"
+            )
+        elif numbers and head.get("number") in numbers:
+            rec = json.loads((folder / f"{head['number']:06d}.json").read_bytes())
+            if rec.get("hash") != head.get("hash"):
+                report.problems.append(
+                    f"{key}: version {head['number']} differs from the one the head recorded"
+                )
+    elif numbers:
+        report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")

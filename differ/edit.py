@@ -1,8 +1,8 @@
 """`differ add`, `differ import` and `differ remove`: put new documents (and notifiers), or a mirror of one,
 into config.toml, or take one out, without opening an editor. The file is edited as text (its comments and
-layout stay), and the result must read back as a valid configuration, with the change made and nothing else
-changed, before it replaces the old file. The store is never touched: a page no longer watched keeps its
-history."""
+layout stay; `tomltext` finds the tables and writes the values), and the result must read back as a valid
+configuration, with the change made and nothing else changed, before it replaces the old file. The store is
+never touched: a page no longer watched keeps its history."""
 
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from differ import tomltext
 from differ.config import ENV_REFERENCE, Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
-from differ.files import atomic_write
 
 NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
 _PAUSED = re.compile(r"^\s*paused\s*=")
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
 _NOT_ID = re.compile(r"[^a-z0-9_-]+")
 _PAGE_SUFFIXES = {".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".md", ".markdown", ".json", ".txt"}
 
@@ -111,13 +110,13 @@ def add_source(
         raise UsageError("--title names a new document; a mirror takes its document's title")
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
     source_id = id or unique(host_id(url), {s.id for s in target.sources} | elsewhere)
-    block = "[[documents.mirrors]]\nid = " + value(source_id) + "\n" + lines(table)
-    new_text = _insert(text, config, to, block)
+    block = "[[documents.mirrors]]\nid = " + tomltext.value(source_id) + "\n" + tomltext.lines(table)
+    new_text = tomltext.insert(text, config, to, block)
     key = f"{to}/{source_id}"
     source = _check(new_text, path, env, {key: url})[key]
     if before_write is not None:
         before_write(new_text, [key])
-    _write(path, new_text)
+    tomltext.write(path, new_text)
     return Added(key, False, private_note(source))
 
 
@@ -168,12 +167,13 @@ def add_documents(
         taken.add(document)
         key = f"{document}/canonical"
         watched[page.url], expected[key] = key, page.url
-        named = f"title = {value(page.title)}\n" if page.title is not None else ""
+        named = f"title = {tomltext.value(page.title)}\n" if page.title is not None else ""
         table = _table(page.url, page.kind, page.settings)
         blocks.append(
-            f"[[documents]]\nid = {value(document)}\n{named}\n[documents.canonical]\n" + lines(table)
+            f"[[documents]]\nid = {tomltext.value(document)}\n{named}\n[documents.canonical]\n"
+            + tomltext.lines(table)
         )
-    new_text = _insert(text, config, None, "\n".join(blocks)) if blocks else text
+    new_text = tomltext.insert(text, config, None, "\n".join(blocks)) if blocks else text
     sources = _check(new_text, path, env, expected)
     documents = {url: key.split("/")[0] for url, key in watched.items()}
     alerts, tables = _notifiers(text, path, env, notifiers, documents)
@@ -182,7 +182,7 @@ def add_documents(
     if write and (blocks or tables):
         if before_write is not None:
             before_write(new_text, list(expected))
-        _write(path, new_text)
+        tomltext.write(path, new_text)
     added = [Added(key, True, private_note(sources[key])) for key in expected]
     return Additions(added, already, alerts, "\n".join(blocks + tables))
 
@@ -212,7 +212,7 @@ def _notifiers(
         table = {"name": name, "kind": n.kind, **n.settings, **({"documents": list(docs)} if docs else {})}
         check_notifier(table, f"notify ({name})", set(documents.values()), path, stand_ins(table, env))
         added.append(AddedNotifier(name, n.kind, docs, n.note))
-        tables.append("[[notify]]\n" + lines(table))
+        tables.append("[[notify]]\n" + tomltext.lines(table))
     return added, tables
 
 
@@ -235,7 +235,7 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config]:
     reported as it is, before anything is added. Notifiers are not read: adding a page must not need the
     secrets their settings take from the environment."""
     try:
-        text = _read(path) if path.exists() else NEW_FILE
+        text = tomltext.read(path) if path.exists() else NEW_FILE
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
     return text, parse_config(text, path, env, notifiers=False)
@@ -329,53 +329,13 @@ def _id(text: str) -> str:
     return _NOT_ID.sub("-", text.lower()).strip("-_")[:64].strip("-_")
 
 
-def value(v: Any) -> str:
-    """A value written as TOML."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")  # JSON's escapes are TOML's
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(value(item) for item in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {value(item)}" for k, item in v.items()) + "}"
-    raise UsageError(f"cannot write {v!r} to the configuration")
-
-
-def lines(table: Mapping[str, Any]) -> str:
-    return "".join(f"{name} = {value(v)}\n" for name, v in table.items())
-
-
-def _insert(text: str, config: Config, document: str | None, block: str) -> str:
-    """`text` with `block` put at the end of `document`'s tables (the last document's, for a new one): before
-    the next table that is not one of its own, and before the comments that lead into that table."""
-    rows = text.splitlines(keepends=True)
-    if config.documents:
-        last = config.documents[-1].id
-        start, end = _document_span(rows, _headers(rows), config, document if document is not None else last)
-        end = _before_next_comments(rows, start, end)
-    else:  # the first document goes before the notifiers, as a new one goes after the last document
-        notify = next((i for i, _, name in _headers(rows) if name == "notify"), None)
-        if notify is None:
-            return text.rstrip("\n") + ("\n\n" if text.strip() else "") + block
-        end = _before_next_comments(rows, -1, notify)
-    before = "".join(rows[:end])
-    if before and not before.endswith("\n"):
-        before += "\n"
-    after = "".join(rows[end:])
-    gap = "\n" if before else ""
-    return before + gap + block + ("\n" if after and not after.startswith(("\n", "\r\n")) else "") + after
-
-
 def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
     """Take `name` out of the configuration at `path`: a DOCUMENT with all its sources, or one mirror as
     DOCUMENT/MIRROR (a canonical goes only with its document). The comments just above the removed tables go
     with them; everything else stays as written."""
     env = os.environ if env is None else env
     try:
-        text = _read(path)
+        text = tomltext.read(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file; there is nothing to remove")
     except (OSError, UnicodeDecodeError) as exc:
@@ -386,14 +346,16 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
         raise UsageError(f"expected DOCUMENT or DOCUMENT/MIRROR, found {json.dumps(name)}")
     document = config.document(document_id)  # names the configured documents when there is no such one
     rows = text.splitlines(keepends=True)
-    headers = _headers(rows)
-    start, end = _document_span(rows, headers, config, document_id)
+    headers = tomltext.headers(rows)
+    start, end = tomltext.document_span(rows, headers, config, document_id)
     if source_id and source_id != document.canonical.id:
         ids = [m.id for m in document.mirrors]
         if source_id not in ids:
             known = ", ".join(s.key for s in document.sources)
             raise UsageError(f'no source "{name}"; {document_id} has: {known}')
-        start, end = _mirror_span(headers, (start, end), ids.index(source_id), len(ids), config, document_id)
+        start, end = tomltext.mirror_span(
+            headers, (start, end), ids.index(source_id), len(ids), config, document_id
+        )
         removed = Removed(name, (f"{document_id}/{source_id}",), document=False)
     elif source_id:
         raise UsageError(
@@ -402,7 +364,7 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
         )
     else:
         removed = Removed(document_id, tuple(s.key for s in document.sources), document=True)
-    end = _before_next_comments(rows, start, end)
+    end = tomltext.before_next_comments(rows, start, end)
     while start > 0 and rows[start - 1].lstrip().startswith("#"):
         start -= 1  # the comments just above a table are about it
     kept = "".join(rows[:start]).rstrip("\n")
@@ -416,7 +378,7 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
     expected = {s.key: s.url for s in config.sources() if s.key not in removed.keys}
     if left != expected:
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
-    _write(path, new_text)
+    tomltext.write(path, new_text)
     return removed
 
 
@@ -433,9 +395,9 @@ def set_paused(
     chosen = [s for s in config.select(list(names)) if s.paused != paused]
     rows = text.splitlines(keepends=True)
     edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
-    headers = _headers(rows)  # the edits below are applied after every source is found
+    headers = tomltext.headers(rows)  # the edits below are applied after every source is found
     for source in chosen:
-        start, end = _source_rows(rows, headers, config, source)
+        start, end = tomltext.source_rows(rows, headers, config, source)
         setting = next((i for i in range(start + 1, end) if _PAUSED.match(rows[i])), None)
         if setting is not None:
             edits.append((setting, setting + 1, "paused = true\n" if paused else ""))
@@ -453,84 +415,8 @@ def set_paused(
     if {s.key: s for s in after.sources()} != expected:
         raise ConfigError(f"{path.name}: could not set paused cleanly; edit it by hand")
     if keys:
-        _write(path, new_text)
+        tomltext.write(path, new_text)
     return keys
-
-
-def _source_rows(
-    rows: list[str], headers: list[tuple[int, str, str]], config: Config, source: SourceConfig
-) -> tuple[int, int]:
-    """The rows of a source's own table: its header, then its keys up to the next header."""
-    span = _document_span(rows, headers, config, source.document)
-    document = config.document(source.document)
-    if source.role == "canonical":
-        tables = [
-            i for i, b, n in headers if span[0] < i < span[1] and b == "[" and n == "documents.canonical"
-        ]
-        if len(tables) != 1:
-            raise ConfigError(
-                f"{config.path.name}: {source.key} is not written as a [documents.canonical] table; edit it by hand"
-            )
-        start = tables[0]
-    else:
-        ids = [m.id for m in document.mirrors]
-        start, _ = _mirror_span(headers, span, ids.index(source.id), len(ids), config, source.document)
-    end = next((i for i, _, _ in headers if i > start), len(rows))
-    return start, end
-
-
-def _mirror_span(
-    headers: list[tuple[int, str, str]],
-    document: tuple[int, int],
-    index: int,
-    count: int,
-    config: Config,
-    document_id: str,
-) -> tuple[int, int]:
-    """The rows of a document's `index`-th mirror: its [[documents.mirrors]] header up to the next table that
-    is not one of its own subtables (`[documents.mirrors.headers]`)."""
-    start, end = document
-    tables = [
-        i for i, brackets, n in headers if start < i < end and brackets == "[[" and n == "documents.mirrors"
-    ]
-    if len(tables) != count:
-        raise ConfigError(
-            f"{config.path.name}: the mirrors of {document_id} are not all written as [[documents.mirrors]] "
-            "tables; remove it by hand"
-        )
-    first = tables[index]
-    last = next((i for i, _, n in headers if first < i < end and not n.startswith("documents.mirrors.")), end)
-    return first, last
-
-
-def _headers(rows: list[str]) -> list[tuple[int, str, str]]:
-    """The table headers of a TOML text: (row, `[` or `[[`, dotted name without spaces or quotes)."""
-    return [
-        (i, m.group(1), m.group(2).replace(" ", "").replace('"', ""))
-        for i, row in enumerate(rows)
-        if (m := _HEADER.match(row))
-    ]
-
-
-def _document_span(
-    rows: list[str], headers: list[tuple[int, str, str]], config: Config, document: str
-) -> tuple[int, int]:
-    """The rows of `document`'s tables: from its [[documents]] header to the next table not its own."""
-    starts = [i for i, brackets, name in headers if brackets == "[[" and name == "documents"]
-    if len(starts) != len(config.documents):
-        raise ConfigError(
-            f"{config.path.name}: its documents are not all written as [[documents]] tables; edit it by hand"
-        )
-    start = starts[[d.id for d in config.documents].index(document)]
-    end = next((i for i, _, name in headers if i > start and not name.startswith("documents.")), len(rows))
-    return start, end
-
-
-def _before_next_comments(rows: list[str], start: int, end: int) -> int:
-    """`end` moved up past the blank lines and comments that lead into the next table, which stay with it."""
-    while end > start + 1 and (not rows[end - 1].strip() or rows[end - 1].lstrip().startswith("#")):
-        end -= 1
-    return end
 
 
 def _check(
@@ -545,20 +431,3 @@ def _check(
     if any(key not in sources or sources[key].url != url for key, url in expected.items()):
         raise ConfigError(f"{path.name}: the new source did not land where expected; add it by hand")
     return {key: sources[key] for key in expected}
-
-
-def _read(path: Path) -> str:
-    """The file's text, with its line endings as `\n` and without a byte-order mark: `_write` gives both back
-    as the file had them."""
-    return path.read_text(encoding="utf-8").removeprefix("\ufeff")
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace the file in one step, keeping its permissions, its line endings (CRLF where its lines ended
-    so) and its byte-order mark; a crash leaves the old file or the new."""
-    mode, crlf, bom = 0o644, False, b""
-    if path.exists():
-        mode = path.stat().st_mode & 0o7777
-        old = path.read_bytes()
-        crlf, bom = b"\r\n" in old, old[:3] if old.startswith(b"\xef\xbb\xbf") else b""
-    atomic_write(path, bom + (text.replace("\n", "\r\n") if crlf else text).encode("utf-8"), mode=mode)

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from differ.cli import main
 from differ.config import load_config
-from differ.edit import add_source, host_id, remove_source, slug, unique, value
+from differ.edit import add_source, host_id, remove_source, slug, unique
 from differ.errors import ConfigError, ExitCode, UsageError
+from differ.tomltext import value
 
 EXISTING = """\
 # Release posts we watch.

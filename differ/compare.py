@@ -17,7 +17,8 @@ from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.errors import NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import ReleaseKind, media_type
+from differ.normalize.kinds import media_type
+from differ.normalize.platforms import ReleaseKind
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {

@@ -299,7 +299,7 @@ def _stored_urls(config: Config) -> dict[str, str]:
 def slug(url: str) -> str:
     """A document id from a post's URL: its last path segment (`pytorch-2-13-release-blog`), else its host; a
     GitHub or GitLab release is named by its repository and tag (`pytorch-v2-13-0`, `rust-latest`)."""
-    from differ.normalize.kinds import GitHubKind, GitLabKind
+    from differ.normalize.platforms import GitHubKind, GitLabKind
 
     segments = [s for s in unquote(urlsplit(url).path).split("/") if s]
     release = GitHubKind.document_id(url) or GitLabKind.document_id(url)

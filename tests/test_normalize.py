@@ -203,7 +203,7 @@ def test_json_bad_input(doc: str, message: str) -> None:
 
 
 def test_wordpress_and_discourse_kinds() -> None:
-    from differ.normalize.kinds import DiscourseKind, WordPressKind
+    from differ.normalize.platforms import DiscourseKind, WordPressKind
 
     wp = source("wordpress", url="https://pytorch.org/blog/pytorch-2-13-release-blog/")
     assert WordPressKind.fetch_url(wp) == (

@@ -1,0 +1,258 @@
+"""Source kinds for publishing platforms read through their APIs rather than their pages: WordPress posts,
+Discourse topics, and GitHub and GitLab releases; the page URL a user has is enough, the API address is derived."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
+
+from differ import options as opt
+from differ.errors import NormalizeError
+from differ.normalize.kinds import (
+    Body,
+    Extracted,
+    SourceKind,
+    load_json,
+    read_html,
+    source_kind,
+)
+from differ.options import Invalid, Option
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+
+
+@source_kind("wordpress")
+class WordPressKind(SourceKind):
+    """A WordPress post read through the REST API; the page URL is enough (slug and API root are derived)."""
+
+    accept = "application/json"
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(opt.string, "", "REST API root, when not {site}/wp-json/"),
+        "slug": Option(opt.string, "", "the post's slug, when not the last part of the URL"),
+    }
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.slug(source):
+            raise Invalid("cannot derive the post's slug from url; set slug", key="url")
+
+    @classmethod
+    def slug(cls, source: SourceConfig) -> str:
+        return str(source.option("slug") or urlsplit(source.url).path.rstrip("/").rsplit("/", 1)[-1])
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/wp-json/", "", ""))
+        query = urlencode(
+            {"slug": cls.slug(source), "_fields": "id,slug,link,title,content,date_gmt,modified_gmt"}
+        )
+        return api.rstrip("/") + "/wp/v2/posts?" + query
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = load_json(body)
+        if not isinstance(data, list):
+            raise NormalizeError("expected a JSON list of posts from the WordPress API")
+        if not data:
+            raise NormalizeError(f'no WordPress post with slug "{cls.slug(source)}"')
+        post = data[0]
+        try:
+            content = post["content"]["rendered"]
+        except (KeyError, TypeError):
+            raise NormalizeError("WordPress post has no content.rendered")
+        if not isinstance(content, str):
+            raise NormalizeError("WordPress content.rendered is not a string")
+        result = read_html(
+            f"<article>{content}</article>",
+            Body(body.data, body.content_type, str(post.get("link") or source.url), body.tracking),
+            source,
+            None,
+            (),
+            (),
+        )
+        title = post.get("title", {}).get("rendered") if isinstance(post.get("title"), dict) else None
+        meta: dict[str, Any] = {}
+        if isinstance(title, str):
+            meta["title"] = htmllib.unescape(re.sub(r"<[^>]+>", "", title)).strip()
+        for key in ("modified_gmt", "date_gmt"):
+            value = post.get(key)
+            if isinstance(value, str) and value:
+                meta[key] = value if value.endswith("Z") else value + "Z"  # *_gmt strings are UTC
+        result.metadata = meta
+        return result
+
+
+@source_kind("discourse")
+class DiscourseKind(SourceKind):
+    """A Discourse topic's first post as raw Markdown, with its version and updated_at; the topic URL is enough."""
+
+    accept = "application/json"
+
+    @classmethod
+    def topic_id(cls, source: SourceConfig) -> str | None:
+        m = re.search(r"/t/(?:[^/]+/)?(\d+)(?:/\d+)?/?$", urlsplit(source.url).path)
+        return m.group(1) if m else None
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.topic_id(source):
+            raise Invalid("not a Discourse topic URL; expected https://HOST/t/SLUG/ID", key="url")
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        # One request returns the first post's raw Markdown together with its version and updated_at.
+        return urlunsplit(
+            (parts.scheme, parts.netloc, f"/t/{cls.topic_id(source)}.json", "include_raw=1", "")
+        )
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = load_json(body)
+        try:
+            post = data["post_stream"]["posts"][0]
+        except (KeyError, IndexError, TypeError):
+            raise NormalizeError("Discourse topic JSON has no post_stream.posts[0]")
+        raw = post.get("raw")
+        if not isinstance(raw, str):
+            raise NormalizeError("Discourse post has no raw Markdown (is include_raw supported?)")
+        meta = {"version": post.get("version"), "updated_at": post.get("updated_at")}
+        if isinstance(data.get("title"), str):
+            meta["title"] = data["title"]
+        return Extracted(raw, meta)
+
+
+class ReleaseKind(SourceKind):
+    """Base of the forges' release kinds: a release page URL names an API object whose `notes` field holds the
+    release notes in Markdown. An API for programs, governed by the rate limits its forge documents (which differ
+    keeps to), not a site for crawlers: robots.txt is not asked unless the source says `robots = true`."""
+
+    robots = False
+    forge: ClassVar[str] = ""
+    notes: ClassVar[str] = ""
+    page: ClassVar[str] = ""  # the URL forms, as the refusal of another URL says them
+    hosts: ClassVar[tuple[str, ...]] = ()  # the forge's own site, where a release page names the kind alone
+    # A release page's path: the project (`repo` or `project`) and the release (`tag`, or `latest`).
+    PAGE: ClassVar[re.Pattern[str]]
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
+        raise NotImplementedError
+
+    @classmethod
+    def names(cls, url: str) -> bool:
+        """Whether `url` is a release page of the forge's own site (a self-hosted one says `kind` itself)."""
+        parts = urlsplit(url)
+        return parts.hostname in cls.hosts and cls.PAGE.match(parts.path) is not None
+
+    @classmethod
+    def document_id(cls, url: str) -> str | None:
+        """A release page's project and release, `pytorch-v2.13.0` or `rust-latest`, for naming its document."""
+        m = cls.PAGE.match(urlsplit(url).path)
+        if not m:
+            return None
+        project = unquote(m.groupdict().get("repo") or m["project"]).rsplit("/", 1)[-1]
+        return f"{project}-{unquote(m['tag'] or m['latest']).rsplit('/', 1)[-1]}"
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if not cls.release(source):
+            raise Invalid(
+                f"not a {cls.forge} release page; expected {cls.page}, found {opt.found(source.url)}",
+                key="url",
+            )
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        data = load_json(body)
+        if not isinstance(data, dict) or "tag_name" not in data:
+            raise NormalizeError(f"expected a {cls.forge} release object (with tag_name) from the API")
+        notes = data.get(cls.notes) or ""
+        if not isinstance(notes, str):
+            raise NormalizeError(f"{cls.forge} release {cls.notes} is not a string")
+        meta = {name: data.get(name) for name in source.option("metadata") or ()}
+        return Extracted(notes.replace("\r\n", "\n"), meta)
+
+
+@source_kind("github")
+class GitHubKind(ReleaseKind):
+    """A GitHub release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
+
+    accept = "application/vnd.github+json"
+    headers: ClassVar[dict[str, str]] = {"X-GitHub-Api-Version": "2022-11-28"}
+    forge, notes = "GitHub", "body"
+    page = "https://github.com/OWNER/REPO/releases/tag/TAG or …/releases/latest"
+    hosts = ("github.com", "www.github.com")
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(
+            opt.string,
+            "",
+            "REST API root, when not https://api.github.com (GitHub Enterprise: https://HOST/api/v3)",
+        ),
+        "metadata": Option(
+            opt.string_list,
+            ("name", "tag_name", "prerelease", "published_at"),
+            "fields of the release to keep and compare",
+        ),
+    }
+    PAGE = re.compile(
+        r"^/(?P<owner>[^/]+)/(?P<repo>[^/]+)/releases/(?:tag/(?P<tag>.+?)|(?P<latest>latest))/?$"
+    )
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
+        """Owner, repository and `tags/TAG` or `latest`, from a release page URL."""
+        m = cls.PAGE.match(urlsplit(source.url).path)
+        if not m:
+            return None
+        return m["owner"], m["repo"], f"tags/{m['tag']}" if m["tag"] else "latest"
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        owner, repo, which = cls.release(source) or ("", "", "")
+        api = source.option("api") or (
+            "https://api.github.com"
+            if parts.hostname in cls.hosts
+            else urlunsplit((parts.scheme, parts.netloc, "/api/v3", "", ""))
+        )
+        return f"{api.rstrip('/')}/repos/{owner}/{repo}/releases/{which}"
+
+
+@source_kind("gitlab")
+class GitLabKind(ReleaseKind):
+    """A GitLab release's notes through the REST API, with name, tag and dates; the release page URL is enough."""
+
+    accept = "application/json"
+    forge, notes = "GitLab", "description"
+    page = "https://HOST/GROUP/PROJECT/-/releases/TAG or …/-/releases/permalink/latest"
+    hosts = ("gitlab.com",)
+    options: ClassVar[dict[str, Option]] = {
+        "api": Option(opt.string, "", "REST API root, when not {site}/api/v4"),
+        "metadata": Option(
+            opt.string_list,
+            ("name", "tag_name", "released_at", "upcoming_release"),
+            "fields of the release to keep and compare",
+        ),
+    }
+    PAGE = re.compile(r"^/(?P<project>.+?)/-/releases/(?:permalink/(?P<latest>latest)|(?P<tag>[^/]+))/?$")
+
+    @classmethod
+    def release(cls, source: SourceConfig) -> tuple[str, ...] | None:
+        """The project's path and `TAG` or `permalink/latest`, both as the API takes them, from a release page."""
+        m = cls.PAGE.match(urlsplit(source.url).path)
+        if not m:
+            return None
+        which = "permalink/latest" if m["latest"] else quote(unquote(m["tag"]), safe="")
+        return quote(unquote(m["project"]), safe=""), which
+
+    @classmethod
+    def fetch_url(cls, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        project, which = cls.release(source) or ("", "")
+        api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/api/v4", "", ""))
+        return f"{api.rstrip('/')}/projects/{project}/releases/{which}"

@@ -526,7 +526,7 @@ def test_long_documents_apply_and_mirror(a: str, edits: list[tuple[int, str]], r
     st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
 )
 def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]) -> None:
-    from differ.diff.engine import _opcodes
+    from differ.diff.align import _opcodes
 
     i = j = 0
     for tag, i1, i2, j1, j2 in _opcodes(ka, kb):
@@ -540,7 +540,7 @@ def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]
 def test_nth_copies_pair_each_copy_with_its_namesake_as_far_as_both_sides_go() -> None:
     from collections import Counter
 
-    from differ.diff.engine import _nth_copies
+    from differ.diff.align import _nth_copies
 
     ka, kb = ["x", "y", "x", "x", "z"], ["y", "x", "x", "w"]
     assert _nth_copies(ka, kb, Counter(kb)) == [(0, 1), (1, 0), (2, 2)]

@@ -1,21 +1,17 @@
-"""Align two versions block by block and describe every change: added, removed, modified (with word
-operations), moved, link, invisible; metadata apart. Formatting-only differences are no change."""
+"""Describe every change between two versions, their blocks aligned by `align`: added, removed, modified (with
+word operations), moved, link, invisible; metadata apart. Formatting-only differences are no change."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
 from differ.diff.blocks import Block, split_blocks, words
-from differ.diff.words import BIG, Alignment, CodeLine, code_lines, code_ops, common_ends, word_ops
-
-PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
-SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
-PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger runs pair by position)
+from differ.diff.words import code_ops, word_ops
 
 
 @dataclass
@@ -70,214 +66,6 @@ class Diff:
         return len(self.changes) + len(self.metadata)
 
 
-def similarity(a: Block, b: Block) -> float:
-    """How much of two blocks' words is the same, 0 to 1; a pair that cannot reach PAIR_THRESHOLD may be given
-    any lower value (found from word counts alone, without aligning the words)."""
-    if a.kind != b.kind and {a.kind, b.kind} != {"paragraph", "item"}:
-        return 0.0
-    wa, wb = _words(a), _words(b)
-    if not wa and not wb:
-        return 1.0
-    shared = sum((_bag(a) & _bag(b)).values())  # bounds both the ratio and the longest shared run
-    bound = 2 * shared / (len(wa) + len(wb))
-    if bound < PAIR_THRESHOLD and shared < SHARED_RUN:
-        return bound
-    if a.kind == "code" == b.kind and len(wa) * len(wb) > BIG:
-        # A very long code block is compared by lines (how many are the same): its words recur too much for
-        # a word alignment to be cheap.
-        return Alignment(_code_lines(a), _code_lines(b)).ratio()
-    alignment = Alignment(wa, wb)
-    ratio = alignment.ratio()
-    if ratio < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
-        # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.
-        return PAIR_THRESHOLD + 0.01
-    return ratio
-
-
-def _block_lines(block: Block) -> tuple[CodeLine, ...]:
-    """`code_lines` of a block (computed once a block, for pairing it and for its operations)."""
-    known: tuple[CodeLine, ...] | None = block.__dict__.get("_lines")
-    if known is None:
-        known = block.__dict__["_lines"] = code_lines(block.text)
-    return known
-
-
-def _code_lines(block: Block) -> list[tuple[str, ...]]:
-    """A code block's lines, each as its words (indentation and spacing aside)."""
-    return [found for *_, found in _block_lines(block)]
-
-
-def _words(block: Block) -> list[str]:
-    """The block's words (computed once a block)."""
-    known: list[str] | None = block.__dict__.get("_words")
-    if known is None:
-        known = block.__dict__["_words"] = words(block.text)
-    return known
-
-
-def _bag(block: Block) -> Counter[str]:
-    known: Counter[str] | None = block.__dict__.get("_bag")
-    if known is None:
-        known = block.__dict__["_bag"] = Counter(_words(block))
-    return known
-
-
-def align(
-    a: list[Block], b: list[Block]
-) -> tuple[list[tuple[int, int]], list[int], list[int], list[tuple[int, int]]]:
-    """Equal pairs, removed a-indices, added b-indices and modified pairs."""
-    ka, kb = [x.key for x in a], [x.key for x in b]
-    head, tail = common_ends(ka, kb)
-    equal = [(i, i) for i in range(head)]
-    removed: list[int] = []
-    added: list[int] = []
-    modified: list[tuple[int, int]] = []
-    mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
-    runs: list[tuple[int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in _opcodes(mid_a, mid_b):
-        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
-        if tag == "equal":
-            equal.extend(zip(range(i1, i2), range(j1, j2), strict=True))
-        elif tag == "delete":
-            removed.extend(range(i1, i2))
-        elif tag == "insert":
-            added.extend(range(j1, j2))
-        else:
-            runs.append((i1, i2, j1, j2))
-    if runs:
-        # A block whose exact copy is also unaligned on the other side moved: it is not paired by similarity
-        # (which costs most where sections were reordered), and the move is found later.
-        loose_a = {ka[x] for x in removed}.union(*(ka[i1:i2] for i1, i2, _, _ in runs))
-        loose_b = {kb[y] for y in added}.union(*(kb[j1:j2] for _, _, j1, j2 in runs))
-        for i1, i2, j1, j2 in runs:
-            ia = [x for x in range(i1, i2) if ka[x] not in loose_b]
-            ib = [y for y in range(j1, j2) if kb[y] not in loose_a]
-            removed.extend(x for x in range(i1, i2) if ka[x] in loose_b)
-            added.extend(y for y in range(j1, j2) if kb[y] in loose_a)
-            _pair(a, b, ia, ib, removed, added, modified)
-    equal.extend((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
-    return sorted(equal), sorted(removed), sorted(added), sorted(modified)
-
-
-ANCHORED = 64  # longer runs are first cut at blocks found once in each version (patience diff)
-
-
-def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
-    """difflib opcodes for two key lists. Long lists are cut at their unique common keys taken in order
-    (the longest increasing run of them), and only the gaps between go to SequenceMatcher, which is quadratic
-    where keys repeat (a release post's sections share many equal lines)."""
-    if len(ka) < ANCHORED or len(kb) < ANCHORED:
-        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
-    count_a, count_b = Counter(ka), Counter(kb)
-    where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
-    pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
-    if not pairs:
-        # No key found once on each side (a document of repeated sections, reordered): take the n-th copy of
-        # a key on one side for its n-th copy on the other, so SequenceMatcher only sees short gaps.
-        pairs = _nth_copies(ka, kb, count_b)
-    if not pairs:
-        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
-    ops: list[tuple[str, int, int, int, int]] = []
-    i0 = j0 = 0
-    for i, j in [*_increasing(pairs), (len(ka), len(kb))]:
-        if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
-            gap = _opcodes(ka[i0:i], kb[j0:j])
-            ops.extend((tag, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for tag, x1, x2, y1, y2 in gap)
-        if i < len(ka):
-            ops.append(("equal", i, i + 1, j, j + 1))
-        i0, j0 = i + 1, j + 1
-    return ops
-
-
-def _nth_copies(ka: list[str], kb: list[str], count_b: Counter[str]) -> list[tuple[int, int]]:
-    """Pairs of the n-th copy of a key in `ka` and its n-th copy in `kb`, for as many copies as both have."""
-    where_b: dict[str, list[int]] = defaultdict(list)
-    for j, k in enumerate(kb):
-        where_b[k].append(j)
-    seen: Counter[str] = Counter()
-    pairs = []
-    for i, k in enumerate(ka):
-        n = seen[k]
-        if n < count_b[k]:
-            pairs.append((i, where_b[k][n]))
-            seen[k] = n + 1
-    return pairs
-
-
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest run of pairs (in order of their first index) whose second indices increase."""
-    tail_j: list[int] = []  # tail_j[k]: the smallest last j of an increasing run of length k + 1
-    tail_at: list[int] = []  # the pair that ends that run
-    back = [-1] * len(pairs)
-    for n, (_, j) in enumerate(pairs):
-        k = bisect_left(tail_j, j)
-        if k:
-            back[n] = tail_at[k - 1]
-        if k == len(tail_j):
-            tail_j.append(j)
-            tail_at.append(n)
-        else:
-            tail_j[k], tail_at[k] = j, n
-    run: list[tuple[int, int]] = []
-    n = tail_at[-1] if tail_at else -1
-    while n >= 0:
-        run.append(pairs[n])
-        n = back[n]
-    return run[::-1]
-
-
-def _pair(
-    a: list[Block],
-    b: list[Block],
-    ia: list[int],
-    ib: list[int],
-    removed: list[int],
-    added: list[int],
-    modified: list[tuple[int, int]],
-) -> None:
-    """Pair blocks of a replaced run in order: first those whose visible text is unchanged (only a link or a
-    heading level differs), then the rest by word similarity; leftovers are removed or added."""
-    same = SequenceMatcher(None, [a[x].text_key for x in ia], [b[y].text_key for y in ib], autojunk=False)
-    pairs: list[tuple[int, int]] = []
-    for tag, i1, i2, j1, j2 in same.get_opcodes():
-        if tag == "equal":
-            pairs.extend(zip(ia[i1:i2], ib[j1:j2], strict=True))
-        else:
-            pairs.extend(_pair_similar(a, b, ia[i1:i2], ib[j1:j2]))
-    paired_a = {x for x, _ in pairs}
-    paired_b = {y for _, y in pairs}
-    code_a = [x for x in ia if x not in paired_a and a[x].kind == "code"]
-    code_b = [y for y in ib if y not in paired_b and b[y].kind == "code"]
-    if len(code_a) == 1 and len(code_b) == 1 and a[code_a[0]].lead == b[code_b[0]].lead:
-        # One example replaced by another in its place is that code block changed, whatever its words.
-        pairs.append((code_a[0], code_b[0]))
-        paired_a.add(code_a[0])
-        paired_b.add(code_b[0])
-    modified.extend(pairs)
-    removed.extend(x for x in ia if x not in paired_a)
-    added.extend(y for y in ib if y not in paired_b)
-
-
-def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) -> list[tuple[int, int]]:
-    """In-order pairs of blocks whose words are similar enough to call one a rewrite of the other."""
-    if not ia or not ib:
-        return []
-    if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
-        return [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
-    pairs = []
-    j_start = 0
-    for x in ia:
-        best, best_score = None, PAIR_THRESHOLD
-        for pos in range(j_start, len(ib)):
-            score = similarity(a[x], b[ib[pos]])
-            if score > best_score or (score == best_score and best is None and score > PAIR_THRESHOLD):
-                best, best_score = pos, score
-        if best is not None:
-            pairs.append((x, ib[best]))
-            j_start = best + 1
-    return pairs
-
-
 def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     equal, removed, added, modified = align(a, b)
     changes: list[Change] = []
@@ -298,7 +86,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     # A rewritten block may land in another run of the alignment than its old form: pair across runs.
     if still_removed and still_added and len(still_removed) * len(still_added) <= PAIR_WINDOW * PAIR_WINDOW:
         extra: list[tuple[int, int]] = []
-        _pair(a, b, still_removed, still_added, [], [], extra)
+        pair(a, b, still_removed, still_added, [], [], extra)
         paired_a = {x for x, _ in extra}
         paired_b = {y for _, y in extra}
         modified = sorted(modified + extra)
@@ -348,7 +136,7 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
             kind, detail = "link", _link_detail(old, new)
         return Change(kind, new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
     if old.kind == "code" == new.kind:
-        ops = code_ops(old.text, new.text, _block_lines(old), _block_lines(new))
+        ops = code_ops(old.text, new.text, block_lines(old), block_lines(new))
     else:
         ops = word_ops(old.text, new.text)
     links_moved = [u for _, u in old.links] != [u for _, u in new.links]

@@ -1,4 +1,4 @@
-"""Build hook: with DIFFER_COMPILE=1 the three modules that turn a page into Markdown are compiled to C by
+"""Build hook: with DIFFER_COMPILE=1 the four modules that turn a page into Markdown are compiled to C by
 mypyc (`make` does this; see the README's Dependencies section). Without it differ installs as plain Python,
 which gives the same output more slowly."""
 
@@ -6,7 +6,12 @@ import os
 
 from setuptools import setup
 
-COMPILED = ["differ/normalize/html.py", "differ/normalize/tree.py", "differ/normalize/writer.py"]
+COMPILED = [
+    "differ/normalize/html.py",
+    "differ/normalize/root.py",
+    "differ/normalize/tree.py",
+    "differ/normalize/writer.py",
+]
 
 if os.environ.get("DIFFER_COMPILE"):
     from mypyc.build import mypycify

@@ -25,6 +25,7 @@ from differ.config import SourceConfig
 from differ.normalize import Body, compiled_modules, normalize
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import _canonical_chunk, _chunk_words, canonicalize
+from differ.normalize.root import find_root
 from differ.normalize.writer import _link_target, write
 
 PAGE = ROOT / "examples/pytorch-2.13/canonical/fetch-1.html"
@@ -40,7 +41,7 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     body = Body(data, "text/html; charset=UTF-8", URL)
     converter = htmlconv.Converter(URL)
     soups: list[object] = []
-    root = htmlconv.find_root(htmlconv.parse_html(text), None, ())
+    root = find_root(htmlconv.parse_html(text), None, ())
     markdown = converter.convert(root)
 
     def fresh_soups() -> None:
@@ -49,7 +50,7 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     def find_roots() -> None:
         for soup in soups:
             htmlconv.page_metadata(soup)  # type: ignore[arg-type]
-            htmlconv.find_root(soup, None, ())  # type: ignore[arg-type]
+            find_root(soup, None, ())  # type: ignore[arg-type]
         soups.clear()
 
     def batch(step: Callable[[], object]) -> Callable[[], object]:

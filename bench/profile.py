@@ -16,7 +16,7 @@ STAGES = [
     ("fetch (HTTP)", "differ/fetch/http.py", "fetch"),
     ("normalize", "differ/normalize/__init__.py", "normalize"),
     ("  parse HTML (BeautifulSoup)", "differ/normalize/html.py", "parse_html"),
-    ("  content root", "differ/normalize/html.py", "find_root"),
+    ("  content root", "differ/normalize/root.py", "find_root"),
     ("  HTML to canonical Markdown", "differ/normalize/writer.py", "write"),
     ("  HTML to escaped Markdown (longer road)", "differ/normalize/html.py", "convert"),
     ("  canonicalize (longer road)", "differ/normalize/canonical.py", "canonicalize"),

@@ -511,7 +511,8 @@ def test_content_root_is_what_css_selects(selector: str) -> None:
     """Simple selectors are matched in one walk; the element must be the one soupsieve selects first."""
     import soupsieve
 
-    from differ.normalize.html import _select_one, parse_html
+    from differ.normalize.html import parse_html
+    from differ.normalize.root import _select_one
 
     soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
     assert _select_one(soup, selector) is soupsieve.select_one(selector, soup)
@@ -536,7 +537,8 @@ def test_content_root_is_what_xpath_selects(path: str, css: str) -> None:
     """An XPath selector finds the element the same CSS selector finds: the lxml copy maps back to the tree."""
     import soupsieve
 
-    from differ.normalize.html import _select_one, parse_html
+    from differ.normalize.html import parse_html
+    from differ.normalize.root import _select_one
 
     soup = parse_html((REPLAY / "canonical" / "fetch-1.html").read_text())
     assert _select_one(soup, path) is soupsieve.select_one(css, soup)
@@ -547,7 +549,8 @@ def test_content_root_is_what_xpath_selects(path: str, css: str) -> None:
 def test_xpath_sees_every_element_and_its_text(text: str) -> None:
     """On any markup, `//*` is every element in document order and each element's string value is its text."""
     from differ.normalize import xpath
-    from differ.normalize.html import parse_html, tags
+    from differ.normalize.html import parse_html
+    from differ.normalize.root import tags
 
     soup = parse_html(text)
     chosen = xpath.select(soup, "//*")
@@ -674,7 +677,9 @@ def _metadata_as_bs4_finds_it(soup: BeautifulSoup) -> dict[str, str]:
 @given(st.lists(HEAD_TOKENS, max_size=25).map("".join), st.sampled_from(["p", "title", "meta", "x-y", "b"]))
 def test_first_tag_and_page_metadata_find_what_bs4_finds(text: str, name: str) -> None:
     soup = htmlconv.parse_html(text)
-    assert htmlconv.first_tag(soup, lambda tag: tag.name == name) is soup.find(name)
+    from differ.normalize.root import first_tag
+
+    assert first_tag(soup, lambda tag: tag.name == name) is soup.find(name)
     assert htmlconv.page_metadata(soup) == _metadata_as_bs4_finds_it(soup)
 
 

@@ -17,6 +17,7 @@ from differ.check import check_source
 from differ.normalize import NORMALIZER_VERSION
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import canonicalize, plain_words
+from differ.normalize.root import find_root
 from differ.normalize.writer import Unsure, _Writer, write
 from tests.conftest import Server, article, make_app, one_doc
 from tests.helpers import DATA, REPLAY, TRACKING, canonical_source, norm, source, store_as_read_by
@@ -31,7 +32,7 @@ def both(page: str, selector: str | None = None) -> tuple[str | None, str]:
     converter = htmlconv.Converter(URL, TRACKING)
 
     def root() -> htmlconv.Tag:
-        return htmlconv.find_root(htmlconv.parse_html(page), selector, ())
+        return find_root(htmlconv.parse_html(page), selector, ())
 
     written = write(converter, root())
     if written is not None:
@@ -73,9 +74,7 @@ def test_the_replay_page_is_written_directly() -> None:
     converter = htmlconv.Converter(URL, TRACKING)
     writer = _Writer(converter)
     direct = unsure = 0
-    for leaf in converter.leaves(
-        htmlconv.find_root(htmlconv.parse_html(page), "article .entry-content", ()), 0
-    ):
+    for leaf in converter.leaves(find_root(htmlconv.parse_html(page), "article .entry-content", ()), 0):
         try:
             writer.leaf(leaf)
             direct += 1
@@ -184,7 +183,7 @@ def test_random_html_laid_out_with_spacing(blocks: list[tuple[str, str]], inside
 def test_spacing_after_a_nested_list_does_not_send_the_list_the_long_road() -> None:
     page = in_article("<ul>\n  <li>one\n    <ul>\n      <li>two</li>\n    </ul>\n  </li>\n</ul>\n")
     converter = htmlconv.Converter(URL, TRACKING)
-    root = htmlconv.find_root(htmlconv.parse_html(page), None, ())
+    root = find_root(htmlconv.parse_html(page), None, ())
     assert [leaf.kind for leaf in converter.leaves(root, 0)] == ["ul"]
     assert _Writer(converter).leaf(converter.leaves(root, 0)[0]) == "- one\n  - two"
     assert both(page) == ("- one\n  - two\n", "- one\n  - two\n")
@@ -359,9 +358,7 @@ def written_pages() -> list[str | None]:
     pages += [in_article(e["html"]) for e in json.loads((DATA / "commonmark" / "spec.json").read_text())]
     out = []
     for page in pages:
-        written = write(
-            htmlconv.Converter(URL, TRACKING), htmlconv.find_root(htmlconv.parse_html(page), None, ())
-        )
+        written = write(htmlconv.Converter(URL, TRACKING), find_root(htmlconv.parse_html(page), None, ()))
         out.append(written and written.markdown)
     return out
 

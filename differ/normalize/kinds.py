@@ -108,11 +108,12 @@ def read_html(
     """HTML (a page, or a field holding HTML) read to Markdown: the page metadata asked for, the content root
     `selector` picks less what `exclude` drops, and where the text was read from."""
     from differ.normalize import html as htmlconv
+    from differ.normalize.root import find_root
     from differ.normalize.writer import write
 
     soup = htmlconv.parse_html(text)
     meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
-    root = htmlconv.find_root(soup, selector, exclude)
+    root = find_root(soup, selector, exclude)
     converter = htmlconv.Converter(body.url, body.tracking)
     written = write(converter, root)
     extracted = (

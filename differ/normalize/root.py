@@ -1,0 +1,173 @@
+"""The content root of a page: the element its text is read from (a selector's, CSS or XPath, else the
+article), with scripts, page furniture around the article and hidden parts taken out; and the walks over a
+tree that find elements without BeautifulSoup's search machinery."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from bs4 import BeautifulSoup, Comment, Tag
+from bs4.element import PageElement
+
+from differ.errors import NoContentError, NormalizeError
+from differ.normalize import xpath
+from differ.normalize.kinds import simple_selector
+
+if TYPE_CHECKING:
+    import soupsieve
+
+DROP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "svg",
+    "canvas",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "object",
+    "embed",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "dialog",
+}
+
+
+def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str]) -> Tag:
+    """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome."""
+    candidates: dict[str, list[Tag]] = {"article": [], "main": [], "role": []}
+
+    def unwanted(tag: Tag) -> bool:
+        if tag.name in DROP:
+            return True
+        if tag.name in candidates:
+            candidates[tag.name].append(tag)
+        elif tag.attrs and tag.attrs.get("role") == "main":
+            candidates["role"].append(tag)
+        return False
+
+    _prune(soup, unwanted)
+    root: Tag | None
+    if selector:
+        root = _select_one(soup, selector)
+        if root is None:
+            raise NoContentError(f'selector "{selector}" matches nothing on the page')
+        _prune(root, _hidden)
+    else:
+        matches = candidates["article"] or candidates["main"] or candidates["role"]
+        if len(matches) > 1:
+            root = max(matches, key=lambda t: len(t.get_text()))
+        else:
+            root = matches[0] if matches else soup.body or soup
+        _prune(root, _chrome)
+    for pattern in exclude:
+        if xpath.is_xpath(pattern):
+            for node in xpath.select(root, pattern):
+                if any(parent is root for parent in node.parents):
+                    node.extract()
+            continue
+        try:
+            for node in _css(pattern).select(root):
+                node.extract()
+        except Exception as exc:
+            raise NormalizeError(f'exclude selector "{pattern}" is not valid CSS: {str(exc).splitlines()[0]}')
+    return root
+
+
+def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
+    """The first element in document order that `selector` matches. A simple selector (`article`,
+    `.entry-content`, `div#main.post`) is matched in one walk; XPath goes to lxml, other CSS to soupsieve."""
+    if xpath.is_xpath(selector):
+        return next(iter(xpath.select(soup, selector)), None)
+    simple = simple_selector(selector)
+    if simple:
+        name, ident, dotted = simple
+        wanted = set(dotted.split(".")[1:])
+
+        def matches(tag: Tag) -> bool:
+            return (
+                (name is None or tag.name == name.lower())
+                and (ident is None or tag.get("id") == ident)
+                and wanted.issubset(classes(tag))
+            )
+
+        return first_tag(soup, matches)
+    try:
+        first = _css(selector).select_one(soup)
+    except Exception as exc:  # soupsieve raises its own SelectorSyntaxError
+        raise NormalizeError(f'selector "{selector}" is not valid CSS: {str(exc).splitlines()[0]}')
+    return first if isinstance(first, Tag) else None
+
+
+def tags(root: Tag) -> Iterator[Tag]:
+    """The elements under `root` in document order (`root.descendants` less the strings), walked without
+    recursion."""
+    stack = [iter(root.contents)]
+    while stack:
+        for child in stack[-1]:
+            if isinstance(child, Tag):
+                yield child
+                stack.append(iter(child.contents))
+                break
+        else:
+            stack.pop()
+
+
+def first_tag(root: Tag, matches: Callable[[Tag], bool]) -> Tag | None:
+    """The first element under `root` in document order that `matches` (`root.find(matches)`, without bs4's
+    search machinery)."""
+    return next((tag for tag in tags(root) if matches(tag)), None)
+
+
+@lru_cache(maxsize=256)
+def _css(selector: str) -> soupsieve.SoupSieve:
+    """A compiled CSS selector (compiling is most of the cost of a one-off select)."""
+    import soupsieve  # here: compiling its own patterns on import costs every run ~0.1 s
+
+    return soupsieve.compile(selector)
+
+
+_CHROME_TAGS = {"nav", "header", "footer", "aside", "form"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog"}
+
+
+def _hidden(tag: Tag) -> bool:
+    attrs = tag.attrs  # read directly: this runs on every element of the page
+    return bool(attrs) and (attrs.get("aria-hidden") == "true" or "hidden" in attrs)
+
+
+def _chrome(tag: Tag) -> bool:
+    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts."""
+    return tag.name in _CHROME_TAGS or (
+        bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
+    )
+
+
+def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:
+    """Take out of `root` every comment and every element `unwanted` says so of (outermost first, one pass,
+    no recursion: a page nested 100,000 deep is walked like any other)."""
+    doomed: list[PageElement] = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().contents:
+            if isinstance(child, Tag):
+                if unwanted(child):
+                    doomed.append(child)
+                else:
+                    stack.append(child)
+            elif isinstance(child, Comment):
+                doomed.append(child)
+    for node in doomed:
+        node.extract()
+
+
+def classes(tag: Tag) -> list[str]:
+    value: object = tag.get("class") or []
+    return list(value) if isinstance(value, list) else [str(value)]

@@ -25,8 +25,9 @@ from differ.config import SourceConfig
 from differ.normalize import Body, compiled_modules, normalize
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import _canonical_chunk, _chunk_words, canonicalize
+from differ.normalize.mdescape import link_target
 from differ.normalize.root import find_root
-from differ.normalize.writer import _link_target, write
+from differ.normalize.writer import write
 
 PAGE = ROOT / "examples/pytorch-2.13/canonical/fetch-1.html"
 URL = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
@@ -59,7 +60,7 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
     def cold(step: Callable[[], object]) -> Callable[[], object]:
         def run() -> None:
             for _ in range(BATCH):
-                for cache in (_canonical_chunk, _chunk_words, _link_target, htmlconv._clean_url):
+                for cache in (_canonical_chunk, _chunk_words, link_target, htmlconv._clean_url):
                     cache.cache_clear()
                 step()
 

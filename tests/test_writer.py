@@ -236,9 +236,9 @@ def test_front_matter_read_as_metadata_after_an_upgrade_is_no_change(tmp_path: P
 def test_marker_escapes_are_mdformats(text: str) -> None:
     from mdformat.renderer._util import escape_asterisk_emphasis, escape_underscore_emphasis
 
-    from differ.normalize.writer import _text
+    from differ.normalize.mdescape import escape_text
 
-    assert _text(text, False) == escape_underscore_emphasis(
+    assert escape_text(text, False) == escape_underscore_emphasis(
         escape_asterisk_emphasis(text.replace("\\", "\\\\"))
     )
 
@@ -292,9 +292,9 @@ def test_kept_urls_are_their_own_normal_form(url: str) -> None:
     from markdown_it.common.utils import unescapeAll
 
     from differ.normalize.canonical import parser
-    from differ.normalize.writer import _KEPT_URL
+    from differ.normalize.mdescape import KEPT_URL
 
-    if _KEPT_URL.fullmatch(url):
+    if KEPT_URL.fullmatch(url):
         assert parser().normalizeLink(unescapeAll(url)) == url
         assert parser().validateLink(url)
         assert unicodedata.is_normalized("NFC", url) and "\\" not in url and "\n" not in url
@@ -305,9 +305,9 @@ def test_kept_urls_are_their_own_normal_form(url: str) -> None:
 def test_link_destinations_are_bracketed_as_mdformat_brackets_them(link: str) -> None:
     from mdformat.renderer._util import maybe_add_link_brackets
 
-    from differ.normalize.writer import _link_destination
+    from differ.normalize.mdescape import link_destination
 
-    assert _link_destination(link) == maybe_add_link_brackets(link)
+    assert link_destination(link) == maybe_add_link_brackets(link)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -330,10 +330,10 @@ def test_text_strings_take_the_same_road_as_before(text: str) -> None:
 def test_the_delimiter_row_escape_is_mdformat_tables_own(line: str) -> None:
     import mdformat_tables.plugin
 
-    from differ.normalize.writer import _delimiter_row_escaped, _paragraph_postprocessors
+    from differ.normalize.mdescape import delimiter_row_escaped, paragraph_postprocessors
 
-    assert _delimiter_row_escaped(line, None, None) == mdformat_tables.plugin._escape_tables(line, None, None)  # type: ignore[arg-type]
-    assert _delimiter_row_escaped in _paragraph_postprocessors()
+    assert delimiter_row_escaped(line, None, None) == mdformat_tables.plugin._escape_tables(line, None, None)  # type: ignore[arg-type]
+    assert delimiter_row_escaped in paragraph_postprocessors()
 
 
 PURE = r"""

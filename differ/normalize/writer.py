@@ -16,23 +16,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
-import mdformat_tables.plugin
 from bs4 import Tag
 from bs4.element import NavigableString, PageElement
-from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
-from markdown_it.rules_block.html_block import HTML_SEQUENCES
-from mdformat.codepoints import ASCII_CTRL, UNICODE_PUNCTUATION, UNICODE_WHITESPACE
 from mdformat.renderer import DEFAULT_RENDERERS, RenderContext
-from mdformat.renderer._util import (
-    decimalify_leading,
-    decimalify_trailing,
-    escape_less_than_sign,
-    escape_square_brackets,
-    re_char_reference,
-)
 
 from differ.normalize import canonical
 from differ.normalize.html import (
@@ -48,14 +35,19 @@ from differ.normalize.html import (
     code_parts,
     list_start,
 )
+from differ.normalize.mdescape import (
+    escape_paragraph,
+    escape_text,
+    flanking,
+    link_destination,
+    link_target,
+    render_context,
+)
 
 _LIST_KINDS = ("ul", "ol", "li")
 # Spacing markdown-it or mdformat treat apart from a plain space (the converter only collapses ASCII spacing):
 # every Unicode space but " ", which covers markdown-it's isWhiteSpace and canonical._SPACES.
 _ODD_SPACE = re.compile(r"[^\S ]")
-_KEPT_URL = re.compile(  # runs are possessive: no two branches tried at every character
-    r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]++|%[0-9A-Fa-f]{2})*+)?"
-)
 _LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]*")
 
 
@@ -100,15 +92,8 @@ class _Node:
         return self._rendered
 
 
-@lru_cache(maxsize=1)
-def _context() -> RenderContext:
-    return RenderContext(
-        DEFAULT_RENDERERS, {}, canonical.parser().options, {"used_refs": set(), "indent_width": 0}
-    )
-
-
 def _render(type_: str, node: _Node) -> str:
-    return str(DEFAULT_RENDERERS[type_](node, _context()))  # type: ignore[arg-type]
+    return str(DEFAULT_RENDERERS[type_](node, render_context()))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -213,7 +198,7 @@ class _Writer:
         if not pieces:
             return ""
         self.words += len(_shown(pieces).split())
-        return _paragraph(_inline(pieces, " ", " "))
+        return escape_paragraph(_inline(pieces, " ", " "))
 
     def heading(self, level: int, pieces: list[Piece]) -> str:
         if not pieces:
@@ -349,7 +334,7 @@ class _Writer:
         alt = _plain(_WS.sub(" ", str(node.get("alt") or "")).strip())
         if not src:
             return [alt]
-        target = _link_target(src)
+        target = link_target(src)
         if not target:
             raise Unsure("image")
         return [Image(alt, target)]
@@ -427,7 +412,7 @@ def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
     if not stripped:
         return inner
     if kind == "a":
-        href = _link_target(href)
+        href = link_target(href)
         if not href or _has_link(stripped):
             raise Unsure("link")
     wrapped: list[Piece] = [" "] if lead else []
@@ -435,27 +420,6 @@ def _wrap(inner: list[Piece], kind: str, href: str = "") -> list[Piece]:
     if trail:
         wrapped.append(" ")
     return wrapped
-
-
-@lru_cache(maxsize=8192)
-def _link_target(href: str) -> str:
-    """The target markdown-it gives `[…](<href>)`, or "" where it might not make a link of it."""
-    if _KEPT_URL.fullmatch(href):
-        return href  # an http(s) URL of characters markdown-it keeps: its own normal form, and a valid link
-    if "\\" in href or "\n" in href or not unicodedata.is_normalized("NFC", href):
-        return ""
-    mdit = canonical.parser()
-    target = str(mdit.normalizeLink(unescapeAll(href)))
-    return target if mdit.validateLink(target) else ""
-
-
-_NEEDS_BRACKETS = ASCII_CTRL | {" ", "(", ")"}
-
-
-def _link_destination(link: str) -> str:
-    """A link destination as mdformat writes it (its maybe_add_link_brackets, without building the set of
-    characters on every call)."""
-    return "<" + link + ">" if not link or not _NEEDS_BRACKETS.isdisjoint(link) else link
 
 
 def _has_link(pieces: list[Piece]) -> bool:
@@ -473,9 +437,9 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
     for i, piece in enumerate(pieces):
         if isinstance(piece, str):
             following = pieces[i + 1] if i + 1 < len(pieces) else None
-            out.append(_text(piece, isinstance(following, Span) and following.kind == "a"))
+            out.append(escape_text(piece, isinstance(following, Span) and following.kind == "a"))
         elif isinstance(piece, Image):
-            out.append(f"![{_text(piece.alt, False)}]({_link_destination(piece.src)})")
+            out.append(f"![{escape_text(piece.alt, False)}]({link_destination(piece.src)})")
         elif isinstance(piece, Code):
             if i and isinstance(pieces[i - 1], Code):
                 raise Unsure("code spans side by side")  # in Markdown they run together
@@ -486,7 +450,7 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
                 code.content = piece.text
                 out.append(_render("code_inline", code))
         elif piece.kind == "a":
-            out.append(f"[{_inline(piece.children, '[', ' ')}]({_link_destination(piece.href)})")
+            out.append(f"[{_inline(piece.children, '[', ' ')}]({link_destination(piece.href)})")
         else:
             marker = "*" if piece.kind == "em" else "**"
             start = sum(map(len, out))
@@ -499,131 +463,10 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
         nxt = text[close_end] if close_end < len(text) else after
         if "*" in (prev, text[open_end], text[close_start - 1], nxt) or "" in (prev, nxt):
             raise Unsure("emphasis next to emphasis")
-        opens, closes = _flanking(prev, text[open_end])
+        opens, closes = flanking(prev, text[open_end])
         if not opens or (closes and nested):
             raise Unsure("emphasis that would not open")
-        opens, closes = _flanking(text[close_start - 1], nxt)
+        opens, closes = flanking(text[close_start - 1], nxt)
         if not closes or (opens and nested):
             raise Unsure("emphasis that would not close")
     return text
-
-
-def _text(text: str, before_link: bool) -> str:
-    """mdformat's escaping of a text token (its `text` renderer, less the wrap marks that its paragraph
-    renderer turns back into the same single spaces)."""
-    text = text.replace("\\", "\\\\")
-    if "*" in text:
-        text = _ASTERISK.sub(_asterisk, text)
-    if "_" in text:
-        text = _UNDERSCORE.sub(_underscore, text)
-    if "[" in text or "]" in text:
-        text = escape_square_brackets(text, ())
-    if "<" in text:
-        text = escape_less_than_sign(text)
-    text = text.replace("`", "\\`")
-    if "&" in text:
-        text = re_char_reference().sub(lambda m: "\\" + m.group(), text)
-    if before_link and text.endswith("!"):
-        text = text[:-1] + "\\!"
-    return text
-
-
-# mdformat escapes `*` and `_` by their neighbours alone (its escape_asterisk_emphasis and
-# escape_underscore_emphasis, which build the text a character at a time): the same rules, on each marker.
-_ASTERISK = re.compile(r"\*")
-_UNDERSCORE = re.compile("_")
-_BAD_NEIGHBOURS = UNICODE_WHITESPACE | UNICODE_PUNCTUATION
-
-
-def _neighbours(m: re.Match[str]) -> tuple[str | None, str | None]:
-    """The characters before and after a matched marker (None at either end of the text)."""
-    text, at = m.string, m.start()
-    return (text[at - 1] if at else None), (text[at + 1] if at + 1 < len(text) else None)
-
-
-def _asterisk(m: re.Match[str]) -> str:
-    before, after = _neighbours(m)
-    return "*" if before in UNICODE_WHITESPACE and after in UNICODE_WHITESPACE else "\\*"
-
-
-def _underscore(m: re.Match[str]) -> str:
-    before, after = _neighbours(m)
-    if before in UNICODE_WHITESPACE and after in UNICODE_WHITESPACE:
-        return "_"
-    if (
-        before is not None
-        and after is not None
-        and before not in _BAD_NEIGHBOURS
-        and after not in _BAD_NEIGHBOURS
-    ):
-        return "_"
-    return "\\_"
-
-
-_STARTERS = frozenset("#>-*+0123456789=_|:<") | UNICODE_WHITESPACE | {""}
-_HTML_STARTS = [pattern for pattern, _, can_break_paragraph in HTML_SEQUENCES if can_break_paragraph]
-
-
-_HEADING_OR_BULLET = re.compile(r"#{1,6}( |\t|$)|[-*+]( |\t|$)")
-_NUMBERED_PAREN = re.compile(r"[0-9]+\)( |\t|$)")
-_NUMBERED_DOT = re.compile(r"[0-9]+\.( |\t|$)")
-
-
-def _paragraph(line: str) -> str:
-    """mdformat's paragraph renderer for a paragraph of one line: escapes for a start that would read as
-    another block."""
-    line = decimalify_trailing(UNICODE_WHITESPACE, line)
-    if line[:1] not in _STARTERS:
-        return line  # every escape below is for a line that starts with one of these
-    line = decimalify_leading(UNICODE_WHITESPACE, line).strip()
-    if _HEADING_OR_BULLET.match(line) or line.startswith(">"):
-        line = "\\" + line
-    if _NUMBERED_PAREN.match(line):
-        line = line.replace(")", "\\)", 1)
-    if _NUMBERED_DOT.match(line):
-        line = line.replace(".", "\\.", 1)
-    bare = line.replace(" ", "").replace("\t", "")
-    if len(bare) >= 3:
-        for char in "*-_":
-            if bare == char * len(bare):
-                line = line.replace(char, "\\" + char, 1)
-                break
-    stripped = line.strip(" \t")
-    if all(c == "-" for c in stripped):
-        line = line.replace("-", "\\-", 1)
-    elif all(c == "=" for c in stripped):
-        line = line.replace("=", "\\=", 1)
-    if any(pattern.search(line) for pattern in _HTML_STARTS):
-        line = "    " + line
-    for postprocess in _paragraph_postprocessors():
-        line = postprocess(line, None, _context())
-    return line
-
-
-@lru_cache(maxsize=1)
-def _paragraph_postprocessors() -> list[Any]:
-    """What the parser's plugins do to every rendered paragraph (mdformat-tables escapes a line that would
-    read as a table's delimiter row); the one mdformat-tables has is run as its one-line equal."""
-    plugins = canonical.parser().options["parser_extension"]
-    found = [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
-    return [_ONE_LINE.get(postprocess, postprocess) for postprocess in found]
-
-
-def _delimiter_row_escaped(line: str, node: object, context: object) -> str:
-    """mdformat-tables' paragraph postprocessor on a paragraph of one line: the first "-" escaped where the line
-    is nothing but "|", "-", ":" and spaces (it tests every character of every line in a generator)."""
-    return line if line.strip("|-: ") else line.replace("-", "\\-", 1)
-
-
-_ONE_LINE: dict[Any, Any] = {mdformat_tables.plugin._escape_tables: _delimiter_row_escaped}
-
-
-def _flanking(last: str, next_: str) -> tuple[bool, bool]:
-    """Whether a `*` run between these characters can open and can close emphasis (as markdown-it's
-    scanDelims decides)."""
-    last_punct = isMdAsciiPunct(ord(last)) or isPunctChar(last)
-    next_punct = isMdAsciiPunct(ord(next_)) or isPunctChar(next_)
-    last_space, next_space = isWhiteSpace(ord(last)), isWhiteSpace(ord(next_))
-    left = not (next_space or (next_punct and not (last_space or last_punct)))
-    right = not (last_space or (last_punct and not (next_space or next_punct)))
-    return left, right

@@ -15,7 +15,7 @@ from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreConflict, StoreError
 from differ.feed import write_feed
 from differ.fetch import Request, Response
-from differ.fetch.http import host_key
+from differ.fetch.limits import host_key
 from differ.normalize import SOURCE_KINDS, Normalized
 from differ.site import write_site
 from differ.store import Version, sha256

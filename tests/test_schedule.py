@@ -134,7 +134,7 @@ def test_a_quiet_service_logs_only_what_needs_attention(tmp_path: Path, server: 
 
 
 def test_a_check_whose_host_is_taken_is_put_off(tmp_path: Path, server: Server) -> None:
-    from differ.fetch.http import host_key
+    from differ.fetch.limits import host_key
     from differ.schedule import PUT_OFF, _check_one
     from differ.turns import HostGate
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from differ import options as opt
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError, innermost
-from differ.fetch.http import parse_retry_after
+from differ.fetch.limits import parse_retry_after
 from differ.options import Invalid, Option, found
 from differ.store import report_url
 

@@ -505,6 +505,31 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
 
 
+def test_changedetection_google_chat_urls_become_googlechat_notifiers(tmp_path: Path) -> None:
+    native = "https://chat.googleapis.com/v1/spaces/BBBB/messages?key=K2&token=T2%3D"
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": ["gchat://AAAA/K1/T1/release-thread", native],
+            }
+        )
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {
+            "name": "googlechat",
+            "kind": "googlechat",
+            "url": "https://chat.googleapis.com/v1/spaces/AAAA/messages?key=K1&token=T1",
+            "documents": ["post"],
+        },
+        {"name": "googlechat-2", "kind": "googlechat", "url": native, "documents": ["post"]},
+    ]
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 @pytest.mark.parametrize(
     ("url", "table"),
     [

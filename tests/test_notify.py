@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
@@ -711,6 +712,118 @@ def test_teams_needs_a_webhook_url(tmp_path: Path) -> None:
         parse_config(
             text + '[[notify]]\nname = "t"\nkind = "teams"\nurl = "teams.example/hook"\n', tmp_path / "c.toml"
         )
+
+
+CHAT = "/v1/spaces/AAAA/messages?key=K&token=T"
+THREADED = CHAT + "&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"
+
+
+def chat_receiver(hit: object) -> Reply:
+    """Answers like a Google Chat webhook (200 and the message) and refuses what it refuses: no text and no card,
+    a widget that is not text or buttons, or a message over 32,000 bytes."""
+    body = json.loads(hit.body)  # type: ignore[attr-defined]
+    cards = body.get("cardsV2") or []
+    widgets = [w for c in cards for s in c["card"].get("sections", []) for w in s.get("widgets", [])]
+    ok = (
+        (body.get("text") or cards)
+        and all(set(w) <= {"textParagraph", "buttonList"} for w in widgets)
+        and len(hit.body) <= 32_000  # type: ignore[attr-defined]
+    )
+    return (
+        Reply(200, b'{"name": "spaces/AAAA/messages/1"}') if ok else Reply(400, b'{"error": {"code": 400}}')
+    )
+
+
+def chat_text(hit: object) -> list[str]:
+    """The card as Google Chat shows it: header title and subtitle, then each paragraph, markup read."""
+    card = json.loads(hit.body)["cardsV2"][0]["card"]  # type: ignore[attr-defined]
+    shown = [card["header"]["title"], card["header"]["subtitle"]]
+    for widget in card["sections"][0]["widgets"]:
+        if "textParagraph" in widget:
+            text = widget["textParagraph"]["text"].replace("<br>", "\n")
+            assert "<" not in text  # no tag of the page's: all of it escaped
+            shown.append(html.unescape(text))
+    return shown
+
+
+def test_google_chat_alert_is_a_card_of_escaped_text_in_the_documents_thread(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes[THREADED] = chat_receiver
+    evil = "<p>See <b>now</b> &lt;users/all&gt; and &lt;https://evil.example|the fix&gt;.</p>"
+    extra = 'base_url = "https://reports.example.org/"\nmention = ["<users/all>"]\n'
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Hello.</p>", evil, kind="googlechat", path=CHAT, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to(THREADED)
+    assert chat_text(hit) == [
+        "Doc changed (canonical)",
+        "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
+        "Doc (canonical), version 1 → 2: 2 changes.",
+        '• Post: removed "Hello."',
+        '• added at the end: "See now <users/all> and <https://evil.example|the fix>."',
+    ]
+    body = json.loads(hit.body)
+    assert body["text"] == "<users/all>"  # the configured mention, and nothing of the page's
+    assert body["thread"] == {"threadKey": "differ-doc"}
+    assert body["cardsV2"][0]["card"]["sections"][0]["widgets"][-1] == {
+        "buttonList": {
+            "buttons": [
+                {
+                    "text": "Full diff",
+                    "onClick": {"openLink": {"url": "https://reports.example.org/doc/canonical/diff-2.html"}},
+                }
+            ]
+        }
+    }
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+def test_google_chat_without_threads_posts_to_the_webhook_as_given(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes[CHAT] = chat_receiver
+    old = "".join(f"<p>Paragraph {i} says something {'long ' * 60}.</p>" for i in range(80))
+    new = "".join(f"<p>Paragraph {i} says another thing {'long ' * 60}.</p>" for i in range(80))
+    app, _ = setup(
+        tmp_path, server, receiver, old, new, kind="googlechat", path=CHAT, extra="threads = false\n"
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to(CHAT)
+    body = json.loads(hit.body)
+    assert "thread" not in body and "text" not in body
+    text = chat_text(hit)
+    shown = sum(line.startswith("• ") for line in text)
+    assert 0 < shown < 80
+    assert text[-1] == f"…and {80 - shown} more changes"  # no base_url: no link after it
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("", "notify[0].url: expected the space's https:// webhook URL"),
+        (
+            'mention = ["@all"]\n',
+            'notify[0].mention: expected Google Chat mentions such as "<users/123456789>" or "<users/all>", '
+            'found "@all"',
+        ),
+    ],
+)
+def test_google_chat_settings_are_checked(tmp_path: Path, extra: str, message: str) -> None:
+    from differ.config import parse_config
+    from differ.errors import ConfigError
+
+    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
+    url = (
+        "chat.example/hook" if not extra else "https://chat.googleapis.com/v1/spaces/A/messages?key=K&token=T"
+    )
+    with pytest.raises(ConfigError) as info:
+        parse_config(
+            text + f'[[notify]]\nname = "g"\nkind = "googlechat"\nurl = "{url}"\n{extra}', tmp_path / "c.toml"
+        )
+    assert str(info.value) == f"c.toml: {message}"
 
 
 def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:

@@ -1,5 +1,6 @@
-"""Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows and
-SMTP e-mail; any other is named as left out."""
+"""Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
+Chat and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried over: differ keeps
+each document's alerts in a thread of their own."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ _SLACK_TOKENS = re.compile(r"slack://(?:[^@/]*@)?(T\w+)/(B\w+)/(\w+)/?(?:#?[\w-]
 _DISCORD = re.compile(r"discord://(?:[^@/]*@)?(\d+)/([\w-]+)/?")
 # Apprise's short form of a Teams workflow's webhook: workflows://HOST[:PORT]/WORKFLOW/SIGNATURE[?pa=yes&ver=…]
 _WORKFLOWS = re.compile(r"workflows?://([\w.-]+(?::\d+)?)/([\w-]+)/([\w-]+)/?")
+# Apprise's short form of a Google Chat webhook: gchat://SPACE/KEY/TOKEN[/THREADKEY]
+_GCHAT = re.compile(r"gchat://([\w-]+)/([^/?#]+)/([^/?#]+)(?:/[^/?#]*)?/?")
 
 
 def add(url: str, page: str | None, watches: Watches) -> None:
@@ -43,6 +46,13 @@ def add(url: str, page: str | None, watches: Watches) -> None:
         target = ("teams", _workflow_url(m[1], m[2], m[3], url))
     elif url.startswith("https://") and "/workflows/" in bare and "/triggers/" in bare and "sig=" in url:
         target = ("teams", url)  # a Teams workflow's own webhook URL, which Apprise takes as it is
+    elif m := _GCHAT.fullmatch(bare):
+        target = (
+            "googlechat",
+            f"https://chat.googleapis.com/v1/spaces/{m[1]}/messages?key={m[2]}&token={m[3]}",
+        )
+    elif re.match(r"https://chat\.googleapis\.com/v1/spaces/[\w-]+/messages$", bare) and "token=" in url:
+        target = ("googlechat", url)  # the space's own webhook URL, which Apprise takes as it is
     if target is None:
         scheme = url.split("://", 1)[0] if "://" in url else url[:20]
         watches.left_out.append(f"notification URL {scheme}://…: differ has no notifier it can make of it")

@@ -440,7 +440,16 @@ def test_a_page_with_no_text_is_said_to_be_one(page: str, selector: str | None, 
             None,
             "<body>, less navigation, header, footer, asides and forms",
         ),
-        ('<body><div class="post"><p>Text.</p></div></body>', "div.post", 'selector "div.post"'),
+        (
+            '<body><div class="post"><p>Text.</p></div></body>',
+            "div.post",
+            'selector "div.post": <div class="post">',
+        ),
+        (
+            '<body><div id="a"><h2>Notes</h2><p>Text.</p></div></body>',
+            "(//h2/..)[1]",
+            'selector "(//h2/..)[1]": <div id="a">',
+        ),
     ],
 )
 def test_where_the_text_was_read_from_is_said(page: str, selector: str | None, root: str) -> None:
@@ -586,7 +595,10 @@ def test_xpath_selector_and_exclude_read_the_page_as_css_does() -> None:
     assert by_xpath.markdown == by_css.markdown
     assert re.search("^## ", norm(page, source(selector="//article")).markdown, re.MULTILINE)
     assert not re.search("^## ", by_xpath.markdown, re.MULTILINE)
-    assert by_xpath.root == "selector \"//article//*[contains(@class, 'entry-content')]\""
+    assert (
+        by_xpath.root
+        == 'selector "//article//*[contains(@class, \'entry-content\')]": <div class="entry-content">'
+    )
 
 
 def test_xpath_exclude_drops_only_inside_the_content_root() -> None:

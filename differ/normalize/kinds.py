@@ -121,7 +121,7 @@ def read_html(
         if written is None
         else Extracted(written.markdown, meta, canonical=True, words=written.words)
     )
-    extracted.root = f'selector "{selector}"' if selector else _element(root)
+    extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
     return extracted
 
 

@@ -281,6 +281,9 @@ def test_demo_replays_the_edit() -> None:
         in text
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
+    readme = (ROOT / "README.md").read_text()
+    [shown] = [block for block in re.findall(r"```text\n(.*?)```", readme, re.DOTALL) if "step 3 ·" in block]
+    assert shown in text  # the README's excerpt is what the demo prints, word for word
     late = text.split("a watcher who starts after the edit reads the history from a web archive", 1)[1]
     assert (
         "    2026-07-08 18:00  same text (page noise only)\n    2026-07-08 21:00  version 2 (3 changes)\n"

@@ -101,8 +101,9 @@ def add_source(
     env = os.environ if env is None else env
     text, config = _open(path, env)
     for s in config.sources():
-        if s.url == url and s.document == to:
-            raise UsageError(f"{url} is already watched, as {s.key}")
+        at = page_key(url, (settings or {}).get("entry"))
+        if page_key(s.url, s.options.get("entry")) == at and s.document == to:
+            raise UsageError(f"{at} is already watched, as {s.key}")
     table = _table(url, kind, settings or {})
     stored = _stored_urls(config)
     target = config.document(to)  # names the configured documents when there is no such one
@@ -148,25 +149,27 @@ def add_documents(
     is not added again. Nothing is written when `write` is false (a dry run)."""
     env = os.environ if env is None else env
     text, config = _open(path, env)
-    watched = {s.url: s.key for s in config.sources()}
-    already = {page.url: watched[page.url] for page in pages if page.url in watched}
+    watched = {page_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
+    keys = [page_key(page.url, page.settings.get("entry")) for page in pages]
+    already = {k: watched[k] for k in keys if k in watched}
     if already and not skip_watched:
         url, key = next(iter(already.items()))
         raise UsageError(f"{url} is already watched, as {key}")
     if watched:
-        given = tuple(page.url for page in pages)
+        given = tuple(keys)
         notifiers = [replace(n, pages=given) if n.pages is None else n for n in notifiers]
     stored = _stored_urls(config)
     taken = {d.id for d in config.documents}
     blocks, expected = [], {}
-    for page in pages:
-        if page.url in watched:
+    for page, page_at in zip(pages, keys, strict=True):
+        if page_at in watched:
             continue
         elsewhere = {key.split("/")[0] for key, was in stored.items() if was != page.url}
-        document = page.id or unique(slug(page.url), taken | elsewhere)
+        named = str(page.settings.get("entry") or page.url)  # a feed's post is named by its own address
+        document = page.id or unique(slug(named), taken | elsewhere)
         taken.add(document)
         key = f"{document}/canonical"
-        watched[page.url], expected[key] = key, page.url
+        watched[page_at], expected[key] = key, page.url
         named = f"title = {tomltext.value(page.title)}\n" if page.title is not None else ""
         table = _table(page.url, page.kind, page.settings)
         blocks.append(
@@ -241,9 +244,16 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config]:
     return text, parse_config(text, path, env, notifiers=False)
 
 
+def page_key(url: str, entry: Any = None) -> str:
+    """What one watched page is: its URL, and for a feed, the entry in it (one feed carries many posts)."""
+    return f"{url} (entry {entry})" if entry else url
+
+
 def _table(url: str, kind: str | None, settings: Mapping[str, Any]) -> dict[str, Any]:
     """A source's table: its URL, its kind when not html (guessed from the URL when not given), its options."""
     table: dict[str, Any] = {"url": url}
+    if kind is None and "entry" in settings:
+        kind = "feed"  # an entry is chosen only in a feed
     if kind is None:
         from differ.compare import SUFFIX_KINDS, url_kind
 

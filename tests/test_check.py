@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -494,3 +495,68 @@ def test_a_version_stored_by_another_process_meanwhile_stands(tmp_path: Path, se
     )
     assert [v.number for v in app.store.versions(source.key)] == [1, 2]
     assert check_source(app, source).line() == "doc/canonical: unchanged (same body)"
+
+
+def atom(*entries: tuple[str, str, str, str]) -> str:
+    """An Atom feed of (title, link, updated, HTML content) entries, newest first."""
+    items = "".join(
+        f"<entry><title>{title}</title><link rel='alternate' href='{link}'/><id>tag:blog,{link}</id>"
+        f"<published>2026-07-08T17:00:00Z</published><updated>{updated}</updated>"
+        f"<content type='html'>{html.escape(content)}</content></entry>"
+        for title, link, updated, content in entries
+    )
+    return f"<?xml version='1.0' encoding='utf-8'?><feed xmlns='http://www.w3.org/2005/Atom'><title>Blog</title>{items}</feed>"
+
+
+def test_a_post_is_watched_in_its_blogs_feed(tmp_path: Path, server: Server) -> None:
+    """New posts come into the feed and old ones go: only the watched entry's text and dates make versions."""
+    post = "https://blog.example.org/2026/07/08/release-2-13/"
+    body = "<p>Release 2.13 brings a [Prototype] backend.</p><h2>Support</h2><p>Python 3.15.</p>"
+    server.page(
+        "/feed.xml", atom(("Release 2.13", post, "2026-07-08T17:00:00Z", body)), "application/atom+xml"
+    )
+    config = one_doc(
+        tmp_path, server.url("/feed.xml"), kind="feed", extra=f'entry = "{post}"\nrobots = false'
+    )
+    app = make_app(config)
+    src = config.sources()[0]
+    assert check_source(app, src).line() == "doc/canonical: new version 1 (first snapshot)"
+    latest = app.store.latest(src.key)
+    assert latest is not None
+    assert app.store.markdown(latest, latest.record["normalizer"]) == (
+        "Release 2.13 brings a [Prototype] backend.\n\n## Support\n\nPython 3.15.\n"
+    )
+    assert latest.metadata == {
+        "title": "Release 2.13",
+        "published": "2026-07-08T17:00:00Z",
+        "updated": "2026-07-08T17:00:00Z",
+    }
+    newer = (
+        "Release 2.14 preview",
+        "https://blog.example.org/2026/08/01/preview/",
+        "2026-08-01T00:00:00Z",
+        "<p>Soon.</p>",
+    )
+    server.page(
+        "/feed.xml", atom(newer, ("Release 2.13", post, "2026-07-08T17:00:00Z", body)), "application/atom+xml"
+    )
+    # another post came into the feed: not an edit of this one
+    assert check_source(app, src).line() == "doc/canonical: unchanged (page noise only)"
+    edited = body.replace("[Prototype] ", "")
+    server.page(
+        "/feed.xml",
+        atom(newer, ("Release 2.13", post, "2026-07-09T08:00:00Z", edited)),
+        "application/atom+xml",
+    )
+    result = check_source(app, src)
+    assert (result.line(), result.summary[1]) == (
+        "doc/canonical: new version 2 (1 change, 1 metadata field)",
+        '• removed "[Prototype]"',  # a paragraph before the first heading: no section to name
+    )
+    server.page("/feed.xml", atom(newer), "application/atom+xml")
+    result = check_source(app, src)
+    assert (result.outcome, result.detail) == (  # not the post emptied: the check fails, and says why
+        "failed",
+        f'the feed has no entry whose link or id is "{post}" (1 entry; the first is "Release 2.14 preview" '
+        "<https://blog.example.org/2026/08/01/preview/>); a post can drop off a feed as newer ones come",
+    )

@@ -81,6 +81,34 @@ def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     assert config.read_text().endswith(f'[documents.canonical]\nurl = "{gitlab}"\nkind = "gitlab"\n')
 
 
+def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    feed, post = "https://blog.rust-lang.org/feed.xml", "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/"
+    code, out, err = run(
+        "--config", str(config), "add", feed, "--set", f"entry={post}", "--title", "Rust 1.97.0"
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert config.read_text().endswith(
+        f'[[documents]]\nid = "rust-1-97-0"\ntitle = "Rust 1.97.0"\n\n[documents.canonical]\nurl = "{feed}"\n'
+        f'kind = "feed"\nentry = "{post}"\n'
+    )
+    other = "https://blog.rust-lang.org/2026/08/01/Rust-1.98.0/"
+    assert (
+        run("--config", str(config), "add", feed, "--set", f"entry={other}")[0] == ExitCode.OK
+    )  # one feed, two posts
+    assert run("--config", str(config), "add", feed, "--set", f"entry={post}")[2] == (
+        f"error: {feed} (entry {post}) is already watched, as rust-1-97-0/canonical\n"
+    )
+    assert [(s.key, s.options["entry"]) for s in load_config(config).sources()] == [
+        ("rust-1-97-0/canonical", post),
+        ("rust-1-98-0/canonical", other),
+    ]
+    assert run("--config", str(config), "add", "https://x.example/feed.xml", "--kind", "feed")[2] == (
+        'error: config.toml: documents[2].canonical: missing key "entry" (the post\'s URL (its link in the feed) '
+        "or id) (nothing was written)\n"
+    )
+
+
 def test_a_page_on_a_private_address_is_added_with_a_note_saying_what_it_needs(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     code, out, _ = run("--config", str(config), "add", "http://127.0.0.1:8000/post.html")

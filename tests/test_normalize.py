@@ -241,6 +241,98 @@ def test_text_kind_keeps_lines_literal() -> None:
     assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"
 
 
+RSS = """<?xml version="1.0"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>PyTorch</title>
+<item><title>PyTorch 2.14 preview</title><link>https://pytorch.org/blog/preview/</link><description>Soon.</description></item>
+<item><title>PyTorch 2.13
+  Release Blog</title><link>https://pytorch.org/blog/pytorch-2-13-release-blog/</link>
+<guid isPermaLink="false">post-88</guid><pubDate>Wed, 08 Jul 2026 17:00:00 +0000</pubDate>
+<description>A short summary.</description>
+<content:encoded><![CDATA[<p>We are excited to announce <strong>PyTorch 2.13</strong>.</p><img src="../img/a.png" alt="chart">]]></content:encoded>
+</item></channel></rss>"""
+
+ATOM = """<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>Rust Blog</title>
+<entry><title>Announcing Rust 1.97.0</title><id>tag:blog.rust-lang.org,2026:1.97.0</id>
+<link rel="self" href="https://blog.rust-lang.org/feed/1.97.0.xml"/>
+<link rel="alternate" href="https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/"/>
+<updated>2026-07-10T00:00:00Z</updated>
+<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>The Rust team is happy to announce <a href="notes/">1.97.0</a>.</p></div></content>
+</entry>
+<entry><title>Plain</title><id>urn:plain</id><summary type="text">Line one &lt;b&gt;not bold&lt;/b&gt;
+Line two</summary></entry>
+</feed>"""
+
+
+@pytest.mark.parametrize(
+    ("feed", "entry", "markdown", "metadata"),
+    [
+        (  # RSS: content:encoded over the description, links against the post's address, its link as http
+            RSS,
+            "http://pytorch.org/blog/pytorch-2-13-release-blog",
+            "We are excited to announce **PyTorch 2.13**.\n\n![chart](https://pytorch.org/blog/img/a.png)\n",
+            {"title": "PyTorch 2.13 Release Blog", "published": "Wed, 08 Jul 2026 17:00:00 +0000"},
+        ),
+        (RSS, "post-88", None, None),  # the guid names the same entry
+        (  # Atom: the alternate link, not self; XHTML content
+            ATOM,
+            "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/",
+            "The Rust team is happy to announce [1.97.0](https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/notes/).\n",
+            {"title": "Announcing Rust 1.97.0", "updated": "2026-07-10T00:00:00Z"},
+        ),
+        (
+            ATOM,
+            "urn:plain",
+            "Line one \\<b>not bold\\</b>\n\nLine two\n",
+            {"title": "Plain"},
+        ),  # text stays text
+    ],
+)
+def test_feed_kind_reads_one_entry(
+    feed: str, entry: str, markdown: str | None, metadata: dict[str, str] | None
+) -> None:
+    result = norm(
+        feed, source("feed", url="https://blog.example.org/feed.xml", entry=entry), "application/rss+xml"
+    )
+    if markdown is None:  # the same entry as the row above
+        assert result.markdown.startswith("We are excited to announce")
+        return
+    assert (result.markdown, result.metadata) == (markdown, metadata)
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype", "message"),
+    [
+        ("<html><body><p>A page</p></body></html>", "text/html", 'expected an RSS or Atom feed, got Content-Type "text/html"'),
+        ("<html><body><p>A page</p></body></html>", "application/xml", "not a feed: expected <rss> or <feed> (Atom) at the top, found <html>"),
+        ("<rss><channel><item>", "application/rss+xml", "not a feed: the XML does not parse (Premature end of data in tag item line 1, line 1, column 21)"),
+        (RSS, "application/rss+xml", 'the feed has no entry whose link or id is "https://pytorch.org/blog/gone/" (2 entries; the first is "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>); a post can drop off a feed as newer ones come'),
+    ],
+)  # fmt: skip
+def test_feed_bad_input(body: str, ctype: str, message: str) -> None:
+    with pytest.raises(NormalizeError) as info:
+        norm(
+            body,
+            source("feed", url="https://pytorch.org/feed.xml", entry="https://pytorch.org/blog/gone/"),
+            ctype,
+        )
+    assert str(info.value) == message
+
+
+def test_a_feed_cannot_make_differ_read_a_file_or_expand_entities(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0")
+    feed = f"""<?xml version="1.0"?>
+<!DOCTYPE rss [<!ENTITY xxe SYSTEM "file://{secret}"><!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
+<rss version="2.0"><channel><item><title>T &xxe; &b;</title><link>https://x.example/p</link>
+<description>&lt;p&gt;Body &amp;amp; more&lt;/p&gt;</description></item></channel></rss>"""
+    result = norm(
+        feed, source("feed", url="https://x.example/feed", entry="https://x.example/p"), "application/rss+xml"
+    )
+    assert result.markdown == "Body & more\n"
+    assert "root:" not in result.metadata["title"] and "aaaa" not in result.metadata["title"]
+
+
 # -- front matter ----------------------------------------------------------------------------------------------
 CORPUS = DATA / "corpus"
 

@@ -13,6 +13,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
+from differ.normalize import feeds as _feeds  # noqa: F401  (registers feed)
 from differ.normalize import platforms as _platforms  # noqa: F401  (registers wordpress, discourse, github, gitlab)
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 

@@ -1,0 +1,183 @@
+"""The `feed` kind: one post as its blog's RSS or Atom feed carries it. A feed holds the post's full text without
+the page around it (menus, view counters, comment counts), with its title and dates, so it is read as the post
+itself: the entry whose link or id is the source's `entry`, its content read as HTML against the post's own
+address, its title and dates kept as metadata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urljoin
+
+from differ import options as opt
+from differ.errors import NoContentError, NormalizeError
+from differ.normalize.kinds import (
+    Body,
+    Extracted,
+    SourceKind,
+    media_type,
+    read_html,
+    source_kind,
+    text_to_markdown,
+)
+from differ.options import Option
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from differ.config import SourceConfig
+
+ATOM = "http://www.w3.org/2005/Atom"
+# What the content of an entry is, from the richest: RSS's content:encoded, Atom's content, then the summaries.
+CONTENT = ("encoded", "content", "description", "summary")
+DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
+NOT_FEEDS = ("text/html", "application/xhtml+xml", "application/json")
+
+
+@dataclass
+class Entry:
+    """One item or entry of a feed, as read: its address, id, title, dates and content."""
+
+    link: str
+    id: str
+    title: str
+    dates: dict[str, str]
+    content: str
+    content_type: str  # html, text or xhtml
+
+
+@source_kind("feed")
+class FeedKind(SourceKind):
+    """One post in its blog's RSS or Atom feed; `entry` is the post's URL (or the entry's id)."""
+
+    accept = "application/atom+xml,application/rss+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5"
+    options: ClassVar[dict[str, Option]] = {
+        "entry": Option(
+            opt.nonempty_string, required=True, help="the post's URL (its link in the feed) or id"
+        ),
+        "metadata": Option(
+            opt.choice_list("title", "published", "updated"),
+            ("title", "published", "updated"),
+            "entry fields to keep and compare",
+        ),
+    }
+
+    @classmethod
+    def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        media = media_type(body.content_type)
+        if media in NOT_FEEDS:
+            raise NormalizeError(f'expected an RSS or Atom feed, got Content-Type "{media}"')
+        entries = read_feed(body)
+        wanted = str(source.option("entry"))
+        entry = find_entry(entries, wanted, body.url)
+        if entry is None:
+            newest = f'; the first is "{entries[0].title}" <{entries[0].link}>' if entries else ""
+            count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+            raise NormalizeError(  # not the post emptied: a failure, which alerts after `fail_after` checks
+                f'the feed has no entry whose link or id is "{wanted}" ({count}{newest}); '
+                "a post can drop off a feed as newer ones come"
+            )
+        base = Body(body.data, body.content_type, entry.link or body.url, body.tracking)
+        if entry.content_type == "text":
+            result = Extracted(text_to_markdown(entry.content))
+        else:
+            result = read_html(f"<article>{entry.content}</article>", base, source, None, (), ())
+        if not any(c.isalnum() for c in result.markdown):
+            raise NoContentError(f'the entry "{entry.title or wanted}" has no text in the feed')
+        fields = {"title": entry.title, **entry.dates}
+        result.metadata = {k: fields[k] for k in source.option("metadata") or () if fields.get(k)}
+        result.root = f"the feed's entry <{entry.link or entry.id}>"
+        return result
+
+
+def read_feed(body: Body) -> list[Entry]:
+    """The entries of an RSS (0.9x, 1.0, 2.0) or Atom feed, in the feed's order. Entities are never resolved and
+    nothing is fetched, so a feed cannot make differ read a file or another address."""
+    from lxml import etree
+
+    if not body.data.strip():
+        raise NormalizeError("empty body")
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=False
+    )
+    try:
+        root = etree.fromstring(body.data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise NormalizeError(f"not a feed: the XML does not parse ({exc.msg})")
+    if root is None or _name(root) not in ("rss", "feed", "RDF"):
+        found = _name(root) if root is not None else "nothing"
+        raise NormalizeError(f"not a feed: expected <rss> or <feed> (Atom) at the top, found <{found}>")
+    return [_entry(el, body.url) for el in root.iter() if _name(el) in ("item", "entry")]
+
+
+def find_entry(entries: list[Entry], wanted: str, feed_url: str) -> Entry | None:
+    """The entry whose link or id is `wanted` (a link compared as an address, so `http:`/`https:` and a
+    trailing slash do not matter)."""
+    key = _address(urljoin(feed_url, wanted))
+    for entry in entries:
+        if wanted in (entry.id, entry.link) or (entry.link and _address(entry.link) == key):
+            return entry
+    return None
+
+
+def _address(url: str) -> str:
+    return url.split("://", 1)[-1].rstrip("/").lower()
+
+
+def _name(el: Any) -> str:
+    """An element's local name, whatever its namespace ("" for a comment or processing instruction)."""
+    tag = el.tag
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _entry(el: etree._Element, feed_url: str) -> Entry:
+    children: dict[str, list[etree._Element]] = {}
+    for child in el:
+        children.setdefault(_name(child), []).append(child)
+
+    def text(name: str) -> str:
+        found = children.get(name)
+        return (found[0].text or "").strip() if found else ""
+
+    link = ""
+    for candidate in children.get("link", []):
+        href = candidate.get("href")
+        if href is None:
+            link = link or (candidate.text or "").strip()  # RSS: the address as text
+        elif candidate.get("rel", "alternate") == "alternate":
+            link = link or href.strip()
+    if not link and children.get("guid") and children["guid"][0].get("isPermaLink", "true") == "true":
+        link = text("guid")
+    content, kind = "", "html"
+    for name in CONTENT:
+        for candidate in children.get(name, []):
+            content, kind = _content(candidate)
+            if content.strip():
+                break
+        if content.strip():
+            break
+    dates = {key: next((text(n) for n in names if text(n)), "") for key, names in DATES.items()}
+    return Entry(
+        link=urljoin(feed_url, link) if link else "",
+        id=text("id") or text("guid"),
+        title=" ".join(text("title").split()),
+        dates={k: v for k, v in dates.items() if v},
+        content=content,
+        content_type=kind,
+    )
+
+
+def _content(el: etree._Element) -> tuple[str, str]:
+    """An element's content and what it is: Atom says (`type` text, html or xhtml); RSS's is HTML as text."""
+    from lxml import etree
+
+    kind = (el.get("type") or "html").lower()
+    if kind == "xhtml" or (el.tag.startswith(f"{{{ATOM}}}") and kind.endswith("xhtml+xml")):
+        inner = next(iter(el), None)  # the one <div> Atom wraps XHTML content in
+        if inner is None:
+            return el.text or "", "xhtml"
+        parts = [etree.tostring(child, encoding="unicode", method="html", with_tail=True) for child in inner]
+        return (inner.text or "") + "".join(parts), "xhtml"
+    if kind in ("text", "text/plain"):
+        return el.text or "", "text"
+    return el.text or "", "html"

@@ -779,12 +779,12 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
-        'error: --set: unknown option "colour"; options: allow_private, api, exclude, field, format, headers, '
+        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after\n",
     )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (
         ExitCode.USAGE,
-        'error: --kind: expected one of discourse, github, gitlab, html, json, markdown, text, wordpress, found "pdf"\n',
+        'error: --kind: expected one of discourse, feed, github, gitlab, html, json, markdown, text, wordpress, found "pdf"\n',
     )
 
 

@@ -202,7 +202,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + 'kind = "htm"\n',
-            "config.toml: documents[0].canonical.kind: expected one of discourse, github, gitlab, html, json, markdown, text, wordpress, "
+            "config.toml: documents[0].canonical.kind: expected one of discourse, feed, github, gitlab, html, json, markdown, text, wordpress, "
             'found "htm"',
         ),
         (

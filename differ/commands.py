@@ -75,6 +75,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 f"  {s.key}  [{s.role}, {s.kind}, {when}{grace}]  {s.url}",
                 file=app.out,
             )
+            if s.option("entry"):  # one feed can carry several watched posts: which one this is
+                print(f"    entry: {s.option('entry')}", file=app.out)
             if s.ignore:
                 print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
             last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes

@@ -955,6 +955,26 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     )
 
 
+def test_sources_names_the_post_a_feed_source_watches(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    feed = "https://blog.rust-lang.org/feed.xml"
+    for post in (
+        "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/",
+        "https://blog.rust-lang.org/2026/08/01/Rust-1.98.0/",
+    ):
+        assert run("--config", str(config), "add", feed, "--set", f"entry={post}")[0] == ExitCode.OK
+    assert run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources")[1].splitlines() == [
+        "rust-1-97-0  rust-1-97-0",
+        f"  rust-1-97-0/canonical  [canonical, feed, every 30m]  {feed}",
+        "    entry: https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/",
+        "    versions: 0  last check: -  last change: -  state: never checked",
+        "rust-1-98-0  rust-1-98-0",
+        f"  rust-1-98-0/canonical  [canonical, feed, every 30m]  {feed}",
+        "    entry: https://blog.rust-lang.org/2026/08/01/Rust-1.98.0/",
+        "    versions: 0  last check: -  last change: -  state: never checked",
+    ]
+
+
 def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`differ diff` writing to a real pseudo-terminal colours deleted and inserted words; --no-color and a
     pipe do not."""

@@ -319,6 +319,23 @@ def test_feed_bad_input(body: str, ctype: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_a_feed_with_a_bare_ampersand_or_an_html_entity_is_mended_with_a_warning() -> None:
+    feed = """<rss version="2.0"><channel><item><title>Fish & chips &mdash; &amp;co</title>
+<link>https://x.example/p?a=1&b=2</link>
+<description>&lt;p&gt;Fish & chips,&nbsp;today.&lt;/p&gt;</description></item></channel></rss>"""
+    result = norm(
+        feed, source("feed", url="https://x.example/f", entry="https://x.example/p?a=1&b=2"), "text/xml"
+    )
+    assert (result.markdown, result.metadata["title"]) == (
+        "Fish & chips, today.\n",  # a no-break space reads as a space
+        "Fish & chips — &co",
+    )
+    assert result.warnings == [
+        "the feed is not well-formed XML (xmlParseEntityRef: no name, line 1, column 48); read with its bare & "
+        "and HTML entities mended"
+    ]
+
+
 def test_a_feed_cannot_make_differ_read_a_file_or_expand_entities(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("root:x:0:0")

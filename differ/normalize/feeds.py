@@ -5,6 +5,7 @@ address, its title and dates kept as metadata."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
@@ -32,6 +33,7 @@ ATOM = "http://www.w3.org/2005/Atom"
 CONTENT = ("encoded", "content", "description", "summary")
 DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
 NOT_FEEDS = ("text/html", "application/xhtml+xml", "application/json")
+FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
 
 
 @dataclass
@@ -67,15 +69,20 @@ class FeedKind(SourceKind):
         media = media_type(body.content_type)
         if media in NOT_FEEDS:
             raise NormalizeError(f'expected an RSS or Atom feed, got Content-Type "{media}"')
-        entries = read_feed(body)
+        entries, warnings = read_feed(body)
         wanted = str(source.option("entry"))
         entry = find_entry(entries, wanted, body.url)
         if entry is None:
-            newest = f'; the first is "{entries[0].title}" <{entries[0].link}>' if entries else ""
+            first = entries[0] if entries else None
+            newest = (
+                f'; the first is "{first.title}" <{first.link}>'
+                if first and first.title and first.link
+                else ""
+            )
             count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
             raise NormalizeError(  # not the post emptied: a failure, which alerts after `fail_after` checks
                 f'the feed has no entry whose link or id is "{wanted}" ({count}{newest}); '
-                "a post can drop off a feed as newer ones come"
+                "a post can drop off a feed as newer ones come" + "".join(f"; {w}" for w in warnings)
             )
         base = Body(body.data, body.content_type, entry.link or body.url, body.tracking)
         if entry.content_type == "text":
@@ -87,27 +94,55 @@ class FeedKind(SourceKind):
         fields = {"title": entry.title, **entry.dates}
         result.metadata = {k: fields[k] for k in source.option("metadata") or () if fields.get(k)}
         result.root = f"the feed's entry <{entry.link or entry.id}>"
+        result.warnings = [*result.warnings, *warnings]
         return result
 
 
-def read_feed(body: Body) -> list[Entry]:
-    """The entries of an RSS (0.9x, 1.0, 2.0) or Atom feed, in the feed's order. Entities are never resolved and
-    nothing is fetched, so a feed cannot make differ read a file or another address."""
+def read_feed(body: Body) -> tuple[list[Entry], list[str]]:
+    """The entries of an RSS (0.9x, 1.0, 2.0) or Atom feed, in the feed's order, and what was wrong with it. Many
+    feeds in use are not quite XML (a bare `&` in a title, an HTML entity such as `&nbsp;`): one that does not
+    parse is read again with those two mended, with a warning. Entities are never resolved and nothing is
+    fetched, so a feed cannot make differ read a file or another address."""
     from lxml import etree
 
     if not body.data.strip():
         raise NormalizeError("empty body")
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=False
-    )
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    warnings: list[str] = []
     try:
         root = etree.fromstring(body.data, parser)
     except etree.XMLSyntaxError as exc:
-        raise NormalizeError(f"not a feed: the XML does not parse ({exc.msg})")
-    if root is None or _name(root) not in ("rss", "feed", "RDF"):
-        found = _name(root) if root is not None else "nothing"
-        raise NormalizeError(f"not a feed: expected <rss> or <feed> (Atom) at the top, found <{found}>")
-    return [_entry(el, body.url) for el in root.iter() if _name(el) in ("item", "entry")]
+        mended = _mend(body.data)
+        try:
+            root = etree.fromstring(mended, parser) if mended != body.data else None
+        except etree.XMLSyntaxError:
+            root = None
+        if root is None:
+            raise NormalizeError(f"not a feed: the XML does not parse ({exc.msg})")
+        warnings.append(
+            f"the feed is not well-formed XML ({exc.msg}); read with its bare & and HTML entities mended"
+        )
+    if _name(root) not in FEED_ROOTS:
+        raise NormalizeError(f"not a feed: expected <rss> or <feed> (Atom) at the top, found <{_name(root)}>")
+    return [_entry(el, body.url) for el in root.iter() if _name(el) in ("item", "entry")], warnings
+
+
+_AMPERSAND = re.compile(rb"&(?!#[0-9]+;|#x[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
+_NAMED = re.compile(rb"&([A-Za-z][A-Za-z0-9]*);")
+_XML_NAMED = {b"amp", b"lt", b"gt", b"quot", b"apos"}
+
+
+def _mend(data: bytes) -> bytes:
+    """A feed's bytes with a bare `&` written `&amp;` and an HTML entity XML does not define (`&nbsp;`) written as
+    its character reference: what a browser would have read. Other entities are left for the parser to refuse."""
+    from html.entities import name2codepoint
+
+    def named(m: re.Match[bytes]) -> bytes:
+        name = m.group(1)
+        code = name2codepoint.get(name.decode("ascii"))
+        return m.group() if name in _XML_NAMED or code is None else b"&#%d;" % code
+
+    return _NAMED.sub(named, _AMPERSAND.sub(b"&amp;", data))
 
 
 def find_entry(entries: list[Entry], wanted: str, feed_url: str) -> Entry | None:

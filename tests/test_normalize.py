@@ -336,6 +336,27 @@ def test_a_feed_with_a_bare_ampersand_or_an_html_entity_is_mended_with_a_warning
     ]
 
 
+FEED_TOKENS = st.sampled_from([
+    "<rss>", "</rss>", "<channel>", "</channel>", "<item>", "</item>", "<feed xmlns='http://www.w3.org/2005/Atom'>",
+    "</feed>", "<entry>", "</entry>", "<link>https://x.example/p</link>", "<link href='https://x.example/p'/>",
+    "<title>T</title>", "<description>&lt;p&gt;Hi&lt;/p&gt;</description>", "<content type='xhtml'><div>x</div></content>",
+    "<content type='text'>t</content>", "&", "&nbsp;", "&bogus;", "<![CDATA[<p>a</p>]]>", "<!DOCTYPE rss>", "\x00", "é",
+])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FEED_TOKENS, max_size=20).map("".join))
+def test_any_feed_reads_or_is_refused_in_one_line(text: str) -> None:
+    try:
+        result = norm(
+            text, source("feed", url="https://x.example/f", entry="https://x.example/p"), "text/xml"
+        )
+    except NormalizeError as exc:  # NoContentError is one
+        assert "\n" not in str(exc) and str(exc)
+    else:
+        assert result.markdown.strip()
+
+
 def test_a_feed_cannot_make_differ_read_a_file_or_expand_entities(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("root:x:0:0")

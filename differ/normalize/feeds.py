@@ -112,15 +112,16 @@ def read_feed(body: Body) -> tuple[list[Entry], list[str]]:
     try:
         root = etree.fromstring(body.data, parser)
     except etree.XMLSyntaxError as exc:
+        said = " ".join(str(exc.msg).split())  # libxml2's messages may hold a line break
         mended = _mend(body.data)
         try:
             root = etree.fromstring(mended, parser) if mended != body.data else None
         except etree.XMLSyntaxError:
             root = None
         if root is None:
-            raise NormalizeError(f"not a feed: the XML does not parse ({exc.msg})")
+            raise NormalizeError(f"not a feed: the XML does not parse ({said})")
         warnings.append(
-            f"the feed is not well-formed XML ({exc.msg}); read with its bare & and HTML entities mended"
+            f"the feed is not well-formed XML ({said}); read with its bare & and HTML entities mended"
         )
     if _name(root) not in FEED_ROOTS:
         raise NormalizeError(f"not a feed: expected <rss> or <feed> (Atom) at the top, found <{_name(root)}>")

@@ -132,6 +132,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
         + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")
         + (f"read from {result.root}, " if result.root else "")
+        + "".join(f"the page names a feed <{feed}>, " for feed in result.feeds[:1])
         + f"metadata {json.dumps(result.metadata, ensure_ascii=False)} -->",
         file=app.err,
     )

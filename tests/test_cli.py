@@ -382,6 +382,13 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
         'metadata {"title": "Post"} -->\n'
     )
     assert not (tmp_path / "snapshots" / "sources").exists()  # a dry run stores nothing
+    feed = '<link rel="alternate" type="application/rss+xml" title="Blog" href="/feed.xml">'
+    server.page("/post", page.replace("</head>", feed + "</head>"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
+    assert (
+        f"read from <article>, the page names a feed <{server.url('/feed.xml')}>, metadata" in err.getvalue()
+    )
 
 
 def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: Server) -> None:

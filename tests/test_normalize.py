@@ -587,6 +587,22 @@ def test_where_the_text_was_read_from_is_said(page: str, selector: str | None, r
     assert norm(page, source(selector=selector)).root == root
 
 
+def test_a_page_with_no_text_that_names_a_feed_says_how_to_read_the_post_there() -> None:
+    page = (
+        '<html><head><link rel="alternate" type="application/atom+xml" href="/atom.xml">'
+        '<link rel="alternate stylesheet" type="text/css" href="/x.css"></head>'
+        '<body><div id="root"></div><script src="/app.js"></script></body></html>'
+    )
+    with pytest.raises(NoContentError) as info:
+        norm(page, source(url="https://blog.example.org/2026/07/post/"))
+    assert str(info.value) == (
+        "the page has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
+        "scripts; point url at a page or API that serves the text, or read the post from the feed the page "
+        'names: url = "https://blog.example.org/atom.xml", kind = "feed", entry = '
+        '"https://blog.example.org/2026/07/post/")'
+    )
+
+
 def test_a_page_of_images_is_not_empty() -> None:
     assert norm('<article><img src="/chart.png" alt=""></article>', source()).markdown.startswith("![](")
 

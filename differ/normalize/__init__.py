@@ -52,6 +52,7 @@ class Normalized:
     normalizer: int = NORMALIZER_VERSION
     ignored: int = 0  # matches of the source's `ignore` patterns left out
     root: str = field(default="", compare=False)  # where on the page the text was read from (HTML)
+    feeds: list[str] = field(default_factory=list, compare=False)  # the RSS or Atom feeds an HTML page names
 
     counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
@@ -95,6 +96,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
         extracted.warnings,
         ignored=ignored,
         root=extracted.root,
+        feeds=extracted.feeds,
         counted=None if source.languages or ignored else extracted.words,  # filtering changes the count
     )
 

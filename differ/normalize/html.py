@@ -355,6 +355,26 @@ def _code_span(text: str) -> str:
 _META = {"og:title": "title", "article:published_time": "published", "article:modified_time": "modified"}
 
 
+_FEED_TYPES = ("application/rss+xml", "application/atom+xml")
+
+
+def page_feeds(soup: BeautifulSoup, base_url: str) -> list[str]:
+    """The RSS and Atom feeds a page names in its <head> (`<link rel="alternate" type="application/rss+xml">`),
+    as addresses (call before find_root, which drops the head)."""
+    found: list[str] = []
+    for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
+        if tag.name != "link" or str(tag.get("type", "")).lower() not in _FEED_TYPES:
+            continue
+        rel = tag.get("rel")
+        rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
+        href = tag.get("href")
+        if "alternate" in rels and isinstance(href, str) and href.strip():
+            url = urljoin(base_url, href.strip())
+            if url not in found:
+                found.append(url)
+    return found
+
+
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
     """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
     meta: dict[str, str] = {}

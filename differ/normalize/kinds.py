@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -33,6 +33,7 @@ class Extracted:
     canonical: bool = False  # the Markdown is already in canonical form (written so from HTML)
     words: int | None = None  # its visible words, where counted on the way
     root: str = ""  # where on the page the text was read from, said for people choosing a selector
+    feeds: list[str] = field(default_factory=list)  # the RSS or Atom feeds an HTML page names
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ def read_html(
 
     soup = htmlconv.parse_html(text)
     meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
+    feeds = htmlconv.page_feeds(soup, body.url)
     root = find_root(soup, selector, exclude)
     converter = htmlconv.Converter(body.url, body.tracking)
     written = write(converter, root)
@@ -122,6 +124,7 @@ def read_html(
         else Extracted(written.markdown, meta, canonical=True, words=written.words)
     )
     extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
+    extracted.feeds = feeds
     return extracted
 
 
@@ -138,12 +141,18 @@ def _element(tag: Any) -> str:
     return shown + (">, less navigation, header, footer, asides and forms" if tag.name == "body" else ">")
 
 
-def _no_text(selector: str | None) -> str:
-    """Why a page read to nothing: most often, its text is put in by scripts, which differ does not run."""
+def _no_text(selector: str | None, feeds: Sequence[str] = (), url: str = "") -> str:
+    """Why a page read to nothing: most often, its text is put in by scripts, which differ does not run. A page
+    that names a feed may carry the post there, which differ can read."""
     where = f'the element selector "{selector}" matches' if selector else "the page"
+    instead = (
+        f', or read the post from the feed the page names: url = "{feeds[0]}", kind = "feed", entry = "{url}"'
+        if feeds
+        else ""
+    )
     return (
         f"{where} has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
-        "scripts; point url at a page or API that serves the text)"
+        f"scripts; point url at a page or API that serves the text{instead})"
     )
 
 
@@ -225,7 +234,7 @@ class HtmlKind(SourceKind):
             source.option("metadata") or (),
         )
         if not any(c.isalnum() for c in result.markdown):
-            raise NoContentError(_no_text(source.option("selector")))
+            raise NoContentError(_no_text(source.option("selector"), result.feeds, body.url))
         result.encoding, result.warnings = encoding, warnings
         return result
 

@@ -76,9 +76,10 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
     add(feed, "title", f"{doc.title}: versions")
     add(feed, "updated", versions[0][1].fetched_at if versions else "1970-01-01T00:00:00Z")
     add(add(feed, "author"), "name", "differ")
-    add(feed, "link", rel="alternate", href=doc.canonical.url)
+    add(feed, "link", rel="alternate", href=doc.canonical.page)
     if base:
         add(feed, "link", rel="self", href=feed_url(base, doc.id))
+    own = {s.id: s for s in doc.sources}
     for source_id, version in versions:
         summary = [str(line) for line in version.record.get("summary") or []]
         entry = add(feed, "entry")
@@ -89,7 +90,12 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
         capture = (version.record.get("archive") or {}).get("capture")
         add(entry, "title", f"{title} (archived capture)" if capture else title)  # history, not news
         add(entry, "updated", version.fetched_at)
-        page = str(version.record.get("url") or version.record.get("final_url") or doc.canonical.url)
+        source = own.get(source_id)
+        page = (
+            source.page  # a post read from its blog's feed: the post, not the feed
+            if source is not None and source.page != source.url
+            else str(version.record.get("url") or version.record.get("final_url") or doc.canonical.url)
+        )
         if base and version.number > 1:
             add(entry, "link", rel="alternate", href=report_url(base, version.source, version.number))
             add(entry, "link", rel="related", href=page)

@@ -135,11 +135,16 @@ def _latest_cell(store: Store, source: SourceConfig, latest: Version | None, pre
     return f"<td>{e(text)}</td>"
 
 
+def _through(source: SourceConfig) -> str:
+    """Where a source is read from, when that is not the page itself (a post read from its blog's feed)."""
+    return f" (read from its feed, {_external(source.url)})" if source.page != source.url else ""
+
+
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
     audit = _audit(store, doc.id)
     canonical = store.latest(doc.canonical.key)
-    parts = [f"<h1>{e(doc.title)}</h1>", f"<p>Canonical: {_external(doc.canonical.url)}</p>"]
+    parts = [f"<h1>{e(doc.title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
     links = [_link("../index.html", "All documents")]
     if feed_path(store, doc.id).is_file():
         links.append(_link("feed.xml", "Atom feed"))
@@ -163,7 +168,8 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         state, good = _fetch_state(store, source)
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
-            f"<p>{_external(source.url)} · fetching: <span class={'good' if good else 'bad'}>{e(state)}</span></p>"
+            f"<p>{_external(source.page)}{_through(source)} · fetching: "
+            f"<span class={'good' if good else 'bad'}>{e(state)}</span></p>"
         )
         if not versions:
             parts.append("<p>No versions yet.</p>")

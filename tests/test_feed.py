@@ -120,3 +120,33 @@ def test_a_version_a_crash_kept_from_its_check_reaches_the_feed(tmp_path: Path, 
         "Doc (canonical), version 1 → 2: 1 change.",
         "Doc (canonical), version 1: first snapshot.",
     ]
+
+
+def test_a_post_read_from_its_blogs_feed_is_linked_as_the_post(tmp_path: Path, server: Server) -> None:
+    """The reports and the Atom feed link the post a `feed` source watches, not the blog's feed it is read from."""
+    from bs4 import BeautifulSoup
+
+    from differ.site import index_path
+
+    post = "https://blog.example.org/2026/07/08/release/"
+    feed = (
+        "<?xml version='1.0'?><rss version='2.0'><channel><item><title>Release</title>"
+        f"<link>{post}</link><description>&lt;p&gt;Version 1.71 is out.&lt;/p&gt;</description></item></channel></rss>"
+    )
+    server.page("/feed.xml", feed, "application/rss+xml")
+    app = make_app(
+        one_doc(tmp_path, server.url("/feed.xml"), kind="feed", extra=f'entry = "{post}"\nrobots = false')
+    )
+    check(app, app.config.sources())
+    xml = feed_path(app.store, "doc").read_bytes()
+    alternate = [
+        link.get("href") for link in ET.fromstring(xml).findall(f"{A}link") if link.get("rel") == "alternate"
+    ]
+    assert alternate == [post]
+    assert entries(xml)[0]["links"] == [("alternate", post)]
+    page = BeautifulSoup(index_path(app.store, "doc").read_text(), "lxml")
+    hrefs = [str(a["href"]) for a in page.find_all("a")]
+    assert (
+        hrefs.count(post) == 2 and server.url("/feed.xml") in hrefs
+    )  # canonical, source, read from its feed
+    assert f"read from its feed, {server.url('/feed.xml')}" in page.get_text(" ", strip=True)

@@ -134,6 +134,12 @@ class SourceConfig:
         """The `DOCUMENT/SOURCE` name used everywhere in the CLI."""
         return f"{self.document}/{self.id}"
 
+    @property
+    def page(self) -> str:
+        """The address a person opens for this source: the post a feed source's entry names, else `url`."""
+        entry = self.options.get("entry")
+        return entry if isinstance(entry, str) and entry.startswith(("https://", "http://")) else self.url
+
     def option(self, name: str) -> Any:
         return self.options.get(name)
 

@@ -74,14 +74,14 @@ class FeedKind(SourceKind):
         entry = find_entry(entries, wanted, body.url)
         if entry is None:
             first = entries[0] if entries else None
-            newest = (
+            named = (
                 f'; the first is "{first.title}" <{first.link}>'
                 if first and first.title and first.link
                 else ""
             )
             count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
             raise NormalizeError(  # not the post emptied: a failure, which alerts after `fail_after` checks
-                f'the feed has no entry whose link or id is "{wanted}" ({count}{newest}); '
+                f'the feed has no entry whose link or id is "{wanted}" ({count}{named}); '
                 "a post can drop off a feed as newer ones come" + "".join(f"; {w}" for w in warnings)
             )
         base = Body(body.data, body.content_type, entry.link or body.url, body.tracking)

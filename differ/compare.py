@@ -4,6 +4,7 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, replace
@@ -114,6 +115,21 @@ def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 
+_GITHUB_BLOB = re.compile(r"https://github\.com/([^/]+)/([^/]+)/blob/(.+)")
+_GITLAB_BLOB = re.compile(r"(https://[^/]+/.+?)/-/blob/(.+)")
+
+
+def raw_file(url: str) -> str | None:
+    """The file itself for a file's page in a GitHub or GitLab repository (`…/blob/main/post.md`), whose page
+    around it changes with every deploy of the forge; None for any other address."""
+    bare = url.split("#", 1)[0]
+    if m := _GITHUB_BLOB.fullmatch(bare):
+        return f"https://raw.githubusercontent.com/{m[1]}/{m[2]}/{m[3].split('?', 1)[0]}"
+    if m := _GITLAB_BLOB.fullmatch(bare):
+        return f"{m[1]}/-/raw/{m[2].split('?', 1)[0]}"
+    return None
+
+
 def url_kind(url: str) -> str | None:
     """The kind a URL names on its own: a release page on github.com or gitlab.com is read through its API."""
     return next((k.name for k in SOURCE_KINDS.values() if issubclass(k, ReleaseKind) and k.names(url)), None)
@@ -125,7 +141,7 @@ def _fetch(
     from differ.backfill import raw_capture
 
     archived = raw_capture(spec)  # a page as a web archive kept it: read as served, against its own address
-    url, base = archived or (spec, None)
+    url, base = archived or (raw_file(spec) or spec, None)
     kind = kind or (None if archived else url_kind(spec))
     source = _source(settings, label, url, kind or "html")
     response = app.fetcher.fetch(build_request(source, {}))

@@ -24,7 +24,7 @@ def add(
     """`differ add`: needs no store, only a configuration file to edit (made if missing); with `--backfill`,
     the page's captures in a web archive are stored as its first versions before the file is written, so a
     running `differ run`, which checks an added page at once, finds its history already there."""
-    from differ.compare import parse_settings
+    from differ.compare import parse_settings, raw_file
     from differ.edit import add_source
 
     def backfill(text: str, keys: list[str]) -> None:
@@ -37,9 +37,12 @@ def add(
             config = replace(config, service=replace(config.service, snapshots=snapshots))
         run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
 
+    url = raw_file(args.url) or args.url
+    if url != args.url:
+        print(f"watching the file itself, {url}, not the page the forge shows it in", file=out)
     added = add_source(
         path,
-        args.url,
+        url,
         to=args.to,
         id=args.id,
         title=args.title,

@@ -81,6 +81,31 @@ def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     assert config.read_text().endswith(f'[documents.canonical]\nurl = "{gitlab}"\nkind = "gitlab"\n')
 
 
+@pytest.mark.parametrize(
+    ("page", "raw"),
+    [
+        (
+            "https://github.com/rust-lang/blog.rust-lang.org/blob/main/content/Rust-1.66.0.md",
+            "https://raw.githubusercontent.com/rust-lang/blog.rust-lang.org/main/content/Rust-1.66.0.md",
+        ),
+        (
+            "https://github.com/pytorch/pytorch.github.io/blob/site/_posts/2021-10-21-pytorch-1.10-released.md?plain=1#L3",
+            "https://raw.githubusercontent.com/pytorch/pytorch.github.io/site/_posts/2021-10-21-pytorch-1.10-released.md",
+        ),
+        (
+            "https://gitlab.com/inkscape/inkscape/-/blob/master/NEWS.md",
+            "https://gitlab.com/inkscape/inkscape/-/raw/master/NEWS.md",
+        ),
+    ],
+)
+def test_a_files_page_on_a_forge_is_watched_as_the_file_itself(tmp_path: Path, page: str, raw: str) -> None:
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "add", page)
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines()[0] == f"watching the file itself, {raw}, not the page the forge shows it in"
+    assert config.read_text().endswith(f'[documents.canonical]\nurl = "{raw}"\nkind = "markdown"\n')
+
+
 def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     feed, post = "https://blog.rust-lang.org/feed.xml", "https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/"

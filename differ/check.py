@@ -453,12 +453,20 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                 {
                     "type": "fetch_failing",
                     "source": source.key,
+                    "title": source.title,
                     "failures": state.get("failures", 1),
                     "error": result.detail,
                 }
             )
         elif state.get("recovered_after"):
-            events.append({"type": "recovered", "source": source.key, "failures": state["recovered_after"]})
+            events.append(
+                {
+                    "type": "recovered",
+                    "source": source.key,
+                    "title": source.title,
+                    "failures": state["recovered_after"],
+                }
+            )
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due
 

@@ -10,6 +10,7 @@ import os
 import re
 import socket
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from standardwebhooks.webhooks import Webhook
@@ -823,6 +824,127 @@ def test_google_chat_settings_are_checked(tmp_path: Path, extra: str, message: s
         parse_config(
             text + f'[[notify]]\nname = "g"\nkind = "googlechat"\nurl = "{url}"\n{extra}', tmp_path / "c.toml"
         )
+    assert str(info.value) == f"c.toml: {message}"
+
+
+ZULIP = '\nemail = "differ-bot@rust.zulipchat.com"\napi_key = "k3y"\nchannel = "release"\n'
+
+
+def zulip_receiver(hit: object) -> Reply:
+    """Answers like Zulip's send-message endpoint: the bot's Basic credentials, form fields, 10,000 bytes."""
+    fields = dict(parse_qsl(hit.body.decode()))  # type: ignore[attr-defined]
+    auth = "Basic " + base64.b64encode(b"differ-bot@rust.zulipchat.com:k3y").decode()
+    if hit.headers.get("authorization") != auth:  # type: ignore[attr-defined]
+        return Reply(401, b'{"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}')
+    ok = (
+        hit.headers.get("content-type") == "application/x-www-form-urlencoded"  # type: ignore[attr-defined]
+        and fields.get("type") == "stream"
+        and fields.get("to")
+        and 0 < len(fields.get("topic", "")) <= 60
+        and 0 < len(fields.get("content", "").encode()) <= 10_000
+    )
+    return Reply(200, b'{"result": "success", "id": 42}') if ok else Reply(400, b'{"result": "error"}')
+
+
+def test_zulip_alert_goes_to_the_documents_topic_with_page_text_escaped(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/v1/messages"] = zulip_receiver
+    evil = "<p>Ping @**all** and @*release*, see [the fix](https://evil.example/x) now.</p>"
+    extra = ZULIP + 'base_url = "https://reports.example.org/"\nmention = ["@*release-team*"]\n'
+    app, _ = setup(tmp_path, server, receiver, "<p>Hello.</p>", evil, kind="zulip", path="", extra=extra)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/api/v1/messages")
+    fields = dict(parse_qsl(hit.body.decode()))
+    assert (fields["type"], fields["to"], fields["topic"]) == ("stream", "release", "Doc")
+    assert fields["content"].splitlines() == [
+        "**Doc changed \\(canonical\\)** @*release-team*",
+        "Doc \\(canonical\\), version 1 → 2: 2 changes\\.",
+        '• Post: removed "Hello\\."',
+        '• added at the end: "Ping @\\*\\*all\\*\\* and @\\*release\\*, see \\[the fix\\]\\(https://evil\\.example/x\\) '
+        'now\\."',
+        "[Full diff](https://reports.example.org/doc/canonical/diff-2.html)",
+        "*doc/canonical · version 1 → 2 · 2026\\-07\\-08T18:45:00Z*",
+    ]
+    assert "@**" not in fields["content"] and "@*r" not in fields["content"].replace("@*release-team*", "")
+    assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+    assert "k3y" not in json.dumps([m.data for m in Outbox(app.store).messages("team", "sent")])  # type: ignore[attr-defined]
+
+
+def test_zulip_refusing_the_bot_is_a_failed_delivery_with_its_answer(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/v1/messages"] = zulip_receiver
+    extra = ZULIP.replace("k3y", "wrong")
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="zulip", path="", extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
+    assert (
+        failed.data["last_error"]
+        == 'HTTP 401 {"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}'
+    )
+
+
+def test_zulip_puts_a_failing_page_in_its_documents_topic(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/api/v1/messages"] = zulip_receiver
+    server.routes["/post"] = Reply(500)
+    notify = notify_toml(receiver, kind="zulip", path="", extra=ZULIP + "fail_after = 1\n")
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify))
+    check(app, app.config.sources())
+    [hit] = receiver.requests_to("/api/v1/messages")
+    fields = dict(parse_qsl(hit.body.decode()))
+    assert (fields["topic"], fields["content"].splitlines()[0]) == (
+        "Doc",
+        "**doc/canonical is failing \\(1 check in a row\\)**",
+    )
+
+
+def test_zulip_keeps_one_topic_a_document_whatever_the_event(tmp_path: Path) -> None:
+    from differ.config import parse_config
+    from differ.notify.zulip import Zulip
+
+    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
+    config = parse_config(
+        text + '[[notify]]\nname = "z"\nkind = "zulip"\nurl = "https://rust.zulipchat.com"' + ZULIP,
+        tmp_path / "c.toml",
+    )
+    zulip = Zulip(config.notifiers[0])
+    events = [
+        {"type": "changed", "source": "d/c", "diff": {"title": "Rust 1.97.0", "summary": ["x"]}},
+        {"type": "mirror_drift", "document": "d", "title": "Rust 1.97.0", "mirror": "m", "summary": []},
+        {
+            "type": "fetch_failing",
+            "source": "d/c",
+            "title": "Rust 1.97.0",
+            "failures": 3,
+            "error": "HTTP 500",
+        },
+        {"type": "recovered", "source": "d/c", "title": "Rust 1.97.0", "failures": 3},
+    ]
+    assert {zulip.payload(event).body["topic"] for event in events} == {"Rust 1.97.0"}
+    assert zulip.payload({"type": "test", "document": "differ"}).body["topic"] == "differ"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ('url = "https://rust.zulipchat.com/api/v1/messages"' + ZULIP, "notify[0].url: expected the organization's address alone (https://ORG.zulipchat.com)"),
+        ('url = "rust.zulipchat.com"' + ZULIP, "notify[0].url: expected the organization's https:// address"),
+        ('url = "https://rust.zulipchat.com"\nemail = "b@x"\nchannel = "c"\n', 'notify[0]: missing key "api_key" (the bot\'s API key)'),
+        ('url = "https://rust.zulipchat.com"' + ZULIP + 'mention = ["@all"]\n', 'notify[0].mention: expected Zulip mentions such as "@**Jane Doe**", "@*release-team*" or "@**all**", found "@all"'),
+    ],
+)  # fmt: skip
+def test_zulip_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
+    from differ.config import parse_config
+    from differ.errors import ConfigError
+
+    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
+    with pytest.raises(ConfigError) as info:
+        parse_config(text + f'[[notify]]\nname = "z"\nkind = "zulip"\n{options}', tmp_path / "c.toml")
     assert str(info.value) == f"c.toml: {message}"
 
 

@@ -12,6 +12,7 @@ from differ.notify import mail as _mail  # noqa: F401  (registers "email")
 from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
 from differ.notify import teams as _teams  # noqa: F401  (registers "teams")
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
+from differ.notify import zulip as _zulip  # noqa: F401  (registers "zulip")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
 from differ.notify.delivery import deliver, dispatch, event_id, send_test
 from differ.notify.outbox import Message, Outbox

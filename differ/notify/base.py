@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlencode
 
 from differ import options as opt
 from differ.config import VERSION_EVENTS
@@ -61,6 +62,9 @@ class Notifier:
     name: ClassVar[str] = ""
     options: ClassVar[dict[str, Option]] = {}
     min_interval: ClassVar[float] = 0.0
+    encoding: ClassVar[str] = (
+        "json"  # how the body is sent: JSON, or "form" (application/x-www-form-urlencoded)
+    )
 
     def __init__(self, config: NotifierConfig, base_url: str = "", proxy: str = ""):
         self.config = config
@@ -92,9 +96,13 @@ class Notifier:
     def send(self, msg: Message, now: datetime) -> str | None:
         """Deliver a message once: POST its JSON body. NotifyError says whether to retry, give up, or disable
         the destination; a returned text is a remark on a delivery that succeeded."""
-        body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
+        if self.encoding == "form":
+            body, content_type = urlencode(msg.data["body"]).encode(), "application/x-www-form-urlencoded"
+        else:
+            body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
+            content_type = "application/json"
         headers = {
-            "Content-Type": "application/json",
+            "Content-Type": content_type,
             "User-Agent": "differ-notify",
             **msg.data.get("headers", {}),
             **self.sign(msg.id, int(now.timestamp()), body),
@@ -161,9 +169,11 @@ class Notifier:
                 f"{event.get('headline', 'fidelity changed')}"
             )
         if kind == "fetch_failing":
-            return f"{source} is failing ({event.get('failures')} checks in a row)"
+            n = event.get("failures")
+            return f"{source} is failing ({n} check{'' if n == 1 else 's'} in a row)"
         if kind == "recovered":
-            return f"{source} recovered after {event.get('failures')} failed checks"
+            n = event.get("failures")
+            return f"{source} recovered after {n} failed check{'' if n == 1 else 's'}"
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {n} update{'s' if n != 1 else ''}"

@@ -95,7 +95,10 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
         print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
         if n.note:
             print(f"    note: {n.note}", file=out)
-    if any(n.kind != "email" for n in alerts):
+    from differ.notify import NOTIFIERS
+
+    secret_urls = [n for n in alerts if (o := NOTIFIERS[n.kind].options.get("url")) is not None and o.secret]
+    if secret_urls:  # a webhook's address is its credential
         print(
             f"    note: webhook URLs are written into {path} as the other tool kept them; to keep one out of the "
             'file, put it in an environment variable and write url = "${NAME}"',

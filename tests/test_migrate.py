@@ -505,6 +505,44 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
 
 
+def test_changedetection_zulip_urls_become_zulip_notifiers_a_channel_each(tmp_path: Path) -> None:
+    token = "lqn6mpwpam6VZzbCW0o7olmk3hwbQSK1"
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": [
+                    f"zulip://differ-bot@rust/{token}/t-release/jane@example.org?to=%23announce",
+                    f"zulip://differ@chat.example.com/{token}",  # an organization on its own server
+                    "zulip://nobody/short",
+                ],
+            }
+        )
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    rust = {"url": "https://rust.zulipchat.com", "email": "differ-bot@rust.zulipchat.com", "api_key": token}
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {"name": "zulip", "kind": "zulip", **rust, "channel": "t-release", "documents": ["post"]},
+        {"name": "zulip-2", "kind": "zulip", **rust, "channel": "announce", "documents": ["post"]},
+        {
+            "name": "zulip-3",
+            "kind": "zulip",
+            "url": "https://chat.example.com",
+            "email": "differ-bot@chat.example.com",
+            "api_key": token,
+            "channel": "general",
+            "documents": ["post"],
+        },
+    ]
+    assert "  notification URL zulip://…: not the form zulip://BOT@ORG/TOKEN[/CHANNEL]" in out.splitlines()
+    assert not any(
+        "webhook URLs are written" in line for line in out.splitlines()
+    )  # an organization's address
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 def test_changedetection_google_chat_urls_become_googlechat_notifiers(tmp_path: Path) -> None:
     native = "https://chat.googleapis.com/v1/spaces/BBBB/messages?key=K2&token=T2%3D"
     (tmp_path / "watch.json").write_text(

@@ -1,5 +1,5 @@
 """Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
-Chat and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried over: differ keeps
+Chat, Zulip and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried over: differ keeps
 each document's alerts in a thread of their own."""
 
 from __future__ import annotations
@@ -34,6 +34,17 @@ def add(url: str, page: str | None, watches: Watches) -> None:
         )
         _add_alert(watches, Notifier("email", table, note=note), page)
         return
+    if url.startswith("zulip://"):
+        tables = zulip_options(url)
+        if not tables:
+            watches.left_out.append(
+                "notification URL zulip://…: not the form zulip://BOT@ORG/TOKEN[/CHANNEL]"
+            )
+        for table in tables or []:
+            note = "its API key is written as the notification URL held it; to keep it out of the file, put it in an "
+            note += 'environment variable and write api_key = "${NAME}"'
+            _add_alert(watches, Notifier("zulip", table, note=note), page)
+        return
     if m := _SLACK_TOKENS.fullmatch(bare):
         target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
     elif bare.startswith("https://hooks.slack.com/services/"):
@@ -59,6 +70,32 @@ def add(url: str, page: str | None, watches: Watches) -> None:
         return
     kind, webhook = target
     _add_alert(watches, Notifier(kind, {"url": webhook}), page)
+
+
+_ZULIP = re.compile(r"zulip://([\w-]{1,32})@([\w-]{1,32})(?:\.([^/]+))?/([A-Za-z0-9]{32})((?:/[^/?#]+)*)/?")
+
+
+def zulip_options(url: str) -> list[dict[str, Any]] | None:
+    """Apprise's `zulip://BOT@ORG[.HOST]/TOKEN[/CHANNEL…][?to=…]` as `zulip` notifiers' options, one a channel,
+    as Apprise reads it: the bot's address BOT-bot@ORG.HOST (HOST zulipchat.com unless given), the channel
+    `general` when none is named; a target that is an e-mail address (a direct message) is not a channel."""
+    bare, _, query = url.partition("?")
+    m = _ZULIP.fullmatch(bare)
+    if m is None:
+        return None
+    bot, org, host, token = m[1].removesuffix("-bot"), m[2], m[3] or "zulipchat.com", m[4]
+    targets = [unquote(t).lstrip("#") for t in m[5].split("/") if t]
+    targets += [t.lstrip("#") for t in re.split(r"[\s,#\\/]+", parse_qs(query).get("to", [""])[-1]) if t]
+    channels = [t for t in targets if "@" not in t] or (["general"] if not targets else [])
+    return [
+        {
+            "url": f"https://{org}.{host}",
+            "email": f"{bot}-bot@{org}.{host}",
+            "api_key": token,
+            "channel": channel,
+        }
+        for channel in channels
+    ]
 
 
 def _add_alert(watches: Watches, alert: Notifier, page: str | None) -> None:

@@ -102,14 +102,15 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
     from differ.normalize import SOURCE_KINDS, describe
     from differ.notify import NOTIFIERS
 
+    width = max(map(len, [*SOURCE_KINDS, *NOTIFIERS])) + 1  # the descriptions in one column
     print("source kinds:", file=app.out)
     for name, kind in sorted(SOURCE_KINDS.items()):
         opts = ", ".join(sorted(kind.options)) or "-"
-        print(f"  {name:10} {describe(kind)}  (options: {opts})", file=app.out)
+        print(f"  {name:{width}} {describe(kind)}  (options: {opts})", file=app.out)
     print("notifiers:", file=app.out)
     for name, notifier in sorted(NOTIFIERS.items()):
         doc = (notifier.__doc__ or "").strip().splitlines()[0]
-        print(f"  {name:10} {doc}  (options: {', '.join(sorted(notifier.options))})", file=app.out)
+        print(f"  {name:{width}} {doc}  (options: {', '.join(sorted(notifier.options))})", file=app.out)
     return ExitCode.OK
 
 

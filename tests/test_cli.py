@@ -962,6 +962,23 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     )
 
 
+def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_column() -> None:
+    from differ.normalize import SOURCE_KINDS
+    from differ.notify import NOTIFIERS
+
+    code, out, _ = run("kinds")
+    lines = out.splitlines()
+    assert code == ExitCode.OK and lines[0] == "source kinds:" and "notifiers:" in lines
+    rows = [line for line in lines if line.startswith("  ")]
+    assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
+    starts = {len(row) - len(row[2:].split(" ", 1)[1].lstrip()) for row in rows}
+    assert len(starts) == 1  # every description begins in the same column
+    assert (
+        "  googlechat  Google Chat incoming webhook;" in out
+        and "  feed        One post in its blog's RSS" in out
+    )
+
+
 def test_sources_names_the_post_a_feed_source_watches(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     feed = "https://blog.rust-lang.org/feed.xml"

@@ -551,7 +551,7 @@ def test_a_post_is_watched_in_its_blogs_feed(tmp_path: Path, server: Server) -> 
     result = check_source(app, src)
     assert (result.line(), result.summary[1]) == (
         "doc/canonical: new version 2 (1 change, 1 metadata field)",
-        '• removed "[Prototype]"',  # a paragraph before the first heading: no section to name
+        '• Release 2.13 brings a backend: removed "[Prototype]"',  # before any heading: by its first words
     )
     server.page("/feed.xml", atom(newer), "application/atom+xml")
     result = check_source(app, src)

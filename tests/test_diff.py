@@ -124,7 +124,7 @@ def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
     assert lines[1:] == [
         '• author\'s note (added at the end): "Update (7/9): fixed a link."',
         '• metadata › title: "PyTorch 2.13 fixes" → "PyTorch 2.13.1 fixes"',
-        '• added ", again"',
+        '• Fixes one: added ", again"',  # before any heading: placed by the paragraph's first words
         "…and 2 more changes",
     ]
 

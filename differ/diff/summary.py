@@ -121,8 +121,10 @@ def changed_lines(before: str, after: str) -> tuple[str, str]:
 def where(change: Change, *, labelled: bool = True) -> str:
     """The change's section path, and the block's label (an item's bold lead or first words) when `labelled`."""
     trail = list(change.section)
-    if labelled and change.block in ("item", "row", "quote", "code") and change.label:
+    if labelled and change.label and change.block in ("item", "row", "quote", "code"):
         trail.append(change.label)
+    elif labelled and change.label and not trail:  # a paragraph before the first heading: by its first words
+        trail.append(change.label.rstrip(".!?:;,") or change.label)
     return " › ".join(trail)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 from bs4.element import NavigableString, PreformattedString
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from differ.errors import NoContentError, NormalizeError
@@ -50,9 +50,18 @@ MARKDOWNISH = st.text(alphabet=st.sampled_from(list("ab 12#*_-+>`[]()!\\|\n.:\t~
 
 @settings(max_examples=300, deadline=None)
 @given(MARKDOWNISH)
+@example("\\~~~")  # mdformat wrote it "~~~", a code fence: found by this property
 def test_canonicalize_is_idempotent(text: str) -> None:
     once = canonicalize(text).text
     assert canonicalize(once).text == once
+
+
+def test_three_tildes_that_begin_a_paragraph_stay_text() -> None:
+    """A paragraph, list item or quote that begins with `~~~` keeps it escaped: unescaped it opens a fence."""
+    for text in ("\\~~~", "- \\~~~ a", "> \\~~~~", "   \\~~~"):
+        out = canonicalize(text).text
+        assert render_html(out) == render_html(text) and canonicalize(out).text == out
+    assert canonicalize("~~~\ncode\n~~~").text == "```\ncode\n```\n"  # a fence stays a fence
 
 
 def test_a_nest_of_mixed_emphasis_markers_keeps_them() -> None:

@@ -45,6 +45,12 @@ def same(page: str, selector: str | None = None) -> None:
     assert written is None or written == reference
 
 
+def test_three_tildes_that_begin_a_block_are_written_as_canonicalize_writes_them() -> None:
+    page = "<article><p>~~~ not a fence</p><ul><li>~~~</li></ul><blockquote><p>~~~</p></blockquote></article>"
+    written, reference = both(page, None)
+    assert written == reference == "\\~~~ not a fence\n\n- \\~~~\n\n> \\~~~\n"
+
+
 def in_article(fragment: str) -> str:
     return f"<html><body><article>{fragment}</article></body></html>"
 

@@ -67,11 +67,20 @@ def _image(node: RenderTreeNode, context: RenderContext) -> str:
     return f'![{description}]({uri} "{escaped}")'
 
 
+_TILDE_FENCE = re.compile(r"^( {0,3})~~~", re.MULTILINE)
+
+
+def _tilde_fence_escaped(text: str, node: Any, context: Any) -> str:
+    """A paragraph line that starts with three tildes, escaped: unescaped it would open a code fence (mdformat
+    escapes three backticks there, not three tildes, so `\\~~~` came out as a fence)."""
+    return _TILDE_FENCE.sub(r"\1\\~~~", text) if "~~~" in text else text
+
+
 class _Style:
     """Renderer overrides for differ's style (passed to mdformat as a parser extension)."""
 
     RENDERERS: ClassVar[dict[str, Any]] = {"hr": _hr, "image": _image}
-    POSTPROCESSORS: ClassVar[dict[str, Any]] = {}
+    POSTPROCESSORS: ClassVar[dict[str, Any]] = {"paragraph": _tilde_fence_escaped}
 
     @staticmethod
     def update_mdit(mdit: MarkdownIt) -> None:

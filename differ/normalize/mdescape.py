@@ -110,7 +110,7 @@ def _underscore(m: re.Match[str]) -> str:
     return "\\_"
 
 
-_STARTERS = frozenset("#>-*+0123456789=_|:<") | UNICODE_WHITESPACE | {""}
+_STARTERS = frozenset("#>-*+0123456789=_|:<~") | UNICODE_WHITESPACE | {""}
 _HTML_STARTS = [pattern for pattern, _, can_break_paragraph in HTML_SEQUENCES if can_break_paragraph]
 
 

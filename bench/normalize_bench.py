@@ -50,7 +50,7 @@ def stages() -> dict[str, tuple[Callable[[], object], Callable[[], object] | Non
 
     def find_roots() -> None:
         for soup in soups:
-            htmlconv.page_metadata(soup)  # type: ignore[arg-type]
+            htmlconv.page_head(soup, URL)  # type: ignore[arg-type]
             find_root(soup, None, ())  # type: ignore[arg-type]
         soups.clear()
 

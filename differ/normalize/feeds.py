@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
     from differ.config import SourceConfig
 
-ATOM = "http://www.w3.org/2005/Atom"
 # What the content of an entry is, from the richest: RSS's content:encoded, Atom's content, then the summaries.
 CONTENT = ("encoded", "content", "description", "summary")
 DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
@@ -184,15 +183,9 @@ def _entry(el: etree._Element, feed_url: str) -> Entry:
             link = link or href.strip()
     if not link and children.get("guid") and children["guid"][0].get("isPermaLink", "true") == "true":
         link = text("guid")
-    content, kind = "", "html"
-    for name in CONTENT:
-        for candidate in children.get(name, []):
-            content, kind = _content(candidate)
-            if content.strip():
-                break
-        if content.strip():
-            break
-    dates = {key: next((text(n) for n in names if text(n)), "") for key, names in DATES.items()}
+    read = (_content(candidate) for name in CONTENT for candidate in children.get(name, []))
+    content, kind = next((found for found in read if found[0].strip()), ("", "html"))
+    dates = {key: next((t for t in map(text, names) if t), "") for key, names in DATES.items()}
     return Entry(
         link=urljoin(feed_url, link) if link else "",
         id=text("id") or text("guid"),
@@ -208,7 +201,7 @@ def _content(el: etree._Element) -> tuple[str, str]:
     from lxml import etree
 
     kind = (el.get("type") or "html").lower()
-    if kind == "xhtml" or (el.tag.startswith(f"{{{ATOM}}}") and kind.endswith("xhtml+xml")):
+    if kind == "xhtml" or kind.endswith("xhtml+xml"):
         inner = next(iter(el), None)  # the one <div> Atom wraps XHTML content in
         if inner is None:
             return el.text or "", "xhtml"

@@ -358,34 +358,32 @@ _META = {"og:title": "title", "article:published_time": "published", "article:mo
 _FEED_TYPES = ("application/rss+xml", "application/atom+xml")
 
 
-def page_feeds(soup: BeautifulSoup, base_url: str) -> list[str]:
-    """The RSS and Atom feeds a page names in its <head> (`<link rel="alternate" type="application/rss+xml">`),
-    as addresses (call before find_root, which drops the head)."""
-    found: list[str] = []
-    for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
-        if tag.name != "link" or str(tag.get("type", "")).lower() not in _FEED_TYPES:
-            continue
-        rel = tag.get("rel")
-        rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
-        href = tag.get("href")
-        if "alternate" in rels and isinstance(href, str) and href.strip():
-            url = urljoin(base_url, href.strip())
-            if url not in found:
-                found.append(url)
-    return found
-
-
-def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
-    """Title and publication/modification times from the page's <head>, where present (call before find_root)."""
+def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str]]:
+    """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title
+    and publication/modification times, and the RSS and Atom feeds it names
+    (`<link rel="alternate" type="application/rss+xml">`) as addresses."""
     meta: dict[str, str] = {}
+    feeds: list[str] = []
     for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
         if tag.name == "meta":
             key = _META.get(str(tag.get("property")))
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()
+        elif tag.name == "link" and str(tag.get("type", "")).lower() in _FEED_TYPES:
+            rel, href = tag.get("rel"), tag.get("href")
+            rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
+            if "alternate" in rels and isinstance(href, str) and href.strip():
+                url = urljoin(base_url, href.strip())
+                if url not in feeds:
+                    feeds.append(url)
     if "title" not in meta:
         title = first_tag(soup, lambda tag: tag.name == "title")
         if title and title.string:
             meta["title"] = _WS.sub(" ", title.string).strip()
-    return meta
+    return meta, feeds
+
+
+def page_metadata(soup: BeautifulSoup) -> dict[str, str]:
+    """The page's title and publication/modification times (`page_head` without the feeds)."""
+    return page_head(soup, "")[0]

@@ -113,8 +113,8 @@ def read_html(
     from differ.normalize.writer import write
 
     soup = htmlconv.parse_html(text)
-    meta = {k: v for k, v in htmlconv.page_metadata(soup).items() if k in metadata}
-    feeds = htmlconv.page_feeds(soup, body.url)
+    head, feeds = htmlconv.page_head(soup, body.url)
+    meta = {k: v for k, v in head.items() if k in metadata}
     root = find_root(soup, selector, exclude)
     converter = htmlconv.Converter(body.url, body.tracking)
     written = write(converter, root)

@@ -224,6 +224,22 @@ class Notifier:
         return " · ".join(parts)
 
 
+def grouped(lines: list[str]) -> list[str]:
+    """Summary lines with each "  →" continuation joined to the bullet before it, which it belongs with."""
+    out: list[str] = []
+    for line in lines:
+        if out and line.startswith("  →"):
+            out[-1] += "\n" + line
+        else:
+            out.append(line)
+    return out
+
+
+def document_of(event: dict[str, Any]) -> str:
+    """The document an event is about ("" for a digest)."""
+    return str(event.get("document") or str(event.get("source") or "").split("/", 1)[0])
+
+
 def cut(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

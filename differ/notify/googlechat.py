@@ -16,7 +16,9 @@ from differ.notify.base import (
     Notifier,
     Outgoing,
     cut,
+    document_of,
     fit,
+    grouped,
     notifier,
     require_http_url,
     require_mentions,
@@ -70,12 +72,7 @@ class GoogleChat(Notifier):
         return urlunsplit(parts._replace(query=urlencode([*query, REPLY])))
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
-        lines: list[str] = []
-        for line in self.lines(event):  # a "→" continuation line belongs with the bullet before it
-            if lines and line.startswith("  →"):
-                lines[-1] += "\n" + line
-            else:
-                lines.append(line)
+        lines = grouped(self.lines(event))
         link = self.report_link(event)
         button = (
             {"buttonList": {"buttons": [{"text": "Full diff", "onClick": {"openLink": {"url": link}}}]}}
@@ -98,12 +95,7 @@ class GoogleChat(Notifier):
         mentions = self.config.options.get("mention", ())
         if mentions:  # a mention works only in the message's text, which nothing else goes into
             body["text"] = " ".join(mentions)
-        document = _document(event)
+        document = document_of(event)
         if self.config.options["threads"] and document:
             body["thread"] = {"threadKey": f"differ-{document}"}
         return Outgoing(body, {})
-
-
-def _document(event: dict[str, Any]) -> str:
-    """The document an event is about ("" for a digest or a test message)."""
-    return str(event.get("document") or str(event.get("source") or "").split("/", 1)[0])

@@ -12,6 +12,7 @@ from differ.notify.base import (
     Outgoing,
     changes_in,
     cut,
+    grouped,
     notifier,
     require_http_url,
     require_mentions,
@@ -75,13 +76,7 @@ class Slack(Notifier):
             blocks.append(_section(ping + escape(lines[0])))
         elif ping:
             blocks.append(_section(ping.strip()))
-        sections = [escape(line) for line in lines[1:]]
-        merged: list[str] = []
-        for text in sections:  # a "→" continuation line belongs with the bullet before it
-            if merged and text.startswith("  →"):
-                merged[-1] += "\n" + text
-            else:
-                merged.append(text)
+        merged = grouped([escape(line) for line in lines[1:]])
         room = MAX_BLOCKS - len(blocks) - 2
         left_out = merged[room:] if len(merged) > room else []
         for text in merged[:room] if left_out else merged:

@@ -14,6 +14,7 @@ from differ.notify.base import (
     Notifier,
     Outgoing,
     cut,
+    document_of,
     fit,
     notifier,
     require_http_url,
@@ -96,12 +97,4 @@ class Zulip(Notifier):
 
 def _topic(event: dict[str, Any]) -> str:
     """The document an event is about, by its title where the event carries it ("differ" for a digest)."""
-    diff = event.get("diff") or {}
-    source = str(event.get("source") or "")
-    return str(
-        event.get("title")
-        or diff.get("title")
-        or event.get("document")
-        or source.split("/", 1)[0]
-        or "differ"
-    )
+    return str(event.get("title") or (event.get("diff") or {}).get("title") or document_of(event) or "differ")

@@ -220,10 +220,10 @@ def _notifiers(
 
 
 def _identity(kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
-    """What makes two notifiers the same destination: a webhook's URL (and the channel, for an organization's
+    """What makes two notifiers the same destination: a webhook's URL (and the channel or room, for a server's
     address), or a relay and its recipients."""
-    if settings.get("url") and settings.get("channel"):
-        return kind, f"{settings['url']} #{settings['channel']}"
+    if settings.get("url") and (settings.get("channel") or settings.get("room")):
+        return kind, f"{settings['url']} #{settings.get('channel') or settings['room']}"
     return kind, str(
         settings.get("url") or (settings.get("host"), sorted(map(str, settings.get("to") or [])))
     )

@@ -80,6 +80,7 @@ class Hit:
     at: float
     body: bytes = b""
     port: int = 0  # the client's port: one port for several hits means the connection was reused
+    method: str = "GET"
 
 
 class Server:
@@ -132,6 +133,9 @@ class Server:
             def do_POST(self) -> None:
                 self._answer()
 
+            def do_PUT(self) -> None:
+                self._answer()
+
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
@@ -144,10 +148,16 @@ class Server:
                     time.monotonic(),
                     body,
                     self.client_address[1],
+                    self.command,
                 )
                 with server.lock:
                     server.hits.append(hit)
                 route = server.routes.get(self.path)
+                if (
+                    route is None
+                ):  # a route ending in "*" answers every path that starts with what precedes it
+                    prefixes = [k for k in server.routes if k.endswith("*") and self.path.startswith(k[:-1])]
+                    route = server.routes[max(prefixes, key=len)] if prefixes else None
                 if route is None and self.path == "/robots.txt":
                     route = Reply(404, b"no robots.txt")
                 if route is None:

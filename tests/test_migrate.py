@@ -505,6 +505,50 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
 
 
+def test_changedetection_matrix_urls_become_matrix_notifiers_a_room_each(tmp_path: Path) -> None:
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": [
+                    "matrixs://syt_token@matrix.example.org/#release:example.org/%21abc:example.org/@jane:example.org",
+                    "matrix://tok2@localhost:8008/general?to=%23ops:localhost",  # a bare name is #NAME:HOST
+                    "matrixs://bot:secret@matrix.example.org/#release:example.org",
+                    "matrixs://abcdef0123456789",  # a t2bot webhook
+                    "matrixs://tok@matrix.example.org/@jane:example.org",
+                ],
+            }
+        )
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    one = {
+        "kind": "matrix",
+        "url": "https://matrix.example.org",
+        "access_token": "syt_token",
+        "documents": ["post"],
+    }
+    two = {"kind": "matrix", "url": "http://localhost:8008", "access_token": "tok2", "documents": ["post"]}
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {"name": "matrix", **one, "room": "#release:example.org"},
+        {"name": "matrix-2", **one, "room": "!abc:example.org"},
+        {"name": "matrix-3", **two, "room": "#general:localhost"},
+        {"name": "matrix-4", **two, "room": "#ops:localhost"},
+    ]
+    lines = out.splitlines()
+    assert (
+        "  notification URL matrixs://…: it logs in with a password; differ posts with the bot account's access "
+        "token (log in once and set access_token)"
+    ) in lines
+    assert (
+        "  notification URL matrixs://…: a webhook bridge (t2bot or a Slack-style hook), not a room differ can "
+        "post to as a bot"
+    ) in lines
+    assert "  notification URL matrixs://…: direct messages to users; differ posts to rooms" in lines
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 def test_changedetection_zulip_urls_become_zulip_notifiers_a_channel_each(tmp_path: Path) -> None:
     token = "lqn6mpwpam6VZzbCW0o7olmk3hwbQSK1"
     (tmp_path / "watch.json").write_text(

@@ -1,6 +1,6 @@
 """Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
-Chat, Zulip and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried over: differ keeps
-each document's alerts in a thread of their own."""
+Chat, Zulip, Matrix and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried
+over: differ keeps each document's alerts in a thread of their own."""
 
 from __future__ import annotations
 
@@ -44,6 +44,16 @@ def add(url: str, page: str | None, watches: Watches) -> None:
             note = "its API key is written as the notification URL held it; to keep it out of the file, put it in an "
             note += 'environment variable and write api_key = "${NAME}"'
             _add_alert(watches, Notifier("zulip", table, note=note), page)
+        return
+    if url.startswith(("matrix://", "matrixs://")):
+        found = matrix_options(url)
+        if isinstance(found, str):
+            watches.left_out.append(f"notification URL {url.split('://')[0]}://…: {found}")
+            return
+        for table in found:
+            note = "its access token is written as the notification URL held it; to keep it out of the file, put it "
+            note += 'in an environment variable and write access_token = "${NAME}"'
+            _add_alert(watches, Notifier("matrix", table, note=note), page)
         return
     if m := _SLACK_TOKENS.fullmatch(bare):
         target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
@@ -96,6 +106,35 @@ def zulip_options(url: str) -> list[dict[str, Any]] | None:
         }
         for channel in channels
     ]
+
+
+def matrix_options(url: str) -> list[dict[str, Any]] | str:
+    """Apprise's `matrix[s]://TOKEN@HOST[:PORT]/ROOM…[?to=…]` as `matrix` notifiers' options, a room each, as
+    Apprise reads it (a `token=` in the query, or the one name before `@`, is the access token; a bare room name
+    is `#NAME:HOST`), or why differ cannot post where it did: a login with a password, a webhook bridge (`mode=`,
+    or a URL with neither token nor room), or direct messages alone."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")  # before the path: a room's `#` is not a fragment here
+    netloc, _, path = rest.partition("/")
+    userinfo, _, hostport = netloc.rpartition("@")
+    qs = {k: v[-1] for k, v in parse_qs(query).items()}
+    user, _, password = (unquote(part) for part in userinfo.partition(":"))
+    token = qs.get("token") or password or user
+    targets = [unquote(t) for t in path.split("/") if t]
+    targets += [t for t in re.split(r"[\s,/]+", qs.get("to", "")) if t]
+    if user and password and not qs.get("token"):
+        return (
+            "it logs in with a password; differ posts with the bot account's access token (log in once and "
+            "set access_token)"
+        )
+    if qs.get("mode", "off").lower() != "off" or not targets:  # Apprise's t2bot: a name and nothing else
+        return "a webhook bridge (t2bot or a Slack-style hook), not a room differ can post to as a bot"
+    host = hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
+    rooms = [t if t[0] in "!#" else f"#{t}:{host}" for t in targets if not t.startswith("@")]
+    if not rooms:
+        return "direct messages to users; differ posts to rooms"
+    base = f"{'https' if scheme == 'matrixs' else 'http'}://{hostport}"
+    return [{"url": base, "room": room, "access_token": token} for room in rooms]
 
 
 def _add_alert(watches: Watches, alert: Notifier, page: str | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from differ.notify import discord as _discord  # noqa: F401  (registers "discord")
 from differ.notify import googlechat as _googlechat  # noqa: F401  (registers "googlechat")
 from differ.notify import mail as _mail  # noqa: F401  (registers "email")
+from differ.notify import matrix as _matrix  # noqa: F401  (registers "matrix")
 from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
 from differ.notify import teams as _teams  # noqa: F401  (registers "teams")
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")

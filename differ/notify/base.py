@@ -65,6 +65,7 @@ class Notifier:
     encoding: ClassVar[str] = (
         "json"  # how the body is sent: JSON, or "form" (application/x-www-form-urlencoded)
     )
+    method: ClassVar[str] = "POST"
 
     def __init__(self, config: NotifierConfig, base_url: str = "", proxy: str = ""):
         self.config = config
@@ -82,6 +83,11 @@ class Notifier:
         """Where messages go (from the configuration only; never stored with the message)."""
         return str(self.config.options["url"])
 
+    def address(self, msg: Message) -> str:
+        """Where one message goes: `payload_url` unless the address names the message (as an idempotent PUT
+        does)."""
+        return self.payload_url()
+
     def target(self) -> str:
         """Where messages go, secrets redacted, for `differ sources`."""
         from differ.config import redact
@@ -94,8 +100,8 @@ class Notifier:
         return {}
 
     def send(self, msg: Message, now: datetime) -> str | None:
-        """Deliver a message once: POST its JSON body. NotifyError says whether to retry, give up, or disable
-        the destination; a returned text is a remark on a delivery that succeeded."""
+        """Deliver a message once: send its body to its address. NotifyError says whether to retry, give up, or
+        disable the destination; a returned text is a remark on a delivery that succeeded."""
         if self.encoding == "form":
             body, content_type = urlencode(msg.data["body"]).encode(), "application/x-www-form-urlencoded"
         else:
@@ -107,12 +113,38 @@ class Notifier:
             **msg.data.get("headers", {}),
             **self.sign(msg.id, int(now.timestamp()), body),
         }
+        with self.exchange(self.method, self.address(msg), body, headers) as resp:
+            answer = " ".join(resp.text[:200].split()) if resp.content else ""
+            if 200 <= resp.status_code < 300:
+                return None
+            said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
+            if resp.status_code == 429 or resp.status_code >= 500:
+                wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
+                raise NotifyError(
+                    said, retryable=True, retry_after=self.wait_hint(resp) if wait is None else wait
+                )
+            if resp.status_code == 410:
+                raise NotifyError(said, disable=True)
+            if 300 <= resp.status_code < 400:
+                raise NotifyError(f"{said} (redirects are not followed)")
+            raise NotifyError(said)
+
+    def wait_hint(self, resp: requests.Response) -> float | None:
+        """How long a receiver that answered 429 without Retry-After asks to wait, read from its body."""
+        return None
+
+    def exchange(
+        self, method: str, url: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> requests.Response:
+        """One HTTP request through the notifiers' session (no redirects, the service's proxy); a request that
+        gets no answer is a NotifyError to retry, named by what went wrong."""
         import requests
 
         timeout = self.config.timeout
         try:
-            resp = _http().post(
-                self.payload_url(),
+            return _http().request(
+                method,
+                url,
                 data=body,
                 headers=headers,
                 timeout=timeout,
@@ -133,19 +165,6 @@ class Notifier:
             raise NotifyError(reason, retryable=True)
         except requests.exceptions.RequestException as exc:
             raise NotifyError(f"request failed: {type(exc).__name__}", retryable=True)
-        with resp:
-            answer = " ".join(resp.text[:200].split()) if resp.content else ""
-            if 200 <= resp.status_code < 300:
-                return None
-            said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
-            if resp.status_code == 429 or resp.status_code >= 500:
-                wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
-                raise NotifyError(said, retryable=True, retry_after=wait)
-            if resp.status_code == 410:
-                raise NotifyError(said, disable=True)
-            if 300 <= resp.status_code < 400:
-                raise NotifyError(f"{said} (redirects are not followed)")
-            raise NotifyError(said)
 
     # -- how events read ---------------------------------------------------------------------------------
     @staticmethod

@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     im = sub.add_parser(
         "import",
         help="add the pages urlwatch or changedetection.io watch (with their Slack, Teams, Google Chat, Zulip, "
-        "Matrix, Discord and e-mail alerts), or a list of URLs, to config.toml as new documents",
+        "Matrix, Mattermost, Discord and e-mail alerts), or a list of URLs, to config.toml as new documents",
     )
     im.add_argument(
         "files",

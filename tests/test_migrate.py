@@ -505,6 +505,37 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out
 
 
+def test_changedetection_mattermost_urls_become_mattermost_notifiers(tmp_path: Path) -> None:
+    key = "xgp1w3bsn7ydtqh8ssyaf5nrfa"
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": [
+                    f"mmosts://differ@chat.example.org/{key}?channel=releases,%23announce",
+                    f"mmost://localhost/mm/{key}",  # Apprise's default port for plain mmost://
+                    f"https://chat.example.com/hooks/{key}",  # the webhook's own URL
+                    "mmosts://chat.example.org",
+                ],
+            }
+        )
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    org = {"kind": "mattermost", "url": f"https://chat.example.org/hooks/{key}", "username": "differ"}
+    local = {"kind": "mattermost", "url": f"http://localhost:8065/mm/hooks/{key}"}
+    own = {"kind": "mattermost", "url": f"https://chat.example.com/hooks/{key}"}
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {"name": "mattermost", **org, "channel": "releases", "documents": ["post"]},
+        {"name": "mattermost-2", **org, "channel": "announce", "documents": ["post"]},
+        {"name": "mattermost-3", **local, "documents": ["post"]},
+        {"name": "mattermost-4", **own, "documents": ["post"]},
+    ]
+    assert "  notification URL mmost://…: not the form mmost://HOST/TOKEN" in out.splitlines()
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 def test_changedetection_matrix_urls_become_matrix_notifiers_a_room_each(tmp_path: Path) -> None:
     (tmp_path / "watch.json").write_text(
         json.dumps(

@@ -1,5 +1,5 @@
 """Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
-Chat, Zulip, Matrix and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried
+Chat, Zulip, Matrix, Mattermost and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried
 over: differ keeps each document's alerts in a thread of their own."""
 
 from __future__ import annotations
@@ -55,6 +55,13 @@ def add(url: str, page: str | None, watches: Watches) -> None:
             note += 'in an environment variable and write access_token = "${NAME}"'
             _add_alert(watches, Notifier("matrix", table, note=note), page)
         return
+    if url.startswith(("mmost://", "mmosts://")):
+        tables = mattermost_options(url)
+        if not tables:
+            watches.left_out.append("notification URL mmost://…: not the form mmost://HOST/TOKEN")
+        for table in tables:
+            _add_alert(watches, Notifier("mattermost", table), page)
+        return
     if m := _SLACK_TOKENS.fullmatch(bare):
         target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
     elif bare.startswith("https://hooks.slack.com/services/"):
@@ -72,6 +79,8 @@ def add(url: str, page: str | None, watches: Watches) -> None:
             "googlechat",
             f"https://chat.googleapis.com/v1/spaces/{m[1]}/messages?key={m[2]}&token={m[3]}",
         )
+    elif re.fullmatch(r"https?://[^/?#]+(?:/[^?#]*)?/hooks/[a-z0-9]{26}", bare):
+        target = ("mattermost", bare)  # a Mattermost webhook's own URL
     elif re.match(r"https://chat\.googleapis\.com/v1/spaces/[\w-]+/messages$", bare) and "token=" in url:
         target = ("googlechat", url)  # the space's own webhook URL, which Apprise takes as it is
     if target is None:
@@ -106,6 +115,30 @@ def zulip_options(url: str) -> list[dict[str, Any]] | None:
         }
         for channel in channels
     ]
+
+
+def mattermost_options(url: str) -> list[dict[str, Any]]:
+    """Apprise's `mmost[s]://[BOTNAME@]HOST[:PORT][/PATH]/TOKEN[?channel=…&to=…]` as `mattermost` notifiers'
+    options, a channel each (one for the webhook's own channel when none is named): the webhook
+    `http[s]://HOST[:PORT][/PATH]/hooks/TOKEN` (a plain `mmost://` without a port on Mattermost's 8065, as Apprise
+    has it), BOTNAME as the username posts appear under."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    user, _, hostport = netloc.rpartition("@")
+    parts = [unquote(p) for p in path.split("/") if p]
+    if not parts:
+        return []
+    if scheme == "mmost" and ":" not in hostport:
+        hostport += ":8065"
+    prefix = "".join(f"/{p}" for p in parts[:-1])
+    hook = f"{'https' if scheme == 'mmosts' else 'http'}://{hostport}{prefix}/hooks/{parts[-1]}"
+    qs = parse_qs(query)
+    named = [
+        c.lstrip("#") for key in ("channel", "to") for v in qs.get(key, []) for c in re.split(r"[\s,]+", v)
+    ]
+    base = {"url": hook, **({"username": unquote(user)} if user else {})}
+    return [{**base, **({"channel": c} if c else {})} for c in [c for c in named if c] or [""]]
 
 
 def matrix_options(url: str) -> list[dict[str, Any]] | str:

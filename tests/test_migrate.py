@@ -464,6 +464,38 @@ def test_urlwatchs_slack_reporter_becomes_a_notifier_and_the_rest_are_named(tmp_
     assert tomllib.loads(config.read_text())["notify"] == table["notify"]
 
 
+def test_urlwatchs_mattermost_matrix_and_webhook_reporters_become_notifiers(tmp_path: Path) -> None:
+    (tmp_path / "urlwatch.yaml").write_text(
+        "report:\n"
+        "  mattermost:\n    enabled: true\n    webhook_url: https://chat.example.org/hooks/xgp1w3bsn7ydtqh8ssyaf5nrfa\n"
+        "  matrix:\n    enabled: true\n    homeserver: https://matrix.example.org\n"
+        "    access_token: syt_token\n    room_id: '!abc:example.org'\n"
+        "  webhook:\n    enabled: true\n    webhook_url: https://hooks.slack.com/services/T1/B1/C1\n"
+    )
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), str(tmp_path / "urlwatch.yaml")
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {
+            "name": "mattermost",
+            "kind": "mattermost",
+            "url": "https://chat.example.org/hooks/xgp1w3bsn7ydtqh8ssyaf5nrfa",
+        },
+        {
+            "name": "matrix",
+            "kind": "matrix",
+            "url": "https://matrix.example.org",
+            "room": "!abc:example.org",
+            "access_token": "syt_token",
+        },
+        {"name": "slack", "kind": "slack", "url": "https://hooks.slack.com/services/T1/B1/C1"},
+    ]
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_path: Path) -> None:
     folder = datastore(tmp_path / "datastore")
     store = json.loads((folder / "url-watches.json").read_text())

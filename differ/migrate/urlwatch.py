@@ -1,5 +1,5 @@
 """urlwatch's job list (`urls.yaml`) and its reporters (`urlwatch.yaml`): a job's filters become a source's
-settings, its Slack, Discord and SMTP reporters notifiers."""
+settings, its Slack, Discord, Mattermost, Matrix and SMTP reporters notifiers."""
 
 from __future__ import annotations
 
@@ -53,15 +53,41 @@ def read_urlwatch(path: Path) -> Watches:
 
 
 def _urlwatch_reporters(report: Any, path: Path) -> Watches:
-    """urlwatch's enabled reporters: Slack and Discord webhooks and SMTP e-mail become notifiers for every
-    page; the others are named as left out."""
+    """urlwatch's enabled reporters: Slack, Discord and Mattermost webhooks, Matrix rooms and SMTP e-mail become
+    notifiers for every page; the others are named as left out."""
     watches = Watches()
     for name, settings in (report or {}).items() if isinstance(report, dict) else []:
         if not isinstance(settings, dict) or not settings.get("enabled"):
             continue
         url = settings.get("webhook_url")
-        if name in ("slack", "discord") and isinstance(url, str) and url:
+        if name in ("slack", "discord", "mattermost") and isinstance(url, str) and url:
             watches.alerts.append(Notifier(name, {"url": url}))
+        elif name == "webhook" and isinstance(url, str) and url:  # {"text": …} to a Slack-style webhook
+            kind = (
+                "slack"
+                if url.startswith("https://hooks.slack.com/")
+                else "mattermost"
+                if "/hooks/" in url
+                else ""
+            )
+            if kind:
+                watches.alerts.append(Notifier(kind, {"url": url}))
+            else:
+                watches.left_out.append(
+                    f"{path.name} report.webhook: a Slack-style webhook differ cannot tell the service of; "
+                    "differ's own webhooks are signed JSON events"
+                )
+        elif name == "matrix" and all(isinstance(settings.get(k), str) for k in ("homeserver", "room_id")):
+            table = {
+                "url": settings["homeserver"],
+                "room": settings["room_id"],
+                "access_token": str(settings.get("access_token") or ""),
+            }
+            note = (
+                "its access token is written as urlwatch.yaml held it; to keep it out of the file, put it in "
+            )
+            note += 'an environment variable and write access_token = "${NAME}"'
+            watches.alerts.append(Notifier("matrix", table, note=note))
         elif name in ("text", "html", "markdown", "stdout"):
             continue  # how urlwatch formats or prints its report: differ's own outputs do that
         elif name == "email":

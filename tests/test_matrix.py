@@ -278,3 +278,25 @@ def test_a_server_that_names_its_homeserver_in_well_known_is_reached_there(
         assert [h.path for h in receiver.hits] == ["/.well-known/matrix/client"]
     finally:
         with_api.close()
+
+
+def test_sources_lists_a_matrix_notifier_without_asking_the_homeserver(
+    tmp_path: Path, receiver: Server
+) -> None:
+    """`differ sources` names the configured homeserver and room and makes no request (no .well-known, no
+    directory); the token is not shown."""
+    from tests.test_cli import run
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n\n'
+        f'[[notify]]\nname = "mx"\nkind = "matrix"\nurl = "{receiver.base}"\n'
+        + SETTINGS.replace(ROOM, "#release:example.org")
+    )
+    code, out, _ = run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources")
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        f"notify mx  [matrix]  {receiver.base} #release:example.org  "
+        "events: changed, mirror_drift, fetch_failing, recovered"
+    )
+    assert receiver.hits == [] and TOKEN not in out

@@ -86,7 +86,8 @@ class Matrix(Notifier):
         return f"{self.homeserver()}{_API}/rooms/{quote(room, safe='')}/send/m.room.message/{quote(msg.id, safe='')}"
 
     def target(self) -> str:
-        return f"{self.homeserver()} {self.config.options['room']}"
+        """The configured homeserver and room (nothing looked up: `differ sources` makes no request)."""
+        return f"{self.config.options['url']} {self.config.options['room']}"
 
     def room_id(self) -> str:
         """The room's id: as configured, or looked up in the homeserver's room directory by its address."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from differ.config import SourceConfig
+from differ.config import NotifierConfig, SourceConfig, parse_config
+from differ.errors import ConfigError
 from differ.normalize import Body, Normalized, normalize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,3 +72,21 @@ def store_as_read_by(
             **record,
         },
     )
+
+
+ONE_PAGE = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
+
+
+def notifier_config(tmp: Path, kind: str, options: str) -> NotifierConfig:
+    """The notifier of a configuration that watches one page, its settings given as TOML lines."""
+    text = ONE_PAGE + f'[[notify]]\nname = "n"\nkind = "{kind}"\n{options}'
+    return parse_config(text, tmp / "c.toml").notifiers[0]
+
+
+def notifier_error(tmp: Path, kind: str, options: str) -> str:
+    """The line such a configuration is refused with, the file's name left off."""
+    try:
+        notifier_config(tmp, kind, options)
+    except ConfigError as exc:
+        return str(exc).removeprefix("c.toml: ")
+    raise AssertionError(f"{kind} notifier accepted: {options!r}")

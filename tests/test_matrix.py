@@ -14,6 +14,7 @@ import pytest
 from differ.check import check
 from differ.notify import Outbox, deliver
 from tests.conftest import Hit, Reply, Server, article
+from tests.helpers import notifier_config, notifier_error
 from tests.test_notify import setup
 
 TOKEN = "syt_ZGlmZmVy_token"
@@ -217,22 +218,13 @@ def test_mentions_are_the_configured_ones_as_pills_and_in_m_mentions(
 
 
 def test_a_long_summary_is_cut_under_the_event_limit(tmp_path: Path) -> None:
-    from differ.config import parse_config
     from differ.notify.matrix import Matrix
 
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    config = parse_config(
-        text + '[[notify]]\nname = "m"\nkind = "matrix"\nurl = "https://matrix.example.org"\n' + SETTINGS,
-        tmp_path / "c.toml",
-    )
+    config = notifier_config(tmp_path, "matrix", 'url = "https://matrix.example.org"\n' + SETTINGS)
     lines = ["Doc, version 1 → 2: 900 changes."] + [
         f'• Section {i}: added "{"<&>" * 40}"' for i in range(900)
     ]
-    body = (
-        Matrix(config.notifiers[0])
-        .payload({"type": "changed", "source": "d/c", "diff": {"summary": lines}})
-        .body
-    )
+    body = Matrix(config).payload({"type": "changed", "source": "d/c", "diff": {"summary": lines}}).body
     assert len(json.dumps(body, ensure_ascii=False).encode()) < 65_536 - 1_000
     last = body["body"].splitlines()[-2]
     kept = sum(line.startswith("• Section") for line in body["body"].splitlines())
@@ -250,13 +242,7 @@ def test_a_long_summary_is_cut_under_the_event_limit(tmp_path: Path) -> None:
     ],
 )  # fmt: skip
 def test_matrix_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
-    from differ.config import parse_config
-    from differ.errors import ConfigError
-
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    with pytest.raises(ConfigError) as info:
-        parse_config(text + f'[[notify]]\nname = "m"\nkind = "matrix"\n{options}', tmp_path / "c.toml")
-    assert str(info.value) == f"c.toml: {message}"
+    assert notifier_error(tmp_path, "matrix", options) == message
 
 
 def test_a_server_that_names_its_homeserver_in_well_known_is_reached_there(

@@ -14,6 +14,7 @@ import pytest
 from differ.check import check
 from differ.notify import Outbox
 from tests.conftest import Hit, Reply, Server
+from tests.helpers import notifier_config, notifier_error
 from tests.test_notify import setup
 
 HOOK = "/hooks/xgp1w3bsn7ydtqh8ssyaf5nrfa"
@@ -87,20 +88,11 @@ def test_a_change_is_one_post_whose_page_text_mentions_no_one(
 
 
 def test_a_long_summary_is_cut_to_one_post(tmp_path: Path) -> None:
-    from differ.config import parse_config
     from differ.notify.mattermost import Mattermost
 
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    config = parse_config(
-        text + '[[notify]]\nname = "m"\nkind = "mattermost"\nurl = "https://chat.example.org/hooks/k"\n',
-        tmp_path / "c.toml",
-    )
+    config = notifier_config(tmp_path, "mattermost", 'url = "https://chat.example.org/hooks/k"\n')
     lines = ["Doc, version 1 → 2: 900 changes."] + [f'• Section {i}: added "{"*_" * 30}"' for i in range(900)]
-    body = (
-        Mattermost(config.notifiers[0])
-        .payload({"type": "changed", "source": "d/c", "diff": {"summary": lines}})
-        .body
-    )
+    body = Mattermost(config).payload({"type": "changed", "source": "d/c", "diff": {"summary": lines}}).body
     assert len(body["text"]) <= 16_383
     kept = sum(line.startswith("• Section") for line in body["text"].splitlines())
     assert body["text"].splitlines()[-2] == f"…and {900 - kept} more changes" and 0 < kept < 900
@@ -115,13 +107,7 @@ def test_a_long_summary_is_cut_to_one_post(tmp_path: Path) -> None:
     ],
 )  # fmt: skip
 def test_mattermost_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
-    from differ.config import parse_config
-    from differ.errors import ConfigError
-
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    with pytest.raises(ConfigError) as info:
-        parse_config(text + f'[[notify]]\nname = "m"\nkind = "mattermost"\n{options}', tmp_path / "c.toml")
-    assert str(info.value) == f"c.toml: {message}"
+    assert notifier_error(tmp_path, "mattermost", options) == message
 
 
 def test_the_receivers_mention_finder_finds_what_escaping_hides() -> None:

@@ -18,6 +18,7 @@ from standardwebhooks.webhooks import Webhook
 from differ.check import check
 from differ.notify import Outbox, deliver, dispatch, send_test
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
+from tests.helpers import notifier_config, notifier_error
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
 
@@ -705,14 +706,10 @@ def test_teams_long_summaries_are_cut_with_a_count(tmp_path: Path, server: Serve
 
 
 def test_teams_needs_a_webhook_url(tmp_path: Path) -> None:
-    from differ.config import parse_config
-    from differ.errors import ConfigError
-
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    with pytest.raises(ConfigError, match=r"notify\[0\]\.url: expected the workflow's https:// webhook URL"):
-        parse_config(
-            text + '[[notify]]\nname = "t"\nkind = "teams"\nurl = "teams.example/hook"\n', tmp_path / "c.toml"
-        )
+    assert (
+        notifier_error(tmp_path, "teams", 'url = "teams.example/hook"\n')
+        == "notify[0].url: expected the workflow's https:// webhook URL"
+    )
 
 
 CHAT = "/v1/spaces/AAAA/messages?key=K&token=T"
@@ -813,18 +810,10 @@ def test_google_chat_without_threads_posts_to_the_webhook_as_given(
     ],
 )
 def test_google_chat_settings_are_checked(tmp_path: Path, extra: str, message: str) -> None:
-    from differ.config import parse_config
-    from differ.errors import ConfigError
-
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
     url = (
         "chat.example/hook" if not extra else "https://chat.googleapis.com/v1/spaces/A/messages?key=K&token=T"
     )
-    with pytest.raises(ConfigError) as info:
-        parse_config(
-            text + f'[[notify]]\nname = "g"\nkind = "googlechat"\nurl = "{url}"\n{extra}', tmp_path / "c.toml"
-        )
-    assert str(info.value) == f"c.toml: {message}"
+    assert notifier_error(tmp_path, "googlechat", f'url = "{url}"\n{extra}') == message
 
 
 ZULIP = '\nemail = "differ-bot@rust.zulipchat.com"\napi_key = "k3y"\nchannel = "release"\n'
@@ -904,15 +893,9 @@ def test_zulip_puts_a_failing_page_in_its_documents_topic(
 
 
 def test_zulip_keeps_one_topic_a_document_whatever_the_event(tmp_path: Path) -> None:
-    from differ.config import parse_config
     from differ.notify.zulip import Zulip
 
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    config = parse_config(
-        text + '[[notify]]\nname = "z"\nkind = "zulip"\nurl = "https://rust.zulipchat.com"' + ZULIP,
-        tmp_path / "c.toml",
-    )
-    zulip = Zulip(config.notifiers[0])
+    zulip = Zulip(notifier_config(tmp_path, "zulip", 'url = "https://rust.zulipchat.com"' + ZULIP))
     events = [
         {"type": "changed", "source": "d/c", "diff": {"title": "Rust 1.97.0", "summary": ["x"]}},
         {"type": "mirror_drift", "document": "d", "title": "Rust 1.97.0", "mirror": "m", "summary": []},
@@ -939,13 +922,7 @@ def test_zulip_keeps_one_topic_a_document_whatever_the_event(tmp_path: Path) -> 
     ],
 )  # fmt: skip
 def test_zulip_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
-    from differ.config import parse_config
-    from differ.errors import ConfigError
-
-    text = '[[documents]]\nid = "d"\n[documents.canonical]\nid = "c"\nurl = "https://x.example/"\n'
-    with pytest.raises(ConfigError) as info:
-        parse_config(text + f'[[notify]]\nname = "z"\nkind = "zulip"\n{options}', tmp_path / "c.toml")
-    assert str(info.value) == f"c.toml: {message}"
+    assert notifier_error(tmp_path, "zulip", options) == message
 
 
 def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:

@@ -96,15 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
     im = sub.add_parser(
         "import",
         help="add the pages urlwatch or changedetection.io watch (with their Slack, Teams, Google Chat, Zulip, "
-        "Matrix, Mattermost, Discord and e-mail alerts), or a list of URLs, to config.toml as new documents",
+        "Matrix, Mattermost, Telegram, Discord and e-mail alerts), or a list of URLs, to config.toml as new documents",
     )
     im.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="urlwatch's urls.yaml (and its urlwatch.yaml, for the Slack, Discord and e-mail reporters); "
-        "changedetection.io's backup .zip, datastore folder, url-watches.json or watch.json; or a text file "
-        "with a URL (and a title) a line",
+        help="urlwatch's urls.yaml (and its urlwatch.yaml, for its Slack, Discord, Mattermost, Matrix, Telegram "
+        "and e-mail reporters); changedetection.io's backup .zip, datastore folder, url-watches.json or "
+        "watch.json; or a text file with a URL (and a title) a line",
     )
     im.add_argument(
         "--from",

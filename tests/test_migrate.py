@@ -452,7 +452,7 @@ def test_urlwatchs_slack_reporter_becomes_a_notifier_and_the_rest_are_named(tmp_
     assert lines[lines.index("left out: 3") + 1 :] == [
         "  disk usage: a shell command, not a page",
         "  urlwatch.yaml: its email alert, which differ would refuse: to: expected at least one recipient",
-        "  urlwatch.yaml report.telegram: differ has no telegram notifier",
+        "  urlwatch.yaml report.telegram: expected a bot_token and a chat_id",
         f"try them: differ --config {config} check",
     ]
     table = tomllib.loads(config.read_text())
@@ -493,6 +493,51 @@ def test_urlwatchs_mattermost_matrix_and_webhook_reporters_become_notifiers(tmp_
         },
         {"name": "slack", "kind": "slack", "url": "https://hooks.slack.com/services/T1/B1/C1"},
     ]
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
+def test_telegram_in_urlwatch_and_changedetection_becomes_telegram_notifiers(tmp_path: Path) -> None:
+    token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+    (tmp_path / "urlwatch.yaml").write_text(
+        f"report:\n  telegram:\n    enabled: true\n    bot_token: '{token}'\n    chat_id: [-1001234567890, '@releases']\n"
+    )
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), str(tmp_path / "urlwatch.yaml")
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {"name": "telegram", "kind": "telegram", "bot_token": token, "chat": "-1001234567890"},
+        {"name": "telegram-2", "kind": "telegram", "bot_token": token, "chat": "@releases"},
+    ]
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": [
+                    f"tgram://bot{token}/-1009876543210:42/release_notes?silent=yes",
+                    f"tgram://{token}",  # the bot's owner, whom Apprise looks up
+                    "tgram://not-a-token/-100",
+                ],
+            }
+        )
+    )
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    added = tomllib.loads(config.read_text())["notify"][2:]
+    assert added == [
+        {"name": "telegram-3", "kind": "telegram", "bot_token": token, "chat": "-1009876543210", "thread": 42,
+         "silent": True, "documents": ["post"]},
+        {"name": "telegram-4", "kind": "telegram", "bot_token": token, "chat": "@release_notes", "silent": True,
+         "documents": ["post"]},
+    ]  # fmt: skip
+    lines = out.splitlines()
+    assert (
+        "  notification URL tgram://…: it names no chat (Apprise would message the bot's owner, whom it finds); "
+        "name the chat"
+    ) in lines
+    assert "  notification URL tgram://…: not the form tgram://BOT_TOKEN/CHAT_ID" in lines
     assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
 
 

@@ -37,13 +37,17 @@ def slack_receiver(hit: object) -> Reply:
     return Reply(200, b"ok") if ok else Reply(400, b"invalid_blocks")
 
 
-def notify_toml(receiver: Server, kind: str = "slack", path: str = "/services/T/B/X", extra: str = "") -> str:
+def notify_toml(
+    receiver: Server, kind: str = "slack", path: str | None = "/services/T/B/X", extra: str = ""
+) -> str:
+    """A [[notify]] table for `receiver`; its `url` at `path` (none when `path` is None)."""
     secret = f'secret = "{SECRET}"\n' if kind == "webhook" else ""
-    return f'[[notify]]\nname = "team"\nkind = "{kind}"\nurl = "{receiver.url(path)}"\n{secret}{extra}'
+    url = "" if path is None else f'url = "{receiver.url(path)}"\n'
+    return f'[[notify]]\nname = "team"\nkind = "{kind}"\n{url}{secret}{extra}'
 
 
 def setup(
-    tmp_path: Path, server: Server, receiver: Server, body1: str, body2: str, **kw: str
+    tmp_path: Path, server: Server, receiver: Server, body1: str, body2: str, **kw: str | None
 ) -> tuple[object, Clock]:
     server.page("/post", article(body1))
     clock = Clock()

@@ -1,6 +1,6 @@
 """Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
-Chat, Zulip, Matrix, Mattermost and SMTP e-mail; any other is named as left out. A Google Chat thread key is not carried
-over: differ keeps each document's alerts in a thread of their own."""
+Chat, Zulip, Matrix, Mattermost, Telegram and SMTP e-mail; any other is named as left out. A Google Chat thread key
+is not carried over: differ keeps each document's alerts in a thread of their own."""
 
 from __future__ import annotations
 
@@ -54,6 +54,14 @@ def add(url: str, page: str | None, watches: Watches) -> None:
             note = "its access token is written as the notification URL held it; to keep it out of the file, put it "
             note += 'in an environment variable and write access_token = "${NAME}"'
             _add_alert(watches, Notifier("matrix", table, note=note), page)
+        return
+    if url.startswith("tgram://"):
+        found = telegram_options(url)
+        if isinstance(found, str):
+            watches.left_out.append(f"notification URL tgram://…: {found}")
+            return
+        for table in found:
+            _add_alert(watches, Notifier("telegram", table, note=TOKEN_NOTE.format(key="bot_token")), page)
         return
     if url.startswith(("mmost://", "mmosts://")):
         tables = mattermost_options(url)
@@ -115,6 +123,44 @@ def zulip_options(url: str) -> list[dict[str, Any]] | None:
         }
         for channel in channels
     ]
+
+
+TOKEN_NOTE = (
+    "its {key} is written as the notification URL held it; to keep it out of the file, put it in an environment "
+    'variable and write {key} = "${{NAME}}"'
+)
+
+
+def telegram_options(url: str) -> list[dict[str, Any]] | str:
+    """Apprise's `tgram://BOT_TOKEN/CHAT[:TOPIC]/…[?topic=…&silent=yes]` as `telegram` notifiers' options, a chat
+    each (a chat's name gets its `@`), or why differ cannot send where it did."""
+    rest, _, query = url.partition("://")[2].partition("?")
+    parts = [unquote(p) for p in rest.split("/") if p]
+    qs = {k: v[-1] for k, v in parse_qs(query).items()}
+    token = parts[0].removeprefix("bot") if parts else ""
+    if not re.fullmatch(r"\d+:[\w-]+", token):
+        return "not the form tgram://BOT_TOKEN/CHAT_ID"
+    targets = parts[1:] + [t for t in re.split(r"[\s,/]+", qs.get("to", "")) if t]
+    if not targets:
+        return "it names no chat (Apprise would message the bot's owner, whom it finds); name the chat"
+    topic = qs.get("topic") or qs.get("thread") or ""
+    silent = qs.get("silent", "").lower() in ("yes", "true", "1", "on")
+    tables = []
+    for target in targets:
+        m = re.fullmatch(r"(-?\d{1,32}|@?[A-Za-z_-][\w-]*)(?::(\d+))?", target)
+        if m is None:
+            continue
+        chat = m[1] if m[1].lstrip("-").isdigit() else "@" + m[1].lstrip("@")
+        thread = m[2] or topic
+        tables.append(
+            {
+                "bot_token": token,
+                "chat": chat,
+                **({"thread": int(thread)} if thread.isdigit() else {}),
+                **({"silent": True} if silent else {}),
+            }
+        )
+    return tables
 
 
 def mattermost_options(url: str) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """urlwatch's job list (`urls.yaml`) and its reporters (`urlwatch.yaml`): a job's filters become a source's
-settings, its Slack, Discord, Mattermost, Matrix and SMTP reporters notifiers."""
+settings, its Slack, Discord, Mattermost, Matrix, Telegram and SMTP reporters notifiers."""
 
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ def read_urlwatch(path: Path) -> Watches:
 
 
 def _urlwatch_reporters(report: Any, path: Path) -> Watches:
-    """urlwatch's enabled reporters: Slack, Discord and Mattermost webhooks, Matrix rooms and SMTP e-mail become
-    notifiers for every page; the others are named as left out."""
+    """urlwatch's enabled reporters: Slack, Discord and Mattermost webhooks, Matrix rooms, Telegram chats and SMTP
+    e-mail become notifiers for every page; the others are named as left out."""
     watches = Watches()
     for name, settings in (report or {}).items() if isinstance(report, dict) else []:
         if not isinstance(settings, dict) or not settings.get("enabled"):
@@ -77,6 +77,16 @@ def _urlwatch_reporters(report: Any, path: Path) -> Watches:
                     f"{path.name} report.webhook: a Slack-style webhook differ cannot tell the service of; "
                     "differ's own webhooks are signed JSON events"
                 )
+        elif name == "telegram":
+            chats = settings.get("chat_id")
+            chats = chats if isinstance(chats, list) else [] if chats is None else [chats]
+            if not isinstance(settings.get("bot_token"), str) or not chats:
+                watches.left_out.append(f"{path.name} report.telegram: expected a bot_token and a chat_id")
+            for chat in chats if isinstance(settings.get("bot_token"), str) else []:
+                table = {"bot_token": settings["bot_token"], "chat": str(chat)}
+                note = "its bot token is written as urlwatch.yaml held it; to keep it out of the file, put it in "
+                note += 'an environment variable and write bot_token = "${NAME}"'
+                watches.alerts.append(Notifier("telegram", table, note=note))
         elif name == "matrix" and all(isinstance(settings.get(k), str) for k in ("homeserver", "room_id")):
             table = {
                 "url": settings["homeserver"],

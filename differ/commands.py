@@ -192,6 +192,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     settings = parse_settings(args.set)
     if args.old == args.new == "-":
         raise UsageError("only one side can be read from standard input (-)")
+    if args.audit and args.format == "unified":
+        raise UsageError("--format unified is a diff's; an audit is text, markdown, json or html")
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         try:

@@ -85,6 +85,11 @@ def test_check_history_show_diff_verify(tmp_path: Path, server: Server) -> None:
     assert out.startswith("**Doc (canonical), version 1 → 2: 1 change.**\n")
     code, out, _ = run("--config", config, "diff", "doc/canonical", "--format", "json")
     assert '"schema": "differ.diff/1"' in out
+    code, out, _ = run("--config", config, "diff", "doc/canonical", "--format", "unified")
+    lines = out.splitlines()
+    assert re.fullmatch(r"--- doc/canonical version 1 \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", lines[0])
+    assert re.fullmatch(r"\+\+\+ doc/canonical version 2 \(.+Z\)", lines[1])
+    assert lines[2:] == ["@@ -1,3 +1,3 @@", " # Post", " ", "-First words.", "+First words, edited."]
     code, out, _ = run("--config", config, "verify")
     assert (code, out) == (
         ExitCode.OK,
@@ -743,6 +748,34 @@ def test_compare_two_files_like_diff(tmp_path: Path) -> None:
         "",
         f"error: {deep}: page nested too deeply to read\n",
     )
+
+
+def test_compare_as_a_unified_diff_of_the_normalized_documents(tmp_path: Path) -> None:
+    """Formatting noise is gone before the line diff: emphasis markers and a reflowed paragraph are no change."""
+    old, new = tmp_path / "a.md", tmp_path / "b.md"
+    old.write_text("# T\n\nHello *world*,\nsaid the page.\n\nSame.\n")
+    new.write_text("T\n=\n\nHello _world_, said the page again.\n\nSame.\n")
+    assert run("compare", str(old), str(new), "--format", "unified") == (
+        ExitCode.FAILURE,
+        f"--- {old}\n+++ {new}\n@@ -1,5 +1,5 @@\n # T\n \n-Hello *world*, said the page.\n"
+        "+Hello *world*, said the page again.\n \n Same.\n",
+        "",
+    )
+    same = tmp_path / "c.md"
+    same.write_text("T\n=\n\nHello _world_,  said the page.\n\nSame.\n")
+    assert run("compare", str(old), str(same), "--format", "unified") == (ExitCode.OK, "", "")
+    assert run("compare", str(old), str(new), "--audit", "--format", "unified") == (
+        ExitCode.USAGE,
+        "",
+        "error: --format unified is a diff's; an audit is text, markdown, json or html\n",
+    )
+
+
+def test_the_command_lines_diff_formats_are_the_renderers() -> None:
+    from differ.cli import DIFF_FORMATS
+    from differ.diff import FORMATS
+
+    assert DIFF_FORMATS == FORMATS
 
 
 def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Server) -> None:

@@ -57,6 +57,8 @@ class Diff:
     equal: list[tuple[int, int]] = field(default_factory=list)
     a_blocks: list[Block] = field(default_factory=list)
     b_blocks: list[Block] = field(default_factory=list)
+    a_markdown: str = field(default="", repr=False)  # the two documents, for a line diff (--format unified)
+    b_markdown: str = field(default="", repr=False)
 
     @property
     def empty(self) -> bool:
@@ -327,6 +329,7 @@ def diff(
     result = diff_blocks(a, b)
     result.changes.extend(_invisible_changes(a_invisible or [], b_invisible or [], a, b))
     result.metadata = metadata_changes(a_meta or {}, b_meta or {})
+    result.a_markdown, result.b_markdown = a_markdown, b_markdown
     return result
 
 

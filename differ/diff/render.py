@@ -1,4 +1,5 @@
-"""Diff outputs: text (coloured on a terminal), Markdown, JSON (`differ.diff/1`) and a standalone HTML page."""
+"""Diff outputs: text (coloured on a terminal), Markdown, JSON (`differ.diff/1`), a standalone HTML page, and a
+unified line diff of the two normalized documents for tools that read patches."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from differ.diff.summary import Versions, meta_value, summarize, where
 from differ.diff.words import code_opcodes, word_opcodes
 
 SCHEMA = "differ.diff/1"
-FORMATS = ("text", "markdown", "json", "html")
+FORMATS = ("text", "markdown", "json", "html", "unified")
 _RED, _GREEN, _DIM, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[2m", "\033[1m", "\033[0m"
 
 
@@ -242,7 +243,35 @@ def to_html(d: Diff, v: Versions) -> str:
     )
 
 
+def to_unified(d: Diff, v: Versions, *, color: bool = False) -> str:
+    """The normalized Markdown of both sides as a unified diff (three lines of context), named by source and
+    version: what `diff -u` of `differ show` would print, for patch viewers and review tools. Formatting noise is
+    already gone from both sides; a paragraph is one line, so a changed word shows its whole paragraph."""
+    import difflib
+
+    def name(version: int | None, when: str, read_from: str) -> str:
+        return read_from or f"{v.source} version {version}" + (f" ({when})" if when else "")
+
+    lines = difflib.unified_diff(
+        d.a_markdown.splitlines(keepends=True),
+        d.b_markdown.splitlines(keepends=True),
+        fromfile=name(v.a, v.a_time, v.a_name),
+        tofile=name(v.b, v.b_time, v.b_name),
+    )
+    out = []
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        if color and line[:1] in "+-@" and not line.startswith(("+++", "---")):
+            code = _DIM if line.startswith("@") else _GREEN if line.startswith("+") else _RED
+            line = f"{code}{line.rstrip(chr(10))}{_RESET}\n"
+        out.append(line)
+    return "".join(out)
+
+
 def render(d: Diff, v: Versions, fmt: str, *, color: bool = False) -> str:
+    if fmt == "unified":
+        return to_unified(d, v, color=color)
     if fmt == "json":
         return json.dumps(as_json(d, v), ensure_ascii=False, indent=2) + "\n"
     if fmt == "markdown":

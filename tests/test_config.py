@@ -147,7 +147,7 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
         ),
         (
             BASE + NOTIFY.replace("https://h.example/", "hooks.slack.com/x"),
-            "config.toml: notify[0].url: expected the webhook's https:// URL",
+            "config.toml: notify[0].url: expected the webhook's https:// URL (or a bot's token and channel)",
         ),
         (
             BASE + NOTIFY + 'digest = "0s"\n',

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import requests
 
     from differ.config import NotifierConfig
-    from differ.notify.outbox import Message
+    from differ.notify.outbox import Message, Outbox
 
 NOTIFIERS: dict[str, type[Notifier]] = {}
 # The option of every notifier that links to the published diff.
@@ -54,6 +54,7 @@ class Outgoing:
 
     body: dict[str, Any]
     headers: dict[str, str]
+    thread: str = ""  # the document whose thread the message goes to, for a notifier that threads by document
 
 
 class Notifier:
@@ -67,10 +68,13 @@ class Notifier:
     )
     method: ClassVar[str] = "POST"
 
-    def __init__(self, config: NotifierConfig, base_url: str = "", proxy: str = ""):
+    def __init__(
+        self, config: NotifierConfig, base_url: str = "", proxy: str = "", outbox: Outbox | None = None
+    ):
         self.config = config
         self.base_url = base_url
         self.proxy = proxy  # the service's proxy, which HTTP notifiers post through
+        self.outbox = outbox  # where a notifier that threads by document keeps its threads
 
     @classmethod
     def check(cls, config: NotifierConfig) -> None:
@@ -102,10 +106,11 @@ class Notifier:
     def send(self, msg: Message, now: datetime) -> str | None:
         """Deliver a message once: send its body to its address. NotifyError says whether to retry, give up, or
         disable the destination; a returned text is a remark on a delivery that succeeded."""
+        data = self.body_of(msg)
         if self.encoding == "form":
-            body, content_type = urlencode(msg.data["body"]).encode(), "application/x-www-form-urlencoded"
+            body, content_type = urlencode(data).encode(), "application/x-www-form-urlencoded"
         else:
-            body = json.dumps(msg.data["body"], ensure_ascii=False, separators=(",", ":")).encode()
+            body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
             content_type = "application/json"
         headers = {
             "Content-Type": content_type,
@@ -116,7 +121,7 @@ class Notifier:
         with self.exchange(self.method, self.address(msg), body, headers) as resp:
             answer = " ".join(resp.text[:200].split()) if resp.content else ""
             if 200 <= resp.status_code < 300:
-                return None
+                return self.accepted(resp, msg)
             said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
             if resp.status_code == 429 or resp.status_code >= 500:
                 wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
@@ -128,6 +133,14 @@ class Notifier:
             if 300 <= resp.status_code < 400:
                 raise NotifyError(f"{said} (redirects are not followed)")
             raise NotifyError(said)
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """The body to send for a message: as queued, unless a notifier adds what is known only when it is sent."""
+        return dict(msg.data["body"])
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """A 2xx answer read: a remark on the delivery, or a NotifyError for a service that says "no" with 200."""
+        return None
 
     def wait_hint(self, resp: requests.Response) -> float | None:
         """How long a receiver that answered 429 without Retry-After asks to wait, read from its body."""

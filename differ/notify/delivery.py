@@ -25,7 +25,9 @@ RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
 
 def _notifier(app: App, config: NotifierConfig) -> Notifier:
     """The notifier a configuration names, with the service's base URL and proxy."""
-    return NOTIFIERS[config.kind](config, app.config.service.base_url, app.config.service.proxy)
+    return NOTIFIERS[config.kind](
+        config, app.config.service.base_url, app.config.service.proxy, Outbox(app.store)
+    )
 
 
 def event_id(notifier: str, event: dict[str, Any]) -> str:
@@ -97,6 +99,7 @@ def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
         "body": outgoing.body,
         "headers": outgoing.headers,
         "last_error": None,
+        **({"thread": outgoing.thread} if outgoing.thread else {}),
     }
 
 

@@ -5,6 +5,7 @@
     outbox/<notifier>/sent/<seq>-<id>.json      delivered
     outbox/<notifier>/digest/<id>.json          events collected for the next digest message
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
+    outbox/<notifier>/threads.json              the thread each document's alerts go to (Slack through a bot)
 
 Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
 """
@@ -116,6 +117,23 @@ class Outbox:
             atomic_write(msg.path, canonical_json(msg.data) + b"\n")
             os.replace(msg.path, target)
             return Message(msg.notifier, msg.seq, msg.id, state, msg.data, target)
+
+    # -- threads -----------------------------------------------------------------------------------------
+    def threads(self, notifier: str) -> dict[str, str]:
+        """The thread each document's alerts go to, for a notifier that starts threads itself."""
+        try:
+            data = json.loads((self.root / notifier / "threads.json").read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def remember_thread(self, notifier: str, key: str, thread: str) -> None:
+        """Keep the thread a document's first alert started, for its next alerts."""
+        with self.store.writing():
+            threads = {**self.threads(notifier), key: thread}
+            path = self.root / notifier / "threads.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, canonical_json(threads) + b"\n")
 
     # -- digest buffer ------------------------------------------------------------------------------------
     def buffer(self, notifier: str, event_id: str, event: dict[str, Any]) -> None:

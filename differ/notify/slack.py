@@ -1,23 +1,32 @@
-"""Slack incoming webhooks: Block Kit within Slack's limits, page text escaped so it never pings anyone."""
+"""Slack: Block Kit within Slack's limits, page text escaped so it never pings anyone. Posted through an incoming
+webhook, or through a Slack app's bot token, which lets each document's alerts share a thread: the first alert
+about a document starts it, and its ts is kept beside the notifier's outbox for the next."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
+from differ.errors import NotifyError
 from differ.notify.base import (
     BASE_URL,
     Notifier,
     Outgoing,
     changes_in,
     cut,
+    document_of,
     grouped,
     notifier,
     require_http_url,
     require_mentions,
 )
-from differ.options import Option
+from differ.options import Invalid, Option
+
+if TYPE_CHECKING:
+    import requests
+
+    from differ.notify.outbox import Message
 
 MAX_BLOCKS = 50
 HEADER_MAX = 150
@@ -38,10 +47,17 @@ def _section(text: str) -> dict[str, Any]:
 
 @notifier("slack")
 class Slack(Notifier):
-    """Slack incoming webhook; Block Kit message with a header, the summary and one section per change."""
+    """Slack incoming webhook or app bot; Block Kit message with a header, the summary and one section per change."""
 
     options: ClassVar[dict[str, Option]] = {
-        "url": Option(opt.string, required=True, help="the incoming webhook URL", secret=True),
+        "url": Option(opt.string, "", "the incoming webhook URL", secret=True),
+        "token": Option(
+            opt.string, "", "a Slack app's bot token (xoxb-…), instead of a webhook", secret=True
+        ),
+        "channel": Option(opt.string, "", "with a token: the channel, by id (C0123ABC) or #name"),
+        "threads": Option(opt.boolean, True, "with a token: each document's alerts in one thread"),
+        "broadcast": Option(opt.boolean, True, "with threads: each reply also shown in the channel"),
+        "api": Option(opt.string, "https://slack.com/api", "with a token: Slack's Web API"),
         "base_url": BASE_URL,
         "mention": Option(
             opt.string_list,
@@ -53,7 +69,15 @@ class Slack(Notifier):
 
     @classmethod
     def check(cls, config: Any) -> None:
-        require_http_url(config, "expected the webhook's https:// URL")
+        url, token = config.options["url"], config.options["token"]
+        if url and token:
+            raise Invalid("expected url (an incoming webhook) or token (an app's bot), not both", key="token")
+        if not token:
+            require_http_url(config, "expected the webhook's https:// URL (or a bot's token and channel)")
+        elif not str(token).startswith(("xoxb-", "xoxp-")):
+            raise Invalid('expected a bot token, "xoxb-…"', key="token")
+        elif not config.options["channel"]:
+            raise Invalid("expected the channel a bot token posts to (C0123ABC or #name)", key="channel")
         require_mentions(
             config,
             MENTION,
@@ -104,4 +128,70 @@ class Slack(Notifier):
             "unfurl_links": False,
             "unfurl_media": False,
         }
-        return Outgoing(body, {})
+        if not self.bot:
+            return Outgoing(body, {})
+        body["channel"] = self.config.options["channel"]
+        return Outgoing(body, {}, document_of(event) if self.config.options["threads"] else "")
+
+    # -- through an app's bot token ----------------------------------------------------------------------
+    @property
+    def bot(self) -> bool:
+        return bool(self.config.options.get("token"))
+
+    def payload_url(self) -> str:
+        if not self.bot:
+            return super().payload_url()
+        return str(self.config.options["api"]).rstrip("/") + "/chat.postMessage"
+
+    def target(self) -> str:
+        if not self.bot:
+            return super().target()
+        return f"{self.config.options['api']} {self.config.options['channel']}"
+
+    def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+        """The bot's token, read from the configuration at each attempt (never kept with the message)."""
+        if not self.bot:
+            return {}
+        return {
+            "Authorization": f"Bearer {self.config.options['token']}",
+            "Content-Type": "application/json; charset=utf-8",
+        }
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """The message, as a reply in its document's thread when one has been started."""
+        body = super().body_of(msg)
+        thread = msg.data.get("thread")
+        started = self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+        if started:
+            body["thread_ts"] = started
+            body["reply_broadcast"] = bool(self.config.options["broadcast"])
+        return body
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """Slack's Web API answers 200 with `ok: false` and an error code when it refuses; a message that starts
+        its document's thread has its ts kept for the next."""
+        if not self.bot:
+            return None
+        try:
+            answer = resp.json()
+        except ValueError:
+            answer = {}
+        if not isinstance(answer, dict) or not answer.get("ok"):
+            error = (
+                str(answer.get("error") if isinstance(answer, dict) else "")
+                or "an answer that is not Slack's"
+            )
+            raise NotifyError(f"Slack refused it: {error}", retryable=error in _TRANSIENT)
+        thread, ts = msg.data.get("thread"), answer.get("ts")
+        if (
+            thread
+            and isinstance(ts, str)
+            and self.outbox
+            and str(thread) not in self.outbox.threads(self.config.name)
+        ):
+            self.outbox.remember_thread(self.config.name, str(thread), ts)
+        return None
+
+
+# Errors of Slack's Web API worth another try; any other (not_in_channel, invalid_auth, …) needs a person.
+_TRANSIENT = ("ratelimited", "service_unavailable", "request_timeout", "fatal_error", "internal_error")

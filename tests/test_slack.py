@@ -1,0 +1,104 @@
+"""Slack through an app's bot token against a local Web API that answers as Slack's does: a bearer token, the
+channel the bot is in, `ok: false` with an error code at HTTP 200, and a ts for each message; each document's
+alerts in one thread, kept across processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from differ.check import check
+from differ.notify import Outbox
+from tests.conftest import Hit, Reply, Server, article, make_app
+from tests.helpers import notifier_error
+from tests.test_notify import setup
+
+TOKEN = "xoxb-1234-5678-abcdefghijklmnop"
+BOT = f'token = "{TOKEN}"\nchannel = "C0123ABC"\n'
+
+
+class WebApi:
+    def __init__(self, server: Server) -> None:
+        self.messages: list[dict[str, object]] = []
+        server.routes["/api/chat.postMessage"] = self.post
+
+    def post(self, hit: Hit) -> Reply:
+        def answer(**data: object) -> Reply:
+            return Reply(200, json.dumps(data).encode(), headers={"Content-Type": "application/json"})
+
+        if hit.headers.get("authorization") != f"Bearer {TOKEN}":
+            return answer(ok=False, error="invalid_auth")
+        body = json.loads(hit.body)
+        if body.get("channel") != "C0123ABC":
+            return answer(ok=False, error="not_in_channel")
+        if not body.get("text") or len(body.get("blocks", [])) > 50:
+            return answer(ok=False, error="invalid_blocks")
+        ts = f"1783532700.{len(self.messages):06d}"
+        self.messages.append({**body, "ts": ts})
+        return answer(ok=True, channel="C0123ABC", ts=ts)
+
+
+def test_a_documents_alerts_share_one_thread_across_processes(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    api = WebApi(receiver)
+    extra = BOT + f'api = "{receiver.url("/api")}"\nfail_after = 1\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    later = make_app(app.config, clock)  # type: ignore[attr-defined]  (another process, the same store)
+    check(later, later.config.sources())
+    server.routes["/post"] = Reply(500)
+    clock.advance(3600)
+    check(later, later.config.sources())
+    first, second, failing = api.messages
+    assert "thread_ts" not in first and str(first["text"]).startswith("Doc changed (canonical)")
+    assert (second["thread_ts"], second["reply_broadcast"]) == (first["ts"], True)
+    assert failing["thread_ts"] == first["ts"] and str(failing["text"]).startswith("doc/canonical is failing")
+    assert Outbox(later.store).threads("team") == {"doc": first["ts"]}
+    sent = Outbox(later.store).messages("team", "sent")
+    assert TOKEN not in json.dumps([m.data for m in sent])
+
+
+def test_without_threads_each_alert_stands_alone(tmp_path: Path, server: Server, receiver: Server) -> None:
+    api = WebApi(receiver)
+    extra = BOT + f'api = "{receiver.url("/api")}"\nthreads = false\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert [("thread_ts" in m) for m in api.messages] == [False, False]
+
+
+def test_slacks_ok_false_is_a_failed_delivery_with_its_error(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    WebApi(receiver)
+    extra = BOT.replace("C0123ABC", "C0999") + f'api = "{receiver.url("/api")}"\n'
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
+    assert failed.data["last_error"] == "Slack refused it: not_in_channel"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ('url = "https://hooks.slack.com/services/T/B/X"\n' + BOT, "notify[0].token: expected url (an incoming webhook) or token (an app's bot), not both"),
+        ('token = "abc"\nchannel = "C1"\n', 'notify[0].token: expected a bot token, "xoxb-…"'),
+        (f'token = "{TOKEN}"\n', "notify[0].channel: expected the channel a bot token posts to (C0123ABC or #name)"),
+        ("", "notify[0].url: expected the webhook's https:// URL (or a bot's token and channel)"),
+    ],
+)  # fmt: skip
+def test_slack_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
+    assert notifier_error(tmp_path, "slack", options) == message

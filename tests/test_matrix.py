@@ -15,7 +15,7 @@ from differ.check import check
 from differ.notify import Outbox, deliver
 from tests.conftest import Hit, Reply, Server, article
 from tests.helpers import notifier_config, notifier_error
-from tests.test_notify import setup
+from tests.test_notify import first_failure, setup
 
 TOKEN = "syt_ZGlmZmVy_token"
 ROOM = "!abc123:example.org"
@@ -157,15 +157,8 @@ def test_an_unknown_room_address_fails_the_message_with_the_reason(
     tmp_path: Path, server: Server, receiver: Server, homeserver: Homeserver
 ) -> None:
     extra = SETTINGS.replace(ROOM, "#gone:example.org")
-    app, _ = setup(
-        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="matrix", path="", extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
-    assert (
-        failed.data["last_error"]
-        == f"no room has the address #gone:example.org on {receiver.base} (HTTP 404)"
-    )
+    error = first_failure(tmp_path, server, receiver, "matrix", "", extra)
+    assert error == f"no room has the address #gone:example.org on {receiver.base} (HTTP 404)"
     assert homeserver.events == []
 
 
@@ -173,15 +166,8 @@ def test_a_bot_outside_the_room_is_a_failed_delivery_with_the_homeservers_answer
     tmp_path: Path, server: Server, receiver: Server, homeserver: Homeserver
 ) -> None:
     extra = SETTINGS.replace(ROOM, "!other:example.org")
-    app, _ = setup(
-        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="matrix", path="", extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
-    assert (
-        failed.data["last_error"]
-        == 'HTTP 403 {"errcode": "M_FORBIDDEN", "error": "User @differ:example.org not in room"}'
-    )
+    error = first_failure(tmp_path, server, receiver, "matrix", "", extra)
+    assert error == 'HTTP 403 {"errcode": "M_FORBIDDEN", "error": "User @differ:example.org not in room"}'
 
 
 def test_rate_limited_waits_as_long_as_the_homeserver_asks(

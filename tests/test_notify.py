@@ -61,6 +61,18 @@ def setup(
     return app, clock
 
 
+def first_failure(
+    tmp_path: Path, server: Server, receiver: Server, kind: str, path: str | None, extra: str
+) -> str:
+    """The error of the one message that failed when a page changed, for a notifier set up with `extra`."""
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind=kind, path=path, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
+    return str(failed.data["last_error"])
+
+
 def test_slack_alert_for_a_change(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     app, _ = setup(tmp_path, server, receiver, "<p>Old text here.</p>", "<p>New text here.</p>")
@@ -869,15 +881,8 @@ def test_zulip_refusing_the_bot_is_a_failed_delivery_with_its_answer(
 ) -> None:
     receiver.routes["/api/v1/messages"] = zulip_receiver
     extra = ZULIP.replace("k3y", "wrong")
-    app, _ = setup(
-        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="zulip", path="", extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
-    assert (
-        failed.data["last_error"]
-        == 'HTTP 401 {"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}'
-    )
+    error = first_failure(tmp_path, server, receiver, "zulip", "", extra)
+    assert error == 'HTTP 401 {"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}'
 
 
 def test_zulip_puts_a_failing_page_in_its_documents_topic(

@@ -13,7 +13,7 @@ from differ.check import check
 from differ.notify import Outbox
 from tests.conftest import Hit, Reply, Server, article, make_app
 from tests.helpers import notifier_error
-from tests.test_notify import setup
+from tests.test_notify import first_failure, setup
 
 TOKEN = "xoxb-1234-5678-abcdefghijklmnop"
 BOT = f'token = "{TOKEN}"\nchannel = "C0123ABC"\n'
@@ -83,12 +83,8 @@ def test_slacks_ok_false_is_a_failed_delivery_with_its_error(
 ) -> None:
     WebApi(receiver)
     extra = BOT.replace("C0123ABC", "C0999") + f'api = "{receiver.url("/api")}"\n'
-    app, _ = setup(
-        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
-    assert failed.data["last_error"] == "Slack refused it: not_in_channel"
+    error = first_failure(tmp_path, server, receiver, "slack", None, extra)
+    assert error == "Slack refused it: not_in_channel"
 
 
 @pytest.mark.parametrize(

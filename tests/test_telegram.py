@@ -15,7 +15,7 @@ from differ.check import check
 from differ.notify import Outbox, deliver
 from tests.conftest import Hit, Reply, Server
 from tests.helpers import notifier_config, notifier_error
-from tests.test_notify import setup
+from tests.test_notify import first_failure, setup
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 SETTINGS = f'bot_token = "{TOKEN}"\nchat = "-1001234567890"\n'
@@ -156,15 +156,8 @@ def test_a_chat_the_bot_is_not_in_fails_with_telegrams_answer(
 ) -> None:
     BotApi(receiver)
     extra = SETTINGS.replace("-1001234567890", "-1009") + f'api = "{receiver.base}"\n'
-    app, _ = setup(
-        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="telegram", path=None, extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
-    assert (
-        failed.data["last_error"]
-        == 'HTTP 400 {"ok":false,"error_code":400,"description":"Bad Request: chat not found"}'
-    )
+    error = first_failure(tmp_path, server, receiver, "telegram", None, extra)
+    assert error == 'HTTP 400 {"ok":false,"error_code":400,"description":"Bad Request: chat not found"}'
 
 
 def test_a_long_summary_is_cut_to_one_message(tmp_path: Path) -> None:

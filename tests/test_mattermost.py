@@ -10,6 +10,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from differ.check import check
 from differ.notify import Outbox
@@ -118,3 +120,17 @@ def test_the_receivers_mention_finder_finds_what_escaping_hides() -> None:
     assert mentions(text) == {"@channel", "@all", "@here", "@jane.doe", "@x"}
     assert mentions(escape(text)) == set()
     assert shown(escape(text)) == text
+
+
+MENTIONY = st.text(
+    alphabet=st.sampled_from(list("@channel here all jane.doe_-:\\*`[]()#~|>!{}+.,\n é한")), max_size=60
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MENTIONY)
+def test_any_page_text_shows_as_written_and_mentions_no_one(text: str) -> None:
+    from differ.notify.mattermost import escape
+
+    assert shown(escape(text)) == text
+    assert mentions(escape(text)) == set()

@@ -10,6 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from differ.check import check
 from differ.notify import Outbox, deliver
@@ -185,3 +187,16 @@ def test_a_long_summary_is_cut_to_one_message(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_telegram_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
     assert notifier_error(tmp_path, "telegram", options) == message
+
+
+MENTIONY = st.text(alphabet=st.sampled_from(list("@jane_doe channel <b>&amp;</a>;\"' \né한")), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MENTIONY)
+def test_any_page_text_shows_as_written_and_mentions_no_one(text: str) -> None:
+    from differ.notify.telegram import escape
+
+    text_shown, refused = shown(escape(text))
+    assert (text_shown.replace("\u2060", ""), refused) == (text, "")
+    assert _MENTION.findall(text_shown) == []

@@ -178,6 +178,7 @@ def test_a_change_arrives_as_a_mail_a_reader_can_use(tmp_path: Path, server: Ser
     assert m["To"] == "release@example.org, Dev Rel <devrel@example.org>"
     assert m["Auto-Submitted"] == "auto-generated"
     assert m["X-Differ-Event"] == "changed"
+    assert m["References"] == m["In-Reply-To"] == "<differ.doc@example.org>"  # the document's thread
     sent = Outbox(app.store).messages("release-team", "sent")
     assert [msg.id for msg in sent] == [m["Message-ID"].strip("<>").split("@")[0]]
     assert m["Message-ID"].endswith("@example.org>")
@@ -383,6 +384,7 @@ def test_a_digest_is_one_mail_listing_its_alerts(tmp_path: Path, server: Server,
     [got] = relay.received
     assert got.message["Subject"] == "differ digest: 1 update"
     assert got.message["X-Differ-Event"] == "digest"
+    assert got.message["References"] is None  # a digest is about many documents: no thread of one
     text = got.message.get_body(("plain",))
     assert text is not None
     assert (

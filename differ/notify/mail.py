@@ -1,7 +1,8 @@
 """E-mail through an SMTP relay: a plain-text and an HTML part, STARTTLS or TLS with a verified certificate.
 
 The Message-ID is the outbox's message id, so a retry after a lost answer reaches the reader as the same mail,
-and `Auto-Submitted: auto-generated` keeps vacation replies from answering it.
+and `Auto-Submitted: auto-generated` keeps vacation replies from answering it. Every alert about a document refers
+to one root (`References`, `In-Reply-To`), so a mail reader shows a post's edits, drift and failures as one thread.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, notifier
+from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, document_of, notifier
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -97,7 +98,12 @@ class Email(Notifier):
             "text": text + "\n",
             "html": _html(title, lines, link, context),
         }
-        return Outgoing(body, {"X-Differ-Event": str(event.get("type", ""))})
+        headers = {"X-Differ-Event": str(event.get("type", ""))}
+        document = document_of(event)
+        if document:  # every alert about a document refers to one root, which mail readers thread by
+            domain = _address(self.config.options["from"]).rpartition("@")[2]
+            headers["References"] = headers["In-Reply-To"] = f"<differ.{document}@{domain}>"
+        return Outgoing(body, headers)
 
     def mail(self, msg: Message) -> EmailMessage:
         """The message as sent: headers from the configuration, parts from the outbox."""

@@ -272,6 +272,12 @@ def document_of(event: dict[str, Any]) -> str:
     return str(event.get("document") or str(event.get("source") or "").split("/", 1)[0])
 
 
+def document_title(event: dict[str, Any]) -> str:
+    """The title of the document an event is about, where the event carries it, else its id ("differ" for a
+    digest): what names a document's topic, thread or forum post."""
+    return str(event.get("title") or (event.get("diff") or {}).get("title") or document_of(event) or "differ")
+
+
 def cut(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -1,10 +1,12 @@
 """Discord channel webhooks: one embed within Discord's limits, page text escaped so that it can neither
-mention anyone nor become a masked link."""
+mention anyone nor become a masked link. A webhook of a forum channel gives each document a post of its own: the
+first alert about it starts the post, named after the document, and later alerts reply in it."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
 from differ.notify.base import (
@@ -12,6 +14,8 @@ from differ.notify.base import (
     Notifier,
     Outgoing,
     cut,
+    document_of,
+    document_title,
     fit,
     notifier,
     require_http_url,
@@ -19,7 +23,13 @@ from differ.notify.base import (
 )
 from differ.options import Option
 
+if TYPE_CHECKING:
+    import requests
+
+    from differ.notify.outbox import Message
+
 TITLE_MAX = 256
+THREAD_NAME_MAX = 100  # a forum post's name
 DESCRIPTION_MAX = 4096
 FOOTER_MAX = 2048
 COLOURS = {
@@ -49,6 +59,7 @@ class Discord(Notifier):
         "username": Option(opt.string, "", "the name the messages are posted under (default: the webhook's)"),
         "base_url": BASE_URL,
         "mention": Option(opt.string_list, (), 'whom each alert pings: "<@&ROLE_ID>", "<@USER_ID>", "@here"'),
+        "forum": Option(opt.boolean, False, "the webhook is a forum channel's: a post for each document"),
     }
     min_interval = 1.0  # a webhook may post about 30 messages a minute to a channel
 
@@ -83,7 +94,47 @@ class Discord(Notifier):
             body["content"] = " ".join(self.config.options["mention"])
         if self.config.options["username"]:
             body["username"] = self.config.options["username"]
-        return Outgoing(body, {})
+        if not self.config.options["forum"]:
+            return Outgoing(body, {})
+        body["thread_name"] = cut(document_title(event), THREAD_NAME_MAX)  # used only to start the post
+        return Outgoing(body, {}, document_of(event) or "differ")
+
+    # -- a forum channel: a post a document ----------------------------------------------------------------
+    def _post(self, msg: Message) -> str | None:
+        """The forum post this message's document already has (None: its first alert starts one)."""
+        thread = msg.data.get("thread")
+        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+
+    def address(self, msg: Message) -> str:
+        """In a forum, the webhook told to wait for the message (whose channel is the post started) or to reply
+        in the document's post."""
+        url = self.payload_url()
+        if not self.config.options["forum"]:
+            return url
+        post = self._post(msg)
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("wait", "thread_id")]
+        query += [("wait", "true"), *([("thread_id", post)] if post else [])]
+        return urlunsplit(parts._replace(query=urlencode(query)))
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        body = super().body_of(msg)
+        if self._post(msg):
+            body.pop("thread_name", None)  # a reply in the post, not a new one
+        return body
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """A message that started its document's forum post: the post (the message's channel) is kept."""
+        thread = msg.data.get("thread")
+        if not self.config.options["forum"] or not thread or self._post(msg) or self.outbox is None:
+            return None
+        try:
+            channel = resp.json().get("channel_id")
+        except (ValueError, AttributeError):
+            channel = None
+        if isinstance(channel, str) and channel.isdigit():
+            self.outbox.remember_thread(self.config.name, str(thread), channel)
+        return None
 
     def _allowed(self) -> dict[str, Any]:
         """Exactly the configured mentions may ping; nothing in the page can (it is escaped besides)."""

@@ -14,7 +14,7 @@ from differ.notify.base import (
     Notifier,
     Outgoing,
     cut,
-    document_of,
+    document_title,
     fit,
     notifier,
     require_http_url,
@@ -89,12 +89,7 @@ class Zulip(Notifier):
         body = {
             "type": "stream",
             "to": self.config.options["channel"],
-            "topic": cut(self.config.options["topic"] or _topic(event), TOPIC_MAX),
+            "topic": cut(self.config.options["topic"] or document_title(event), TOPIC_MAX),
             "content": content,
         }
         return Outgoing(body, {})
-
-
-def _topic(event: dict[str, Any]) -> str:
-    """The document an event is about, by its title where the event carries it ("differ" for a digest)."""
-    return str(event.get("title") or (event.get("diff") or {}).get("title") or document_of(event) or "differ")

@@ -75,9 +75,7 @@ class Matrix(Notifier):
                 named = (_json(resp).get("m.homeserver") or {}) if resp.status_code == 200 else {}
             base = named.get("base_url") if isinstance(named, dict) else None
             ok = isinstance(base, str) and base.startswith(("https://", "http://"))
-            _servers[url] = (
-                str(base).rstrip("/") if ok else url
-            )  # none named: the address is the server's own
+            _servers[url] = str(base).rstrip("/") if ok else url  # none named: the server's own address
         return _servers[url]
 
     def address(self, msg: Message) -> str:

@@ -98,8 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     im = sub.add_parser(
         "import",
-        help="add the pages urlwatch or changedetection.io watch (with their Slack, Teams, Google Chat, Zulip, "
-        "Matrix, Mattermost, Telegram, Discord and e-mail alerts), or a list of URLs, to config.toml as new documents",
+        help="add the pages urlwatch or changedetection.io watch (with their chat, push and e-mail alerts), or a "
+        "list of URLs, to config.toml as new documents",
     )
     im.add_argument(
         "files",

@@ -220,10 +220,11 @@ def _notifiers(
 
 
 def _identity(kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
-    """What makes two notifiers the same destination: a webhook's URL (and the channel or room, for a server's
-    address), a chat and its topic, or a relay and its recipients."""
-    if settings.get("url") and (settings.get("channel") or settings.get("room")):
-        return kind, f"{settings['url']} #{settings.get('channel') or settings['room']}"
+    """What makes two notifiers the same destination: a webhook's URL (and the channel, room or topic, for a
+    server's address), a chat and its topic, or a relay and its recipients."""
+    place = settings.get("channel") or settings.get("room") or settings.get("topic")
+    if settings.get("url") and place:
+        return kind, f"{settings['url']} #{place}"
     if settings.get("chat"):
         return kind, f"{settings.get('api', '')} {settings['chat']}:{settings.get('thread', 0)}"
     return kind, str(

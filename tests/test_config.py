@@ -258,7 +258,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
-            'config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, slack, teams, telegram, webhook, zulip, found "pager"',
+            'config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found "pager"',
         ),
         (
             BASE + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "${SLACK_WEBHOOK_URL}"\n',

@@ -541,6 +541,38 @@ def test_telegram_in_urlwatch_and_changedetection_becomes_telegram_notifiers(tmp
     assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
 
 
+def test_changedetection_ntfy_urls_become_ntfy_notifiers(tmp_path: Path) -> None:
+    (tmp_path / "watch.json").write_text(
+        json.dumps(
+            {
+                "url": "https://example.org/post",
+                "notification_urls": [
+                    "ntfy://release-edits?priority=high",  # a topic on ntfy.sh
+                    "https://ntfy.sh/mirror-drift",
+                    "ntfys://tk_abc123@ntfy.example.org/edits/drift",
+                    "ntfy://phil:s3cret@localhost:8080/local",
+                    "ntfy://bad%20topic",
+                ],
+            }
+        )
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "watch.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    post = {"documents": ["post"]}
+    own = {"kind": "ntfy", "url": "https://ntfy.example.org", "token": "tk_abc123"}
+    assert tomllib.loads(config.read_text())["notify"] == [
+        {"name": "ntfy", "kind": "ntfy", "url": "https://ntfy.sh", "topic": "release-edits", "priority": 4, **post},
+        {"name": "ntfy-2", "kind": "ntfy", "url": "https://ntfy.sh", "topic": "mirror-drift", **post},
+        {"name": "ntfy-3", **own, "topic": "edits", **post},
+        {"name": "ntfy-4", **own, "topic": "drift", **post},
+        {"name": "ntfy-5", "kind": "ntfy", "url": "http://localhost:8080", "topic": "local", "username": "phil",
+         "password": "s3cret", **post},
+    ]  # fmt: skip
+    assert "  notification URL ntfy://…: not the form ntfy://TOPIC or ntfy://HOST/TOPIC" in out.splitlines()
+    assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
+
+
 def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_path: Path) -> None:
     folder = datastore(tmp_path / "datastore")
     store = json.loads((folder / "url-watches.json").read_text())

@@ -1,6 +1,6 @@
 """Apprise notification URLs (changedetection.io's) as differ notifiers: Slack, Discord, Teams workflows, Google
-Chat, Zulip, Matrix, Mattermost, Telegram and SMTP e-mail; any other is named as left out. A Google Chat thread key
-is not carried over: differ keeps each document's alerts in a thread of their own."""
+Chat, Zulip, Matrix, Mattermost, Telegram, ntfy and SMTP e-mail; any other is named as left out. A Google Chat
+thread key is not carried over: differ keeps each document's alerts in a thread of their own."""
 
 from __future__ import annotations
 
@@ -62,6 +62,16 @@ def add(url: str, page: str | None, watches: Watches) -> None:
             return
         for table in found:
             _add_alert(watches, Notifier("telegram", table, note=TOKEN_NOTE.format(key="bot_token")), page)
+        return
+    if url.startswith(("ntfy://", "ntfys://")) or re.match(r"https?://ntfy\.sh/[^/?]+", url):
+        found = ntfy_options(url)
+        if isinstance(found, str):
+            watches.left_out.append(f"notification URL {url.split('://')[0]}://…: {found}")
+            return
+        for table in found:
+            secret = "token" if "token" in table else "password" if "password" in table else ""
+            note = TOKEN_NOTE.format(key=secret) if secret else ""
+            _add_alert(watches, Notifier("ntfy", table, note=note), page)
         return
     if url.startswith(("mmost://", "mmosts://")):
         tables = mattermost_options(url)
@@ -161,6 +171,40 @@ def telegram_options(url: str) -> list[dict[str, Any]] | str:
             }
         )
     return tables
+
+
+_NTFY_PRIORITY = {"min": 1, "low": 2, "default": 3, "high": 4, "max": 5}
+
+
+def ntfy_options(url: str) -> list[dict[str, Any]] | str:
+    """Apprise's `ntfy[s]://[USER:PASSWORD@|TOKEN@]HOST[:PORT]/TOPIC…` (a server of your own) or `ntfy://TOPIC`
+    and `https://ntfy.sh/TOPIC` (ntfy.sh) as `ntfy` notifiers' options, a topic each, as Apprise reads them: a
+    user that starts with `tk_`, or `token=`, is an access token; `priority=` by name or number."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    userinfo, _, hostport = netloc.rpartition("@")
+    user, _, password = (unquote(part) for part in userinfo.partition(":"))
+    qs = {k: v[-1] for k, v in parse_qs(query).items()}
+    topics = [unquote(t) for t in path.split("/") if t]
+    if hostport.lower() == "ntfy.sh" or not topics:  # ntfy.sh: a name alone is the topic
+        server, topics = "https://ntfy.sh", topics or [hostport]
+    else:
+        server = f"{'http' if scheme == 'ntfy' else 'https'}://{hostport}"
+    token = qs.get("token") or (user if user.startswith("tk_") and not password else "")
+    if not token and qs.get("auth") == "token":
+        token = password or user
+    auth = (
+        {"token": token} if token else {"username": user, "password": password} if user and password else {}
+    )
+    level = qs.get("priority", "").lower()
+    priority = _NTFY_PRIORITY.get(level) or (int(level) if level in ("1", "2", "3", "4", "5") else 0)
+    tables = [
+        {"url": server, "topic": topic, **auth, **({"priority": priority} if priority else {})}
+        for topic in topics
+        if re.fullmatch(r"[-_A-Za-z0-9]{1,64}", topic)
+    ]
+    return tables or "not the form ntfy://TOPIC or ntfy://HOST/TOPIC"
 
 
 def mattermost_options(url: str) -> list[dict[str, Any]]:

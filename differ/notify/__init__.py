@@ -11,6 +11,7 @@ from differ.notify import googlechat as _googlechat  # noqa: F401  (registers "g
 from differ.notify import mail as _mail  # noqa: F401  (registers "email")
 from differ.notify import matrix as _matrix  # noqa: F401  (registers "matrix")
 from differ.notify import mattermost as _mattermost  # noqa: F401  (registers "mattermost")
+from differ.notify import ntfy as _ntfy  # noqa: F401  (registers "ntfy")
 from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
 from differ.notify import teams as _teams  # noqa: F401  (registers "teams")
 from differ.notify import telegram as _telegram  # noqa: F401  (registers "telegram")

@@ -52,7 +52,7 @@ def escape(text: str) -> str:
 
 @notifier("discord")
 class Discord(Notifier):
-    """Discord channel webhook; one embed with the summary, a link to the full diff, and nobody mentioned."""
+    """Discord channel webhook (a forum's: a post a document); one embed with the summary, nobody mentioned."""
 
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, required=True, help="the channel webhook's URL", secret=True),

@@ -47,7 +47,7 @@ def _section(text: str) -> dict[str, Any]:
 
 @notifier("slack")
 class Slack(Notifier):
-    """Slack incoming webhook or app bot; Block Kit message with a header, the summary and one section per change."""
+    """Slack incoming webhook, or an app's bot (a thread a document); Block Kit: a header, a section a change."""
 
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.string, "", "the incoming webhook URL", secret=True),

@@ -272,3 +272,25 @@ def test_sources_lists_a_matrix_notifier_without_asking_the_homeserver(
         "events: changed, mirror_drift, fetch_failing, recovered"
     )
     assert receiver.hits == [] and TOKEN not in out
+
+
+def test_with_threads_a_documents_alerts_follow_its_first(
+    tmp_path: Path, server: Server, receiver: Server, homeserver: Homeserver
+) -> None:
+    extra = SETTINGS + "threads = true\n"
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="matrix", path="", extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.page("/post", article("<p>Newer.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    first, second = homeserver.events
+    assert "m.relates_to" not in first
+    assert second["m.relates_to"] == {
+        "rel_type": "m.thread",
+        "event_id": "$event0",
+        "is_falling_back": True,
+        "m.in_reply_to": {"event_id": "$event0"},
+    }
+    assert Outbox(app.store).threads("team") == {"doc": "$event0"}  # type: ignore[attr-defined]

@@ -13,7 +13,16 @@ from urllib.parse import quote, urlsplit
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, fit, notifier, require_http_url, require_mentions
+from differ.notify.base import (
+    BASE_URL,
+    Notifier,
+    Outgoing,
+    document_of,
+    fit,
+    notifier,
+    require_http_url,
+    require_mentions,
+)
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -44,6 +53,9 @@ class Matrix(Notifier):
         ),
         "mention": Option(
             opt.string_list, (), 'whom each alert mentions: "@user:server", or "@room" for everyone'
+        ),
+        "threads": Option(
+            opt.boolean, False, "each document's alerts in one thread, which its first alert starts"
         ),
         "base_url": BASE_URL,
     }
@@ -151,7 +163,32 @@ class Matrix(Notifier):
                 **({"room": True} if "@room" in mentions else {}),
             },
         }
-        return Outgoing(body, {})
+        return Outgoing(body, {}, document_of(event) if self.config.options["threads"] else "")
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """The event, in its document's thread when one has been started (with a reply fallback for clients
+        that show no threads)."""
+        body = super().body_of(msg)
+        root = self._root(msg)
+        if root:
+            body["m.relates_to"] = {
+                "rel_type": "m.thread",
+                "event_id": root,
+                "is_falling_back": True,
+                "m.in_reply_to": {"event_id": root},
+            }
+        return body
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """An event that starts its document's thread: its id is kept for the document's next alerts."""
+        thread, event_id = msg.data.get("thread"), _json(resp).get("event_id")
+        if thread and self.outbox is not None and not self._root(msg) and isinstance(event_id, str):
+            self.outbox.remember_thread(self.config.name, str(thread), event_id)
+        return None
+
+    def _root(self, msg: Message) -> str | None:
+        thread = msg.data.get("thread")
+        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
 
 
 def _pill(mention: str) -> str:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from differ.check import check
-from differ.notify import Outbox
+from differ.notify import Outbox, deliver
 from tests.conftest import Hit, Reply, Server, article, make_app
 from tests.helpers import notifier_error
 from tests.test_notify import first_failure, setup
@@ -20,9 +21,26 @@ BOT = f'token = "{TOKEN}"\nchannel = "C0123ABC"\n'
 
 
 class WebApi:
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, history: bool = True) -> None:
         self.messages: list[dict[str, object]] = []
+        self.lose_answers = 0  # answers the connection drops after the message is posted
+        self.history = history  # whether the bot has the scope to read the channel's history
         server.routes["/api/chat.postMessage"] = self.post
+        server.routes["/api/conversations.history*"] = self.read
+        server.routes["/api/conversations.replies*"] = self.read
+
+    def read(self, hit: Hit) -> Reply:
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(hit.path).query).items()}
+        if not self.history:
+            return Reply(200, b'{"ok": false, "error": "missing_scope", "needed": "channels:history"}')
+        if query.get("channel") != "C0123ABC" or query.get("include_all_metadata") != "true":
+            return Reply(200, b'{"ok": false, "error": "channel_not_found"}')
+        if "ts" in query:  # conversations.replies: the thread's parent and its replies
+            shown = [m for m in self.messages if query["ts"] in (m["ts"], m.get("thread_ts"))]
+        else:  # conversations.history: the channel's messages and the replies also sent to it
+            shown = [m for m in self.messages if "thread_ts" not in m or m.get("reply_broadcast")]
+        found = [{"ts": m["ts"], "text": m["text"], "metadata": m.get("metadata")} for m in shown]
+        return Reply(200, json.dumps({"ok": True, "messages": found[::-1], "has_more": False}).encode())
 
     def post(self, hit: Hit) -> Reply:
         def answer(**data: object) -> Reply:
@@ -37,6 +55,9 @@ class WebApi:
             return answer(ok=False, error="invalid_blocks")
         ts = f"1783532700.{len(self.messages):06d}"
         self.messages.append({**body, "ts": ts})
+        if self.lose_answers:
+            self.lose_answers -= 1
+            return Reply(200, b"", reset=True)
         return answer(ok=True, channel="C0123ABC", ts=ts)
 
 
@@ -63,6 +84,53 @@ def test_a_documents_alerts_share_one_thread_across_processes(
     assert Outbox(later.store).threads("team") == {"doc": first["ts"]}
     sent = Outbox(later.store).messages("team", "sent")
     assert TOKEN not in json.dumps([m.data for m in sent])
+
+
+def test_a_retry_after_a_lost_answer_finds_the_message_instead_of_posting_it_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    api = WebApi(receiver)
+    api.lose_answers = 1
+    extra = BOT + f'api = "{receiver.url("/api")}"\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert pending.data["last_error"] == "connection reset"
+    clock.advance(600)
+    [attempt] = deliver(app)  # type: ignore[arg-type]
+    assert (
+        attempt.detail
+        == "delivered; found in the channel: an earlier attempt got there, so it was not posted again"
+    )
+    [message] = api.messages
+    assert message["metadata"] == {"event_type": "differ_alert", "event_payload": {"id": pending.id}}
+    assert Outbox(app.store).threads("team") == {"doc": message["ts"]}  # type: ignore[attr-defined]
+    api.lose_answers = 1  # a reply in the thread, whose answer is lost too: found among the thread's replies
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(600)
+    assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
+    assert [m.get("thread_ts") for m in api.messages] == [None, message["ts"]]
+    assert any("conversations.replies" in h.path and f"ts={message['ts']}" in h.path for h in receiver.hits)
+
+
+def test_without_the_history_scope_a_retry_posts_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """At least once, as a webhook: the alert is never lost, though a lost answer can mean it shows twice."""
+    api = WebApi(receiver, history=False)
+    api.lose_answers = 1
+    extra = BOT + f'api = "{receiver.url("/api")}"\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(600)
+    assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
+    assert len(api.messages) == 2
 
 
 def test_without_threads_each_alert_stands_alone(tmp_path: Path, server: Server, receiver: Server) -> None:

@@ -5,7 +5,9 @@ about a document starts it, and its ts is kept beside the notifier's outbox for 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlencode
 
 from differ import options as opt
 from differ.errors import NotifyError
@@ -157,15 +159,70 @@ class Slack(Notifier):
             "Content-Type": "application/json; charset=utf-8",
         }
 
-    def body_of(self, msg: Message) -> dict[str, Any]:
-        """The message, as a reply in its document's thread when one has been started."""
-        body = super().body_of(msg)
+    def _started(self, msg: Message) -> str | None:
+        """The ts of the thread this message's document already has (None: it starts one, or none is kept)."""
         thread = msg.data.get("thread")
-        started = self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """The message, as a reply in its document's thread when one has been started, carrying its outbox id as
+        message metadata, by which a retry can find it in the channel."""
+        body = super().body_of(msg)
+        if not self.bot:
+            return body
+        body["metadata"] = {"event_type": METADATA_TYPE, "event_payload": {"id": msg.id}}
+        started = self._started(msg)
         if started:
             body["thread_ts"] = started
             body["reply_broadcast"] = bool(self.config.options["broadcast"])
         return body
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        """Post the message; a retry first asks Slack whether an earlier attempt, whose answer was lost, got
+        there after all, so it is not posted twice (this needs the channel by id and the bot's history scope,
+        channels:history or groups:history; without them a retry posts again, as a webhook's does)."""
+        if self.bot and msg.data.get("attempts") and self._posted(msg):
+            return "found in the channel: an earlier attempt got there, so it was not posted again"
+        return super().send(msg, now)
+
+    def _posted(self, msg: Message) -> bool:
+        """Whether the channel (or the thread the message replies in) holds a message with this one's id."""
+        channel = str(self.config.options["channel"])
+        if not re.fullmatch(r"[CGD][A-Z0-9]+", channel):
+            return False  # Slack's history takes a channel's id, not its name
+        started = self._started(msg)
+        created = str(msg.data.get("created") or "")
+        try:
+            oldest = datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp() - 60
+        except ValueError:
+            oldest = 0
+        query = {
+            "channel": channel,
+            "oldest": f"{oldest:.6f}",
+            "include_all_metadata": "true",
+            "limit": "200",
+        }
+        method = "conversations.replies" if started else "conversations.history"
+        if started:
+            query["ts"] = started
+        url = f"{str(self.config.options['api']).rstrip('/')}/{method}?{urlencode(query)}"
+        headers = {"Authorization": f"Bearer {self.config.options['token']}", "User-Agent": "differ-notify"}
+        with self.exchange("GET", url, headers=headers) as resp:
+            try:
+                answer = resp.json() if resp.status_code == 200 else {}
+            except ValueError:
+                answer = {}
+        for found in answer.get("messages", []) if isinstance(answer, dict) and answer.get("ok") else []:
+            meta = found.get("metadata") if isinstance(found, dict) else None
+            if not isinstance(meta, dict) or meta.get("event_type") != METADATA_TYPE:
+                continue
+            payload = meta.get("event_payload")
+            if isinstance(payload, dict) and payload.get("id") == msg.id:
+                thread, ts = msg.data.get("thread"), found.get("ts")
+                if thread and not started and isinstance(ts, str) and self.outbox:
+                    self.outbox.remember_thread(self.config.name, str(thread), ts)
+                return True
+        return False
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
         """Slack's Web API answers 200 with `ok: false` and an error code when it refuses; a message that starts
@@ -193,5 +250,6 @@ class Slack(Notifier):
         return None
 
 
+METADATA_TYPE = "differ_alert"  # the message metadata that carries a message's outbox id
 # Errors of Slack's Web API worth another try; any other (not_in_channel, invalid_auth, …) needs a person.
 _TRANSIENT = ("ratelimited", "service_unavailable", "request_timeout", "fatal_error", "internal_error")

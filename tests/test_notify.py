@@ -10,6 +10,7 @@ import os
 import re
 import socket
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
@@ -732,6 +733,11 @@ CHAT = "/v1/spaces/AAAA/messages?key=K&token=T"
 THREADED = CHAT + "&messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"
 
 
+def to_chat(receiver: Server, path: str) -> list[Any]:
+    """The requests to a Google Chat webhook at `path`, whatever request id each names."""
+    return [h for h in receiver.hits if re.sub(r"&requestId=msg_[0-9a-f]+", "", h.path) == path]
+
+
 def chat_receiver(hit: object) -> Reply:
     """Answers like a Google Chat webhook (200 and the message) and refuses what it refuses: no text and no card,
     a widget that is not text or buttons, or a message over 32,000 bytes."""
@@ -763,14 +769,14 @@ def chat_text(hit: object) -> list[str]:
 def test_google_chat_alert_is_a_card_of_escaped_text_in_the_documents_thread(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
-    receiver.routes[THREADED] = chat_receiver
+    receiver.routes[CHAT + "*"] = chat_receiver
     evil = "<p>See <b>now</b> &lt;users/all&gt; and &lt;https://evil.example|the fix&gt;.</p>"
     extra = 'base_url = "https://reports.example.org/"\nmention = ["<users/all>"]\n'
     app, _ = setup(
         tmp_path, server, receiver, "<p>Hello.</p>", evil, kind="googlechat", path=CHAT, extra=extra
     )
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    [hit] = receiver.requests_to(THREADED)
+    [hit] = to_chat(receiver, THREADED)
     assert chat_text(hit) == [
         "Doc changed (canonical)",
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
@@ -797,14 +803,14 @@ def test_google_chat_alert_is_a_card_of_escaped_text_in_the_documents_thread(
 def test_google_chat_without_threads_posts_to_the_webhook_as_given(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
-    receiver.routes[CHAT] = chat_receiver
+    receiver.routes[CHAT + "*"] = chat_receiver
     old = "".join(f"<p>Paragraph {i} says something {'long ' * 60}.</p>" for i in range(80))
     new = "".join(f"<p>Paragraph {i} says another thing {'long ' * 60}.</p>" for i in range(80))
     app, _ = setup(
         tmp_path, server, receiver, old, new, kind="googlechat", path=CHAT, extra="threads = false\n"
     )
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    [hit] = receiver.requests_to(CHAT)
+    [hit] = to_chat(receiver, CHAT)
     body = json.loads(hit.body)
     assert "thread" not in body and "text" not in body
     text = chat_text(hit)
@@ -812,6 +818,30 @@ def test_google_chat_without_threads_posts_to_the_webhook_as_given(
     assert 0 < shown < 80
     assert text[-1] == f"…and {80 - shown} more changes"  # no base_url: no link after it
     assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
+
+
+def test_google_chat_keeps_one_message_for_a_retry_after_a_lost_answer(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Each request names the outbox message as its requestId; Google Chat answers a repeated one with the message
+    it made, so the space has one message though the first answer never came."""
+    made: dict[str, str] = {}
+
+    def space(hit: Any) -> Reply:
+        request = dict(parse_qsl(hit.path.partition("?")[2]))["requestId"]
+        name = made.setdefault(request, f"spaces/AAAA/messages/{len(made) + 1}")
+        if len(receiver.hits) == 1:  # the first request: the message is made, but its answer is lost
+            return Reply(200, b"", reset=True)
+        return Reply(200, json.dumps({"name": name}).encode())
+
+    receiver.routes[CHAT + "*"] = space
+    app, clock = setup(tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="googlechat", path=CHAT)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(600)
+    assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
+    first, second = (h.path for h in receiver.hits)
+    assert first == second and "&requestId=msg_" in first
+    assert len(made) == 1
 
 
 @pytest.mark.parametrize(

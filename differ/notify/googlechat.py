@@ -1,13 +1,14 @@
 """Google Chat spaces through an incoming webhook: one card whose page text is HTML-escaped (card text reads a
 few HTML tags, so a page can neither format the message nor link anywhere), mentions only those configured, and
-every alert about one document in a thread of its own, so a post's edits and its mirrors' drift stay together."""
+every alert about one document in a thread of its own, so a post's edits and its mirrors' drift stay together.
+Each message names its outbox id as the request id, which Google Chat keeps one message for."""
 
 from __future__ import annotations
 
 import html
 import json
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
@@ -24,6 +25,9 @@ from differ.notify.base import (
     require_mentions,
 )
 from differ.options import Option
+
+if TYPE_CHECKING:
+    from differ.notify.outbox import Message
 
 MAX_BYTES = 30_000  # Google Chat refuses a message over 32,000 bytes; the rest is room for the envelope
 TITLE_MAX = 200
@@ -70,6 +74,13 @@ class GoogleChat(Notifier):
         parts = urlsplit(url)
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != REPLY[0]]
         return urlunsplit(parts._replace(query=urlencode([*query, REPLY])))
+
+    def address(self, msg: Message) -> str:
+        """The webhook with the message's outbox id as its `requestId`: Google Chat answers a repeated request id
+        with the message it already made, so a retry after a lost answer is not posted twice."""
+        parts = urlsplit(self.payload_url())
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "requestId"]
+        return urlunsplit(parts._replace(query=urlencode([*query, ("requestId", msg.id)])))
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = grouped(self.lines(event))

@@ -65,18 +65,39 @@ def shown(text: str) -> tuple[str, str]:
 
 
 class BotApi:
-    def __init__(self, server: Server, limited: int = 0) -> None:
+    def __init__(self, server: Server, limited: int = 0, forum: bool = False) -> None:
         self.messages: list[dict[str, object]] = []
         self.limited = limited
+        self.forum = forum  # a group with topics, in which the bot may make them
+        self.topics: dict[int, str] = {}
         server.routes["/bot*"] = self.answer
+
+    def create_topic(self, body: dict[str, object]) -> Reply:
+        if not self.forum:
+            return Reply(
+                400, b'{"ok":false,"error_code":400,"description":"Bad Request: the chat is not a forum"}'
+            )
+        topic = 100 + len(self.topics)
+        self.topics[topic] = str(body["name"])
+        answer = {
+            "ok": True,
+            "result": {"message_thread_id": topic, "name": body["name"], "icon_color": 7322096},
+        }
+        return Reply(200, json.dumps(answer).encode())
 
     def answer(self, hit: Hit) -> Reply:
         token, _, method = hit.path.removeprefix("/bot").partition("/")
         if token != TOKEN:
             return Reply(401, b'{"ok":false,"error_code":401,"description":"Unauthorized"}')
+        body = json.loads(hit.body)
+        if method == "createForumTopic":
+            return self.create_topic(body)
         if method != "sendMessage":
             return Reply(404, b'{"ok":false,"error_code":404,"description":"Not Found"}')
-        body = json.loads(hit.body)
+        if "message_thread_id" in body and body["message_thread_id"] not in self.topics:
+            return Reply(
+                400, b'{"ok":false,"error_code":400,"description":"Bad Request: message thread not found"}'
+            )
         if body.get("chat_id") != -1001234567890:
             return Reply(400, b'{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}')
         if self.limited:
@@ -127,7 +148,8 @@ def test_a_change_is_one_message_whose_page_text_mentions_no_one(
 
 
 def test_a_forum_topic_and_a_silent_message(tmp_path: Path, server: Server, receiver: Server) -> None:
-    api = BotApi(receiver)
+    api = BotApi(receiver, forum=True)
+    api.topics[42] = "Releases"  # a topic made in Telegram
     extra = SETTINGS + f'api = "{receiver.base}"\nthread = 42\nsilent = true\n'
     app, _ = setup(
         tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="telegram", path=None, extra=extra
@@ -135,6 +157,33 @@ def test_a_forum_topic_and_a_silent_message(tmp_path: Path, server: Server, rece
     check(app, app.config.sources())  # type: ignore[attr-defined]
     [message] = api.messages
     assert (message["message_thread_id"], message["disable_notification"]) == (42, True)
+
+
+def test_with_topics_each_document_gets_a_topic_the_bot_makes(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    api = BotApi(receiver, forum=True)
+    extra = SETTINGS + f'api = "{receiver.base}"\ntopics = true\nfail_after = 1\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="telegram", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.routes["/post"] = Reply(500)
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert api.topics == {100: "Doc"}
+    assert [m["message_thread_id"] for m in api.messages] == [100, 100]
+    assert all("differ_topic_name" not in m for m in api.messages)
+    assert Outbox(app.store).threads("team") == {"doc": "100"}  # type: ignore[attr-defined]
+
+
+def test_topics_in_a_group_without_them_fail_with_telegrams_answer(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    BotApi(receiver)
+    extra = SETTINGS + f'api = "{receiver.base}"\ntopics = true\n'
+    error = first_failure(tmp_path, server, receiver, "telegram", None, extra)
+    assert error == "making the topic: Bad Request: the chat is not a forum"
 
 
 def test_rate_limited_waits_as_long_as_telegram_asks(
@@ -183,6 +232,7 @@ def test_a_long_summary_is_cut_to_one_message(tmp_path: Path) -> None:
         (f'bot_token = "{TOKEN}"\nchat = "general"\n', 'notify[0].chat: expected a chat id such as "-1001234567890" or a channel\'s "@name", found "general"'),
         (SETTINGS + 'mention = ["jane"]\n', 'notify[0].mention: expected Telegram mentions such as "@jane_doe", found "jane"'),
         (SETTINGS + 'api = "api.telegram.org"\n', "notify[0].api: expected the Bot API server's https:// address"),
+        (SETTINGS + "thread = 4\ntopics = true\n", "notify[0].topics: expected thread (one topic for all) or topics (a topic a document), not both"),
     ],
 )  # fmt: skip
 def test_telegram_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:

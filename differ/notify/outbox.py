@@ -5,7 +5,7 @@
     outbox/<notifier>/sent/<seq>-<id>.json      delivered
     outbox/<notifier>/digest/<id>.json          events collected for the next digest message
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
-    outbox/<notifier>/threads.json              the thread each document's alerts go to (Slack, Discord, Matrix)
+    outbox/<notifier>/threads.json              the thread or topic of each document (Slack, Discord, Matrix, Telegram)
 
 Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
 """

@@ -5,15 +5,29 @@ word joiner (U+2060, invisible) after every `@`, so no name follows it."""
 from __future__ import annotations
 
 import html
+import json
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, fit, notifier, require_mentions
+from differ.errors import NotifyError
+from differ.notify.base import (
+    BASE_URL,
+    Notifier,
+    Outgoing,
+    document_of,
+    document_title,
+    fit,
+    notifier,
+    require_mentions,
+)
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
     import requests
+
+    from differ.notify.outbox import Message
 
 MAX_CHARS = 4_096  # Telegram's longest message, counted in the text as shown (markup left out)
 WORD_JOINER = "\u2060"
@@ -41,6 +55,9 @@ class Telegram(Notifier):
         "thread": Option(
             opt.integer(0), 0, "a forum topic's id, for a group with topics (0: the general topic)"
         ),
+        "topics": Option(
+            opt.boolean, False, "in a group with topics: a topic for each document, made by the bot"
+        ),
         "silent": Option(opt.boolean, False, "deliver without a sound"),
         "mention": Option(opt.string_list, (), 'whom each alert mentions: "@username"'),
         "api": Option(
@@ -63,22 +80,60 @@ class Telegram(Notifier):
                 key="chat",
             )
         require_mentions(config, MENTION, 'Telegram mentions such as "@jane_doe"')
+        if config.options["topics"] and config.options["thread"]:
+            raise Invalid(
+                "expected thread (one topic for all) or topics (a topic a document), not both", key="topics"
+            )
+
+    def method_url(self, method: str) -> str:
+        """A Bot API method's address (the token read from the configuration at each attempt)."""
+        return f"{str(self.config.options['api']).rstrip('/')}/bot{self.config.options['bot_token']}/{method}"
 
     def payload_url(self) -> str:
-        """The bot's sendMessage method (the token read from the configuration at each attempt)."""
-        return (
-            f"{str(self.config.options['api']).rstrip('/')}/bot{self.config.options['bot_token']}/sendMessage"
-        )
+        return self.method_url("sendMessage")
+
+    # -- a topic a document ----------------------------------------------------------------------------------
+    def _topic(self, msg: Message) -> str | None:
+        thread = msg.data.get("thread")
+        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        """With `topics`, a document's first alert makes its topic (createForumTopic, named after the document)
+        before it is posted there; the topic is kept for the document's next alerts."""
+        thread = msg.data.get("thread")
+        if self.config.options["topics"] and thread and self.outbox is not None and not self._topic(msg):
+            name = str(msg.data["body"].get(TOPIC_NAME) or thread)[:128]
+            body = json.dumps({"chat_id": msg.data["body"]["chat_id"], "name": name}).encode()
+            headers = {"Content-Type": "application/json", "User-Agent": "differ-notify"}
+            with self.exchange("POST", self.method_url("createForumTopic"), body, headers) as resp:
+                answer = _json(resp)
+                if resp.status_code == 429 or resp.status_code >= 500:
+                    wait = self.wait_hint(resp)
+                    raise NotifyError(
+                        f"making the topic: HTTP {resp.status_code}", retryable=True, retry_after=wait
+                    )
+            topic = (answer.get("result") or {}).get("message_thread_id") if answer.get("ok") else None
+            if not isinstance(topic, int):
+                raise NotifyError(
+                    f"making the topic: {answer.get('description') or f'HTTP {resp.status_code}'}"
+                )
+            self.outbox.remember_thread(self.config.name, str(thread), str(topic))
+        return super().send(msg, now)
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        body = super().body_of(msg)
+        body.pop(TOPIC_NAME, None)
+        topic = self._topic(msg) if self.config.options["topics"] else None
+        if topic:
+            body["message_thread_id"] = int(topic)
+        return body
 
     def target(self) -> str:
         return f"{self.config.options['api']} chat {self.config.options['chat']}"
 
     def wait_hint(self, resp: requests.Response) -> float | None:
         """Telegram's 429 says how long to wait in `parameters.retry_after` (seconds)."""
-        try:
-            wait = (resp.json().get("parameters") or {}).get("retry_after")
-        except (ValueError, AttributeError):
-            return None
+        wait = (_json(resp).get("parameters") or {}).get("retry_after")
         return float(wait) if isinstance(wait, int | float) and wait >= 0 else None
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
@@ -107,4 +162,20 @@ class Telegram(Notifier):
             body["message_thread_id"] = self.config.options["thread"]
         if self.config.options["silent"]:
             body["disable_notification"] = True
-        return Outgoing(body, {})
+        if not self.config.options["topics"]:
+            return Outgoing(body, {})
+        body[TOPIC_NAME] = document_title(
+            event
+        )  # the topic's name, should this alert be the one that makes it
+        return Outgoing(body, {}, document_of(event) or "differ")
+
+
+TOPIC_NAME = "differ_topic_name"  # kept in the queued body for the document's topic; never sent
+
+
+def _json(resp: requests.Response) -> dict[str, Any]:
+    try:
+        data = resp.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -91,6 +91,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
         target = NOTIFIERS[n.kind](n).target()
         print(
             f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
+            + (f"  sections: {', '.join(n.sections)}" if n.sections else "")
             + (f"  digest: {opt.format_duration(n.digest)}" if n.digest else ""),
             file=app.out,
         )

@@ -423,3 +423,23 @@ def test_xpath_selectors_are_told_from_css() -> None:
         assert xpath.problem(selector) is None
     for selector in ("article", ".entry-content", "div > p", "[role=main]"):
         assert not xpath.is_xpath(selector)
+
+
+def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -> None:
+    from tests.helpers import notifier_config
+
+    config = notifier_config(
+        tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\nsections = ["security*", "API"]\n'
+    )
+    assert config.sections == ("security*", "API")
+
+    def diff(*sections: list[str]) -> dict[str, object]:
+        return {"changes": [{"kind": "modified", "section": list(s)} for s in sections]}
+
+    assert config.wants_sections(diff(["Rust 1.97.0", "Security advisories", "CVE-2026-1"]))
+    assert config.wants_sections(diff(["Post"], ["Post", "api"]))  # case aside, any change
+    assert not config.wants_sections(diff(["Post", "Stabilized APIs"], []))  # a whole heading, not a part
+    assert not config.wants_sections({"changes": []})  # metadata only: no edit in those sections
+    assert notifier_config(
+        tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\n'
+    ).wants_sections({})

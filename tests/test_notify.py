@@ -135,6 +135,25 @@ def test_a_page_saved_again_without_an_edit_alerts_only_who_asked(
     assert json.loads(receiver.requests_to("/hooks")[1].body)["type"] == "differ.changed"
 
 
+def test_a_destination_for_some_sections_hears_only_of_edits_there(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/hooks"] = Reply(204)
+    page = "<h2>Security fixes</h2><p>{}</p><h2>Other changes</h2><p>{}</p>"
+    extra = 'sections = ["security*", "Deprecations"]\n'
+    app, clock = setup(
+        tmp_path, server, receiver, page.format("A.", "B."), page.format("A.", "B, edited."),
+        kind="webhook", path="/hooks", extra=extra,
+    )  # fmt: skip
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert receiver.requests_to("/hooks") == []  # an edit under "Other changes" only
+    server.page("/post", article(page.format("A, edited.", "B, edited.")))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/hooks")
+    assert json.loads(hit.body)["data"]["diff"]["changes"][0]["section"] == ["Post", "Security fixes"]
+
+
 def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     evil = "<p>Hi &lt;!channel&gt; and &lt;!here&gt; &lt;@U123&gt; &lt;!everyone&gt; &amp; friends</p>"

@@ -168,6 +168,7 @@ class NotifierConfig:
     documents: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     events: tuple[str, ...] = DEFAULT_EVENTS
+    sections: tuple[str, ...] = ()  # only edits under a heading one of these patterns matches
     digest: float | None = None
     fail_after: int = 3
     retry_for: float = 86400.0
@@ -189,6 +190,22 @@ class NotifierConfig:
         if self.documents and document not in self.documents:
             return False
         return not self.sources or source_key in self.sources or document in self.sources
+
+    def wants_sections(self, diff: Mapping[str, Any]) -> bool:
+        """Whether an edit touches a section this notifier is for: a change under a heading that one of `sections`
+        matches (case aside, `*` any run of characters). Without `sections`, every edit."""
+        if not self.sections:
+            return True
+        from fnmatch import fnmatchcase
+
+        patterns = [p.casefold() for p in self.sections]
+        return any(
+            fnmatchcase(str(heading).casefold(), pattern)
+            for change in diff.get("changes") or []
+            if isinstance(change, dict)
+            for heading in change.get("section") or []
+            for pattern in patterns
+        )
 
     def fingerprint(self) -> str:
         """A digest of the settings, so a destination disabled by a 410 comes back when they change."""

@@ -61,6 +61,8 @@ def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
         return False  # once per failing streak, when it reaches fail_after
     if kind == "recovered" and int(event.get("failures") or 0) < config.fail_after:
         return False
+    if kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
+        return False  # an edit elsewhere than the sections this destination is for
     return config.wants(kind, _subject(event))
 
 

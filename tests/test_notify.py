@@ -1007,3 +1007,51 @@ def test_an_alert_for_a_release_that_moved_on_is_titled_as_a_new_release() -> No
         "PyTorch has a new release, v2.14.0 (canonical)"
     )
     assert Notifier.title(event({"name": "A"}, {"name": "B"})) == "PyTorch changed (canonical)"
+
+
+SECRET_SETTINGS = {
+    "telegram": 'bot_token = "123456:S3CRETtoken"\nchat = "-100123"\napi = "{base}"\n',
+    "matrix": 'url = "{base}"\nroom = "!room:example.org"\naccess_token = "syt_abS3CRETtoken"\n',
+    "zulip": 'url = "{base}"\nemail = "bot@example.org"\napi_key = "abcdefS3CRETtoken"\nchannel = "c"\n',
+    "ntfy": 'url = "{base}"\ntopic = "t"\ntoken = "tk_S3CRETtoken"\n',
+    "ntfy-user": 'url = "{base}"\ntopic = "t"\nusername = "u"\npassword = "abcdefS3CRETtoken"\n',
+    "slack-bot": 'token = "xoxb-S3CRETtoken"\nchannel = "C0123"\napi = "{base}/api"\n',
+    "mattermost": 'url = "{base}/hooks/S3CRETtoken"\n',
+    "discord": 'url = "{base}/api/webhooks/1/S3CRETtoken"\n',
+    "googlechat": 'url = "{base}/v1/spaces/A/messages?key=K&token=S3CRETtoken"\n',
+    "teams": 'url = "{base}/workflows/S3CRETtoken/triggers/manual/paths/invoke?sig=x"\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECRET_SETTINGS))
+def test_no_notifiers_secret_shows_in_output_or_reprs(
+    tmp_path: Path, server: Server, receiver: Server, name: str
+) -> None:
+    """Every secret a notifier takes (tokens, keys, passwords, webhook URLs) stays out of what differ prints and
+    keeps, whether delivery works or the receiver fails (a configuration's repr shows a secret's first six
+    characters, to tell which it is, or a URL's host)."""
+    import io
+
+    from differ.cli import main
+    from differ.config import load_config
+
+    receiver.routes["/*"] = Reply(500, b"down")
+    server.page("/post", article("<p>One.</p>"))
+    kind = name.split("-")[0]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[notify]]\nname = "n"\nkind = "{kind}"\n' + SECRET_SETTINGS[name].format(base=receiver.base)
+    )
+    outputs = []
+    for args in (["check"], ["notify", "test"], ["outbox"], ["sources"], ["config", "check"]):
+        out, err = io.StringIO(), io.StringIO()
+        main(["--config", str(config), *args], out=out, err=err, env={})
+        outputs.append(out.getvalue() + err.getvalue())
+    outputs.append(repr(load_config(config, {})))
+    outputs.extend(p.read_text() for p in (tmp_path / "snap").rglob("*.json"))
+    assert "failed" in outputs[1] or "HTTP 500" in outputs[1]  # the test message reached the failing receiver
+    for text in outputs:
+        assert "S3CRET" not in text

@@ -224,6 +224,14 @@ def build_parser() -> argparse.ArgumentParser:
     n_sub = n.add_subparsers(dest="notify_command", metavar="COMMAND")
     nt = n_sub.add_parser("test", help="send a sample message")
     nt.add_argument("name", nargs="?", metavar="NAME")
+    npv = n_sub.add_parser(
+        "preview",
+        help="show the message each destination would get for a source's latest change (sends nothing)",
+    )
+    npv.add_argument("source", metavar="SOURCE")
+    npv.add_argument("--from", dest="a", metavar="N", help="old version (default: the one before --to)")
+    npv.add_argument("--to", dest="b", metavar="M", help="new version (default: latest)")
+    npv.add_argument("--name", metavar="NAME", help="only this destination")
     o = sub.add_parser("outbox", help="pending and failed deliveries")
     o_sub = o.add_subparsers(dest="outbox_command", metavar="COMMAND")
     orr = o_sub.add_parser("retry", help="try failed (or waiting) deliveries again now")

@@ -235,14 +235,50 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
 def cmd_notify(app: App, args: argparse.Namespace) -> int:
     from differ.notify import send_test
 
-    if args.notify_command != "test":
-        raise UsageError("usage: differ notify test [NAME]")
+    if args.notify_command not in ("test", "preview"):
+        raise UsageError("usage: differ notify test [NAME] | differ notify preview SOURCE")
     if not app.config.notifiers:
         raise UsageError(f"{app.config.path.name} configures no [[notify]] destinations")
+    if args.name:
+        app.config.notifier(args.name)  # one that is not configured: a usage error naming those that are
+    if args.notify_command == "preview":
+        return _preview(app, args)
     attempts = send_test(app, args.name)
     for a in attempts:
         print(f"{a.notifier}: {'sent' if a.ok else 'not sent: ' + a.detail}", file=app.out)
     return ExitCode.OK if all(a.ok for a in attempts) else ExitCode.FAILURE
+
+
+def _preview(app: App, args: argparse.Namespace) -> int:
+    """`differ notify preview`: each destination's message for a change, as JSON, or why it gets none."""
+    import json
+
+    from differ.check import change_event
+    from differ.notify import preview
+    from differ.records import _version
+    from differ.versions import diff_versions
+
+    source = app.config.source(args.source)
+    new = _version(app, source.key, args.b)
+    if args.a is None and new.number == 1:
+        raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
+    old = (
+        app.store.version(source.key, new.number - 1) if args.a is None else _version(app, source.key, args.a)
+    )
+    d = diff_versions(app.store, old, new, app=app, source=source)
+    if d.empty:
+        print(f"{source.key} version {old.number} → {new.number}: no change, so no alert", file=app.out)
+        return ExitCode.OK
+    event = change_event(source, old, new, d)
+    event["at"] = event["queued_at"] = new.fetched_at
+    print(f"{source.key} version {old.number} → {new.number}: a {event['type']} alert", file=app.out)
+    for p in preview(app, event, args.name):
+        if p.body is None:
+            print(f"{p.notifier} ({p.kind}): nothing: {p.reason}", file=app.out)
+        else:
+            print(f"{p.notifier} ({p.kind}):", file=app.out)
+            print(json.dumps(p.body, ensure_ascii=False, indent=2), file=app.out)
+    return ExitCode.OK
 
 
 @command("outbox")

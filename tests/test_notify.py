@@ -1055,3 +1055,49 @@ def test_no_notifiers_secret_shows_in_output_or_reprs(
     assert "failed" in outputs[1] or "HTTP 500" in outputs[1]  # the test message reached the failing receiver
     for text in outputs:
         assert "S3CRET" not in text
+
+
+def test_preview_shows_each_destinations_message_and_sends_nothing(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    from tests.test_cli import run
+
+    receiver.routes["/*"] = Reply(200, b"ok")
+    server.page("/post", article("<h2>Fixes</h2><p>One.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[notify]]\nname = "team"\nkind = "slack"\nurl = "{receiver.url("/hook")}"\nmention = ["<!here>"]\n'
+        f'[[notify]]\nname = "security"\nkind = "ntfy"\nurl = "{receiver.base}"\ntopic = "t"\n'
+        'sections = ["Security*"]\n'
+        f'[[notify]]\nname = "drift"\nkind = "mattermost"\nurl = "{receiver.url("/hooks/k")}"\n'
+        'events = ["mirror_drift"]\n'
+    )
+    assert run("--config", str(config), "check")[0] == 0
+    assert run("--config", str(config), "notify", "preview", "doc/c") == (
+        2,
+        "",
+        "error: doc/c version 1 is the first snapshot; nothing to compare it with\n",
+    )
+    server.page("/post", article("<h2>Fixes</h2><p>One, <b>@here</b>.</p>"))
+    assert run("--config", str(config), "check")[0] == 0
+    hits = len(receiver.hits)
+    code, out, err = run("--config", str(config), "notify", "preview", "doc/c")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "doc/c version 1 → 2: a changed alert"
+    assert lines[1] == "team (slack):"
+    assert lines[-2:] == [
+        "security (ntfy): nothing: no change under its sections (Security*)",
+        "drift (mattermost): nothing: its events are mirror_drift",
+    ]
+    body = json.loads("\n".join(lines[2:-2]))
+    assert body["text"].startswith("<!here> Doc changed (c)\nDoc (c), version 1 → 2: 1 change.")
+    assert len(receiver.hits) == hits  # nothing sent
+    code, out, _ = run("--config", str(config), "notify", "preview", "doc/c", "--name", "drift")
+    assert out.splitlines()[1:] == ["drift (mattermost): nothing: its events are mirror_drift"]
+    assert run("--config", str(config), "notify", "preview", "doc/c", "--name", "nobody")[2] == (
+        'error: no notifier "nobody"; configured notifiers: team, security, drift\n'
+    )

@@ -18,7 +18,7 @@ from differ.notify import telegram as _telegram  # noqa: F401  (registers "teleg
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify import zulip as _zulip  # noqa: F401  (registers "zulip")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
-from differ.notify.delivery import deliver, dispatch, event_id, send_test
+from differ.notify.delivery import Preview, deliver, dispatch, event_id, preview, send_test
 from differ.notify.outbox import Message, Outbox
 
 __all__ = [
@@ -27,9 +27,11 @@ __all__ = [
     "Notifier",
     "Outbox",
     "Outgoing",
+    "Preview",
     "deliver",
     "dispatch",
     "event_id",
     "notifier",
+    "preview",
     "send_test",
 ]

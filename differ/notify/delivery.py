@@ -66,6 +66,38 @@ def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
     return config.wants(kind, _subject(event))
 
 
+@dataclass
+class Preview:
+    """What one destination would be sent for an event, or why it would be sent nothing."""
+
+    notifier: str
+    kind: str
+    body: dict[str, Any] | None
+    reason: str = ""
+
+
+def preview(app: App, event: dict[str, Any], only: str | None = None) -> list[Preview]:
+    """The message each destination (or the one named) would get for `event`, made as a check makes it, sending
+    nothing: to see an alert's words, mentions and thread before they reach a channel."""
+    out = []
+    for config in app.config.notifiers:
+        if only and config.name != only:
+            continue
+        kind = str(event.get("type"))
+        subject = _subject(event)
+        if kind not in config.events:
+            reason = f"its events are {', '.join(config.events)}"
+        elif not config.wants(kind, subject):
+            reason = f"it is for {', '.join(config.documents or config.sources)}"
+        elif kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
+            reason = f"no change under its sections ({', '.join(config.sections)})"
+        else:
+            out.append(Preview(config.name, config.kind, _notifier(app, config).payload(event).body))
+            continue
+        out.append(Preview(config.name, config.kind, None, reason))
+    return out
+
+
 def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = True) -> None:
     """Queue each event for every destination that wants it, then try to deliver."""
     now = iso(app.now())

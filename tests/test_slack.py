@@ -39,6 +39,7 @@ class WebApi:
             shown = [m for m in self.messages if query["ts"] in (m["ts"], m.get("thread_ts"))]
         else:  # conversations.history: the channel's messages and the replies also sent to it
             shown = [m for m in self.messages if "thread_ts" not in m or m.get("reply_broadcast")]
+        shown = [m for m in shown if float(str(m["ts"])) >= float(query.get("oldest", 0))]
         found = [{"ts": m["ts"], "text": m["text"], "metadata": m.get("metadata")} for m in shown]
         return Reply(200, json.dumps({"ok": True, "messages": found[::-1], "has_more": False}).encode())
 

@@ -181,21 +181,19 @@ class Slack(Notifier):
         """Post the message; a retry first asks Slack whether an earlier attempt, whose answer was lost, got
         there after all, so it is not posted twice (this needs the channel by id and the bot's history scope,
         channels:history or groups:history; without them a retry posts again, as a webhook's does)."""
-        if self.bot and msg.data.get("attempts") and self._posted(msg):
+        if self.bot and msg.data.get("attempts") and self._posted(msg, now):
             return "found in the channel: an earlier attempt got there, so it was not posted again"
         return super().send(msg, now)
 
-    def _posted(self, msg: Message) -> bool:
+    def _posted(self, msg: Message, now: datetime) -> bool:
         """Whether the channel (or the thread the message replies in) holds a message with this one's id."""
         channel = str(self.config.options["channel"])
         if not re.fullmatch(r"[CGD][A-Z0-9]+", channel):
             return False  # Slack's history takes a channel's id, not its name
         started = self._started(msg)
-        created = str(msg.data.get("created") or "")
-        try:
-            oldest = datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp() - 60
-        except ValueError:
-            oldest = 0
+        # Every attempt fell within retry_for of the message's creation (`differ outbox retry` resets that), so
+        # within that and an hour's slack before now.
+        oldest = now.timestamp() - self.config.retry_for - 3600
         query = {
             "channel": channel,
             "oldest": f"{oldest:.6f}",

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from differ.check import check
-from differ.notify import Outbox
+from differ.notify import Outbox, deliver
 from tests.conftest import Hit, Reply, Server, article, make_app
 from tests.test_notify import first_failure, setup
 
@@ -19,6 +19,7 @@ HOOK = "/api/webhooks/1/T"
 class Forum:
     def __init__(self, server: Server) -> None:
         self.posts: dict[str, list[dict[str, object]]] = {}
+        self.started = 0
         server.routes[HOOK + "*"] = self.execute
 
     def execute(self, hit: Hit) -> Reply:
@@ -38,7 +39,8 @@ class Forum:
         if thread and thread not in self.posts:
             return Reply(400, b'{"code": 10003, "message": "Unknown Channel"}')
         if not thread:
-            thread = str(1_100_000_000_000_000_000 + len(self.posts))
+            thread = str(1_100_000_000_000_000_000 + self.started)
+            self.started += 1
             self.posts[thread] = []
         self.posts[str(thread)].append(body)
         if query.get("wait") != "true":
@@ -74,6 +76,32 @@ def test_a_forum_gets_a_post_a_document_and_its_alerts_reply_there(
         "doc/canonical is failing (1 check in a row)",
     ]
     assert Outbox(later.store).threads("team") == {"doc": post}
+
+
+def test_a_deleted_post_is_started_again_by_the_next_alert(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    forum = Forum(receiver)
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="discord",
+        path=HOOK,
+        extra="forum = true\n",
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [first] = forum.posts
+    del forum.posts[first]  # a moderator deletes the document's post
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
+    [(second, messages)] = forum.posts.items()
+    assert second != first and messages[0]["thread_name"] == "Doc"
+    assert Outbox(app.store).threads("team") == {"doc": second}  # type: ignore[attr-defined]
 
 
 def test_a_forum_refuses_a_message_that_names_no_post(

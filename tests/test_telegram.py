@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from differ.check import check
 from differ.notify import Outbox, deliver
-from tests.conftest import Hit, Reply, Server
+from tests.conftest import Hit, Reply, Server, article
 from tests.helpers import notifier_config, notifier_error
 from tests.test_notify import first_failure, setup
 
@@ -70,6 +70,7 @@ class BotApi:
         self.limited = limited
         self.forum = forum  # a group with topics, in which the bot may make them
         self.topics: dict[int, str] = {}
+        self.made: list[int] = []
         server.routes["/bot*"] = self.answer
 
     def create_topic(self, body: dict[str, object]) -> Reply:
@@ -77,7 +78,8 @@ class BotApi:
             return Reply(
                 400, b'{"ok":false,"error_code":400,"description":"Bad Request: the chat is not a forum"}'
             )
-        topic = 100 + len(self.topics)
+        topic = 100 + len(self.made)
+        self.made.append(topic)
         self.topics[topic] = str(body["name"])
         answer = {
             "ok": True,
@@ -175,6 +177,28 @@ def test_with_topics_each_document_gets_a_topic_the_bot_makes(
     assert [m["message_thread_id"] for m in api.messages] == [100, 100]
     assert all("differ_topic_name" not in m for m in api.messages)
     assert Outbox(app.store).threads("team") == {"doc": "100"}  # type: ignore[attr-defined]
+
+
+def test_a_deleted_topic_is_made_again_for_the_next_alert(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    api = BotApi(receiver, forum=True)
+    extra = SETTINGS + f'api = "{receiver.base}"\ntopics = true\n'
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="telegram", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    del api.topics[100]  # a moderator deletes the document's topic
+    server.page("/post", article("<p>Newer.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert pending.data["last_error"].endswith(
+        "the document's thread is gone, so the next attempt starts a new one"
+    )
+    assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]  (at once: no wait)
+    assert api.topics == {101: "Doc"}
+    assert [m["message_thread_id"] for m in api.messages] == [100, 101]
 
 
 def test_topics_in_a_group_without_them_fail_with_telegrams_answer(

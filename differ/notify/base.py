@@ -134,6 +134,17 @@ class Notifier:
                 raise NotifyError(f"{said} (redirects are not followed)")
             raise NotifyError(said)
 
+    def thread_gone(self, msg: Message, exc: NotifyError) -> NotifyError:
+        """What to raise when the service says the thread a message went to is gone (a topic or post deleted): the
+        thread is forgotten, so the next attempt, at once, starts a new one instead of failing for good."""
+        if self.outbox is not None and msg.data.get("thread"):
+            self.outbox.forget_thread(self.config.name, str(msg.data["thread"]))
+        return NotifyError(
+            f"{exc}; the document's thread is gone, so the next attempt starts a new one",
+            retryable=True,
+            retry_after=0,
+        )
+
     def body_of(self, msg: Message) -> dict[str, Any]:
         """The body to send for a message: as queued, unless a notifier adds what is known only when it is sent."""
         return dict(msg.data["body"])

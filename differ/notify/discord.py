@@ -5,10 +5,12 @@ first alert about it starts the post, named after the document, and later alerts
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
+from differ.errors import NotifyError
 from differ.notify.base import (
     BASE_URL,
     Notifier,
@@ -116,6 +118,14 @@ class Discord(Notifier):
         query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("wait", "thread_id")]
         query += [("wait", "true"), *([("thread_id", post)] if post else [])]
         return urlunsplit(parts._replace(query=urlencode(query)))
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        try:
+            return super().send(msg, now)
+        except NotifyError as exc:
+            if self.config.options["forum"] and self._post(msg) and "Unknown Channel" in str(exc):
+                raise self.thread_gone(msg, exc) from None
+            raise
 
     def body_of(self, msg: Message) -> dict[str, Any]:
         body = super().body_of(msg)

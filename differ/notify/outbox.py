@@ -135,6 +135,13 @@ class Outbox:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, canonical_json(threads) + b"\n")
 
+    def forget_thread(self, notifier: str, key: str) -> None:
+        """Drop a document's thread that the service no longer has (deleted by a moderator, say)."""
+        with self.store.writing():
+            threads = self.threads(notifier)
+            if threads.pop(key, None) is not None:
+                atomic_write(self.root / notifier / "threads.json", canonical_json(threads) + b"\n")
+
     # -- digest buffer ------------------------------------------------------------------------------------
     def buffer(self, notifier: str, event_id: str, event: dict[str, Any]) -> None:
         with self.store.writing():

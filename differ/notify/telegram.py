@@ -118,7 +118,12 @@ class Telegram(Notifier):
                     f"making the topic: {answer.get('description') or f'HTTP {resp.status_code}'}"
                 )
             self.outbox.remember_thread(self.config.name, str(thread), str(topic))
-        return super().send(msg, now)
+        try:
+            return super().send(msg, now)
+        except NotifyError as exc:
+            if self.config.options["topics"] and self._topic(msg) and any(g in str(exc) for g in _TOPIC_GONE):
+                raise self.thread_gone(msg, exc) from None
+            raise
 
     def body_of(self, msg: Message) -> dict[str, Any]:
         body = super().body_of(msg)
@@ -171,6 +176,8 @@ class Telegram(Notifier):
 
 
 TOPIC_NAME = "differ_topic_name"  # kept in the queued body for the document's topic; never sent
+# What Telegram answers when a message goes to a topic that was deleted.
+_TOPIC_GONE = ("message thread not found", "TOPIC_DELETED", "TOPIC_ID_INVALID")
 
 
 def _json(resp: requests.Response) -> dict[str, Any]:

@@ -95,9 +95,8 @@ class Slack(Notifier):
                 "text": {"type": "plain_text", "text": cut(title, HEADER_MAX), "emoji": False},
             },
         ]
-        ping = "".join(
-            f"{m} " for m in self.config.options.get("mention", ())
-        )  # the operator's, not the page's
+        # The operator's mentions, never the page's.
+        ping = "".join(f"{m} " for m in self.config.options.get("mention", ()))
         if lines:
             blocks.append(_section(ping + escape(lines[0])))
         elif ping:

@@ -169,9 +169,8 @@ class Telegram(Notifier):
             body["disable_notification"] = True
         if not self.config.options["topics"]:
             return Outgoing(body, {})
-        body[TOPIC_NAME] = document_title(
-            event
-        )  # the topic's name, should this alert be the one that makes it
+        # The topic's name, should this alert be the one that makes it (taken out before sending).
+        body[TOPIC_NAME] = document_title(event)
         return Outgoing(body, {}, document_of(event) or "differ")
 
 

@@ -90,15 +90,14 @@ class Discord(Notifier):
         if fetched:
             embed["timestamp"] = str(fetched)
         body: dict[str, Any] = {"embeds": [embed], "allowed_mentions": self._allowed()}
-        if self.config.options.get(
-            "mention"
-        ):  # a mention pings only in the message's content, not in an embed
+        # A mention pings only in the message's content, not in an embed.
+        if self.config.options.get("mention"):
             body["content"] = " ".join(self.config.options["mention"])
         if self.config.options["username"]:
             body["username"] = self.config.options["username"]
         if not self.config.options["forum"]:
             return Outgoing(body, {})
-        body["thread_name"] = cut(document_title(event), THREAD_NAME_MAX)  # used only to start the post
+        body["thread_name"] = cut(document_title(event), THREAD_NAME_MAX)  # only to start the post
         return Outgoing(body, {}, document_of(event) or "differ")
 
     # -- a forum channel: a post a document ----------------------------------------------------------------

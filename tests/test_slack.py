@@ -163,6 +163,7 @@ def test_slacks_ok_false_is_a_failed_delivery_with_its_error(
         ('token = "abc"\nchannel = "C1"\n', 'notify[0].token: expected a bot token, "xoxb-…"'),
         (f'token = "{TOKEN}"\n', "notify[0].channel: expected the channel a bot token posts to (C0123ABC or #name)"),
         ("", "notify[0].url: expected the webhook's https:// URL (or a bot's token and channel)"),
+        ('url = "https://hooks.slack.com/services/T/B/X"\nchannel = "#releases"\n', "notify[0].channel: a webhook posts to the channel it was made for; channel is for a bot's token"),
     ],
 )  # fmt: skip
 def test_slack_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:

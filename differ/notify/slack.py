@@ -76,6 +76,11 @@ class Slack(Notifier):
             raise Invalid("expected url (an incoming webhook) or token (an app's bot), not both", key="token")
         if not token:
             require_http_url(config, "expected the webhook's https:// URL (or a bot's token and channel)")
+            if config.options["channel"]:
+                raise Invalid(
+                    "a webhook posts to the channel it was made for; channel is for a bot's token",
+                    key="channel",
+                )
         elif not str(token).startswith(("xoxb-", "xoxp-")):
             raise Invalid('expected a bot token, "xoxb-…"', key="token")
         elif not config.options["channel"]:

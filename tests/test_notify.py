@@ -271,6 +271,33 @@ def test_webhook_verifies_with_the_receiver_library_at_current_time(tmp_path: Pa
     assert Webhook(SECRET).verify(hit.body, hit.headers)["type"] == "differ.test"
 
 
+def test_a_rotated_secret_signs_beside_the_new_one_until_receivers_move(
+    tmp_path: Path, receiver: Server
+) -> None:
+    """`previous_secret` adds a second signature (the spec's space-delimited list): a receiver still on the old
+    secret verifies, as does one on the new, with the receiver library itself (real time: its ±5 min window)."""
+    from standardwebhooks.webhooks import WebhookVerificationError
+
+    from differ.app import App
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    receiver.routes["/hooks"] = Reply(204)
+    old = "whsec_" + base64.b64encode(b"o" * 32).decode()
+    config = make_config(
+        tmp_path,
+        '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+        + notify_toml(receiver, "webhook", "/hooks", extra=f'previous_secret = "{old}"\n'),
+    )
+    assert [a.ok for a in send_test(App(config, Store(config.service.snapshots)))] == [True]
+    [hit] = receiver.requests_to("/hooks")
+    assert len(hit.headers["webhook-signature"].split(" ")) == 2
+    for secret in (SECRET, old):
+        assert Webhook(secret).verify(hit.body, hit.headers)["type"] == "differ.test"
+    with pytest.raises(WebhookVerificationError):
+        Webhook("whsec_" + base64.b64encode(b"x" * 32).decode()).verify(hit.body, hit.headers)
+
+
 def test_retries_keep_the_same_id_and_order(tmp_path: Path, server: Server, receiver: Server) -> None:
     answers = iter([Reply(500), Reply(502)] + [Reply(200)] * 10)
     receiver.routes["/hooks"] = lambda hit: next(answers)
@@ -1100,4 +1127,11 @@ def test_preview_shows_each_destinations_message_and_sends_nothing(
     assert out.splitlines()[1:] == ["drift (mattermost): nothing: its events are mirror_drift"]
     assert run("--config", str(config), "notify", "preview", "doc/c", "--name", "nobody")[2] == (
         'error: no notifier "nobody"; configured notifiers: team, security, drift\n'
+    )
+
+
+def test_a_previous_secret_is_checked_as_the_secret_is(tmp_path: Path) -> None:
+    settings = f'url = "https://hooks.example.org/"\nsecret = "{SECRET}"\nprevious_secret = "hunter2"\n'
+    assert notifier_error(tmp_path, "webhook", settings) == (
+        'notify[0].previous_secret: expected "whsec_" followed by base64 (24 to 64 random bytes)'
     )

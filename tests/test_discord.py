@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from differ.check import check
 from differ.notify import Outbox, deliver
-from tests.conftest import Hit, Reply, Server, article, make_app
-from tests.test_notify import first_failure, setup
+from tests.conftest import Hit, Reply, Server, article
+from tests.test_notify import first_failure, setup, three_alerts
 
 HOOK = "/api/webhooks/1/T"
 
@@ -56,18 +56,7 @@ def test_a_forum_gets_a_post_a_document_and_its_alerts_reply_there(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
     forum = Forum(receiver)
-    extra = "forum = true\nfail_after = 1\n"
-    app, clock = setup(
-        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="discord", path=HOOK, extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    server.page("/post", article("<p>Three.</p>"))
-    clock.advance(3600)
-    later = make_app(app.config, clock)  # type: ignore[attr-defined]  (another process, the same store)
-    check(later, later.config.sources())
-    server.routes["/post"] = Reply(500)
-    clock.advance(3600)
-    check(later, later.config.sources())
+    later = three_alerts(tmp_path, server, receiver, "discord", HOOK, "forum = true\nfail_after = 1\n")
     [(post, messages)] = forum.posts.items()
     assert [m.get("thread_name") for m in messages] == ["Doc", None, None]
     assert [m["embeds"][0]["title"] for m in messages] == [  # type: ignore[index]
@@ -75,7 +64,7 @@ def test_a_forum_gets_a_post_a_document_and_its_alerts_reply_there(
         "Doc changed (canonical)",
         "doc/canonical is failing (1 check in a row)",
     ]
-    assert Outbox(later.store).threads("team") == {"doc": post}
+    assert Outbox(later.store).threads("team") == {"doc": post}  # type: ignore[attr-defined]
 
 
 def test_a_deleted_post_is_started_again_by_the_next_alert(

@@ -62,6 +62,25 @@ def setup(
     return app, clock
 
 
+def three_alerts(
+    tmp_path: Path, server: Server, receiver: Server, kind: str, path: str | None, extra: str
+) -> object:
+    """Three alerts about one document: an edit, another edit checked by another process on the same store,
+    then the page failing (`extra` should say fail_after = 1). Returns the second process's app."""
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind=kind, path=path, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    later = make_app(app.config, clock)  # type: ignore[attr-defined]
+    check(later, later.config.sources())
+    server.routes["/post"] = Reply(500)
+    clock.advance(3600)
+    check(later, later.config.sources())
+    return later
+
+
 def first_failure(
     tmp_path: Path, server: Server, receiver: Server, kind: str, path: str | None, extra: str
 ) -> str:

@@ -12,9 +12,9 @@ import pytest
 
 from differ.check import check
 from differ.notify import Outbox, deliver
-from tests.conftest import Hit, Reply, Server, article, make_app
+from tests.conftest import Hit, Reply, Server, article
 from tests.helpers import notifier_error
-from tests.test_notify import first_failure, setup
+from tests.test_notify import first_failure, setup, three_alerts
 
 TOKEN = "xoxb-1234-5678-abcdefghijklmnop"
 BOT = f'token = "{TOKEN}"\nchannel = "C0123ABC"\n'
@@ -67,17 +67,7 @@ def test_a_documents_alerts_share_one_thread_across_processes(
 ) -> None:
     api = WebApi(receiver)
     extra = BOT + f'api = "{receiver.url("/api")}"\nfail_after = 1\n'
-    app, clock = setup(
-        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="slack", path=None, extra=extra
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    server.page("/post", article("<p>Three.</p>"))
-    clock.advance(3600)
-    later = make_app(app.config, clock)  # type: ignore[attr-defined]  (another process, the same store)
-    check(later, later.config.sources())
-    server.routes["/post"] = Reply(500)
-    clock.advance(3600)
-    check(later, later.config.sources())
+    later = three_alerts(tmp_path, server, receiver, "slack", None, extra)
     first, second, failing = api.messages
     assert "thread_ts" not in first and str(first["text"]).startswith("Doc changed (canonical)")
     assert (second["thread_ts"], second["reply_broadcast"]) == (first["ts"], True)

@@ -232,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     npv.add_argument("--from", dest="a", metavar="N", help="old version (default: the one before --to)")
     npv.add_argument("--to", dest="b", metavar="M", help="new version (default: latest)")
     npv.add_argument("--name", metavar="NAME", help="only this destination")
+    npv.add_argument(
+        "--drift", action="store_true", help="the drift alert of SOURCE, a mirror, as its audit stands now"
+    )
     o = sub.add_parser("outbox", help="pending and failed deliveries")
     o_sub = o.add_subparsers(dest="outbox_command", metavar="COMMAND")
     orr = o_sub.add_parser("retry", help="try failed (or waiting) deliveries again now")

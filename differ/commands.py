@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING, Any
 
 from differ import options as opt
-from differ.app import App
+from differ.app import App, iso
 from differ.cli import command
 from differ.errors import DifferError, ExitCode, FetchError, UsageError
 from differ.records import moment
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
 
 
 @command("check")
@@ -251,14 +255,19 @@ def cmd_notify(app: App, args: argparse.Namespace) -> int:
 
 def _preview(app: App, args: argparse.Namespace) -> int:
     """`differ notify preview`: each destination's message for a change, as JSON, or why it gets none."""
-    import json
-
     from differ.check import change_event
-    from differ.notify import preview
     from differ.records import _version
     from differ.versions import diff_versions
 
     source = app.config.source(args.source)
+    if args.drift:
+        event = _drift_now(app, source)
+        if event is None:
+            print(f"{source.key}: no finding, so no drift alert", file=app.out)
+            return ExitCode.OK
+        print(f"{source.key}: a mirror_drift alert, as its findings stand now", file=app.out)
+        _print_previews(app, event, args.name)
+        return ExitCode.OK
     new = _version(app, source.key, args.b)
     if args.a is None and new.number == 1:
         raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
@@ -272,13 +281,35 @@ def _preview(app: App, args: argparse.Namespace) -> int:
     event = change_event(source, old, new, d)
     event["at"] = event["queued_at"] = new.fetched_at
     print(f"{source.key} version {old.number} → {new.number}: a {event['type']} alert", file=app.out)
-    for p in preview(app, event, args.name):
+    _print_previews(app, event, args.name)
+    return ExitCode.OK
+
+
+def _drift_now(app: App, source: SourceConfig) -> dict[str, Any] | None:
+    """The drift event a mirror's findings as they stand now would make (all of them new), or None for none."""
+    from differ.audit import audit_document
+    from differ.audit.report import drift_event
+
+    if source.role != "mirror":
+        raise UsageError(f"--drift: {source.key} is a canonical page; name a mirror (DOCUMENT/MIRROR)")
+    report = audit_document(app, app.config.document(source.document))
+    mirror = next(m for m in report.mirrors if m.id == source.id)
+    if not mirror.findings:
+        return None
+    event = drift_event(report, mirror, {})
+    event["at"] = event["queued_at"] = iso(app.now())
+    return event
+
+
+def _print_previews(app: App, event: dict[str, Any], name: str | None) -> None:
+    from differ.notify import preview
+
+    for p in preview(app, event, name):
         if p.body is None:
             print(f"{p.notifier} ({p.kind}): nothing: {p.reason}", file=app.out)
         else:
             print(f"{p.notifier} ({p.kind}):", file=app.out)
             print(json.dumps(p.body, ensure_ascii=False, indent=2), file=app.out)
-    return ExitCode.OK
 
 
 @command("outbox")

@@ -1154,3 +1154,38 @@ def test_a_previous_secret_is_checked_as_the_secret_is(tmp_path: Path) -> None:
     assert notifier_error(tmp_path, "webhook", settings) == (
         'notify[0].previous_secret: expected "whsec_" followed by base64 (24 to 64 random bytes)'
     )
+
+
+def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    from tests.test_cli import run
+
+    server.page("/post", article("<h2>Fixes</h2><p>One fix.</p><h2>Install</h2><p>Run it.</p>"))
+    server.page("/copy", article("<h2>Fixes</h2><p>One fix.</p>"))  # the copy dropped a section
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\n'
+        f'[[notify]]\nname = "translators"\nkind = "ntfy"\nurl = "{receiver.base}"\ntopic = "t"\n'
+    )
+    assert run("--config", str(config), "check")[0] == 0
+    code, out, err = run("--config", str(config), "notify", "preview", "doc/copy", "--drift")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:2] == ["doc/copy: a mirror_drift alert, as its findings stand now", "translators (ntfy):"]
+    body = json.loads("\n".join(lines[2:]))
+    assert body["title"].startswith("Mirror copy of Doc:")
+    assert "• new: missing" in body["message"] and "Install" in body["message"]
+    assert receiver.hits == []
+    assert run("--config", str(config), "notify", "preview", "doc/c", "--drift")[2] == (
+        "error: --drift: doc/c is a canonical page; name a mirror (DOCUMENT/MIRROR)\n"
+    )
+    server.page("/copy", article("<h2>Fixes</h2><p>One fix.</p><h2>Install</h2><p>Run it.</p>"))
+    assert run("--config", str(config), "check")[0] == 0
+    assert run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[1] == (
+        "doc/copy: no finding, so no drift alert\n"
+    )

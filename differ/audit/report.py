@@ -179,31 +179,36 @@ def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
         before = previous.get(m.id)
         if before is None or before.get("signature") == m.signature:
             continue
-        old = set(before.get("findings", []))
-        new = set(keys)
-        summary = [
-            f"{report.title}: mirror {m.id} (coverage {m.coverage:.1%}, matches canonical version "
-            f"{m.matches_version} of {report.canonical_version})"
-        ]
-        added = [current[m.id]["lines"][k] for k in keys if k not in old]
-        gone = [before.get("lines", {}).get(k, k) for k in sorted(old - new)]
-        summary += [f"• new: {line}" for line in added] + [f"• resolved: {line}" for line in gone]
-        headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
-        events.append(
-            {
-                "type": "mirror_drift",
-                "document": report.document,
-                "title": report.title,
-                "mirror": m.id,
-                "signature": m.signature,
-                "headline": headline,
-                "summary": summary,
-                "audit": m.as_json(),
-            }
-        )
+        events.append(drift_event(report, m, before))
     with app.store.writing():
         atomic_write(path, canonical_json(current) + b"\n")
     return events
+
+
+def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> dict[str, Any]:
+    """The `mirror_drift` event of a mirror whose findings are no longer those of the audit `before` (its
+    recorded findings, their lines and the version it matched; empty: every finding is new)."""
+    keys = sorted(f.key for f in m.findings)
+    lines = {f.key: finding_line(f) for f in m.findings}
+    old = set(before.get("findings", []))
+    summary = [
+        f"{report.title}: mirror {m.id} (coverage {m.coverage:.1%}, matches canonical version "
+        f"{m.matches_version} of {report.canonical_version})"
+    ]
+    added = [lines[k] for k in keys if k not in old]
+    gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys))]
+    summary += [f"• new: {line}" for line in added] + [f"• resolved: {line}" for line in gone]
+    headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
+    return {
+        "type": "mirror_drift",
+        "document": report.document,
+        "title": report.title,
+        "mirror": m.id,
+        "signature": m.signature,
+        "headline": headline,
+        "summary": summary,
+        "audit": m.as_json(),
+    }
 
 
 def _headline(

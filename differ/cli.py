@@ -224,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     n_sub = n.add_subparsers(dest="notify_command", metavar="COMMAND")
     nt = n_sub.add_parser("test", help="send a sample message")
     nt.add_argument("name", nargs="?", metavar="NAME")
+    nc = n_sub.add_parser(
+        "check", help="ask each destination's service whether its settings work (posts nothing)"
+    )
+    nc.add_argument("name", nargs="?", metavar="NAME")
     npv = n_sub.add_parser(
         "preview",
         help="show the message each destination would get for a source's latest change (sends nothing)",

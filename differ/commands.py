@@ -239,14 +239,22 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
 def cmd_notify(app: App, args: argparse.Namespace) -> int:
     from differ.notify import send_test
 
-    if args.notify_command not in ("test", "preview"):
-        raise UsageError("usage: differ notify test [NAME] | differ notify preview SOURCE")
+    if args.notify_command not in ("test", "check", "preview"):
+        raise UsageError("usage: differ notify test [NAME] | check [NAME] | preview SOURCE")
     if not app.config.notifiers:
         raise UsageError(f"{app.config.path.name} configures no [[notify]] destinations")
     if args.name:
         app.config.notifier(args.name)  # one that is not configured: a usage error naming those that are
     if args.notify_command == "preview":
         return _preview(app, args)
+    if args.notify_command == "check":
+        from differ.notify import probe
+
+        probes = probe(app, args.name)
+        for p in probes:
+            state = "ok" if p.ok else "not asked" if p.ok is None else "not ok"
+            print(f"{p.notifier}: {state}: {p.detail}", file=app.out)
+        return ExitCode.FAILURE if any(p.ok is False for p in probes) else ExitCode.OK
     attempts = send_test(app, args.name)
     for a in attempts:
         print(f"{a.notifier}: {'sent' if a.ok else 'not sent: ' + a.detail}", file=app.out)

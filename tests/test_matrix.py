@@ -36,6 +36,18 @@ class Homeserver:
     def serve(self, server: Server) -> None:
         server.routes[f"{API}/rooms/*"] = self.send
         server.routes[f"{API}/directory/room/*"] = self.directory
+        server.routes[f"{API}/account/whoami"] = self.whoami
+        server.routes[f"{API}/joined_rooms"] = self.joined
+
+    def whoami(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != f"Bearer {TOKEN}":
+            return Reply(401, b'{"errcode": "M_UNKNOWN_TOKEN", "error": "Invalid access token passed."}')
+        return Reply(200, b'{"user_id": "@differ:example.org", "device_id": "DIFFER"}')
+
+    def joined(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != f"Bearer {TOKEN}":
+            return Reply(401, b'{"errcode": "M_UNKNOWN_TOKEN"}')
+        return Reply(200, json.dumps({"joined_rooms": [ROOM]}).encode())
 
     def send(self, hit: Hit) -> Reply:
         if hit.method != "PUT":
@@ -294,3 +306,25 @@ def test_with_threads_a_documents_alerts_follow_its_first(
         "m.in_reply_to": {"event_id": "$event0"},
     }
     assert Outbox(app.store).threads("team") == {"doc": "$event0"}  # type: ignore[attr-defined]
+
+
+def test_check_asks_the_homeserver_whether_the_bot_is_in_the_room(
+    tmp_path: Path, receiver: Server, homeserver: Homeserver
+) -> None:
+    from differ.app import App
+    from differ.notify import probe
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    for options, said in [
+        (SETTINGS.replace(ROOM, "#release:example.org"), (True, "@differ:example.org is in #release:example.org")),
+        (SETTINGS.replace(ROOM, "!other:example.org"), (False, "@differ:example.org has not joined !other:example.org: invite it, then join")),
+        (SETTINGS.replace(TOKEN, "syt_wrong"), (False, "whoami: HTTP 401 M_UNKNOWN_TOKEN")),
+    ]:  # fmt: skip
+        config = make_config(
+            tmp_path, text + f'[[notify]]\nname = "mx"\nkind = "matrix"\nurl = "{receiver.base}"\n{options}'
+        )
+        [result] = probe(App(config, Store(config.service.snapshots)))
+        assert (result.ok, result.detail) == said
+    assert homeserver.events == []  # nothing posted

@@ -28,6 +28,21 @@ class WebApi:
         server.routes["/api/chat.postMessage"] = self.post
         server.routes["/api/conversations.history*"] = self.read
         server.routes["/api/conversations.replies*"] = self.read
+        server.routes["/api/auth.test"] = self.auth
+        server.routes["/api/conversations.info*"] = self.info
+
+    def auth(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != f"Bearer {TOKEN}":
+            return Reply(200, b'{"ok": false, "error": "invalid_auth"}')
+        return Reply(200, b'{"ok": true, "team": "PyTorch", "user": "differ", "bot_id": "B01"}')
+
+    def info(self, hit: Hit) -> Reply:
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(hit.path).query).items()}
+        if not self.history:
+            return Reply(200, b'{"ok": false, "error": "missing_scope", "needed": "channels:read"}')
+        if query.get("channel") != "C0123ABC":
+            return Reply(200, b'{"ok": false, "error": "channel_not_found"}')
+        return Reply(200, b'{"ok": true, "channel": {"id": "C0123ABC", "name": "releases"}}')
 
     def read(self, hit: Hit) -> Reply:
         query = {k: v[-1] for k, v in parse_qs(urlsplit(hit.path).query).items()}
@@ -158,3 +173,41 @@ def test_slacks_ok_false_is_a_failed_delivery_with_its_error(
 )  # fmt: skip
 def test_slack_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
     assert notifier_error(tmp_path, "slack", options) == message
+
+
+def test_check_asks_slack_about_the_token_and_the_channel(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    from tests.test_cli import run
+
+    api = WebApi(receiver)
+    config = tmp_path / "config.toml"
+
+    def with_notify(bot: str) -> Path:
+        config.write_text(
+            f'[service]\nsnapshots = "{tmp_path / "snap"}"\n'
+            '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+            f'[[notify]]\nname = "bot"\nkind = "slack"\napi = "{receiver.url("/api")}"\n{bot}'
+            f'[[notify]]\nname = "hook"\nkind = "slack"\nurl = "{receiver.url("/services/T/B/X")}"\n'
+        )
+        return config
+
+    assert run("--config", str(with_notify(BOT)), "notify", "check") == (
+        0,
+        "bot: ok: differ in PyTorch; channel #releases found\n"
+        "hook: not asked: slack cannot be asked without a message (differ notify test sends one)\n",
+        "",
+    )
+    assert run("--config", str(with_notify(BOT.replace("C0123ABC", "C0999"))), "notify", "check", "bot") == (
+        1,
+        "bot: not ok: conversations.info: channel_not_found\n",
+        "",
+    )
+    assert run("--config", str(with_notify(BOT.replace(TOKEN, "xoxb-wrong"))), "notify", "check", "bot")[
+        1
+    ] == ("bot: not ok: auth.test: invalid_auth\n")
+    api.history = False
+    assert run("--config", str(with_notify(BOT)), "notify", "check", "bot")[1] == (
+        "bot: ok: differ in PyTorch; the channel was not checked (the bot may not read channels: missing_scope)\n"
+    )
+    assert api.messages == [] and not receiver.requests_to("/services/T/B/X")  # nothing posted

@@ -94,6 +94,20 @@ class BotApi:
         body = json.loads(hit.body)
         if method == "createForumTopic":
             return self.create_topic(body)
+        if method == "getMe":
+            return Reply(200, b'{"ok":true,"result":{"id":123456,"is_bot":true,"username":"differ_bot"}}')
+        if method == "getChat":
+            if body.get("chat_id") != -1001234567890:
+                return Reply(
+                    400, b'{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}'
+                )
+            chat = {
+                "id": -1001234567890,
+                "type": "supergroup",
+                "title": "Release team",
+                "is_forum": self.forum,
+            }
+            return Reply(200, json.dumps({"ok": True, "result": chat}).encode())
         if method != "sendMessage":
             return Reply(404, b'{"ok":false,"error_code":404,"description":"Not Found"}')
         if "message_thread_id" in body and body["message_thread_id"] not in self.topics:
@@ -274,3 +288,24 @@ def test_any_page_text_shows_as_written_and_mentions_no_one(text: str) -> None:
     text_shown, refused = shown(escape(text))
     assert (text_shown.replace("\u2060", ""), refused) == (text, "")
     assert _MENTION.findall(text_shown) == []
+
+
+def test_check_asks_telegram_whether_the_bot_can_post_there(tmp_path: Path, receiver: Server) -> None:
+    from differ.app import App
+    from differ.notify import probe
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    BotApi(receiver)
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    for options, said in [
+        (SETTINGS, (True, "@differ_bot can post to Release team")),
+        (SETTINGS + "topics = true\n", (False, "Release team has no topics, which topics = true needs")),
+        (SETTINGS.replace("-1001234567890", "-1009"), (False, "getChat: Bad Request: chat not found")),
+        (SETTINGS.replace(TOKEN, "123:wrong"), (False, "getMe: Unauthorized")),
+    ]:
+        notify = f'[[notify]]\nname = "tg"\nkind = "telegram"\napi = "{receiver.base}"\n{options}'
+        config = make_config(tmp_path, text + notify)
+        [result] = probe(App(config, Store(config.service.snapshots)))
+        assert (result.ok, result.detail) == said
+    assert all("sendMessage" not in h.path for h in receiver.hits)  # nothing posted

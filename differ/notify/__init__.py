@@ -18,7 +18,7 @@ from differ.notify import telegram as _telegram  # noqa: F401  (registers "teleg
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify import zulip as _zulip  # noqa: F401  (registers "zulip")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
-from differ.notify.delivery import Preview, deliver, dispatch, event_id, preview, send_test
+from differ.notify.delivery import Preview, Probe, deliver, dispatch, event_id, preview, probe, send_test
 from differ.notify.outbox import Message, Outbox
 
 __all__ = [
@@ -28,10 +28,12 @@ __all__ = [
     "Outbox",
     "Outgoing",
     "Preview",
+    "Probe",
     "deliver",
     "dispatch",
     "event_id",
     "notifier",
     "preview",
+    "probe",
     "send_test",
 ]

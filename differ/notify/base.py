@@ -145,6 +145,11 @@ class Notifier:
             retry_after=0,
         )
 
+    def probe(self) -> str | None:
+        """What the service says of these settings, asked without posting anything (None: it cannot tell short of
+        a message, which `differ notify test` sends); a NotifyError names what is wrong."""
+        return None
+
     def body_of(self, msg: Message) -> dict[str, Any]:
         """The body to send for a message: as queued, unless a notifier adds what is known only when it is sent."""
         return dict(msg.data["body"])

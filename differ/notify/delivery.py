@@ -231,6 +231,40 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
     return attempts
 
 
+@dataclass
+class Probe:
+    """What one destination's service said of its settings: ok, not ok, or not asked (None)."""
+
+    notifier: str
+    ok: bool | None
+    detail: str
+
+
+def probe(app: App, name: str | None = None) -> list[Probe]:
+    """Ask each destination's service (or the one named) whether its settings work, posting nothing: a bot's
+    token, whether it is in the room or chat. A webhook cannot be asked without a message."""
+    out = []
+    for config in app.config.notifiers:
+        if name and config.name != name:
+            continue
+        try:
+            said = _notifier(app, config).probe()
+        except NotifyError as exc:
+            out.append(Probe(config.name, False, str(exc)))
+            continue
+        if said is None:
+            out.append(
+                Probe(
+                    config.name,
+                    None,
+                    f"{config.kind} cannot be asked without a message (differ notify test sends one)",
+                )
+            )
+        else:
+            out.append(Probe(config.name, True, said))
+    return out
+
+
 def send_test(app: App, name: str | None = None) -> list[Attempt]:
     """Queue a sample message for one destination (or all) and try to deliver it now."""
     configs = [app.config.notifier(name)] if name else list(app.config.notifiers)

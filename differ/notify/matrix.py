@@ -95,6 +95,22 @@ class Matrix(Notifier):
         room = self.room_id()
         return f"{self.homeserver()}{_API}/rooms/{quote(room, safe='')}/send/m.room.message/{quote(msg.id, safe='')}"
 
+    def probe(self) -> str:
+        """whoami (the token), then whether the room (looked up by its address) is among those the bot joined."""
+        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
+        with self.exchange("GET", f"{self.homeserver()}{_API}/account/whoami", headers=headers) as resp:
+            who = _json(resp)
+        if resp.status_code != 200 or not isinstance(who.get("user_id"), str):
+            raise NotifyError(f"whoami: HTTP {resp.status_code} {who.get('errcode', '')}".rstrip())
+        room = self.room_id()
+        with self.exchange("GET", f"{self.homeserver()}{_API}/joined_rooms", headers=headers) as resp:
+            joined = _json(resp).get("joined_rooms") or []
+        if room not in joined:
+            raise NotifyError(
+                f"{who['user_id']} has not joined {self.config.options['room']}: invite it, then join"
+            )
+        return f"{who['user_id']} is in {self.config.options['room']}"
+
     def target(self) -> str:
         """The configured homeserver and room (nothing looked up: `differ sources` makes no request)."""
         return f"{self.config.options['url']} {self.config.options['room']}"

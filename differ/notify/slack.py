@@ -149,6 +149,27 @@ class Slack(Notifier):
             return super().payload_url()
         return str(self.config.options["api"]).rstrip("/") + "/chat.postMessage"
 
+    def probe(self) -> str | None:
+        """With a bot: auth.test (the token), then conversations.info (the channel, where the scope allows)."""
+        if not self.bot:
+            return None
+        api = str(self.config.options["api"]).rstrip("/")
+        headers = {"Authorization": f"Bearer {self.config.options['token']}", "User-Agent": "differ-notify"}
+        with self.exchange("POST", f"{api}/auth.test", b"", headers) as resp:
+            auth = _json(resp) if resp.status_code == 200 else {}
+        if not auth.get("ok"):
+            raise NotifyError(f"auth.test: {auth.get('error') or f'HTTP {resp.status_code}'}")
+        who = f"{auth.get('user')} in {auth.get('team')}"
+        channel = str(self.config.options["channel"])
+        url = f"{api}/conversations.info?{urlencode({'channel': channel})}"
+        with self.exchange("GET", url, headers=headers) as resp:
+            info = _json(resp) if resp.status_code == 200 else {}
+        if info.get("ok"):
+            return f"{who}; channel #{(info.get('channel') or {}).get('name', channel)} found"
+        if info.get("error") in ("missing_scope", "not_allowed_token_type"):
+            return f"{who}; the channel was not checked (the bot may not read channels: {info['error']})"
+        raise NotifyError(f"conversations.info: {info.get('error') or f'HTTP {resp.status_code}'}")
+
     def target(self) -> str:
         if not self.bot:
             return super().target()
@@ -255,3 +276,11 @@ class Slack(Notifier):
 METADATA_TYPE = "differ_alert"  # the message metadata that carries a message's outbox id
 # Errors of Slack's Web API worth another try; any other (not_in_channel, invalid_auth, …) needs a person.
 _TRANSIENT = ("ratelimited", "service_unavailable", "request_timeout", "fatal_error", "internal_error")
+
+
+def _json(resp: requests.Response) -> dict[str, Any]:
+    try:
+        data = resp.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -136,6 +136,27 @@ class Telegram(Notifier):
     def target(self) -> str:
         return f"{self.config.options['api']} chat {self.config.options['chat']}"
 
+    def probe(self) -> str:
+        """getMe (the token) and getChat (the bot is in the chat; with `topics`, the chat has topics)."""
+        me = self._call("getMe", {})
+        chat = str(self.config.options["chat"])
+        found = self._call("getChat", {"chat_id": int(chat) if chat.lstrip("-").isdigit() else chat})
+        name = found.get("title") or found.get("username") or chat
+        if self.config.options["topics"] and not found.get("is_forum"):
+            raise NotifyError(f"{name} has no topics, which topics = true needs")
+        return f"@{me.get('username')} can post to {name}"
+
+    def _call(self, method: str, data: dict[str, Any]) -> dict[str, Any]:
+        """A Bot API method's result, or a NotifyError with Telegram's description."""
+        body = json.dumps(data).encode()
+        headers = {"Content-Type": "application/json", "User-Agent": "differ-notify"}
+        with self.exchange("POST", self.method_url(method), body, headers) as resp:
+            answer = _json(resp)
+        result = answer.get("result")
+        if not answer.get("ok") or not isinstance(result, dict):
+            raise NotifyError(f"{method}: {answer.get('description') or f'HTTP {resp.status_code}'}")
+        return result
+
     def wait_hint(self, resp: requests.Response) -> float | None:
         """Telegram's 429 says how long to wait in `parameters.retry_after` (seconds)."""
         wait = (_json(resp).get("parameters") or {}).get("retry_after")

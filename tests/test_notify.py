@@ -1189,3 +1189,54 @@ def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
     assert run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[1] == (
         "doc/copy: no finding, so no drift alert\n"
     )
+
+
+def test_check_asks_discord_zulip_and_ntfy_without_posting(tmp_path: Path, receiver: Server) -> None:
+    from differ.app import App
+    from differ.notify import probe
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    def discord(hit: Any) -> Reply:
+        if hit.method != "GET":
+            return Reply(405, b'{"message": "405: Method Not Allowed", "code": 0}')
+        if hit.path != "/api/webhooks/1/T":
+            return Reply(401, b'{"message": "Invalid Webhook Token", "code": 50027}')
+        return Reply(200, b'{"id": "1", "type": 1, "channel_id": "555", "name": "differ", "guild_id": "9"}')
+
+    zulip_auth = "Basic " + base64.b64encode(b"differ-bot@rust.zulipchat.com:k3y").decode()
+
+    def zulip(hit: Any) -> Reply:
+        if hit.headers.get("authorization") != zulip_auth:
+            return Reply(401, b'{"result": "error", "msg": "Invalid API key", "code": "INVALID_API_KEY"}')
+        if hit.path.startswith("/api/v1/users/me"):
+            return Reply(
+                200, b'{"result": "success", "full_name": "differ", "email": "differ-bot@rust.zulipchat.com"}'
+            )
+        if hit.path == "/api/v1/get_stream_id?stream=release":
+            return Reply(200, b'{"result": "success", "stream_id": 7}')
+        return Reply(400, b'{"result": "error", "msg": "Invalid channel name", "code": "BAD_REQUEST"}')
+
+    def ntfy(hit: Any) -> Reply:
+        if hit.path == "/release-edits/auth" and hit.headers.get("authorization") == "Bearer tk_releases":
+            return Reply(200, b'{"success": true}')
+        return Reply(403, b'{"code": 40301, "http": 403, "error": "forbidden"}')
+
+    receiver.routes["/api/webhooks/*"] = discord
+    receiver.routes["/api/v1/*"] = zulip
+    receiver.routes["/release-edits/*"] = ntfy
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    base = receiver.base
+    for kind, options, said in [
+        ("discord", f'url = "{base}/api/webhooks/1/T"\n', (True, 'webhook "differ" posts to channel 555')),
+        ("discord", f'url = "{base}/api/webhooks/1/gone"\n', (False, 'HTTP 401 {"message": "Invalid Webhook Token", "code": 50027}')),
+        ("zulip", f'url = "{base}"' + ZULIP, (True, "differ can post to #release")),
+        ("zulip", f'url = "{base}"' + ZULIP.replace('"release"', '"nope"'), (False, "get_stream_id: Invalid channel name")),
+        ("zulip", f'url = "{base}"' + ZULIP.replace("k3y", "bad"), (False, "users/me: Invalid API key")),
+        ("ntfy", f'url = "{base}"\ntopic = "release-edits"\ntoken = "tk_releases"\n', (True, f"may publish to release-edits on {base}")),
+        ("ntfy", f'url = "{base}"\ntopic = "release-edits"\n', (False, 'HTTP 403 {"code": 40301, "http": 403, "error": "forbidden"}')),
+    ]:  # fmt: skip
+        config = make_config(tmp_path, text + f'[[notify]]\nname = "n"\nkind = "{kind}"\n{options}')
+        [result] = probe(App(config, Store(config.service.snapshots)))
+        assert (result.ok, result.detail) == said, kind
+    assert all(h.method == "GET" for h in receiver.hits)  # nothing posted

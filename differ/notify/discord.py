@@ -100,6 +100,18 @@ class Discord(Notifier):
         body["thread_name"] = cut(document_title(event), THREAD_NAME_MAX)  # only to start the post
         return Outgoing(body, {}, document_of(event) or "differ")
 
+    def probe(self) -> str:
+        """The webhook itself (GET answers with its name and channel, posting nothing)."""
+        with self.exchange("GET", self.payload_url(), headers={"User-Agent": "differ-notify"}) as resp:
+            try:
+                hook = resp.json() if resp.status_code == 200 else {}
+            except ValueError:
+                hook = {}
+            said = " ".join(resp.text[:200].split())
+        if not isinstance(hook, dict) or not hook.get("channel_id"):
+            raise NotifyError(f"HTTP {resp.status_code} {said}".rstrip())
+        return f'webhook "{hook.get("name")}" posts to channel {hook["channel_id"]}'
+
     # -- a forum channel: a post a document ----------------------------------------------------------------
     def _post(self, msg: Message) -> str | None:
         """The forum post this message's document already has (None: its first alert starts one)."""

@@ -9,6 +9,7 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
+from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
 from differ.options import Invalid, Option
 
@@ -70,6 +71,17 @@ class Ntfy(Notifier):
             pair = base64.b64encode(f"{o['username']}:{o['password']}".encode()).decode()
             return {"Authorization": f"Basic {pair}"}
         return {}
+
+    def probe(self) -> str:
+        """Whether these credentials may publish to the topic (the server's `TOPIC/auth`), posting nothing."""
+        base = str(self.config.options["url"]).rstrip("/")
+        topic = self.config.options["topic"]
+        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
+        with self.exchange("GET", f"{base}/{topic}/auth", headers=headers) as resp:
+            said = " ".join(resp.text[:200].split())
+        if resp.status_code != 200:
+            raise NotifyError(f"HTTP {resp.status_code} {said}".rstrip())
+        return f"may publish to {topic} on {base}"
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         kind = str(event.get("type"))

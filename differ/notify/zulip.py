@@ -7,8 +7,10 @@ from __future__ import annotations
 import base64
 import re
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from differ import options as opt
+from differ.errors import NotifyError
 from differ.notify.base import (
     BASE_URL,
     Notifier,
@@ -71,6 +73,27 @@ class Zulip(Notifier):
         """The bot's credentials, read from the configuration at each attempt (never kept with the message)."""
         pair = f"{self.config.options['email']}:{self.config.options['api_key']}".encode()
         return {"Authorization": "Basic " + base64.b64encode(pair).decode()}
+
+    def probe(self) -> str:
+        """The bot's credentials (users/me) and the channel (get_stream_id), posting nothing."""
+        base = str(self.config.options["url"]).rstrip("/")
+        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
+        me = self._get(f"{base}/api/v1/users/me", headers)
+        channel = str(self.config.options["channel"])
+        self._get(f"{base}/api/v1/get_stream_id?{urlencode({'stream': channel})}", headers)
+        return f"{me.get('full_name') or me.get('email')} can post to #{channel}"
+
+    def _get(self, url: str, headers: dict[str, str]) -> dict[str, Any]:
+        with self.exchange("GET", url, headers=headers) as resp:
+            try:
+                answer = resp.json()
+            except ValueError:
+                answer = {}
+        if not isinstance(answer, dict) or answer.get("result") != "success":
+            said = answer.get("msg") if isinstance(answer, dict) else None
+            method = url.partition("/api/v1/")[2].partition("?")[0]
+            raise NotifyError(f"{method}: {said or f'HTTP {resp.status_code}'}")
+        return answer
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = [escape(line) for line in self.lines(event)]

@@ -392,3 +392,31 @@ def test_a_digest_is_one_mail_listing_its_alerts(tmp_path: Path, server: Server,
         .replace("\r\n", "\n")
         .startswith('• Doc changed (canonical)\n  • Post: "Old text here."\n    → "New text here."\n')
     )
+
+
+def test_check_asks_the_relay_without_sending_a_mail(tmp_path: Path, ca: tuple[trustme.CA, Path]) -> None:
+    """`differ notify check`: STARTTLS, login, then MAIL FROM and RCPT TO for each recipient, taken back with
+    RSET: the relay says what it would refuse, and nothing is sent."""
+    from differ.app import App
+    from differ.notify import probe
+    from differ.store import Store
+    from tests.conftest import make_config
+
+    authority, pem = ca
+    text = '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "https://example.org/"\n'
+    with running_relay(tls="starttls", auth=True, ca=authority) as r:
+
+        def asked(password: str) -> tuple[bool | None, str]:
+            extra = f'username = "differ"\npassword = "{password}"\nca_file = "{pem}"\n'
+            config = make_config(tmp_path, text + mail_toml(r.port, extra, security="starttls"))
+            [result] = probe(App(config, Store(config.service.snapshots)))
+            return result.ok, result.detail
+
+        assert asked("s3cret") == (
+            True,
+            f"127.0.0.1:{r.port} (starttls): logged in as differ, takes mail from differ@example.org to 2 recipients",
+        )
+        r.refuse["devrel@example.org"] = "550 5.1.1 No such user"
+        assert asked("s3cret") == (False, "the relay refuses devrel@example.org: 550 5.1.1 No such user")
+        assert asked("wrong") == (False, "login refused: 535 5.7.8 Authentication credentials invalid")
+        assert r.received == []

@@ -10,16 +10,19 @@ from __future__ import annotations
 import html
 import smtplib
 import ssl
+from collections.abc import Callable
 from datetime import datetime
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, getaddresses, parseaddr
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, document_of, notifier
 from differ.options import Invalid, Option
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from differ.notify.outbox import Message
@@ -128,10 +131,47 @@ class Email(Notifier):
 
     def send(self, msg: Message, now: datetime) -> str | None:
         o = self.config.options
-        host, port, security, timeout = o["host"], self.port(), o["security"], self.config.timeout
         mail = self.mail(msg)
         sender = _address(o["from"])
         recipients = [addr for _, addr in getaddresses(list(o["to"]))]
+        refused = self._relay(lambda client: client.send_message(mail, from_addr=sender, to_addrs=recipients))
+        if refused:
+            said = "; ".join(f"{rcpt}: {_said(code, text)}" for rcpt, (code, text) in refused.items())
+            return f"refused by the relay for {said}"
+        return None
+
+    def probe(self) -> str:
+        """The relay asked without a mail: connect, STARTTLS or TLS as configured, log in, then offer the sender
+        and each recipient (MAIL FROM, RCPT TO) and take it back (RSET) before any message is sent."""
+        o = self.config.options
+        sender = _address(o["from"])
+        recipients = [addr for _, addr in getaddresses(list(o["to"]))]
+
+        def offer(client: smtplib.SMTP) -> dict[str, tuple[int, bytes]]:
+            code, text = client.mail(sender)
+            if code >= 400:
+                raise smtplib.SMTPSenderRefused(code, text, sender)
+            refused = {}
+            for rcpt in recipients:
+                code, text = client.rcpt(rcpt)
+                if code >= 400:
+                    refused[rcpt] = (code, text)
+            client.rset()
+            return refused
+
+        refused = self._relay(offer)
+        if refused:
+            said = "; ".join(f"{rcpt}: {_said(code, text)}" for rcpt, (code, text) in refused.items())
+            raise NotifyError(f"the relay refuses {said}")
+        login = f"logged in as {o['username']}, " if o["username"] else ""
+        count = f"{len(recipients)} recipient{'s' if len(recipients) != 1 else ''}"
+        return f"{o['host']}:{self.port()} ({o['security']}): {login}takes mail from {sender} to {count}"
+
+    def _relay(self, do: Callable[[smtplib.SMTP], T]) -> T:
+        """`do` with a connection to the relay, secured and logged in as configured; every failure a NotifyError
+        that says whether to retry."""
+        o = self.config.options
+        host, port, security, timeout = o["host"], self.port(), o["security"], self.config.timeout
         try:
             context = ssl.create_default_context(cafile=o["ca_file"] or None)
         except (OSError, ssl.SSLError) as exc:
@@ -154,7 +194,7 @@ class Email(Notifier):
                     client.ehlo()
                 if o["username"]:
                     client.login(o["username"], o["password"])
-                refused = client.send_message(mail, from_addr=sender, to_addrs=recipients)
+                return do(client)
         except smtplib.SMTPAuthenticationError as exc:
             raise NotifyError(f"login refused: {_said(exc.smtp_code, exc.smtp_error)}")
         except smtplib.SMTPNotSupportedError as exc:
@@ -180,10 +220,6 @@ class Email(Notifier):
             raise NotifyError("connection refused", retryable=True)
         except OSError as exc:
             raise NotifyError(f"connection failed: {exc.strerror or exc}", retryable=True)
-        if refused:
-            said = "; ".join(f"{rcpt}: {_said(code, text)}" for rcpt, (code, text) in refused.items())
-            return f"refused by the relay for {said}"
-        return None
 
 
 def _said(code: int, text: bytes | str) -> str:

@@ -48,6 +48,31 @@ def _proxy_reason(exc: Exception) -> str:
 
 
 @dataclass
+class Answer:
+    """A service's answer to a request of a notifier's own: its status, its JSON object ({} when it sent none)
+    and its first words."""
+
+    status: int
+    data: dict[str, Any]
+    text: str
+
+
+def json_object(resp: requests.Response) -> dict[str, Any]:
+    """A response's JSON object, or {} when its body is not one."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def split_mentions(text: str) -> str:
+    """`text` with a word joiner (U+2060, invisible) after every `@`: chat services that find `@name` in a
+    message's words find no name after it, so page text shows as written and mentions nobody."""
+    return text.replace("@", "@\u2060")
+
+
+@dataclass
 class Outgoing:
     """One message as the outbox keeps it: the body (JSON for HTTP notifiers) and extra headers (signatures
     are added per attempt). Where it goes is read from the configuration when it is sent."""
@@ -125,9 +150,9 @@ class Notifier:
             said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
             if resp.status_code == 429 or resp.status_code >= 500:
                 wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
-                raise NotifyError(
-                    said, retryable=True, retry_after=self.wait_hint(resp) if wait is None else wait
-                )
+                if wait is None:
+                    wait = self.wait_hint(json_object(resp))
+                raise NotifyError(said, retryable=True, retry_after=wait)
             if resp.status_code == 410:
                 raise NotifyError(said, disable=True)
             if 300 <= resp.status_code < 400:
@@ -158,9 +183,39 @@ class Notifier:
         """A 2xx answer read: a remark on the delivery, or a NotifyError for a service that says "no" with 200."""
         return None
 
-    def wait_hint(self, resp: requests.Response) -> float | None:
-        """How long a receiver that answered 429 without Retry-After asks to wait, read from its body."""
+    def wait_hint(self, answer: dict[str, Any]) -> float | None:
+        """How long a receiver that answered 429 without Retry-After asks to wait, read from its JSON body."""
         return None
+
+    def ask(
+        self, method: str, url: str, data: dict[str, Any] | None = None, *, signed: bool = True
+    ) -> Answer:
+        """A request of the notifier's own (a lookup, a check, a thread to start), with its credentials unless
+        `signed` is false (a request to another host than the service's), `data` sent as JSON."""
+        headers = {"User-Agent": "differ-notify"}
+        body = None
+        if data is not None:
+            body, headers["Content-Type"] = json.dumps(data).encode(), "application/json"
+        if signed:
+            headers.update(self.sign("", 0, b""))
+        with self.exchange(method, url, body, headers) as resp:
+            said = " ".join(resp.text[:200].split()) if resp.content else ""
+            return Answer(resp.status_code, json_object(resp), said)
+
+    # -- a thread a document -----------------------------------------------------------------------------
+    def kept_thread(self, msg: Message) -> str | None:
+        """The thread (topic, post) this message's document already has; None when it starts one, or when the
+        message goes to no thread of a document."""
+        thread = msg.data.get("thread")
+        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
+
+    def keep_thread(self, msg: Message, thread_id: object) -> None:
+        """Keep the thread this message started, for its document's next messages (the first one kept stays)."""
+        thread = msg.data.get("thread")
+        if not thread or self.outbox is None or not isinstance(thread_id, str) or not thread_id:
+            return
+        if self.kept_thread(msg) is None:
+            self.outbox.remember_thread(self.config.name, str(thread), thread_id)
 
     def exchange(
         self, method: str, url: str, body: bytes | None = None, headers: dict[str, str] | None = None

@@ -19,6 +19,7 @@ from differ.notify.base import (
     document_of,
     document_title,
     fit,
+    json_object,
     notifier,
     require_http_url,
     require_mentions,
@@ -102,29 +103,19 @@ class Discord(Notifier):
 
     def probe(self) -> str:
         """The webhook itself (GET answers with its name and channel, posting nothing)."""
-        with self.exchange("GET", self.payload_url(), headers={"User-Agent": "differ-notify"}) as resp:
-            try:
-                hook = resp.json() if resp.status_code == 200 else {}
-            except ValueError:
-                hook = {}
-            said = " ".join(resp.text[:200].split())
-        if not isinstance(hook, dict) or not hook.get("channel_id"):
-            raise NotifyError(f"HTTP {resp.status_code} {said}".rstrip())
-        return f'webhook "{hook.get("name")}" posts to channel {hook["channel_id"]}'
+        answer = self.ask("GET", self.payload_url(), signed=False)
+        if answer.status != 200 or not answer.data.get("channel_id"):
+            raise NotifyError(f"HTTP {answer.status} {answer.text}".rstrip())
+        return f'webhook "{answer.data.get("name")}" posts to channel {answer.data["channel_id"]}'
 
     # -- a forum channel: a post a document ----------------------------------------------------------------
-    def _post(self, msg: Message) -> str | None:
-        """The forum post this message's document already has (None: its first alert starts one)."""
-        thread = msg.data.get("thread")
-        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
-
     def address(self, msg: Message) -> str:
         """In a forum, the webhook told to wait for the message (whose channel is the post started) or to reply
         in the document's post."""
         url = self.payload_url()
         if not self.config.options["forum"]:
             return url
-        post = self._post(msg)
+        post = self.kept_thread(msg)
         parts = urlsplit(url)
         query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("wait", "thread_id")]
         query += [("wait", "true"), *([("thread_id", post)] if post else [])]
@@ -134,27 +125,21 @@ class Discord(Notifier):
         try:
             return super().send(msg, now)
         except NotifyError as exc:
-            if self.config.options["forum"] and self._post(msg) and "Unknown Channel" in str(exc):
+            if self.config.options["forum"] and self.kept_thread(msg) and "Unknown Channel" in str(exc):
                 raise self.thread_gone(msg, exc) from None
             raise
 
     def body_of(self, msg: Message) -> dict[str, Any]:
         body = super().body_of(msg)
-        if self._post(msg):
+        if self.kept_thread(msg):
             body.pop("thread_name", None)  # a reply in the post, not a new one
         return body
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
         """A message that started its document's forum post: the post (the message's channel) is kept."""
-        thread = msg.data.get("thread")
-        if not self.config.options["forum"] or not thread or self._post(msg) or self.outbox is None:
-            return None
-        try:
-            channel = resp.json().get("channel_id")
-        except (ValueError, AttributeError):
-            channel = None
-        if isinstance(channel, str) and channel.isdigit():
-            self.outbox.remember_thread(self.config.name, str(thread), channel)
+        if self.config.options["forum"]:
+            channel = json_object(resp).get("channel_id")
+            self.keep_thread(msg, channel if isinstance(channel, str) and channel.isdigit() else None)
         return None
 
     def _allowed(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from differ.notify.base import (
     Outgoing,
     document_of,
     fit,
+    json_object,
     notifier,
     require_http_url,
     require_mentions,
@@ -81,10 +82,10 @@ class Matrix(Notifier):
         if url not in _servers:
             parts = urlsplit(url)
             known = f"{parts.scheme}://{parts.netloc}/.well-known/matrix/client"
-            with self.exchange("GET", known, headers={"User-Agent": "differ-notify"}) as resp:
-                if resp.status_code == 429 or resp.status_code >= 500:
-                    raise NotifyError(f"looking up {known}: HTTP {resp.status_code}", retryable=True)
-                named = (_json(resp).get("m.homeserver") or {}) if resp.status_code == 200 else {}
+            answer = self.ask("GET", known, signed=False)  # the server's name, not (yet) the homeserver
+            if answer.status == 429 or answer.status >= 500:
+                raise NotifyError(f"looking up {known}: HTTP {answer.status}", retryable=True)
+            named = (answer.data.get("m.homeserver") or {}) if answer.status == 200 else {}
             base = named.get("base_url") if isinstance(named, dict) else None
             ok = isinstance(base, str) and base.startswith(("https://", "http://"))
             _servers[url] = str(base).rstrip("/") if ok else url  # none named: the server's own address
@@ -97,14 +98,12 @@ class Matrix(Notifier):
 
     def probe(self) -> str:
         """whoami (the token), then whether the room (looked up by its address) is among those the bot joined."""
-        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
-        with self.exchange("GET", f"{self.homeserver()}{_API}/account/whoami", headers=headers) as resp:
-            who = _json(resp)
-        if resp.status_code != 200 or not isinstance(who.get("user_id"), str):
-            raise NotifyError(f"whoami: HTTP {resp.status_code} {who.get('errcode', '')}".rstrip())
+        answer = self.ask("GET", f"{self.homeserver()}{_API}/account/whoami")
+        who = answer.data
+        if answer.status != 200 or not isinstance(who.get("user_id"), str):
+            raise NotifyError(f"whoami: HTTP {answer.status} {who.get('errcode', '')}".rstrip())
         room = self.room_id()
-        with self.exchange("GET", f"{self.homeserver()}{_API}/joined_rooms", headers=headers) as resp:
-            joined = _json(resp).get("joined_rooms") or []
+        joined = self.ask("GET", f"{self.homeserver()}{_API}/joined_rooms").data.get("joined_rooms") or []
         if room not in joined:
             raise NotifyError(
                 f"{who['user_id']} has not joined {self.config.options['room']}: invite it, then join"
@@ -123,18 +122,17 @@ class Matrix(Notifier):
         key = (self.homeserver(), room)
         if key not in _rooms:
             url = f"{self.homeserver()}{_API}/directory/room/{quote(room, safe='')}"
-            with self.exchange("GET", url, headers={"User-Agent": "differ-notify"}) as resp:
-                found = _json(resp).get("room_id") if resp.status_code == 200 else None
-                if resp.status_code == 429 or resp.status_code >= 500:
-                    raise NotifyError(
-                        f"looking up {room}: HTTP {resp.status_code}",
-                        retryable=True,
-                        retry_after=self.wait_hint(resp),
-                    )
-                if not isinstance(found, str) or not found.startswith("!"):
-                    raise NotifyError(
-                        f"no room has the address {room} on {self.homeserver()} (HTTP {resp.status_code})"
-                    )
+            answer = self.ask("GET", url, signed=False)
+            found = answer.data.get("room_id") if answer.status == 200 else None
+            if answer.status == 429 or answer.status >= 500:
+                wait = self.wait_hint(answer.data)
+                raise NotifyError(
+                    f"looking up {room}: HTTP {answer.status}", retryable=True, retry_after=wait
+                )
+            if not isinstance(found, str) or not found.startswith("!"):
+                raise NotifyError(
+                    f"no room has the address {room} on {self.homeserver()} (HTTP {answer.status})"
+                )
             _rooms[key] = found
         return _rooms[key]
 
@@ -142,10 +140,10 @@ class Matrix(Notifier):
         """The access token, read from the configuration at each attempt (never kept with the message)."""
         return {"Authorization": f"Bearer {self.config.options['access_token']}"}
 
-    def wait_hint(self, resp: requests.Response) -> float | None:
+    def wait_hint(self, answer: dict[str, Any]) -> float | None:
         """A homeserver's 429 says how long to wait in `retry_after_ms` (rounded up to the second the outbox
         counts in, so the retry is never early)."""
-        wait = _json(resp).get("retry_after_ms")
+        wait = answer.get("retry_after_ms")
         return float(math.ceil(wait / 1000)) if isinstance(wait, int | float) and wait >= 0 else None
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
@@ -185,7 +183,7 @@ class Matrix(Notifier):
         """The event, in its document's thread when one has been started (with a reply fallback for clients
         that show no threads)."""
         body = super().body_of(msg)
-        root = self._root(msg)
+        root = self.kept_thread(msg)
         if root:
             body["m.relates_to"] = {
                 "rel_type": "m.thread",
@@ -197,14 +195,8 @@ class Matrix(Notifier):
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
         """An event that starts its document's thread: its id is kept for the document's next alerts."""
-        thread, event_id = msg.data.get("thread"), _json(resp).get("event_id")
-        if thread and self.outbox is not None and not self._root(msg) and isinstance(event_id, str):
-            self.outbox.remember_thread(self.config.name, str(thread), event_id)
+        self.keep_thread(msg, json_object(resp).get("event_id"))
         return None
-
-    def _root(self, msg: Message) -> str | None:
-        thread = msg.data.get("thread")
-        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
 
 
 def _pill(mention: str) -> str:
@@ -212,11 +204,3 @@ def _pill(mention: str) -> str:
     if mention == "@room":
         return mention
     return f'<a href="https://matrix.to/#/{quote(mention, safe="@:")}">{html.escape(mention)}</a>'
-
-
-def _json(resp: requests.Response) -> dict[str, Any]:
-    try:
-        data = resp.json()
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -9,7 +9,16 @@ import re
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, fit, notifier, require_http_url, require_mentions
+from differ.notify.base import (
+    BASE_URL,
+    Notifier,
+    Outgoing,
+    fit,
+    notifier,
+    require_http_url,
+    require_mentions,
+    split_mentions,
+)
 from differ.options import Invalid, Option
 
 MAX_CHARS = (
@@ -18,14 +27,13 @@ MAX_CHARS = (
 # The characters both of Mattermost's Markdown readers (the server's CommonMark and the web app's marked) let a
 # backslash escape; a backslash before any other character would show.
 _MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!>~|])")
-WORD_JOINER = "\u2060"
 # Whom an alert may mention: a user or group (`@name`), or the channel (`@channel`, `@all`, `@here`).
 MENTION = re.compile(r"@[a-z0-9][a-z0-9._-]*")
 
 
 def escape(text: str) -> str:
     """Page text as Mattermost shows it, nothing of it read as markup or as a mention."""
-    return _MARKUP.sub(r"\\\1", text).replace("@", "@" + WORD_JOINER)
+    return split_mentions(_MARKUP.sub(r"\\\1", text))
 
 
 @notifier("mattermost")

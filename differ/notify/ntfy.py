@@ -76,11 +76,9 @@ class Ntfy(Notifier):
         """Whether these credentials may publish to the topic (the server's `TOPIC/auth`), posting nothing."""
         base = str(self.config.options["url"]).rstrip("/")
         topic = self.config.options["topic"]
-        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
-        with self.exchange("GET", f"{base}/{topic}/auth", headers=headers) as resp:
-            said = " ".join(resp.text[:200].split())
-        if resp.status_code != 200:
-            raise NotifyError(f"HTTP {resp.status_code} {said}".rstrip())
+        answer = self.ask("GET", f"{base}/{topic}/auth")
+        if answer.status != 200:
+            raise NotifyError(f"HTTP {answer.status} {answer.text}".rstrip())
         return f"may publish to {topic} on {base}"
 
     def payload(self, event: dict[str, Any]) -> Outgoing:

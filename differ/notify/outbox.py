@@ -119,10 +119,13 @@ class Outbox:
             return Message(msg.notifier, msg.seq, msg.id, state, msg.data, target)
 
     # -- threads -----------------------------------------------------------------------------------------
+    def _threads_path(self, notifier: str) -> Path:
+        return self.root / notifier / "threads.json"
+
     def threads(self, notifier: str) -> dict[str, str]:
         """The thread each document's alerts go to, for a notifier that starts threads itself."""
         try:
-            data = json.loads((self.root / notifier / "threads.json").read_bytes())
+            data = json.loads(self._threads_path(notifier).read_bytes())
         except (OSError, ValueError):
             return {}
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
@@ -131,7 +134,7 @@ class Outbox:
         """Keep the thread a document's first alert started, for its next alerts."""
         with self.store.writing():
             threads = {**self.threads(notifier), key: thread}
-            path = self.root / notifier / "threads.json"
+            path = self._threads_path(notifier)
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, canonical_json(threads) + b"\n")
 
@@ -140,7 +143,7 @@ class Outbox:
         with self.store.writing():
             threads = self.threads(notifier)
             if threads.pop(key, None) is not None:
-                atomic_write(self.root / notifier / "threads.json", canonical_json(threads) + b"\n")
+                atomic_write(self._threads_path(notifier), canonical_json(threads) + b"\n")
 
     # -- digest buffer ------------------------------------------------------------------------------------
     def buffer(self, notifier: str, event_id: str, event: dict[str, Any]) -> None:

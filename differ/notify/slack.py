@@ -19,6 +19,7 @@ from differ.notify.base import (
     cut,
     document_of,
     grouped,
+    json_object,
     notifier,
     require_http_url,
     require_mentions,
@@ -154,21 +155,17 @@ class Slack(Notifier):
         if not self.bot:
             return None
         api = str(self.config.options["api"]).rstrip("/")
-        headers = {"Authorization": f"Bearer {self.config.options['token']}", "User-Agent": "differ-notify"}
-        with self.exchange("POST", f"{api}/auth.test", b"", headers) as resp:
-            auth = _json(resp) if resp.status_code == 200 else {}
-        if not auth.get("ok"):
-            raise NotifyError(f"auth.test: {auth.get('error') or f'HTTP {resp.status_code}'}")
-        who = f"{auth.get('user')} in {auth.get('team')}"
+        auth = self.ask("POST", f"{api}/auth.test")
+        if not auth.data.get("ok"):
+            raise NotifyError(f"auth.test: {auth.data.get('error') or f'HTTP {auth.status}'}")
+        who = f"{auth.data.get('user')} in {auth.data.get('team')}"
         channel = str(self.config.options["channel"])
-        url = f"{api}/conversations.info?{urlencode({'channel': channel})}"
-        with self.exchange("GET", url, headers=headers) as resp:
-            info = _json(resp) if resp.status_code == 200 else {}
-        if info.get("ok"):
-            return f"{who}; channel #{(info.get('channel') or {}).get('name', channel)} found"
-        if info.get("error") in ("missing_scope", "not_allowed_token_type"):
-            return f"{who}; the channel was not checked (the bot may not read channels: {info['error']})"
-        raise NotifyError(f"conversations.info: {info.get('error') or f'HTTP {resp.status_code}'}")
+        info = self.ask("GET", f"{api}/conversations.info?{urlencode({'channel': channel})}")
+        if info.data.get("ok"):
+            return f"{who}; channel #{(info.data.get('channel') or {}).get('name', channel)} found"
+        if info.data.get("error") in ("missing_scope", "not_allowed_token_type"):
+            return f"{who}; the channel was not checked (the bot may not read channels: {info.data['error']})"
+        raise NotifyError(f"conversations.info: {info.data.get('error') or f'HTTP {info.status}'}")
 
     def target(self) -> str:
         if not self.bot:
@@ -184,11 +181,6 @@ class Slack(Notifier):
             "Content-Type": "application/json; charset=utf-8",
         }
 
-    def _started(self, msg: Message) -> str | None:
-        """The ts of the thread this message's document already has (None: it starts one, or none is kept)."""
-        thread = msg.data.get("thread")
-        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
-
     def body_of(self, msg: Message) -> dict[str, Any]:
         """The message, as a reply in its document's thread when one has been started, carrying its outbox id as
         message metadata, by which a retry can find it in the channel."""
@@ -196,7 +188,7 @@ class Slack(Notifier):
         if not self.bot:
             return body
         body["metadata"] = {"event_type": METADATA_TYPE, "event_payload": {"id": msg.id}}
-        started = self._started(msg)
+        started = self.kept_thread(msg)
         if started:
             body["thread_ts"] = started
             body["reply_broadcast"] = bool(self.config.options["broadcast"])
@@ -215,7 +207,7 @@ class Slack(Notifier):
         channel = str(self.config.options["channel"])
         if not re.fullmatch(r"[CGD][A-Z0-9]+", channel):
             return False  # Slack's history takes a channel's id, not its name
-        started = self._started(msg)
+        started = self.kept_thread(msg)
         # Every attempt fell within retry_for of the message's creation (`differ outbox retry` resets that), so
         # within that and an hour's slack before now.
         oldest = now.timestamp() - self.config.retry_for - 3600
@@ -224,26 +216,19 @@ class Slack(Notifier):
             "oldest": f"{oldest:.6f}",
             "include_all_metadata": "true",
             "limit": "200",
+            **({"ts": started} if started else {}),
         }
         method = "conversations.replies" if started else "conversations.history"
-        if started:
-            query["ts"] = started
-        url = f"{str(self.config.options['api']).rstrip('/')}/{method}?{urlencode(query)}"
-        headers = {"Authorization": f"Bearer {self.config.options['token']}", "User-Agent": "differ-notify"}
-        with self.exchange("GET", url, headers=headers) as resp:
-            try:
-                answer = resp.json() if resp.status_code == 200 else {}
-            except ValueError:
-                answer = {}
-        for found in answer.get("messages", []) if isinstance(answer, dict) and answer.get("ok") else []:
+        answer = self.ask(
+            "GET", f"{str(self.config.options['api']).rstrip('/')}/{method}?{urlencode(query)}"
+        ).data
+        for found in answer.get("messages", []) if answer.get("ok") else []:
             meta = found.get("metadata") if isinstance(found, dict) else None
             if not isinstance(meta, dict) or meta.get("event_type") != METADATA_TYPE:
                 continue
             payload = meta.get("event_payload")
             if isinstance(payload, dict) and payload.get("id") == msg.id:
-                thread, ts = msg.data.get("thread"), found.get("ts")
-                if thread and not started and isinstance(ts, str) and self.outbox:
-                    self.outbox.remember_thread(self.config.name, str(thread), ts)
+                self.keep_thread(msg, found.get("ts"))
                 return True
         return False
 
@@ -252,35 +237,14 @@ class Slack(Notifier):
         its document's thread has its ts kept for the next."""
         if not self.bot:
             return None
-        try:
-            answer = resp.json()
-        except ValueError:
-            answer = {}
-        if not isinstance(answer, dict) or not answer.get("ok"):
-            error = (
-                str(answer.get("error") if isinstance(answer, dict) else "")
-                or "an answer that is not Slack's"
-            )
+        answer = json_object(resp)
+        if not answer.get("ok"):
+            error = str(answer.get("error") or "") or "an answer that is not Slack's"
             raise NotifyError(f"Slack refused it: {error}", retryable=error in _TRANSIENT)
-        thread, ts = msg.data.get("thread"), answer.get("ts")
-        if (
-            thread
-            and isinstance(ts, str)
-            and self.outbox
-            and str(thread) not in self.outbox.threads(self.config.name)
-        ):
-            self.outbox.remember_thread(self.config.name, str(thread), ts)
+        self.keep_thread(msg, answer.get("ts"))
         return None
 
 
 METADATA_TYPE = "differ_alert"  # the message metadata that carries a message's outbox id
 # Errors of Slack's Web API worth another try; any other (not_in_channel, invalid_auth, …) needs a person.
 _TRANSIENT = ("ratelimited", "service_unavailable", "request_timeout", "fatal_error", "internal_error")
-
-
-def _json(resp: requests.Response) -> dict[str, Any]:
-    try:
-        data = resp.json()
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -5,7 +5,6 @@ word joiner (U+2060, invisible) after every `@`, so no name follows it."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -21,16 +20,14 @@ from differ.notify.base import (
     fit,
     notifier,
     require_mentions,
+    split_mentions,
 )
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
-    import requests
-
     from differ.notify.outbox import Message
 
 MAX_CHARS = 4_096  # Telegram's longest message, counted in the text as shown (markup left out)
-WORD_JOINER = "\u2060"
 CHAT = re.compile(r"-?\d+|@[A-Za-z][A-Za-z0-9_]{4,31}")
 # Whom an alert may mention: a user by @username.
 MENTION = re.compile(r"@[A-Za-z][A-Za-z0-9_]{4,31}")
@@ -38,7 +35,7 @@ MENTION = re.compile(r"@[A-Za-z][A-Za-z0-9_]{4,31}")
 
 def escape(text: str) -> str:
     """Page text as Telegram shows it in an HTML message: `<`, `>`, `&` as entities, no `@` followed by a name."""
-    return html.escape(text, quote=False).replace("@", "@" + WORD_JOINER)
+    return split_mentions(html.escape(text, quote=False))
 
 
 @notifier("telegram")
@@ -93,42 +90,43 @@ class Telegram(Notifier):
         return self.method_url("sendMessage")
 
     # -- a topic a document ----------------------------------------------------------------------------------
-    def _topic(self, msg: Message) -> str | None:
-        thread = msg.data.get("thread")
-        return self.outbox.threads(self.config.name).get(str(thread)) if thread and self.outbox else None
-
     def send(self, msg: Message, now: datetime) -> str | None:
         """With `topics`, a document's first alert makes its topic (createForumTopic, named after the document)
         before it is posted there; the topic is kept for the document's next alerts."""
-        thread = msg.data.get("thread")
-        if self.config.options["topics"] and thread and self.outbox is not None and not self._topic(msg):
-            name = str(msg.data["body"].get(TOPIC_NAME) or thread)[:128]
-            body = json.dumps({"chat_id": msg.data["body"]["chat_id"], "name": name}).encode()
-            headers = {"Content-Type": "application/json", "User-Agent": "differ-notify"}
-            with self.exchange("POST", self.method_url("createForumTopic"), body, headers) as resp:
-                answer = _json(resp)
-                if resp.status_code == 429 or resp.status_code >= 500:
-                    wait = self.wait_hint(resp)
-                    raise NotifyError(
-                        f"making the topic: HTTP {resp.status_code}", retryable=True, retry_after=wait
-                    )
-            topic = (answer.get("result") or {}).get("message_thread_id") if answer.get("ok") else None
+        topics = self.config.options["topics"] and self.outbox is not None
+        if topics and msg.data.get("thread") and not self.kept_thread(msg):
+            name = str(msg.data["body"].get(TOPIC_NAME) or msg.data["thread"])[:128]
+            answer = self.ask(
+                "POST",
+                self.method_url("createForumTopic"),
+                {"chat_id": msg.data["body"]["chat_id"], "name": name},
+            )
+            if answer.status == 429 or answer.status >= 500:
+                wait = self.wait_hint(answer.data)
+                raise NotifyError(f"making the topic: HTTP {answer.status}", retryable=True, retry_after=wait)
+            topic = (
+                (answer.data.get("result") or {}).get("message_thread_id") if answer.data.get("ok") else None
+            )
             if not isinstance(topic, int):
                 raise NotifyError(
-                    f"making the topic: {answer.get('description') or f'HTTP {resp.status_code}'}"
+                    f"making the topic: {answer.data.get('description') or f'HTTP {answer.status}'}"
                 )
-            self.outbox.remember_thread(self.config.name, str(thread), str(topic))
+            self.keep_thread(msg, str(topic))
         try:
             return super().send(msg, now)
         except NotifyError as exc:
-            if self.config.options["topics"] and self._topic(msg) and any(g in str(exc) for g in _TOPIC_GONE):
+            if (
+                self.config.options["topics"]
+                and self.kept_thread(msg)
+                and any(g in str(exc) for g in _TOPIC_GONE)
+            ):
                 raise self.thread_gone(msg, exc) from None
             raise
 
     def body_of(self, msg: Message) -> dict[str, Any]:
         body = super().body_of(msg)
         body.pop(TOPIC_NAME, None)
-        topic = self._topic(msg) if self.config.options["topics"] else None
+        topic = self.kept_thread(msg) if self.config.options["topics"] else None
         if topic:
             body["message_thread_id"] = int(topic)
         return body
@@ -148,18 +146,15 @@ class Telegram(Notifier):
 
     def _call(self, method: str, data: dict[str, Any]) -> dict[str, Any]:
         """A Bot API method's result, or a NotifyError with Telegram's description."""
-        body = json.dumps(data).encode()
-        headers = {"Content-Type": "application/json", "User-Agent": "differ-notify"}
-        with self.exchange("POST", self.method_url(method), body, headers) as resp:
-            answer = _json(resp)
-        result = answer.get("result")
-        if not answer.get("ok") or not isinstance(result, dict):
-            raise NotifyError(f"{method}: {answer.get('description') or f'HTTP {resp.status_code}'}")
+        answer = self.ask("POST", self.method_url(method), data)
+        result = answer.data.get("result")
+        if not answer.data.get("ok") or not isinstance(result, dict):
+            raise NotifyError(f"{method}: {answer.data.get('description') or f'HTTP {answer.status}'}")
         return result
 
-    def wait_hint(self, resp: requests.Response) -> float | None:
+    def wait_hint(self, answer: dict[str, Any]) -> float | None:
         """Telegram's 429 says how long to wait in `parameters.retry_after` (seconds)."""
-        wait = (_json(resp).get("parameters") or {}).get("retry_after")
+        wait = (answer.get("parameters") or {}).get("retry_after")
         return float(wait) if isinstance(wait, int | float) and wait >= 0 else None
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
@@ -198,11 +193,3 @@ class Telegram(Notifier):
 TOPIC_NAME = "differ_topic_name"  # kept in the queued body for the document's topic; never sent
 # What Telegram answers when a message goes to a topic that was deleted.
 _TOPIC_GONE = ("message thread not found", "TOPIC_DELETED", "TOPIC_ID_INVALID")
-
-
-def _json(resp: requests.Response) -> dict[str, Any]:
-    try:
-        data = resp.json()
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}

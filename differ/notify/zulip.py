@@ -76,24 +76,18 @@ class Zulip(Notifier):
 
     def probe(self) -> str:
         """The bot's credentials (users/me) and the channel (get_stream_id), posting nothing."""
-        base = str(self.config.options["url"]).rstrip("/")
-        headers = {**self.sign("", 0, b""), "User-Agent": "differ-notify"}
-        me = self._get(f"{base}/api/v1/users/me", headers)
+        me = self._get("users/me")
         channel = str(self.config.options["channel"])
-        self._get(f"{base}/api/v1/get_stream_id?{urlencode({'stream': channel})}", headers)
+        self._get(f"get_stream_id?{urlencode({'stream': channel})}")
         return f"{me.get('full_name') or me.get('email')} can post to #{channel}"
 
-    def _get(self, url: str, headers: dict[str, str]) -> dict[str, Any]:
-        with self.exchange("GET", url, headers=headers) as resp:
-            try:
-                answer = resp.json()
-            except ValueError:
-                answer = {}
-        if not isinstance(answer, dict) or answer.get("result") != "success":
-            said = answer.get("msg") if isinstance(answer, dict) else None
-            method = url.partition("/api/v1/")[2].partition("?")[0]
-            raise NotifyError(f"{method}: {said or f'HTTP {resp.status_code}'}")
-        return answer
+    def _get(self, method: str) -> dict[str, Any]:
+        """An API method's answer, or a NotifyError with Zulip's message."""
+        answer = self.ask("GET", f"{str(self.config.options['url']).rstrip('/')}/api/v1/{method}")
+        if answer.data.get("result") != "success":
+            said = answer.data.get("msg") or f"HTTP {answer.status}"
+            raise NotifyError(f"{method.partition('?')[0]}: {said}")
+        return answer.data
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
         lines = [escape(line) for line in self.lines(event)]

@@ -55,15 +55,25 @@ def _subject(event: dict[str, Any]) -> str:
     )
 
 
+def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
+    """Why this destination is not for an event ("" when it is): its events, documents and sources, sections."""
+    kind = str(event.get("type"))
+    if kind not in config.events:
+        return f"its events are {', '.join(config.events)}"
+    if not config.wants(kind, _subject(event)):
+        return f"it is for {', '.join(config.documents or config.sources)}"
+    if kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
+        return f"no change under its sections ({', '.join(config.sections)})"  # an edit elsewhere
+    return ""
+
+
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
     kind = str(event.get("type"))
     if kind == "fetch_failing" and event.get("failures") != config.fail_after:
         return False  # once per failing streak, when it reaches fail_after
     if kind == "recovered" and int(event.get("failures") or 0) < config.fail_after:
         return False
-    if kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
-        return False  # an edit elsewhere than the sections this destination is for
-    return config.wants(kind, _subject(event))
+    return not _refusal(config, event)
 
 
 @dataclass
@@ -83,18 +93,9 @@ def preview(app: App, event: dict[str, Any], only: str | None = None) -> list[Pr
     for config in app.config.notifiers:
         if only and config.name != only:
             continue
-        kind = str(event.get("type"))
-        subject = _subject(event)
-        if kind not in config.events:
-            reason = f"its events are {', '.join(config.events)}"
-        elif not config.wants(kind, subject):
-            reason = f"it is for {', '.join(config.documents or config.sources)}"
-        elif kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
-            reason = f"no change under its sections ({', '.join(config.sections)})"
-        else:
-            out.append(Preview(config.name, config.kind, _notifier(app, config).payload(event).body))
-            continue
-        out.append(Preview(config.name, config.kind, None, reason))
+        reason = _refusal(config, event)
+        body = None if reason else _notifier(app, config).payload(event).body
+        out.append(Preview(config.name, config.kind, body, reason))
     return out
 
 

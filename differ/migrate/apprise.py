@@ -5,6 +5,8 @@ thread key is not carried over: differ keeps each document's alerts in a thread 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -26,59 +28,39 @@ def add(url: str, page: str | None, watches: Watches) -> None:
     target: tuple[str, str] | None = None
     if url.startswith(("mailto://", "mailtos://")):
         table = email_options(url)
-        note = (
-            "its password is written as the notification URL held it; to keep it out of the file, put it in an "
-            'environment variable and write password = "${NAME}"'
-            if table.get("password")
-            else ""
+        _add_alert(
+            watches,
+            Notifier("email", table, note=_secret_note("password") if table.get("password") else ""),
+            page,
         )
-        _add_alert(watches, Notifier("email", table, note=note), page)
         return
+    scheme = url.split("://")[0]
     if url.startswith("zulip://"):
-        tables = zulip_options(url)
-        if not tables:
-            watches.left_out.append(
-                "notification URL zulip://…: not the form zulip://BOT@ORG/TOKEN[/CHANNEL]"
-            )
-        for table in tables or []:
-            note = "its API key is written as the notification URL held it; to keep it out of the file, put it in an "
-            note += 'environment variable and write api_key = "${NAME}"'
-            _add_alert(watches, Notifier("zulip", table, note=note), page)
+        found = zulip_options(url) or "not the form zulip://BOT@ORG/TOKEN[/CHANNEL]"
+        _add_all(watches, "zulip", found, page, scheme, lambda _: _secret_note("api_key", "API key"))
         return
     if url.startswith(("matrix://", "matrixs://")):
         found = matrix_options(url)
-        if isinstance(found, str):
-            watches.left_out.append(f"notification URL {url.split('://')[0]}://…: {found}")
-            return
-        for table in found:
-            note = "its access token is written as the notification URL held it; to keep it out of the file, put it "
-            note += 'in an environment variable and write access_token = "${NAME}"'
-            _add_alert(watches, Notifier("matrix", table, note=note), page)
+        _add_all(
+            watches, "matrix", found, page, scheme, lambda _: _secret_note("access_token", "access token")
+        )
         return
     if url.startswith("tgram://"):
-        found = telegram_options(url)
-        if isinstance(found, str):
-            watches.left_out.append(f"notification URL tgram://…: {found}")
-            return
-        for table in found:
-            _add_alert(watches, Notifier("telegram", table, note=TOKEN_NOTE.format(key="bot_token")), page)
+        _add_all(
+            watches, "telegram", telegram_options(url), page, scheme, lambda _: _secret_note("bot_token")
+        )
         return
     if url.startswith(("ntfy://", "ntfys://")) or re.match(r"https?://ntfy\.sh/[^/?]+", url):
-        found = ntfy_options(url)
-        if isinstance(found, str):
-            watches.left_out.append(f"notification URL {url.split('://')[0]}://…: {found}")
-            return
-        for table in found:
+
+        def ntfy_note(table: dict[str, Any]) -> str:
             secret = "token" if "token" in table else "password" if "password" in table else ""
-            note = TOKEN_NOTE.format(key=secret) if secret else ""
-            _add_alert(watches, Notifier("ntfy", table, note=note), page)
+            return _secret_note(secret) if secret else ""
+
+        _add_all(watches, "ntfy", ntfy_options(url), page, scheme, ntfy_note)
         return
     if url.startswith(("mmost://", "mmosts://")):
-        tables = mattermost_options(url)
-        if not tables:
-            watches.left_out.append("notification URL mmost://…: not the form mmost://HOST/TOKEN")
-        for table in tables:
-            _add_alert(watches, Notifier("mattermost", table), page)
+        found = mattermost_options(url) or "not the form mmost://HOST/TOKEN"
+        _add_all(watches, "mattermost", found, page, "mmost", lambda _: "")
         return
     if m := _SLACK_TOKENS.fullmatch(bare):
         target = ("slack", f"https://hooks.slack.com/services/{m[1]}/{m[2]}/{m[3]}")
@@ -135,26 +117,72 @@ def zulip_options(url: str) -> list[dict[str, Any]] | None:
     ]
 
 
-TOKEN_NOTE = (
-    "its {key} is written as the notification URL held it; to keep it out of the file, put it in an environment "
-    'variable and write {key} = "${{NAME}}"'
-)
+def _secret_note(key: str, what: str = "") -> str:
+    """The note under a notifier whose secret option `key` (`what`, in words) is written as the URL held it."""
+    return (
+        f"its {what or key} is written as the notification URL held it; to keep it out of the file, put it in an "
+        f'environment variable and write {key} = "${{NAME}}"'
+    )
+
+
+def _add_all(
+    watches: Watches,
+    kind: str,
+    found: list[dict[str, Any]] | str,
+    page: str | None,
+    scheme: str,
+    note: Callable[[dict[str, Any]], str],
+) -> None:
+    """A notifier of `kind` for each table found (each with its note), or the reason none is, as left out."""
+    if isinstance(found, str):
+        watches.left_out.append(f"notification URL {scheme}://…: {found}")
+        return
+    for table in found:
+        _add_alert(watches, Notifier(kind, table, note=note(table)), page)
+
+
+@dataclass
+class _URL:
+    """An Apprise URL in its parts, as Apprise reads one: the query is taken off before the path, since a room's
+    or channel's `#` there is not a fragment."""
+
+    scheme: str
+    user: str
+    password: str
+    host: str  # HOST[:PORT] as written
+    path: list[str]  # the path's segments, unquoted
+    query: dict[str, list[str]]
+
+    def get(self, key: str) -> str:
+        """A query parameter's (last) value, "" when absent."""
+        return (self.query.get(key) or [""])[-1]
+
+    def to(self) -> list[str]:
+        """The targets a `to=` lists, as Apprise splits them (spaces, commas, slashes)."""
+        return [t for t in re.split(r"[\s,/]+", self.get("to")) if t]
+
+
+def _read(url: str) -> _URL:
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    userinfo, _, host = netloc.rpartition("@")
+    user, _, password = (unquote(part) for part in userinfo.partition(":"))
+    return _URL(scheme, user, password, host, [unquote(p) for p in path.split("/") if p], parse_qs(query))
 
 
 def telegram_options(url: str) -> list[dict[str, Any]] | str:
     """Apprise's `tgram://BOT_TOKEN/CHAT[:TOPIC]/…[?topic=…&silent=yes]` as `telegram` notifiers' options, a chat
     each (a chat's name gets its `@`), or why differ cannot send where it did."""
-    rest, _, query = url.partition("://")[2].partition("?")
-    parts = [unquote(p) for p in rest.split("/") if p]
-    qs = {k: v[-1] for k, v in parse_qs(query).items()}
-    token = parts[0].removeprefix("bot") if parts else ""
+    parts = _read(url)
+    token = parts.host.removeprefix("bot")
     if not re.fullmatch(r"\d+:[\w-]+", token):
         return "not the form tgram://BOT_TOKEN/CHAT_ID"
-    targets = parts[1:] + [t for t in re.split(r"[\s,/]+", qs.get("to", "")) if t]
+    targets = parts.path + parts.to()
     if not targets:
         return "it names no chat (Apprise would message the bot's owner, whom it finds); name the chat"
-    topic = qs.get("topic") or qs.get("thread") or ""
-    silent = qs.get("silent", "").lower() in ("yes", "true", "1", "on")
+    topic = parts.get("topic") or parts.get("thread")
+    silent = parts.get("silent").lower() in ("yes", "true", "1", "on")
     tables = []
     for target in targets:
         m = re.fullmatch(r"(-?\d{1,32}|@?[A-Za-z_-][\w-]*)(?::(\d+))?", target)
@@ -180,24 +208,19 @@ def ntfy_options(url: str) -> list[dict[str, Any]] | str:
     """Apprise's `ntfy[s]://[USER:PASSWORD@|TOKEN@]HOST[:PORT]/TOPIC…` (a server of your own) or `ntfy://TOPIC`
     and `https://ntfy.sh/TOPIC` (ntfy.sh) as `ntfy` notifiers' options, a topic each, as Apprise reads them: a
     user that starts with `tk_`, or `token=`, is an access token; `priority=` by name or number."""
-    scheme, _, rest = url.partition("://")
-    rest, _, query = rest.partition("?")
-    netloc, _, path = rest.partition("/")
-    userinfo, _, hostport = netloc.rpartition("@")
-    user, _, password = (unquote(part) for part in userinfo.partition(":"))
-    qs = {k: v[-1] for k, v in parse_qs(query).items()}
-    topics = [unquote(t) for t in path.split("/") if t]
-    if hostport.lower() == "ntfy.sh" or not topics:  # ntfy.sh: a name alone is the topic
-        server, topics = "https://ntfy.sh", topics or [hostport]
+    parts = _read(url)
+    user, password, topics = parts.user, parts.password, parts.path
+    if parts.host.lower() == "ntfy.sh" or not topics:  # ntfy.sh: a name alone is the topic
+        server, topics = "https://ntfy.sh", topics or [parts.host]
     else:
-        server = f"{'http' if scheme == 'ntfy' else 'https'}://{hostport}"
-    token = qs.get("token") or (user if user.startswith("tk_") and not password else "")
-    if not token and qs.get("auth") == "token":
+        server = f"{'http' if parts.scheme == 'ntfy' else 'https'}://{parts.host}"
+    token = parts.get("token") or (user if user.startswith("tk_") and not password else "")
+    if not token and parts.get("auth") == "token":
         token = password or user
     auth = (
         {"token": token} if token else {"username": user, "password": password} if user and password else {}
     )
-    level = qs.get("priority", "").lower()
+    level = parts.get("priority").lower()
     priority = _NTFY_PRIORITY.get(level) or (int(level) if level in ("1", "2", "3", "4", "5") else 0)
     tables = [
         {"url": server, "topic": topic, **auth, **({"priority": priority} if priority else {})}
@@ -212,22 +235,19 @@ def mattermost_options(url: str) -> list[dict[str, Any]]:
     options, a channel each (one for the webhook's own channel when none is named): the webhook
     `http[s]://HOST[:PORT][/PATH]/hooks/TOKEN` (a plain `mmost://` without a port on Mattermost's 8065, as Apprise
     has it), BOTNAME as the username posts appear under."""
-    scheme, _, rest = url.partition("://")
-    rest, _, query = rest.partition("?")
-    netloc, _, path = rest.partition("/")
-    user, _, hostport = netloc.rpartition("@")
-    parts = [unquote(p) for p in path.split("/") if p]
-    if not parts:
+    parts = _read(url)
+    if not parts.path:
         return []
-    if scheme == "mmost" and ":" not in hostport:
-        hostport += ":8065"
-    prefix = "".join(f"/{p}" for p in parts[:-1])
-    hook = f"{'https' if scheme == 'mmosts' else 'http'}://{hostport}{prefix}/hooks/{parts[-1]}"
-    qs = parse_qs(query)
+    host = parts.host if parts.scheme != "mmost" or ":" in parts.host else parts.host + ":8065"
+    prefix = "".join(f"/{p}" for p in parts.path[:-1])
+    hook = f"{'https' if parts.scheme == 'mmosts' else 'http'}://{host}{prefix}/hooks/{parts.path[-1]}"
     named = [
-        c.lstrip("#") for key in ("channel", "to") for v in qs.get(key, []) for c in re.split(r"[\s,]+", v)
+        c.lstrip("#")
+        for key in ("channel", "to")
+        for v in parts.query.get(key, [])
+        for c in re.split(r"[\s,]+", v)
     ]
-    base = {"url": hook, **({"username": unquote(user)} if user else {})}
+    base = {"url": hook, **({"username": parts.user} if parts.user else {})}
     return [{**base, **({"channel": c} if c else {})} for c in [c for c in named if c] or [""]]
 
 
@@ -236,27 +256,24 @@ def matrix_options(url: str) -> list[dict[str, Any]] | str:
     Apprise reads it (a `token=` in the query, or the one name before `@`, is the access token; a bare room name
     is `#NAME:HOST`), or why differ cannot post where it did: a login with a password, a webhook bridge (`mode=`,
     or a URL with neither token nor room), or direct messages alone."""
-    scheme, _, rest = url.partition("://")
-    rest, _, query = rest.partition("?")  # before the path: a room's `#` is not a fragment here
-    netloc, _, path = rest.partition("/")
-    userinfo, _, hostport = netloc.rpartition("@")
-    qs = {k: v[-1] for k, v in parse_qs(query).items()}
-    user, _, password = (unquote(part) for part in userinfo.partition(":"))
-    token = qs.get("token") or password or user
-    targets = [unquote(t) for t in path.split("/") if t]
-    targets += [t for t in re.split(r"[\s,/]+", qs.get("to", "")) if t]
-    if user and password and not qs.get("token"):
+    parts = _read(url)
+    user, password, hostport = parts.user, parts.password, parts.host
+    token = parts.get("token") or password or user
+    targets = parts.path + parts.to()
+    if user and password and not parts.get("token"):
         return (
             "it logs in with a password; differ posts with the bot account's access token (log in once and "
             "set access_token)"
         )
-    if qs.get("mode", "off").lower() != "off" or not targets:  # Apprise's t2bot: a name and nothing else
+    if (
+        parts.get("mode") or "off"
+    ).lower() != "off" or not targets:  # Apprise's t2bot: a name and nothing else
         return "a webhook bridge (t2bot or a Slack-style hook), not a room differ can post to as a bot"
     host = hostport.rsplit(":", 1)[0] if hostport.count(":") == 1 else hostport
     rooms = [t if t[0] in "!#" else f"#{t}:{host}" for t in targets if not t.startswith("@")]
     if not rooms:
         return "direct messages to users; differ posts to rooms"
-    base = f"{'https' if scheme == 'matrixs' else 'http'}://{hostport}"
+    base = f"{'https' if parts.scheme == 'matrixs' else 'http'}://{hostport}"
     return [{"url": base, "room": room, "access_token": token} for room in rooms]
 
 

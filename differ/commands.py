@@ -264,7 +264,7 @@ def cmd_notify(app: App, args: argparse.Namespace) -> int:
 def _preview(app: App, args: argparse.Namespace) -> int:
     """`differ notify preview`: each destination's message for a change, as JSON, or why it gets none."""
     from differ.check import change_event
-    from differ.records import _version
+    from differ.records import versions_named
     from differ.versions import diff_versions
 
     source = app.config.source(args.source)
@@ -276,12 +276,7 @@ def _preview(app: App, args: argparse.Namespace) -> int:
         print(f"{source.key}: a mirror_drift alert, as its findings stand now", file=app.out)
         _print_previews(app, event, args.name)
         return ExitCode.OK
-    new = _version(app, source.key, args.b)
-    if args.a is None and new.number == 1:
-        raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
-    old = (
-        app.store.version(source.key, new.number - 1) if args.a is None else _version(app, source.key, args.a)
-    )
+    old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
     if d.empty:
         print(f"{source.key} version {old.number} → {new.number}: no change, so no alert", file=app.out)

@@ -196,19 +196,23 @@ def cmd_show(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Version, Version]:
+    """The two versions `--from` and `--to` name (by default the latest and the one before it)."""
+    new = _version(app, key, b)
+    if a is not None:
+        return _version(app, key, a), new
+    if new.number == 1:
+        raise UsageError(f"{key} version 1 is the first snapshot; nothing to compare it with")
+    return app.store.version(key, new.number - 1), new
+
+
 @command("diff")
 def cmd_diff(app: App, args: argparse.Namespace) -> int:
     from differ.diff import render
     from differ.versions import diff_versions, version_pair
 
     source = app.config.source(args.source)
-    new = _version(app, source.key, args.b)
-    if args.a is None:
-        if new.number == 1:
-            raise UsageError(f"{source.key} version 1 is the first snapshot; nothing to compare it with")
-        old = app.store.version(source.key, new.number - 1)
-    else:
-        old = _version(app, source.key, args.a)
+    old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from differ.edit import Notifier
-from differ.migrate.base import Watches
+from differ.migrate.base import Watches, secret_note
 
 _SLACK_TOKENS = re.compile(r"slack://(?:[^@/]*@)?(T\w+)/(B\w+)/(\w+)/?(?:#?[\w-]*)?")
 _DISCORD = re.compile(r"discord://(?:[^@/]*@)?(\d+)/([\w-]+)/?")
@@ -30,31 +30,29 @@ def add(url: str, page: str | None, watches: Watches) -> None:
         table = email_options(url)
         _add_alert(
             watches,
-            Notifier("email", table, note=_secret_note("password") if table.get("password") else ""),
+            Notifier("email", table, note=secret_note("password") if table.get("password") else ""),
             page,
         )
         return
     scheme = url.split("://")[0]
     if url.startswith("zulip://"):
         found = zulip_options(url) or "not the form zulip://BOT@ORG/TOKEN[/CHANNEL]"
-        _add_all(watches, "zulip", found, page, scheme, lambda _: _secret_note("api_key", "API key"))
+        _add_all(watches, "zulip", found, page, scheme, lambda _: secret_note("api_key", "API key"))
         return
     if url.startswith(("matrix://", "matrixs://")):
         found = matrix_options(url)
         _add_all(
-            watches, "matrix", found, page, scheme, lambda _: _secret_note("access_token", "access token")
+            watches, "matrix", found, page, scheme, lambda _: secret_note("access_token", "access token")
         )
         return
     if url.startswith("tgram://"):
-        _add_all(
-            watches, "telegram", telegram_options(url), page, scheme, lambda _: _secret_note("bot_token")
-        )
+        _add_all(watches, "telegram", telegram_options(url), page, scheme, lambda _: secret_note("bot_token"))
         return
     if url.startswith(("ntfy://", "ntfys://")) or re.match(r"https?://ntfy\.sh/[^/?]+", url):
 
         def ntfy_note(table: dict[str, Any]) -> str:
             secret = "token" if "token" in table else "password" if "password" in table else ""
-            return _secret_note(secret) if secret else ""
+            return secret_note(secret) if secret else ""
 
         _add_all(watches, "ntfy", ntfy_options(url), page, scheme, ntfy_note)
         return
@@ -115,14 +113,6 @@ def zulip_options(url: str) -> list[dict[str, Any]] | None:
         }
         for channel in channels
     ]
-
-
-def _secret_note(key: str, what: str = "") -> str:
-    """The note under a notifier whose secret option `key` (`what`, in words) is written as the URL held it."""
-    return (
-        f"its {what or key} is written as the notification URL held it; to keep it out of the file, put it in an "
-        f'environment variable and write {key} = "${{NAME}}"'
-    )
 
 
 def _add_all(

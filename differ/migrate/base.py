@@ -61,3 +61,11 @@ def strings(value: Any) -> list[str]:
     """A list setting's non-empty strings (one string stands for a list of one)."""
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     return [item.strip() for item in items if isinstance(item, str) and item.strip()]
+
+
+def secret_note(key: str, what: str = "", held: str = "the notification URL") -> str:
+    """The note under a notifier whose secret option `key` (`what`, in words) is written as `held` held it."""
+    return (
+        f"its {what or key} is written as {held} held it; to keep it out of the file, put it in an environment "
+        f'variable and write {key} = "${{NAME}}"'
+    )

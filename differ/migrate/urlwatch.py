@@ -9,7 +9,7 @@ from typing import Any
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError
-from differ.migrate.base import Found, Watches, narrow, reader
+from differ.migrate.base import Found, Watches, narrow, reader, secret_note
 
 # urlwatch filters that only reformat text: differ's own reading of the page does their work
 _FORMATTING = {
@@ -63,15 +63,10 @@ def _urlwatch_reporters(report: Any, path: Path) -> Watches:
         if name in ("slack", "discord", "mattermost") and isinstance(url, str) and url:
             watches.alerts.append(Notifier(name, {"url": url}))
         elif name == "webhook" and isinstance(url, str) and url:  # {"text": …} to a Slack-style webhook
-            kind = (
-                "slack"
-                if url.startswith("https://hooks.slack.com/")
-                else "mattermost"
-                if "/hooks/" in url
-                else ""
-            )
-            if kind:
-                watches.alerts.append(Notifier(kind, {"url": url}))
+            if url.startswith("https://hooks.slack.com/"):
+                watches.alerts.append(Notifier("slack", {"url": url}))
+            elif "/hooks/" in url:
+                watches.alerts.append(Notifier("mattermost", {"url": url}))
             else:
                 watches.left_out.append(
                     f"{path.name} report.webhook: a Slack-style webhook differ cannot tell the service of; "
@@ -84,8 +79,7 @@ def _urlwatch_reporters(report: Any, path: Path) -> Watches:
                 watches.left_out.append(f"{path.name} report.telegram: expected a bot_token and a chat_id")
             for chat in chats if isinstance(settings.get("bot_token"), str) else []:
                 table = {"bot_token": settings["bot_token"], "chat": str(chat)}
-                note = "its bot token is written as urlwatch.yaml held it; to keep it out of the file, put it in "
-                note += 'an environment variable and write bot_token = "${NAME}"'
+                note = secret_note("bot_token", "bot token", "urlwatch.yaml")
                 watches.alerts.append(Notifier("telegram", table, note=note))
         elif name == "matrix" and all(isinstance(settings.get(k), str) for k in ("homeserver", "room_id")):
             table = {
@@ -93,10 +87,7 @@ def _urlwatch_reporters(report: Any, path: Path) -> Watches:
                 "room": settings["room_id"],
                 "access_token": str(settings.get("access_token") or ""),
             }
-            note = (
-                "its access token is written as urlwatch.yaml held it; to keep it out of the file, put it in "
-            )
-            note += 'an environment variable and write access_token = "${NAME}"'
+            note = secret_note("access_token", "access token", "urlwatch.yaml")
             watches.alerts.append(Notifier("matrix", table, note=note))
         elif name in ("text", "html", "markdown", "stdout"):
             continue  # how urlwatch formats or prints its report: differ's own outputs do that

@@ -15,6 +15,7 @@ from differ.records import moment
 
 if TYPE_CHECKING:
     from differ.config import SourceConfig
+    from differ.notify import Outbox
 
 
 @command("check")
@@ -315,34 +316,48 @@ def _print_previews(app: App, event: dict[str, Any], name: str | None) -> None:
             print(json.dumps(p.body, ensure_ascii=False, indent=2), file=app.out)
 
 
+def _revive(app: App, outbox: Outbox, msg_id: str | None) -> int:
+    """Make failed and pending messages (or the one named) due now, each destination's in its turn to send, so
+    that none is revived while another process sends it."""
+    from differ.notify import COMMAND_WAIT
+
+    revived = 0
+    for name in outbox.notifiers():
+        with outbox.sending(name, COMMAND_WAIT) as turn:
+            if not turn:
+                continue
+            for msg in list(outbox.messages(name, "failed")) + list(outbox.messages(name, "pending")):
+                if msg_id and msg.id != msg_id:
+                    continue
+                msg.data["next_attempt"] = "0"
+                msg.data["created"] = app.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+                if msg.state == "failed":
+                    outbox.move(msg, "pending")
+                else:
+                    outbox.update(msg)
+                revived += 1
+    return revived
+
+
 @command("outbox")
 def cmd_outbox(app: App, args: argparse.Namespace) -> int:
-    from differ.notify import Outbox, deliver
+    from differ.notify import COMMAND_WAIT, Outbox, deliver
 
     outbox = Outbox(app.store)
     if args.outbox_command == "retry":
-        revived = 0
-        for msg in list(outbox.all(("failed", "pending"))):
-            if args.id and msg.id != args.id:
-                continue
-            msg.data["next_attempt"] = "0"
-            msg.data["created"] = app.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-            if msg.state == "failed":
-                outbox.move(msg, "pending")
-            else:
-                outbox.update(msg)
-            revived += 1
+        revived = _revive(app, outbox, args.id)
         if args.id and not revived:
             raise UsageError(f'no pending or failed delivery "{args.id}" (see: differ outbox)')
         for name in outbox.notifiers():
             outbox.enable(name)
-        attempts = deliver(app)
+        attempts = deliver(app, wait=COMMAND_WAIT)
         sent = sum(1 for a in attempts if a.ok)
-        print(f"retried {revived}: {sent} delivered, {len(attempts) - sent} failed", file=app.out)
+        failed = sum(1 for a in attempts if not a.ok and a.msg_id)
+        print(f"retried {revived}: {sent} delivered, {failed} failed", file=app.out)
         for a in attempts:
             if not a.ok:
-                print(f"  {a.notifier} {a.msg_id}: {a.detail}", file=app.out)
-        return ExitCode.OK if sent == len(attempts) else ExitCode.FAILURE
+                print(f"  {' '.join(filter(None, (a.notifier, a.msg_id)))}: {a.detail}", file=app.out)
+        return ExitCode.OK if all(a.ok for a in attempts) else ExitCode.FAILURE
     rows = list(outbox.all())
     if not rows:
         print("outbox empty: nothing pending or failed", file=app.out)

@@ -18,6 +18,7 @@ from standardwebhooks.webhooks import Webhook
 
 from differ.check import check
 from differ.notify import Outbox, deliver, dispatch, send_test
+from differ.notify.delivery import BUSY
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
 from tests.helpers import notifier_config, notifier_error
 
@@ -478,6 +479,99 @@ def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -
         assert len(ids) >= len(pending) >= 2
     finally:
         receiver.close()
+
+
+def test_checks_finishing_at_once_send_an_alert_once(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """In `differ run` every check ends by delivering; two ending together must not both send the message."""
+    import threading
+
+    receiver.routes["/services/T/B/X"] = Reply(500, b"busy")
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    receiver.routes["/services/T/B/X"] = Reply(200, b"ok", delay=0.5)  # a slow answer: both try meanwhile
+    clock.advance(3600)
+    results: list[list[Any]] = []
+    threads = [threading.Thread(target=lambda: results.append(deliver(app))) for _ in range(3)]  # type: ignore[arg-type]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(receiver.requests_to("/services/T/B/X")) == 2  # the failed attempt, then one delivery
+    assert sorted((a.ok, a.detail) for r in results for a in r) == [(False, BUSY)] * 2 + [(True, "delivered")]
+    assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
+
+
+def test_a_message_queued_while_another_sends_goes_with_that_one(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A caller that finds the destination's turn taken leaves its message to the holder, which reads the
+    queue again before it lets go."""
+    import threading
+
+    receiver.routes["/services/T/B/X"] = Reply(500, b"busy")
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    receiver.routes["/services/T/B/X"] = Reply(200, b"ok", delay=1.0)
+    clock.advance(3600)
+    holder = threading.Thread(target=deliver, args=(app,))
+    holder.start()
+    while not receiver.requests_to("/services/T/B/X")[1:]:  # the holder is sending the first alert
+        holder.join(0.02)
+    server.page("/post", article("<p>Three.</p>"))
+    check(app, app.config.sources())  # type: ignore[attr-defined]  # queues version 3; its delivery finds the turn taken
+    holder.join()
+    titles = [json.loads(h.body)["text"] for h in receiver.requests_to("/services/T/B/X")]
+    assert [re.findall(r"version \d → \d", t) for t in titles] == [["version 1 → 2"]] * 2 + [
+        ["version 2 → 3"]
+    ]
+    assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
+
+
+def test_two_processes_retrying_the_outbox_send_each_alert_once(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """`differ outbox retry` run twice at once (or beside `differ run`): each alert reaches the receiver once."""
+    import subprocess
+    import sys
+
+    from differ.config import load_config
+
+    receiver.routes["/hooks"] = Reply(503, b"down")
+    server.page("/p", article("<p>One.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/p")}"\n'
+        f'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver.url("/hooks")}"\nsecret = "{SECRET}"\n'
+    )
+    clock = Clock()
+    app = make_app(load_config(config, {}), clock)
+    for n in range(3):
+        server.page("/p", article(f"<p>Version {n} of the text.</p>"))
+        check(app, app.config.sources())
+        clock.advance(3600)
+    assert len(Outbox(app.store).messages("hooks", "pending")) == 2
+    receiver.routes["/hooks"] = Reply(200, b"ok", delay=0.4)
+    failed = len(receiver.requests_to("/hooks"))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "differ", "--config", str(config), "outbox", "retry"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    sent = [h.headers["webhook-id"] for h in receiver.requests_to("/hooks")[failed:]]
+    assert len(sent) == len(set(sent)) == 2
+    assert Outbox(app.store).messages("hooks", "pending") == []
 
 
 def test_a_hanging_receiver_times_out_and_is_retried_later(

@@ -18,10 +18,21 @@ from differ.notify import telegram as _telegram  # noqa: F401  (registers "teleg
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify import zulip as _zulip  # noqa: F401  (registers "zulip")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier
-from differ.notify.delivery import Preview, Probe, deliver, dispatch, event_id, preview, probe, send_test
+from differ.notify.delivery import (
+    COMMAND_WAIT,
+    Preview,
+    Probe,
+    deliver,
+    dispatch,
+    event_id,
+    preview,
+    probe,
+    send_test,
+)
 from differ.notify.outbox import Message, Outbox
 
 __all__ = [
+    "COMMAND_WAIT",
     "NOTIFIERS",
     "Message",
     "Notifier",

@@ -14,7 +14,7 @@ from differ.app import iso
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError
 from differ.notify.base import NOTIFIERS, Notifier
-from differ.notify.outbox import Outbox
+from differ.notify.outbox import Message, Outbox
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -139,18 +139,20 @@ def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
 
 
 def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier) -> None:
-    items = outbox.buffered(config.name)
-    if not items or config.digest is None:
+    """Queue the collected events as one message once the first has waited a period; read, queued and cleared
+    under the store's lock, so two callers never make two digests of the same events."""
+    if config.digest is None or not outbox.buffered(config.name):
         return
-    first = _parse(str(items[0][1].get("queued_at")))
-    if first is None or (app.now() - first).total_seconds() < config.digest:
-        return
-    events = [event for _, event in items]
-    digest = {"type": "digest", "events": events, "at": iso(app.now()), "queued_at": iso(app.now())}
-    ids = sorted(event_id(config.name, e) for e in events)
-    msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
-    outbox.enqueue(config.name, msg_id, _message(kind, digest, iso(app.now())))
     with app.store.writing():
+        items = outbox.buffered(config.name)
+        first = _parse(str(items[0][1].get("queued_at"))) if items else None
+        if first is None or (app.now() - first).total_seconds() < config.digest:
+            return
+        events = [event for _, event in items]
+        digest = {"type": "digest", "events": events, "at": iso(app.now()), "queued_at": iso(app.now())}
+        ids = sorted(event_id(config.name, e) for e in events)
+        msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
+        outbox.enqueue(config.name, msg_id, _message(kind, digest, iso(app.now())))
         for path, _ in items:
             path.unlink(missing_ok=True)
 
@@ -177,8 +179,10 @@ def _backoff(attempts: int) -> float:
     return float(base * (0.8 + 0.4 * random.random()))
 
 
-def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
-    """Send what is due, oldest first per destination; a message waits while an earlier one is retrying."""
+def deliver(app: App, *, only: str | None = None, wait: float = 0.0) -> list[Attempt]:
+    """Send what is due, oldest first per destination; a message waits while an earlier one is retrying. A
+    destination whose messages another thread or process is sending (checks finishing at once in `differ run`,
+    `differ check` beside it) is left to that one, after waiting up to `wait` seconds for its turn."""
     outbox = Outbox(app.store)
     attempts: list[Attempt] = []
     for config in app.config.notifiers:
@@ -190,46 +194,77 @@ def deliver(app: App, *, only: str | None = None) -> list[Attempt]:
             if disabled.get("fingerprint") == config.fingerprint():
                 continue
             outbox.enable(config.name)  # the configuration changed since the receiver said 410
-        for msg in outbox.messages(config.name, "pending"):
-            now = app.now()
-            if str(msg.data.get("next_attempt", "")) > iso(now):
-                break
-            gap = kind.min_interval - (app.monotonic() - app.last_sent.get(config.name, -1e9))
-            if gap > 0:
-                app.sleep(gap)
-            try:
-                note = kind.send(msg, app.now())
-            except NotifyError as exc:
-                app.last_sent[config.name] = app.monotonic()
-                msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
-                msg.data["last_error"] = str(exc)
-                msg.data["last_attempt"] = iso(now)
-                attempts.append(Attempt(config.name, msg.id, False, str(exc)))
-                if exc.disable:
-                    outbox.move(msg, "failed")
-                    outbox.disable(config.name, config.fingerprint(), str(exc))
-                    break
-                if not exc.retryable:
-                    outbox.move(msg, "failed")
-                    continue
-                created = _parse(str(msg.data.get("created"))) or now
-                if (now - created).total_seconds() >= config.retry_for:
-                    msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
-                    outbox.move(msg, "failed")
-                    continue
-                delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
-                msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
-                outbox.update(msg)
-                break
-            app.last_sent[config.name] = app.monotonic()
-            msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
-            msg.data["sent_at"] = iso(app.now())
-            msg.data["last_error"] = None
-            if note:
-                msg.data["note"] = note
-            outbox.move(msg, "sent")
-            attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
+        if not outbox.has_pending(config.name):
+            continue
+        with outbox.sending(config.name, wait) as turn:
+            if turn:
+                _send_due(app, outbox, config, kind, attempts)
+            else:
+                attempts.append(Attempt(config.name, "", False, BUSY))
     return attempts
+
+
+BUSY = "another differ process is sending this destination's messages; they stay pending for it"
+COMMAND_WAIT = 30.0  # how long a command someone is waiting on (outbox retry, notify test) waits for a turn
+
+
+def _send_due(
+    app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier, attempts: list[Attempt]
+) -> None:
+    """Send one destination's due messages in order, holding its turn; read the queue again after the last, for
+    messages queued meanwhile by a caller that found the turn taken."""
+    while True:
+        pending = outbox.messages(config.name, "pending")
+        if not pending:
+            return
+        for msg in pending:
+            if not _attempt(app, outbox, config, kind, msg, attempts):
+                return
+
+
+def _attempt(
+    app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier, msg: Message, attempts: list[Attempt]
+) -> bool:
+    """One message's attempt, if it is due; whether the messages after it may go now."""
+    now = app.now()
+    if str(msg.data.get("next_attempt", "")) > iso(now):
+        return False
+    gap = kind.min_interval - (app.monotonic() - app.last_sent.get(config.name, -1e9))
+    if gap > 0:
+        app.sleep(gap)
+    try:
+        note = kind.send(msg, app.now())
+    except NotifyError as exc:
+        app.last_sent[config.name] = app.monotonic()
+        msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
+        msg.data["last_error"] = str(exc)
+        msg.data["last_attempt"] = iso(now)
+        attempts.append(Attempt(config.name, msg.id, False, str(exc)))
+        if exc.disable:
+            outbox.move(msg, "failed")
+            outbox.disable(config.name, config.fingerprint(), str(exc))
+            return False
+        if not exc.retryable:
+            outbox.move(msg, "failed")
+            return True
+        created = _parse(str(msg.data.get("created"))) or now
+        if (now - created).total_seconds() >= config.retry_for:
+            msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
+            outbox.move(msg, "failed")
+            return True
+        delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
+        msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
+        outbox.update(msg)
+        return False
+    app.last_sent[config.name] = app.monotonic()
+    msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
+    msg.data["sent_at"] = iso(app.now())
+    msg.data["last_error"] = None
+    if note:
+        msg.data["note"] = note
+    outbox.move(msg, "sent")
+    attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
+    return True
 
 
 @dataclass
@@ -279,13 +314,10 @@ def send_test(app: App, name: str | None = None) -> list[Attempt]:
             "msg_" + hashlib.sha256(f"test:{config.name}:{now}:{random.random()}".encode()).hexdigest()[:32]
         )
         outbox.enqueue(config.name, msg_id, _message(kind, event, now))
-        sent = deliver(app, only=config.name)
+        sent = deliver(app, only=config.name, wait=COMMAND_WAIT)
         mine = [a for a in sent if a.msg_id == msg_id]
-        results.append(
-            mine[0]
-            if mine
-            else Attempt(
-                config.name, msg_id, False, "queued behind earlier messages that are waiting to retry"
-            )
+        why = (
+            BUSY if any(a.detail == BUSY for a in sent) else "queued behind earlier messages waiting to retry"
         )
+        results.append(mine[0] if mine else Attempt(config.name, msg_id, False, why))
     return results

@@ -6,15 +6,19 @@
     outbox/<notifier>/digest/<id>.json          events collected for the next digest message
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
     outbox/<notifier>/threads.json              the thread or topic of each document (Slack, Discord, Matrix, Telegram)
+    outbox/<notifier>/.sending                  locked by the one thread or process sending this destination's messages
 
 Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +121,36 @@ class Outbox:
             atomic_write(msg.path, canonical_json(msg.data) + b"\n")
             os.replace(msg.path, target)
             return Message(msg.notifier, msg.seq, msg.id, state, msg.data, target)
+
+    @contextlib.contextmanager
+    def sending(self, notifier: str, wait: float = 0.0) -> Iterator[bool]:
+        """Hold a destination's turn to send: one thread or process at a time reads its pending messages and
+        sends them, so two never send the same one. Yields False when another still holds it after `wait`
+        seconds (it sends what is due, so the caller can leave it be)."""
+        folder = self.root / notifier
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / ".sending", os.O_RDWR | os.O_CREAT, 0o644)  # a lock a file description
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        yield False
+                        return
+                    time.sleep(0.05)
+            try:
+                yield True
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def has_pending(self, notifier: str) -> bool:
+        folder = self.folder(notifier, "pending")
+        return folder.is_dir() and any(_NAME.match(p.name) for p in folder.iterdir())
 
     # -- threads -----------------------------------------------------------------------------------------
     def _threads_path(self, notifier: str) -> Path:

@@ -822,6 +822,14 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
         'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after\n",
     )
+    picture = tmp_path / "release.md"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")  # a binary file under a text name
+    assert run("compare", str(picture), old, *local) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {picture}: binary content, not text (a NUL byte at character 8); expected an HTML page, JSON, "
+        "Markdown or plain text\n",
+    )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (
         ExitCode.USAGE,
         'error: --kind: expected one of discourse, feed, github, gitlab, html, json, markdown, text, wordpress, found "pdf"\n',

@@ -519,12 +519,26 @@ def test_invisible_characters_are_removed_and_counted() -> None:
         (b"", "text/html", "empty body"),
         (b"   \n", "text/html", "empty body"),
         (b"%PDF-1.7", "application/pdf", 'expected an HTML page, got Content-Type "application/pdf"'),
+        (  # a server that calls everything text/html
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+            "text/html",
+            "binary content, not text (a NUL byte at character 8); expected an HTML page, JSON, Markdown or "
+            "plain text",
+        ),
     ],
 )
 def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     with pytest.raises(NormalizeError) as info:
         norm(body, source(), ctype)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("kind", ["text", "markdown"])
+def test_binary_content_is_refused_by_text_kinds_but_utf16_text_is_read(kind: str) -> None:
+    with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at character 4\)"):
+        norm(b"%PDF\x00\x01\x02 stream", source(kind=kind), "application/octet-stream")
+    utf16 = "\ufeffRelease notes\n".encode("utf-16-le")  # NUL bytes, but text once decoded
+    assert norm(utf16, source(kind=kind), "text/plain").markdown.startswith("Release notes")
 
 
 def test_selector_that_matches_nothing() -> None:

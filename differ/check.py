@@ -307,10 +307,12 @@ def _finish(
         state.pop("pending", None)
         state.pop("pending_since", None)
     state.pop("retry_not_before", None)
-    if recovered:
+    if recovered:  # owed until the recovery is in the outbox (_after takes it out then)
         state["recovered_after"] = recovered
-    else:
-        state.pop("recovered_after", None)
+        since = state.pop("failing_since", None)
+        state.pop("recovered_since", None)
+        if since:
+            state["recovered_since"] = since
     if entry["outcome"] == "new":
         state["last_change"] = entry["at"]
     if keep_validators:
@@ -352,13 +354,14 @@ def _failed(
     entry.update(outcome="failed", error=message, duration_ms=round((app.monotonic() - started) * 1000, 1))
     if status is not None:
         entry["status"] = status
+    if not state.get("failures"):
+        state["failing_since"] = entry["at"]  # the streak's start: its alert's id, however often it is queued
     state.update(
         last_check=entry["at"],
         failures=state.get("failures", 0) + 1,
         last_error=message,
         last_outcome="failed",
     )
-    state.pop("recovered_after", None)
     if retry_after:
         state["retry_not_before"] = iso(datetime.fromtimestamp(now.timestamp() + retry_after, now.tzinfo))
     app.store.log_fetch(source.key, entry)
@@ -448,7 +451,21 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         latest, state = app.store.latest_number(source.key), app.store.state(source.key)
         heads.append((source, latest, state))
         events.extend(missed_events(app, source, result.event, latest=latest, state=state))
-        if result.failed:
+        if state.get("recovered_after"):  # this check's, or one a process that died before queueing it owes
+            since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
+            events.append(
+                {
+                    "type": "recovered",
+                    "source": source.key,
+                    "title": source.title,
+                    "failures": state["recovered_after"],
+                    **since,
+                }
+            )
+        if (
+            result.failed
+        ):  # every check of a failing streak: queued once, from fail_after (the streak is its id)
+            since = {"since": state["failing_since"]} if state.get("failing_since") else {}
             events.append(
                 {
                     "type": "fetch_failing",
@@ -456,33 +473,30 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                     "title": source.title,
                     "failures": state.get("failures", 1),
                     "error": result.detail,
-                }
-            )
-        elif state.get("recovered_after"):
-            events.append(
-                {
-                    "type": "recovered",
-                    "source": source.key,
-                    "title": source.title,
-                    "failures": state["recovered_after"],
+                    **since,
                 }
             )
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
-    from differ.audit.report import audit_after_check, audits_due
+    from differ.audit.report import audit_after_check, audits_due, remember_audits
 
     audited = changed_docs | audits_due(app, _documents(r.source for r in results) - changed_docs)
-    if audited:
-        events.extend(audit_after_check(app, audited))
-    # Once per document after the whole check, including versions a crash kept from an earlier one.
+    drift, audits = audit_after_check(app, audited) if audited else ([], {})
+    events.extend(drift)
+    notify.dispatch(app, events, deliver_now=False)
+    # The events are in the outbox now: a crash from here on loses none. What owed them is settled only
+    # below, so a process that dies before that leaves them owed to the next check (queued again as the
+    # same messages), and its feeds and pages to be written again.
+    remember_audits(app, audits)
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
-    for document in sorted(changed_docs | missed):
+    for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
     write_site(app, changed_docs | missed | fetching)
-    notify.dispatch(app, events, deliver_now=False)
-    # The events are in the outbox now: a crash from here on loses nothing.
     for source, latest, state in heads:
-        if latest and _notified(state) != latest:
-            state["notified"] = latest
+        owed = {"notified": latest} if latest and _notified(state) != latest else {}
+        if owed or "recovered_after" in state:
+            state.update(owed)
+            state.pop("recovered_after", None)
+            state.pop("recovered_since", None)
             app.store.save_state(source.key, state)
     notify.deliver(app)

@@ -391,6 +391,32 @@ def test_digest_collects_events(tmp_path: Path, server: Server, receiver: Server
     assert payload["blocks"][0]["text"]["text"] == "differ digest: 1 update"
 
 
+def test_a_page_failing_for_days_is_in_one_digest_not_every_one(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Each check of a failing streak hands its alert over again (so that one a crashed process owed is not
+    lost); a digest takes it once."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='digest = "1h"\nfail_after = 1\n'
+    )
+    server.routes["/post"] = Reply(503)
+    for n in range(6):  # two and a half digest periods of a page that stays down, then it is back
+        if n == 5:
+            server.page("/post", article("<p>One.</p>"))
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+        clock.advance(1800)
+        dispatch(app, [])  # type: ignore[arg-type]
+    clock.advance(3600)
+    dispatch(app, [])  # type: ignore[arg-type]
+    lines = [json.loads(h.body)["text"].split("\n")[1:] for h in receiver.requests_to("/services/T/B/X")]
+    assert lines == [
+        ["• doc/canonical is failing (1 check in a row)"],
+        ["• doc/canonical recovered after 5 failed checks"],
+    ]
+    assert Outbox(app.store).buffered("team") == []  # type: ignore[attr-defined]
+
+
 def test_fetch_failing_once_then_recovered(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     server.routes["/post"] = Reply(500)
@@ -423,6 +449,117 @@ import sys
 from differ.cli import main
 sys.exit(main(["--config", sys.argv[1], "check"]))
 """
+
+
+class Died(BaseException):
+    """The process dying at the point where it was raised (nothing after it runs; what was written stays)."""
+
+
+def dies_before_queueing(monkeypatch: pytest.MonkeyPatch, app: Any) -> None:
+    """Check once, the process dying just before its alerts reach the outbox."""
+
+    def die(*args: object, **kwargs: object) -> None:
+        raise Died
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Outbox, "enqueue", die)
+        with pytest.raises(Died):
+            check(app, app.config.sources())
+
+
+def slack_titles(receiver: Server) -> list[str]:
+    return [json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")]
+
+
+def test_a_failing_alert_owed_by_a_process_that_died_comes_with_the_next_check(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check that reaches `fail_after` records the streak, then dies before queueing its alert; the next
+    check, in a new process, owes it and sends it, once. Likewise the recovery."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.routes["/post"] = Reply(500)
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver, extra="fail_after = 2\n"),
+    )
+    check(make_app(config, clock), config.sources())
+    clock.advance(60)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # the second failure: the alert is owed
+    for _ in range(2):
+        clock.advance(60)
+        check(make_app(config, clock), config.sources())
+    assert slack_titles(receiver) == ["doc/canonical is failing (3 checks in a row)"]  # told late, not never
+    server.page("/post", article("<p>Back.</p>"))
+    clock.advance(60)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # back, and the recovery is owed
+    clock.advance(60)
+    check(make_app(config, clock), config.sources())
+    clock.advance(60)
+    check(make_app(config, clock), config.sources())
+    assert slack_titles(receiver) == [
+        "doc/canonical is failing (3 checks in a row)",
+        "doc/canonical recovered after 4 failed checks",
+    ]
+
+
+def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver.routes["/hooks"] = Reply(200)
+    text = "<p>Version {} of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    server.page("/canon", article(text.format("one")))
+    server.page("/mirror", article(text.format("one")))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/canon"),
+        extra="robots = false",
+        mirrors=[mirror],
+        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
+    )
+    check(make_app(config, clock), config.sources())
+    server.page("/canon", article(text.format("two")))
+    clock.advance(3600)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # the mirror is now stale: the alert is owed
+    clock.advance(3600)
+    check(make_app(config, clock), config.sources())
+    clock.advance(3600)
+    check(make_app(config, clock), config.sources())
+    headlines = [json.loads(h.body)["data"]["headline"] for h in receiver.requests_to("/hooks")]
+    assert headlines == ["is stale: matches version 1, canonical is at 2"]
+
+
+def test_a_mirror_that_falls_back_into_old_findings_is_alerted_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Findings resolved, then back as they were (a copy restored from an old backup): a new alert each time,
+    not one taken for the first and left out."""
+    receiver.routes["/hooks"] = Reply(200)
+    full = "<h2>Install</h2><p>Run the installer to get version two of the tools.</p><h2>Notes</h2><p>Read the notes.</p>"
+    cut = "<h2>Install</h2><p>Run the installer to get version two of the tools.</p>"
+    server.page("/canon", article(full))
+    server.page("/mirror", article(cut))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/canon"),
+        extra="robots = false",
+        mirrors=[mirror],
+        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())  # the first audit: nothing to compare with, no alert
+    for page in (full, cut, full, cut):
+        server.page("/mirror", article(page))
+        clock.advance(3600)
+        check(app, config.sources())
+    headlines = [json.loads(h.body)["data"]["headline"] for h in receiver.requests_to("/hooks")]
+    assert headlines == ["2 findings resolved", "2 new findings", "2 findings resolved", "2 new findings"]
 
 
 def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -> None:

@@ -154,16 +154,19 @@ def audit_path(store: Store, document: str) -> Path:
     return store.root / "audits" / f"{document}.json"
 
 
-def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
-    """`mirror_drift` events for mirrors whose findings changed since the last audit; remembers this one."""
-    from differ.files import atomic_write
-    from differ.store import canonical_json
-
-    path = audit_path(app.store, report.document)
+def _read_audit(store: Store, document: str) -> dict[str, Any]:
     try:
-        previous = json.loads(path.read_bytes())
+        audit = json.loads(audit_path(store, document).read_bytes())
     except (FileNotFoundError, ValueError):
-        previous = {}
+        return {}
+    return audit if isinstance(audit, dict) else {}
+
+
+def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`mirror_drift` events for mirrors whose findings changed since the last audit, and the record of this
+    one, which `remember_audits` writes once the events are in the outbox (written first, a crash in between
+    would lose them: the next audit would find nothing changed)."""
+    previous = _read_audit(app.store, report.document)
     events = []
     current: dict[str, Any] = {}
     for m in report.mirrors:
@@ -175,14 +178,24 @@ def drift_events(app: App, report: AuditReport) -> list[dict[str, Any]]:
             "lines": {f.key: finding_line(f) for f in m.findings},
             "coverage": round(m.coverage, 4),
             "stale_from": m.stale_from,
+            "version": m.version,  # what was audited: an audit older than the store is due again
+            "canonical_version": report.canonical_version,
         }
         before = previous.get(m.id)
-        if before is None or before.get("signature") == m.signature:
+        if not isinstance(before, dict) or before.get("signature") == m.signature:
             continue
         events.append(drift_event(report, m, before))
+    return events, current
+
+
+def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
+    """Write each document's audit record, what the next audit tells drift against."""
+    from differ.files import atomic_write
+    from differ.store import canonical_json
+
     with app.store.writing():
-        atomic_write(path, canonical_json(current) + b"\n")
-    return events
+        for document, current in audits.items():
+            atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
 
 
 def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> dict[str, Any]:
@@ -205,6 +218,7 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
         "title": report.title,
         "mirror": m.id,
         "signature": m.signature,
+        "canonical_version": report.canonical_version,
         "headline": headline,
         "summary": summary,
         "audit": m.as_json(),
@@ -226,34 +240,46 @@ def _headline(
 
 
 def audits_due(app: App, documents: set[str]) -> set[str]:
-    """Those of `documents` with a mirror whose time to catch up (`stale_after`) has run out since the last
-    audit: audited again on their next check, so a mirror that stays behind is reported stale then, though
-    no page changed."""
+    """Those of `documents` whose last audit is out of date though no page changed in this check: a mirror's
+    time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), or
+    the audit is older than the versions stored (a process that stored them died before auditing them)."""
     from differ.app import iso
 
     now = iso(app.now())
     due = set()
-    waiting = {d.id for d in app.config.documents if any(m.stale_after for m in d.mirrors)}
-    for document in documents & waiting:  # no file is read for a document none of whose mirrors may wait
-        try:
-            audit = json.loads(audit_path(app.store, document).read_bytes())
-        except (FileNotFoundError, ValueError):
+    for doc in app.config.documents:
+        if doc.id not in documents or not doc.mirrors:
             continue
-        if isinstance(audit, dict) and any(
-            isinstance(m, dict) and isinstance(m.get("stale_from"), str) and m["stale_from"] <= now
-            for m in audit.values()
-        ):
-            due.add(document)
+        audit = _read_audit(app.store, doc.id)
+        if not audit:
+            continue  # never audited: its first audit comes with its first change
+        canonical = app.store.latest_number(doc.canonical.key)
+        for mirror in doc.mirrors:
+            entry = audit.get(mirror.id)
+            if not isinstance(entry, dict):
+                continue  # a mirror added since: audited with the next change
+            stale_from = entry.get("stale_from")
+            if (isinstance(stale_from, str) and stale_from <= now) or (
+                (entry.get("version"), entry.get("canonical_version"))
+                != (app.store.latest_number(mirror.key) or None, canonical or None)
+            ):
+                due.add(doc.id)
+                break
     return due
 
 
-def audit_after_check(app: App, documents: set[str]) -> list[dict[str, Any]]:
-    """Run the audit for documents whose sources changed; return the drift events."""
+def audit_after_check(
+    app: App, documents: set[str]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Audit the documents whose sources changed: the drift events, and the records `remember_audits` writes
+    once they are queued."""
     events: list[dict[str, Any]] = []
+    audits: dict[str, dict[str, Any]] = {}
     for doc in app.config.documents:
         if doc.id in documents and doc.mirrors:
-            events.extend(drift_events(app, audit_document(app, doc)))
-    return events
+            found, audits[doc.id] = drift_events(app, audit_document(app, doc))
+            events.extend(found)
+    return events, audits
 
 
 def reach_text(reached: list[dict[str, Any]]) -> list[str]:

@@ -36,7 +36,14 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
     if kind in VERSION_EVENTS:
         ident: Any = [kind, event.get("source"), ((event.get("diff") or {}).get("to") or {}).get("version")]
     elif kind == "mirror_drift":
-        ident = [kind, event.get("document"), event.get("mirror"), event.get("signature")]
+        ident = [  # the findings, and the versions they were found in: the same findings back later alert again
+            kind,
+            event.get("document"),
+            event.get("mirror"),
+            event.get("signature"),
+            (event.get("audit") or {}).get("version"),
+            event.get("canonical_version"),
+        ]
     elif kind in ("fetch_failing", "recovered"):
         ident = [kind, event.get("source"), event.get("since") or event.get("at")]
     else:
@@ -69,9 +76,14 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
 
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
     kind = str(event.get("type"))
-    if kind == "fetch_failing" and event.get("failures") != config.fail_after:
-        return False  # once per failing streak, when it reaches fail_after
-    if kind == "recovered" and int(event.get("failures") or 0) < config.fail_after:
+    failures = int(event.get("failures") or 0)
+    if kind == "fetch_failing" and (
+        failures < config.fail_after if event.get("since") else failures != config.fail_after
+    ):
+        return (
+            False  # once per failing streak (its id is the streak's start), from when it reaches fail_after
+        )
+    if kind == "recovered" and failures < config.fail_after:
         return False
     return not _refusal(config, event)
 
@@ -153,8 +165,7 @@ def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifi
         ids = sorted(event_id(config.name, e) for e in events)
         msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
         outbox.enqueue(config.name, msg_id, _message(kind, digest, iso(app.now())))
-        for path, _ in items:
-            path.unlink(missing_ok=True)
+        outbox.digested(config.name, [path for path, _ in items])
 
 
 def _parse(value: str) -> datetime | None:

@@ -4,6 +4,7 @@
     outbox/<notifier>/failed/<seq>-<id>.json    given up (4xx, or retried for too long); `outbox retry` revives
     outbox/<notifier>/sent/<seq>-<id>.json      delivered
     outbox/<notifier>/digest/<id>.json          events collected for the next digest message
+    outbox/<notifier>/digested/<id>.json        events already in a digest
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
     outbox/<notifier>/threads.json              the thread or topic of each document (Slack, Discord, Matrix, Telegram)
     outbox/<notifier>/.sending                  locked by the one thread or process sending this destination's messages
@@ -181,10 +182,26 @@ class Outbox:
 
     # -- digest buffer ------------------------------------------------------------------------------------
     def buffer(self, notifier: str, event_id: str, event: dict[str, Any]) -> None:
+        """Collect an event for the next digest, unless it is collected already, was in a digest, or is a
+        message of its own."""
         with self.store.writing():
             path = self.folder(notifier, "digest") / f"{event_id}.json"
-            if not path.exists() and self.find(notifier, event_id) is None:
+            if (
+                not path.exists()
+                and not (self.folder(notifier, "digested") / path.name).exists()
+                and self.find(notifier, event_id) is None
+            ):
                 atomic_write(path, canonical_json(event) + b"\n")
+
+    def digested(self, notifier: str, paths: list[Path]) -> None:
+        """Move collected events into `digested/` once their digest is queued: an event handed over again
+        (every check of a failing streak is) goes into no later digest."""
+        with self.store.writing():
+            folder = self.folder(notifier, "digested")
+            folder.mkdir(parents=True, exist_ok=True)
+            for path in paths:
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(path, folder / path.name)
 
     def buffered(self, notifier: str) -> list[tuple[Path, dict[str, Any]]]:
         folder = self.folder(notifier, "digest")

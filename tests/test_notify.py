@@ -417,6 +417,32 @@ def test_a_page_failing_for_days_is_in_one_digest_not_every_one(
     assert Outbox(app.store).buffered("team") == []  # type: ignore[attr-defined]
 
 
+def test_a_digest_queued_by_a_process_that_died_before_clearing_it_is_not_sent_again(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver.routes["/services/T/B/X"] = Reply(503)
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='digest = "1h"\n')
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(3601)
+
+    def die(*args: object) -> None:
+        raise Died
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Outbox, "digested", die)
+        with pytest.raises(Died):
+            dispatch(app, [])  # type: ignore[arg-type]  # the digest is queued; its event is still collected
+    server.page("/post", article("<p>Three.</p>"))
+    check(app, app.config.sources())  # type: ignore[attr-defined]  # another event joins it
+    receiver.routes["/services/T/B/X"] = Reply(200, b"ok")
+    clock.advance(3601)
+    dispatch(app, [])  # type: ignore[arg-type]
+    clock.advance(3601)
+    dispatch(app, [])  # type: ignore[arg-type]
+    texts = [json.loads(h.body)["text"] for h in receiver.requests_to("/services/T/B/X")]
+    assert [re.findall(r"→ \"(\w+)\.\"", text) for text in texts] == [["Two"], ["Two"], ["Three"]]
+
+
 def test_fetch_failing_once_then_recovered(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     server.routes["/post"] = Reply(500)

@@ -157,14 +157,19 @@ def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifi
         return
     with app.store.writing():
         items = outbox.buffered(config.name)
+        last = outbox.last(config.name)
+        taken = set(last.data.get("digest_of") or ()) if last else set()
+        if taken:  # a process died between queueing the last digest and clearing its events
+            outbox.digested(config.name, [path for path, _ in items if path.stem in taken])
+            items = [(path, event) for path, event in items if path.stem not in taken]
         first = _parse(str(items[0][1].get("queued_at"))) if items else None
         if first is None or (app.now() - first).total_seconds() < config.digest:
             return
         events = [event for _, event in items]
         digest = {"type": "digest", "events": events, "at": iso(app.now()), "queued_at": iso(app.now())}
-        ids = sorted(event_id(config.name, e) for e in events)
+        ids = sorted(path.stem for path, _ in items)
         msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
-        outbox.enqueue(config.name, msg_id, _message(kind, digest, iso(app.now())))
+        outbox.enqueue(config.name, msg_id, {**_message(kind, digest, iso(app.now())), "digest_of": ids})
         outbox.digested(config.name, [path for path, _ in items])
 
 

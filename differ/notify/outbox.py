@@ -99,16 +99,33 @@ class Outbox:
             atomic_write(path, canonical_json(data) + b"\n")
             return Message(notifier, seq, msg_id, "pending", data, path)
 
-    def _next_seq(self, notifier: str) -> int:
-        highest = 0
+    def _newest(self, notifier: str) -> tuple[int, str, Path] | None:
+        """The sequence number, state and file of the message queued last (from file names alone)."""
+        newest: tuple[int, str, Path] | None = None
         for state in STATES:
             folder = self.folder(notifier, state)
             if folder.is_dir():
                 for path in folder.iterdir():
                     m = _NAME.match(path.name)
-                    if m:
-                        highest = max(highest, int(m.group(1)))
-        return highest + 1
+                    if m and (newest is None or int(m.group(1)) > newest[0]):
+                        newest = (int(m.group(1)), state, path)
+        return newest
+
+    def last(self, notifier: str) -> Message | None:
+        """The message queued last, in whatever state."""
+        newest = self._newest(notifier)
+        if newest is None:
+            return None
+        seq, state, path = newest
+        try:
+            data = json.loads(path.read_bytes())
+        except (ValueError, OSError):
+            return None
+        return Message(notifier, seq, path.name.split("-", 1)[1].removesuffix(".json"), state, data, path)
+
+    def _next_seq(self, notifier: str) -> int:
+        newest = self._newest(notifier)
+        return (newest[0] if newest else 0) + 1
 
     def update(self, msg: Message) -> None:
         with self.store.writing():

@@ -251,8 +251,9 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
         if doc.id not in documents or not doc.mirrors:
             continue
         audit = _read_audit(app.store, doc.id)
-        if not audit:
-            continue  # never audited: its first audit comes with its first change
+        if not audit:  # never audited (a process died before its first audit was written)
+            due.add(doc.id)
+            continue
         canonical = app.store.latest_number(doc.canonical.key)
         for mirror in doc.mirrors:
             entry = audit.get(mirror.id)

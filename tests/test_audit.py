@@ -195,6 +195,40 @@ def test_altered_words_are_reported_with_their_operations() -> None:
     ]
 
 
+def test_an_audit_a_dead_process_did_not_write_is_done_with_the_next_check(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first check stores both pages and dies before writing its audit; the next check, though no page
+    changed, audits the document (the reports site and drift alerts need that record)."""
+    import differ.audit.report
+    from differ.check import check
+
+    server.page("/canon", article("<p>Version one of the announcement text, long enough to align.</p>"))
+    server.page("/mirror", article("<p>Version one of the announcement text, long enough to align.</p>"))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    config = one_doc(tmp_path, server.url("/canon"), extra="robots = false", mirrors=[mirror])
+    record = Path(config.service.snapshots) / "audits/doc.json"
+
+    class Died(BaseException):
+        pass
+
+    def die(*args: object) -> None:
+        raise Died
+
+    with monkeypatch.context() as patched:
+        patched.setattr(differ.audit.report, "remember_audits", die)
+        with pytest.raises(Died):
+            check(make_app(config), config.sources())
+    assert not record.exists()
+    results = check(make_app(config), config.sources())
+    assert [r.line() for r in results] == [
+        "doc/canonical: unchanged (same body)",
+        "doc/copy: unchanged (same body)",
+    ]
+    audit = json.loads(record.read_text())["copy"]
+    assert (audit["version"], audit["canonical_version"], audit["findings"]) == (1, 1, [])
+
+
 def test_mirror_drift_when_a_mirror_goes_stale_and_catches_up(tmp_path: Path, server: Server) -> None:
     from differ.check import check
 

@@ -662,7 +662,11 @@ def test_checks_finishing_at_once_send_an_alert_once(
     for t in threads:
         t.join()
     assert len(receiver.requests_to("/services/T/B/X")) == 2  # the failed attempt, then one delivery
-    assert sorted((a.ok, a.detail) for r in results for a in r) == [(False, BUSY)] * 2 + [(True, "delivered")]
+    said = [(a.ok, a.detail) for r in results for a in r]
+    assert (
+        said.count((True, "delivered")) == 1
+    )  # the others found the turn taken (or, started late, nothing due)
+    assert set(said) <= {(True, "delivered"), (False, BUSY)}
     assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
 
 

@@ -32,7 +32,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | N
             os.unlink(tmp)
         raise
     if durable:
-        _fsync_dir(path.parent)
+        fsync_folder(path.parent)
 
 
 def temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -> str:
@@ -52,7 +52,7 @@ def temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -
     return tmp
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:

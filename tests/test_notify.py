@@ -696,6 +696,43 @@ def test_a_message_queued_while_another_sends_goes_with_that_one(
     assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
 
 
+def test_an_outbox_from_before_its_index_finds_its_messages_and_numbers_on(tmp_path: Path) -> None:
+    """Messages written before `ids/` and `last` existed: the first enqueue builds both from the folders, so a
+    message already sent is not queued again and a new one comes after the newest."""
+    from differ.store import Store
+
+    store = Store(tmp_path / "snap")
+    with store.writing():
+        pass
+    team = tmp_path / "snap/outbox/team"
+    for state, seq, n in (("sent", 1, 1), ("sent", 7, 2), ("failed", 3, 3), ("pending", 9, 4)):
+        (team / state).mkdir(parents=True, exist_ok=True)
+        (team / state / f"{seq:010d}-msg_{n:032x}.json").write_text('{"type": "changed"}\n')
+    outbox = Outbox(store)
+    assert outbox.enqueue("team", f"msg_{2:032x}", {"type": "changed"}) is None  # sent already
+    new = outbox.enqueue("team", f"msg_{5:032x}", {"type": "changed"})
+    assert new is not None and new.path == team / "pending" / f"0000000010-msg_{5:032x}.json"
+    assert (team / "ids" / f"msg_{2:032x}").read_text() == f"0000000007-msg_{2:032x}.json"
+    assert sorted(p.name for p in (team / "ids").iterdir()) == [f"msg_{n:032x}" for n in range(1, 6)]
+    found = outbox.find("team", f"msg_{3:032x}")
+    assert found is not None and (found.state, found.seq) == ("failed", 3)
+    last = outbox.last("team")
+    assert last is not None and last.id == f"msg_{5:032x}"
+
+
+def test_a_marker_left_by_a_process_that_died_before_its_message_counts_as_none(tmp_path: Path) -> None:
+    from differ.store import Store
+
+    store = Store(tmp_path / "snap")
+    outbox = Outbox(store)
+    first = outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"})
+    assert first is not None
+    first.path.unlink()  # as if the process had died after the marker and before the message
+    again = outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"})
+    assert again is not None and again.seq == 2 and again.path.is_file()
+    assert outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"}) is None
+
+
 def test_two_processes_retrying_the_outbox_send_each_alert_once(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

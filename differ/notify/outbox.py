@@ -8,6 +8,8 @@
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
     outbox/<notifier>/threads.json              the thread or topic of each document (Slack, Discord, Matrix, Telegram)
     outbox/<notifier>/.sending                  locked by the one thread or process sending this destination's messages
+    outbox/<notifier>/ids/<id>                  the file name of the message with this id, whatever its state
+    outbox/<notifier>/last                      the file name of the message queued last
 
 Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
 """
@@ -19,13 +21,14 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from differ.files import atomic_write
+from differ.files import atomic_write, fsync_folder
 from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
@@ -80,52 +83,92 @@ class Outbox:
         return sorted(p.name for p in self.root.iterdir() if p.is_dir())
 
     def find(self, notifier: str, msg_id: str) -> Message | None:
-        """The message with this id in any state, found by file name (sent/ grows; it is not read)."""
+        """The message with this id in any state: its marker in `ids/` names its file, so finding it costs the
+        same with ten messages sent or a hundred thousand."""
+        index = self.root / notifier / "ids"
+        try:
+            name = (index / msg_id).read_text()
+        except FileNotFoundError:
+            return None if index.is_dir() else self._search(notifier, msg_id)
+        except OSError:
+            name = ""
+        return self._named(notifier, name) if _NAME.match(name) else self._search(notifier, msg_id)
+
+    def _named(self, notifier: str, name: str) -> Message | None:
+        """The message whose file is `name`, in whichever state it is."""
+        m = _NAME.match(name)
+        if not m:
+            return None
+        for state in STATES:
+            path = self.folder(notifier, state) / name
+            try:
+                data = json.loads(path.read_bytes())
+            except FileNotFoundError:
+                continue
+            except (ValueError, OSError):
+                return None
+            return Message(notifier, int(m.group(1)), m.group(2), state, data, path)
+        return None  # a marker written by a process that died before the message was
+
+    def _search(self, notifier: str, msg_id: str) -> Message | None:
+        """The message with this id, looked for in every state's folder (before `ids/` was built)."""
         for state in STATES:
             for path in self.folder(notifier, state).glob(f"*-{msg_id}.json"):
-                m = _NAME.match(path.name)
-                if m:
-                    data = json.loads(path.read_bytes())
-                    return Message(notifier, int(m.group(1)), msg_id, state, data, path)
+                if _NAME.match(path.name):
+                    return self._named(notifier, path.name)
         return None
 
+    def _index(self, notifier: str) -> Path:
+        """`ids/`: a marker per message id holding its file name, built from the messages the first time (an
+        outbox written before it had none) and renamed into place whole."""
+        index = self.root / notifier / "ids"
+        if index.is_dir():
+            return index
+        building = self.root / notifier / ".ids-building"
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir(parents=True)
+        newest = ""
+        for state in STATES:
+            folder = self.folder(notifier, state)
+            for path in folder.iterdir() if folder.is_dir() else ():
+                m = _NAME.match(path.name)
+                if m:
+                    atomic_write(building / m.group(2), path.name.encode(), durable=False)
+                    newest = max(newest, path.name)
+        if newest:
+            atomic_write(self.root / notifier / "last", newest.encode())
+        fsync_folder(building)
+        os.replace(building, index)
+        return index
+
     def enqueue(self, notifier: str, msg_id: str, data: dict[str, Any]) -> Message | None:
-        """Add a message unless one with this id exists already (in any state)."""
+        """Add a message unless one with this id exists already (in any state). Its marker and the name of
+        the last message are written before it: a process that dies between leaves a marker without a message,
+        which counts as none."""
         with self.store.writing():
+            index = self._index(notifier)
             if self.find(notifier, msg_id) is not None:
                 return None
-            seq = self._next_seq(notifier)
-            path = self.folder(notifier, "pending") / f"{seq:010d}-{msg_id}.json"
+            last = self._last_name(notifier)
+            seq = int(last[:10]) + 1 if last else 1
+            name = f"{seq:010d}-{msg_id}.json"
+            atomic_write(index / msg_id, name.encode())
+            atomic_write(self.root / notifier / "last", name.encode())
+            path = self.folder(notifier, "pending") / name
             atomic_write(path, canonical_json(data) + b"\n")
             return Message(notifier, seq, msg_id, "pending", data, path)
 
-    def _newest(self, notifier: str) -> tuple[int, str, Path] | None:
-        """The sequence number, state and file of the message queued last (from file names alone)."""
-        newest: tuple[int, str, Path] | None = None
-        for state in STATES:
-            folder = self.folder(notifier, state)
-            if folder.is_dir():
-                for path in folder.iterdir():
-                    m = _NAME.match(path.name)
-                    if m and (newest is None or int(m.group(1)) > newest[0]):
-                        newest = (int(m.group(1)), state, path)
-        return newest
+    def _last_name(self, notifier: str) -> str:
+        """The file name of the message queued last ("" before the first)."""
+        try:
+            name = (self.root / notifier / "last").read_text()
+        except OSError:
+            return ""
+        return name if _NAME.match(name) else ""
 
     def last(self, notifier: str) -> Message | None:
         """The message queued last, in whatever state."""
-        newest = self._newest(notifier)
-        if newest is None:
-            return None
-        seq, state, path = newest
-        try:
-            data = json.loads(path.read_bytes())
-        except (ValueError, OSError):
-            return None
-        return Message(notifier, seq, path.name.split("-", 1)[1].removesuffix(".json"), state, data, path)
-
-    def _next_seq(self, notifier: str) -> int:
-        newest = self._newest(notifier)
-        return (newest[0] if newest else 0) + 1
+        return self._named(notifier, self._last_name(notifier))
 
     def update(self, msg: Message) -> None:
         with self.store.writing():

@@ -6,9 +6,11 @@ these."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,20 @@ def temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -
             os.unlink(tmp)
         raise
     return tmp
+
+
+def lock_within(fd: int, seconds: float) -> bool:
+    """Take an exclusive `flock` on `fd`, trying for up to `seconds`; whether it was taken. (A lock belongs to
+    an open file description: two opens of one file exclude each other, in one process or two.)"""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
 
 
 def fsync_folder(folder: Path) -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from differ.errors import StoreConflict, StoreError
-from differ.files import append_line, atomic_write, last_line, read_lines, tail_lines, temp_file
+from differ.files import append_line, atomic_write, last_line, lock_within, read_lines, tail_lines, temp_file
 
 if TYPE_CHECKING:
     from differ.verify import VerifyReport
@@ -218,20 +218,13 @@ class Store:
     def _acquire(self) -> int:
         path = self.root / ".lock"
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.lock_timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
-                    os.close(fd)
-                    raise StoreError(
-                        f"{self.root} is being written by process {holder}; gave up after "
-                        f"{self.lock_timeout:g}s (stop that process or use another --snapshots)"
-                    )
-                time.sleep(0.05)
+        if not lock_within(fd, self.lock_timeout):
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise StoreError(
+                f"{self.root} is being written by process {holder}; gave up after "
+                f"{self.lock_timeout:g}s (stop that process or use another --snapshots)"
+            )
         os.pwrite(
             fd, f"{os.getpid():<20}".encode(), 0
         )  # fixed width: overwrites, no truncate (a journal write)

@@ -48,6 +48,23 @@ def notify_toml(
     return f'[[notify]]\nname = "team"\nkind = "{kind}"\n{url}{secret}{extra}'
 
 
+def config_file(tmp_path: Path, page: str, rest: str, *, title: str = "") -> Path:
+    """config.toml with one page (document `doc`, source `c`) and the tables in `rest` after it, for commands
+    run as a user runs them; the store in tmp_path/snap."""
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'[[documents]]\nid = "doc"\n{title}[documents.canonical]\nid = "c"\nurl = "{page}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n' + rest
+    )
+    return path
+
+
+def hooks_toml(url: str) -> str:
+    """A signed webhook named "hooks" posting to `url`."""
+    return f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{url}"\nsecret = "{SECRET}"\n'
+
+
 def setup(
     tmp_path: Path, server: Server, receiver: Server, body1: str, body2: str, **kw: str | None
 ) -> tuple[object, Clock]:
@@ -600,13 +617,7 @@ def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -
     port = sock.getsockname()[1]
     sock.close()  # nothing listens here yet: the receiver is down
     hook = f"http://127.0.0.1:{port}/hooks"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/p")}"\n'
-        f'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{hook}"\nsecret = "{SECRET}"\n'
-    )
+    config = config_file(tmp_path, server.url("/p"), hooks_toml(hook))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     for n in range(4):
         server.page("/p", article(f"<p>Version {n} of the text.</p>"))
@@ -744,13 +755,7 @@ def test_two_processes_retrying_the_outbox_send_each_alert_once(
 
     receiver.routes["/hooks"] = Reply(503, b"down")
     server.page("/p", article("<p>One.</p>"))
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/p")}"\n'
-        f'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver.url("/hooks")}"\nsecret = "{SECRET}"\n'
-    )
+    config = config_file(tmp_path, server.url("/p"), hooks_toml(receiver.url("/hooks")))
     clock = Clock()
     app = make_app(load_config(config, {}), clock)
     for n in range(3):
@@ -812,14 +817,7 @@ def test_secrets_never_show_in_output_or_reprs(tmp_path: Path, server: Server, r
 
     receiver.routes["/hooks/secret-path"] = Reply(500, b"rollup_error")
     server.page("/post", article("<p>One.</p>"))
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
-        'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver.url("/hooks/secret-path")}"\n'
-        f'secret = "{SECRET}"\n'
-    )
+    config = config_file(tmp_path, server.url("/post"), hooks_toml(receiver.url("/hooks/secret-path")))
     outputs = []
     for args in (["check"], ["notify", "test"], ["outbox"], ["sources"]):
         out, err = io.StringIO(), io.StringIO()
@@ -1382,12 +1380,10 @@ def test_no_notifiers_secret_shows_in_output_or_reprs(
     receiver.routes["/*"] = Reply(500, b"down")
     server.page("/post", article("<p>One.</p>"))
     kind = name.split("-")[0]
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
-        'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "n"\nkind = "{kind}"\n' + SECRET_SETTINGS[name].format(base=receiver.base)
+    config = config_file(
+        tmp_path,
+        server.url("/post"),
+        f'[[notify]]\nname = "n"\nkind = "{kind}"\n' + SECRET_SETTINGS[name].format(base=receiver.base),
     )
     outputs = []
     for args in (["check"], ["notify", "test"], ["outbox"], ["sources"], ["config", "check"]):
@@ -1408,16 +1404,15 @@ def test_preview_shows_each_destinations_message_and_sends_nothing(
 
     receiver.routes["/*"] = Reply(200, b"ok")
     server.page("/post", article("<h2>Fixes</h2><p>One.</p>"))
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
-        f'[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
-        'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "team"\nkind = "slack"\nurl = "{receiver.url("/hook")}"\nmention = ["<!here>"]\n'
+    config = config_file(
+        tmp_path,
+        server.url("/post"),
+        title='title = "Doc"\n',
+        rest=f'[[notify]]\nname = "team"\nkind = "slack"\nurl = "{receiver.url("/hook")}"\nmention = ["<!here>"]\n'
         f'[[notify]]\nname = "security"\nkind = "ntfy"\nurl = "{receiver.base}"\ntopic = "t"\n'
         'sections = ["Security*"]\n'
         f'[[notify]]\nname = "drift"\nkind = "mattermost"\nurl = "{receiver.url("/hooks/k")}"\n'
-        'events = ["mirror_drift"]\n'
+        'events = ["mirror_drift"]\n',
     )
     assert run("--config", str(config), "check")[0] == 0
     assert run("--config", str(config), "notify", "preview", "doc/c") == (
@@ -1461,14 +1456,13 @@ def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
 
     server.page("/post", article("<h2>Fixes</h2><p>One fix.</p><h2>Install</h2><p>Run it.</p>"))
     server.page("/copy", article("<h2>Fixes</h2><p>One fix.</p>"))  # the copy dropped a section
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
-        f'[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
-        'robots = false\nallow_private = ["127.0.0.1"]\n'
-        f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\n'
+    config = config_file(
+        tmp_path,
+        server.url("/post"),
+        title='title = "Doc"\n',
+        rest=f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\n'
         'allow_private = ["127.0.0.1"]\n'
-        f'[[notify]]\nname = "translators"\nkind = "ntfy"\nurl = "{receiver.base}"\ntopic = "t"\n'
+        f'[[notify]]\nname = "translators"\nkind = "ntfy"\nurl = "{receiver.base}"\ntopic = "t"\n',
     )
     assert run("--config", str(config), "check")[0] == 0
     code, out, err = run("--config", str(config), "notify", "preview", "doc/copy", "--drift")

@@ -22,13 +22,12 @@ import json
 import os
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from differ.files import atomic_write, fsync_folder
+from differ.files import atomic_write, fsync_folder, lock_within
 from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
@@ -190,18 +189,11 @@ class Outbox:
         seconds (it sends what is due, so the caller can leave it be)."""
         folder = self.root / notifier
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / ".sending", os.O_RDWR | os.O_CREAT, 0o644)  # a lock a file description
+        fd = os.open(folder / ".sending", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        yield False
-                        return
-                    time.sleep(0.05)
+            if not lock_within(fd, wait):
+                yield False
+                return
             try:
                 yield True
             finally:

@@ -462,9 +462,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                     **since,
                 }
             )
-        if (
-            result.failed
-        ):  # every check of a failing streak: queued once, from fail_after (the streak is its id)
+        if result.failed:
+            # Every check of a failing streak hands its alert over; it is queued once, the streak its id.
             since = {"since": state["failing_since"]} if state.get("failing_since") else {}
             events.append(
                 {

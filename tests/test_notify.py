@@ -548,6 +548,30 @@ def test_a_failing_alert_owed_by_a_process_that_died_comes_with_the_next_check(
     ]
 
 
+def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A state written before `failing_since` (an upgrade mid-streak): told at fail_after exactly, as then."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.routes["/post"] = Reply(500)
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver, extra="fail_after = 2\n"),
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    state = app.store.state("doc/canonical")
+    del state["failing_since"]
+    app.store.save_state("doc/canonical", state)
+    for _ in range(3):
+        clock.advance(60)
+        check(app, config.sources())
+    assert slack_titles(receiver) == ["doc/canonical is failing (2 checks in a row)"]
+
+
 def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
     tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -77,12 +77,11 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
     kind = str(event.get("type"))
     failures = int(event.get("failures") or 0)
-    if kind == "fetch_failing" and (
-        failures < config.fail_after if event.get("since") else failures != config.fail_after
-    ):
-        return (
-            False  # once per failing streak (its id is the streak's start), from when it reaches fail_after
-        )
+    # Once per failing streak: from fail_after on, its start the id (a state from before streaks had a
+    # start: at fail_after exactly).
+    reached = failures >= config.fail_after if event.get("since") else failures == config.fail_after
+    if kind == "fetch_failing" and not reached:
+        return False
     if kind == "recovered" and failures < config.fail_after:
         return False
     return not _refusal(config, event)

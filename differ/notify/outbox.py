@@ -126,16 +126,12 @@ class Outbox:
         building = self.root / notifier / ".ids-building"
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(parents=True)
-        newest = ""
         for state in STATES:
             folder = self.folder(notifier, state)
             for path in folder.iterdir() if folder.is_dir() else ():
                 m = _NAME.match(path.name)
                 if m:
                     atomic_write(building / m.group(2), path.name.encode(), durable=False)
-                    newest = max(newest, path.name)
-        if newest:
-            atomic_write(self.root / notifier / "last", newest.encode())
         fsync_folder(building)
         os.replace(building, index)
         return index
@@ -158,12 +154,19 @@ class Outbox:
             return Message(notifier, seq, msg_id, "pending", data, path)
 
     def _last_name(self, notifier: str) -> str:
-        """The file name of the message queued last ("" before the first)."""
+        """The file name of the message queued last ("" before the first): from `last`, or, where that is
+        missing or unreadable, the highest-numbered message in the folders."""
         try:
             name = (self.root / notifier / "last").read_text()
         except OSError:
-            return ""
-        return name if _NAME.match(name) else ""
+            name = ""
+        if _NAME.match(name):
+            return name
+        folders = [self.folder(notifier, state) for state in STATES]
+        names = [
+            p.name for folder in folders if folder.is_dir() for p in folder.iterdir() if _NAME.match(p.name)
+        ]
+        return max(names, default="")
 
     def last(self, notifier: str) -> Message | None:
         """The message queued last, in whatever state."""

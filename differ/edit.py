@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from differ import tomltext
@@ -98,13 +98,32 @@ def add_source(
     if to is None:
         page = Page(url, title, kind, settings or {}, id)
         return add_documents(path, [page], env, before_write=before_write).sources[0]
+
+    def edit() -> Added:
+        return _add_mirror(path, url, to, id, title, kind, settings or {}, env, before_write)
+
+    return edit() if before_write is not None else _again(edit)
+
+
+def _add_mirror(
+    path: Path,
+    url: str,
+    to: str,
+    id: str | None,
+    title: str | None,
+    kind: str | None,
+    settings: Mapping[str, Any],
+    env: Mapping[str, str] | None,
+    before_write: BeforeWrite | None,
+) -> Added:
+    """`add_source` for a mirror, from the file as it is now."""
     env = os.environ if env is None else env
-    text, config = _open(path, env)
+    text, config, read_as = _open(path, env)
     for s in config.sources():
-        at = page_key(url, (settings or {}).get("entry"))
+        at = page_key(url, settings.get("entry"))
         if page_key(s.url, s.options.get("entry")) == at and s.document == to:
             raise UsageError(f"{at} is already watched, as {s.key}")
-    table = _table(url, kind, settings or {})
+    table = _table(url, kind, settings)
     stored = _stored_urls(config)
     target = config.document(to)  # names the configured documents when there is no such one
     if title is not None:
@@ -117,7 +136,7 @@ def add_source(
     source = _check(new_text, path, env, {key: url})[key]
     if before_write is not None:
         before_write(new_text, [key])
-    tomltext.write(path, new_text)
+    tomltext.write(path, new_text, read_as=read_as)
     return Added(key, False, private_note(source))
 
 
@@ -132,7 +151,7 @@ class Additions:
     tables: str
 
 
-def add_documents(
+def _add_documents(
     path: Path,
     pages: list[Page],
     env: Mapping[str, str] | None = None,
@@ -142,13 +161,9 @@ def add_documents(
     write: bool = True,
     before_write: BeforeWrite | None = None,
 ) -> Additions:
-    """Add each page as the canonical of a new document, and each notifier after every other table, in one
-    write: all of them or, when the result would not be a valid configuration, none (ConfigError). A page
-    already watched is an error (UsageError), or with `skip_watched` left as it is; a notifier for every page
-    is then for the pages given here, not for those watched before. A notifier whose destination the file has
-    is not added again. Nothing is written when `write` is false (a dry run)."""
+    """`add_documents`, from the file as it is now."""
     env = os.environ if env is None else env
-    text, config = _open(path, env)
+    text, config, read_as = _open(path, env)
     watched = {page_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
     keys = [page_key(page.url, page.settings.get("entry")) for page in pages]
     already = {k: watched[k] for k in keys if k in watched}
@@ -185,7 +200,7 @@ def add_documents(
     if write and (blocks or tables):
         if before_write is not None:
             before_write(new_text, list(expected))
-        tomltext.write(path, new_text)
+        tomltext.write(path, new_text, read_as=read_as)
     added = [Added(key, True, private_note(sources[key])) for key in expected]
     return Additions(added, already, alerts, "\n".join(blocks + tables))
 
@@ -239,15 +254,19 @@ def stand_ins(table: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str
     return {**{name: "stand-in" for name in names}, **env}
 
 
-def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config]:
-    """The configuration's text (a new file's when there is none) and what it reads as. A broken file is
-    reported as it is, before anything is added. Notifiers are not read: adding a page must not need the
-    secrets their settings take from the environment."""
+def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config, str | None]:
+    """The configuration's text (a new file's when there is none), what it reads as, and the file's text as
+    read (None: no file), for `tomltext.write` to check it is unchanged. A broken file is reported as it is,
+    before anything is added. Notifiers are not read: adding a page must not need the secrets their settings
+    take from the environment."""
     try:
-        text = tomltext.read(path) if path.exists() else NEW_FILE
+        read_as = tomltext.read(path)
+    except FileNotFoundError:
+        read_as = None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
-    return text, parse_config(text, path, env, notifiers=False)
+    text = NEW_FILE if read_as is None else read_as
+    return text, parse_config(text, path, env, notifiers=False), read_as
 
 
 def page_key(url: str, entry: Any = None) -> str:
@@ -345,10 +364,8 @@ def _id(text: str) -> str:
     return _NOT_ID.sub("-", text.lower()).strip("-_")[:64].strip("-_")
 
 
-def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
-    """Take `name` out of the configuration at `path`: a DOCUMENT with all its sources, or one mirror as
-    DOCUMENT/MIRROR (a canonical goes only with its document). The comments just above the removed tables go
-    with them; everything else stays as written."""
+def _remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
+    """`remove_source`, from the file as it is now."""
     env = os.environ if env is None else env
     try:
         text = tomltext.read(path)
@@ -394,20 +411,18 @@ def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -
     expected = {s.key: s.url for s in config.sources() if s.key not in removed.keys}
     if left != expected:
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
-    tomltext.write(path, new_text)
+    tomltext.write(path, new_text, read_as=text)
     return removed
 
 
-def set_paused(
+def _set_paused(
     path: Path, names: Sequence[str], paused: bool, env: Mapping[str, str] | None = None
 ) -> list[str]:
-    """Pause (`paused = true`) or resume (the line taken out) the sources `names` name, DOCUMENT for all its
-    sources or DOCUMENT/SOURCE, in one write that changes nothing else; returns the keys changed (those
-    already so are left as they are)."""
+    """`set_paused`, from the file as it is now."""
     env = os.environ if env is None else env
     if not path.exists():
         raise ConfigError(f"{path}: no such file; there is nothing to {'pause' if paused else 'resume'}")
-    text, config = _open(path, env)
+    text, config, read_as = _open(path, env)
     chosen = [s for s in config.select(list(names)) if s.paused != paused]
     rows = text.splitlines(keepends=True)
     edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
@@ -431,7 +446,7 @@ def set_paused(
     if {s.key: s for s in after.sources()} != expected:
         raise ConfigError(f"{path.name}: could not set paused cleanly; edit it by hand")
     if keys:
-        tomltext.write(path, new_text)
+        tomltext.write(path, new_text, read_as=read_as)
     return keys
 
 
@@ -447,3 +462,64 @@ def _check(
     if any(key not in sources or sources[key].url != url for key, url in expected.items()):
         raise ConfigError(f"{path.name}: the new source did not land where expected; add it by hand")
     return {key: sources[key] for key in expected}
+
+
+T = TypeVar("T")
+
+
+def _again(edit: Callable[[], T], tries: int = 8) -> T:
+    """Make an edit, and make it again from the file as it is now when another command (or an editor) wrote
+    the file meanwhile, so edits at once all land."""
+    for _ in range(tries - 1):
+        try:
+            return edit()
+        except tomltext.Changed:
+            continue
+    return edit()
+
+
+def add_documents(
+    path: Path,
+    pages: list[Page],
+    env: Mapping[str, str] | None = None,
+    *,
+    notifiers: Sequence[Notifier] = (),
+    skip_watched: bool = False,
+    write: bool = True,
+    before_write: BeforeWrite | None = None,
+) -> Additions:
+    """Add each page as the canonical of a new document, and each notifier after every other table, in one
+    write: all of them or, when the result would not be a valid configuration, none (ConfigError). A page
+    already watched is an error (UsageError), or with `skip_watched` left as it is; a notifier for every page
+    is then for the pages given here, not for those watched before. A notifier whose destination the file has
+    is not added again. Nothing is written when `write` is false (a dry run). Made again when the file changed
+    meanwhile, unless `before_write` has run (it is not run twice)."""
+
+    def edit() -> Additions:
+        return _add_documents(
+            path,
+            pages,
+            env,
+            notifiers=notifiers,
+            skip_watched=skip_watched,
+            write=write,
+            before_write=before_write,
+        )
+
+    return edit() if before_write is not None else _again(edit)
+
+
+def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
+    """Take `name` out of the configuration at `path`: a DOCUMENT with all its sources, or one mirror as
+    DOCUMENT/MIRROR (a canonical goes only with its document). The comments just above the removed tables go
+    with them; everything else stays as written."""
+    return _again(lambda: _remove_source(path, name, env))
+
+
+def set_paused(
+    path: Path, names: Sequence[str], paused: bool, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """Pause (`paused = true`) or resume (the line taken out) the sources `names` name, DOCUMENT for all its
+    sources or DOCUMENT/SOURCE, in one write that changes nothing else; returns the keys changed (those
+    already so are left as they are)."""
+    return _again(lambda: _set_paused(path, names, paused, env))

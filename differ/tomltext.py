@@ -4,7 +4,9 @@ step with its line endings and byte-order mark as they were."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 from differ.config import Config, SourceConfig
 from differ.errors import ConfigError, UsageError
-from differ.files import atomic_write
+from differ.files import atomic_write, lock_within
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
 
@@ -139,12 +141,45 @@ def read(path: Path) -> str:
     return path.read_text(encoding="utf-8").removeprefix("\ufeff")
 
 
-def write(path: Path, text: str) -> None:
+def write(path: Path, text: str, *, read_as: str | None) -> None:
     """Replace the file in one step, keeping its permissions, its line endings (CRLF where its lines ended
-    so) and its byte-order mark; a crash leaves the old file or the new."""
-    mode, crlf, bom = 0o644, False, b""
-    if path.exists():
-        mode = path.stat().st_mode & 0o7777
-        old = path.read_bytes()
-        crlf, bom = b"\r\n" in old, old[:3] if old.startswith(b"\xef\xbb\xbf") else b""
-    atomic_write(path, bom + (text.replace("\n", "\r\n") if crlf else text).encode("utf-8"), mode=mode)
+    so) and its byte-order mark; a crash leaves the old file or the new. Only if it still reads as `read_as`,
+    the text the edit was made from (None: there was no file), checked and replaced under a lock on its
+    folder: two edits at once (two `differ add`, `differ pause` during `differ add --backfill`, an editor)
+    never lose one another; the later is refused and writes nothing."""
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        if not lock_within(fd, EDIT_WAIT):
+            raise ConfigError(
+                f"{path}: another differ command is writing it; nothing was written, run it again"
+            )
+        try:
+            try:
+                now: str | None = read(path)
+            except FileNotFoundError:
+                now = None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"{path}: cannot read: {exc}")
+            if now != read_as:
+                raise Changed(
+                    f"{path}: changed while this edit was being made (by another differ command or an editor); "
+                    "nothing was written, run it again"
+                )
+            mode, crlf, bom = 0o644, False, b""
+            if path.exists():
+                mode = path.stat().st_mode & 0o7777
+                old = path.read_bytes()
+                crlf, bom = b"\r\n" in old, old[:3] if old.startswith(b"\xef\xbb\xbf") else b""
+            data = bom + (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+            atomic_write(path, data, mode=mode)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+class Changed(ConfigError):
+    """The file changed between the reading an edit was made from and its writing."""
+
+
+EDIT_WAIT = 10.0  # seconds an edit waits for another's write (which takes milliseconds)

@@ -253,6 +253,66 @@ def test_a_broken_file_is_reported_not_edited(tmp_path: Path) -> None:
         add_source(config, "https://example.org/other", to="x", env={})
 
 
+def test_an_edit_made_meanwhile_is_never_lost(tmp_path: Path) -> None:
+    """Another command edits the file while an add is under way (`differ pause` during `differ add
+    --backfill`, whose captures are read between reading the file and writing it): the add is refused with
+    one line and writes nothing, and the other edit stays."""
+    from differ.edit import set_paused
+
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+
+    def pause_meanwhile(new_text: str, keys: list[str]) -> None:
+        assert set_paused(config, ["torch"], True, env={}) == ["torch/canonical"]
+
+    with pytest.raises(ConfigError) as refused:
+        add_source(config, "https://example.org/post", env={}, before_write=pause_meanwhile)
+    assert str(refused.value) == (
+        f"{config}: changed while this edit was being made (by another differ command or an editor); nothing "
+        "was written, run it again"
+    )
+    paused = config.read_text()
+    assert "paused = true" in paused and "example.org" not in paused
+    assert (
+        add_source(config, "https://example.org/post", env={}).key == "post/canonical"
+    )  # run again: both stay
+    assert "paused = true" in config.read_text() and "example.org" in config.read_text()
+
+
+def test_adds_at_once_in_processes_all_land(tmp_path: Path) -> None:
+    """Six `differ add` processes at once: each that finds the file written meanwhile makes its edit again from
+    the file as it is then, so every page is in it."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    urls = [f"https://example.org/post-{n}" for n in range(6)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "differ", "--config", str(config), "add", url],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for url in urls
+    ]
+    outcomes = [(p.wait(timeout=120), p.stderr.read() if p.stderr else "") for p in procs]
+    assert outcomes == [(0, "")] * 6
+    added = set(urls)
+    from differ.config import parse_config
+
+    def watched(text: str) -> set[str]:
+        return {s.url for s in parse_config(text, config, {}, notifiers=False).sources()}
+
+    assert added and watched(config.read_text()) == watched(EXISTING) | added
+
+
 def test_ids_from_urls() -> None:
     assert slug("https://pytorch.org/blog/pytorch-2-13-release-blog/") == "pytorch-2-13-release-blog"
     assert slug("https://blog.rust-lang.org/2022/12/15/Rust-1.66.0/") == "rust-1-66-0"

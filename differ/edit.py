@@ -98,11 +98,12 @@ def add_source(
     if to is None:
         page = Page(url, title, kind, settings or {}, id)
         return add_documents(path, [page], env, before_write=before_write).sources[0]
+    once = _once(before_write, path)
 
     def edit() -> Added:
-        return _add_mirror(path, url, to, id, title, kind, settings or {}, env, before_write)
+        return _add_mirror(path, url, to, id, title, kind, settings or {}, env, once)
 
-    return edit() if before_write is not None else _again(edit)
+    return _again(edit)
 
 
 def _add_mirror(
@@ -467,6 +468,26 @@ def _check(
 T = TypeVar("T")
 
 
+def _once(before_write: BeforeWrite | None, path: Path) -> BeforeWrite | None:
+    """`before_write` (a backfill: minutes of requests) run for the first making of an edit only: made again
+    because the file changed meanwhile, it is written if it adds the same sources, and refused if not."""
+    if before_write is None:
+        return None
+    done: list[list[str]] = []
+
+    def once(new_text: str, keys: list[str]) -> None:
+        if not done:
+            before_write(new_text, keys)
+            done.append(list(keys))
+        elif list(keys) != done[0]:
+            raise ConfigError(
+                f"{path}: changed meanwhile, and the page would now be {', '.join(keys)}, not "
+                f"{', '.join(done[0])} as its history was stored; nothing was written, run it again"
+            )
+
+    return once
+
+
 def _again(edit: Callable[[], T], tries: int = 8) -> T:
     """Make an edit, and make it again from the file as it is now when another command (or an editor) wrote
     the file meanwhile, so edits at once all land."""
@@ -492,21 +513,17 @@ def add_documents(
     write: all of them or, when the result would not be a valid configuration, none (ConfigError). A page
     already watched is an error (UsageError), or with `skip_watched` left as it is; a notifier for every page
     is then for the pages given here, not for those watched before. A notifier whose destination the file has
-    is not added again. Nothing is written when `write` is false (a dry run). Made again when the file changed
-    meanwhile, unless `before_write` has run (it is not run twice)."""
+    is not added again. Nothing is written when `write` is false (a dry run). Made again from the file as it
+    is when another wrote it meanwhile; `before_write` runs once."""
+
+    once = _once(before_write, path)
 
     def edit() -> Additions:
         return _add_documents(
-            path,
-            pages,
-            env,
-            notifiers=notifiers,
-            skip_watched=skip_watched,
-            write=write,
-            before_write=before_write,
+            path, pages, env, notifiers=notifiers, skip_watched=skip_watched, write=write, before_write=once
         )
 
-    return edit() if before_write is not None else _again(edit)
+    return _again(edit)
 
 
 def remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:

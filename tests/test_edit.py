@@ -255,28 +255,37 @@ def test_a_broken_file_is_reported_not_edited(tmp_path: Path) -> None:
 
 def test_an_edit_made_meanwhile_is_never_lost(tmp_path: Path) -> None:
     """Another command edits the file while an add is under way (`differ pause` during `differ add
-    --backfill`, whose captures are read between reading the file and writing it): the add is refused with
-    one line and writes nothing, and the other edit stays."""
+    --backfill`, whose captures are read between reading the file and writing it): the add is made again from
+    the file as it is then, without reading the captures twice, and both edits stay. Where the page would now
+    get another id than its history was stored under, the add is refused and writes nothing."""
     from differ.edit import set_paused
 
     config = tmp_path / "config.toml"
     config.write_text(EXISTING)
+    calls: list[list[str]] = []
 
     def pause_meanwhile(new_text: str, keys: list[str]) -> None:
+        calls.append(keys)
         assert set_paused(config, ["torch"], True, env={}) == ["torch/canonical"]
 
-    with pytest.raises(ConfigError) as refused:
-        add_source(config, "https://example.org/post", env={}, before_write=pause_meanwhile)
-    assert str(refused.value) == (
-        f"{config}: changed while this edit was being made (by another differ command or an editor); nothing "
-        "was written, run it again"
-    )
-    paused = config.read_text()
-    assert "paused = true" in paused and "example.org" not in paused
     assert (
-        add_source(config, "https://example.org/post", env={}).key == "post/canonical"
-    )  # run again: both stay
-    assert "paused = true" in config.read_text() and "example.org" in config.read_text()
+        add_source(config, "https://example.org/post", env={}, before_write=pause_meanwhile).key
+        == "post/canonical"
+    )
+    assert calls == [["post/canonical"]]
+    text = config.read_text()
+    assert "paused = true" in text and 'url = "https://example.org/post"' in text
+
+    def take_its_id_meanwhile(new_text: str, keys: list[str]) -> None:
+        add_source(config, "https://example.org/other", id="news", env={})
+
+    with pytest.raises(ConfigError) as refused:
+        add_source(config, "https://example.net/news", env={}, before_write=take_its_id_meanwhile)
+    assert str(refused.value) == (
+        f"{config}: changed meanwhile, and the page would now be news-2/canonical, not news/canonical as its "
+        "history was stored; nothing was written, run it again"
+    )
+    assert "example.net" not in config.read_text() and 'id = "news"' in config.read_text()
 
 
 def test_adds_at_once_in_processes_all_land(tmp_path: Path) -> None:

@@ -147,7 +147,11 @@ def write(path: Path, text: str, *, read_as: str | None) -> None:
     the text the edit was made from (None: there was no file), checked and replaced under a lock on its
     folder: two edits at once (two `differ add`, `differ pause` during `differ add --backfill`, an editor)
     never lose one another; the later is refused and writes nothing."""
-    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # `differ add` makes a new file where it is told
+        fd = os.open(path.parent, os.O_RDONLY)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}")
     try:
         if not lock_within(fd, EDIT_WAIT):
             raise ConfigError(

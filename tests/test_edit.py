@@ -52,7 +52,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
-    config = tmp_path / "watch.toml"
+    config = tmp_path / "new" / "folder" / "watch.toml"  # made where it is told, folders too
     code, out, err = run(
         "--config", str(config), "add", "https://pytorch.org/blog/pytorch-2-13-release-blog/",
         "--set", "selector=article .entry-content", "--title", "PyTorch 2.13",

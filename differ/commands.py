@@ -369,8 +369,16 @@ def cmd_outbox(app: App, args: argparse.Namespace) -> int:
             f"last error: {msg.data.get('last_error') or '-'}",
             file=app.out,
         )
+    configured = {n.name for n in app.config.notifiers}
     for name in outbox.notifiers():
         off = outbox.disabled(name)
         if off:
             print(f"disabled {name}: {off.get('reason')} (until its configuration changes)", file=app.out)
+        waiting = [m for m in rows if m.notifier == name and m.state == "pending"]
+        if name not in configured and waiting:
+            print(
+                f"unsent   {name}: {len(waiting)} pending, but no [[notify]] is named {json.dumps(name)} in "
+                f"{app.config.path.name}; they go out when one is again",
+                file=app.out,
+            )
     return ExitCode.OK

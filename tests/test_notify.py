@@ -17,6 +17,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from differ.check import check
+from differ.errors import ExitCode
 from differ.notify import Outbox, deliver, dispatch, send_test
 from differ.notify.delivery import BUSY
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
@@ -766,6 +767,32 @@ def test_a_marker_left_by_a_process_that_died_before_its_message_counts_as_none(
     again = outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"})
     assert again is not None and again.seq == 2 and again.path.is_file()
     assert outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"}) is None
+
+
+def test_the_outbox_names_messages_left_for_a_destination_taken_out(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A [[notify]] renamed or removed while its messages wait: `differ outbox` says they are not sent."""
+    import io
+
+    from differ.cli import main
+
+    def run(*args: str) -> tuple[int, str]:
+        out = io.StringIO()
+        return main(["--config", str(config), *args], out=out, err=io.StringIO(), env={}), out.getvalue()
+
+    receiver.routes["/hooks"] = Reply(503, b"down")
+    server.page("/p", article("<p>One.</p>"))
+    config = config_file(tmp_path, server.url("/p"), hooks_toml(receiver.url("/hooks")))
+    run("check")
+    server.page("/p", article("<p>Two.</p>"))
+    run("check")
+    assert "unsent" not in run("outbox")[1]
+    config.write_text(config.read_text().replace('name = "hooks"', 'name = "releases"'))
+    code, out = run("outbox")
+    assert code == ExitCode.OK and out.splitlines()[-1] == (
+        'unsent   hooks: 1 pending, but no [[notify]] is named "hooks" in config.toml; they go out when one is again'
+    )
 
 
 def test_two_processes_retrying_the_outbox_send_each_alert_once(

@@ -326,11 +326,11 @@ def _revive(app: App, outbox: Outbox, msg_id: str | None) -> int:
         with outbox.sending(name, COMMAND_WAIT) as turn:
             if not turn:
                 continue
-            for msg in list(outbox.messages(name, "failed")) + list(outbox.messages(name, "pending")):
+            for msg in outbox.messages(name, "failed") + outbox.messages(name, "pending"):
                 if msg_id and msg.id != msg_id:
                     continue
                 msg.data["next_attempt"] = "0"
-                msg.data["created"] = app.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+                msg.data["created"] = iso(app.now())
                 if msg.state == "failed":
                     outbox.move(msg, "pending")
                 else:

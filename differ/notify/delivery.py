@@ -152,7 +152,7 @@ def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
 def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifier) -> None:
     """Queue the collected events as one message once the first has waited a period; read, queued and cleared
     under the store's lock, so two callers never make two digests of the same events."""
-    if config.digest is None or not outbox.buffered(config.name):
+    if config.digest is None or not outbox.collecting(config.name):
         return
     with app.store.writing():
         items = outbox.buffered(config.name)
@@ -203,17 +203,16 @@ def deliver(app: App, *, only: str | None = None, wait: float = 0.0) -> list[Att
     for config in app.config.notifiers:
         if only and config.name != only:
             continue
-        kind = _notifier(app, config)
         disabled = outbox.disabled(config.name)
         if disabled:
             if disabled.get("fingerprint") == config.fingerprint():
                 continue
             outbox.enable(config.name)  # the configuration changed since the receiver said 410
         if not outbox.has_pending(config.name):
-            continue
+            continue  # the common case every few seconds: no notifier is built for it
         with outbox.sending(config.name, wait) as turn:
             if turn:
-                _send_due(app, outbox, config, kind, attempts)
+                _send_due(app, outbox, config, _notifier(app, config), attempts)
             else:
                 attempts.append(Attempt(config.name, "", False, BUSY))
     return attempts
@@ -247,32 +246,15 @@ def _attempt(
     gap = kind.min_interval - (app.monotonic() - app.last_sent.get(config.name, -1e9))
     if gap > 0:
         app.sleep(gap)
+    failure: NotifyError | None = None
     try:
         note = kind.send(msg, app.now())
-    except NotifyError as exc:
-        app.last_sent[config.name] = app.monotonic()
-        msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
-        msg.data["last_error"] = str(exc)
-        msg.data["last_attempt"] = iso(now)
-        attempts.append(Attempt(config.name, msg.id, False, str(exc)))
-        if exc.disable:
-            outbox.move(msg, "failed")
-            outbox.disable(config.name, config.fingerprint(), str(exc))
-            return False
-        if not exc.retryable:
-            outbox.move(msg, "failed")
-            return True
-        created = _parse(str(msg.data.get("created"))) or now
-        if (now - created).total_seconds() >= config.retry_for:
-            msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
-            outbox.move(msg, "failed")
-            return True
-        delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
-        msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
-        outbox.update(msg)
-        return False
+    except NotifyError as error:
+        note, failure = None, error
     app.last_sent[config.name] = app.monotonic()
     msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
+    if failure is not None:
+        return _failed(outbox, config, msg, failure, now, attempts)
     msg.data["sent_at"] = iso(app.now())
     msg.data["last_error"] = None
     if note:
@@ -280,6 +262,37 @@ def _attempt(
     outbox.move(msg, "sent")
     attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
     return True
+
+
+def _failed(
+    outbox: Outbox,
+    config: NotifierConfig,
+    msg: Message,
+    exc: NotifyError,
+    now: datetime,
+    attempts: list[Attempt],
+) -> bool:
+    """Record a failed attempt: retried later, failed for good, or the destination disabled (410); whether the
+    messages after it may go now."""
+    msg.data["last_error"] = str(exc)
+    msg.data["last_attempt"] = iso(now)
+    attempts.append(Attempt(config.name, msg.id, False, str(exc)))
+    if exc.disable:
+        outbox.move(msg, "failed")
+        outbox.disable(config.name, config.fingerprint(), str(exc))
+        return False
+    if not exc.retryable:
+        outbox.move(msg, "failed")
+        return True
+    created = _parse(str(msg.data.get("created"))) or now
+    if (now - created).total_seconds() >= config.retry_for:
+        msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
+        outbox.move(msg, "failed")
+        return True
+    delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
+    msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
+    outbox.update(msg)
+    return False
 
 
 @dataclass

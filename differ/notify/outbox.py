@@ -109,13 +109,18 @@ class Outbox:
             return Message(notifier, int(m.group(1)), m.group(2), state, data, path)
         return None  # a marker written by a process that died before the message was
 
+    def _files(self, notifier: str) -> Iterator[re.Match[str]]:
+        """The file name of every message, in every state (read from the folders, not the index)."""
+        for state in STATES:
+            folder = self.folder(notifier, state)
+            for path in folder.iterdir() if folder.is_dir() else ():
+                if m := _NAME.match(path.name):
+                    yield m
+
     def _search(self, notifier: str, msg_id: str) -> Message | None:
         """The message with this id, looked for in every state's folder (before `ids/` was built)."""
-        for state in STATES:
-            for path in self.folder(notifier, state).glob(f"*-{msg_id}.json"):
-                if _NAME.match(path.name):
-                    return self._named(notifier, path.name)
-        return None
+        name = next((m.group(0) for m in self._files(notifier) if m.group(2) == msg_id), "")
+        return self._named(notifier, name)
 
     def _index(self, notifier: str) -> Path:
         """`ids/`: a marker per message id holding its file name, built from the messages the first time (an
@@ -126,12 +131,8 @@ class Outbox:
         building = self.root / notifier / ".ids-building"
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(parents=True)
-        for state in STATES:
-            folder = self.folder(notifier, state)
-            for path in folder.iterdir() if folder.is_dir() else ():
-                m = _NAME.match(path.name)
-                if m:
-                    atomic_write(building / m.group(2), path.name.encode(), durable=False)
+        for m in self._files(notifier):
+            atomic_write(building / m.group(2), m.group(0).encode(), durable=False)
         fsync_folder(building)
         os.replace(building, index)
         return index
@@ -162,11 +163,7 @@ class Outbox:
             name = ""
         if _NAME.match(name):
             return name
-        folders = [self.folder(notifier, state) for state in STATES]
-        names = [
-            p.name for folder in folders if folder.is_dir() for p in folder.iterdir() if _NAME.match(p.name)
-        ]
-        return max(names, default="")
+        return max((m.group(0) for m in self._files(notifier)), default="")
 
     def last(self, notifier: str) -> Message | None:
         """The message queued last, in whatever state."""
@@ -207,6 +204,10 @@ class Outbox:
     def has_pending(self, notifier: str) -> bool:
         folder = self.folder(notifier, "pending")
         return folder.is_dir() and any(_NAME.match(p.name) for p in folder.iterdir())
+
+    def collecting(self, notifier: str) -> bool:
+        """Whether events wait for a digest (without reading them)."""
+        return any(self.folder(notifier, "digest").glob("msg_*.json"))
 
     # -- threads -----------------------------------------------------------------------------------------
     def _threads_path(self, notifier: str) -> Path:

@@ -287,6 +287,8 @@ def _positive(text: str) -> int:
 
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
     if args.config is None:
+        if args.command == "kinds":  # what differ knows, the same with any configuration or none
+            return Config(DEFAULT_CONFIG, ServiceConfig(Path("snapshots")))
         if args.command == "compare":  # reads no store; a config is used only when named
             # One person's command fetching two pages: one request at a time per host and robots.txt as
             # always, but not the watcher's pause between requests (5 s by default).

@@ -1003,6 +1003,12 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     )
 
 
+def test_kinds_needs_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no config.toml here
+    code, out, err = run("kinds")
+    assert (code, err) == (ExitCode.OK, "") and out.startswith("source kinds:\n")
+
+
 def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_column() -> None:
     from differ.normalize import SOURCE_KINDS
     from differ.notify import NOTIFIERS

@@ -184,6 +184,44 @@ def test_audit_html_is_inert() -> None:
     assert page.count("&lt;script&gt;") >= 4
 
 
+@settings(max_examples=120, deadline=None)
+@given(BLOCKS, st.data())
+def test_a_word_added_anywhere_in_a_block_is_one_alteration(blocks: list[str], data: st.DataObject) -> None:
+    """At the start or end of a block as much as inside it ("Now faster…", "…library today.")."""
+    prose = [i for i, b in enumerate(blocks) if not b.startswith("```")]
+    target = data.draw(st.sampled_from(prose))
+    marker, text = re.match(r"(#+ |- |)(.*)", blocks[target]).groups()  # type: ignore[union-attr]
+    words = text.split(" ")
+    at = data.draw(st.integers(0, len(words)))
+    copy = [*blocks]
+    copy[target] = marker + " ".join([*words[:at], "sigma", *words[at:]])
+    canon = split_blocks("\n\n".join(blocks) + "\n")
+    mirror = split_blocks("\n\n".join(copy) + "\n")
+    _, al = best_version([(1, Stream.of(canon))], Stream.of(mirror))
+    findings = compare(canon, mirror, al)
+    assert [(f.kind, f.canonical, f.ops) for f in findings] == [
+        ("altered", split_blocks(blocks[target])[0].text, [{"op": "insert", "after": "sigma"}])
+    ]
+
+
+def test_words_added_at_a_block_edge_stay_apart_from_an_extra_block() -> None:
+    """A sentence appended to a paragraph, then a paragraph of its own: the sentence alters the paragraph, the
+    paragraph is extra, and neither is reported as the other."""
+    canon = "# Notes\n\nThe build is faster now.\n\n## Install\n\nUse the wheel.\n"
+    mirror = "# Notes\n\nThe build is faster now. Really.\n\nA paragraph of our own.\n\n## Install\n\nUse the wheel.\n"
+    blocks, copy = split_blocks(canon), split_blocks(mirror)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(copy))
+    assert [(f.kind, f.canonical, f.mirror, f.ops) for f in compare(blocks, copy, al)] == [
+        (
+            "altered",
+            "The build is faster now.",
+            "The build is faster now. Really.",
+            [{"op": "insert", "after": "really"}],
+        ),
+        ("extra", None, "A paragraph of our own.", []),
+    ]
+
+
 def test_altered_words_are_reported_with_their_operations() -> None:
     canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
     mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"

@@ -860,12 +860,20 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     kinds = [f["kind"] for f in data["mirrors"][0]["findings"]]
     assert sorted(kinds) == [
         "altered",
+        "altered",
         "code_corrupted",
         "code_corrupted",
         "code_corrupted",
         "code_corrupted",
         "extra",
         "missing",
+    ]
+    altered = [
+        (f["section"], f["canonical"][:14]) for f in data["mirrors"][0]["findings"] if f["kind"] == "altered"
+    ]
+    assert altered == [  # the two passages the edit changed, which this copy still has as they were
+        (["The PyTorch 2.13 release features the following changes"], "CuTeDSL “Nativ"),
+        (["Non-Feature Updates"], "Python support"),
     ]
     code, out, _ = run(
         "compare", canonical, aggregator, "--audit", *page, "--set", "field=body_md", "--format", "html"

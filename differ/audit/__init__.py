@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -168,15 +168,11 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
     for tag, i1, i2, j1, j2 in al.opcodes:
         if tag == "equal":
             continue
-        owners = {al.canonical.owner[k] for k in range(i1, i2)}
-        if (
-            not owners
-            and i1 > 0
-            and i1 < len(al.canonical.owner)
-            and al.canonical.owner[i1 - 1] == al.canonical.owner[i1]
-        ):
-            owners = {al.canonical.owner[i1]}
-        for owner in owners:
+        if i1 == i2:  # words only the mirror has: each mirror block's share goes to its own canonical block
+            for owner, lo, hi in _insertions(al, i1, j1, j2):
+                changed.setdefault(owner, []).append((i1, i2, lo, hi))
+            continue
+        for owner in {al.canonical.owner[k] for k in range(i1, i2)}:
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
     missing: set[int] = set()
     for index, block in enumerate(canonical):
@@ -214,6 +210,27 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
             findings.append(Finding("extra", section, None, block.text, block.kind))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
+
+
+def _insertions(al: Alignment, i: int, j1: int, j2: int) -> Iterator[tuple[int, int, int]]:
+    """The canonical block each part of the mirror's words j1..j2 (inserted before canonical word i) was put
+    into, with the part: words in the mirror block of the word before them were added to the end of its block
+    ("…library today."), those in the block of the word after them to the start of its ("Now faster…"), and
+    those inside one canonical block to it. A mirror block of their own belongs to none (it is extra)."""
+    canonical, mirror = al.canonical.owner, al.mirror.owner
+    j = j1
+    while j < j2:
+        end = j
+        while end < j2 and mirror[end] == mirror[j]:
+            end += 1
+        after_previous = i > 0 and j > 0 and mirror[j - 1] == mirror[j]
+        before_next = i < len(canonical) and end < len(mirror) and mirror[end] == mirror[j]
+        inside = 0 < i < len(canonical) and canonical[i - 1] == canonical[i]
+        if after_previous:
+            yield canonical[i - 1], j, end
+        elif before_next or inside:
+            yield canonical[i], j, end
+        j = end
 
 
 def _bilingual_duplicate(canonical: str, mirror: str) -> bool:

@@ -442,7 +442,7 @@ def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:
     a = "Install:\n\n```sh\npip3 install torch\npip3 install torchvision --index-url https://x.org/cpu\npip3 list\n```\n"
     d = diff(a, a.replace("/cpu", "/cu130"))
     assert summarize(d, V)[1:] == [
-        '• sh: "pip3 install torchvision --index-url https://x.org/cpu"',
+        '• sh code: "pip3 install torchvision --index-url https://x.org/cpu"',
         '  → "pip3 install torchvision --index-url https://x.org/cu130"',
     ]
 

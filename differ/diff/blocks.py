@@ -48,6 +48,8 @@ class Block:
     def label(self) -> str:
         """A short name for the block in summaries: an item's bold lead, or its first words, up to the end of its
         first sentence when that comes early (`Smaller wheels …`, not `Smaller wheels. They are 45% …`)."""
+        if self.lead and self.kind == "code":
+            return f"{self.lead} code"  # its info string: `rust` says which example, as "rust code"
         if self.lead:
             return self.lead.strip(_CLOSING_PUNCT)
         words = self.text.split()

@@ -202,7 +202,9 @@ def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
 def audit(canonical: Read, mirror: Read) -> AuditReport:
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
     `differ audit` reports a watched mirror (without staleness, which needs a history)."""
-    coverage, findings = audit_pair(canonical.normalized.markdown, mirror.normalized.markdown)
+    coverage, findings = audit_pair(
+        canonical.normalized.markdown, mirror.normalized.markdown, (canonical.source.url, mirror.source.url)
+    )
     if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)

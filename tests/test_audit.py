@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from differ.audit import Finding, Stream, best_version, compare, pair_translations, token_mismatches
+from differ.audit import Finding, Stream, best_version, carried, compare, pair_translations, token_mismatches
 from differ.audit.align import align
 from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
@@ -222,6 +222,80 @@ def test_words_added_at_a_block_edge_stay_apart_from_an_extra_block() -> None:
     ]
 
 
+@settings(max_examples=120, deadline=None)
+@given(BLOCKS, st.data())
+def test_a_block_moved_elsewhere_is_moved_not_missing_and_extra(
+    blocks: list[str], data: st.DataObject
+) -> None:
+    """Whichever blocks the order-keeping alignment leaves out, each is found whole elsewhere: all is carried."""
+    block = data.draw(st.integers(0, len(blocks) - 1))
+    to = data.draw(st.integers(0, len(blocks) - 1).filter(lambda k: k != block))
+    copy = [b for i, b in enumerate(blocks) if i != block]
+    copy.insert(to, blocks[block])
+    canon = split_blocks("\n\n".join(blocks) + "\n")
+    mirror = split_blocks("\n\n".join(copy) + "\n")
+    al = align(Stream.of(canon), Stream.of(mirror))
+    findings = compare(canon, mirror, al)
+    assert {f.kind for f in findings} <= {"moved"} and carried(al) == 1.0
+    assert all(f.canonical == f.mirror for f in findings)
+
+
+def test_a_moved_block_says_where_it_went() -> None:
+    canon = "# Notes\n\nFirst we say this.\n\nThen we say that.\n\n## Install\n\nUse the wheel.\n"
+    within = "# Notes\n\nThen we say that.\n\nFirst we say this.\n\n## Install\n\nUse the wheel.\n"
+    away = "# Notes\n\nThen we say that.\n\n## Install\n\nUse the wheel.\n\nFirst we say this.\n"
+    blocks = split_blocks(canon)
+    lines = []
+    for mirror in (within, away):
+        copy = split_blocks(mirror)
+        al = align(Stream.of(blocks), Stream.of(copy))
+        lines += [finding_line(f) for f in compare(blocks, copy, al)]
+    assert lines == [
+        'moved [Notes]: "Then we say that." (within its section)',  # two swapped: the one out of order
+        'moved [Notes]: "First we say this." (to Notes › Install)',
+    ]
+
+
+def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
+    """Its words kept, its target changed: a download link on a copy is worth a look. The same target written
+    another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""
+    canon = (
+        "# Release\n\nGet it from [the download page](https://download.example.org/foo-1.0.tar.gz), read the "
+        "[notes](/notes/1.0/) and see ![the chart](https://example.org/chart.png).\n"
+    )
+    blocks = split_blocks(canon)
+    pages = ("https://example.org/blog/release/", "https://mirror.example.net/posts/release/")
+
+    def findings(copy: str) -> list[str]:
+        mirror = split_blocks(copy)
+        al = align(Stream.of(blocks), Stream.of(mirror))
+        return [finding_line(f) for f in compare(blocks, mirror, al, pages)]
+
+    assert findings(canon) == []
+    assert findings(canon.replace("https://download.example.org/", "https://dl.example.com/")) == [
+        'link [Release]: "the download page" goes to https://dl.example.com/foo-1.0.tar.gz instead of '
+        "https://download.example.org/foo-1.0.tar.gz"
+    ]
+    assert findings(canon.replace("(/notes/1.0/)", "(https://elsewhere.example.com/notes/1.0/)")) == [
+        'link [Release]: "notes" goes to https://elsewhere.example.com/notes/1.0/ instead of '
+        "https://example.org/notes/1.0/"
+    ]
+    same = [
+        canon.replace("https://download.example.org/foo-1.0.tar.gz", target)
+        for target in (
+            "http://www.download.example.org/foo-1.0.tar.gz",
+            "https://download.example.org/foo-1.0.tar.gz?utm_source=news&utm_medium=feed",
+            "https://download.example.org/foo-1.0.tar.gz#sha256",
+        )
+    ]
+    own = [
+        canon.replace("(/notes/1.0/)", "(/ko/notes/1.0/)"),  # relative: on the mirror's own site
+        canon.replace("(/notes/1.0/)", "(https://www.mirror.example.net/notes/)"),
+        canon.replace("https://example.org/chart.png", "https://cdn.example.com/chart.png"),
+    ]
+    assert [findings(copy) for copy in same + own] == [[]] * 6
+
+
 def test_altered_words_are_reported_with_their_operations() -> None:
     canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
     mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
@@ -390,9 +464,9 @@ def test_a_command_line_left_out_is_missing_not_a_corruption_of_its_neighbour() 
 
 
 def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
-    """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the canonical
-    section of the matched word just before the block), in one pass over the words."""
-    from differ.audit import _nearest_sections
+    """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the section the
+    canonical block of the matched word just before the block leads into), in one pass over the words."""
+    from differ.audit import _nearest_sections, _under
 
     def searched(al: object, mirror_index: int) -> tuple[str, ...]:  # the definition, quadratic
         positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]  # type: ignore[attr-defined]
@@ -400,7 +474,7 @@ def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
             return ()
         count = sum(al.matched_b[: positions[-1] + 1])  # type: ignore[attr-defined]
         hits = [k for k, hit in enumerate(al.matched_a) if hit]  # type: ignore[attr-defined]
-        return al.canonical.blocks[al.canonical.owner[hits[count - 1]]].section  # type: ignore[attr-defined,no-any-return]
+        return _under(al.canonical.blocks[al.canonical.owner[hits[count - 1]]])  # type: ignore[attr-defined]
 
     canonical = split_blocks(replay_fetch(3).markdown)
     extra = "\n\n".join(f"Comment {i}: nice release, thanks." for i in range(40))

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
 
 from rapidfuzz import fuzz, process
 
@@ -37,9 +39,10 @@ if TYPE_CHECKING:
     from differ.config import DocumentConfig, SourceConfig
 
 SCHEMA = "differ.audit/1"
-KINDS = ("stale", "missing", "extra", "altered", "code_corrupted", "token_mismatch")
+KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupted", "token_mismatch")
 MISSING_BELOW = 0.5
 CODE_SIMILAR = 80.0
+_IMAGE = re.compile(r"!\[[^\]]*\]\(<?([^)\s>]+)")  # an image's address in a block's Markdown
 
 
 @dataclass
@@ -158,11 +161,18 @@ def _char_detail(expected: str, found: str) -> str:
     return ", ".join(parts[:5])
 
 
-def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[Finding]:
-    """Missing, extra, altered and corrupted-code findings of a mirror against one canonical version."""
+def compare(
+    canonical: list[Block], mirror: list[Block], al: Alignment, pages: tuple[str, str] = ("", "")
+) -> list[Finding]:
+    """Missing, moved, extra, altered, relinked and corrupted-code findings of a mirror against one canonical
+    version. `pages` are the canonical's and the mirror's addresses, for their relative links and the mirror's
+    own site."""
     findings: list[Finding] = []
     canon_share = shares(al, "canonical")
     mirror_share = shares(al, "mirror")
+    unmatched = _unmatched(al, mirror_share)
+    moved = _moved(al, canon_share, unmatched)
+    nearest = _nearest_sections(al) if unmatched else []
     # Words the mirror changed inside a canonical block: opcodes whose canonical side lies in that block.
     changed: dict[int, list[tuple[int, int, int, int]]] = {}
     for tag, i1, i2, j1, j2 in al.opcodes:
@@ -179,8 +189,14 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
         if not al.canonical.per_block[index]:
             continue
         if canon_share[index] < MISSING_BELOW:
-            findings.append(Finding("missing", block.section, block.text, None, block.kind))
             missing.add(index)
+            there = moved.get(index)
+            if there is None:
+                findings.append(Finding("missing", block.section, block.text, None, block.kind))
+            else:
+                to = f"to {' › '.join(nearest[there]) or 'the top'}"
+                to = "within its section" if nearest[there] == block.section else to
+                findings.append(Finding("moved", block.section, block.text, mirror[there].text, to))
             continue
         if block.kind == "code" or index not in changed:
             continue
@@ -198,18 +214,107 @@ def compare(canonical: list[Block], mirror: list[Block], al: Alignment) -> list[
             continue
         if ops:
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
-    nearest: list[tuple[str, ...]] | None = None
-    for index, block in enumerate(mirror):
-        if al.mirror.per_block[index] and mirror_share[index] < MISSING_BELOW and block.kind != "code":
-            # Command lines that moved out of a code block are judged with the code, not as extra text.
-            if _looks_like_command(block, canonical):
-                continue
-            if nearest is None:
-                nearest = _nearest_sections(al)
-            section = nearest[index]
-            findings.append(Finding("extra", section, None, block.text, block.kind))
+    placed = set(moved.values())
+    for index in unmatched:
+        block = mirror[index]
+        # Command lines that moved out of a code block are judged with the code, not as extra text.
+        if block.kind != "code" and index not in placed and not _looks_like_command(block, canonical):
+            findings.append(Finding("extra", nearest[index], None, block.text, block.kind))
+    findings.extend(_link_findings(canonical, mirror, al, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
+
+
+def carried(al: Alignment) -> float:
+    """The share of the canonical's words the mirror carries (its coverage): in order, or in blocks it moved."""
+    if not al.canonical.words:
+        return 1.0
+    canon_share = shares(al, "canonical")
+    moved = _moved(al, canon_share, _unmatched(al, shares(al, "mirror")))
+    elsewhere = sum(round(al.canonical.per_block[i] * (1 - canon_share[i])) for i in moved)
+    return (al.matched + elsewhere) / len(al.canonical.words)
+
+
+def _unmatched(al: Alignment, mirror_share: list[float]) -> list[int]:
+    """The mirror blocks with under half their words aligned: extra, or moved."""
+    return [j for j, n in enumerate(al.mirror.per_block) if n and mirror_share[j] < MISSING_BELOW]
+
+
+def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dict[int, int]:
+    """Canonical blocks the word alignment (which keeps order) left out, that the mirror has word for word
+    elsewhere: each with the mirror block it is. Such a block is moved, not missing and extra."""
+    found: dict[tuple[str, ...], list[int]] = {}
+    mirror_at = _starts(al.mirror.per_block)
+    for j in unmatched:
+        found.setdefault(tuple(al.mirror.words[mirror_at[j] : mirror_at[j + 1]]), []).append(j)
+    canon_at = _starts(al.canonical.per_block)
+    pairs: dict[int, int] = {}
+    for i, share in enumerate(canon_share):
+        if share < MISSING_BELOW and al.canonical.per_block[i]:
+            same = found.get(tuple(al.canonical.words[canon_at[i] : canon_at[i + 1]]))
+            if same:
+                pairs[i] = same.pop(0)
+    return pairs
+
+
+def _starts(counts: list[int]) -> list[int]:
+    """Where each block's words start in its stream, and where the last ends."""
+    out = [0]
+    for n in counts:
+        out.append(out[-1] + n)
+    return out
+
+
+def _link_findings(
+    canonical: list[Block], mirror: list[Block], al: Alignment, skip: set[int], pages: tuple[str, str]
+) -> list[Finding]:
+    """Links whose words the mirror kept but whose target it changed (a download link that now points
+    elsewhere): each canonical block's links against those of the mirror blocks carrying its words, by their
+    text. A target on the mirror's own site is its copy of what is linked (a translation links its own
+    pages), and an image may be served from anywhere."""
+    partners: dict[int, set[int]] = {}
+    for tag, i1, i2, j1, _ in al.opcodes:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                partners.setdefault(al.canonical.owner[i1 + k], set()).add(al.mirror.owner[j1 + k])
+    own = _host(pages[1])
+    findings = []
+    for index, block in enumerate(canonical):
+        if not block.links or index in skip or index not in partners:
+            continue
+        theirs: dict[str, list[str]] = {}
+        for j in sorted(partners[index]):
+            for text, href in _links(mirror[j], pages[1]):
+                theirs.setdefault(fold(text), []).append(href)
+        for text, href in _links(block, pages[0]):
+            targets = theirs.get(fold(text))
+            if not targets or not _host(href):
+                continue
+            kept = {_target(t) for t in targets}
+            if _target(href) in kept or any(_host(t) in ("", own) for t in targets):
+                continue
+            findings.append(Finding("link", block.section, href, targets[0], text))
+    return findings
+
+
+def _links(block: Block, page: str) -> Iterator[tuple[str, str]]:
+    """A block's links with words, made absolute against its page; not its images."""
+    images = set(_IMAGE.findall(block.source))
+    for text, href in block.links:
+        if text.strip() and href not in images:
+            yield text, urljoin(page, href) if page else href
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").removeprefix("www.")
+
+
+def _target(url: str) -> str:
+    """What a link points to, for comparison: scheme, `www.`, a trailing slash, the fragment and utm_
+    tracking parameters aside."""
+    parts = urlsplit(url)
+    query = "&".join(sorted(q for q in parts.query.split("&") if q and not q.startswith("utm_")))
+    return f"{_host(url)}:{parts.port or ''}{parts.path.rstrip('/')}?{query}"
 
 
 def _insertions(al: Alignment, i: int, j1: int, j2: int) -> Iterator[tuple[int, int, int]]:
@@ -249,7 +354,7 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
     it: the n-th matched mirror word is the n-th matched canonical word. One pass, however many blocks are
     extra (a mirror with thousands of comments is not audited in quadratic time)."""
     sections: list[tuple[str, ...]] = [
-        al.canonical.blocks[al.canonical.owner[k]].section for k, hit in enumerate(al.matched_a) if hit
+        _under(al.canonical.blocks[al.canonical.owner[k]]) for k, hit in enumerate(al.matched_a) if hit
     ]
     out: list[tuple[str, ...]] = []
     matched = 0  # matched mirror words before the current block
@@ -259,6 +364,11 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
         matched += sum(al.matched_b[k : k + count])
         k += count
     return out
+
+
+def _under(block: Block) -> tuple[str, ...]:
+    """The section of what follows a block: a heading's own, or the block's."""
+    return (*block.section, block.text) if block.kind == "heading" else block.section
 
 
 def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
@@ -373,7 +483,9 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
         mv = store.latest(mirror.key)
         if mv is None:
             continue
-        report.mirrors.append(audit_mirror(app, mirror, mv, canon_blocks, streams, canon_versions))
+        report.mirrors.append(
+            audit_mirror(app, mirror, mv, canon_blocks, streams, canon_versions, doc.canonical.url)
+        )
     return report
 
 
@@ -384,20 +496,21 @@ def audit_mirror(
     canon_blocks: dict[int, list[Block]],
     streams: list[tuple[int, Stream]],
     canon_versions: list[Any],
+    canonical_url: str = "",
 ) -> MirrorAudit:
     blocks = split_blocks(app.store.markdown(mv))
     mstream = Stream.of(blocks)
     number, al = best_version(streams, mstream)
     latest_number = streams[-1][0]
     latest_al = al if number == latest_number else align(streams[-1][1], mstream)
-    coverage = latest_al.matched / len(latest_al.canonical.words) if latest_al.canonical.words else 1.0
+    coverage = carried(latest_al)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
     result.reached = edit_reach(app, canon_versions, streams, mirror.key)
     if number != latest_number:
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
-    result.findings.extend(compare(canon_blocks[number], blocks, al))
+    result.findings.extend(compare(canon_blocks[number], blocks, al, (canonical_url, mirror.url)))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
     return result
@@ -484,12 +597,12 @@ def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Findi
     return token_mismatches(split_blocks(bilingual), every - kept, kept)
 
 
-def audit_pair(canonical: str, mirror: str) -> tuple[float, list[Finding]]:
-    """Coverage and findings of one mirror text against one canonical text (Markdown), with no history."""
+def audit_pair(canonical: str, mirror: str, pages: tuple[str, str] = ("", "")) -> tuple[float, list[Finding]]:
+    """Coverage and findings of one mirror text against one canonical text (Markdown), with no history;
+    `pages` are their addresses, if any."""
     canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
     al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
-    coverage = al.matched / len(al.canonical.words) if al.canonical.words else 1.0
-    return coverage, compare(canon_blocks, mirror_blocks, al)
+    return carried(al), compare(canon_blocks, mirror_blocks, al, pages)
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:

@@ -71,6 +71,10 @@ def finding_line(f: Finding) -> str:
         return f'missing{where}: "{_cut(f.canonical)}"'
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
+    if f.kind == "moved":
+        return f'moved{where}: "{_cut(f.canonical)}" ({f.detail})'
+    if f.kind == "link":
+        return f'link{where}: "{_cut(f.detail, 60)}" goes to {f.mirror} instead of {f.canonical}'
     if f.kind == "code_corrupted":
         return (
             f'code corrupted{where}: "{_cut(f.mirror)}" ({finding_detail(f)}; expected "{_cut(f.canonical)}")'

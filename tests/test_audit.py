@@ -261,7 +261,7 @@ def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""
     canon = (
         "# Release\n\nGet it from [the download page](https://download.example.org/foo-1.0.tar.gz), read the "
-        "[notes](/notes/1.0/) and see ![the chart](https://example.org/chart.png).\n"
+        "[notes](/notes/1.0/) and see ![the chart](https://example.org/chärt.png).\n"
     )
     blocks = split_blocks(canon)
     pages = ("https://example.org/blog/release/", "https://mirror.example.net/posts/release/")
@@ -291,7 +291,7 @@ def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     own = [
         canon.replace("(/notes/1.0/)", "(/ko/notes/1.0/)"),  # relative: on the mirror's own site
         canon.replace("(/notes/1.0/)", "(https://www.mirror.example.net/notes/)"),
-        canon.replace("https://example.org/chart.png", "https://cdn.example.com/chart.png"),
+        canon.replace("https://example.org/chärt.png", "https://cdn.example.com/chärt.png"),
     ]
     assert [findings(copy) for copy in same + own] == [[]] * 6
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -42,7 +41,6 @@ SCHEMA = "differ.audit/1"
 KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupted", "token_mismatch")
 MISSING_BELOW = 0.5
 CODE_SIMILAR = 80.0
-_IMAGE = re.compile(r"!\[[^\]]*\]\(<?([^)\s>]+)")  # an image's address in a block's Markdown
 
 
 @dataclass
@@ -299,9 +297,8 @@ def _link_findings(
 
 def _links(block: Block, page: str) -> Iterator[tuple[str, str]]:
     """A block's links with words, made absolute against its page; not its images."""
-    images = set(_IMAGE.findall(block.source))
     for text, href in block.links:
-        if text.strip() and href not in images:
+        if text.strip() and href not in block.images:
             yield text, urljoin(page, href) if page else href
 
 

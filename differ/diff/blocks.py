@@ -27,6 +27,7 @@ class Block:
     lead: str = ""  # leading bold phrase, used to name list items
     depth: int = field(default=0, compare=False, repr=False)  # list nesting around the block
     top: bool = field(default=False, compare=False, repr=False)  # a paragraph outside any list or quote
+    images: tuple[str, ...] = field(default=(), compare=False, repr=False)  # which of `links` are images
 
     @property
     def key(self) -> str:
@@ -64,6 +65,7 @@ class _Inline:
     text: str = ""
     links: list[tuple[str, str]] = field(default_factory=list)
     lead: str = ""
+    images: list[str] = field(default_factory=list)
 
 
 def _inline(token: Token) -> _Inline:
@@ -81,6 +83,7 @@ def _inline(token: Token) -> _Inline:
             alt = "".join(c.content for c in child.children or [])
             parts.append(alt)
             out.links.append((alt, str(child.attrs.get("src", ""))))
+            out.images.append(str(child.attrs.get("src", "")))
         elif child.type == "link_open":
             link_stack.append((str(child.attrs.get("href", "")), len("".join(parts))))
         elif child.type == "link_close" and link_stack:
@@ -121,6 +124,7 @@ def _parse(markdown: str) -> _Parsed:
     item_depth = 0
     row: list[str] = []
     row_links: list[tuple[str, str]] = []
+    row_images: list[str] = []
     row_start = 0
     pending_heading: Token | None = None
 
@@ -141,6 +145,7 @@ def _parse(markdown: str) -> _Parsed:
                     (),
                     int(pending_heading.tag[1]),
                     tuple(info.links),
+                    images=tuple(info.images),
                 )
             )
             pending_heading = None
@@ -173,6 +178,7 @@ def _parse(markdown: str) -> _Parsed:
                     info.lead,
                     depth=item_depth,
                     top=not context,
+                    images=tuple(info.images),
                 )
             )
         elif t in ("fence", "code_block"):
@@ -189,11 +195,12 @@ def _parse(markdown: str) -> _Parsed:
                 )
             )
         elif t == "tr_open":
-            row, row_links, row_start = [], [], (tok.map or [0])[0]
+            row, row_links, row_images, row_start = [], [], [], (tok.map or [0])[0]
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             info = _inline(tok)
             row.append(info.text)
             row_links.extend(info.links)
+            row_images.extend(info.images)
         elif t == "tr_close":
             events.append(
                 Block(
@@ -204,6 +211,7 @@ def _parse(markdown: str) -> _Parsed:
                     0,
                     tuple(row_links),
                     depth=item_depth,
+                    images=tuple(row_images),
                 )
             )
         elif t == "html_block":
@@ -257,6 +265,7 @@ def _placed(event: Block, section: tuple[str, ...]) -> Block:
         event.lead,
         event.depth,
         event.top,
+        event.images,
     )
 
 

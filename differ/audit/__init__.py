@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from rapidfuzz import fuzz, process
 
@@ -288,8 +288,7 @@ def _link_findings(
             targets = theirs.get(fold(text))
             if not targets or not _host(href):
                 continue
-            kept = {_target(t) for t in targets}
-            if _target(href) in kept or any(_host(t) in ("", own) for t in targets):
+            if any(_host(t) in ("", own) or _same_target(href, t) for t in targets):
                 continue
             findings.append(Finding("link", block.section, href, targets[0], text))
     return findings
@@ -300,6 +299,15 @@ def _links(block: Block, page: str) -> Iterator[tuple[str, str]]:
     for text, href in block.links:
         if text.strip() and href not in block.images:
             yield text, urljoin(page, href) if page else href
+
+
+def _same_target(canonical: str, mirror: str) -> bool:
+    """Whether the mirror's link goes where the canonical's does: the same address written another way, or a
+    redirector's that carries it (`…/l.php?u=https%3A%2F%2F…`)."""
+    if _target(canonical) == _target(mirror):
+        return True
+    bare = canonical.split("://", 1)[-1].rstrip("/")
+    return bool(urlsplit(mirror).query) and bare in unquote(urlsplit(mirror).query)
 
 
 def _host(url: str) -> str:

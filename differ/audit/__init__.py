@@ -9,11 +9,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urljoin, urlsplit
 
 from rapidfuzz import fuzz, process
 
 from differ.audit.align import Alignment, Stream, align, fold, shares
+from differ.audit.links import link_findings
 
 __all__ = [
     "SCHEMA",
@@ -218,7 +218,7 @@ def compare(
         # Command lines that moved out of a code block are judged with the code, not as extra text.
         if block.kind != "code" and index not in placed and not _looks_like_command(block, canonical):
             findings.append(Finding("extra", nearest[index], None, block.text, block.kind))
-    findings.extend(_link_findings(canonical, mirror, al, missing, pages))
+    findings.extend(link_findings(canonical, mirror, al, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
 
@@ -261,65 +261,6 @@ def _starts(counts: list[int]) -> list[int]:
     for n in counts:
         out.append(out[-1] + n)
     return out
-
-
-def _link_findings(
-    canonical: list[Block], mirror: list[Block], al: Alignment, skip: set[int], pages: tuple[str, str]
-) -> list[Finding]:
-    """Links whose words the mirror kept but whose target it changed (a download link that now points
-    elsewhere): each canonical block's links against those of the mirror blocks carrying its words, by their
-    text. A target on the mirror's own site is its copy of what is linked (a translation links its own
-    pages), and an image may be served from anywhere."""
-    partners: dict[int, set[int]] = {}
-    for tag, i1, i2, j1, _ in al.opcodes:
-        if tag == "equal":
-            for k in range(i2 - i1):
-                partners.setdefault(al.canonical.owner[i1 + k], set()).add(al.mirror.owner[j1 + k])
-    own = _host(pages[1])
-    findings = []
-    for index, block in enumerate(canonical):
-        if not block.links or index in skip or index not in partners:
-            continue
-        theirs: dict[str, list[str]] = {}
-        for j in sorted(partners[index]):
-            for text, href in _links(mirror[j], pages[1]):
-                theirs.setdefault(fold(text), []).append(href)
-        for text, href in _links(block, pages[0]):
-            targets = theirs.get(fold(text))
-            if not targets or not _host(href):
-                continue
-            if any(_host(t) in ("", own) or _same_target(href, t) for t in targets):
-                continue
-            findings.append(Finding("link", block.section, href, targets[0], text))
-    return findings
-
-
-def _links(block: Block, page: str) -> Iterator[tuple[str, str]]:
-    """A block's links with words, made absolute against its page; not its images."""
-    for text, href in block.links:
-        if text.strip() and href not in block.images:
-            yield text, urljoin(page, href) if page else href
-
-
-def _same_target(canonical: str, mirror: str) -> bool:
-    """Whether the mirror's link goes where the canonical's does: the same address written another way, or a
-    redirector's that carries it (`…/l.php?u=https%3A%2F%2F…`)."""
-    if _target(canonical) == _target(mirror):
-        return True
-    bare = canonical.split("://", 1)[-1].rstrip("/")
-    return bool(urlsplit(mirror).query) and bare in unquote(urlsplit(mirror).query)
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").removeprefix("www.")
-
-
-def _target(url: str) -> str:
-    """What a link points to, for comparison: scheme, `www.`, a trailing slash, the fragment and utm_
-    tracking parameters aside."""
-    parts = urlsplit(url)
-    query = "&".join(sorted(q for q in parts.query.split("&") if q and not q.startswith("utm_")))
-    return f"{_host(url)}:{parts.port or ''}{parts.path.rstrip('/')}?{query}"
 
 
 def _insertions(al: Alignment, i: int, j1: int, j2: int) -> Iterator[tuple[int, int, int]]:

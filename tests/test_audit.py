@@ -297,6 +297,48 @@ def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     assert [findings(copy) for copy in same + own] == [[]] * 7
 
 
+@settings(max_examples=80, deadline=None)
+@given(BLOCKS, st.data())
+def test_blocks_missing_in_a_row_are_one_finding_from_three_on(
+    blocks: list[str], data: st.DataObject
+) -> None:
+    start = data.draw(st.integers(0, len(blocks) - 1))
+    end = data.draw(st.integers(start + 1, len(blocks)))
+    md = "\n\n".join(blocks) + "\n"
+    copy = "\n\n".join(blocks[:start] + blocks[end:]) + "\n"
+    gone = split_blocks("\n\n".join(blocks[start:end]) + "\n")
+    canon = split_blocks(md)
+    _, al = best_version([(1, Stream.of(canon))], Stream.of(split_blocks(copy)))
+    findings = [(f.kind, f.canonical, f.detail, f.count) for f in compare(canon, split_blocks(copy), al)]
+    if len(gone) >= 3:
+        assert findings == [("missing", gone[0].text, gone[-1].text, len(gone))]
+    else:
+        assert findings == [("missing", b.text, b.kind, 1) for b in gone]
+
+
+def test_an_excerpt_is_one_missing_finding() -> None:
+    """An aggregator's copy of the first paragraphs: what it leaves out is one finding, not one a block."""
+    canon = (
+        "# Release\n\nWe are happy to announce it.\n\nIt is faster.\n\n## Install\n\nUse the wheel.\n\n"
+        "## Thanks\n\nThank you all.\n"
+    )
+    copy = "# Release\n\nWe are happy to announce it.\n\nIt is faster.\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    (finding,) = compare(blocks, mirror, al)
+    assert finding_line(finding) == (
+        'missing [Release]: "Install" and what follows (4 blocks in a row, to "Thank you all.")'
+    )
+    assert finding.as_json() == {
+        "kind": "missing",
+        "section": ["Release"],
+        "canonical": "Install",
+        "mirror": None,
+        "detail": "Thank you all.",
+        "count": 4,
+    }
+
+
 def test_altered_words_are_reported_with_their_operations() -> None:
     canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
     mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"

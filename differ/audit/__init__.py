@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 SCHEMA = "differ.audit/1"
 KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupted", "token_mismatch")
 MISSING_BELOW = 0.5
+MISSING_RUN = 3  # missing blocks in a row reported as one finding (an excerpt misses the rest of the post)
 CODE_SIMILAR = 80.0
 
 
@@ -53,6 +54,7 @@ class Finding:
     mirror: str | None
     detail: str = ""
     ops: list[dict[str, str]] = field(default_factory=list)
+    count: int = 1  # missing blocks in a row: `canonical` the first's text, `detail` the last's
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -65,12 +67,15 @@ class Finding:
             data["detail"] = self.detail
         if self.ops:
             data["ops"] = self.ops
+        if self.count > 1:
+            data["count"] = self.count
         return data
 
     @property
     def key(self) -> str:
         return (
             f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
+            + (f"|{self.count}" if self.count > 1 else "")
         )
 
 
@@ -183,18 +188,22 @@ def compare(
         for owner in {al.canonical.owner[k] for k in range(i1, i2)}:
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
     missing: set[int] = set()
+    run: list[Finding] = []  # missing blocks in a row, reported when the run ends
     for index, block in enumerate(canonical):
         if not al.canonical.per_block[index]:
             continue
-        if canon_share[index] < MISSING_BELOW:
+        if canon_share[index] < MISSING_BELOW and index not in moved:
             missing.add(index)
-            there = moved.get(index)
-            if there is None:
-                findings.append(Finding("missing", block.section, block.text, None, block.kind))
-            else:
-                to = f"to {' › '.join(nearest[there]) or 'the top'}"
-                to = "within its section" if nearest[there] == block.section else to
-                findings.append(Finding("moved", block.section, block.text, mirror[there].text, to))
+            run.append(Finding("missing", block.section, block.text, None, block.kind))
+            continue
+        findings.extend(_in_a_row(run))
+        run = []
+        if index in moved:
+            missing.add(index)  # its command lines are where it went
+            there = moved[index]
+            to = f"to {' › '.join(nearest[there]) or 'the top'}"
+            to = "within its section" if nearest[there] == block.section else to
+            findings.append(Finding("moved", block.section, block.text, mirror[there].text, to))
             continue
         if block.kind == "code" or index not in changed:
             continue
@@ -212,6 +221,7 @@ def compare(
             continue
         if ops:
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
+    findings.extend(_in_a_row(run))
     placed = set(moved.values())
     for index in unmatched:
         block = mirror[index]
@@ -221,6 +231,14 @@ def compare(
     findings.extend(link_findings(canonical, mirror, al, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
+
+
+def _in_a_row(run: list[Finding]) -> list[Finding]:
+    """Missing blocks in a row, as they are, or from `MISSING_RUN` on as one finding from the first to the last."""
+    if len(run) < MISSING_RUN:
+        return run
+    first, last = run[0], run[-1]
+    return [Finding("missing", first.section, first.canonical, None, last.canonical or "", count=len(run))]
 
 
 def carried(al: Alignment) -> float:

@@ -339,6 +339,20 @@ def test_an_excerpt_is_one_missing_finding() -> None:
     }
 
 
+def test_a_copys_comments_are_one_extra_finding() -> None:
+    """Blocks of the copy's own in a row (its comment thread) are one finding; two apart are two."""
+    canon = "# Release\n\nWe are happy to announce it.\n\n## Install\n\nUse the wheel.\n"
+    comments = "\n\n".join(f"Comment {n}: great news, congratulations." for n in range(1, 41))
+    copy = f"# Release\n\nOur summary line.\n\nWe are happy to announce it.\n\n## Install\n\nUse the wheel.\n\n{comments}\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
+        'extra [Release]: "Our summary line."',
+        'extra [Release › Install]: "Comment 1: great news, congratulations." and what follows (40 blocks in a row, '
+        'to "Comment 40: great news, congratulations.")',
+    ]
+
+
 def test_altered_words_are_reported_with_their_operations() -> None:
     canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
     mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"

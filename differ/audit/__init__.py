@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SCHEMA = "differ.audit/1"
 KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupted", "token_mismatch")
 MISSING_BELOW = 0.5
-MISSING_RUN = 3  # missing blocks in a row reported as one finding (an excerpt misses the rest of the post)
+IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
 
 
@@ -54,7 +54,7 @@ class Finding:
     mirror: str | None
     detail: str = ""
     ops: list[dict[str, str]] = field(default_factory=list)
-    count: int = 1  # missing blocks in a row: `canonical` the first's text, `detail` the last's
+    count: int = 1  # blocks in a row: the first's text as `canonical` or `mirror`, the last's as `detail`
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -223,22 +223,33 @@ def compare(
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
     findings.extend(_in_a_row(run))
     placed = set(moved.values())
+    run, last = [], -1
     for index in unmatched:
         block = mirror[index]
         # Command lines that moved out of a code block are judged with the code, not as extra text.
         if block.kind != "code" and index not in placed and not _looks_like_command(block, canonical):
-            findings.append(Finding("extra", nearest[index], None, block.text, block.kind))
+            if any(al.mirror.per_block[last + 1 : index]):  # a block of the mirror's own, after others
+                findings.extend(_in_a_row(run))
+                run = []
+            run.append(Finding("extra", nearest[index], None, block.text, block.kind))
+            last = index
+    findings.extend(_in_a_row(run))
     findings.extend(link_findings(canonical, mirror, al, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
 
 
 def _in_a_row(run: list[Finding]) -> list[Finding]:
-    """Missing blocks in a row, as they are, or from `MISSING_RUN` on as one finding from the first to the last."""
-    if len(run) < MISSING_RUN:
+    """Missing or extra blocks in a row, as they are, or from `IN_A_ROW` on as one finding from the first to the
+    last (an excerpt leaves the rest of a post out; a copy adds its comments)."""
+    if len(run) < IN_A_ROW:
         return run
     first, last = run[0], run[-1]
-    return [Finding("missing", first.section, first.canonical, None, last.canonical or "", count=len(run))]
+    if first.kind == "missing":
+        return [
+            Finding("missing", first.section, first.canonical, None, last.canonical or "", count=len(run))
+        ]
+    return [Finding("extra", first.section, None, first.mirror, last.mirror or "", count=len(run))]
 
 
 def carried(al: Alignment) -> float:

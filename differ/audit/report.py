@@ -59,7 +59,7 @@ def finding_detail(f: Finding) -> str:
         return corruption(f.canonical or "", f.mirror or "")
     if f.kind == "altered":
         return "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
-    if f.kind == "missing" and f.count > 1:
+    if f.count > 1:
         return f'{f.count} blocks in a row, to "{_cut(f.detail, 60)}"'
     return f.detail
 
@@ -73,6 +73,8 @@ def finding_line(f: Finding) -> str:
         return f'missing{where}: "{_cut(f.canonical, 60)}" and what follows ({finding_detail(f)})'
     if f.kind == "missing":
         return f'missing{where}: "{_cut(f.canonical)}"'
+    if f.kind == "extra" and f.count > 1:
+        return f'extra{where}: "{_cut(f.mirror, 60)}" and what follows ({finding_detail(f)})'
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
     if f.kind == "moved":

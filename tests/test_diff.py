@@ -706,3 +706,39 @@ def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() ->
     ]
     post = replay_fetch(3).markdown
     assert _equal_pairs(words(post), words(post)) < BIG // 10
+
+
+def test_diffs_at_once_pause_the_cycle_collector_and_leave_it_as_they_found_it() -> None:
+    """Threads diffing at once share one pause: the collector is off while any diff runs, back on after the
+    last, and left off if it was off before."""
+    import gc
+    import threading
+
+    from differ.diff.engine import collector_paused
+
+    inside: list[bool] = []
+    started, release = threading.Barrier(4), threading.Event()
+
+    def work() -> None:
+        with collector_paused():
+            started.wait()
+            release.wait()
+            inside.append(gc.isenabled())
+            diff("# A\n\nOne two.\n", "# A\n\nOne three.\n")
+
+    assert gc.isenabled()
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    started.wait()
+    assert not gc.isenabled()
+    release.set()
+    for t in threads:
+        t.join()
+    assert inside == [False, False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        diff("a\n", "b\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -257,7 +257,7 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
     took = sorted(times)[1]
     rounds: list[tuple[bool, bool, bool, int, int]] = []  # (page down, fetched, finished, first second, last)
     revision, copied, failing, kills = 1, 1, False, 0
-    for _ in range(50):
+    for round_ in range(50):
         if rng.random() < 0.15:
             revision += 1
             server.page("/c", canonical_page(revision))
@@ -265,7 +265,7 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
             copied = rng.choice([copied, revision])
             server.page("/m", mirror_page(copied, rng.choice(["", "", "dropped", "mangled"])))
         was = failing
-        failing = rng.random() < (0.7 if failing else 0.3)
+        failing = rng.random() < (0.7 if failing else 0.3) or round_ < 2  # the first streak: finished checks
         server.routes["/d"] = Reply(500, b"down") if failing else down
         if failing and not was:  # a streak starts in a second of its own: its start second names it
             time.sleep(1 - time.time() % 1 + 0.01)
@@ -273,7 +273,7 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
         first = int(time.time())
         proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.1, 2.0) * took)
-        if proc.poll() is None:
+        if round_ >= 2 and proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         finished = proc.wait() != -signal.SIGKILL
@@ -311,7 +311,7 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
         run += finished
         if run >= 2:
             owed.setdefault(start, last)
-    assert owed, "no streak reached two finished failing checks; the test needs another seed"
+    assert owed  # the first streak at least
     for kind, seconds in streak_alerts.items():
         assert len(seconds) == len(set(seconds)), kind  # one alert of each kind a streak
         for low, high in owed.items():

@@ -438,6 +438,12 @@ def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:
     ]
 
 
+def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
+    a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
+    d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))
+    assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Known Issues and Workarounds"']
+
+
 def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:
     a = "Install:\n\n```sh\npip3 install torch\npip3 install torchvision --index-url https://x.org/cpu\npip3 list\n```\n"
     d = diff(a, a.replace("/cpu", "/cu130"))

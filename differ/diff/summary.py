@@ -149,6 +149,10 @@ def describe(change: Change) -> list[str]:
         return [f"{at()}{change.detail}"]
     if not change.ops:
         return [f"{at()}{change.detail or 'changed'}"]
+    if (
+        change.block == "heading"
+    ):  # short, and what names its section: both whole ("heading" says which block)
+        return [f"{at(whole=True)}heading {quote(change.before)} → {quote(change.after)}"]
     if all(op["op"] == "delete" for op in change.ops):
         return [f"{at()}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
     if all(op["op"] == "insert" for op in change.ops):

@@ -442,6 +442,10 @@ def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
     d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))
     assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Known Issues and Workarounds"']
+    d = diff(a, a.replace("## Known Issues", "## Caveats"))  # no word shared: still that heading, renamed
+    assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Caveats"']
+    d = diff(a, a.replace("## Known Issues", "### Caveats"))  # another level: another heading
+    assert summarize(d, V)[1:] == ['• Notes: removed "Known Issues"', '• Notes: added "Caveats"']
 
 
 def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:

@@ -193,16 +193,23 @@ def pair(
             pairs.extend(_pair_similar(a, b, ia[i1:i2], ib[j1:j2]))
     paired_a = {x for x, _ in pairs}
     paired_b = {y for _, y in pairs}
-    code_a = [x for x in ia if x not in paired_a and a[x].kind == "code"]
-    code_b = [y for y in ib if y not in paired_b and b[y].kind == "code"]
-    if len(code_a) == 1 and len(code_b) == 1 and a[code_a[0]].lead == b[code_b[0]].lead:
-        # One example replaced by another in its place is that code block changed, whatever its words.
-        pairs.append((code_a[0], code_b[0]))
-        paired_a.add(code_a[0])
-        paired_b.add(code_b[0])
+    # One example replaced by another in its place is that code block changed, whatever its words; one
+    # heading replaced by another of its level is that section renamed.
+    for kind in ("code", "heading"):
+        only_a = [x for x in ia if x not in paired_a and a[x].kind == kind]
+        only_b = [y for y in ib if y not in paired_b and b[y].kind == kind]
+        if len(only_a) == 1 and len(only_b) == 1 and _same_place(a[only_a[0]], b[only_b[0]]):
+            pairs.append((only_a[0], only_b[0]))
+            paired_a.add(only_a[0])
+            paired_b.add(only_b[0])
     modified.extend(pairs)
     removed.extend(x for x in ia if x not in paired_a)
     added.extend(y for y in ib if y not in paired_b)
+
+
+def _same_place(x: Block, y: Block) -> bool:
+    """Two code blocks in one language, or two headings of one level."""
+    return x.lead == y.lead if x.kind == "code" else x.level == y.level
 
 
 def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) -> list[tuple[int, int]]:

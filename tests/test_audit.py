@@ -339,6 +339,23 @@ def test_an_excerpt_is_one_missing_finding() -> None:
     }
 
 
+def test_a_line_of_the_copys_own_is_extra_though_its_words_are_in_blocks_it_lacks() -> None:
+    """ "Read all of it on our blog." meets "read it on the blog" in a paragraph the excerpt left out: words
+    aligned into a block the copy does not carry do not make its line a copy of it."""
+    canon = (
+        "# Release\n\nWe are happy to announce it.\n\n## Install\n\nUse the wheel for your platform.\n\n"
+        "## Thanks\n\nThank you all, and read it on the blog of the project for the details.\n"
+    )
+    copy = "# Release\n\nWe are happy to announce it.\n\nRead all of it on the blog.\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
+        'missing [Release]: "Install" and what follows (4 blocks in a row, to "Thank you all, and read it on the blog '
+        'of the project for t…")',
+        'extra [Release]: "Read all of it on the blog."',
+    ]
+
+
 def test_a_copys_comments_are_one_extra_finding() -> None:
     """Blocks of the copy's own in a row (its comment thread) are one finding; two apart are two."""
     canon = "# Release\n\nWe are happy to announce it.\n\n## Install\n\nUse the wheel.\n"

@@ -173,7 +173,7 @@ def compare(
     findings: list[Finding] = []
     canon_share = shares(al, "canonical")
     mirror_share = shares(al, "mirror")
-    unmatched = _unmatched(al, mirror_share)
+    unmatched = _unmatched(al, canon_share)
     moved = _moved(al, canon_share, unmatched)
     nearest = _nearest_sections(al) if unmatched else []
     # Words the mirror changed inside a canonical block: opcodes whose canonical side lies in that block.
@@ -257,14 +257,22 @@ def carried(al: Alignment) -> float:
     if not al.canonical.words:
         return 1.0
     canon_share = shares(al, "canonical")
-    moved = _moved(al, canon_share, _unmatched(al, shares(al, "mirror")))
+    moved = _moved(al, canon_share, _unmatched(al, canon_share))
     elsewhere = sum(round(al.canonical.per_block[i] * (1 - canon_share[i])) for i in moved)
     return (al.matched + elsewhere) / len(al.canonical.words)
 
 
-def _unmatched(al: Alignment, mirror_share: list[float]) -> list[int]:
-    """The mirror blocks with under half their words aligned: extra, or moved."""
-    return [j for j, n in enumerate(al.mirror.per_block) if n and mirror_share[j] < MISSING_BELOW]
+def _unmatched(al: Alignment, canon_share: list[float]) -> list[int]:
+    """The mirror blocks with under half their words aligned to canonical blocks the mirror carries: extra, or
+    moved. Words aligned into a block it lacks are chance ("Read the full post on pytorch.org." meeting "the
+    full", "on" and "pytorch.org" in three paragraphs an excerpt left out)."""
+    hits = [0] * len(al.mirror.blocks)
+    for tag, i1, i2, j1, _ in al.opcodes:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                if canon_share[al.canonical.owner[i1 + k]] >= MISSING_BELOW:
+                    hits[al.mirror.owner[j1 + k]] += 1
+    return [j for j, n in enumerate(al.mirror.per_block) if n and hits[j] / n < MISSING_BELOW]
 
 
 def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dict[int, int]:

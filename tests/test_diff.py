@@ -438,6 +438,17 @@ def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:
     ]
 
 
+def test_a_nested_item_is_placed_under_the_item_it_is_in() -> None:
+    a = "# Notes\n\n- **Linux**: wheels for\n  - CUDA 12.8\n  - CUDA 12.9\n- **macOS**: wheels for\n  - arm64\n"
+    d = diff(a, a.replace("CUDA 12.9", "CUDA 13.0").replace("arm64", "arm64 and x86_64"))
+    assert summarize(d, V)[1:] == [
+        '• Notes › Linux: "CUDA 12.9"',
+        '  → "CUDA 13.0"',
+        '• Notes › macOS › arm64: added "and x86_64"',
+    ]
+    assert [c.as_json()["parent"] for c in d.changes] == ["Linux", "macOS"]
+
+
 def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
     d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))

@@ -28,6 +28,7 @@ class Block:
     depth: int = field(default=0, compare=False, repr=False)  # list nesting around the block
     top: bool = field(default=False, compare=False, repr=False)  # a paragraph outside any list or quote
     images: tuple[str, ...] = field(default=(), compare=False, repr=False)  # which of `links` are images
+    parent: str = field(default="", compare=False, repr=False)  # a nested item's: the label of its item
 
     @property
     def key(self) -> str:
@@ -122,6 +123,7 @@ def _parse(markdown: str) -> _Parsed:
     events: list[Block | _ListOpen] = []
     context: list[str] = []  # open containers: "item", "quote"
     item_depth = 0
+    parents: list[str] = []  # the label of the item open at each list depth, for the items nested in it
     row: list[str] = []
     row_links: list[tuple[str, str]] = []
     row_images: list[str] = []
@@ -155,6 +157,7 @@ def _parse(markdown: str) -> _Parsed:
             item_depth += 1
         elif t in ("bullet_list_close", "ordered_list_close"):
             item_depth -= 1
+            del parents[item_depth:]
         elif t in ("list_item_open", "blockquote_open"):
             context.append("item" if t == "list_item_open" else "quote")
         elif t in ("list_item_close", "blockquote_close"):
@@ -167,20 +170,27 @@ def _parse(markdown: str) -> _Parsed:
                 if context and context[-1] == "item"
                 else ("quote" if "quote" in context else "paragraph")
             )
-            events.append(
-                Block(
-                    kind,
-                    info.text,
-                    src(opener),
-                    (),
-                    item_depth if kind == "item" else 0,
-                    tuple(info.links),
-                    info.lead,
-                    depth=item_depth,
-                    top=not context,
-                    images=tuple(info.images),
-                )
+            block = Block(
+                kind,
+                info.text,
+                src(opener),
+                (),
+                item_depth if kind == "item" else 0,
+                tuple(info.links),
+                info.lead,
+                depth=item_depth,
+                top=not context,
+                images=tuple(info.images),
+                parent=parents[item_depth - 2]
+                if kind == "item" and 1 < item_depth <= len(parents) + 1
+                else "",
             )
+            events.append(block)
+            if (
+                kind == "item" and i > 1 and tokens[i - 2].type == "list_item_open"
+            ):  # the item's first paragraph
+                del parents[item_depth - 1 :]
+                parents.extend([""] * (item_depth - 1 - len(parents)) + [block.label])
         elif t in ("fence", "code_block"):
             events.append(
                 Block(
@@ -266,6 +276,7 @@ def _placed(event: Block, section: tuple[str, ...]) -> Block:
         event.depth,
         event.top,
         event.images,
+        event.parent,
     )
 
 

@@ -66,6 +66,7 @@ class Change:
     detail: str = ""
     at_end: bool = False
     members: list[tuple[int, str, str]] = field(default_factory=list)  # (b_index, block, text) moved along
+    parent: str = ""  # a nested list item's: the label of the item it is in
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -81,6 +82,8 @@ class Change:
             data["detail"] = self.detail
         if self.at_end:
             data["at_end"] = True
+        if self.parent:
+            data["parent"] = self.parent
         return data
 
 
@@ -140,16 +143,44 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         old, new = a[x], b[y]
         detail = _moved_detail(old, new)
         changes.append(
-            Change("moved", new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
+            Change(
+                "moved",
+                new.section,
+                old.text,
+                new.text,
+                new.kind,
+                new.label,
+                [],
+                x,
+                y,
+                detail=detail,
+                parent=new.parent,
+            )
         )
     for x in still_removed:
         old, ops = a[x], [{"op": "delete", "before": a[x].text}]
-        changes.append(Change("removed", old.section, old.text, None, old.kind, old.label, ops, x, None))
+        changes.append(
+            Change(
+                "removed", old.section, old.text, None, old.kind, old.label, ops, x, None, parent=old.parent
+            )
+        )
     for y in still_added:
         new, ops = b[y], [{"op": "insert", "after": b[y].text}]
         at_end = y in trailing
         changes.append(
-            Change("added", new.section, None, new.text, new.kind, new.label, ops, None, y, at_end=at_end)
+            Change(
+                "added",
+                new.section,
+                None,
+                new.text,
+                new.kind,
+                new.label,
+                ops,
+                None,
+                y,
+                at_end=at_end,
+                parent=new.parent,
+            )
         )
     for x, y in modified:
         changes.append(_paired(a[x], b[y], x, y))
@@ -172,7 +203,19 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
             kind, detail = "modified", f"heading level {old.level} → {new.level}"
         else:
             kind, detail = "link", _link_detail(old, new)
-        return Change(kind, new.section, old.text, new.text, new.kind, new.label, [], x, y, detail=detail)
+        return Change(
+            kind,
+            new.section,
+            old.text,
+            new.text,
+            new.kind,
+            new.label,
+            [],
+            x,
+            y,
+            detail=detail,
+            parent=new.parent,
+        )
     if old.kind == "code" == new.kind:
         ops = code_ops(old.text, new.text, block_lines(old), block_lines(new))
     else:
@@ -181,7 +224,19 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
     detail = _link_detail(old, new) if links_moved else ""
     # named as it was when words were only added to it (`New plugin API: added "(beta)"`), else as it is now
     label = old.label if ops and all(op["op"] == "insert" for op in ops) else new.label
-    return Change("modified", new.section, old.text, new.text, new.kind, label, ops, x, y, detail=detail)
+    return Change(
+        "modified",
+        new.section,
+        old.text,
+        new.text,
+        new.kind,
+        label,
+        ops,
+        x,
+        y,
+        detail=detail,
+        parent=new.parent,
+    )
 
 
 def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:

@@ -119,8 +119,11 @@ def changed_lines(before: str, after: str) -> tuple[str, str]:
 
 
 def where(change: Change, *, labelled: bool = True) -> str:
-    """The change's section path, and the block's label (an item's bold lead or first words) when `labelled`."""
+    """The change's section path (and for a nested list item, the item it is in), and the block's label (an
+    item's bold lead or first words) when `labelled`."""
     trail = list(change.section)
+    if change.parent and change.block == "item":  # a nested item: the item it is in
+        trail.append(change.parent)
     if labelled and change.label and change.block in ("item", "row", "quote", "code"):
         trail.append(change.label)
     elif labelled and change.label and not trail:  # a paragraph before the first heading: by its first words

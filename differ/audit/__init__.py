@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
@@ -244,12 +245,8 @@ def _in_a_row(run: list[Finding]) -> list[Finding]:
     last (an excerpt leaves the rest of a post out; a copy adds its comments)."""
     if len(run) < IN_A_ROW:
         return run
-    first, last = run[0], run[-1]
-    if first.kind == "missing":
-        return [
-            Finding("missing", first.section, first.canonical, None, last.canonical or "", count=len(run))
-        ]
-    return [Finding("extra", first.section, None, first.mirror, last.mirror or "", count=len(run))]
+    last = run[-1].canonical if run[0].kind == "missing" else run[-1].mirror
+    return [replace(run[0], detail=last or "", count=len(run))]
 
 
 def carried(al: Alignment) -> float:
@@ -267,11 +264,9 @@ def _unmatched(al: Alignment, canon_share: list[float]) -> list[int]:
     moved. Words aligned into a block it lacks are chance ("Read the full post on pytorch.org." meeting "the
     full", "on" and "pytorch.org" in three paragraphs an excerpt left out)."""
     hits = [0] * len(al.mirror.blocks)
-    for tag, i1, i2, j1, _ in al.opcodes:
-        if tag == "equal":
-            for k in range(i2 - i1):
-                if canon_share[al.canonical.owner[i1 + k]] >= MISSING_BELOW:
-                    hits[al.mirror.owner[j1 + k]] += 1
+    for i, j in al.shared_words():
+        if canon_share[i] >= MISSING_BELOW:
+            hits[j] += 1
     return [j for j, n in enumerate(al.mirror.per_block) if n and hits[j] / n < MISSING_BELOW]
 
 
@@ -279,10 +274,10 @@ def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dic
     """Canonical blocks the word alignment (which keeps order) left out, that the mirror has word for word
     elsewhere: each with the mirror block it is. Such a block is moved, not missing and extra."""
     found: dict[tuple[str, ...], list[int]] = {}
-    mirror_at = _starts(al.mirror.per_block)
+    mirror_at = list(accumulate(al.mirror.per_block, initial=0))  # where each block's words start
     for j in unmatched:
         found.setdefault(tuple(al.mirror.words[mirror_at[j] : mirror_at[j + 1]]), []).append(j)
-    canon_at = _starts(al.canonical.per_block)
+    canon_at = list(accumulate(al.canonical.per_block, initial=0))
     pairs: dict[int, int] = {}
     for i, share in enumerate(canon_share):
         if share < MISSING_BELOW and al.canonical.per_block[i]:
@@ -290,14 +285,6 @@ def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dic
             if same:
                 pairs[i] = same.pop(0)
     return pairs
-
-
-def _starts(counts: list[int]) -> list[int]:
-    """Where each block's words start in its stream, and where the last ends."""
-    out = [0]
-    for n in counts:
-        out.append(out[-1] + n)
-    return out
 
 
 def _insertions(al: Alignment, i: int, j1: int, j2: int) -> Iterator[tuple[int, int, int]]:

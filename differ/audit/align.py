@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from differ.diff.blocks import Block
@@ -54,6 +54,13 @@ class Alignment:
     @property
     def matched(self) -> int:
         return sum(self.matched_a)
+
+    def shared_words(self) -> Iterator[tuple[int, int]]:
+        """For each word the two share, the canonical block and the mirror block it stands in."""
+        for tag, i1, i2, j1, _ in self.opcodes:
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    yield self.canonical.owner[i1 + k], self.mirror.owner[j1 + k]
 
     @property
     def ratio(self) -> float:

@@ -22,10 +22,8 @@ def link_findings(
     text. A target on the mirror's own site is its copy of what is linked (a translation links its own
     pages), and an image may be served from anywhere."""
     partners: dict[int, set[int]] = {}
-    for tag, i1, i2, j1, _ in al.opcodes:
-        if tag == "equal":
-            for k in range(i2 - i1):
-                partners.setdefault(al.canonical.owner[i1 + k], set()).add(al.mirror.owner[j1 + k])
+    for i, j in al.shared_words():
+        partners.setdefault(i, set()).add(j)
     own = _host(pages[1])
     from differ.audit import Finding  # the package imports this module
 
@@ -59,8 +57,8 @@ def _same_target(canonical: str, mirror: str) -> bool:
     redirector's that carries it (`…/l.php?u=https%3A%2F%2F…`)."""
     if _target(canonical) == _target(mirror):
         return True
-    bare = canonical.split("://", 1)[-1].rstrip("/")
-    return bool(urlsplit(mirror).query) and bare in unquote(urlsplit(mirror).query)
+    query = urlsplit(mirror).query
+    return bool(query) and canonical.split("://", 1)[-1].rstrip("/") in unquote(query)
 
 
 def _host(url: str) -> str:

@@ -69,12 +69,12 @@ def finding_line(f: Finding) -> str:
     where = f" [{place}]" if place else ""
     if f.kind == "stale":
         return f"stale: {f.detail}"
-    if f.kind == "missing" and f.count > 1:
-        return f'missing{where}: "{_cut(f.canonical, 60)}" and what follows ({finding_detail(f)})'
+    if f.count > 1:  # missing or extra blocks in a row
+        return (
+            f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'
+        )
     if f.kind == "missing":
         return f'missing{where}: "{_cut(f.canonical)}"'
-    if f.kind == "extra" and f.count > 1:
-        return f'extra{where}: "{_cut(f.mirror, 60)}" and what follows ({finding_detail(f)})'
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
     if f.kind == "moved":

@@ -123,7 +123,7 @@ def _parse(markdown: str) -> _Parsed:
     events: list[Block | _ListOpen] = []
     context: list[str] = []  # open containers: "item", "quote"
     item_depth = 0
-    parents: list[str] = []  # the label of the item open at each list depth, for the items nested in it
+    parents: dict[int, str] = {}  # the label of the item open at each list depth, for the items nested in it
     row: list[str] = []
     row_links: list[tuple[str, str]] = []
     row_images: list[str] = []
@@ -156,8 +156,8 @@ def _parse(markdown: str) -> _Parsed:
                 events.append(_ListOpen(tokens[i - 1].type == "paragraph_close" if i else None))
             item_depth += 1
         elif t in ("bullet_list_close", "ordered_list_close"):
+            parents.pop(item_depth, None)
             item_depth -= 1
-            del parents[item_depth:]
         elif t in ("list_item_open", "blockquote_open"):
             context.append("item" if t == "list_item_open" else "quote")
         elif t in ("list_item_close", "blockquote_close"):
@@ -181,16 +181,11 @@ def _parse(markdown: str) -> _Parsed:
                 depth=item_depth,
                 top=not context,
                 images=tuple(info.images),
-                parent=parents[item_depth - 2]
-                if kind == "item" and 1 < item_depth <= len(parents) + 1
-                else "",
+                parent=parents.get(item_depth - 1, "") if kind == "item" else "",
             )
             events.append(block)
-            if (
-                kind == "item" and i > 1 and tokens[i - 2].type == "list_item_open"
-            ):  # the item's first paragraph
-                del parents[item_depth - 1 :]
-                parents.extend([""] * (item_depth - 1 - len(parents)) + [block.label])
+            if kind == "item" and tokens[i - 2].type == "list_item_open":  # the item's first paragraph
+                parents[item_depth] = block.label
         elif t in ("fence", "code_block"):
             events.append(
                 Block(

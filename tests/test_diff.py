@@ -449,6 +449,74 @@ def test_a_nested_item_is_placed_under_the_item_it_is_in() -> None:
     assert [c.as_json()["parent"] for c in d.changes] == ["Linux", "macOS"]
 
 
+MOVES = (
+    "# Notes\n\n## Highlights\n\nFaster startup for every model we measured.\n\n"
+    "The compiler now caches kernels between runs, so a second start is quick.\n\n"
+    "Smaller wheels for every platform.\n\n## Thanks\n\nThanks to the 300 contributors.\n"
+)
+
+
+def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
+    cache = "The compiler now caches kernels between runs, so a second start is quick.\n\n"
+    b = MOVES.replace(cache, "").replace("## Thanks\n\n", "## Thanks\n\n" + cache.replace("quick", "fast"))
+    d = diff(MOVES, b)
+    assert summarize(d, V)[1:] == [
+        '• Notes › Thanks (moved from Notes › Highlights): "The compiler now caches kernels between runs, so a'
+        ' second start is quick."',
+        '  → "The compiler now caches kernels between runs, so a second start is fast."',
+    ]
+    assert [(c.kind, c.detail) for c in d.changes] == [
+        ("modified", "moved from Notes › Highlights to Notes › Thanks")
+    ]
+    b = MOVES.replace(cache, "").replace(
+        "Smaller wheels for every platform.\n",
+        "Smaller wheels for every platform.\n\n" + cache.replace("quick", "fast"),
+    )
+    assert summarize(diff(MOVES, b), V)[1] == (
+        '• Notes › Highlights (moved within its section): "The compiler now caches kernels between runs, so a'
+        ' second start is quick."'
+    )
+    # Rewritten where it stood, or in a section that moved whole: not moved
+    assert diff(MOVES, MOVES.replace("quick", "fast")).changes[0].detail == ""
+    highlights, thanks = MOVES.split("## Thanks")
+    b = highlights.replace("## Highlights", "## Thanks" + thanks.rstrip() + " Thank you.\n\n## Highlights")
+    d = diff(MOVES, b)
+    assert [(c.kind, c.detail) for c in d.changes] == [
+        ("moved", "moved within its section"),
+        ("modified", ""),
+    ]
+
+
+TABLE = (
+    "# Platforms\n\n| Platform | CUDA | Python |\n|---|---|---|\n"
+    "| Linux | 12.6 | 3.10-3.13 |\n| Windows | 12.6 | 3.10-3.13 |\n| macOS | – | 3.10-3.13 |\n"
+)
+
+
+def test_a_changed_table_row_is_named_by_its_first_cell_and_its_cells_by_their_column() -> None:
+    d = diff(TABLE, TABLE.replace("| Windows | 12.6 | 3.10-3.13 |", "| Windows | 12.8 | 3.10-3.14 |"))
+    assert summarize(d, V)[1:] == [
+        '• Platforms › Windows: CUDA "12.6" → "12.8"; Python "3.10-3.13" → "3.10-3.14"'
+    ]
+    assert d.changes[0].as_json()["cells"] == [
+        {"column": "CUDA", "before": "12.6", "after": "12.8"},
+        {"column": "Python", "before": "3.10-3.13", "after": "3.10-3.14"},
+    ]
+    d = diff(TABLE, TABLE.replace("| Linux | 12.6 |", "| Linux |  |"))  # a cell emptied says so
+    assert summarize(d, V)[1:] == ['• Platforms › Linux: CUDA "12.6" → (empty)']
+    d = diff(TABLE, TABLE.replace("| macOS | – |", "| macOS 14 | – |"))  # renamed: named as it was
+    assert summarize(d, V)[1:] == ['• Platforms › macOS: Platform "macOS" → "macOS 14"']
+
+
+def test_a_column_added_or_renamed_is_said_row_by_row_without_cells() -> None:
+    head = TABLE.replace("| Python |\n|---|---|---|", "| Python | ROCm |\n|---|---|---|---|")
+    d = diff(TABLE, head.replace("3.13 |\n", "3.13 | – |\n"))
+    assert not any(c.cells for c in d.changes) and len(d.changes) == 4
+    d = diff(TABLE, TABLE.replace("| CUDA |", "| CUDA version |"))
+    assert summarize(d, V)[1:] == ['• Platforms › column headings: column 2 "CUDA" → "CUDA version"']
+    assert d.changes[0].cells == [{"column": "column 2", "before": "CUDA", "after": "CUDA version"}]
+
+
 def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
     d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))

@@ -29,6 +29,8 @@ class Block:
     top: bool = field(default=False, compare=False, repr=False)  # a paragraph outside any list or quote
     images: tuple[str, ...] = field(default=(), compare=False, repr=False)  # which of `links` are images
     parent: str = field(default="", compare=False, repr=False)  # a nested item's: the label of its item
+    cells: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a table row's, one text per cell
+    header: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a body row's: its table's head
 
     @property
     def key(self) -> str:
@@ -54,6 +56,10 @@ class Block:
             return f"{self.lead} code"  # its info string: `rust` says which example, as "rust code"
         if self.lead:
             return self.lead.strip(_CLOSING_PUNCT)
+        if self.kind == "row" and self.cells and not self.header:  # the head row (a table always has one)
+            return "column headings"
+        if self.kind == "row" and self.cells and self.cells[0]:  # a row is named by its first cell
+            return self.cells[0]
         words = self.text.split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:
@@ -128,6 +134,8 @@ def _parse(markdown: str) -> _Parsed:
     row_links: list[tuple[str, str]] = []
     row_images: list[str] = []
     row_start = 0
+    head: tuple[str, ...] = ()  # the header cells of the table being read
+    in_head = False
     pending_heading: Token | None = None
 
     def src(tok: Token) -> str:
@@ -199,6 +207,10 @@ def _parse(markdown: str) -> _Parsed:
                     depth=item_depth,
                 )
             )
+        elif t in ("thead_open", "thead_close"):
+            in_head = t == "thead_open"
+        elif t == "table_open":
+            head = ()
         elif t == "tr_open":
             row, row_links, row_images, row_start = [], [], [], (tok.map or [0])[0]
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
@@ -217,8 +229,12 @@ def _parse(markdown: str) -> _Parsed:
                     tuple(row_links),
                     depth=item_depth,
                     images=tuple(row_images),
+                    cells=tuple(row),
+                    header=() if in_head else head,
                 )
             )
+            if in_head:
+                head = tuple(row)
         elif t == "html_block":
             events.append(Block("html", " ".join(tok.content.split()), src(tok), (), 0, depth=item_depth))
     return _Parsed(tuple(events), bool(tokens) and tokens[-1].type == "paragraph_close")
@@ -272,6 +288,8 @@ def _placed(event: Block, section: tuple[str, ...]) -> Block:
         event.top,
         event.images,
         event.parent,
+        event.cells,
+        event.header,
     )
 
 

@@ -67,6 +67,7 @@ class Change:
     at_end: bool = False
     members: list[tuple[int, str, str]] = field(default_factory=list)  # (b_index, block, text) moved along
     parent: str = ""  # a nested list item's: the label of the item it is in
+    cells: list[dict[str, str]] = field(default_factory=list)  # a table row's changed cells, by column
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -84,6 +85,8 @@ class Change:
             data["at_end"] = True
         if self.parent:
             data["parent"] = self.parent
+        if self.cells:
+            data["cells"] = self.cells
         return data
 
 
@@ -125,8 +128,8 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     moved_b = {y for _, y in moved}
     still_added = [y for y in added if y not in moved_b]
     # A rewritten block may land in another run of the alignment than its old form: pair across runs.
+    extra: list[tuple[int, int]] = []
     if still_removed and still_added and len(still_removed) * len(still_added) <= PAIR_WINDOW * PAIR_WINDOW:
-        extra: list[tuple[int, int]] = []
         pair(a, b, still_removed, still_added, [], [], extra)
         paired_a = {x for x, _ in extra}
         paired_b = {y for _, y in extra}
@@ -182,8 +185,12 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 parent=new.parent,
             )
         )
+    across = {(x, y) for x, y in extra if _moved_too(a, b, x, y, equal)}
     for x, y in modified:
-        changes.append(_paired(a[x], b[y], x, y))
+        change = _paired(a[x], b[y], x, y)
+        if (x, y) in across:  # moved and rewritten: says both
+            change.detail = "; ".join(filter(None, (_moved_detail(a[x], b[y]), change.detail)))
+        changes.append(change)
     changes = _group_moves(_splits_and_joins(changes))
     kept = sorted(equal + modified)
     changes.sort(
@@ -236,7 +243,34 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
         y,
         detail=detail,
         parent=new.parent,
+        cells=_changed_cells(old, new),
     )
+
+
+def _changed_cells(old: Block, new: Block) -> list[dict[str, str]]:
+    """A table row's cells that changed, each named by its column's heading (`CUDA`: "12.6" → "12.8"); none
+    when the row gained or lost cells, as a column added or taken out makes every row change."""
+    if old.kind != "row" or new.kind != "row" or len(old.cells) != len(new.cells):
+        return []
+    names = new.header if len(new.header) == len(new.cells) else ()
+    return [
+        {"column": (names[i] if names else "") or f"column {i + 1}", "before": was, "after": now}
+        for i, (was, now) in enumerate(zip(old.cells, new.cells, strict=True))
+        if was != now
+    ]
+
+
+def _moved_too(a: list[Block], b: list[Block], x: int, y: int, equal: list[tuple[int, int]]) -> bool:
+    """Whether a rewritten block also moved: it stands on another side of an unchanged block of its section
+    in each version, or in another section (one that moved with its section did not move in it)."""
+
+    def out_of_order(kept: list[tuple[int, int]]) -> bool:
+        return bisect_left(kept, (x,)) != bisect_left([ey for _, ey in kept], y)
+
+    if not out_of_order(equal):
+        return False
+    section = b[y].section
+    return a[x].section != section or out_of_order([(ex, ey) for ex, ey in equal if b[ey].section == section])
 
 
 def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:

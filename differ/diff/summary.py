@@ -136,8 +136,12 @@ def describe(change: Change) -> list[str]:
     label out of its place (`Highlights: "Faster startup (2x)" → "Faster startup (3x)"`): it would say the
     block's first words twice."""
 
+    moved = _moved(change) if change.kind == "modified" else ""
+
     def at(*, whole: bool = False) -> str:
         place = where(change, labelled=not whole)
+        if moved:  # moved and rewritten
+            return f"{place} ({moved}): " if place else f"{moved}: "
         return f"{place}: " if place else ""
 
     if change.kind == "added":
@@ -147,7 +151,7 @@ def describe(change: Change) -> list[str]:
     if change.kind == "removed":
         return [f"{at(whole=True)}removed {quote(change.before)}"]
     if change.kind == "moved":
-        return [f"{at(whole=True)}{change.detail}: {quote(change.after, 80)}"]
+        return [f"{at(whole=True)}{_moved(change)}: {quote(change.after, 80)}"]
     if change.kind in ("link", "invisible"):
         return [f"{at()}{change.detail}"]
     if not change.ops:
@@ -156,6 +160,8 @@ def describe(change: Change) -> list[str]:
         change.block == "heading"
     ):  # short, and what names its section: both whole ("heading" says which block)
         return [f"{at(whole=True)}heading {quote(change.before)} → {quote(change.after)}"]
+    if change.cells:  # a table row: the cells that changed, by column
+        return [f"{at()}" + "; ".join(_cell(cell) for cell in change.cells)]
     if all(op["op"] == "delete" for op in change.ops):
         return [f"{at()}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
     if all(op["op"] == "insert" for op in change.ops):
@@ -166,6 +172,22 @@ def describe(change: Change) -> list[str]:
     else:
         old, new = changed_sentences(before, after)
     return [f"{at(whole=(old, new) == (before, after))}{quote(old)}", f"  → {quote(new)}"]
+
+
+def _moved(change: Change) -> str:
+    """Where a moved block came from (`moved from Highlights`): the line names where it is now."""
+    if change.kind not in ("moved", "modified") or not change.detail.startswith("moved"):
+        return ""
+    return change.detail.split("; ")[0].replace(f" to {' › '.join(change.section) or 'the top'}", "", 1)
+
+
+def _cell(cell: dict[str, str]) -> str:
+    """`CUDA "12.6" → "12.8"`; an emptied or filled cell says so rather than quote nothing."""
+
+    def shown(text: str) -> str:
+        return quote(text, 80) if text.strip() else "(empty)"
+
+    return f"{cell['column']} {shown(cell['before'])} → {shown(cell['after'])}"
 
 
 def order(changes: list[Change]) -> list[tuple[Change, bool]]:

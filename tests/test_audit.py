@@ -256,6 +256,45 @@ def test_a_moved_block_says_where_it_went() -> None:
     ]
 
 
+THANKS = "Thanks to all 300 of you: the release had more people behind it than any before, from 14 countries."
+
+
+def test_a_block_moved_and_edited_is_moved_with_its_edits() -> None:
+    """Not missing where it stood and extra where it went: the copy moved it and changed a word or two."""
+    cache = "The compiler now caches kernels between runs, so a second start is quick."
+    canon = f"# Notes\n\n## Highlights\n\nFaster startup.\n\n{cache}\n\n## Thanks\n\n{THANKS}\n"
+    edited = cache.replace("caches", "caches compiled").replace("quick", "fast")
+    copy = canon.replace(f"{cache}\n\n", "").replace(THANKS, f"{THANKS}\n\n{edited}")
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    al = align(Stream.of(blocks), Stream.of(mirror))
+    assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
+        'moved [Notes › Highlights]: "The compiler now caches kernels between runs, so a second start is quick."'
+        ' (to Notes › Thanks; added "compiled"; "quick" → "fast")'
+    ]
+    words = len(al.canonical.words)
+    assert carried(al) == (words - 1) / words  # "quick" is not carried
+    # A short block is not paired by likeness ("Faster startup." / "Fast startup!"), nor a different one
+    short = canon.replace("Faster startup.\n\n", "").replace(THANKS, f"{THANKS}\n\nFast startup!")
+    other = canon.replace(f"{cache}\n\n", "").replace(
+        THANKS, f"{THANKS}\n\nWheels are smaller for every platform."
+    )
+    for text in (short, other):
+        mirror = split_blocks(text)
+        kinds = [f.kind for f in compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))]
+        assert kinds == ["missing", "extra"]
+
+
+def test_a_passage_edited_where_a_heading_moved_past_it_keeps_to_its_own_words() -> None:
+    """The copy's words that differ at a block's end reach into the next canonical block (a heading the copy
+    put elsewhere): the passage's edit is its own words only ("quick" → "fast", not "quick install")."""
+    canon = "# A\n\nThe compiler caches kernels, so a second start is quick.\n\n## Install\n\nUse pip.\n"
+    copy = "# A\n\n## Install\n\nThe compiler caches kernels, so a second start is fast.\n\nUse pip.\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    found = compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))
+    altered = [f for f in found if f.kind == "altered"]
+    assert [f.ops for f in altered] == [[{"op": "replace", "before": "quick", "after": "fast"}]]
+
+
 def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     """Its words kept, its target changed: a download link on a copy is worth a look. The same target written
     another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""

@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
@@ -43,6 +42,9 @@ KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupte
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
+MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)
+MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not paired by chance
+MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
 
 
 @dataclass
@@ -177,6 +179,9 @@ def compare(
     unmatched = _unmatched(al, canon_share)
     moved = _moved(al, canon_share, unmatched)
     nearest = _nearest_sections(al) if unmatched else []
+    partners: dict[int, set[int]] = {}  # for each canonical block, the copy's blocks that share its words
+    for i, j in al.shared_words():
+        partners.setdefault(i, set()).add(j)
     # Words the mirror changed inside a canonical block: opcodes whose canonical side lies in that block.
     changed: dict[int, list[tuple[int, int, int, int]]] = {}
     for tag, i1, i2, j1, j2 in al.opcodes:
@@ -204,16 +209,24 @@ def compare(
             there = moved[index]
             to = f"to {' › '.join(nearest[there]) or 'the top'}"
             to = "within its section" if nearest[there] == block.section else to
-            findings.append(Finding("moved", block.section, block.text, mirror[there].text, to))
+            ops = word_ops(join_words(al.canonical.words_of(index)), join_words(al.mirror.words_of(there)))
+            findings.append(Finding("moved", block.section, block.text, mirror[there].text, to, ops))
             continue
         if block.kind == "code" or index not in changed:
             continue
         spans = changed[index]
+        # The differing runs from the block's first to its last, and of a run that reaches into the next block
+        # ("quick" + "Install" → "fast"), only this block's words and those of the copy's blocks it is in.
+        start, end = al.canonical.start[index], al.canonical.start[index + 1]
+        canon_words = al.canonical.words[
+            max(start, min(i1 for i1, _, _, _ in spans)) : min(end, max(i2 for _, i2, _, _ in spans))
+        ]
         lo = min(j1 for _, _, j1, _ in spans)
         hi = max(j2 for _, _, _, j2 in spans)
-        mirror_words = al.mirror.words[lo:hi]
-        canon_words = al.canonical.words[min(i1 for i1, _, _, _ in spans) : max(i2 for _, i2, _, _ in spans)]
-        mirror_owners = {al.mirror.owner[k] for k in range(lo, hi)}
+        mine = partners.get(index, set())
+        kept = [k for k in range(lo, hi) if not mine or al.mirror.owner[k] in mine]
+        mirror_words = [al.mirror.words[k] for k in kept]
+        mirror_owners = {al.mirror.owner[k] for k in kept}
         if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
             continue  # the differing mirror words belong to extra blocks; reported there
         ops = word_ops(join_words(canon_words), join_words(mirror_words))
@@ -254,8 +267,16 @@ def carried(al: Alignment) -> float:
     if not al.canonical.words:
         return 1.0
     canon_share = shares(al, "canonical")
-    moved = _moved(al, canon_share, _unmatched(al, canon_share))
-    elsewhere = sum(round(al.canonical.per_block[i] * (1 - canon_share[i])) for i in moved)
+    elsewhere = 0
+    for i, j in _moved(al, canon_share, _unmatched(al, canon_share)).items():
+        unaligned = round(al.canonical.per_block[i] * (1 - canon_share[i]))
+        ours, theirs = al.canonical.words_of(i), al.mirror.words_of(j)
+        same = (
+            len(ours)
+            if ours == theirs
+            else sum(m.size for m in SequenceMatcher(None, ours, theirs).get_matching_blocks())
+        )
+        elsewhere += min(unaligned, same)
     return (al.matched + elsewhere) / len(al.canonical.words)
 
 
@@ -271,20 +292,48 @@ def _unmatched(al: Alignment, canon_share: list[float]) -> list[int]:
 
 
 def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dict[int, int]:
-    """Canonical blocks the word alignment (which keeps order) left out, that the mirror has word for word
-    elsewhere: each with the mirror block it is. Such a block is moved, not missing and extra."""
+    """Canonical blocks the word alignment (which keeps order) left out, that the mirror has elsewhere: each
+    with the mirror block it is. Such a block is moved, not missing and extra: word for word, or edited too
+    (the left-over block most like it, its words at least `MOVED_SIMILAR`% alike). Found once per alignment:
+    the findings and the coverage both ask."""
+    known: dict[int, int] | None = al.__dict__.get("_moved")
+    if known is None:
+        known = al.__dict__["_moved"] = _find_moved(al, canon_share, unmatched)
+    return known
+
+
+def _find_moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dict[int, int]:
     found: dict[tuple[str, ...], list[int]] = {}
-    mirror_at = list(accumulate(al.mirror.per_block, initial=0))  # where each block's words start
     for j in unmatched:
-        found.setdefault(tuple(al.mirror.words[mirror_at[j] : mirror_at[j + 1]]), []).append(j)
-    canon_at = list(accumulate(al.canonical.per_block, initial=0))
+        found.setdefault(tuple(al.mirror.words_of(j)), []).append(j)
     pairs: dict[int, int] = {}
+    lacking: list[int] = []
     for i, share in enumerate(canon_share):
         if share < MISSING_BELOW and al.canonical.per_block[i]:
-            same = found.get(tuple(al.canonical.words[canon_at[i] : canon_at[i + 1]]))
+            same = found.get(tuple(al.canonical.words_of(i)))
             if same:
                 pairs[i] = same.pop(0)
+            else:
+                lacking.append(i)
+    left = {j: " ".join(al.mirror.words_of(j)) for same in found.values() for j in same}
+    left = {j: text for j, text in left.items() if _edited_move(al.mirror, j)}
+    lacking = [i for i in lacking if _edited_move(al.canonical, i)]
+    if len(left) * len(lacking) > MOVED_PAIRS:
+        return pairs
+    for i in lacking:
+        best = process.extractOne(
+            " ".join(al.canonical.words_of(i)), left, scorer=fuzz.ratio, score_cutoff=MOVED_SIMILAR
+        )
+        if best is not None:
+            pairs[i] = best[2]
+            del left[best[2]]
     return pairs
+
+
+def _edited_move(stream: Stream, index: int) -> bool:
+    """Whether a block may be paired with another that is like it but not the same: not code (judged by its
+    lines), and long enough that likeness is not chance."""
+    return stream.blocks[index].kind != "code" and stream.per_block[index] >= MOVED_WORDS
 
 
 def _insertions(al: Alignment, i: int, j1: int, j2: int) -> Iterator[tuple[int, int, int]]:

@@ -29,6 +29,10 @@ class Stream:
     words: list[str] = field(default_factory=list)
     owner: list[int] = field(default_factory=list)
     per_block: list[int] = field(default_factory=list)
+    start: list[int] = field(default_factory=lambda: [0])  # where each block's words start, and the end
+
+    def words_of(self, index: int) -> list[str]:
+        return self.words[self.start[index] : self.start[index + 1]]
 
     @classmethod
     def of(cls, blocks: list[Block]) -> Stream:
@@ -38,6 +42,7 @@ class Stream:
             s.words.extend(found)
             s.owner.extend([i] * len(found))
             s.per_block.append(len(found))
+            s.start.append(len(s.words))
         return s
 
 

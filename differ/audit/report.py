@@ -57,8 +57,9 @@ def finding_detail(f: Finding) -> str:
     tokens a translation got wrong, an altered passage's words."""
     if f.kind == "code_corrupted":
         return corruption(f.canonical or "", f.mirror or "")
-    if f.kind == "altered":
-        return "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
+    if f.kind in ("altered", "moved") and f.ops:  # a moved block the copy edited too: where, then how
+        edits = "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
+        return f"{f.detail}; {edits}" if f.kind == "moved" else edits
     if f.count > 1:
         return f'{f.count} blocks in a row, to "{_cut(f.detail, 60)}"'
     return f.detail
@@ -78,7 +79,7 @@ def finding_line(f: Finding) -> str:
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
     if f.kind == "moved":
-        return f'moved{where}: "{_cut(f.canonical)}" ({f.detail})'
+        return f'moved{where}: "{_cut(f.canonical)}" ({finding_detail(f)})'
     if f.kind == "link":
         return f'link{where}: "{_cut(f.detail, 60)}" goes to {f.mirror} instead of {f.canonical}'
     if f.kind == "code_corrupted":

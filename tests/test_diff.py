@@ -438,6 +438,29 @@ def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:
     ]
 
 
+def test_items_before_the_first_heading_are_placed_under_the_sentence_that_introduces_them() -> None:
+    a = (
+        "PyTorch 1.10 is out. The full release notes are available here. Highlights include:\n\n"
+        "- CUDA Graphs APIs are integrated\n- Several frontend APIs moved to stable\n"
+    )
+    d = diff(a, a.replace("integrated", "integrated."))
+    assert d.changes[0].section == ("Highlights include",)
+    assert summarize(d, V)[1:] == ['• Highlights include › CUDA Graphs APIs are integrated: added "."']
+    one = "The release features the following changes:\n\n- Faster startup\n"  # one sentence: all of it
+    assert diff(one, one.replace("Faster", "Quicker")).changes[0].section == (
+        "The release features the following changes",
+    )
+
+
+def test_inline_html_tags_are_not_part_of_a_blocks_name_or_section() -> None:
+    a = (
+        '# Notes <small style="color: grey">beta</small>\n\n'
+        '- <small style="line-height: 1.1">Figure 1: The model</small> is drawn here\n'
+    )
+    d = diff(a, a.replace("here", "here again"))
+    assert summarize(d, V)[1:] == ['• Notes beta › Figure 1: The model is drawn …: added "again"']
+
+
 def test_a_nested_item_is_placed_under_the_item_it_is_in() -> None:
     a = "# Notes\n\n- **Linux**: wheels for\n  - CUDA 12.8\n  - CUDA 12.9\n- **macOS**: wheels for\n  - arm64\n"
     d = diff(a, a.replace("CUDA 12.9", "CUDA 13.0").replace("arm64", "arm64 and x86_64"))

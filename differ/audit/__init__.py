@@ -387,7 +387,7 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
 
 def _under(block: Block) -> tuple[str, ...]:
     """The section of what follows a block: a heading's own, or the block's."""
-    return (*block.section, block.text) if block.kind == "heading" else block.section
+    return (*block.section, block.bare or block.text) if block.kind == "heading" else block.section
 
 
 def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:

@@ -31,6 +31,7 @@ class Block:
     parent: str = field(default="", compare=False, repr=False)  # a nested item's: the label of its item
     cells: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a table row's, one text per cell
     header: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a body row's: its table's head
+    bare: str = field(default="", compare=False, repr=False)  # the text without its inline HTML tags, if any
 
     @property
     def key(self) -> str:
@@ -60,7 +61,7 @@ class Block:
             return "column headings"
         if self.kind == "row" and self.cells and self.cells[0]:  # a row is named by its first cell
             return self.cells[0]
-        words = self.text.split()
+        words = (self.bare or self.text).split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:
                 return " ".join(words[: i + 1]).rstrip(".!?") + " …"
@@ -73,6 +74,7 @@ class _Inline:
     links: list[tuple[str, str]] = field(default_factory=list)
     lead: str = ""
     images: list[str] = field(default_factory=list)
+    bare: str = ""  # the text without inline HTML tags (`<small style=…>`), when it had any
 
 
 def _inline(token: Token) -> _Inline:
@@ -81,6 +83,7 @@ def _inline(token: Token) -> _Inline:
     link_stack: list[tuple[str, int]] = []
     strong_start: int | None = None
     first_strong_done = False
+    tags: list[int] = []  # which parts are inline HTML
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
@@ -102,8 +105,11 @@ def _inline(token: Token) -> _Inline:
             out.lead = "".join(parts)[strong_start:].strip()
             first_strong_done = True
         elif child.type == "html_inline":
+            tags.append(len(parts))
             parts.append(child.content)
     out.text = " ".join("".join(parts).split())
+    if tags:
+        out.bare = " ".join("".join(p for i, p in enumerate(parts) if i not in tags).split())
     return out
 
 
@@ -156,6 +162,7 @@ def _parse(markdown: str) -> _Parsed:
                     int(pending_heading.tag[1]),
                     tuple(info.links),
                     images=tuple(info.images),
+                    bare=info.bare,
                 )
             )
             pending_heading = None
@@ -190,6 +197,7 @@ def _parse(markdown: str) -> _Parsed:
                 top=not context,
                 images=tuple(info.images),
                 parent=parents.get(item_depth - 1, "") if kind == "item" else "",
+                bare=info.bare,
             )
             events.append(block)
             if kind == "item" and tokens[i - 2].type == "list_item_open":  # the item's first paragraph
@@ -254,22 +262,32 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
             if isinstance(event, _ListOpen):
                 after = previous_ended_paragraph if event.after_paragraph is None else event.after_paragraph
                 if not headings and last_paragraph is not None and after:
-                    intro = last_paragraph
+                    intro = _last_sentence(last_paragraph)
                 continue
             if event.kind == "heading":
                 while headings and headings[-1][0] >= event.level:
                     headings.pop()
                 blocks.append(_placed(event, tuple(text for _, text in headings)))
-                headings.append((event.level, event.text))
+                headings.append((event.level, event.bare or event.text))
                 trail = tuple(text for _, text in headings)
                 intro = None
                 continue
             section = (intro.rstrip(_CLOSING_PUNCT),) if not trail and event.depth and intro else trail
             blocks.append(_placed(event, section))
             if event.kind == "paragraph" and event.top:
-                last_paragraph = event.text
+                last_paragraph = event.bare or event.text
         previous_ended_paragraph = part.ends_with_paragraph
     return blocks
+
+
+_SENTENCE_END = re.compile(r"[.!?。][\"”’)]*\s+(?=[^\sa-z])")
+
+
+def _last_sentence(paragraph: str) -> str:
+    """What introduces a list is the last sentence of the paragraph before it ("The full release notes are
+    here. Highlights include:" → "Highlights include:"), a short name for its items' section."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(paragraph)]
+    return paragraph[ends[-1] :] if ends else paragraph
 
 
 def _placed(event: Block, section: tuple[str, ...]) -> Block:
@@ -290,6 +308,7 @@ def _placed(event: Block, section: tuple[str, ...]) -> Block:
         event.parent,
         event.cells,
         event.header,
+        event.bare,
     )
 
 

@@ -185,7 +185,8 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 parent=new.parent,
             )
         )
-    across = {(x, y) for x, y in extra if _moved_too(a, b, x, y, equal)}
+    ys = [y for _, y in equal] if extra else []
+    across = {(x, y) for x, y in extra if _moved_too(a, b, x, y, equal, ys)}
     for x, y in modified:
         change = _paired(a[x], b[y], x, y)
         if (x, y) in across:  # moved and rewritten: says both
@@ -260,17 +261,19 @@ def _changed_cells(old: Block, new: Block) -> list[dict[str, str]]:
     ]
 
 
-def _moved_too(a: list[Block], b: list[Block], x: int, y: int, equal: list[tuple[int, int]]) -> bool:
+def _moved_too(
+    a: list[Block], b: list[Block], x: int, y: int, equal: list[tuple[int, int]], ys: list[int]
+) -> bool:
     """Whether a rewritten block also moved: it stands on another side of an unchanged block of its section
-    in each version, or in another section (one that moved with its section did not move in it)."""
-
-    def out_of_order(kept: list[tuple[int, int]]) -> bool:
-        return bisect_left(kept, (x,)) != bisect_left([ey for _, ey in kept], y)
-
-    if not out_of_order(equal):
+    in each version, or in another section (one that moved with its section did not move in it). `ys` are the
+    unchanged blocks' places in `b`, in order."""
+    if bisect_left(equal, (x,)) == bisect_left(ys, y):
         return False
     section = b[y].section
-    return a[x].section != section or out_of_order([(ex, ey) for ex, ey in equal if b[ey].section == section])
+    if a[x].section != section:
+        return True
+    ours = [(ex, ey) for ex, ey in equal if b[ey].section == section]
+    return sum(ex < x for ex, _ in ours) != sum(ey < y for _, ey in ours)
 
 
 def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:

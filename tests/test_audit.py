@@ -493,6 +493,48 @@ def test_mirror_drift_when_a_mirror_goes_stale_and_catches_up(tmp_path: Path, se
     assert drifts[0]["summary"][1].startswith("• resolved: stale: matches canonical version 1")
 
 
+def test_findings_that_changed_with_differs_rules_alone_are_not_drift(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An audit recorded by an older differ (other rules, other findings for the same pages) is done again at
+    the next check, though no page changed, and tells no drift; once a page changes, drift is told as ever."""
+    import differ.notify
+    from differ.audit import AUDIT_RULES
+    from differ.check import check
+
+    text = "<p>Version one of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    server.page("/canon", article(text))
+    server.page("/mirror", article(text))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/canon"), extra="robots = false", mirrors=[mirror]), clock)
+    check(app, app.config.sources())
+    record = Path(app.store.root) / "audits/doc.json"
+
+    def older_differ() -> None:
+        audits = json.loads(record.read_text())
+        old = 'missing||"Second paragraph here."||'
+        audits["copy"].update(signature="0" * 16, findings=[old], lines={old: "missing: …"})
+        del audits["copy"]["rules"]
+        record.write_text(json.dumps(audits))
+
+    events: list[dict[str, object]] = []
+    real = differ.notify.dispatch
+    monkeypatch.setattr(
+        differ.notify, "dispatch", lambda app, evs, **kw: events.extend(evs) or real(app, evs, **kw)
+    )
+    older_differ()
+    clock.advance(3600)
+    check(app, app.config.sources())
+    audit = json.loads(record.read_text())["copy"]
+    assert (events, audit["rules"], audit["findings"]) == ([], AUDIT_RULES, [])
+    older_differ()
+    server.page("/mirror", article(text.replace("Second", "A second")))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert [e["type"] for e in events if e["type"] == "mirror_drift"] == ["mirror_drift"]
+
+
 def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: Path, server: Server) -> None:
     """`stale_after`: behind the canonical for less than that, a mirror is catching up (no finding, no alert,
     `audit --exit-code` passes); once it runs out, the next check of the document reports it stale, though no

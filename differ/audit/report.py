@@ -8,7 +8,7 @@ import json
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
-from differ.audit import AuditReport, Finding, MirrorAudit, Stream, audit_document
+from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, Stream, audit_document
 from differ.diff.blocks import md_text, split_blocks
 
 if TYPE_CHECKING:
@@ -191,10 +191,19 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "stale_from": m.stale_from,
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
+            "rules": AUDIT_RULES,
         }
         before = previous.get(m.id)
         if not isinstance(before, dict) or before.get("signature") == m.signature:
             continue
+        if before.get("rules") != AUDIT_RULES and (
+            before.get("version"),
+            before.get("canonical_version"),
+        ) == (
+            m.version,
+            report.canonical_version,
+        ):
+            continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
         events.append(drift_event(report, m, before))
     return events, current
 
@@ -271,9 +280,12 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
             if not isinstance(entry, dict):
                 continue  # a mirror added since: audited with the next change
             stale_from = entry.get("stale_from")
-            if (isinstance(stale_from, str) and stale_from <= now) or (
-                (entry.get("version"), entry.get("canonical_version"))
-                != (app.store.latest_number(mirror.key) or None, canonical or None)
+            audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
+            # stale from now on, older than the versions stored, or by other rules (by another differ)
+            if (isinstance(stale_from, str) and stale_from <= now) or audited != (
+                app.store.latest_number(mirror.key) or None,
+                canonical or None,
+                AUDIT_RULES,
             ):
                 due.add(doc.id)
                 break

@@ -18,28 +18,28 @@ from tests.conftest import Clock, Server, article, make_app, one_doc
 from tests.helpers import pytorch_kr, replay_fetch, wpnews
 
 
-def audit(mirror_md: str) -> tuple[int, list[tuple[str, str]]]:
+def audit(mirror_md: str) -> tuple[int, list[tuple[str, str, int]]]:
     versions = {1: split_blocks(replay_fetch(1).markdown), 2: split_blocks(replay_fetch(3).markdown)}
     number, al = best_version(
         [(n, Stream.of(b)) for n, b in versions.items()], Stream.of(split_blocks(mirror_md))
     )
     findings = compare(versions[number], split_blocks(mirror_md), al)
-    return number, [(f.kind, f.canonical or f.mirror or "") for f in findings]
+    return number, [(f.kind, f.canonical or f.mirror or "", f.count) for f in findings]
 
 
 def test_wpnews_matches_version_1_with_corrupted_commands_and_an_extra_heading() -> None:
     number, findings = audit(wpnews().markdown)
     assert number == 1
-    assert findings == [("extra", "Featured projects")] + [
-        ("code_corrupted", f"pip3 install torch --index-url https://download.pytorch.org/whl/{v}")
-        for v in ("cpu", "cu130", "rocm7.2", "xpu")
+    assert findings == [  # the four install commands, each with "–index-url": one finding, counted
+        ("extra", "Featured projects", 1),
+        ("code_corrupted", "pip3 install torch --index-url https://download.pytorch.org/whl/cpu", 4),
     ]
 
 
 def test_korean_repost_matches_version_2_and_lacks_one_heading() -> None:
     number, findings = audit(pytorch_kr().markdown)
     assert number == 2
-    assert findings == [("missing", "Large MPS Op Migration to Native Metal")]
+    assert findings == [("missing", "Large MPS Op Migration to Native Metal", 1)]
 
 
 def test_korean_repost_translations_keep_their_tokens() -> None:
@@ -616,6 +616,24 @@ def test_a_command_line_left_out_is_missing_not_a_corruption_of_its_neighbour() 
         mirror = split_blocks(mirror_md)
         findings = compare(canonical, mirror, align(Stream.of(canonical), Stream.of(mirror)))
         assert [(f.kind, f.canonical, f.mirror) for f in findings] == expected
+
+
+def test_command_lines_a_copy_corrupted_alike_are_one_finding_with_their_count() -> None:
+    """An en dash for `--` in three install commands is one slip, said once with its count; another slip in
+    the same block is a finding of its own."""
+    pip = "pip3 install torch --index-url https://download.pytorch.org/whl/"
+    lines = [f"{pip}{v}" for v in ("cpu", "cu130", "rocm7.2")] + ["pip3 install widget==3.0"]
+    canonical = split_blocks("# Install\n\n```\n" + "\n".join(lines) + "\n```\n")
+    copy = [line.replace("--", "–") for line in lines[:3]] + ["pip3 install widgett==3.0"]
+    mirror = split_blocks("# Install\n\n```\n" + "\n".join(copy) + "\n```\n")
+    findings = compare(canonical, mirror, align(Stream.of(canonical), Stream.of(mirror)))
+    assert [finding_line(f) for f in findings] == [
+        f'code corrupted [Install]: "{copy[0]}" and 2 more lines like it ("--index-url" → "–index-url"; expected'
+        f' "{lines[0]}")',
+        'code corrupted [Install]: "pip3 install widgett==3.0" ("widget==3.0" → "widgett==3.0"; expected "pip3'
+        ' install widget==3.0")',
+    ]
+    assert findings[0].as_json()["count"] == 3
 
 
 def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:

@@ -398,7 +398,8 @@ def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) 
     """Command lines of the canonical's code blocks (but those in `skip`, reported missing whole), compared
     character by character with the mirror's lines. A line the mirror lacks is corrupted when a line of the
     mirror is nearly it (`–index-url` for `--index-url`), and missing when none is: a line that copies another
-    command of the canonical exactly (`…/cu128` where `…/cu130` was dropped) is that command, not a corruption."""
+    command of the canonical exactly (`…/cu128` where `…/cu130` was dropped) is that command, not a corruption.
+    Lines of a block corrupted alike (`–index-url` in each install command) are one finding with their count."""
     candidates = [
         " ".join(line.split())
         for b in mirror
@@ -409,6 +410,7 @@ def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) 
     if not candidates:
         return findings
     present = set(candidates)
+    corrupted: dict[tuple[int, str], Finding] = {}
     commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in _command_lines(b)}
     loose = [c for c in candidates if c not in commands]
     for index, block in enumerate(canonical):
@@ -423,9 +425,13 @@ def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) 
                 findings.append(Finding("missing", block.section, wanted, None, "code"))
                 continue
             found = match[0]
-            findings.append(
-                Finding("code_corrupted", block.section, wanted, found, _char_detail(wanted, found))
-            )
+            detail = _char_detail(wanted, found)
+            same = corrupted.get((index, detail))
+            if same is not None:  # the same slip in another line of the block: one finding, counted
+                same.count += 1
+                continue
+            corrupted[index, detail] = Finding("code_corrupted", block.section, wanted, found, detail)
+            findings.append(corrupted[index, detail])
     return findings
 
 

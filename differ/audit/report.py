@@ -56,7 +56,7 @@ def finding_detail(f: Finding) -> str:
     """What a finding changed, in words: the edits a stale mirror misses, a corrupted command's words, the
     tokens a translation got wrong, an altered passage's words."""
     if f.kind == "code_corrupted":
-        return corruption(f.canonical or "", f.mirror or "")
+        return corruption(f.canonical or "", f.mirror or "") + (f" in {f.count} lines" if f.count > 1 else "")
     if f.kind in ("altered", "moved") and f.ops:  # a moved block the copy edited too: where, then how
         edits = "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
         return f"{f.detail}; {edits}" if f.kind == "moved" else edits
@@ -70,6 +70,10 @@ def finding_line(f: Finding) -> str:
     where = f" [{place}]" if place else ""
     if f.kind == "stale":
         return f"stale: {f.detail}"
+    if f.kind == "code_corrupted":
+        more = f" and {f.count - 1} more line{'s' if f.count > 2 else ''} like it" if f.count > 1 else ""
+        slip = corruption(f.canonical or "", f.mirror or "")
+        return f'code corrupted{where}: "{_cut(f.mirror)}"{more} ({slip}; expected "{_cut(f.canonical)}")'
     if f.count > 1:  # missing or extra blocks in a row
         return (
             f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'
@@ -82,10 +86,6 @@ def finding_line(f: Finding) -> str:
         return f'moved{where}: "{_cut(f.canonical)}" ({finding_detail(f)})'
     if f.kind == "link":
         return f'link{where}: "{_cut(f.detail, 60)}" goes to {f.mirror} instead of {f.canonical}'
-    if f.kind == "code_corrupted":
-        return (
-            f'code corrupted{where}: "{_cut(f.mirror)}" ({finding_detail(f)}; expected "{_cut(f.canonical)}")'
-        )
     if f.kind == "token_mismatch":
         return f'token mismatch{where}: {f.detail} in "{_cut(f.mirror, 80)}"'
     return f'altered{where}: "{_cut(f.canonical, 100)}" ({finding_detail(f)})'

@@ -505,8 +505,23 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     b = highlights.replace("## Highlights", "## Thanks" + thanks.rstrip() + " Thank you.\n\n## Highlights")
     d = diff(MOVES, b)
     assert [(c.kind, c.detail) for c in d.changes] == [
-        ("moved", "moved within its section"),
+        ("moved", "moved within its section (the section, 2 blocks)"),
         ("modified", ""),
+    ]
+
+
+def test_a_section_moved_with_a_block_edited_on_the_way_is_one_move_and_that_edit() -> None:
+    def section(name: str) -> str:
+        return f"## {name}\n\n" + "".join(
+            f"{name} paragraph {i} says enough to matter.\n\n" for i in range(4)
+        )
+
+    a = "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Beta", "Gamma", "Delta"))
+    edited = section("Beta").replace("paragraph 2 says", "paragraph 2 now says")
+    d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + edited)
+    assert summarize(d, V)[1:] == [
+        '• Post › Beta: added "now"',
+        '• Post: moved within its section (the section, 5 blocks): "Beta"',
     ]
 
 

@@ -352,32 +352,48 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
 
 
 def _group_moves(changes: list[Change]) -> list[Change]:
-    """A heading that moved with every block under it is reported as one moved section."""
+    """A heading that moved with every block under it is reported as one moved section; a block of it edited
+    on the way stays a change of its own and does not split the section."""
     moved = sorted((c for c in changes if c.kind == "moved"), key=lambda c: c.b_index or 0)
     others = [c for c in changes if c.kind != "moved"]
+    edited = {(c.a_index, c.b_index): c for c in others if c.kind == "modified"}
     grouped: list[Change] = []
+    span: dict[int, int] = {}  # id of a moved heading → the blocks its section covers so far
+
+    def covered(head: Change) -> int:
+        """The blocks of the section from its heading on, the edited ones that follow included."""
+        n, x, y = span.get(id(head), 1), head.a_index or 0, head.b_index or 0  # a move has both indexes
+        while (c := edited.get((x + n, y + n))) is not None and _under(c, head):
+            n += 1
+        return n
+
     for change in moved:
-        prev = grouped[-1] if grouped else None
+        head = grouped[-1] if grouped else None
         if (
-            prev is not None
-            and prev.block == "heading"
-            and prev.b_index is not None
-            and change.b_index == prev.b_index + prev.detail.count("\n") + 1
-            and prev.a_index is not None
-            and change.a_index == prev.a_index + prev.detail.count("\n") + 1
-            and change.section[: len(prev.section) + 1] == (*prev.section, prev.after)
+            head is not None
+            and head.block == "heading"
+            and head.a_index is not None
+            and head.b_index is not None
+            and change.a_index is not None
+            and change.b_index is not None
+            and _under(change, head)
         ):
-            prev.detail += "\n"
-            if change.b_index is not None and change.after is not None:
-                prev.members.append((change.b_index, change.block, change.after))
-            continue
+            n = covered(head)
+            if (change.a_index, change.b_index) == (head.a_index + n, head.b_index + n):
+                span[id(head)] = n + 1
+                if change.after is not None:
+                    head.members.append((change.b_index, change.block, change.after))
+                continue
         grouped.append(change)
     for change in grouped:
-        blocks = change.detail.count("\n") + 1
-        change.detail = change.detail.split("\n", 1)[0]
-        if change.block == "heading" and blocks > 1:
+        if change.block == "heading" and (blocks := covered(change)) > 1:
             change.detail += f" (the section, {blocks} blocks)"
     return others + grouped
+
+
+def _under(change: Change, head: Change) -> bool:
+    """Whether a change stands in the section a heading's change opens."""
+    return change.section[: len(head.section) + 1] == (*head.section, head.after)
 
 
 def _invisible_changes(

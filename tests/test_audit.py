@@ -284,6 +284,21 @@ def test_a_block_moved_and_edited_is_moved_with_its_edits() -> None:
         assert kinds == ["missing", "extra"]
 
 
+def test_a_section_the_copy_moved_whole_is_one_finding() -> None:
+    install = (
+        "## Install\n\nUse pip to install the wheels for your platform.\n\nOr conda, which has them too.\n\n"
+    )
+    canon = f"# Notes\n\n{install}## Highlights\n\nFaster startup for every model.\n\n{THANKS}\n"
+    copy = canon.replace(install, "") + f"\n{install}"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    al = align(Stream.of(blocks), Stream.of(mirror))
+    found = compare(blocks, mirror, al)
+    assert [finding_line(f) for f in found] == [
+        'moved [Notes]: the section "Install", 3 blocks (to Notes › Highlights)'
+    ]
+    assert (found[0].as_json()["count"], carried(al)) == (3, 1.0)
+
+
 def test_a_passage_edited_where_a_heading_moved_past_it_keeps_to_its_own_words() -> None:
     """The copy's words that differ at a block's end reach into the next canonical block (a heading the copy
     put elsewhere): the passage's edit is its own words only ("quick" → "fast", not "quick install")."""

@@ -199,9 +199,11 @@ def compare(
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
     missing: set[int] = set()
     run: list[Finding] = []  # missing blocks in a row, reported when the run ends
+    section: tuple[Finding, int] | None = None  # a moved heading's finding, and where its last block went
     for index, block in enumerate(canonical):
         if not al.canonical.per_block[index]:
             continue
+        opened, section = section, None
         if canon_share[index] < MISSING_BELOW and index not in moved:
             missing.add(index)
             run.append(Finding("missing", block.section, block.text, None, block.kind))
@@ -214,7 +216,22 @@ def compare(
             to = f"to {' › '.join(nearest[there]) or 'the top'}"
             to = "within its section" if nearest[there] == block.section else to
             ops = word_ops(join_words(al.canonical.words_of(index)), join_words(al.mirror.words_of(there)))
+            if (
+                opened
+                and not ops
+                and there == opened[1] + 1
+                and block.section[: len(opened[0].section) + 1]
+                == (
+                    *opened[0].section,
+                    opened[0].canonical,
+                )
+            ):  # the next block of a section that moved whole
+                opened[0].count += 1
+                section = opened[0], there
+                continue
             findings.append(Finding("moved", block.section, block.text, mirror[there].text, to, ops))
+            if block.kind == "heading" and not ops:
+                section = findings[-1], there
             continue
         if block.kind == "code" or index not in changed:
             continue

@@ -60,7 +60,7 @@ def finding_detail(f: Finding) -> str:
     if f.kind in ("altered", "moved") and f.ops:  # a moved block the copy edited too: where, then how
         edits = "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
         return f"{f.detail}; {edits}" if f.kind == "moved" else edits
-    if f.count > 1:
+    if f.count > 1 and f.kind != "moved":
         return f'{f.count} blocks in a row, to "{_cut(f.detail, 60)}"'
     return f.detail
 
@@ -74,6 +74,8 @@ def finding_line(f: Finding) -> str:
         more = f" and {f.count - 1} more line{'s' if f.count > 2 else ''} like it" if f.count > 1 else ""
         slip = corruption(f.canonical or "", f.mirror or "")
         return f'code corrupted{where}: "{_cut(f.mirror)}"{more} ({slip}; expected "{_cut(f.canonical)}")'
+    if f.kind == "moved" and f.count > 1:
+        return f'moved{where}: the section "{_cut(f.canonical, 80)}", {f.count} blocks ({finding_detail(f)})'
     if f.count > 1:  # missing or extra blocks in a row
         return (
             f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'

@@ -129,6 +129,30 @@ def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
     ]
 
 
+def test_a_long_title_changed_at_its_end_is_quoted_where_it_changed() -> None:
+    """Cut at 60 characters, both sides would read the same: the summary shows them around the change."""
+    title = "PyTorch 1.10 Release, including CUDA Graphs APIs, Frontend and compiler improvements"
+    for old, new, line in [
+        (title, title[:-1], '"…compiler improvements" → "…compiler improvement"'),
+        (
+            title + " for all",
+            title.replace("Frontend", "frontend") + " for all",
+            '"…including CUDA Graphs APIs, Frontend and compiler…" → "…including CUDA Graphs APIs, frontend and'
+            ' compiler…"',
+        ),
+    ]:
+        d = diff("Text.\n", "Text.\n", a_meta={"title": old}, b_meta={"title": new})
+        assert summarize(d, V)[1:] == [f"• metadata › title: {line}"]
+
+
+def test_a_long_sentence_changed_past_what_a_quote_shows_is_quoted_where_it_changed() -> None:
+    long = "# Notes\n\n" + "This sentence is long, " * 14 + "and it ends with the old word.\n"
+    assert summarize(diff(long, long.replace("old word", "new word")), V)[1:] == [
+        '• Notes: "…sentence is long, This sentence is long, This sentence is long, and it ends with the old word."',
+        '  → "…sentence is long, This sentence is long, This sentence is long, and it ends with the new word."',
+    ]
+
+
 def test_a_title_is_a_title_wherever_the_json_keeps_it() -> None:
     from differ.diff.summary import names_the_post
 

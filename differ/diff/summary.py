@@ -171,7 +171,11 @@ def describe(change: Change) -> list[str]:
         old, new = changed_lines(before, after)
     else:
         old, new = changed_sentences(before, after)
-    return [f"{at(whole=(old, new) == (before, after))}{quote(old)}", f"  → {quote(new)}"]
+    whole = (old, new) == (before, after)
+    if max(len(old), len(new)) > QUOTE_MAX:  # cut, the two would read the same: show them where they differ
+        old, new = around_change(" ".join(old.split()), " ".join(new.split()), context=80)
+        whole = False
+    return [f"{at(whole=whole)}{quote(old)}", f"  → {quote(new)}"]
 
 
 def _moved(change: Change) -> str:
@@ -234,7 +238,29 @@ def _meta_change(before: object, after: object) -> str:
         return f"added {shown(after)}"
     if after is None:
         return f"removed {shown(before)}"
+    if isinstance(before, str) and isinstance(after, str) and max(len(before), len(after)) > 60:
+        old, new = around_change(" ".join(before.split()), " ".join(after.split()))
+        return f"{quote(old, QUOTE_MAX)} → {quote(new, QUOTE_MAX)}"
     return f"{shown(before)} → {shown(after)}"
+
+
+def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]:
+    """Two long texts cut to where they differ, with a few words either side, so that the change is in what is
+    shown (`"…Graphs APIs, Frontend and compiler improvements"` → `"…Frontend and compiler improvement"`)."""
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    start = before.rfind(" ", 0, max(0, head - context)) + 1
+
+    def cut(text: str) -> str:
+        stop = text.find(" ", min(len(text), len(text) - tail + context))
+        stop = len(text) if stop < 0 else stop
+        return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
+
+    return cut(before), cut(after)
 
 
 def new_release(metadata: list[dict[str, Any]]) -> tuple[str, str] | None:

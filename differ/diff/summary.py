@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,17 +93,23 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """How many items two sequences share at their start, and then at their end."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def changed_sentences(before: str, after: str) -> tuple[str, str]:
     """The sentences that differ between two versions of a block (the rest is context)."""
     a, b = _sentences(before), _sentences(after)
     sa = [before[x:y] for x, y in a]
     sb = [after[x:y] for x, y in b]
-    head = 0
-    while head < min(len(sa), len(sb)) and sa[head] == sb[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(sa), len(sb)) - head and sa[-1 - tail] == sb[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(sa, sb)
     return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
 
 
@@ -247,12 +254,7 @@ def _meta_change(before: object, after: object) -> str:
 def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]:
     """Two long texts cut to where they differ, with a few words either side, so that the change is in what is
     shown (`"…Graphs APIs, Frontend and compiler improvements"` → `"…Frontend and compiler improvement"`)."""
-    head = 0
-    while head < min(len(before), len(after)) and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(before, after)
     start = before.rfind(" ", 0, max(0, head - context)) + 1
 
     def cut(text: str) -> str:

@@ -185,11 +185,19 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
     )  # fmt: skip
     check(app, app.config.sources())  # type: ignore[attr-defined]
     assert receiver.requests_to("/hooks") == []  # an edit under "Other changes" only
-    server.page("/post", article(page.format("A, edited.", "B, edited.")))
+    server.page("/post", article(page.format("A, edited.", "B, edited again.")))
     clock.advance(3600)
     check(app, app.config.sources())  # type: ignore[attr-defined]
     [hit] = receiver.requests_to("/hooks")
-    assert json.loads(hit.body)["data"]["diff"]["changes"][0]["section"] == ["Post", "Security fixes"]
+    diff = json.loads(hit.body)["data"]["diff"]
+    assert [c["section"] for c in diff["changes"]] == [["Post", "Security fixes"]]  # the other is left out
+    assert (diff["summary"], diff["left_out"]) == (
+        [
+            'Doc (canonical), version 2 → 3: 1 change under "Security fixes" (1 elsewhere).',
+            '• Post › Security fixes: added ", edited"',
+        ],
+        1,
+    )
 
 
 def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -> None:

@@ -196,16 +196,9 @@ class NotifierConfig:
         matches (case aside, `*` any run of characters). Without `sections`, every edit."""
         if not self.sections:
             return True
-        from fnmatch import fnmatchcase
+        from differ.diff.summary import under
 
-        patterns = [p.casefold() for p in self.sections]
-        return any(
-            fnmatchcase(str(heading).casefold(), pattern)
-            for change in diff.get("changes") or []
-            if isinstance(change, dict)
-            for heading in change.get("section") or []
-            for pattern in patterns
-        )
+        return any(under(c, self.sections) for c in diff.get("changes") or [] if isinstance(c, dict))
 
     def fingerprint(self) -> str:
         """A digest of the settings, so a destination disabled by a 410 comes back when they change."""

@@ -69,6 +69,23 @@ class Change:
     parent: str = ""  # a nested list item's: the label of the item it is in
     cells: list[dict[str, str]] = field(default_factory=list)  # a table row's changed cells, by column
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Change:
+        """A change read back from its JSON form (a queued event's diff), enough to summarize it again."""
+        return cls(
+            str(data.get("kind", "")),
+            tuple(str(heading) for heading in data.get("section") or ()),
+            data.get("before"),
+            data.get("after"),
+            str(data.get("block") or "paragraph"),
+            str(data.get("label") or ""),
+            list(data.get("ops") or []),
+            detail=str(data.get("detail") or ""),
+            at_end=bool(data.get("at_end")),
+            parent=str(data.get("parent") or ""),
+            cells=list(data.get("cells") or []),
+        )
+
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "kind": self.kind,

@@ -306,6 +306,47 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     return lines
 
 
+def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:
+    """The headings above a change (its JSON form) that one of `patterns` matches, case aside, `*` standing for
+    any run of characters: a destination that follows some sections only hears of the changes with any."""
+    from fnmatch import fnmatchcase
+
+    folded = [p.casefold() for p in patterns]
+    return [
+        str(heading)
+        for heading in change.get("section") or ()
+        if any(fnmatchcase(str(heading).casefold(), p) for p in folded)
+    ]
+
+
+def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
+    """A diff's JSON for a destination that follows the sections `patterns` match: the changes under them,
+    summarized anew, its headline naming those sections and counting the changes left out (`left_out`)."""
+    changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
+    kept = [c for c in changes if under(c, patterns)]
+    if len(kept) == len(changes):
+        return diff
+    sides: list[dict[str, Any]] = [
+        side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
+    ]
+    versions = Versions(
+        str(diff.get("title") or ""),
+        str(diff.get("source") or ""),
+        sides[0].get("version"),
+        sides[1].get("version"),
+        a_name=str(sides[0].get("name") or ""),
+        b_name=str(sides[1].get("name") or ""),
+    )
+    lines = summarize(Diff([Change.from_json(c) for c in kept]), versions)
+    headings = list(dict.fromkeys(h for c in kept for h in under(c, patterns)))
+    left = len(changes) - len(kept)
+    count = f"{len(kept)} change{'' if len(kept) == 1 else 's'}"
+    lines[0] = (
+        f"{_subject(versions)}: {count} under {', '.join(quote(h, 60) for h in headings)} ({left} elsewhere)."
+    )
+    return {**diff, "summary": lines, "changes": kept, "left_out": left}
+
+
 def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:
     before, after = release
     lines = [f"{_subject(versions)}: a new release, {after} (was {before})."]

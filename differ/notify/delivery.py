@@ -74,6 +74,17 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
     return ""
 
 
+def _for(config: NotifierConfig, event: dict[str, Any]) -> dict[str, Any]:
+    """The event as this destination hears of it: one that follows some sections gets a new version's changes
+    under them, summarized anew, and the count of those left out."""
+    diff = event.get("diff")
+    if not config.sections or event.get("type") not in VERSION_EVENTS or not isinstance(diff, dict):
+        return event
+    from differ.diff.summary import narrowed
+
+    return {**event, "diff": narrowed(diff, config.sections)}
+
+
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:
     kind = str(event.get("type"))
     failures = int(event.get("failures") or 0)
@@ -105,7 +116,7 @@ def preview(app: App, event: dict[str, Any], only: str | None = None) -> list[Pr
         if only and config.name != only:
             continue
         reason = _refusal(config, event)
-        body = None if reason else _notifier(app, config).payload(event).body
+        body = None if reason else _notifier(app, config).payload(_for(config, event)).body
         out.append(Preview(config.name, config.kind, body, reason))
     return out
 
@@ -125,9 +136,9 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
                 continue
             msg_id = event_id(config.name, event)
             if config.digest:
-                outbox.buffer(config.name, msg_id, event)
+                outbox.buffer(config.name, msg_id, _for(config, event))
             else:
-                outbox.enqueue(config.name, msg_id, _message(kind, event, now))
+                outbox.enqueue(config.name, msg_id, _message(kind, _for(config, event), now))
         if config.digest:
             _flush_digest(app, outbox, config, kind)
     if deliver_now:

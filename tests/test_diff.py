@@ -526,6 +526,17 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     assert [(c.kind, c.detail) for c in d.changes] == [
         ("modified", "moved from Notes › Highlights to Notes › Thanks")
     ]
+    assert render(d, V, "text").splitlines()[-2:] == [
+        "  The compiler now caches kernels between runs, so a second start is [-quick-] {+fast+}.",
+        "  moved from Notes › Highlights to Notes › Thanks",
+    ]
+    assert (
+        render(d, V, "markdown")
+        .splitlines()[-1]
+        .startswith(
+            "| modified | Notes › Thanks — moved from Notes › Highlights to Notes › Thanks | The compiler"
+        )
+    )
     b = MOVES.replace(cache, "").replace(
         "Smaller wheels for every platform.\n",
         "Smaller wheels for every platform.\n\n" + cache.replace("quick", "fast"),

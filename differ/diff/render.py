@@ -107,6 +107,8 @@ def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
                 return text
 
             out.append(_indented("  ", _marked(change, mark)))
+            if change.detail:  # where it moved from, a link moved with its words
+                out.append(f"  {change.detail}")
         else:
             if change.before is not None and change.kind in ("removed",):
                 out.extend(c(_RED, line) for line in _indented("  - ", change.before).split("\n"))
@@ -130,7 +132,8 @@ def to_markdown(d: Diff, v: Versions) -> str:
     if d.changes:
         out += ["", "| Change | Where | Before | After |", "|---|---|---|---|"]
         for change in d.changes:
-            cells = [md_escape(change.kind, inline=True), md_escape(where(change) or "(top)", inline=True)]
+            place = (where(change) or "(top)") + (f" — {change.detail}" if change.detail else "")
+            cells = [md_escape(change.kind, inline=True), md_escape(place, inline=True)]
             if change.kind == "modified" and change.ops:  # the changed words struck out and in bold
                 cells += [_md_cell(change, "before"), _md_cell(change, "after")]
             else:

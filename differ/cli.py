@@ -160,6 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--to", dest="b", metavar="M", help=f"new version: {WHICH} (default: latest)")
     d.add_argument("--format", choices=DIFF_FORMATS, default="text")
+    d.add_argument(
+        "--section",
+        dest="sections",
+        action="append",
+        metavar="HEADING",
+        help="only the changes under a heading this matches (case aside, * any characters; repeatable)",
+    )
     d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")
     a.add_argument("document", nargs="?", metavar="DOCUMENT")

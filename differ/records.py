@@ -214,6 +214,10 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
+    if args.sections and args.format == "unified":
+        raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
+    if args.sections:
+        d = d.narrowed(args.sections)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))

@@ -665,6 +665,43 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
     assert "&lt;script&gt;alert(5)" in pages[6]  # the mirror's extra passage, in the document's page
 
 
+def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--section: the changes under the headings it matches, with the author's note, and how many are left
+    out; none matching is said so; a line diff of whole documents cannot be narrowed."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    diff = ("--config", "kept/demo.toml", "diff", "pytorch-2-13/canonical")
+    code, out, _ = run(*diff, "--section", "non-feature*")
+    assert (code, out.split("\n\n")[0].splitlines()) == (
+        ExitCode.OK,
+        [
+            'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 2 changes under "Non-Feature Updates" (1'
+            " elsewhere).",
+            "• author's note (added at the end): \"Updated (7/8): Removed two instances of prototype which is a"
+            ' designation that we no longer use."',
+            '• Non-Feature Updates › Python support: "(Python 3.15 binary support is listed above as a Prototype'
+            ' feature.)"',
+            '  → "(Preliminary Python 3.15 and 3.15t binary support is found above.)"',
+        ],
+    )
+    code, out, _ = run(*diff, "--section", "Security", "--section", "Deprecations", "--format", "json")
+    data = json.loads(out)
+    assert (data["summary"], data["changes"], data["within"], data["left_out"]) == (
+        [
+            'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 0 changes under "Security", "Deprecations" (3'
+            " elsewhere)."
+        ],
+        [],
+        ["Security", "Deprecations"],
+        3,
+    )
+    assert run(*diff, "--section", "x", "--format", "unified") == (
+        ExitCode.USAGE,
+        "",
+        "error: --section picks changes; --format unified is a line diff of the whole documents\n",
+    )
+
+
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--version, --from and --to take a time: the version stored by then (a date alone: the end of that day)."""
     monkeypatch.chdir(tmp_path)

@@ -8,9 +8,10 @@ import gc
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from fnmatch import fnmatchcase
 from typing import Any
 
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
@@ -118,6 +119,25 @@ class Diff:
     b_blocks: list[Block] = field(default_factory=list)
     a_markdown: str = field(default="", repr=False)  # the two documents, for a line diff (--format unified)
     b_markdown: str = field(default="", repr=False)
+    within: tuple[str, ...] = ()  # narrowed to some sections: the headings its changes are under
+    left_out: int = 0  # and how many changes elsewhere it leaves out
+
+    def narrowed(self, patterns: Sequence[str]) -> Diff:
+        """The changes under a heading one of `patterns` matches (case aside, `*` any run of characters), with
+        the author's note on the edit wherever it stands, the metadata left out: what a reader who follows some
+        sections of a post wants to see."""
+        from differ.diff.summary import is_edit_note
+
+        kept = [c for c in self.changes if headings_matching(c.section, patterns)]
+        within = tuple(dict.fromkeys(h for c in kept for h in headings_matching(c.section, patterns)))
+        if kept:
+            ids = {id(c) for c in kept}
+            kept = [
+                c
+                for c in self.changes
+                if id(c) in ids or (c.kind in ("added", "modified") and is_edit_note(c.after))
+            ]
+        return Diff(kept, [], within=within or tuple(patterns), left_out=len(self.changes) - len(kept))
 
     @property
     def empty(self) -> bool:
@@ -125,6 +145,12 @@ class Diff:
 
     def __len__(self) -> int:
         return len(self.changes) + len(self.metadata)
+
+
+def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:
+    """The headings of a section path that one of `patterns` matches, case aside, `*` any run of characters."""
+    folded = [p.casefold() for p in patterns]
+    return [h for h in section if any(fnmatchcase(str(h).casefold(), p) for p in folded)]
 
 
 def diff_blocks(a: list[Block], b: list[Block]) -> Diff:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from differ.diff.engine import Change, Diff
+from differ.diff.engine import Change, Diff, headings_matching
 from differ.diff.words import code_lines, line_opcodes
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
@@ -297,6 +297,10 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     items[notes:notes] = [_meta_line(m) for m in titles]
     items.extend(_meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
     lines = [headline(versions, len(d.changes), len(d.metadata))]
+    if d.within:  # narrowed to some sections
+        count = f"{len(d.changes)} change{'' if len(d.changes) == 1 else 's'}"
+        places = ", ".join(quote(h, 60) for h in d.within)
+        lines[0] = f"{_subject(versions)}: {count} under {places} ({d.left_out} elsewhere)."
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
@@ -307,24 +311,16 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
 
 
 def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:
-    """The headings above a change (its JSON form) that one of `patterns` matches, case aside, `*` standing for
-    any run of characters: a destination that follows some sections only hears of the changes with any."""
-    from fnmatch import fnmatchcase
-
-    folded = [p.casefold() for p in patterns]
-    return [
-        str(heading)
-        for heading in change.get("section") or ()
-        if any(fnmatchcase(str(heading).casefold(), p) for p in folded)
-    ]
+    """The headings above a change (its JSON form) that one of `patterns` matches: a destination that follows
+    some sections only hears of the changes with any."""
+    return headings_matching([str(h) for h in change.get("section") or ()], patterns)
 
 
 def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
     """A diff's JSON for a destination that follows the sections `patterns` match: the changes under them,
     summarized anew, its headline naming those sections and counting the changes left out (`left_out`)."""
     changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    kept = [c for c in changes if under(c, patterns)]
-    if len(kept) == len(changes):
+    if all(under(c, patterns) for c in changes):
         return diff
     sides: list[dict[str, Any]] = [
         side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
@@ -337,14 +333,15 @@ def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
         a_name=str(sides[0].get("name") or ""),
         b_name=str(sides[1].get("name") or ""),
     )
-    lines = summarize(Diff([Change.from_json(c) for c in kept]), versions)
-    headings = list(dict.fromkeys(h for c in kept for h in under(c, patterns)))
-    left = len(changes) - len(kept)
-    count = f"{len(kept)} change{'' if len(kept) == 1 else 's'}"
-    lines[0] = (
-        f"{_subject(versions)}: {count} under {', '.join(quote(h, 60) for h in headings)} ({left} elsewhere)."
-    )
-    return {**diff, "summary": lines, "changes": kept, "left_out": left}
+    d = Diff([Change.from_json(c) for c in changes]).narrowed(patterns)
+    kept = [c.as_json() for c in d.changes]
+    return {
+        **diff,
+        "summary": summarize(d, versions),
+        "changes": kept,
+        "within": list(d.within),
+        "left_out": d.left_out,
+    }
 
 
 def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:

@@ -216,17 +216,8 @@ def compare(
             to = f"to {' › '.join(nearest[there]) or 'the top'}"
             to = "within its section" if nearest[there] == block.section else to
             ops = word_ops(join_words(al.canonical.words_of(index)), join_words(al.mirror.words_of(there)))
-            if (
-                opened
-                and not ops
-                and there == opened[1] + 1
-                and block.section[: len(opened[0].section) + 1]
-                == (
-                    *opened[0].section,
-                    opened[0].canonical,
-                )
-            ):  # the next block of a section that moved whole
-                opened[0].count += 1
+            if opened and not ops and there == opened[1] + 1 and _opens(opened[0], block):
+                opened[0].count += 1  # the next block of a section that moved whole
                 section = opened[0], there
                 continue
             findings.append(Finding("moved", block.section, block.text, mirror[there].text, to, ops))
@@ -272,6 +263,12 @@ def compare(
     findings.extend(link_findings(canonical, mirror, al, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
+
+
+def _opens(heading: Finding, block: Block) -> bool:
+    """Whether a block stands in the section whose heading a finding is about."""
+    path = (*heading.section, heading.canonical)
+    return block.section[: len(path)] == path
 
 
 def _in_a_row(run: list[Finding]) -> list[Finding]:

@@ -198,13 +198,8 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         before = previous.get(m.id)
         if not isinstance(before, dict) or before.get("signature") == m.signature:
             continue
-        if before.get("rules") != AUDIT_RULES and (
-            before.get("version"),
-            before.get("canonical_version"),
-        ) == (
-            m.version,
-            report.canonical_version,
-        ):
+        pages = (before.get("version"), before.get("canonical_version"))
+        if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
             continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
         events.append(drift_event(report, m, before))
     return events, current

@@ -4,7 +4,8 @@ Cases: two ~1 MB documents with 100 scattered edits; 10,000 identical lines with
 whose sections were shuffled; a 10,000-line code block with one line changed; each also at half size. For
 each: differ's diff in-process (parse, align, word diff) and a plain `difflib.unified_diff` of the same files'
 lines (what urlwatch and changedetection.io compute), both as CPU time, and `git diff --no-index --word-diff`
-as the wall time of its process. Each figure is the median of 5 rounds after a warm-up round, every step once
+as the wall time of its process; and differ's audit of the second document as a mirror of the first (CPU
+time), which aligns the two word by word. Each figure is the median of 5 rounds after a warm-up round, every step once
 a round.
 Run: python -m bench.diff_bench [--quick]
 """
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import RESULTS, ROOT, ms, summary
+from differ.audit import audit_pair
 from differ.diff import diff
 from differ.normalize.canonical import canonicalize
 
@@ -95,6 +97,7 @@ def measure(runs: int) -> list[dict[str, object]]:
         "differ": lambda a, b: lambda: diff(a, b),
         "difflib": lambda a, b: lambda: list(difflib.unified_diff(a.splitlines(), b.splitlines())),
         "git": git_word_diff,
+        "audit": lambda a, b: lambda: audit_pair(a, b),  # the second read as a mirror of the first
     }
     steps = {
         (name, scale, tool): make(a, b)
@@ -114,6 +117,7 @@ def measure(runs: int) -> list[dict[str, object]]:
     for name, (a, b) in sizes[1.0].items():
         figures = {tool: summary(samples[(name, 1.0, tool)]) for tool in tools}
         half = summary(samples[(name, 0.5, "differ")])
+        audit_half = summary(samples[(name, 0.5, "audit")])
         rows.append(
             {
                 "case": name,
@@ -122,6 +126,7 @@ def measure(runs: int) -> list[dict[str, object]]:
                 "changes": len(diff(a, b).changes),
                 "ratio_to_difflib": figures["differ"]["median"] / figures["difflib"]["median"],
                 "growth_when_doubled": figures["differ"]["median"] / half["median"],
+                "audit_growth_when_doubled": figures["audit"]["median"] / audit_half["median"],
             }
         )
     return rows
@@ -130,14 +135,19 @@ def measure(runs: int) -> list[dict[str, object]]:
 def table(rows: list[dict[str, object]]) -> list[str]:
     lines = [
         "| case | size | differ ms (median, min–max) | difflib ms | git --word-diff ms | differ ÷ difflib | "
-        "differ, size ×2 |",
-        "|---|---|---|---|---|---|---|",
+        "differ, size ×2 | audit ms | audit, size ×2 |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for f in rows:
+        audit = (  # rows measured before the audit was
+            f"{ms(f['audit'], digits=0)} | ×{f['audit_growth_when_doubled']:.2f}"  # type: ignore[arg-type]
+            if "audit" in f
+            else "– | –"
+        )
         lines.append(
             f"| {f['case']} | {int(f['bytes']) / 1e6:.2f} MB | {ms(f['differ'], digits=0)} | "  # type: ignore[arg-type]
             f"{ms(f['difflib'], digits=0)} | {ms(f['git'], digits=0)} | "  # type: ignore[arg-type]
-            f"{f['ratio_to_difflib']:.1f}× | ×{f['growth_when_doubled']:.2f} |"
+            f"{f['ratio_to_difflib']:.1f}× | ×{f['growth_when_doubled']:.2f} | {audit} |"
         )
     return lines
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -282,6 +284,33 @@ def test_a_block_moved_and_edited_is_moved_with_its_edits() -> None:
         mirror = split_blocks(text)
         kinds = [f.kind for f in compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))]
         assert kinds == ["missing", "extra"]
+
+
+def test_long_documents_are_aligned_between_words_found_once_in_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two pages of 9,000 words: difflib sees only the stretches between words each has once (given whole, its
+    work grows with the square of the words that recur), and the three edits are found as in a short page."""
+    module = importlib.import_module("differ.audit.align")  # the package's `align` is the function
+    rng = random.Random(5)
+    vocabulary = [f"w{n}" for n in range(400)] + [f"once{n}" for n in range(600)]
+    rng.shuffle(vocabulary)
+    paragraphs = [" ".join(rng.choice(vocabulary) for _ in range(30)) + "." for _ in range(300)]
+    canon = "# Long\n\n" + "\n\n".join(paragraphs) + "\n"
+    copy = canon
+    for index in (40, 150, 260):
+        copy = copy.replace(paragraphs[index], paragraphs[index].replace(" ", " edited ", 1))
+    seen: list[int] = []
+    whole = module.WordAlignment
+
+    def recorded(a: list[str], b: list[str]) -> object:
+        seen.append(max(len(a), len(b)))
+        return whole(a, b)
+
+    monkeypatch.setattr(module, "WordAlignment", recorded)
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    al = align(Stream.of(blocks), Stream.of(mirror))
+    assert len(al.canonical.words) > 9000 and seen == []
+    found = compare(blocks, mirror, al)
+    assert [(f.kind, f.ops) for f in found] == [("altered", [{"op": "insert", "after": "edited"}])] * 3
 
 
 def test_a_section_the_copy_moved_whole_is_one_finding() -> None:

@@ -699,10 +699,10 @@ def test_long_documents_apply_and_mirror(a: str, edits: list[tuple[int, str]], r
     st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
 )
 def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]) -> None:
-    from differ.diff.align import _opcodes
+    from differ.diff.align import anchored_opcodes
 
     i = j = 0
-    for tag, i1, i2, j1, j2 in _opcodes(ka, kb):
+    for tag, i1, i2, j1, j2 in anchored_opcodes(ka, kb):
         assert (i1, j1) == (i, j)
         if tag == "equal":
             assert ka[i1:i2] == kb[j1:j2]

@@ -81,7 +81,7 @@ def align(
     modified: list[tuple[int, int]] = []
     mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
     runs: list[tuple[int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in _opcodes(mid_a, mid_b):
+    for tag, i1, i2, j1, j2 in anchored_opcodes(mid_a, mid_b):
         i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if tag == "equal":
             equal.extend(zip(range(i1, i2), range(j1, j2), strict=True))
@@ -109,7 +109,7 @@ def align(
 ANCHORED = 64  # longer runs are first cut at blocks found once in each version (patience diff)
 
 
-def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
+def anchored_opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
     """difflib opcodes for two key lists. Long lists are cut at their unique common keys taken in order
     (the longest increasing run of them), and only the gaps between go to SequenceMatcher, which is quadratic
     where keys repeat (a release post's sections share many equal lines)."""
@@ -128,7 +128,7 @@ def _opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int,
     i0 = j0 = 0
     for i, j in [*_increasing(pairs), (len(ka), len(kb))]:
         if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
-            gap = _opcodes(ka[i0:i], kb[j0:j])
+            gap = anchored_opcodes(ka[i0:i], kb[j0:j])
             ops.extend((tag, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for tag, x1, x2, y1, y2 in gap)
         if i < len(ka):
             ops.append(("equal", i, i + 1, j, j + 1))

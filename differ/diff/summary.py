@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from differ.diff.engine import Change, Diff, headings_matching
-from differ.diff.words import code_lines, line_opcodes
+from differ.diff.words import code_lines, common_ends, line_opcodes
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -93,23 +93,12 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
-    """How many items two sequences share at their start, and then at their end."""
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    return head, tail
-
-
 def changed_sentences(before: str, after: str) -> tuple[str, str]:
     """The sentences that differ between two versions of a block (the rest is context)."""
     a, b = _sentences(before), _sentences(after)
     sa = [before[x:y] for x, y in a]
     sb = [after[x:y] for x, y in b]
-    head, tail = _common_ends(sa, sb)
+    head, tail = common_ends(sa, sb)
     return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
 
 
@@ -254,7 +243,7 @@ def _meta_change(before: object, after: object) -> str:
 def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]:
     """Two long texts cut to where they differ, with a few words either side, so that the change is in what is
     shown (`"…Graphs APIs, Frontend and compiler improvements"` → `"…Frontend and compiler improvement"`)."""
-    head, tail = _common_ends(before, after)
+    head, tail = common_ends(before, after)
     start = before.rfind(" ", 0, max(0, head - context)) + 1
 
     def cut(text: str) -> str:

@@ -328,15 +328,29 @@ def test_a_section_the_copy_moved_whole_is_one_finding() -> None:
     assert (found[0].as_json()["count"], carried(al)) == (3, 1.0)
 
 
-def test_a_passage_edited_where_a_heading_moved_past_it_keeps_to_its_own_words() -> None:
-    """The copy's words that differ at a block's end reach into the next canonical block (a heading the copy
-    put elsewhere): the passage's edit is its own words only ("quick" → "fast", not "quick install")."""
+def test_a_passage_edited_where_a_line_moved_past_it_keeps_to_its_own_words() -> None:
+    """The copy's words that differ at a block's end reach into the next canonical block (a line the copy put
+    elsewhere): the passage's edit is its own words only ("quick" → "fast", not "quick install it")."""
+    canon = "# A\n\nThe compiler caches kernels, so a second start is quick.\n\nInstall it\n\nUse pip.\n"
+    copy = "# A\n\nInstall it\n\nThe compiler caches kernels, so a second start is fast.\n\nUse pip.\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    found = compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))
+    assert [(f.kind, f.ops) for f in found] == [
+        ("altered", [{"op": "replace", "before": "quick", "after": "fast"}]),
+        ("moved", []),
+    ]
+
+
+def test_a_passage_the_copy_put_under_another_heading_moved_there() -> None:
+    """Headings both have once, in order, cut the two into sections aligned each on its own: the passage is
+    what moved (edited on the way), not the heading it now stands under."""
     canon = "# A\n\nThe compiler caches kernels, so a second start is quick.\n\n## Install\n\nUse pip.\n"
     copy = "# A\n\n## Install\n\nThe compiler caches kernels, so a second start is fast.\n\nUse pip.\n"
     blocks, mirror = split_blocks(canon), split_blocks(copy)
-    found = compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))
-    altered = [f for f in found if f.kind == "altered"]
-    assert [f.ops for f in altered] == [[{"op": "replace", "before": "quick", "after": "fast"}]]
+    al = align(Stream.of(blocks), Stream.of(mirror))
+    assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
+        'moved [A]: "The compiler caches kernels, so a second start is quick." (to A › Install; "quick" → "fast")'
+    ]
 
 
 def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from differ.diff.align import anchored_opcodes
+from differ.diff.align import anchored_opcodes, increasing_run
 from differ.diff.blocks import Block
 from differ.diff.words import Alignment as WordAlignment
-from differ.diff.words import common_ends
+from differ.diff.words import Opcode, common_ends
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
@@ -81,21 +82,20 @@ ANCHORED_WORDS = (
 
 
 def align(canonical: Stream, mirror: Stream) -> Alignment:
-    """The mirror's words aligned with the canonical's (difflib, as the diff aligns words). Long documents are
-    first cut at the words found once in each, taken in order (patience diff, as the diff aligns blocks), and
-    only the stretches between go to difflib, whose work grows with the square of the words that recur: two
-    1 MB pages took a minute and a half as one stretch."""
+    """The mirror's words aligned with the canonical's (difflib, as the diff aligns words), section by section:
+    the headings both have once, in the same order, cut the two into stretches aligned each on its own, so a
+    passage the copy put under another heading is missing from one section and extra in the other (then found
+    moved), rather than the heading taken for what moved."""
     a, b = canonical.words, mirror.words
-    if len(a) * len(b) > ANCHORED_WORDS:
-        head, tail = common_ends(a, b)
-        middle = anchored_opcodes(a[head : len(a) - tail], b[head : len(b) - tail])
-        opcodes = _merged(
-            [("equal", 0, head, 0, head)]
-            + [(t, i1 + head, i2 + head, j1 + head, j2 + head) for t, i1, i2, j1, j2 in middle]
-            + [("equal", len(a) - tail, len(a), len(b) - tail, len(b))]
-        )
-    else:
-        opcodes = WordAlignment(a, b).opcodes()
+    ops: list[Opcode] = []
+    i0 = j0 = 0
+    for i, j in [*_shared_headings(canonical, mirror), (len(canonical.blocks), len(mirror.blocks))]:
+        i1, j1 = canonical.start[i], mirror.start[j]  # the heading's words, or the end
+        ops += [(t, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for t, x1, x2, y1, y2 in _stretch(a[i0:i1], b[j0:j1])]
+        if i < len(canonical.blocks):
+            i0, j0 = canonical.start[i + 1], mirror.start[j + 1]
+            ops.append(("equal", i1, i0, j1, j0))
+    opcodes = _merged(ops)
     matched_a = [False] * len(canonical.words)
     matched_b = [False] * len(mirror.words)
     for tag, i1, i2, j1, j2 in opcodes:
@@ -105,9 +105,42 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
     return Alignment(canonical, mirror, matched_a, matched_b, opcodes)
 
 
-def _merged(ops: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
+def _shared_headings(canonical: Stream, mirror: Stream) -> list[tuple[int, int]]:
+    """Canonical headings whose words a block of the mirror has, each found once on each side (a heading the
+    copy made bold text counts), the longest run of them in the same order: where both documents' sections
+    begin."""
+    keys_a = [tuple(canonical.words_of(i)) for i in range(len(canonical.blocks))]
+    keys_b = [tuple(mirror.words_of(j)) for j in range(len(mirror.blocks))]
+    count_a, count_b = Counter(keys_a), Counter(keys_b)
+    where_b = {k: j for j, k in enumerate(keys_b) if k and count_b[k] == 1}
+    pairs = [
+        (i, where_b[k])
+        for i, k in enumerate(keys_a)
+        if canonical.blocks[i].kind == "heading" and k in where_b and count_a[k] == 1
+    ]
+    return increasing_run(pairs)
+
+
+def _stretch(a: list[str], b: list[str]) -> list[Opcode]:
+    """Two stretches of words aligned: by difflib, or, when they are long, first cut at the words found once
+    in each, taken in order (patience diff), and only the stretches between go to difflib, whose work grows with
+    the square of the words that recur: two 1 MB pages took a minute and a half as one stretch."""
+    if not a and not b:
+        return []
+    if len(a) * len(b) <= ANCHORED_WORDS:
+        return list(WordAlignment(a, b).opcodes())
+    head, tail = common_ends(a, b)
+    middle = anchored_opcodes(a[head : len(a) - tail], b[head : len(b) - tail])
+    return _merged(
+        [("equal", 0, head, 0, head)]
+        + [(t, i1 + head, i2 + head, j1 + head, j2 + head) for t, i1, i2, j1, j2 in middle]
+        + [("equal", len(a) - tail, len(a), len(b) - tail, len(b))]
+    )
+
+
+def _merged(ops: list[Opcode]) -> list[Opcode]:
     """Opcodes with empty ones left out and neighbouring equal runs made one, as difflib gives them."""
-    out: list[tuple[str, int, int, int, int]] = []
+    out: list[Opcode] = []
     for op in ops:
         if op[1] == op[2] and op[3] == op[4]:
             continue

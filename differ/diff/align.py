@@ -126,7 +126,7 @@ def anchored_opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, i
         return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
     ops: list[tuple[str, int, int, int, int]] = []
     i0 = j0 = 0
-    for i, j in [*_increasing(pairs), (len(ka), len(kb))]:
+    for i, j in [*increasing_run(pairs), (len(ka), len(kb))]:
         if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
             gap = anchored_opcodes(ka[i0:i], kb[j0:j])
             ops.extend((tag, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for tag, x1, x2, y1, y2 in gap)
@@ -151,7 +151,7 @@ def _nth_copies(ka: list[str], kb: list[str], count_b: Counter[str]) -> list[tup
     return pairs
 
 
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def increasing_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest run of pairs (in order of their first index) whose second indices increase."""
     tail_j: list[int] = []  # tail_j[k]: the smallest last j of an increasing run of length k + 1
     tail_at: list[int] = []  # the pair that ends that run

@@ -106,13 +106,18 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
 
 
 def _shared_headings(canonical: Stream, mirror: Stream) -> list[tuple[int, int]]:
-    """Canonical headings whose words a block of the mirror has, each found once on each side (a heading the
-    copy made bold text counts), the longest run of them in the same order: where both documents' sections
-    begin."""
+    """Canonical headings whose words a heading or paragraph of the mirror has, each found once on each side (a
+    heading the copy made bold text counts), the longest run of them in the same order: where both documents'
+    sections begin."""
     keys_a = [tuple(canonical.words_of(i)) for i in range(len(canonical.blocks))]
     keys_b = [tuple(mirror.words_of(j)) for j in range(len(mirror.blocks))]
     count_a, count_b = Counter(keys_a), Counter(keys_b)
-    where_b = {k: j for j, k in enumerate(keys_b) if k and count_b[k] == 1}
+    # a heading, or bold text on a line of its own; not a list item, which may be a table of contents entry
+    where_b = {
+        k: j
+        for j, k in enumerate(keys_b)
+        if k and count_b[k] == 1 and mirror.blocks[j].kind in ("heading", "paragraph")
+    }
     pairs = [
         (i, where_b[k])
         for i, k in enumerate(keys_a)

@@ -76,9 +76,8 @@ class Alignment:
         return 2.0 * self.matched / total if total else 1.0
 
 
-ANCHORED_WORDS = (
-    25_000_000  # pairs of words beyond which the streams are first cut at words found once in each
-)
+# Pairs of words beyond which two stretches are first cut at the words found once in each (5,000 words each).
+ANCHORED_WORDS = 25_000_000
 
 
 def align(canonical: Stream, mirror: Stream) -> Alignment:

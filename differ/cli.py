@@ -39,6 +39,16 @@ def version_line() -> str:
     return f"differ {__version__} ({'compiled: ' + ', '.join(compiled) if compiled else 'not compiled'})"
 
 
+def _section_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--section",
+        dest="sections",
+        action="append",
+        metavar="HEADING",
+        help="only the changes under a heading this matches (case aside, * any characters; repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="differ",
@@ -160,13 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--to", dest="b", metavar="M", help=f"new version: {WHICH} (default: latest)")
     d.add_argument("--format", choices=DIFF_FORMATS, default="text")
-    d.add_argument(
-        "--section",
-        dest="sections",
-        action="append",
-        metavar="HEADING",
-        help="only the changes under a heading this matches (case aside, * any characters; repeatable)",
-    )
+    _section_option(d)
     d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")
     a.add_argument("document", nargs="?", metavar="DOCUMENT")
@@ -275,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--set languages, translated numbers and names (exit 1 on any finding)",
     )
     cp.add_argument("--format", choices=DIFF_FORMATS, default="text")
+    _section_option(cp)
     cp.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     dm = sub.add_parser("demo", help="replay the PyTorch 2.13 edit through the real pipeline, offline")
     dm.add_argument("--keep", type=Path, metavar="DIR", help="keep the demo's store in DIR")

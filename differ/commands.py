@@ -192,6 +192,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     from differ.compare import audit, compare, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
+    from differ.records import narrowed
 
     if args.kind is not None and args.kind not in SOURCE_KINDS:
         raise UsageError(f'--kind: expected one of {", ".join(sorted(SOURCE_KINDS))}, found "{args.kind}"')
@@ -212,6 +213,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         app.out.write(render_audit(report, args.format))
         return ExitCode.FAILURE if report.mirrors[0].findings else ExitCode.OK
     d, versions = compare(*sides)
+    d = narrowed(d, args)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
     return ExitCode.FAILURE if len(d) else ExitCode.OK

@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from differ.app import App, iso
 from differ.cli import command
@@ -17,6 +17,9 @@ from differ.config import SourceConfig
 from differ.errors import ExitCode, UsageError
 from differ.site import describe, size_text
 from differ.store import Version
+
+if TYPE_CHECKING:
+    from differ.diff import Diff
 
 
 @command("history")
@@ -206,6 +209,13 @@ def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Ve
     return app.store.version(key, new.number - 1), new
 
 
+def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
+    """The diff `--section` asks for: the changes under the headings it matches (`differ diff`, `compare`)."""
+    if args.sections and args.format == "unified":
+        raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
+    return d.narrowed(args.sections) if args.sections else d
+
+
 @command("diff")
 def cmd_diff(app: App, args: argparse.Namespace) -> int:
     from differ.diff import render
@@ -214,10 +224,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
-    if args.sections and args.format == "unified":
-        raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
-    if args.sections:
-        d = d.narrowed(args.sections)
+    d = narrowed(d, args)
     versions = version_pair(source, old, new)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))

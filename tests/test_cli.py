@@ -772,6 +772,16 @@ def test_compare_two_files_like_diff(tmp_path: Path) -> None:
         "name": first,
     }
     assert data["to"]["name"] == edited
+    # --section: like diff(1) for the sections asked for (exit 1 only for a change there)
+    code, out, _ = run("compare", first, edited, *selector, "--section", "Non-Feature*")
+    assert (code, out.splitlines()[0]) == (
+        ExitCode.FAILURE,
+        f'{first} → {edited}: 2 changes under "Non-Feature Updates" (1 elsewhere).',
+    )
+    assert run("compare", first, edited, *selector, "--section", "Deprecations")[:2] == (
+        ExitCode.OK,
+        f'{first} → {edited}: 0 changes under "Deprecations" (3 elsewhere).\n',
+    )
     # One --set line serves two kinds: `field` is the JSON mirror's, `selector` the page's.
     code, out, _ = run(
         "compare", str(REPLAY / "mirrors" / "wpnews.json"), edited, "--set", "field=body_md", *selector

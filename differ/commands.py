@@ -201,6 +201,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError("only one side can be read from standard input (-)")
     if args.audit and args.format == "unified":
         raise UsageError("--format unified is a diff's; an audit is text, markdown, json or html")
+    if args.audit and args.sections:
+        raise UsageError("--section narrows a diff; an audit reads the whole copy")
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         try:

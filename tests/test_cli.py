@@ -778,6 +778,11 @@ def test_compare_two_files_like_diff(tmp_path: Path) -> None:
         ExitCode.FAILURE,
         f'{first} → {edited}: 2 changes under "Non-Feature Updates" (1 elsewhere).',
     )
+    assert run("compare", first, edited, "--audit", "--section", "Deprecations") == (
+        ExitCode.USAGE,
+        "",
+        "error: --section narrows a diff; an audit reads the whole copy\n",
+    )
     assert run("compare", first, edited, *selector, "--section", "Deprecations")[:2] == (
         ExitCode.OK,
         f'{first} → {edited}: 0 changes under "Deprecations" (3 elsewhere).\n',

@@ -91,9 +91,11 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
     for i, j in [*_shared_headings(canonical, mirror), (len(canonical.blocks), len(mirror.blocks))]:
         i1, j1 = canonical.start[i], mirror.start[j]  # the heading's words, or the end
         ops += [(t, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for t, x1, x2, y1, y2 in _stretch(a[i0:i1], b[j0:j1])]
-        if i < len(canonical.blocks):
+        if i < len(canonical.blocks):  # the heading itself ("Install", or numbered by the copy: "1. Install")
             i0, j0 = canonical.start[i + 1], mirror.start[j + 1]
-            ops.append(("equal", i1, i0, j1, j0))
+            ops += [
+                (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1) for t, x1, x2, y1, y2 in _stretch(a[i1:i0], b[j1:j0])
+            ]
     opcodes = _merged(ops)
     matched_a = [False] * len(canonical.words)
     matched_b = [False] * len(mirror.words)
@@ -106,23 +108,30 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
 
 def _shared_headings(canonical: Stream, mirror: Stream) -> list[tuple[int, int]]:
     """Canonical headings whose words a heading or paragraph of the mirror has, each found once on each side (a
-    heading the copy made bold text counts), the longest run of them in the same order: where both documents'
-    sections begin."""
-    keys_a = [tuple(canonical.words_of(i)) for i in range(len(canonical.blocks))]
-    keys_b = [tuple(mirror.words_of(j)) for j in range(len(mirror.blocks))]
-    count_a, count_b = Counter(keys_a), Counter(keys_b)
+    heading the copy made bold text or numbered counts), the longest run of them in the same order: where both
+    documents' sections begin."""
+    keys_a = [_unnumbered(canonical.words_of(i)) for i in range(len(canonical.blocks))]
     # a heading, or bold text on a line of its own; not a list item, which may be a table of contents entry
-    where_b = {
-        k: j
-        for j, k in enumerate(keys_b)
-        if k and count_b[k] == 1 and mirror.blocks[j].kind in ("heading", "paragraph")
-    }
+    keys_b = [
+        _unnumbered(mirror.words_of(j)) if mirror.blocks[j].kind in ("heading", "paragraph") else ()
+        for j in range(len(mirror.blocks))
+    ]
+    count_a, count_b = Counter(keys_a), Counter(keys_b)
+    where_b = {k: j for j, k in enumerate(keys_b) if k and count_b[k] == 1}
     pairs = [
         (i, where_b[k])
         for i, k in enumerate(keys_a)
         if canonical.blocks[i].kind == "heading" and k in where_b and count_a[k] == 1
     ]
     return increasing_run(pairs)
+
+
+def _unnumbered(words: list[str]) -> tuple[str, ...]:
+    """A heading's words without the numbers a copy may put before them ("2.1 Install" is "Install")."""
+    start = 0
+    while start < len(words) - 1 and words[start].isdigit():
+        start += 1
+    return tuple(words[start:])
 
 
 def _stretch(a: list[str], b: list[str]) -> list[Opcode]:

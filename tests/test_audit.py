@@ -354,7 +354,7 @@ def test_a_section_the_copy_moved_whole_is_one_finding() -> None:
     al = align(Stream.of(blocks), Stream.of(mirror))
     found = compare(blocks, mirror, al)
     assert [finding_line(f) for f in found] == [
-        'moved [Notes]: the section "Install", 3 blocks (to Notes › Highlights)'
+        'moved [Notes]: the section "Install" (3 blocks, to Notes › Highlights)'
     ]
     assert (found[0].as_json()["count"], carried(al)) == (3, 1.0)
 
@@ -790,8 +790,10 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
     findings = [
         Finding("altered", ("S",), "Removed in 5.0.", "Removed in 4.0.", ops=ops),
         Finding("code_corrupted", ("S",), "pip install w==3", "pip install ww==3", '"" → "w"'),
+        Finding("moved", ("S",), "Install", "Install", "to S › Thanks", count=3),
     ]
     mirror = MirrorAudit("m", "https://m.example/", 1, "2026-07-09T09:40:00Z", 1, 0.9, findings)
     page = render_audit(AuditReport("doc", "Doc", 1, "2026-07-08T21:00:00Z", [mirror]), "html")
     assert "<td>&quot;5&quot; → &quot;4&quot;</td>" in page
     assert "<td>&quot;w==3&quot; → &quot;ww==3&quot;</td>" in page
+    assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole

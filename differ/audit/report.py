@@ -60,7 +60,9 @@ def finding_detail(f: Finding) -> str:
     if f.kind in ("altered", "moved") and f.ops:  # a moved block the copy edited too: where, then how
         edits = "; ".join(_word_op(o) for o in f.ops[:4]) + (" …" if len(f.ops) > 4 else "")
         return f"{f.detail}; {edits}" if f.kind == "moved" else edits
-    if f.count > 1 and f.kind != "moved":
+    if f.count > 1 and f.kind == "moved":  # a section moved whole
+        return f"{f.count} blocks, {f.detail}"
+    if f.count > 1:
         return f'{f.count} blocks in a row, to "{_cut(f.detail, 60)}"'
     return f.detail
 
@@ -75,7 +77,7 @@ def finding_line(f: Finding) -> str:
         slip = corruption(f.canonical or "", f.mirror or "")
         return f'code corrupted{where}: "{_cut(f.mirror)}"{more} ({slip}; expected "{_cut(f.canonical)}")'
     if f.kind == "moved" and f.count > 1:
-        return f'moved{where}: the section "{_cut(f.canonical, 80)}", {f.count} blocks ({finding_detail(f)})'
+        return f'moved{where}: the section "{_cut(f.canonical, 80)}" ({finding_detail(f)})'
     if f.count > 1:  # missing or extra blocks in a row
         return (
             f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'

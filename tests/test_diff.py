@@ -556,6 +556,19 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     ]
 
 
+def test_a_list_put_in_another_order_is_one_line_of_the_summary() -> None:
+    items = [f"- {name} support" for name in ("Linux", "Windows", "macOS", "ROCm", "XPU")]
+    a = "# Notes\n\n## Platforms\n\n" + "\n".join(items) + "\n\n## Other\n\nText.\n"
+    b = a.replace("\n".join(items), "\n".join([items[i] for i in (4, 3, 0, 1, 2)]))
+    d = diff(a, b)
+    assert [c.kind for c in d.changes] == ["moved", "moved"]  # two moves: not yet "reordered"
+    b = a.replace("\n".join(items), "\n".join([items[i] for i in (4, 2, 3, 0, 1)]))
+    d = diff(a, b)
+    assert len(d.changes) == 3 and summarize(d, V)[1:] == [
+        '• Notes › Platforms: 3 items moved within the section: "XPU support", "macOS support", "ROCm support"'
+    ]
+
+
 def test_a_section_moved_with_a_block_edited_on_the_way_is_one_move_and_that_edit() -> None:
     def section(name: str) -> str:
         return f"## {name}\n\n" + "".join(

@@ -275,11 +275,15 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         return _release_summary(d, versions, release)
     items: list[list[str]] = []
     notes = 0
+    reordered = _reordered(d.changes)
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             where = " (added at the end)" if change.at_end else ""
             items.append([f"author's note{where}: {quote(change.after)}"])
             notes += 1
+        elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
+            if group := reordered[id(change)]:
+                items.append([_reordered_line(group)])
         else:
             items.append(describe(change))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
@@ -331,6 +335,32 @@ def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
         "within": list(d.within),
         "left_out": d.left_out,
     }
+
+
+REORDERED = 3  # blocks moved within one section, from which they are summarized as one line
+
+
+def _reordered(changes: list[Change]) -> dict[int, list[Change]]:
+    """Sections in which `REORDERED` or more blocks moved within the section (a list put in another order):
+    for the first such move of each, the moves; for the others, an empty list."""
+    by_section: dict[tuple[str, ...], list[Change]] = {}
+    for c in changes:
+        if c.kind == "moved" and c.detail == "moved within its section":
+            by_section.setdefault(c.section, []).append(c)
+    out: dict[int, list[Change]] = {}
+    for group in by_section.values():
+        if len(group) >= REORDERED:
+            out.update({id(c): [] for c in group})
+            out[id(group[0])] = group
+    return out
+
+
+def _reordered_line(group: list[Change]) -> str:
+    """`Notes › Changes: 5 items moved within the section: "Item F …", "Item H …", …`."""
+    noun = "items" if all(c.block == "item" for c in group) else "blocks"
+    shown = ", ".join(quote(c.label or c.after, 40) for c in group[:4]) + (", …" if len(group) > 4 else "")
+    place = where(group[0], labelled=False)
+    return f"{place + ': ' if place else ''}{len(group)} {noun} moved within the section: {shown}"
 
 
 def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:

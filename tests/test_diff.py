@@ -556,6 +556,23 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     ]
 
 
+def test_a_section_moved_and_renamed_is_one_line() -> None:
+    def section(name: str) -> str:
+        return f"## {name}\n\n" + "".join(
+            f"{name} paragraph {i} says enough to matter.\n\n" for i in range(3)
+        )
+
+    a = "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Beta", "Gamma", "Delta"))
+    moved = section("Beta").replace("## Beta", "## Beta changes")
+    d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + moved)
+    assert summarize(d, V)[1:] == [
+        '• Post: heading "Beta" → "Beta changes", moved within its section (the section, 4 blocks)'
+    ]
+    assert [(c.kind, c.detail) for c in d.changes] == [
+        ("modified", "moved within its section (the section, 4 blocks)")
+    ]
+
+
 def test_a_list_put_in_another_order_is_one_line_of_the_summary() -> None:
     items = [f"- {name} support" for name in ("Linux", "Windows", "macOS", "ROCm", "XPU")]
     a = "# Notes\n\n## Platforms\n\n" + "\n".join(items) + "\n\n## Other\n\nText.\n"

@@ -397,8 +397,14 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
 def _group_moves(changes: list[Change]) -> list[Change]:
     """A heading that moved with every block under it is reported as one moved section; a block of it edited
     on the way stays a change of its own and does not split the section."""
-    moved = sorted((c for c in changes if c.kind == "moved"), key=lambda c: c.b_index or 0)
-    others = [c for c in changes if c.kind != "moved"]
+    # a heading moved, or moved and renamed, may open a section that moved with it
+    heads = {
+        id(c)
+        for c in changes
+        if c.kind == "modified" and c.block == "heading" and c.detail.startswith("moved")
+    }
+    moved = sorted((c for c in changes if c.kind == "moved" or id(c) in heads), key=lambda c: c.b_index or 0)
+    others = [c for c in changes if c.kind != "moved" and id(c) not in heads]
     edited = {(c.a_index, c.b_index): c for c in others if c.kind == "modified"}
     grouped: list[Change] = []
     span: dict[int, int] = {}  # id of a moved heading → the blocks its section covers so far
@@ -413,7 +419,8 @@ def _group_moves(changes: list[Change]) -> list[Change]:
     for change in moved:
         head = grouped[-1] if grouped else None
         if (
-            head is not None
+            change.kind == "moved"
+            and head is not None
             and head.block == "heading"
             and head.a_index is not None
             and head.b_index is not None
@@ -430,7 +437,8 @@ def _group_moves(changes: list[Change]) -> list[Change]:
         grouped.append(change)
     for change in grouped:
         if change.block == "heading" and (blocks := covered(change)) > 1:
-            change.detail += f" (the section, {blocks} blocks)"
+            moved_how, _, rest = change.detail.partition("; ")  # a renamed heading's link detail follows
+            change.detail = "; ".join(filter(None, (f"{moved_how} (the section, {blocks} blocks)", rest)))
     return others + grouped
 
 

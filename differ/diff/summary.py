@@ -152,10 +152,12 @@ def describe(change: Change) -> list[str]:
         return [f"{at()}{change.detail}"]
     if not change.ops:
         return [f"{at()}{change.detail or 'changed'}"]
-    if (
-        change.block == "heading"
-    ):  # short, and what names its section: both whole ("heading" says which block)
-        return [f"{at(whole=True)}heading {quote(change.before)} → {quote(change.after)}"]
+    if change.block == "heading":  # short, and what names its section: both whole ("heading" says which)
+        renamed = f"heading {quote(change.before)} → {quote(change.after)}"
+        if moved:  # renamed as its section moved
+            place = where(change, labelled=False)
+            return [f"{place + ': ' if place else ''}{renamed}, {moved}"]
+        return [f"{at(whole=True)}{renamed}"]
     if change.cells:  # a table row: the cells that changed, by column
         return [f"{at()}" + "; ".join(_cell(cell) for cell in change.cells)]
     if all(op["op"] == "delete" for op in change.ops):

@@ -496,6 +496,20 @@ def test_inline_html_tags_are_not_part_of_a_blocks_name_or_section() -> None:
     assert summarize(d, V)[1:] == ['• Notes beta › Figure 1: The model is drawn …: added "again"']
 
 
+def test_summaries_quote_text_without_its_inline_html_tags_unless_the_tags_changed() -> None:
+    a = '# Notes\n\n<small style="line-height: 1.1">Figure 1: The model</small> is drawn here.\n\nOther.\n'
+    assert summarize(diff(a, a.replace("drawn", "shown")), V)[1:] == [
+        '• Notes: "Figure 1: The model is drawn here."',
+        '  → "Figure 1: The model is shown here."',
+    ]
+    assert summarize(diff(a, a.replace("1.1", "1.2")), V)[2] == (
+        '  → "<small style="line-height: 1.2">Figure 1: The model</small> is drawn here."'
+    )
+    assert summarize(diff(a, a + "\n<b>New</b> paragraph.\n"), V)[1:] == [
+        '• added at the end: "New paragraph."'
+    ]
+
+
 def test_a_nested_item_is_placed_under_the_item_it_is_in() -> None:
     a = "# Notes\n\n- **Linux**: wheels for\n  - CUDA 12.8\n  - CUDA 12.9\n- **macOS**: wheels for\n  - arm64\n"
     d = diff(a, a.replace("CUDA 12.9", "CUDA 13.0").replace("arm64", "arm64 and x86_64"))

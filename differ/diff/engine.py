@@ -69,6 +69,7 @@ class Change:
     members: list[tuple[int, str, str]] = field(default_factory=list)  # (b_index, block, text) moved along
     parent: str = ""  # a nested list item's: the label of the item it is in
     cells: list[dict[str, str]] = field(default_factory=list)  # a table row's changed cells, by column
+    bare: tuple[str, str] = ("", "")  # before and after without inline HTML tags, where a block had any
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
@@ -201,13 +202,24 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 y,
                 detail=detail,
                 parent=new.parent,
+                bare=(old.bare, new.bare),
             )
         )
     for x in still_removed:
         old, ops = a[x], [{"op": "delete", "before": a[x].text}]
         changes.append(
             Change(
-                "removed", old.section, old.text, None, old.kind, old.label, ops, x, None, parent=old.parent
+                "removed",
+                old.section,
+                old.text,
+                None,
+                old.kind,
+                old.label,
+                ops,
+                x,
+                None,
+                parent=old.parent,
+                bare=(old.bare, ""),
             )
         )
     for y in still_added:
@@ -226,6 +238,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
                 y,
                 at_end=at_end,
                 parent=new.parent,
+                bare=("", new.bare),
             )
         )
     ys = [y for _, y in equal] if extra else []
@@ -266,6 +279,7 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
             y,
             detail=detail,
             parent=new.parent,
+            bare=(old.bare, new.bare),
         )
     if old.kind == "code" == new.kind:
         ops = code_ops(old.text, new.text, block_lines(old), block_lines(new))
@@ -288,6 +302,7 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
         detail=detail,
         parent=new.parent,
         cells=_changed_cells(old, new),
+        bare=(old.bare, new.bare),
     )
 
 

@@ -133,6 +133,7 @@ def describe(change: Change) -> list[str]:
     block's first words twice."""
 
     moved = _moved(change) if change.kind == "modified" else ""
+    shown_before, shown_after = _shown(change)
 
     def at(*, whole: bool = False) -> str:
         place = where(change, labelled=not whole)
@@ -142,18 +143,18 @@ def describe(change: Change) -> list[str]:
 
     if change.kind == "added":
         if change.at_end:
-            return [f"added at the end: {quote(change.after)}"]
-        return [f"{at(whole=True)}added {quote(change.after)}"]
+            return [f"added at the end: {quote(shown_after)}"]
+        return [f"{at(whole=True)}added {quote(shown_after)}"]
     if change.kind == "removed":
-        return [f"{at(whole=True)}removed {quote(change.before)}"]
+        return [f"{at(whole=True)}removed {quote(shown_before)}"]
     if change.kind == "moved":
-        return [f"{at(whole=True)}{_moved(change)}: {quote(change.after, 80)}"]
+        return [f"{at(whole=True)}{_moved(change)}: {quote(shown_after, 80)}"]
     if change.kind in ("link", "invisible"):
         return [f"{at()}{change.detail}"]
     if not change.ops:
         return [f"{at()}{change.detail or 'changed'}"]
     if change.block == "heading":  # short, and what names its section: both whole ("heading" says which)
-        renamed = f"heading {quote(change.before)} → {quote(change.after)}"
+        renamed = f"heading {quote(shown_before)} → {quote(shown_after)}"
         if moved:  # renamed as its section moved
             place = where(change, labelled=False)
             return [f"{place + ': ' if place else ''}{renamed}, {moved}"]
@@ -164,7 +165,7 @@ def describe(change: Change) -> list[str]:
         return [f"{at()}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
     if all(op["op"] == "insert" for op in change.ops):
         return [f"{at()}added " + ", ".join(quote(op["after"], 80) for op in change.ops)]
-    before, after = change.before or "", change.after or ""
+    before, after = shown_before or "", shown_after or ""
     if change.block == "code":  # the lines that changed, not the sentences of a flattened block
         old, new = changed_lines(before, after)
     else:
@@ -174,6 +175,16 @@ def describe(change: Change) -> list[str]:
         old, new = around_change(" ".join(old.split()), " ".join(new.split()), context=80)
         whole = False
     return [f"{at(whole=whole)}{quote(old)}", f"  → {quote(new)}"]
+
+
+def _shown(change: Change) -> tuple[str | None, str | None]:
+    """The two sides as a summary quotes them: without inline HTML tags (`<small style=…>`), unless the tags
+    are all that changed."""
+    before, after = change.before, change.after
+    if not any(change.bare):
+        return before, after
+    bare = (change.bare[0] or before, change.bare[1] or after)
+    return (before, after) if change.kind == "modified" and bare[0] == bare[1] else bare
 
 
 def _moved(change: Change) -> str:
@@ -281,7 +292,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             where = " (added at the end)" if change.at_end else ""
-            items.append([f"author's note{where}: {quote(change.after)}"])
+            items.append([f"author's note{where}: {quote(_shown(change)[1])}"])
             notes += 1
         elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
             if group := reordered[id(change)]:

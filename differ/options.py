@@ -158,6 +158,14 @@ def string_list(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def heading_list(value: Any) -> tuple[str, ...]:
+    """Headings or patterns of them (`Security*`): none may be blank, which no heading would match."""
+    items = string_list(value)
+    if not all(item.strip() for item in items):
+        raise Invalid('expected headings or patterns such as "Security*", found a blank one')
+    return items
+
+
 def pattern_list(value: Any) -> tuple[str, ...]:
     """Regular expressions (Python syntax), each checked here so that a typo is a config error, not a crash."""
     items = string_list(value)

@@ -213,6 +213,8 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
     """The diff `--section` asks for: the changes under the headings it matches (`differ diff`, `compare`)."""
     if args.sections and args.format == "unified":
         raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
+    if args.sections and not all(pattern.strip() for pattern in args.sections):
+        raise UsageError('--section: expected a heading or a pattern such as "Security*", found nothing')
     return d.narrowed(args.sections) if args.sections else d
 
 

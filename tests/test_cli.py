@@ -695,6 +695,11 @@ def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: py
         ["Security", "Deprecations"],
         3,
     )
+    assert run(*diff, "--section", " ") == (
+        ExitCode.USAGE,
+        "",
+        'error: --section: expected a heading or a pattern such as "Security*", found nothing\n',
+    )
     assert run(*diff, "--section", "x", "--format", "unified") == (
         ExitCode.USAGE,
         "",

@@ -443,3 +443,13 @@ def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -
     assert notifier_config(
         tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\n'
     ).wants_sections({})
+    from tests.helpers import notifier_error
+
+    assert (
+        notifier_error(
+            tmp_path,
+            "slack",
+            'url = "https://hooks.slack.com/services/T/B/X"\nsections = ["Security", " "]\n',
+        )
+        == 'notify[0].sections: expected headings or patterns such as "Security*", found a blank one'
+    )

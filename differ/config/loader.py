@@ -200,7 +200,7 @@ class _Loader:
             "documents": Option(opt.string_list, (), "only these documents"),
             "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
             "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
-            "sections": Option(opt.string_list, (), "only edits under these headings (* any characters)"),
+            "sections": Option(opt.heading_list, (), "only edits under these headings (* any characters)"),
             "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
             "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
             "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),

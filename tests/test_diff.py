@@ -157,11 +157,16 @@ def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
     from differ.diff.engine import Change, Diff
 
     a = TABLE + "\n## Notes\n\n- **Linux**: wheels\n  - CUDA 12.9\n\nSee [docs](https://x.org/1).\n"
+    a += "\n<small>Figure 1</small> is drawn here.\n"
     b = a.replace("| 12.6 | 3.10-3.13 |\n| macOS", "| 12.8 | 3.10-3.13 |\n| macOS").replace("12.9", "13.0")
-    d = diff(a, b.replace("x.org/1", "x.org/2") + "\nUpdated (7/8): fixed.\n")
+    d = diff(a, b.replace("x.org/1", "x.org/2").replace("drawn", "shown") + "\nUpdated (7/8): fixed.\n")
     again = [Change.from_json(c.as_json()) for c in d.changes]
     assert [c.as_json() for c in again] == [c.as_json() for c in d.changes]
-    assert summarize(Diff(again), V) == summarize(d, V) and len(d.changes) == 4
+    assert summarize(Diff(again), V) == summarize(d, V) and len(d.changes) == 5
+    assert d.changes[3].as_json()["bare"] == {
+        "before": "Figure 1 is drawn here.",
+        "after": "Figure 1 is shown here.",
+    }
 
 
 def test_a_title_is_a_title_wherever_the_json_keeps_it() -> None:

@@ -74,6 +74,7 @@ class Change:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
         """A change read back from its JSON form (a queued event's diff), enough to summarize it again."""
+        bare = data["bare"] if isinstance(data.get("bare"), dict) else {}
         return cls(
             str(data.get("kind", "")),
             tuple(str(heading) for heading in data.get("section") or ()),
@@ -86,6 +87,7 @@ class Change:
             at_end=bool(data.get("at_end")),
             parent=str(data.get("parent") or ""),
             cells=list(data.get("cells") or []),
+            bare=(str(bare.get("before") or ""), str(bare.get("after") or "")),
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -106,6 +108,8 @@ class Change:
             data["parent"] = self.parent
         if self.cells:
             data["cells"] = self.cells
+        if any(self.bare):  # the sides without their inline HTML tags, as summaries quote them
+            data["bare"] = {"before": self.bare[0] or None, "after": self.bare[1] or None}
         return data
 
 

@@ -15,6 +15,7 @@ from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
 from differ.errors import ExitCode, UsageError
+from differ.options import Invalid, heading_list
 from differ.site import describe, size_text
 from differ.store import Version
 
@@ -213,9 +214,16 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
     """The diff `--section` asks for: the changes under the headings it matches (`differ diff`, `compare`)."""
     if args.sections and args.format == "unified":
         raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
-    if args.sections and not all(pattern.strip() for pattern in args.sections):
-        raise UsageError('--section: expected a heading or a pattern such as "Security*", found nothing')
-    return d.narrowed(args.sections) if args.sections else d
+    if not args.sections:
+        return d
+    from differ.diff.summary import in_sections
+
+    try:
+        return in_sections(d, heading_list(args.sections))  # what `sections` in config.toml takes
+    except Invalid:
+        raise UsageError(
+            '--section: expected a heading or a pattern such as "Security*", found nothing'
+        ) from None
 
 
 @command("diff")

@@ -183,9 +183,6 @@ def compare(
     unmatched = _unmatched(al, canon_share)
     moved = _moved(al, canon_share, unmatched)
     nearest = _nearest_sections(al) if unmatched else []
-    partners: dict[int, set[int]] = {}  # for each canonical block, the copy's blocks that share its words
-    for i, j in al.shared_words():
-        partners.setdefault(i, set()).add(j)
     # Words the mirror changed inside a canonical block: opcodes whose canonical side lies in that block.
     changed: dict[int, list[tuple[int, int, int, int]]] = {}
     for tag, i1, i2, j1, j2 in al.opcodes:
@@ -235,7 +232,7 @@ def compare(
         ]
         lo = min(j1 for _, _, j1, _ in spans)
         hi = max(j2 for _, _, _, j2 in spans)
-        mine = partners.get(index, set())
+        mine = al.partners.get(index, set())
         kept = [k for k in range(lo, hi) if not mine or al.mirror.owner[k] in mine]
         mirror_words = [al.mirror.words[k] for k in kept]
         mirror_owners = {al.mirror.owner[k] for k in kept}
@@ -260,7 +257,7 @@ def compare(
             run.append(Finding("extra", nearest[index], None, block.text, block.kind))
             last = index
     findings.extend(_in_a_row(run))
-    findings.extend(link_findings(canonical, mirror, al, missing, pages))
+    findings.extend(link_findings(canonical, mirror, al.partners, missing, pages))
     findings.extend(_code_findings(canonical, mirror, missing))
     return findings
 
@@ -288,13 +285,8 @@ def carried(al: Alignment) -> float:
     elsewhere = 0
     for i, j in _moved(al, canon_share, _unmatched(al, canon_share)).items():
         unaligned = round(al.canonical.per_block[i] * (1 - canon_share[i]))
-        ours, theirs = al.canonical.words_of(i), al.mirror.words_of(j)
-        same = (
-            len(ours)
-            if ours == theirs
-            else sum(m.size for m in SequenceMatcher(None, ours, theirs).get_matching_blocks())
-        )
-        elsewhere += min(unaligned, same)
+        matcher = SequenceMatcher(None, al.canonical.words_of(i), al.mirror.words_of(j))
+        elsewhere += min(unaligned, sum(m.size for m in matcher.get_matching_blocks()))
     return (al.matched + elsewhere) / len(al.canonical.words)
 
 
@@ -314,10 +306,9 @@ def _moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dic
     with the mirror block it is. Such a block is moved, not missing and extra: word for word, or edited too
     (the left-over block most like it, its words at least `MOVED_SIMILAR`% alike). Found once per alignment:
     the findings and the coverage both ask."""
-    known: dict[int, int] | None = al.__dict__.get("_moved")
-    if known is None:
-        known = al.__dict__["_moved"] = _find_moved(al, canon_share, unmatched)
-    return known
+    if al.moves is None:
+        al.moves = _find_moved(al, canon_share, unmatched)
+    return al.moves
 
 
 def _find_moved(al: Alignment, canon_share: list[float], unmatched: list[int]) -> dict[int, int]:

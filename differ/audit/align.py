@@ -8,11 +8,12 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from differ.diff.align import anchored_opcodes, increasing_run
 from differ.diff.blocks import Block
 from differ.diff.words import Alignment as WordAlignment
-from differ.diff.words import Opcode, common_ends
+from differ.diff.words import Opcode, common_ends, merged, shifted
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
@@ -58,10 +59,20 @@ class Alignment:
     matched_a: list[bool]
     matched_b: list[bool]
     opcodes: Sequence[tuple[str, int, int, int, int]]
+    # the canonical blocks the mirror has elsewhere, found once though the findings and the coverage both ask
+    moves: dict[int, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def matched(self) -> int:
         return sum(self.matched_a)
+
+    @cached_property
+    def partners(self) -> dict[int, set[int]]:
+        """For each canonical block, the mirror blocks that share its words."""
+        out: dict[int, set[int]] = {}
+        for i, j in self.shared_words():
+            out.setdefault(i, set()).add(j)
+        return out
 
     def shared_words(self) -> Iterator[tuple[int, int]]:
         """For each word the two share, the canonical block and the mirror block it stands in."""
@@ -90,13 +101,11 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
     i0 = j0 = 0
     for i, j in [*_shared_headings(canonical, mirror), (len(canonical.blocks), len(mirror.blocks))]:
         i1, j1 = canonical.start[i], mirror.start[j]  # the heading's words, or the end
-        ops += [(t, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for t, x1, x2, y1, y2 in _stretch(a[i0:i1], b[j0:j1])]
+        ops += shifted(_stretch(a[i0:i1], b[j0:j1]), i0, j0)
         if i < len(canonical.blocks):  # the heading itself ("Install", or numbered by the copy: "1. Install")
             i0, j0 = canonical.start[i + 1], mirror.start[j + 1]
-            ops += [
-                (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1) for t, x1, x2, y1, y2 in _stretch(a[i1:i0], b[j1:j0])
-            ]
-    opcodes = _merged(ops)
+            ops += shifted(_stretch(a[i1:i0], b[j1:j0]), i1, j1)
+    opcodes = merged(ops)
     matched_a = [False] * len(canonical.words)
     matched_b = [False] * len(mirror.words)
     for tag, i1, i2, j1, j2 in opcodes:
@@ -144,24 +153,8 @@ def _stretch(a: list[str], b: list[str]) -> list[Opcode]:
         return list(WordAlignment(a, b).opcodes())
     head, tail = common_ends(a, b)
     middle = anchored_opcodes(a[head : len(a) - tail], b[head : len(b) - tail])
-    return _merged(
-        [("equal", 0, head, 0, head)]
-        + [(t, i1 + head, i2 + head, j1 + head, j2 + head) for t, i1, i2, j1, j2 in middle]
-        + [("equal", len(a) - tail, len(a), len(b) - tail, len(b))]
-    )
-
-
-def _merged(ops: list[Opcode]) -> list[Opcode]:
-    """Opcodes with empty ones left out and neighbouring equal runs made one, as difflib gives them."""
-    out: list[Opcode] = []
-    for op in ops:
-        if op[1] == op[2] and op[3] == op[4]:
-            continue
-        if out and op[0] == "equal" == out[-1][0]:
-            out[-1] = ("equal", out[-1][1], op[2], out[-1][3], op[4])
-        else:
-            out.append(op)
-    return out
+    ends = ("equal", 0, head, 0, head), ("equal", len(a) - tail, len(a), len(b) - tail, len(b))
+    return merged([ends[0], *shifted(middle, head, head), ends[1]])
 
 
 def shares(al: Alignment, side: str = "canonical") -> list[float]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
-from differ.audit.align import Alignment, fold
+from differ.audit.align import fold
 from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
@@ -15,15 +15,17 @@ if TYPE_CHECKING:
 
 
 def link_findings(
-    canonical: list[Block], mirror: list[Block], al: Alignment, skip: set[int], pages: tuple[str, str]
+    canonical: list[Block],
+    mirror: list[Block],
+    partners: dict[int, set[int]],
+    skip: set[int],
+    pages: tuple[str, str],
 ) -> list[Finding]:
     """Links whose words the mirror kept but whose target it changed (a download link that now points
     elsewhere): each canonical block's links against those of the mirror blocks carrying its words, by their
-    text. A target on the mirror's own site is its copy of what is linked (a translation links its own
-    pages), and an image may be served from anywhere."""
-    partners: dict[int, set[int]] = {}
-    for i, j in al.shared_words():
-        partners.setdefault(i, set()).add(j)
+    text (`partners`: for each canonical block, the mirror blocks sharing its words). A target on the mirror's
+    own site is its copy of what is linked (a translation links its own pages), and an image may be served from
+    anywhere."""
     own = _host(pages[1])
     from differ.audit import Finding  # the package imports this module
 

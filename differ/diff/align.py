@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from differ.diff.blocks import Block, words
-from differ.diff.words import BIG, Alignment, CodeLine, code_lines, common_ends
+from differ.diff.words import BIG, Alignment, CodeLine, code_lines, common_ends, shifted
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
@@ -128,8 +128,7 @@ def anchored_opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, i
     i0 = j0 = 0
     for i, j in [*increasing_run(pairs), (len(ka), len(kb))]:
         if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
-            gap = anchored_opcodes(ka[i0:i], kb[j0:j])
-            ops.extend((tag, x1 + i0, x2 + i0, y1 + j0, y2 + j0) for tag, x1, x2, y1, y2 in gap)
+            ops.extend(shifted(anchored_opcodes(ka[i0:i], kb[j0:j]), i0, j0))
         if i < len(ka):
             ops.append(("equal", i, i + 1, j, j + 1))
         i0, j0 = i + 1, j + 1

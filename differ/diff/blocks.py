@@ -83,7 +83,7 @@ def _inline(token: Token) -> _Inline:
     link_stack: list[tuple[str, int]] = []
     strong_start: int | None = None
     first_strong_done = False
-    tags: list[int] = []  # which parts are inline HTML
+    tags: set[int] = set()  # which parts are inline HTML
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
@@ -105,7 +105,7 @@ def _inline(token: Token) -> _Inline:
             out.lead = "".join(parts)[strong_start:].strip()
             first_strong_done = True
         elif child.type == "html_inline":
-            tags.append(len(parts))
+            tags.add(len(parts))
             parts.append(child.content)
     out.text = " ".join("".join(parts).split())
     if tags:

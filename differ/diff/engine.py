@@ -8,10 +8,9 @@ import gc
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from fnmatch import fnmatchcase
 from typing import Any
 
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
@@ -127,35 +126,12 @@ class Diff:
     within: tuple[str, ...] = ()  # narrowed to some sections: the headings its changes are under
     left_out: int = 0  # and how many changes elsewhere it leaves out
 
-    def narrowed(self, patterns: Sequence[str]) -> Diff:
-        """The changes under a heading one of `patterns` matches (case aside, `*` any run of characters), with
-        the author's note on the edit wherever it stands, the metadata left out: what a reader who follows some
-        sections of a post wants to see."""
-        from differ.diff.summary import is_edit_note
-
-        kept = [c for c in self.changes if headings_matching(c.section, patterns)]
-        within = tuple(dict.fromkeys(h for c in kept for h in headings_matching(c.section, patterns)))
-        if kept:
-            ids = {id(c) for c in kept}
-            kept = [
-                c
-                for c in self.changes
-                if id(c) in ids or (c.kind in ("added", "modified") and is_edit_note(c.after))
-            ]
-        return Diff(kept, [], within=within or tuple(patterns), left_out=len(self.changes) - len(kept))
-
     @property
     def empty(self) -> bool:
         return not self.changes and not self.metadata
 
     def __len__(self) -> int:
         return len(self.changes) + len(self.metadata)
-
-
-def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:
-    """The headings of a section path that one of `patterns` matches, case aside, `*` any run of characters."""
-    folded = [p.casefold() for p in patterns]
-    return [h for h in section if any(fnmatchcase(str(h).casefold(), p) for p in folded)]
 
 
 def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
@@ -191,60 +167,12 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
             break
         trailing.add(y)
     for x, y in moved:
-        old, new = a[x], b[y]
-        detail = _moved_detail(old, new)
-        changes.append(
-            Change(
-                "moved",
-                new.section,
-                old.text,
-                new.text,
-                new.kind,
-                new.label,
-                [],
-                x,
-                y,
-                detail=detail,
-                parent=new.parent,
-                bare=(old.bare, new.bare),
-            )
-        )
+        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a[x], b[y])))
     for x in still_removed:
-        old, ops = a[x], [{"op": "delete", "before": a[x].text}]
-        changes.append(
-            Change(
-                "removed",
-                old.section,
-                old.text,
-                None,
-                old.kind,
-                old.label,
-                ops,
-                x,
-                None,
-                parent=old.parent,
-                bare=(old.bare, ""),
-            )
-        )
+        changes.append(_change("removed", a[x], None, x, None, [{"op": "delete", "before": a[x].text}]))
     for y in still_added:
-        new, ops = b[y], [{"op": "insert", "after": b[y].text}]
-        at_end = y in trailing
-        changes.append(
-            Change(
-                "added",
-                new.section,
-                None,
-                new.text,
-                new.kind,
-                new.label,
-                ops,
-                None,
-                y,
-                at_end=at_end,
-                parent=new.parent,
-                bare=("", new.bare),
-            )
-        )
+        ops = [{"op": "insert", "after": b[y].text}]
+        changes.append(_change("added", None, b[y], None, y, ops, at_end=y in trailing))
     ys = [y for _, y in equal] if extra else []
     across = {(x, y) for x, y in extra if _moved_too(a, b, x, y, equal, ys)}
     for x, y in modified:
@@ -271,20 +199,7 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
             kind, detail = "modified", f"heading level {old.level} → {new.level}"
         else:
             kind, detail = "link", _link_detail(old, new)
-        return Change(
-            kind,
-            new.section,
-            old.text,
-            new.text,
-            new.kind,
-            new.label,
-            [],
-            x,
-            y,
-            detail=detail,
-            parent=new.parent,
-            bare=(old.bare, new.bare),
-        )
+        return _change(kind, old, new, x, y, detail=detail)
     if old.kind == "code" == new.kind:
         ops = code_ops(old.text, new.text, block_lines(old), block_lines(new))
     else:
@@ -293,20 +208,37 @@ def _paired(old: Block, new: Block, x: int, y: int) -> Change:
     detail = _link_detail(old, new) if links_moved else ""
     # named as it was when words were only added to it (`New plugin API: added "(beta)"`), else as it is now
     label = old.label if ops and all(op["op"] == "insert" for op in ops) else new.label
+    return _change(
+        "modified", old, new, x, y, ops, label=label, detail=detail, cells=_changed_cells(old, new)
+    )
+
+
+def _change(
+    kind: str,
+    old: Block | None,
+    new: Block | None,
+    x: int | None,
+    y: int | None,
+    ops: list[dict[str, str]] | None = None,
+    **more: Any,
+) -> Change:
+    """A change between the blocks `old` and `new` (either may be absent), placed and named as the newer one:
+    its section, kind, label and parent item."""
+    shown = new or old
+    assert shown is not None  # a change has a block on one side at least
     return Change(
-        "modified",
-        new.section,
-        old.text,
-        new.text,
-        new.kind,
-        label,
-        ops,
+        kind,
+        shown.section,
+        old.text if old else None,
+        new.text if new else None,
+        shown.kind,
+        more.pop("label", shown.label),
+        ops or [],
         x,
         y,
-        detail=detail,
-        parent=new.parent,
-        cells=_changed_cells(old, new),
-        bare=(old.bare, new.bare),
+        parent=shown.parent,
+        bare=(old.bare if old else "", new.bare if new else ""),
+        **more,
     )
 
 

@@ -6,9 +6,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
-from differ.diff.engine import Change, Diff, headings_matching
+from differ.diff.engine import Change, Diff
 from differ.diff.words import code_lines, common_ends, line_opcodes
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
@@ -203,12 +204,27 @@ def _cell(cell: dict[str, str]) -> str:
     return f"{cell['column']} {shown(cell['before'])} → {shown(cell['after'])}"
 
 
+def _authors_note(change: Change) -> bool:
+    """Whether a change adds or edits the author's own note on the edit."""
+    return change.kind in ("added", "modified") and is_edit_note(change.after)
+
+
+def in_sections(d: Diff, patterns: Sequence[str]) -> Diff:
+    """The changes under a heading one of `patterns` matches (case aside, `*` any run of characters), with
+    the author's note on the edit wherever it stands, the metadata left out: what a reader who follows some
+    sections of a post wants to see."""
+    found = [(c, headings_matching(c.section, patterns)) for c in d.changes]
+    within = tuple(dict.fromkeys(h for _, headings in found for h in headings))
+    kept = [c for c, headings in found if headings or (within and _authors_note(c))]
+    return Diff(kept, [], within=within or tuple(patterns), left_out=len(d.changes) - len(kept))
+
+
 def order(changes: list[Change]) -> list[tuple[Change, bool]]:
     """Most important first: the author's edit note, then content changes, then the rest; each group in the
     diff's own order, which is document order (a removed block stands where it was). Each change comes with
     whether it is the author's note."""
     rank = {"modified": 1, "removed": 1, "added": 1, "moved": 2, "link": 3, "invisible": 4}
-    noted = [(c, c.kind in ("added", "modified") and is_edit_note(c.after)) for c in changes]
+    noted = [(c, _authors_note(c)) for c in changes]
     return sorted(noted, key=lambda pair: 0 if pair[1] else rank.get(pair[0].kind, 5))
 
 
@@ -316,6 +332,12 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     return lines
 
 
+def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:
+    """The headings of a section path that one of `patterns` matches, case aside, `*` any run of characters."""
+    folded = [p.casefold() for p in patterns]
+    return [h for h in section if any(fnmatchcase(str(h).casefold(), p) for p in folded)]
+
+
 def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:
     """The headings above a change (its JSON form) that one of `patterns` matches: a destination that follows
     some sections only hears of the changes with any."""
@@ -339,7 +361,7 @@ def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
         a_name=str(sides[0].get("name") or ""),
         b_name=str(sides[1].get("name") or ""),
     )
-    d = Diff([Change.from_json(c) for c in changes]).narrowed(patterns)
+    d = in_sections(Diff([Change.from_json(c) for c in changes]), patterns)
     kept = [c.as_json() for c in d.changes]
     return {
         **diff,

@@ -73,13 +73,25 @@ class Alignment:
         if self.tail:
             la, lb = len(self.a), len(self.b)
             out.append(("equal", la - self.tail, la, lb - self.tail, lb))
-        merged: list[Opcode] = []
-        for op in out:  # the middle may start or end equal: one run, as difflib gives it
-            if merged and op[0] == "equal" == merged[-1][0]:
-                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
-            else:
-                merged.append(op)
-        return merged
+        return merged(out)  # the middle may start or end equal: one run, as difflib gives it
+
+
+def merged(ops: Sequence[Opcode]) -> list[Opcode]:
+    """Opcodes with empty ones left out and neighbouring equal runs made one, as difflib gives them."""
+    out: list[Opcode] = []
+    for op in ops:
+        if op[1] == op[2] and op[3] == op[4]:
+            continue
+        if out and op[0] == "equal" == out[-1][0]:
+            out[-1] = ("equal", out[-1][1], op[2], out[-1][3], op[4])
+        else:
+            out.append(op)
+    return out
+
+
+def shifted(ops: Sequence[Opcode], i: int, j: int) -> list[Opcode]:
+    """Opcodes of two stretches, as positions in the sequences they start at `i` and `j` of."""
+    return [(tag, i1 + i, i2 + i, j1 + j, j2 + j) for tag, i1, i2, j1, j2 in ops]
 
 
 def _equal_pairs(a: Sequence[Any], b: Sequence[Any]) -> int:

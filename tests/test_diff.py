@@ -153,6 +153,16 @@ def test_a_long_sentence_changed_past_what_a_quote_shows_is_quoted_where_it_chan
     ]
 
 
+def test_a_summary_says_a_link_changed_with_the_words_around_it() -> None:
+    a = "# T\n\nIt is about about this. See [docs](https://x.org/a). Rust 1.71.\n"
+    d = diff(a, a.replace("about about", "about").replace("/a)", "/b)").replace("1.71", "1.81"))
+    assert summarize(d, V)[1:] == [
+        '• T: "It is about about this. See docs. Rust 1.71."',
+        '  → "It is about this. See docs. Rust 1.81."',
+        '  link "docs": https://x.org/a → https://x.org/b',
+    ]
+
+
 def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
     from differ.diff.engine import Change, Diff
 

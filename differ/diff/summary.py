@@ -129,9 +129,18 @@ def where(change: Change, *, labelled: bool = True) -> str:
 
 
 def describe(change: Change) -> list[str]:
-    """One or two lines for a change, without the bullet. A line that quotes the whole block leaves the block's
-    label out of its place (`Highlights: "Faster startup (2x)" → "Faster startup (3x)"`): it would say the
-    block's first words twice."""
+    """One or two lines for a change, without the bullet, and a line for its links when they changed with its
+    words (`link "docs": https://x.org/a → https://x.org/b`)."""
+    lines = _described(change)
+    if change.kind != "modified" or not change.ops:  # a link alone changed: its detail is the line already
+        return lines
+    links = "; ".join(part for part in change.detail.split("; ") if part.startswith("link"))
+    return [*lines, f"  {links}"] if links else lines
+
+
+def _described(change: Change) -> list[str]:
+    """A line that quotes the whole block leaves the block's label out of its place (`Highlights: "Faster
+    startup (2x)" → "Faster startup (3x)"`): it would say the block's first words twice."""
 
     moved = _moved(change) if change.kind == "modified" else ""
     shown_before, shown_after = _shown(change)

@@ -154,8 +154,7 @@ def reported_words(old_md: str, new_md: str) -> Counter[str]:
             if m:
                 out[chr(int(m.group(2), 16))] += int(m.group(1))
         if c.kind in ("link", "modified") and c.detail:
-            for part in re.findall(r"(\S+) → (\S+)", c.detail):
-                out.update(p.rstrip(";") for p in part if p != "(empty)" and "://" in p)
+            out.update(url.rstrip(";") for url in re.findall(r"\S+://\S+", c.detail))
     return out
 
 

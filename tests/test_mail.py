@@ -188,9 +188,9 @@ def test_a_change_arrives_as_a_mail_a_reader_can_use(tmp_path: Path, server: Ser
     html = m.get_body(("html",))
     assert text is not None and html is not None
     assert text.get_content().replace("\r\n", "\n") == (
-        "Doc (canonical), version 1 → 2: 2 changes.\n"
-        '• Post: removed "Old text here."\n'
-        '• added at the end: "New <script>alert(1)</script> text."\n'
+        "Doc (canonical), version 1 → 2: 1 change.\n"
+        '• Post: "Old text here."\n'
+        '  → "New <script>alert(1)</script> text."\n'
         "\n"
         "Full diff: https://reports.example.org/differ/doc/canonical/diff-2.html\n"
         "\n"

@@ -105,18 +105,20 @@ def test_a_change_is_one_notice_in_the_room_and_page_text_pings_no_one(
     assert event["m.mentions"] == {}  # present and empty: no push rule reads page text as a mention
     assert event["body"].splitlines() == [
         "Doc changed (canonical)",
-        "Doc (canonical), version 1 → 2: 2 changes.",
-        '• Post: removed "Hello."',
-        '• added at the end: "Ping @room and @alice:example.org, see this <img>."',
+        "Doc (canonical), version 1 → 2: 1 change.",
+        '• Post: "Hello."',
+        '  → "Ping @room and @alice:example.org, see this <img>."',
+        '  link "this" added: https://evil.example/',
         "Full diff: https://reports.example.org/doc/canonical/diff-2.html",
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
     ]
     assert event["format"] == "org.matrix.custom.html"
     assert event["formatted_body"].split("<br>") == [
         "<strong>Doc changed (canonical)</strong>",
-        "Doc (canonical), version 1 → 2: 2 changes.",
-        "• Post: removed &quot;Hello.&quot;",
-        "• added at the end: &quot;Ping @room and @alice:example.org, see this &lt;img&gt;.&quot;",
+        "Doc (canonical), version 1 → 2: 1 change.",
+        "• Post: &quot;Hello.&quot;",
+        "  → &quot;Ping @room and @alice:example.org, see this &lt;img&gt;.&quot;",
+        "  link &quot;this&quot; added: https://evil.example/",
         '<a href="https://reports.example.org/doc/canonical/diff-2.html">Full diff</a>',
         "<em>doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z</em>",
     ]

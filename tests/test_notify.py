@@ -976,9 +976,9 @@ def test_discord_alert_mentions_nobody_and_links_nowhere(
     assert embed["footer"] == {"text": "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z"}
     assert embed["timestamp"] == "2026-07-08T18:45:00Z"
     assert embed["description"] == (
-        "Doc \\(canonical\\), version 1 → 2\\: 2 changes.\n"
-        '• Post\\: removed "Hello."\n'
-        '• added at the end\\: "Hi \\@everyone and \\<\\@123\\>, see \\[the fix\\]\\(https\\://evil.example/x\\) '
+        "Doc \\(canonical\\), version 1 → 2\\: 1 change.\n"
+        '• Post\\: "Hello."\n'
+        '  → "Hi \\@everyone and \\<\\@123\\>, see \\[the fix\\]\\(https\\://evil.example/x\\) '
         '\\*\\*now\\*\\*."'
     )
     assert [m.data["attempts"] for m in Outbox(app.store).messages("team", "sent")] == [1]  # type: ignore[attr-defined]
@@ -1110,9 +1110,9 @@ def test_teams_alert_is_an_adaptive_card_of_plain_text(
     [hit] = receiver.requests_to("/workflows/1/triggers/manual")
     assert card_text(hit) == [
         "Doc changed (canonical)",
-        "Doc (canonical), version 1 → 2: 2 changes.",
-        '• Post: removed "Hello."',
-        '• added at the end: "See [the fix](https://evil.example/x) **now**, <at>everyone</at>."',
+        "Doc (canonical), version 1 → 2: 1 change.",
+        '• Post: "Hello."',
+        '  → "See [the fix](https://evil.example/x) **now**, <at>everyone</at>."',
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
     ]
     card = json.loads(hit.body)["attachments"][0]["content"]
@@ -1200,9 +1200,8 @@ def test_google_chat_alert_is_a_card_of_escaped_text_in_the_documents_thread(
     assert chat_text(hit) == [
         "Doc changed (canonical)",
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
-        "Doc (canonical), version 1 → 2: 2 changes.",
-        '• Post: removed "Hello."',
-        '• added at the end: "See now <users/all> and <https://evil.example|the fix>."',
+        "Doc (canonical), version 1 → 2: 1 change.",
+        '• Post: "Hello."\n  → "See now <users/all> and <https://evil.example|the fix>."',
     ]
     body = json.loads(hit.body)
     assert body["text"] == "<users/all>"  # the configured mention, and nothing of the page's
@@ -1314,9 +1313,9 @@ def test_zulip_alert_goes_to_the_documents_topic_with_page_text_escaped(
     assert (fields["type"], fields["to"], fields["topic"]) == ("stream", "release", "Doc")
     assert fields["content"].splitlines() == [
         "**Doc changed \\(canonical\\)** @*release-team*",
-        "Doc \\(canonical\\), version 1 → 2: 2 changes\\.",
-        '• Post: removed "Hello\\."',
-        '• added at the end: "Ping @\\*\\*all\\*\\* and @\\*release\\*, see \\[the fix\\]\\(https://evil\\.example/x\\) '
+        "Doc \\(canonical\\), version 1 → 2: 1 change\\.",
+        '• Post: "Hello\\."',
+        '  → "Ping @\\*\\*all\\*\\* and @\\*release\\*, see \\[the fix\\]\\(https://evil\\.example/x\\) '
         'now\\."',
         "[Full diff](https://reports.example.org/doc/canonical/diff-2.html)",
         "*doc/canonical · version 1 → 2 · 2026\\-07\\-08T18:45:00Z*",

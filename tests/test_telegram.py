@@ -149,9 +149,10 @@ def test_a_change_is_one_message_whose_page_text_mentions_no_one(
     assert message["link_preview_options"] == {"is_disabled": True} and "message_thread_id" not in message
     assert str(message["shown"]).replace("\u2060", "").splitlines() == [
         "Doc changed (canonical) @release_team",
-        "Doc (canonical), version 1 → 2: 2 changes.",
-        '• Post: removed "Hello."',
-        '• added at the end: "Ping @everyone_here and @jane_doe: <b>bold</b> & x."',
+        "Doc (canonical), version 1 → 2: 1 change.",
+        '• Post: "Hello."',
+        '  → "Ping @everyone_here and @jane_doe: <b>bold</b> & x."',
+        '  link "x" added: https://evil.example/',
         "Full diff",
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
     ]

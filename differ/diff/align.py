@@ -81,7 +81,7 @@ def align(
     modified: list[tuple[int, int]] = []
     mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
     runs: list[tuple[int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in anchored_opcodes(mid_a, mid_b):
+    for tag, i1, i2, j1, j2 in either_way(mid_a, mid_b):
         i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         if tag == "equal":
             equal.extend(zip(range(i1, i2), range(j1, j2), strict=True))
@@ -104,6 +104,34 @@ def align(
             pair(a, b, ia, ib, removed, added, modified)
     equal.extend((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
     return sorted(equal), sorted(removed), sorted(added), sorted(modified)
+
+
+_SWAPPED = {"insert": "delete", "delete": "insert"}
+
+
+def either_way(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
+    """`anchored_opcodes` of the two lists, or of the lists swapped, whichever keeps more blocks in place (then
+    moves them less, then keeps earlier ones, then keeps the first in text order): difflib breaks a tie
+    between equally long matches by which list comes first, and the diff of b and a must be the mirror image
+    of the diff of a and b."""
+    forward = anchored_opcodes(ka, kb)
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in forward if tag == "equal")
+    if kept in (len(ka), len(kb)):
+        return forward  # one list kept whole: no other choice to make (the common case, and the cheap one)
+    backward = [(_SWAPPED.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in anchored_opcodes(kb, ka)]
+    return min(forward, backward, key=lambda ops: _judged(ops, ka))
+
+
+def _judged(ops: Sequence[tuple[str, int, int, int, int]], ka: list[str]) -> tuple[int, int, int, list[str]]:
+    """What an alignment is judged by, the same whichever list is called a: blocks kept (more first), how far
+    they shift, how late they stand, and which they are."""
+    equal = [(i2 - i1, i1, j1) for tag, i1, i2, j1, _ in ops if tag == "equal"]
+    return (
+        -sum(n for n, _, _ in equal),
+        sum(n * abs(i - j) for n, i, j in equal),
+        sum(n * (i + j) for n, i, j in equal),
+        [key for n, i, _ in equal for key in ka[i : i + n]],
+    )
 
 
 ANCHORED = 64  # longer runs are first cut at blocks found once in each version (patience diff)
@@ -201,9 +229,26 @@ def pair(
             pairs.append((only_a[0], only_b[0]))
             paired_a.add(only_a[0])
             paired_b.add(only_b[0])
+    # One paragraph (or quote) put in the place of another, and nothing else left, is that paragraph rewritten,
+    # as a reader would say; list items are facts of their own, one dropped and another added.
+    left_a = [x for x in ia if x not in paired_a]
+    left_b = [y for y in ib if y not in paired_b]
+    if len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
+        x, y = left_a[0], left_b[0]
+        if sum(p < x for p, _ in pairs) == sum(q < y for _, q in pairs):  # after the same paired blocks
+            pairs.append((x, y))
+            paired_a.add(x)
+            paired_b.add(y)
     modified.extend(pairs)
     removed.extend(x for x in ia if x not in paired_a)
     added.extend(y for y in ib if y not in paired_b)
+
+
+def _rewritten(x: Block, y: Block) -> bool:
+    """Two blocks that, alone in one place, are one prose block rewritten: paragraphs of one kind, or quotes."""
+    if x.kind != y.kind:
+        return False
+    return (x.kind == "paragraph" and x.top == y.top and x.depth == y.depth) or x.kind == "quote"
 
 
 def _same_place(x: Block, y: Block) -> bool:

@@ -306,8 +306,8 @@ def _link_detail(old: Block, new: Block) -> str:
                     else f'link text "{ot}" → "{nt}" ({nu})'
                 )
             continue
-        parts.extend(f'link "{t}" added: (empty) → {u}' for t, u in news)
-        parts.extend(f'link "{t}" removed: {u} → (empty)' for t, u in olds)
+        parts.extend(f'link "{t}" added: {u}' for t, u in news)
+        parts.extend(f'link "{t}" removed: {u}' for t, u in olds)
     return "; ".join(parts)
 
 

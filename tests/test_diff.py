@@ -417,6 +417,41 @@ def test_diffs_in_both_directions_are_mirror_images(a: str, b: str) -> None:
     )
 
 
+# Blocks made of a few words from a small stock: near-duplicates, coincidences and ties everywhere.
+WORD = st.sampled_from(["alpha", "beta", "gamma", "delta", "the", "a", "of", "1.71", "3,328", "fast", "slow"])
+PROSE = st.lists(WORD, min_size=1, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
+LINES = st.lists(st.lists(WORD, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=5)
+ALIKE = st.lists(
+    st.one_of(
+        PROSE,
+        PROSE.map(lambda p: "- " + p),
+        PROSE.map(lambda p: "> " + p),
+        LINES.map(lambda ls: "```\n" + "\n".join(ls) + "\n```"),
+        st.sampled_from(["# Intro", "## Details"]),
+    ),
+    max_size=7,
+).map(lambda bs: "\n\n".join(bs) + "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(ALIKE, ALIKE)
+def test_word_operations_in_both_directions_are_mirror_images(a: str, b: str) -> None:
+    turn = {"insert": "delete", "delete": "insert", "replace": "replace"}
+
+    def turned(op: dict[str, str]) -> dict[str, str]:
+        out = {"op": turn[op["op"]]}
+        out.update({k: v for k, v in (("before", op.get("after")), ("after", op.get("before"))) if v})
+        return out
+
+    forward = [c for c in diff(a, b).changes if c.kind == "modified"]
+    backward = [c for c in diff(b, a).changes if c.kind == "modified"]
+    assert sorted((c.after, json.dumps([turned(op) for op in c.ops])) for c in forward) == sorted(
+        (c.before, json.dumps(c.ops)) for c in backward
+    )
+    test_diffs_in_both_directions_are_mirror_images.hypothesis.inner_test(a, b)  # type: ignore[attr-defined]
+    assert apply(split_blocks(a), diff(a, b)) == [blk.text_key for blk in split_blocks(b)]
+
+
 def test_a_tie_between_two_alignments_is_broken_the_same_way_in_both_directions() -> None:
     # difflib keeps the first block of its first argument that matches: "Numbers" one way, "Intro" the other
     a = "Numbers 1.71 and 3,328.\n\n# Intro\n\nNumbers 1.71 and 3,328.\n"
@@ -449,6 +484,23 @@ def test_blocks_align_alike_whichever_version_comes_first(ka: list[str], kb: lis
         }
 
     assert kept(either_way(ka, kb), False) == kept(either_way(kb, ka), True)
+
+
+def test_similar_blocks_pair_alike_whichever_version_comes_first() -> None:
+    # "Alpha." is nearer in place, "Alpha alpha." more alike: the most alike pair first, either way round
+    a, b = "Alpha.\n\nAlpha alpha.\n", "Alpha alpha alpha.\n"
+    assert [(c.kind, c.before) for c in diff(a, b).changes] == [
+        ("removed", "Alpha."),
+        ("modified", "Alpha alpha."),
+    ]
+    assert [(c.kind, c.after) for c in diff(b, a).changes] == [
+        ("added", "Alpha."),
+        ("modified", "Alpha alpha."),
+    ]
+    # difflib's ratio of two word lists depends on which comes first; the pairing does not
+    a, b = "Alpha.\n\nAlpha beta gamma beta alpha.\n", "Alpha alpha beta beta.\n"
+    assert [c.kind for c in diff(a, b).changes] == ["modified", "removed"]
+    assert [c.kind for c in diff(b, a).changes] == ["modified", "added"]
 
 
 def test_a_paragraph_put_in_the_place_of_another_is_that_paragraph_rewritten() -> None:

@@ -10,7 +10,17 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from differ.diff.blocks import Block, words
-from differ.diff.words import BIG, Alignment, CodeLine, code_lines, common_ends, shifted
+from differ.diff.words import (
+    BIG,
+    Alignment,
+    CodeLine,
+    code_lines,
+    common_ends,
+    ordered_opcodes,
+    ratio,
+    shifted,
+    turned,
+)
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
@@ -32,13 +42,13 @@ def similarity(a: Block, b: Block) -> float:
     if a.kind == "code" == b.kind and len(wa) * len(wb) > BIG:
         # A very long code block is compared by lines (how many are the same): its words recur too much for
         # a word alignment to be cheap.
-        return Alignment(_code_lines(a), _code_lines(b)).ratio()
-    alignment = Alignment(wa, wb)
-    ratio = alignment.ratio()
-    if ratio < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
+        return ratio(_code_lines(a), _code_lines(b))
+    alignment = Alignment(wa, wb) if wa <= wb else Alignment(wb, wa)  # difflib's ratio hangs on the order
+    alike = alignment.ratio()
+    if alike < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
         # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.
         return PAIR_THRESHOLD + 0.01
-    return ratio
+    return alike
 
 
 def block_lines(block: Block) -> tuple[CodeLine, ...]:
@@ -106,9 +116,6 @@ def align(
     return sorted(equal), sorted(removed), sorted(added), sorted(modified)
 
 
-_SWAPPED = {"insert": "delete", "delete": "insert"}
-
-
 def either_way(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
     """`anchored_opcodes` of the two lists, or of the lists swapped, whichever keeps more blocks in place (then
     moves them less, then keeps earlier ones, then keeps the first in text order): difflib breaks a tie
@@ -118,7 +125,7 @@ def either_way(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, in
     kept = sum(i2 - i1 for tag, i1, i2, _, _ in forward if tag == "equal")
     if kept in (len(ka), len(kb)):
         return forward  # one list kept whole: no other choice to make (the common case, and the cheap one)
-    backward = [(_SWAPPED.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in anchored_opcodes(kb, ka)]
+    backward = turned(anchored_opcodes(kb, ka))
     return min(forward, backward, key=lambda ops: _judged(ops, ka))
 
 
@@ -211,9 +218,8 @@ def pair(
 ) -> None:
     """Pair blocks of a replaced run in order: first those whose visible text is unchanged (only a link or a
     heading level differs), then the rest by word similarity; leftovers are removed or added."""
-    same = SequenceMatcher(None, [a[x].text_key for x in ia], [b[y].text_key for y in ib], autojunk=False)
     pairs: list[tuple[int, int]] = []
-    for tag, i1, i2, j1, j2 in same.get_opcodes():
+    for tag, i1, i2, j1, j2 in ordered_opcodes([a[x].text_key for x in ia], [b[y].text_key for y in ib]):
         if tag == "equal":
             pairs.extend(zip(ia[i1:i2], ib[j1:j2], strict=True))
         else:
@@ -257,20 +263,23 @@ def _same_place(x: Block, y: Block) -> bool:
 
 
 def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) -> list[tuple[int, int]]:
-    """In-order pairs of blocks whose words are similar enough to call one a rewrite of the other."""
+    """In-order pairs of blocks whose words are similar enough to call one a rewrite of the other: the most
+    similar pair first, then the next that keeps the order, so the pairs are the same whichever version is
+    called a (a tie goes to the pair nearer in place, then earlier, then by the blocks' text)."""
     if not ia or not ib:
         return []
     if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW:
         return [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
-    pairs = []
-    j_start = 0
-    for x in ia:
-        best, best_score = None, PAIR_THRESHOLD
-        for pos in range(j_start, len(ib)):
-            score = similarity(a[x], b[ib[pos]])
-            if score > best_score or (score == best_score and best is None and score > PAIR_THRESHOLD):
-                best, best_score = pos, score
-        if best is not None:
-            pairs.append((x, ib[best]))
-            j_start = best + 1
-    return pairs
+    found = []
+    for p, x in enumerate(ia):
+        for q, y in enumerate(ib):
+            score = similarity(a[x], b[y])
+            if score > PAIR_THRESHOLD:
+                found.append(
+                    (-score, abs(p - q), p + q, min(a[x].key, b[y].key), max(a[x].key, b[y].key), p, q)
+                )
+    kept: list[tuple[int, int]] = []
+    for *_, p, q in sorted(found):
+        if all((p < p2) == (q < q2) and p != p2 and q != q2 for p2, q2 in kept):
+            kept.append((p, q))
+    return sorted((ia[p], ib[q]) for p, q in kept)

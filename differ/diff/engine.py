@@ -10,12 +10,11 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import Any
 
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
 from differ.diff.blocks import Block, split_blocks, words
-from differ.diff.words import code_ops, word_ops
+from differ.diff.words import code_ops, ordered_opcodes, word_ops
 
 
 class _Pause:
@@ -290,8 +289,7 @@ def _moved_detail(old: Block, new: Block) -> str:
 def _link_detail(old: Block, new: Block) -> str:
     """Which links changed, matched by their text (a link added or removed shifts the others)."""
     parts = []
-    matcher = SequenceMatcher(None, [t for t, _ in old.links], [t for t, _ in new.links], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in ordered_opcodes([t for t, _ in old.links], [t for t, _ in new.links]):
         if tag == "equal":
             for (_, ou), (nt, nu) in zip(old.links[i1:i2], new.links[j1:j2], strict=True):
                 if ou != nu:

@@ -103,8 +103,29 @@ def _equal_pairs(a: Sequence[Any], b: Sequence[Any]) -> int:
 
 
 def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
-    """How two blocks' words align, coincidences folded: what the ops say and what every output marks."""
+    """How two blocks' words align, coincidences folded: what the ops say and what every output marks. difflib
+    breaks ties by which sequence comes first, so the two are aligned in one order whichever is `a`: the ops of
+    b against a are those of a against b, turned round."""
+    if list(b) < list(a):
+        return turned(word_opcodes(b, a))
     return _coincidences_folded(Alignment(a, b).opcodes())
+
+
+def ordered_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[Opcode]:
+    """difflib's opcodes of two short sequences, taken in one order whichever is `a` (difflib breaks ties by
+    which comes first), so those of b against a are those of a against b turned round."""
+    if list(b) < list(a):
+        return turned(ordered_opcodes(b, a))
+    return [
+        (str(t), i1, i2, j1, j2)
+        for t, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    ]
+
+
+def turned(ops: Sequence[Opcode]) -> list[Opcode]:
+    """Opcodes of b against a, from those of a against b."""
+    swap = {"insert": "delete", "delete": "insert"}
+    return [(swap.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in ops]
 
 
 # Where a line of code starts and ends in its block, and its words.
@@ -155,12 +176,19 @@ def line_opcodes(
     """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
     whether its lines are alike, a line edited (diffed word by word) rather than rewritten. What the ops, every
     output and the summary of a code block are made from."""
-    for tag, l1, l2, m1, m2 in Alignment(a, b).opcodes():
+    ops = Alignment(a, b).opcodes() if list(a) <= list(b) else turned(Alignment(b, a).opcodes())
+    for tag, l1, l2, m1, m2 in ops:
         alike = tag == "replace" and (
-            Alignment([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]).ratio()
+            ratio([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line])
             >= CODE_LINES_ALIKE
         )
         yield tag, l1, l2, m1, m2, alike
+
+
+def ratio(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """How alike two sequences are, 0 to 1 (difflib's ratio, taken in one order whichever is `a`: difflib's
+    depends on the order)."""
+    return Alignment(a, b).ratio() if list(a) <= list(b) else Alignment(b, a).ratio()
 
 
 def code_opcodes(

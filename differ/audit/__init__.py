@@ -42,7 +42,7 @@ KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupte
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
-AUDIT_RULES = 2
+AUDIT_RULES = 3  # 3: word operations aligned in one order whichever side is which
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0

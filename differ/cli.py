@@ -47,6 +47,14 @@ def _section_option(parser: argparse.ArgumentParser) -> None:
         metavar="HEADING",
         help="only the changes under a heading this matches (case aside, * any characters; repeatable)",
     )
+    parser.add_argument(
+        "--word",
+        dest="words",
+        action="append",
+        metavar="WORD",
+        help="only the changes whose block has this word or phrase, before or after (case aside, * any "
+        "characters but a space; repeatable)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -97,6 +97,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
         print(
             f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
             + (f"  sections: {', '.join(n.sections)}" if n.sections else "")
+            + (f"  words: {', '.join(n.words)}" if n.words else "")
             + (f"  digest: {opt.format_duration(n.digest)}" if n.digest else ""),
             file=app.out,
         )
@@ -201,8 +202,10 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError("only one side can be read from standard input (-)")
     if args.audit and args.format == "unified":
         raise UsageError("--format unified is a diff's; an audit is text, markdown, json or html")
-    if args.audit and args.sections:
-        raise UsageError("--section narrows a diff; an audit reads the whole copy")
+    if args.audit and (args.sections or args.words):
+        raise UsageError(
+            f"--{'section' if args.sections else 'word'} narrows a diff; an audit reads the whole copy"
+        )
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         try:

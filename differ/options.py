@@ -166,6 +166,14 @@ def heading_list(value: Any) -> tuple[str, ...]:
     return items
 
 
+def word_list(value: Any) -> tuple[str, ...]:
+    """Words, phrases or patterns of them (`CVE-*`, `breaking change`): none may be blank, which every text has."""
+    items = string_list(value)
+    if not all(item.strip() for item in items):
+        raise Invalid('expected words or patterns such as "CVE-*", found a blank one')
+    return items
+
+
 def pattern_list(value: Any) -> tuple[str, ...]:
     """Regular expressions (Python syntax), each checked here so that a typo is a config error, not a crash."""
     items = string_list(value)

@@ -15,7 +15,7 @@ from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
 from differ.errors import ExitCode, UsageError
-from differ.options import Invalid, heading_list
+from differ.options import Invalid, heading_list, word_list
 from differ.site import describe, size_text
 from differ.store import Version
 
@@ -211,19 +211,26 @@ def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Ve
 
 
 def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
-    """The diff `--section` asks for: the changes under the headings it matches (`differ diff`, `compare`)."""
-    if args.sections and args.format == "unified":
-        raise UsageError("--section picks changes; --format unified is a line diff of the whole documents")
-    if not args.sections:
+    """The diff `--section` and `--word` ask for: the changes under the headings they match and with those words
+    (`differ diff`, `compare`)."""
+    asked = "--section" if args.sections else "--word" if args.words else ""
+    if asked and args.format == "unified":
+        raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
+    if not asked:
         return d
-    from differ.diff.summary import in_sections
+    from differ.diff.summary import picked
 
-    try:
-        return in_sections(d, heading_list(args.sections))  # what `sections` in config.toml takes
+    try:  # checked as `sections` and `words` in config.toml are
+        sections = heading_list(args.sections or [])
     except Invalid:
         raise UsageError(
             '--section: expected a heading or a pattern such as "Security*", found nothing'
         ) from None
+    try:
+        words = word_list(args.words or [])
+    except Invalid:
+        raise UsageError('--word: expected a word or a pattern such as "CVE-*", found nothing') from None
+    return picked(d, sections, words)
 
 
 @command("diff")

@@ -707,6 +707,47 @@ def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: py
     )
 
 
+def test_a_diff_can_be_narrowed_to_changes_with_some_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--word: the changes whose block has the word, before or after, with the author's note; with --section,
+    both must hold; blank is refused, as is a narrowed audit."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    diff = ("--config", "kept/demo.toml", "diff", "pytorch-2-13/canonical")
+    code, out, _ = run(*diff, "--word", "prototype", "--format", "json")
+    data = json.loads(out)
+    assert (code, data["summary"][0], data["mentioning"], data["left_out"]) == (
+        ExitCode.OK,
+        'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 3 changes mentioning "prototype" (0 elsewhere).',
+        ["prototype"],
+        0,
+    )
+    code, out, _ = run(*diff, "--word", "python 3.15", "--section", "non-feature*")
+    assert out.splitlines()[0] == (
+        'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 2 changes under "Non-Feature Updates",'
+        ' mentioning "python 3.15" (1 elsewhere).'
+    )  # the Python-support sentence, and the author's note that explains it
+    code, out, _ = run(*diff, "--word", "CuTeDSL", "--section", "non-feature*")
+    assert out.splitlines()[0].endswith(
+        ': 0 changes under "non-feature*", mentioning "CuTeDSL" (3 elsewhere).'
+    )
+    assert run(*diff, "--word", "") == (
+        ExitCode.USAGE,
+        "",
+        'error: --word: expected a word or a pattern such as "CVE-*", found nothing\n',
+    )
+    assert run(*diff, "--word", "x", "--format", "unified")[2] == (
+        "error: --word picks changes; --format unified is a line diff of the whole documents\n"
+    )
+    old, new = ("kept/" + p for p in ("a.md", "b.md"))
+    Path(old).write_text("# A\n\nOne.\n")
+    Path(new).write_text("# A\n\nTwo.\n")
+    assert run("compare", old, new, "--audit", "--word", "x")[2] == (
+        "error: --word narrows a diff; an audit reads the whole copy\n"
+    )
+
+
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--version, --from and --to take a time: the version stored by then (a date alone: the end of that day)."""
     monkeypatch.chdir(tmp_path)

@@ -425,6 +425,35 @@ def test_xpath_selectors_are_told_from_css() -> None:
         assert not xpath.is_xpath(selector)
 
 
+def test_a_notifiers_words_match_a_changes_block_before_or_after(tmp_path: Path) -> None:
+    from tests.helpers import notifier_config, notifier_error
+
+    config = notifier_config(
+        tmp_path,
+        "slack",
+        'url = "https://hooks.slack.com/services/T/B/X"\nwords = ["CVE-*", "breaking change"]\n',
+    )
+    assert config.words == ("CVE-*", "breaking change")
+
+    def diff(before: str | None, after: str | None) -> dict[str, object]:
+        return {"changes": [{"kind": "modified", "section": ["Post"], "before": before, "after": after}]}
+
+    assert config.wants_sections(diff("Fixes cve-2026-1.", "Fixes CVE-2026-1 and CVE-2026-2."))  # case aside
+    assert config.wants_sections(diff("A breaking\nchange.", None))  # a removed block; a phrase across lines
+    assert not config.wants_sections(diff("Unbreaking changes.", "Fixes."))  # whole words only
+    assert not config.wants_sections({"changes": []})
+    both = notifier_config(
+        tmp_path,
+        "slack",
+        'url = "https://hooks.slack.com/services/T/B/X"\nwords = ["CVE-*"]\nsections = ["Security"]\n',
+    )
+    assert not both.wants_sections(diff("Fixes.", "Fixes CVE-2026-1."))  # under "Post", not "Security"
+    assert (
+        notifier_error(tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\nwords = [""]\n')
+        == 'notify[0].words: expected words or patterns such as "CVE-*", found a blank one'
+    )
+
+
 def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -> None:
     from tests.helpers import notifier_config
 

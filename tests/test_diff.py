@@ -503,6 +503,22 @@ def test_similar_blocks_pair_alike_whichever_version_comes_first() -> None:
     assert [c.kind for c in diff(b, a).changes] == ["modified", "added"]
 
 
+def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
+    from differ.diff.summary import words_in
+
+    text = "Fixes CVE-2026-41 (a breaking\nchange) in the C++ API; see security.md."
+    assert words_in([text], ["cve-*", "breaking change", "C++", "security", "api"]) == [
+        "cve-*",
+        "breaking change",
+        "C++",
+        "security",
+        "api",
+    ]
+    assert words_in([text], ["CVE", "2026", "md"]) == ["CVE", "2026", "md"]  # between hyphens, or a dot
+    assert words_in([text], ["break*x", "secur", "fixes the", "PI"]) == []  # parts of words are not
+    assert words_in(["", "Deprecated."], ["deprecat*"]) == ["deprecat*"]  # either side
+
+
 def test_a_paragraph_put_in_the_place_of_another_is_that_paragraph_rewritten() -> None:
     a = "# Widget\n\nWe are happy to announce Widget 3.0.\n\n## Install\n\nRun it.\n"
     d = diff(

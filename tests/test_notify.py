@@ -200,6 +200,45 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
     )
 
 
+def test_a_destination_for_some_words_hears_only_of_edits_with_them(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/hooks"] = Reply(204)
+    page = "<h2>Fixes</h2><p>{}</p><h2>Other changes</h2><p>{}</p>"
+    extra = 'words = ["CVE-*", "security"]\n'
+    app, clock = setup(
+        tmp_path, server, receiver, page.format("A bug.", "B."), page.format("A crash.", "B, edited."),
+        kind="webhook", path="/hooks", extra=extra,
+    )  # fmt: skip
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert receiver.requests_to("/hooks") == []  # two edits, neither with those words
+    server.page("/post", article(page.format("A crash (CVE-2026-41).", "B, edited again.")))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/hooks")
+    diff = json.loads(hit.body)["data"]["diff"]
+    assert [c["section"] for c in diff["changes"]] == [["Post", "Fixes"]]  # the other is left out
+    assert (diff["summary"], diff["mentioning"], diff["left_out"], "within" in diff) == (
+        [
+            'Doc (canonical), version 2 → 3: 1 change mentioning "CVE-*" (1 elsewhere).',
+            '• Post › Fixes: added "(CVE-2026-41)"',
+        ],
+        ["CVE-*"],
+        1,
+        False,
+    )
+    from differ.check import change_event
+    from differ.notify import preview
+    from differ.versions import diff_versions
+
+    store = app.store  # type: ignore[attr-defined]
+    old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
+    source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
+    event = change_event(source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
+    [said] = preview(app, event)  # type: ignore[arg-type]
+    assert (said.body, said.reason) == (None, "no change with its words (CVE-*, security)")
+
+
 def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     evil = "<p>Hi &lt;!channel&gt; and &lt;!here&gt; &lt;@U123&gt; &lt;!everyone&gt; &amp; friends</p>"

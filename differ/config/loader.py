@@ -201,6 +201,9 @@ class _Loader:
             "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
             "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
             "sections": Option(opt.heading_list, (), "only edits under these headings (* any characters)"),
+            "words": Option(
+                opt.word_list, (), "only edits whose text has one of these words (* any characters)"
+            ),
             "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
             "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
             "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),
@@ -225,6 +228,7 @@ class _Loader:
             sources=values["sources"],
             events=values["events"],
             sections=values["sections"],
+            words=values["words"],
             digest=values["digest"],
             fail_after=values["fail_after"],
             retry_for=values["retry_for"],

@@ -169,6 +169,7 @@ class NotifierConfig:
     sources: tuple[str, ...] = ()
     events: tuple[str, ...] = DEFAULT_EVENTS
     sections: tuple[str, ...] = ()  # only edits under a heading one of these patterns matches
+    words: tuple[str, ...] = ()  # only edits whose block has one of these words
     digest: float | None = None
     fail_after: int = 3
     retry_for: float = 86400.0
@@ -192,13 +193,18 @@ class NotifierConfig:
         return not self.sources or source_key in self.sources or document in self.sources
 
     def wants_sections(self, diff: Mapping[str, Any]) -> bool:
-        """Whether an edit touches a section this notifier is for: a change under a heading that one of `sections`
-        matches (case aside, `*` any run of characters). Without `sections`, every edit."""
-        if not self.sections:
+        """Whether an edit touches what this notifier is for: a change under a heading that one of `sections`
+        matches (case aside, `*` any run of characters) whose block, before or after, has one of `words`.
+        Without either, every edit."""
+        if not self.sections and not self.words:
             return True
-        from differ.diff.summary import under
+        from differ.diff.summary import mentions, under
 
-        return any(under(c, self.sections) for c in diff.get("changes") or [] if isinstance(c, dict))
+        return any(
+            (not self.sections or under(c, self.sections)) and (not self.words or mentions(c, self.words))
+            for c in diff.get("changes") or []
+            if isinstance(c, dict)
+        )
 
     def fingerprint(self) -> str:
         """A digest of the settings, so a destination disabled by a 410 comes back when they change."""

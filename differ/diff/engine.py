@@ -123,7 +123,12 @@ class Diff:
     a_markdown: str = field(default="", repr=False)  # the two documents, for a line diff (--format unified)
     b_markdown: str = field(default="", repr=False)
     within: tuple[str, ...] = ()  # narrowed to some sections: the headings its changes are under
+    mentioning: tuple[str, ...] = ()  # narrowed to changes with some words: the words they have
     left_out: int = 0  # and how many changes elsewhere it leaves out
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.within or self.mentioning)
 
     @property
     def empty(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -218,14 +219,37 @@ def _authors_note(change: Change) -> bool:
     return change.kind in ("added", "modified") and is_edit_note(change.after)
 
 
-def in_sections(d: Diff, patterns: Sequence[str]) -> Diff:
-    """The changes under a heading one of `patterns` matches (case aside, `*` any run of characters), with
-    the author's note on the edit wherever it stands, the metadata left out: what a reader who follows some
-    sections of a post wants to see."""
-    found = [(c, headings_matching(c.section, patterns)) for c in d.changes]
-    within = tuple(dict.fromkeys(h for _, headings in found for h in headings))
-    kept = [c for c, headings in found if headings or (within and _authors_note(c))]
-    return Diff(kept, [], within=within or tuple(patterns), left_out=len(d.changes) - len(kept))
+def picked(d: Diff, sections: Sequence[str] = (), words: Sequence[str] = ()) -> Diff:
+    """The changes under a heading one of `sections` matches (case aside, `*` any run of characters) and whose
+    block, before or after, has one of `words` (`words_in`), with the author's note on the edit wherever it
+    stands, the metadata left out: what a reader who follows some sections of a post, or some subject, wants
+    to see."""
+    found = [
+        (
+            c,
+            headings_matching(c.section, sections) if sections else [],
+            words_in((c.before or "", c.after or ""), words) if words else [],
+        )
+        for c in d.changes
+    ]
+    hits = [(c, h, w) for c, h, w in found if (h or not sections) and (w or not words)]
+    kept_ids = {id(c) for c, _, _ in hits}
+    kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and _authors_note(c))]
+    within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
+    mentioning = tuple(dict.fromkeys(x for _, _, w in hits for x in w)) or tuple(words)
+    return Diff(kept, [], within=within, mentioning=mentioning, left_out=len(d.changes) - len(kept))
+
+
+def words_in(texts: Sequence[str], words: Sequence[str]) -> list[str]:
+    """Which of `words` the texts have, as whole words, case aside: `*` stands for any characters but a space
+    (`CVE-*`, `deprecat*`), and the words of a phrase may stand on two lines (`breaking change`)."""
+    return [w for w in words if any(_word_pattern(w).search(t) for t in texts)]
+
+
+@functools.lru_cache(maxsize=256)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(part).replace(r"\*", r"\S*") for part in word.split())
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
 def order(changes: list[Change]) -> list[tuple[Change, bool]]:
@@ -328,10 +352,12 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     items[notes:notes] = [_meta_line(m) for m in titles]
     items.extend(_meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
     lines = [headline(versions, len(d.changes), len(d.metadata))]
-    if d.within:  # narrowed to some sections
+    if d.narrowed:  # to some sections, or some words
         count = f"{len(d.changes)} change{'' if len(d.changes) == 1 else 's'}"
-        places = ", ".join(quote(h, 60) for h in d.within)
-        lines[0] = f"{_subject(versions)}: {count} under {places} ({d.left_out} elsewhere)."
+        which = ([f"under {', '.join(quote(h, 60) for h in d.within)}"] if d.within else []) + (
+            [f"mentioning {', '.join(quote(w, 60) for w in d.mentioning)}"] if d.mentioning else []
+        )
+        lines[0] = f"{_subject(versions)}: {count} {', '.join(which)} ({d.left_out} elsewhere)."
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
@@ -353,11 +379,18 @@ def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:
     return headings_matching([str(h) for h in change.get("section") or ()], patterns)
 
 
-def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
-    """A diff's JSON for a destination that follows the sections `patterns` match: the changes under them,
-    summarized anew, its headline naming those sections and counting the changes left out (`left_out`)."""
+def mentions(change: dict[str, Any], words: Sequence[str]) -> list[str]:
+    """Which of `words` a change (its JSON form) has in its block, before or after: a destination that follows
+    some words only hears of the changes with any."""
+    return words_in([str(change.get(side) or "") for side in ("before", "after")], words)
+
+
+def narrowed(diff: dict[str, Any], sections: Sequence[str], words: Sequence[str] = ()) -> dict[str, Any]:
+    """A diff's JSON for a destination that follows some sections or words: the changes under those headings
+    and with those words, summarized anew, its headline naming them and counting the changes left out
+    (`left_out`)."""
     changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    if all(under(c, patterns) for c in changes):
+    if all((not sections or under(c, sections)) and (not words or mentions(c, words)) for c in changes):
         return diff
     sides: list[dict[str, Any]] = [
         side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
@@ -370,13 +403,14 @@ def narrowed(diff: dict[str, Any], patterns: Sequence[str]) -> dict[str, Any]:
         a_name=str(sides[0].get("name") or ""),
         b_name=str(sides[1].get("name") or ""),
     )
-    d = in_sections(Diff([Change.from_json(c) for c in changes]), patterns)
+    d = picked(Diff([Change.from_json(c) for c in changes]), sections, words)
     kept = [c.as_json() for c in d.changes]
     return {
         **diff,
         "summary": summarize(d, versions),
         "changes": kept,
-        "within": list(d.within),
+        **({"within": list(d.within)} if d.within else {}),
+        **({"mentioning": list(d.mentioning)} if d.mentioning else {}),
         "left_out": d.left_out,
     }
 

@@ -70,19 +70,26 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
     if not config.wants(kind, _subject(event)):
         return f"it is for {', '.join(config.documents or config.sources)}"
     if kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
-        return f"no change under its sections ({', '.join(config.sections)})"  # an edit elsewhere
+        wanted = ([f"under its sections ({', '.join(config.sections)})"] if config.sections else []) + (
+            [f"with its words ({', '.join(config.words)})"] if config.words else []
+        )
+        return f"no change {' and '.join(wanted)}"  # an edit elsewhere, or of something else
     return ""
 
 
 def _for(config: NotifierConfig, event: dict[str, Any]) -> dict[str, Any]:
-    """The event as this destination hears of it: one that follows some sections gets a new version's changes
-    under them, summarized anew, and the count of those left out."""
+    """The event as this destination hears of it: one that follows some sections or words gets a new version's
+    changes under them and with them, summarized anew, and the count of those left out."""
     diff = event.get("diff")
-    if not config.sections or event.get("type") not in VERSION_EVENTS or not isinstance(diff, dict):
+    if (
+        not (config.sections or config.words)
+        or event.get("type") not in VERSION_EVENTS
+        or not isinstance(diff, dict)
+    ):
         return event
     from differ.diff.summary import narrowed
 
-    return {**event, "diff": narrowed(diff, config.sections)}
+    return {**event, "diff": narrowed(diff, config.sections, config.words)}
 
 
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:

@@ -153,8 +153,11 @@ def choice(*allowed: str) -> Validator:
 def string_list(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         raise Invalid(f"expected a list of strings, found {found(value)}")
+    for n, item in enumerate(value, 1):
+        if not isinstance(item, str):
+            raise Invalid(f"expected a list of strings, found {found(item)} as item {n}")
     return tuple(value)
 
 

@@ -452,6 +452,12 @@ def test_a_notifiers_words_match_a_changes_block_before_or_after(tmp_path: Path)
         notifier_error(tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\nwords = [""]\n')
         == 'notify[0].words: expected words or patterns such as "CVE-*", found a blank one'
     )
+    assert (
+        notifier_error(
+            tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\nwords = ["CVE", 3]\n'
+        )
+        == "notify[0].words: expected a list of strings, found 3 as item 2"
+    )  # the item that is wrong, not "found a list"
 
 
 def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -> None:

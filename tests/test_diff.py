@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from differ.diff import Versions, apply, diff, is_edit_note, render, split_blocks, summarize, word_ops
 from differ.diff.blocks import words
+from differ.diff.engine import Change
 from tests.helpers import replay_fetch
 
 V = Versions(
@@ -517,6 +518,30 @@ def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
     assert words_in([text], ["CVE", "2026", "md"]) == ["CVE", "2026", "md"]  # between hyphens, or a dot
     assert words_in([text], ["break*x", "secur", "fixes the", "PI"]) == []  # parts of words are not
     assert words_in(["", "Deprecated."], ["deprecat*"]) == ["deprecat*"]  # either side
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    ALIKE, ALIKE, st.lists(st.sampled_from(["Intro", "details", "*"]), max_size=2), st.lists(WORD, max_size=2)
+)
+def test_a_narrowed_diff_keeps_exactly_the_changes_it_asks_for(
+    a: str, b: str, sections: list[str], some: list[str]
+) -> None:
+    from differ.diff.summary import headings_matching, picked, words_in
+
+    d = diff(a, b)
+    n = picked(d, sections, some)
+    assert len(n.changes) + n.left_out == len(d.changes) and not n.metadata
+
+    def asked(c: Change) -> bool:
+        return (not sections or bool(headings_matching(c.section, sections))) and (
+            not some or bool(words_in((c.before or "", c.after or ""), some))
+        )
+
+    assert [c for c in n.changes if asked(c)] == [c for c in d.changes if asked(c)]  # none lost, order kept
+    assert all(asked(c) or is_edit_note(c.after) for c in n.changes)  # nothing else, but the author's note
+    if sections or some:
+        assert summarize(n, V)[0].endswith(f"({n.left_out} elsewhere).")
 
 
 def test_a_paragraph_put_in_the_place_of_another_is_that_paragraph_rewritten() -> None:

@@ -286,6 +286,14 @@ def test_long_summaries_are_cut_visibly() -> None:
         "追記（2026年7月8日）：リンクを修正しました。",
         "Mise à jour : le lien est corrigé.",
         "Nachtrag: Die Version ist 1.81.",
+        "[Updated July 9, 2026] The release date moved.",
+        "(Edited) The table lists ROCm 7.",
+        "Updated on July 9, 2026 to fix a link.",
+        "Updated on 2026-07-09: the wheels are up.",
+        "This post has been updated to reflect the new date.",
+        "*The post was edited on July 9 to add the Windows wheels.*",
+        "An earlier version of this post listed the wrong flag.",
+        "Clarification: the beta is opt-in.",
     ],
 )
 def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
@@ -305,6 +313,11 @@ def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
         "수정 사항: 여러 버그를 고쳤습니다.",  # "changes:", a heading of the notes
         "Triton 업데이트: 3.7.1로 올렸습니다.",
         "更新日志：见下文。",  # "changelog:"
+        "(Updated dependencies) serde 1.0.",
+        "Updated on 3 platforms: Linux, macOS and Windows.",
+        "The post-processing step was changed to run in parallel.",
+        "The page allocator has been revised for large pages.",
+        "Clarified error messages: rustc now says which trait is missing.",
     ],
 )
 def test_content_that_begins_like_an_edit_note_is_content(text: str) -> None:

@@ -18,23 +18,46 @@ from differ.diff.words import code_lines, common_ends, line_opcodes
 # "Mise à jour :"); what stands between the word and the colon must look like a date, a number or an aside, so
 # that "Update the toolchain:" or "Edits in place:" stay content.
 EDIT_NOTE = re.compile(
-    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)"
+    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)|clarif(?:ication|ied)"
     r"|업데이트|수정|정정|更新|追記|訂正|更正|勘误|aktualisierung|nachtrag|korrektur|mise à jour|rectificatif"
     r"|actualización|corrección|aggiornamento|correzione)\b([^:：\n]{0,40})[:：]",
     re.IGNORECASE,
 )
 _AS_OF = re.compile(
-    r"^\W*$|\d|[(\[（【]|\bto (?:add|clarify|correct|note)\b|"
+    r"^\W*$|\d+\s*[/.\-年月]\s*\d|\d{4}|[(\[（【]|\bto (?:add|clarify|correct|note)\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\W|$)",
     re.IGNORECASE,
 )
+# A number alone ("UPDATE 2:") says which update, unless words say what was updated ("Updated on 3 platforms:").
+_NUMBERED = re.compile(r"^[^\w]*\d{1,2}[^\w]*$")
 # "Note:" and "Editor's note:" begin many a paragraph of content ("Note: whereas for field-less enums…"); they
 # are an edit note only when what follows says that the post itself was changed.
 NOTE = re.compile(r"^\W{0,3}(?:editor'?s |ed\. )?note\b[^:\n]{0,40}:(.*)", re.IGNORECASE | re.DOTALL)
+_POST = r"(?:this|the) (?:post|article|announcement|blog post|page|release notes?)(?![\w-])"
+# A paragraph that begins by saying the post was changed: "This post has been updated to …".
+_THIS_POST = re.compile(
+    rf"{_POST}\s+(?:was|were|has been|have been|is now)\s+(?:\w+ly )?"
+    rf"(?:updated|edited|corrected|changed|revised|amended)\b|"
+    rf"(?:an|the) (?:earlier|previous|original) version of {_POST}",
+    re.IGNORECASE,
+)
 _ABOUT_THE_EDIT = re.compile(
-    r"\b(?:this|the) (?:post|article|announcement|blog post|page|release notes?)\b[^.]{0,40}"
+    r"\b(?:this|the) (?:post|article|announcement|blog post|page|release notes?)(?![\w-])[^.]{0,40}"
     r"\b(?:was|were|has been|have been|is now)\s+(?:\w+ )?(?:updated|edited|corrected|changed|revised|amended)\b|"
     r"\b(?:an|the) (?:earlier|previous|original) version of\b|\boriginally (?:said|stated|read|listed)\b",
+    re.IGNORECASE,
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "[Updated July 9, 2026] …", "(Edited) …": the same words, bracketed instead of followed by a colon.
+_BRACKETED = re.compile(
+    r"^\W{0,3}[\[(（【]\s*(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)|clarif(?:ication|ied))\b"
+    r"([^\])）】\n]{0,40})[\])）】]",
+    re.IGNORECASE,
+)
+# "Updated on July 9, 2026 to fix a link.": a date says it is about this post's edit, not about software.
+_UPDATED_ON = re.compile(
+    rf"^\W{{0,3}}(?:updated|edited|corrected|revised)\s+(?:on|at)\s+"
+    rf"(?:{_MONTH}\s*\d|\d{{1,2}}\s+{_MONTH}|\d{{4}}-\d\d-\d\d|\d{{1,2}}/\d{{1,2}})",
     re.IGNORECASE,
 )
 MAX_LINES = 8
@@ -71,9 +94,13 @@ def names_the_post(field: str) -> bool:
 def is_edit_note(text: str | None) -> bool:
     """Whether a block is the author's own note on an edit of the post (shown first, as its explanation)."""
     text = (text or "").strip()
-    head = EDIT_NOTE.match(text)
+    head = EDIT_NOTE.match(text) or _BRACKETED.match(text)
     if head:
-        return bool(_AS_OF.search(head.group(1)))
+        return bool(_AS_OF.search(head.group(1)) or _NUMBERED.match(head.group(1)))
+    if _UPDATED_ON.match(text) or _THIS_POST.match(text.lstrip("*_[( ")):
+        return (
+            True  # "Updated on July 9 …", "This post was updated to …", "An earlier version of this post …"
+        )
     note = NOTE.match(text)
     return bool(note and _ABOUT_THE_EDIT.search(note.group(1)[:300]))
 

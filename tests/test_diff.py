@@ -531,6 +531,13 @@ def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
     assert words_in([text], ["CVE", "2026", "md"]) == ["CVE", "2026", "md"]  # between hyphens, or a dot
     assert words_in([text], ["break*x", "secur", "fixes the", "PI"]) == []  # parts of words are not
     assert words_in(["", "Deprecated."], ["deprecat*"]) == ["deprecat*"]  # either side
+    # Korean joins particles to words, Chinese and Japanese do not space words: found wherever they stand
+    korean = "이번 릴리스는 보안을 강화했습니다. 정보보안 관련 CVE-2026-1 수정."
+    assert words_in([korean], ["보안", "cve-*", "강화", "릴리"]) == ["보안", "cve-*", "강화", "릴리"]
+    assert words_in(["本版本修复了安全问题。セキュリティ修正。"], ["安全", "セキュリティ", "sec"]) == [
+        "安全",
+        "セキュリティ",
+    ]
 
 
 @settings(max_examples=200, deadline=None)

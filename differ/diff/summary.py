@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -275,8 +276,18 @@ def words_in(texts: Sequence[str], words: Sequence[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def _word_pattern(word: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(part).replace(r"\*", r"\S*") for part in word.split())
-    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+    """A word's pattern: whole words where words are spaced; in Korean, Chinese and Japanese, where a particle
+    joins a word ("보안을") or no space parts words, the word wherever it stands."""
+    parts = word.split()
+    body = r"\s+".join(re.escape(part).replace(r"\*", r"\S*") for part in parts)
+    start = "" if _unspaced(parts[0][0]) else r"(?<!\w)"
+    end = "" if _unspaced(parts[-1][-1]) else r"(?!\w)"
+    return re.compile(f"{start}{body}{end}", re.IGNORECASE)
+
+
+def _unspaced(char: str) -> bool:
+    """Whether a character is of a script whose words are not set apart by spaces alone (Hangul, Han, kana)."""
+    return unicodedata.name(char, "").startswith(("HANGUL", "CJK", "HIRAGANA", "KATAKANA"))
 
 
 def order(changes: list[Change]) -> list[tuple[Change, bool]]:

@@ -35,17 +35,16 @@ _NUMBERED = re.compile(r"^[^\w]*\d{1,2}[^\w]*$")
 # are an edit note only when what follows says that the post itself was changed.
 NOTE = re.compile(r"^\W{0,3}(?:editor'?s |ed\. )?note\b[^:\n]{0,40}:(.*)", re.IGNORECASE | re.DOTALL)
 _POST = r"(?:this|the) (?:post|article|announcement|blog post|page|release notes?)(?![\w-])"
-# A paragraph that begins by saying the post was changed: "This post has been updated to …".
-_THIS_POST = re.compile(
-    rf"{_POST}\s+(?:was|were|has been|have been|is now)\s+(?:\w+ly )?"
-    rf"(?:updated|edited|corrected|changed|revised|amended)\b|"
-    rf"(?:an|the) (?:earlier|previous|original) version of {_POST}",
+_EDITED = r"(?:updated|edited|corrected|changed|revised|amended)\b"
+_WAS = r"(?:was|were|has been|have been|is now)\s+"
+_ABOUT_THE_EDIT = re.compile(
+    rf"\b{_POST}[^.]{{0,40}}\b{_WAS}(?:\w+ )?{_EDITED}|"
+    r"\b(?:an|the) (?:earlier|previous|original) version of\b|\boriginally (?:said|stated|read|listed)\b",
     re.IGNORECASE,
 )
-_ABOUT_THE_EDIT = re.compile(
-    r"\b(?:this|the) (?:post|article|announcement|blog post|page|release notes?)(?![\w-])[^.]{0,40}"
-    r"\b(?:was|were|has been|have been|is now)\s+(?:\w+ )?(?:updated|edited|corrected|changed|revised|amended)\b|"
-    r"\b(?:an|the) (?:earlier|previous|original) version of\b|\boriginally (?:said|stated|read|listed)\b",
+# A paragraph that begins by saying the post was changed: "This post has been updated to …".
+_THIS_POST = re.compile(
+    rf"{_POST}\s+{_WAS}(?:\w+ly )?{_EDITED}|(?:an|the) (?:earlier|previous|original) version of {_POST}",
     re.IGNORECASE,
 )
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -98,10 +97,9 @@ def is_edit_note(text: str | None) -> bool:
     head = EDIT_NOTE.match(text) or _BRACKETED.match(text)
     if head:
         return bool(_AS_OF.search(head.group(1)) or _NUMBERED.match(head.group(1)))
+    # "Updated on July 9 …", "This post was updated to …", "An earlier version of this post …"
     if _UPDATED_ON.match(text) or _THIS_POST.match(text.lstrip("*_[( ")):
-        return (
-            True  # "Updated on July 9 …", "This post was updated to …", "An earlier version of this post …"
-        )
+        return True
     note = NOTE.match(text)
     return bool(note and _ABOUT_THE_EDIT.search(note.group(1)[:300]))
 

@@ -564,6 +564,19 @@ def test_a_narrowed_diff_keeps_exactly_the_changes_it_asks_for(
         assert summarize(n, V)[0].endswith(f"({n.left_out} elsewhere).")
 
 
+def test_an_authors_note_written_over_a_passage_says_what_it_replaced() -> None:
+    a = "# Post\n\nBody text here.\n\nThanks to all contributors!\n"
+    b = a.replace("Thanks to all contributors!", "Update (7/9): the wheels for Windows are now up.")
+    assert summarize(diff(a, b), V)[1:] == [
+        '• author\'s note: "Update (7/9): the wheels for Windows are now up."',
+        '  in place of "Thanks to all contributors!"',
+    ]
+    c = b.replace("are now up.", "are now up, and the Linux ones too.")  # a note edited: the note alone
+    assert summarize(diff(b, c), V)[1:] == [
+        '• author\'s note: "Update (7/9): the wheels for Windows are now up, and the Linux ones too."'
+    ]
+
+
 def test_a_paragraph_put_in_the_place_of_another_is_that_paragraph_rewritten() -> None:
     a = "# Widget\n\nWe are happy to announce Widget 3.0.\n\n## Install\n\nRun it.\n"
     d = diff(

@@ -378,6 +378,8 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         if note:
             where = " (added at the end)" if change.at_end else ""
             items.append([f"author's note{where}: {quote(_shown(change)[1])}"])
+            if change.kind == "modified" and not is_edit_note(change.before):  # written over a passage
+                items[-1].append(f"  in place of {quote(_shown(change)[0])}")
             notes += 1
         elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
             if group := reordered[id(change)]:

@@ -106,6 +106,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
 
 @command("kinds")
 def cmd_kinds(app: App, args: argparse.Namespace) -> int:
+    from differ.config.loader import notifier_options
+    from differ.config.model import SOURCE_OPTIONS
     from differ.normalize import SOURCE_KINDS, describe
     from differ.notify import NOTIFIERS
 
@@ -114,10 +116,13 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
     for name, kind in sorted(SOURCE_KINDS.items()):
         opts = ", ".join(sorted(kind.options)) or "-"
         print(f"  {name:{width}} {describe(kind)}  (options: {opts})", file=app.out)
+    print(f"  every source also takes: {', '.join(sorted(SOURCE_OPTIONS))}", file=app.out)
     print("notifiers:", file=app.out)
     for name, notifier in sorted(NOTIFIERS.items()):
         doc = (notifier.__doc__ or "").strip().splitlines()[0]
         print(f"  {name:{width}} {doc}  (options: {', '.join(sorted(notifier.options))})", file=app.out)
+    common = sorted(set(notifier_options()) - {"name", "kind"})
+    print(f"  every notifier also takes: {', '.join(common)}", file=app.out)
     return ExitCode.OK
 
 

@@ -1123,8 +1123,14 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     code, out, _ = run("kinds")
     lines = out.splitlines()
     assert code == ExitCode.OK and lines[0] == "source kinds:" and "notifiers:" in lines
-    rows = [line for line in lines if line.startswith("  ")]
+    rows = [line for line in lines if line.startswith("  ") and "also takes:" not in line]
     assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
+    assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
+        "  every source also takes: allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
+        " stale_after, url",
+        "  every notifier also takes: digest, documents, events, fail_after, retry_for, sections, sources, timeout,"
+        " words",
+    ]
     starts = {len(row) - len(row[2:].split(" ", 1)[1].lstrip()) for row in rows}
     assert len(starts) == 1  # every description begins in the same column
     assert (

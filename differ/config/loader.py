@@ -194,21 +194,7 @@ class _Loader:
             raise self.fail(
                 f"{key}.kind", f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
             )
-        common = {
-            "name": Option(opt.string, required=True, help="the notifier's name"),
-            "kind": Option(opt.string, required=True, help=", ".join(sorted(NOTIFIERS))),
-            "documents": Option(opt.string_list, (), "only these documents"),
-            "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
-            "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
-            "sections": Option(opt.heading_list, (), "only edits under these headings (* any characters)"),
-            "words": Option(
-                opt.word_list, (), "only edits whose text has one of these words (* any characters)"
-            ),
-            "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
-            "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
-            "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),
-            "timeout": Option(opt.duration(0.1), 15.0, "how long to wait for the receiver's answer"),
-        }
+        common = notifier_options()
         kind = NOTIFIERS[kind_name]
         values, from_env = self.fields(table, key, {**common, **kind.options})
         name = self.identifier(values.pop("name"), f"{key}.name")
@@ -318,3 +304,22 @@ def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}")
     return parse_config(text, path, env)
+
+
+def notifier_options() -> dict[str, Option]:
+    """The options every `[[notify]]` takes, whatever its kind."""
+    from differ.notify import NOTIFIERS
+
+    return {
+        "name": Option(opt.string, required=True, help="the notifier's name"),
+        "kind": Option(opt.string, required=True, help=", ".join(sorted(NOTIFIERS))),
+        "documents": Option(opt.string_list, (), "only these documents"),
+        "sources": Option(opt.string_list, (), "only these sources (DOCUMENT/SOURCE)"),
+        "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
+        "sections": Option(opt.heading_list, (), "only edits under these headings (* any characters)"),
+        "words": Option(opt.word_list, (), "only edits whose text has one of these words (* any characters)"),
+        "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
+        "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
+        "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),
+        "timeout": Option(opt.duration(0.1), 15.0, "how long to wait for the receiver's answer"),
+    }

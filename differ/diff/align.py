@@ -123,10 +123,18 @@ def either_way(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, in
     of the diff of a and b."""
     forward = anchored_opcodes(ka, kb)
     kept = sum(i2 - i1 for tag, i1, i2, _, _ in forward if tag == "equal")
-    if kept in (len(ka), len(kb)):
-        return forward  # one list kept whole: no other choice to make (the common case, and the cheap one)
+    whole = ka if kept == len(ka) else kb if kept == len(kb) else None
+    if whole is not None and _found_once(whole, ka, kb):
+        return forward  # one list kept whole, each of its blocks found once: no other choice to make
     backward = turned(anchored_opcodes(kb, ka))
     return min(forward, backward, key=lambda ops: _judged(ops, ka))
+
+
+def _found_once(keys: list[str], ka: list[str], kb: list[str]) -> bool:
+    """Whether every one of `keys` stands once in each list (blocks added or removed around blocks kept whole
+    can then be aligned one way only; a block that repeats could be kept at either copy)."""
+    ca, cb = Counter(ka), Counter(kb)
+    return all(ca[k] == 1 == cb[k] for k in keys)
 
 
 def _judged(ops: Sequence[tuple[str, int, int, int, int]], ka: list[str]) -> tuple[int, int, int, list[str]]:

@@ -294,6 +294,8 @@ def test_long_summaries_are_cut_visibly() -> None:
         "*The post was edited on July 9 to add the Windows wheels.*",
         "An earlier version of this post listed the wrong flag.",
         "Clarification: the beta is opt-in.",
+        "【追記】リンクを修正しました。",
+        "(업데이트 2026-07-09) 링크를 고쳤습니다.",
     ],
 )
 def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
@@ -318,6 +320,7 @@ def test_an_edit_note_of_the_author_is_recognized(text: str) -> None:
         "The post-processing step was changed to run in parallel.",
         "The page allocator has been revised for large pages.",
         "Clarified error messages: rustc now says which trait is missing.",
+        "[수정 사항] 여러 버그를 고쳤습니다.",  # "[changes]"
     ],
 )
 def test_content_that_begins_like_an_edit_note_is_content(text: str) -> None:

@@ -18,12 +18,12 @@ from differ.diff.words import code_lines, common_ends, line_opcodes
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
 # "Mise à jour :"); what stands between the word and the colon must look like a date, a number or an aside, so
 # that "Update the toolchain:" or "Edits in place:" stay content.
-EDIT_NOTE = re.compile(
-    r"^\W{0,3}(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)|clarif(?:ication|ied)"
+_EDIT_WORDS = (
+    r"(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)|clarif(?:ication|ied)"
     r"|업데이트|수정|정정|更新|追記|訂正|更正|勘误|aktualisierung|nachtrag|korrektur|mise à jour|rectificatif"
-    r"|actualización|corrección|aggiornamento|correzione)\b([^:：\n]{0,40})[:：]",
-    re.IGNORECASE,
+    r"|actualización|corrección|aggiornamento|correzione)\b"
 )
+EDIT_NOTE = re.compile(rf"^\W{{0,3}}{_EDIT_WORDS}([^:：\n]{{0,40}})[:：]", re.IGNORECASE)
 _AS_OF = re.compile(
     r"^\W*$|\d+\s*[/.\-年月]\s*\d|\d{4}|[(\[（【]|\bto (?:add|clarify|correct|note)\b|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\W|$)",
@@ -48,12 +48,8 @@ _THIS_POST = re.compile(
     re.IGNORECASE,
 )
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-# "[Updated July 9, 2026] …", "(Edited) …": the same words, bracketed instead of followed by a colon.
-_BRACKETED = re.compile(
-    r"^\W{0,3}[\[(（【]\s*(?:updated?|edit(?:ed)?|correct(?:ion|ed)|errat(?:um|a)|clarif(?:ication|ied))\b"
-    r"([^\])）】\n]{0,40})[\])）】]",
-    re.IGNORECASE,
-)
+# "[Updated July 9, 2026] …", "(Edited) …": the same words (any language), bracketed instead of followed by a colon ("【追記】…").
+_BRACKETED = re.compile(rf"^\W{{0,3}}[\[(（【]\s*{_EDIT_WORDS}([^\])）】\n]{{0,40}})[\])）】]", re.IGNORECASE)
 # "Updated on July 9, 2026 to fix a link.": a date says it is about this post's edit, not about software.
 _UPDATED_ON = re.compile(
     rf"^\W{{0,3}}(?:updated|edited|corrected|revised)\s+(?:on|at)\s+"

@@ -48,7 +48,7 @@ _THIS_POST = re.compile(
     re.IGNORECASE,
 )
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-# "[Updated July 9, 2026] …", "(Edited) …": the same words (any language), bracketed instead of followed by a colon ("【追記】…").
+# "[Updated July 9, 2026] …", "(Edited) …", "【追記】…": the same words, bracketed instead of followed by a colon.
 _BRACKETED = re.compile(rf"^\W{{0,3}}[\[(（【]\s*{_EDIT_WORDS}([^\])）】\n]{{0,40}})[\])）】]", re.IGNORECASE)
 # "Updated on July 9, 2026 to fix a link.": a date says it is about this post's edit, not about software.
 _UPDATED_ON = re.compile(

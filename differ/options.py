@@ -161,20 +161,21 @@ def string_list(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def heading_list(value: Any) -> tuple[str, ...]:
-    """Headings or patterns of them (`Security*`): none may be blank, which no heading would match."""
-    items = string_list(value)
-    if not all(item.strip() for item in items):
-        raise Invalid('expected headings or patterns such as "Security*", found a blank one')
-    return items
+def nonblank_list(expected: str) -> Validator:
+    """A list of strings none of which may be blank: a blank heading pattern matches no heading, a blank word
+    every text. `expected` says what the items are, for the error."""
+
+    def validate(value: Any) -> tuple[str, ...]:
+        items = string_list(value)
+        if not all(item.strip() for item in items):
+            raise Invalid(f"expected {expected}, found a blank one")
+        return items
+
+    return validate
 
 
-def word_list(value: Any) -> tuple[str, ...]:
-    """Words, phrases or patterns of them (`CVE-*`, `breaking change`): none may be blank, which every text has."""
-    items = string_list(value)
-    if not all(item.strip() for item in items):
-        raise Invalid('expected words or patterns such as "CVE-*", found a blank one')
-    return items
+heading_list = nonblank_list('headings or patterns such as "Security*"')
+word_list = nonblank_list('words or patterns such as "CVE-*"')
 
 
 def pattern_list(value: Any) -> tuple[str, ...]:

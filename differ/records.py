@@ -220,17 +220,16 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
         return d
     from differ.diff.summary import picked
 
-    try:  # checked as `sections` and `words` in config.toml are
-        sections = heading_list(args.sections or [])
-    except Invalid:
-        raise UsageError(
-            '--section: expected a heading or a pattern such as "Security*", found nothing'
-        ) from None
-    try:
-        words = word_list(args.words or [])
-    except Invalid:
-        raise UsageError('--word: expected a word or a pattern such as "CVE-*", found nothing') from None
-    return picked(d, sections, words)
+    checked = []
+    for flag, given, check, example in (
+        ("--section", args.sections, heading_list, 'a heading or a pattern such as "Security*"'),
+        ("--word", args.words, word_list, 'a word or a pattern such as "CVE-*"'),
+    ):
+        try:  # checked as `sections` and `words` in config.toml are
+            checked.append(check(given or []))
+        except Invalid:
+            raise UsageError(f"{flag}: expected {example}, found nothing") from None
+    return picked(d, *checked)
 
 
 @command("diff")

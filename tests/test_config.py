@@ -438,16 +438,16 @@ def test_a_notifiers_words_match_a_changes_block_before_or_after(tmp_path: Path)
     def diff(before: str | None, after: str | None) -> dict[str, object]:
         return {"changes": [{"kind": "modified", "section": ["Post"], "before": before, "after": after}]}
 
-    assert config.wants_sections(diff("Fixes cve-2026-1.", "Fixes CVE-2026-1 and CVE-2026-2."))  # case aside
-    assert config.wants_sections(diff("A breaking\nchange.", None))  # a removed block; a phrase across lines
-    assert not config.wants_sections(diff("Unbreaking changes.", "Fixes."))  # whole words only
-    assert not config.wants_sections({"changes": []})
+    assert config.wants_changes(diff("Fixes cve-2026-1.", "Fixes CVE-2026-1 and CVE-2026-2."))  # case aside
+    assert config.wants_changes(diff("A breaking\nchange.", None))  # a removed block; a phrase across lines
+    assert not config.wants_changes(diff("Unbreaking changes.", "Fixes."))  # whole words only
+    assert not config.wants_changes({"changes": []})
     both = notifier_config(
         tmp_path,
         "slack",
         'url = "https://hooks.slack.com/services/T/B/X"\nwords = ["CVE-*"]\nsections = ["Security"]\n',
     )
-    assert not both.wants_sections(diff("Fixes.", "Fixes CVE-2026-1."))  # under "Post", not "Security"
+    assert not both.wants_changes(diff("Fixes.", "Fixes CVE-2026-1."))  # under "Post", not "Security"
     assert (
         notifier_error(tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\nwords = [""]\n')
         == 'notify[0].words: expected words or patterns such as "CVE-*", found a blank one'
@@ -471,13 +471,13 @@ def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -
     def diff(*sections: list[str]) -> dict[str, object]:
         return {"changes": [{"kind": "modified", "section": list(s)} for s in sections]}
 
-    assert config.wants_sections(diff(["Rust 1.97.0", "Security advisories", "CVE-2026-1"]))
-    assert config.wants_sections(diff(["Post"], ["Post", "api"]))  # case aside, any change
-    assert not config.wants_sections(diff(["Post", "Stabilized APIs"], []))  # a whole heading, not a part
-    assert not config.wants_sections({"changes": []})  # metadata only: no edit in those sections
+    assert config.wants_changes(diff(["Rust 1.97.0", "Security advisories", "CVE-2026-1"]))
+    assert config.wants_changes(diff(["Post"], ["Post", "api"]))  # case aside, any change
+    assert not config.wants_changes(diff(["Post", "Stabilized APIs"], []))  # a whole heading, not a part
+    assert not config.wants_changes({"changes": []})  # metadata only: no edit in those sections
     assert notifier_config(
         tmp_path, "slack", 'url = "https://hooks.slack.com/services/T/B/X"\n'
-    ).wants_sections({})
+    ).wants_changes({})
     from tests.helpers import notifier_error
 
     assert (

@@ -192,19 +192,16 @@ class NotifierConfig:
             return False
         return not self.sources or source_key in self.sources or document in self.sources
 
-    def wants_sections(self, diff: Mapping[str, Any]) -> bool:
+    def wants_changes(self, diff: Mapping[str, Any]) -> bool:
         """Whether an edit touches what this notifier is for: a change under a heading that one of `sections`
         matches (case aside, `*` any run of characters) whose block, before or after, has one of `words`.
         Without either, every edit."""
         if not self.sections and not self.words:
             return True
-        from differ.diff.summary import mentions, under
+        from differ.diff.summary import asked_for
 
-        return any(
-            (not self.sections or under(c, self.sections)) and (not self.words or mentions(c, self.words))
-            for c in diff.get("changes") or []
-            if isinstance(c, dict)
-        )
+        changes = diff.get("changes") or []
+        return any(asked_for(c, self.sections, self.words) for c in changes if isinstance(c, dict))
 
     def fingerprint(self) -> str:
         """A digest of the settings, so a destination disabled by a 410 comes back when they change."""

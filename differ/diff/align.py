@@ -12,8 +12,8 @@ from difflib import SequenceMatcher
 from differ.diff.blocks import Block, words
 from differ.diff.words import (
     BIG,
-    Alignment,
     CodeLine,
+    aligned,
     code_lines,
     common_ends,
     ordered_opcodes,
@@ -43,7 +43,7 @@ def similarity(a: Block, b: Block) -> float:
         # A very long code block is compared by lines (how many are the same): its words recur too much for
         # a word alignment to be cheap.
         return ratio(_code_lines(a), _code_lines(b))
-    alignment = Alignment(wa, wb) if wa <= wb else Alignment(wb, wa)  # difflib's ratio hangs on the order
+    alignment = aligned(wa, wb)[0]  # in one order: difflib's ratio hangs on it
     alike = alignment.ratio()
     if alike < PAIR_THRESHOLD and alignment.longest_run() >= SHARED_RUN:
         # A rewritten paragraph that keeps a whole sentence of the old one is still that paragraph.

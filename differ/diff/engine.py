@@ -130,6 +130,16 @@ class Diff:
     def narrowed(self) -> bool:
         return bool(self.within or self.mentioning)
 
+    def narrowing(self) -> dict[str, Any]:
+        """The JSON fields of a narrowed diff: what it was narrowed to and how many changes it leaves out."""
+        if not self.narrowed:
+            return {}
+        return {
+            **({"within": list(self.within)} if self.within else {}),
+            **({"mentioning": list(self.mentioning)} if self.mentioning else {}),
+            "left_out": self.left_out,
+        }
+
     @property
     def empty(self) -> bool:
         return not self.changes and not self.metadata

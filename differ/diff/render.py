@@ -39,9 +39,7 @@ def as_json(d: Diff, v: Versions) -> dict[str, Any]:
         "summary": summarize(d, v),
         "changes": [c.as_json() for c in d.changes],
         "metadata": d.metadata,
-        **({"within": list(d.within)} if d.within else {}),
-        **({"mentioning": list(d.mentioning)} if d.mentioning else {}),
-        **({"left_out": d.left_out} if d.narrowed else {}),
+        **d.narrowing(),
     }
 
 

@@ -24,9 +24,9 @@ _EDIT_WORDS = (
     r"|actualización|corrección|aggiornamento|correzione)\b"
 )
 EDIT_NOTE = re.compile(rf"^\W{{0,3}}{_EDIT_WORDS}([^:：\n]{{0,40}})[:：]", re.IGNORECASE)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _AS_OF = re.compile(
-    r"^\W*$|\d+\s*[/.\-年月]\s*\d|\d{4}|[(\[（【]|\bto (?:add|clarify|correct|note)\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\W|$)",
+    rf"^\W*$|\d+\s*[/.\-年月]\s*\d|\d{{4}}|[(\[（【]|\bto (?:add|clarify|correct|note)\b|\b{_MONTH}(?:\W|$)",
     re.IGNORECASE,
 )
 # A number alone ("UPDATE 2:") says which update, unless words say what was updated ("Updated on 3 platforms:").
@@ -47,7 +47,6 @@ _THIS_POST = re.compile(
     rf"{_POST}\s+{_WAS}(?:\w+ly )?{_EDITED}|(?:an|the) (?:earlier|previous|original) version of {_POST}",
     re.IGNORECASE,
 )
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # "[Updated July 9, 2026] …", "(Edited) …", "【追記】…": the same words, bracketed instead of followed by a colon.
 _BRACKETED = re.compile(rf"^\W{{0,3}}[\[(（【]\s*{_EDIT_WORDS}([^\])）】\n]{{0,40}})[\])）】]", re.IGNORECASE)
 # "Updated on July 9, 2026 to fix a link.": a date says it is about this post's edit, not about software.
@@ -373,9 +372,10 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             where = " (added at the end)" if change.at_end else ""
-            items.append([f"author's note{where}: {quote(_shown(change)[1])}"])
+            before, after = _shown(change)
+            items.append([f"author's note{where}: {quote(after)}"])
             if change.kind == "modified" and not is_edit_note(change.before):  # written over a passage
-                items[-1].append(f"  in place of {quote(_shown(change)[0])}")
+                items[-1].append(f"  in place of {quote(before)}")
             notes += 1
         elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
             if group := reordered[id(change)]:
@@ -419,12 +419,18 @@ def mentions(change: dict[str, Any], words: Sequence[str]) -> list[str]:
     return words_in([str(change.get(side) or "") for side in ("before", "after")], words)
 
 
+def asked_for(change: dict[str, Any], sections: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether a change (its JSON form) is under a heading one of `sections` matches and has one of `words`
+    (either left empty asks for nothing of it): what a destination that follows them hears of."""
+    return (not sections or bool(under(change, sections))) and (not words or bool(mentions(change, words)))
+
+
 def narrowed(diff: dict[str, Any], sections: Sequence[str], words: Sequence[str] = ()) -> dict[str, Any]:
     """A diff's JSON for a destination that follows some sections or words: the changes under those headings
     and with those words, summarized anew, its headline naming them and counting the changes left out
     (`left_out`)."""
     changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    if all((not sections or under(c, sections)) and (not words or mentions(c, words)) for c in changes):
+    if all(asked_for(c, sections, words) for c in changes):
         return diff
     sides: list[dict[str, Any]] = [
         side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
@@ -439,14 +445,7 @@ def narrowed(diff: dict[str, Any], sections: Sequence[str], words: Sequence[str]
     )
     d = picked(Diff([Change.from_json(c) for c in changes]), sections, words)
     kept = [c.as_json() for c in d.changes]
-    return {
-        **diff,
-        "summary": summarize(d, versions),
-        "changes": kept,
-        **({"within": list(d.within)} if d.within else {}),
-        **({"mentioning": list(d.mentioning)} if d.mentioning else {}),
-        "left_out": d.left_out,
-    }
+    return {**diff, "summary": summarize(d, versions), "changes": kept, **d.narrowing()}
 
 
 REORDERED = 3  # blocks moved within one section, from which they are summarized as one line

@@ -106,9 +106,17 @@ def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     """How two blocks' words align, coincidences folded: what the ops say and what every output marks. difflib
     breaks ties by which sequence comes first, so the two are aligned in one order whichever is `a`: the ops of
     b against a are those of a against b, turned round."""
-    if list(b) < list(a):
-        return turned(word_opcodes(b, a))
-    return _coincidences_folded(Alignment(a, b).opcodes())
+    alignment, swapped = aligned(a, b)
+    ops = _coincidences_folded(alignment.opcodes())
+    return turned(ops) if swapped else ops
+
+
+def aligned(a: Sequence[Any], b: Sequence[Any]) -> tuple[Alignment, bool]:
+    """The `Alignment` of two sequences made in one order whichever is `a` (the lesser first), and whether that
+    was b against a: difflib breaks ties between equally long matches, and so its ratio, by which sequence comes
+    first, and the diff of b and a must be the mirror image of the diff of a and b."""
+    swapped = list(b) < list(a)
+    return (Alignment(b, a) if swapped else Alignment(a, b)), swapped
 
 
 def ordered_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[Opcode]:
@@ -176,7 +184,8 @@ def line_opcodes(
     """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
     whether its lines are alike, a line edited (diffed word by word) rather than rewritten. What the ops, every
     output and the summary of a code block are made from."""
-    ops = Alignment(a, b).opcodes() if list(a) <= list(b) else turned(Alignment(b, a).opcodes())
+    alignment, swapped = aligned(a, b)
+    ops = turned(alignment.opcodes()) if swapped else alignment.opcodes()
     for tag, l1, l2, m1, m2 in ops:
         alike = tag == "replace" and (
             ratio([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line])
@@ -186,9 +195,8 @@ def line_opcodes(
 
 
 def ratio(a: Sequence[Any], b: Sequence[Any]) -> float:
-    """How alike two sequences are, 0 to 1 (difflib's ratio, taken in one order whichever is `a`: difflib's
-    depends on the order)."""
-    return Alignment(a, b).ratio() if list(a) <= list(b) else Alignment(b, a).ratio()
+    """How alike two sequences are, 0 to 1, the same whichever is `a` (`aligned`)."""
+    return aligned(a, b)[0].ratio()
 
 
 def code_opcodes(

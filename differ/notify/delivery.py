@@ -69,7 +69,7 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
         return f"its events are {', '.join(config.events)}"
     if not config.wants(kind, _subject(event)):
         return f"it is for {', '.join(config.documents or config.sources)}"
-    if kind in VERSION_EVENTS and not config.wants_sections(event.get("diff") or {}):
+    if kind in VERSION_EVENTS and not config.wants_changes(event.get("diff") or {}):
         wanted = ([f"under its sections ({', '.join(config.sections)})"] if config.sections else []) + (
             [f"with its words ({', '.join(config.words)})"] if config.words else []
         )

@@ -93,6 +93,18 @@ def test_kinds_moved_link_invisible_and_metadata() -> None:
     assert d.metadata == [{"field": "updated_at", "before": "1", "after": "2"}]
 
 
+def test_an_invisible_character_is_placed_in_the_block_it_stood_in() -> None:
+    from differ.normalize.canonical import canonicalize
+
+    a = canonicalize("# T\n\nSome text here.\n\n## Later\n\nZero\u200bwidth\x01.\n")
+    b = canonicalize("# T\n\nSome text here.\n\n## Later\n\nZerowidth.\n")
+    d = diff(a.text, b.text, a_invisible=a.invisible, b_invisible=b.invisible)
+    assert [(c.section, c.detail) for c in d.changes] == [
+        (("T", "Later"), '1 invisible U+200B removed before "width"'),
+        (("T", "Later"), '1 invisible U+0001 removed before "."'),  # not "Some text here.", the first "."
+    ]
+
+
 def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_happened() -> None:
     a_meta = {"title": "T", "tags": ["x", "y"], "author": {"name": "A"}, "draft": True}
     b_meta = {"title": "T", "tags": ["x", "z", "w"], "author": {"name": "B"}, "it's": 2}

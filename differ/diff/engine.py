@@ -412,18 +412,30 @@ def _under(change: Change, head: Change) -> bool:
 
 
 def _invisible_changes(
-    a_inv: list[dict[str, Any]], b_inv: list[dict[str, Any]], a: list[Block], b: list[Block]
+    a_side: tuple[list[dict[str, Any]], dict[int, list[Block]]],
+    b_side: tuple[list[dict[str, Any]], dict[int, list[Block]]],
+    a: list[Block],
+    b: list[Block],
 ) -> list[Change]:
-    """Invisible characters removed (counted in the old version, not the new) and added (the other way)."""
+    """Invisible characters removed (counted in the old version, not the new) and added (the other way). Each
+    side: the characters the normalizer took out (with the Markdown chunk each stood in and the word after it)
+    and the blocks of each chunk (`_by_chunk`)."""
 
     def sig(entry: dict[str, Any]) -> tuple[str, str]:
         return str(entry.get("char")), str(entry.get("before", ""))
 
+    (a_inv, a_chunks), (b_inv, b_chunks) = a_side, b_side
     before, after = Counter(map(sig, a_inv)), Counter(map(sig, b_inv))
     changes = []
-    for counts, blocks, verb in ((before - after, a, "removed"), (after - before, b, "added")):
+    for counts, entries, chunks, blocks, verb in (
+        (before - after, a_inv, a_chunks, a, "removed"),
+        (after - before, b_inv, b_chunks, b, "added"),
+    ):
         for (char, word), count in counts.items():
-            block = _find(blocks, word)
+            # where the first such character stood: its chunk's block with that word, else any block with it
+            chunk = next((e.get("block") for e in entries if sig(e) == (char, word)), None)
+            near = chunks.get(chunk, []) if isinstance(chunk, int) else []
+            block = _find(near, word) or (near[0] if near and not word else None) or _find(blocks, word)
             detail = f"{count} invisible {char} {verb}" + (f' before "{word}"' if word else "")
             text = block.text if block else None
             changes.append(
@@ -439,6 +451,20 @@ def _invisible_changes(
                 )
             )
     return changes
+
+
+def _by_chunk(blocks: list[Block], markdown: str) -> dict[int, list[Block]]:
+    """The blocks of each chunk of the Markdown between blank lines (the normalizer notes an invisible
+    character by its chunk): each block in the first chunk, from the last block's on, that holds its source."""
+    chunks = markdown.split("\n\n")
+    out: dict[int, list[Block]] = {}
+    k = 0
+    for block in blocks:
+        found = next((i for i in range(k, len(chunks)) if block.source in chunks[i]), None)
+        if found is not None:
+            k = found
+            out.setdefault(k, []).append(block)
+    return out
 
 
 def _find(blocks: list[Block], word: str) -> Block | None:
@@ -487,7 +513,9 @@ def diff(
     with collector_paused():
         a, b = split_blocks(a_markdown), split_blocks(b_markdown)
         result = diff_blocks(a, b)
-    result.changes.extend(_invisible_changes(a_invisible or [], b_invisible or [], a, b))
+    if a_invisible or b_invisible:
+        sides = (a_invisible or [], _by_chunk(a, a_markdown)), (b_invisible or [], _by_chunk(b, b_markdown))
+        result.changes.extend(_invisible_changes(*sides, a, b))
     result.metadata = metadata_changes(a_meta or {}, b_meta or {})
     result.a_markdown, result.b_markdown = a_markdown, b_markdown
     return result

@@ -453,6 +453,17 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         events.extend(missed_events(app, source, result.event, latest=latest, state=state))
         if state.get("recovered_after"):  # this check's, or one a process that died before queueing it owes
             since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
+            if since:  # the streak's own alert first: queued once by its id, so owed only if a process died
+                events.append(
+                    {
+                        "type": "fetch_failing",
+                        "source": source.key,
+                        "title": source.title,
+                        "failures": state["recovered_after"],
+                        "error": state.get("last_error") or "",
+                        **since,
+                    }
+                )
             events.append(
                 {
                     "type": "recovered",

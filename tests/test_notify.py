@@ -596,6 +596,39 @@ def test_a_failing_alert_owed_by_a_process_that_died_comes_with_the_next_check(
     ]
 
 
+def test_a_failing_alert_owed_when_the_page_comes_back_is_sent_before_the_recovery(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check that reaches `fail_after` dies before queueing its alert and the next check finds the page
+    back: both are told, the failing first, each once (a later failing streak is a new alert)."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.routes["/post"] = Reply(500)
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver, extra="fail_after = 2\n"),
+    )
+    check(make_app(config, clock), config.sources())
+    clock.advance(60)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # the second failure: the alert is owed
+    server.page("/post", article("<p>Back.</p>"))
+    for _ in range(2):
+        clock.advance(60)
+        check(make_app(config, clock), config.sources())
+    told = [
+        "doc/canonical is failing (2 checks in a row)",
+        "doc/canonical recovered after 2 failed checks",
+    ]
+    assert slack_titles(receiver) == told
+    server.routes["/post"] = Reply(500)
+    for _ in range(2):
+        clock.advance(60)
+        check(make_app(config, clock), config.sources())
+    assert slack_titles(receiver) == [*told, "doc/canonical is failing (2 checks in a row)"]
+
+
 def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

@@ -39,20 +39,20 @@ def version_line() -> str:
     return f"differ {__version__} ({'compiled: ' + ', '.join(compiled) if compiled else 'not compiled'})"
 
 
-def _section_option(parser: argparse.ArgumentParser) -> None:
+def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes") -> None:
     parser.add_argument(
         "--section",
         dest="sections",
         action="append",
         metavar="HEADING",
-        help="only the changes under a heading this matches (case aside, * any characters; repeatable)",
+        help=f"only {picks} under a heading this matches (case aside, * any characters; repeatable)",
     )
     parser.add_argument(
         "--word",
         dest="words",
         action="append",
         metavar="WORD",
-        help="only the changes whose block has this word or phrase, before or after (case aside, * any "
+        help=f"only {picks} whose block has this word or phrase, before or after (case aside, * any "
         "characters but a space; repeatable)",
     )
 
@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
+    _section_option(h, "the versions with a change")
     lg = sub.add_parser("log", help="the latest checks of sources: when, HTTP status, outcome, size, time")
     lg.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
     lg.add_argument(

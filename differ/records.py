@@ -20,30 +20,51 @@ from differ.site import describe, size_text
 from differ.store import Version
 
 if TYPE_CHECKING:
-    from differ.diff import Diff
+    from differ.diff import Diff, Versions
 
 
 @command("history")
 def cmd_history(app: App, args: argparse.Namespace) -> int:
     from differ.audit import reach_lines
+    from differ.diff.summary import narrowed_to
 
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
+    asked = args.sections or args.words
+    found = _with_changes(app, source, versions, args) if asked else {}
+    shown = [v for v in versions if v.number in found] if asked else versions
     if args.format == "json":
-        app.out.write(json.dumps(_history_json(app, source, versions), ensure_ascii=False, indent=2) + "\n")
+        out = _history_json(app, source, shown, found, args)
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
     rows = [
-        (str(v.number), v.fetched_at, v.hash[:12], size_text(int(v.record.get("raw_bytes", 0))), describe(v))
-        for v in versions
+        (
+            str(v.number),
+            v.fetched_at,
+            v.hash[:12],
+            size_text(int(v.record.get("raw_bytes", 0))),
+            _changed(found[v.number], _pair(app, source, v)) if asked else describe(v),
+        )
+        for v in shown
     ]
-    reach = reach_lines(app, source) if source.role == "mirror" else []
+    reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
+    kept = (
+        f"{len(shown)} of {len(versions)} version{'s' if len(versions) != 1 else ''} with a change "
+        + narrowed_to(args.sections or (), args.words or ())
+        if asked
+        else ""
+    )
     if args.format == "html":
-        app.out.write(_history_html(source.key, source.url, rows, reach))
+        app.out.write(_history_html(source.key, source.url, rows, reach, kept))
         return ExitCode.OK
     print(f"{source.key}  {source.url}", file=app.out)
     if not versions:
         print("  no versions yet (run: differ check " + source.key + ")", file=app.out)
         return ExitCode.OK
+    if kept:
+        print(f"  {kept}", file=app.out)
+        if not shown:
+            return ExitCode.OK
     print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
     for number, fetched, digest, size, change in rows:
         print(f"  {number:>3}  {fetched:20}  {digest}  {size:>9}  {change}", file=app.out)
@@ -52,36 +73,108 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _history_json(app: App, source: SourceConfig, versions: Sequence[Version]) -> dict[str, object]:
+def _with_changes(
+    app: App, source: SourceConfig, versions: Sequence[Version], args: argparse.Namespace
+) -> dict[int, Diff]:
+    """The versions whose edit (for the first, whose text) has passages under `--section` and with `--word`,
+    each with those changes: when a passage came, changed and went, as `git log -S` tells of a string."""
+    from differ.diff import diff
+    from differ.versions import diff_versions
+
+    found: dict[int, Diff] = {}
+    before: Version | None = None
+    for v in versions:
+        if before is None:
+            whole = diff("", app.store.markdown(v))  # the first version: every block added
+        else:
+            whole = diff_versions(app.store, before, v, app=app, source=source)
+        picked = narrowed(whole, args)
+        if picked.changes:
+            found[v.number] = picked
+        before = v
+    return found
+
+
+def _changed(d: Diff, pair: Versions | None) -> str:
+    """A history row for a version a `--section` or `--word` history keeps: how many of its changes (for the
+    first version, `pair` None, its passages) are asked for, and the first of them (the author's note only
+    when nothing else is)."""
+    from differ.diff.summary import around_word, describe, narrowed_to, order, quote
+    from differ.site import one_line, shortened
+
+    which, n = narrowed_to(d.within, d.mentioning), len(d.changes) - d.explaining
+    if pair is None:
+        passage = around_word(d.changes[0].after or "", d.mentioning)
+        return shortened(f"first snapshot: {n} passage{'s' if n != 1 else ''} {which}: {quote(passage, 200)}")
+    said = f"{n} change{'s' if n != 1 else ''} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
+    noted = order(d.changes)
+    change = next((c for c, note in noted if not note), noted[0][0])
+    return shortened(f"{said}: {one_line(describe(change))}")
+
+
+def _pair(app: App, source: SourceConfig, v: Version) -> Versions | None:
+    """A version and the one before it, as summaries name them (None for the first)."""
+    from differ.versions import version_pair
+
+    return version_pair(source, app.store.version(source.key, v.number - 1), v) if v.number > 1 else None
+
+
+def _history_json(
+    app: App,
+    source: SourceConfig,
+    versions: Sequence[Version],
+    found: Mapping[int, Diff],
+    args: argparse.Namespace,
+) -> dict[str, object]:
     """`differ.history/1`: the source and its versions, oldest first; for a mirror, when each canonical edit
-    reached it."""
+    reached it. With `--section` or `--word`, only the versions with such changes, each with those changes'
+    summary and how many it left out."""
     from differ.audit.report import reach
+    from differ.diff import summarize
+
+    def changes(v: Version) -> dict[str, object]:
+        if v.number not in found:
+            return {
+                "changes": int(v.record.get("changes", 0)),
+                "summary": list(v.record.get("summary") or []),
+            }
+        d, pair = found[v.number], _pair(app, source, v)
+        if pair is None:
+            return {"changes": 0, "summary": [], "passages": len(d.changes)}
+        return {
+            "changes": len(d.changes) - d.explaining,
+            "summary": summarize(d, pair),
+            "left_out": d.left_out,
+        }
 
     out: dict[str, object] = {
         "schema": "differ.history/1",
         "source": source.key,
         "url": source.url,
         "role": source.role,
+        **({"within": list(args.sections)} if args.sections else {}),
+        **({"mentioning": list(args.words)} if args.words else {}),
         "versions": [
             {
                 "version": v.number,
                 "fetched_at": v.fetched_at,
                 "hash": v.hash,
                 "raw_bytes": int(v.record.get("raw_bytes", 0)),
-                "changes": int(v.record.get("changes", 0)),
-                "summary": list(v.record.get("summary") or []),
+                **changes(v),
                 **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
                 **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
             }
             for v in versions
         ],
     }
-    if source.role == "mirror":
+    if source.role == "mirror" and not (args.sections or args.words):
         out["canonical_edits"] = reach(app, source) or []
     return out
 
 
-def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str]) -> str:
+def _history_html(
+    key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str], kept: str = ""
+) -> str:
     """A standalone page; every piece of page text is escaped and no script may run."""
     from html import escape as e
 
@@ -91,7 +184,9 @@ def _history_html(key: str, url: str, rows: Sequence[tuple[str, ...]], reach: li
     notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
     return page(
         f"{key} history",
-        f"<h1>{e(key)}</h1><p>{e(url)}</p><table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
+        f"<h1>{e(key)}</h1><p>{e(url)}</p>"
+        + (f"<p>{e(kept)}</p>" if kept else "")
+        + "<table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
         f"<th>Size</th><th>Change</th></tr>{body}</table>"
         + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
     )

@@ -6,6 +6,7 @@ so publishing `snapshots/reports/` at `base_url` gives a dashboard that needs no
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,7 +47,7 @@ def describe(v: Version) -> str:
     text = _what_changed(v) + "".join(f"; warning: {w}" for w in v.record.get("warnings") or [])
     if v.record.get("archive"):
         text = "archived capture: " + text
-    return text if len(text) <= 110 else text[:109] + "…"
+    return shortened(text)
 
 
 def _what_changed(v: Version) -> str:
@@ -57,12 +58,22 @@ def _what_changed(v: Version) -> str:
     if said.startswith("a new release, "):  # another release's notes, not an edit (releases/latest)
         return said.rstrip(".")
     n = v.record.get("changes", 0)
-    first = summary[1][2:] if len(summary) > 1 else ""
-    if len(summary) > 2 and summary[2].startswith("  →"):  # a modified block: what it became
-        first += " " + summary[2].strip()
+    first = one_line([str(line) for line in summary[1:3]])[2:]
     if n == 0 and first:  # only metadata changed: say which field
         return first
     return f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+
+
+def one_line(lines: Sequence[str]) -> str:
+    """A change's summary lines on one line: a modified block with what it became."""
+    first = lines[0] if lines else ""
+    if len(lines) > 1 and lines[1].startswith("  →"):
+        first += " " + lines[1].strip()
+    return first
+
+
+def shortened(text: str, width: int = 110) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def index_path(store: Store, document: str | None = None) -> Path:

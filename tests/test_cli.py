@@ -101,6 +101,59 @@ def test_check_history_show_diff_verify(tmp_path: Path, server: Server) -> None:
     assert "damaged: doc/canonical version 1: normalized Markdown was altered\n" in out
 
 
+def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched_it(
+    tmp_path: Path, server: Server
+) -> None:
+    """`history --word` / `--section`: the versions whose edit has such a change (the first version when it has
+    such passages), each with how many and the first of them, as `git log -S` finds a string."""
+    config = str(write_config(tmp_path, server))
+    pages = [
+        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>No known issues.</p>",
+        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
+        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
+        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>No known issues.</p>",
+    ]
+    for body in pages:
+        server.page("/post", article(body))
+        assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+
+    def rows(*options: str) -> list[str]:
+        code, out, err = run("--config", config, "history", "doc/canonical", *options)
+        assert (code, err) == (ExitCode.OK, "")
+        lines = out.splitlines()
+        assert lines[0] == f"doc/canonical  {server.url('/post')}"
+        return [lines[1]] + [
+            re.sub(r"^ +(\d+)  \S+Z  [0-9a-f]{12} +\S+ KB  ", r"\1 ", line) for line in lines[3:]
+        ]
+
+    assert rows("--word", "cve-*") == [
+        '  2 of 4 versions with a change mentioning "cve-*"',
+        '2 1 change mentioning "cve-*": Post › Security: "No known issues." → "Fixed CVE-2026-1234 in the parser."',
+        '4 1 change mentioning "cve-*": Post › Security: "Fixed CVE-2026-1234 in the parser." → "No known issues."',
+    ]
+    assert rows("--section", "install") == [
+        '  2 of 4 versions with a change under "install"',
+        '1 first snapshot: 1 passage under "Install": "Run pip install foo."',
+        '3 1 change under "Install": Post › Install: added "==2.0"',
+    ]
+    assert rows("--section", "install", "--word", "cve-*") == [
+        '  0 of 4 versions with a change under "install", mentioning "cve-*"',
+    ]
+    code, out, _ = run("--config", config, "history", "doc/canonical", "--word", "CVE-*", "--format", "json")
+    data = json.loads(out)
+    assert (data["mentioning"], "within" in data) == (["CVE-*"], False)
+    assert [(v["version"], v["changes"], v["left_out"], v["summary"][0][-38:]) for v in data["versions"]] == [
+        (2, 1, 0, 'version 1 → 2: 1 change mentioning "CVE-*" (0 elsewhere).'[-38:]),
+        (4, 1, 0, 'version 3 → 4: 1 change mentioning "CVE-*" (0 elsewhere).'[-38:]),
+    ]
+    page = run("--config", config, "history", "doc/canonical", "--word", "cve-*", "--format", "html")[1]
+    assert "<p>2 of 4 versions with a change mentioning &quot;cve-*&quot;</p>" in page
+    assert page.count("<tr><td>") == 2
+    assert run("--config", config, "history", "doc/canonical", "--word", " ")[2] == (
+        'error: --word: expected a word or a pattern such as "CVE-*", found nothing\n'
+    )
+
+
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> None:
     config = str(write_config(tmp_path, server))
     assert run("--config", str(tmp_path / "none.toml"), "check") == (
@@ -724,10 +777,16 @@ def test_a_diff_can_be_narrowed_to_changes_with_some_words(
         0,
     )
     code, out, _ = run(*diff, "--word", "python 3.15", "--section", "non-feature*")
+    assert [line[:16] for line in out.splitlines()[:4]] == [
+        "PyTorch 2.13 Rel",
+        "• author's note ",  # shown, as it explains the edit, but not counted: it is not under the section
+        "• Non-Feature Up",
+        '  → "(Preliminar',
+    ]
     assert out.splitlines()[0] == (
-        'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 2 changes under "Non-Feature Updates",'
+        'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 1 change under "Non-Feature Updates",'
         ' mentioning "python 3.15" (1 elsewhere).'
-    )  # the Python-support sentence, and the author's note that explains it
+    )
     code, out, _ = run(*diff, "--word", "CuTeDSL", "--section", "non-feature*")
     assert out.splitlines()[0].endswith(
         ': 0 changes under "non-feature*", mentioning "CuTeDSL" (3 elsewhere).'

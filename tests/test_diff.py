@@ -579,7 +579,10 @@ def test_a_narrowed_diff_keeps_exactly_the_changes_it_asks_for(
 
     assert [c for c in n.changes if asked(c)] == [c for c in d.changes if asked(c)]  # none lost, order kept
     assert all(asked(c) or is_edit_note(c.after) for c in n.changes)  # nothing else, but the author's note
+    assert n.explaining == sum(not asked(c) for c in n.changes)  # the note kept to explain, counted apart
     if sections or some:
+        counted = len(n.changes) - n.explaining
+        assert f": {counted} change{'' if counted == 1 else 's'} " in summarize(n, V)[0]
         assert summarize(n, V)[0].endswith(f"({n.left_out} elsewhere).")
 
 

@@ -125,6 +125,7 @@ class Diff:
     within: tuple[str, ...] = ()  # narrowed to some sections: the headings its changes are under
     mentioning: tuple[str, ...] = ()  # narrowed to changes with some words: the words they have
     left_out: int = 0  # and how many changes elsewhere it leaves out
+    explaining: int = 0  # the author's notes it keeps only as the edit's explanation (not asked for)
 
     @property
     def narrowed(self) -> bool:

@@ -258,13 +258,34 @@ def picked(d: Diff, sections: Sequence[str] = (), words: Sequence[str] = ()) -> 
     kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and _authors_note(c))]
     within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
     mentioning = tuple(dict.fromkeys(x for _, _, w in hits for x in w)) or tuple(words)
-    return Diff(kept, [], within=within, mentioning=mentioning, left_out=len(d.changes) - len(kept))
+    return Diff(
+        kept,
+        [],
+        within=within,
+        mentioning=mentioning,
+        left_out=len(d.changes) - len(kept),
+        explaining=len(kept) - len(hits),
+    )
 
 
 def words_in(texts: Sequence[str], words: Sequence[str]) -> list[str]:
     """Which of `words` the texts have, as whole words, case aside: `*` stands for any characters but a space
     (`CVE-*`, `deprecat*`), and the words of a phrase may stand on two lines (`breaking change`)."""
     return [w for w in words if any(_word_pattern(w).search(t) for t in texts)]
+
+
+def around_word(text: str, words: Sequence[str], context: int = 40) -> str:
+    """A passage cut to the first of `words` it has, with a few words either side (`…backend [Prototype]
+    (#169)…`); the passage whole when it is short or has none of them."""
+    text = " ".join(text.split())
+    found = [m for w in words if (m := _word_pattern(w).search(text))]
+    if len(text) <= 2 * context or not found:
+        return text
+    hit = min(found, key=lambda m: m.start())
+    start = text.rfind(" ", 0, max(0, hit.start() - context)) + 1
+    stop = text.find(" ", min(len(text), hit.end() + context))
+    stop = len(text) if stop < 0 else stop
+    return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
 
 
 @functools.lru_cache(maxsize=256)
@@ -386,12 +407,14 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     items[notes:notes] = [_meta_line(m) for m in titles]
     items.extend(_meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
     lines = [headline(versions, len(d.changes), len(d.metadata))]
-    if d.narrowed:  # to some sections, or some words
-        count = f"{len(d.changes)} change{'' if len(d.changes) == 1 else 's'}"
-        which = ([f"under {', '.join(quote(h, 60) for h in d.within)}"] if d.within else []) + (
-            [f"mentioning {', '.join(quote(w, 60) for w in d.mentioning)}"] if d.mentioning else []
+    if (
+        d.narrowed
+    ):  # to some sections, or some words; an author's note kept to explain the edit is not counted
+        asked = len(d.changes) - d.explaining
+        count = f"{asked} change{'' if asked == 1 else 's'}"
+        lines[0] = (
+            f"{_subject(versions)}: {count} {narrowed_to(d.within, d.mentioning)} ({d.left_out} elsewhere)."
         )
-        lines[0] = f"{_subject(versions)}: {count} {', '.join(which)} ({d.left_out} elsewhere)."
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
@@ -399,6 +422,14 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     if rest > 0:
         lines.append(f"…and {rest} more change{'s' if rest != 1 else ''}")
     return lines
+
+
+def narrowed_to(within: Sequence[str], mentioning: Sequence[str]) -> str:
+    """What a narrowed diff keeps, in words: `under "Security", mentioning "CVE-*"`."""
+    which = ([f"under {', '.join(quote(h, 60) for h in within)}"] if within else []) + (
+        [f"mentioning {', '.join(quote(w, 60) for w in mentioning)}"] if mentioning else []
+    )
+    return ", ".join(which)
 
 
 def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:

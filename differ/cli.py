@@ -210,6 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     vf.add_argument("--branch", default="differ", help="with --git: the branch to check (default: differ)")
     sub.add_parser("sources", help="the configured sources and their state")
+    st = sub.add_parser(
+        "status",
+        help="whether every source is checked on time, none is failing and every alert went out; exit 1 if "
+        "not (for a monitor)",
+    )
+    st.add_argument("--format", choices=("text", "json"), default="text")
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
     f = sub.add_parser(
         "fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)"

@@ -104,6 +104,18 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+@command("status")
+def cmd_status(app: App, args: argparse.Namespace) -> int:
+    from differ.health import health, render
+
+    found = health(app)
+    if args.format == "json":
+        app.out.write(json.dumps(found.as_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        app.out.write(render(found))
+    return ExitCode.OK if found.ok else ExitCode.FAILURE
+
+
 @command("kinds")
 def cmd_kinds(app: App, args: argparse.Namespace) -> int:
     from differ.config.loader import notifier_options

@@ -1,0 +1,153 @@
+"""Whether the watcher is doing its job: every source checked on time, none failing, every alert delivered.
+`differ status` prints it and exits 1 on a problem, so that a monitor (cron, a container's health check,
+Nagios) hears of a watcher that stopped, which would otherwise be as silent as the edits it is there to catch."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from differ import options as opt
+from differ.app import App
+
+LATE_GRACE = (
+    300.0  # seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue)
+)
+STUCK = 3600.0  # seconds a message may wait, being retried, before it counts as undelivered
+DEFAULT_FAIL_AFTER = 3  # failures in a row that make a streak a problem when no destination says otherwise
+
+
+@dataclass
+class Finding:
+    """One thing `differ status` reports: `kind` (overdue, never checked, failing, undelivered, disabled,
+    unsent; for a note: failed, deferred), what it is about, and in words."""
+
+    kind: str
+    subject: str
+    detail: str
+
+
+@dataclass
+class Health:
+    sources: int
+    destinations: int
+    last_check: str | None
+    problems: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)  # worth knowing, not a problem
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "schema": "differ.status/1",
+            "ok": self.ok,
+            "sources": self.sources,
+            "destinations": self.destinations,
+            "last_check": self.last_check,
+            "problems": [asdict(p) for p in self.problems],
+            "notes": [asdict(n) for n in self.notes],
+        }
+
+
+def health(app: App) -> Health:
+    """The watcher's health now: each source not paused checked within two of its intervals (a deferral asked
+    for by its host aside), no failing streak as long as a destination's `fail_after`, and no message failed
+    for good, retried for over an hour, held by a disabled destination or queued for one no longer configured."""
+    now = app.now()
+    sources = [s for s in app.config.sources() if not s.paused]
+    out = Health(len(sources), len(app.config.notifiers), None)
+    fail_after = min((n.fail_after for n in app.config.notifiers), default=DEFAULT_FAIL_AFTER)
+    checks = []
+    for s in sources:
+        state = app.store.state(s.key)
+        last = (app.store.last_fetch(s.key) or {}).get("at") or state.get("last_check")
+        every = s.interval or app.config.service.interval
+        if not last:
+            out.problems.append(Finding("never checked", s.key, "run differ check or differ run"))
+            continue
+        checks.append(last)
+        age = _seconds_since(now, last)
+        deferred = state.get("retry_not_before")
+        if deferred and (_seconds_since(now, deferred) or 0) < 0:
+            out.notes.append(Finding("deferred", s.key, f"its host asked to wait until {deferred}"))
+        elif age is not None and age > 2 * every + LATE_GRACE:
+            out.problems.append(
+                Finding(
+                    "overdue",
+                    s.key,
+                    f"last checked {last}, {_ago(age)} ago (every {opt.format_duration(every)})",
+                )
+            )
+        failures = int(state.get("failures") or 0)
+        if failures:
+            since = f" since {state['failing_since']}" if state.get("failing_since") else ""
+            said = f"{failures} failed check{'s' if failures != 1 else ''} in a row{since}: {state.get('last_error')}"
+            (out.problems if failures >= fail_after else out.notes).append(
+                Finding("failing" if failures >= fail_after else "failed", s.key, said)
+            )
+    out.last_check = max(checks, default=None)
+    _outbox(app, now, out)
+    return out
+
+
+def _outbox(app: App, now: datetime, out: Health) -> None:
+    from differ.notify import Outbox
+
+    outbox = Outbox(app.store)
+    configured = {n.name: n for n in app.config.notifiers}
+    every = list(outbox.all())
+    for name in sorted(set(outbox.notifiers()) | set(configured)):
+        pending = [m for m in every if m.notifier == name and m.state == "pending"]
+        if name not in configured:  # renamed or removed: only what it still owes counts
+            if pending:
+                said = f"{_count(pending)} pending for a [[notify]] no longer configured"
+                out.problems.append(Finding("unsent", name, said))
+            continue
+        off = outbox.disabled(name)
+        if (
+            off and off.get("fingerprint") == configured[name].fingerprint()
+        ):  # else its next delivery enables it
+            said = f"{off.get('reason')} (until its configuration changes)"
+            out.problems.append(Finding("disabled", name, said))
+        failed = [m for m in every if m.notifier == name and m.state == "failed"]
+        stuck = [m for m in pending if (_seconds_since(now, str(m.data.get("created") or "")) or 0) > STUCK]
+        for group, what in ((failed, "failed for good"), (stuck, "not delivered for over an hour")):
+            if group:
+                error = group[-1].data.get("last_error") or "no error recorded"
+                said = f"{_count(group)} {what} (last error: {error}); see differ outbox"
+                out.problems.append(Finding("undelivered", name, said))
+
+
+def _count(messages: list[Any]) -> str:
+    return f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
+
+
+def _seconds_since(now: datetime, when: str) -> float | None:
+    try:
+        then = datetime.fromisoformat(when.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (now - then).total_seconds() if then.tzinfo else None
+
+
+def _ago(seconds: float) -> str:
+    """`3 minutes`, `5 hours`, `148 days`: how long ago, as a person says it."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{int(seconds)} seconds"
+
+
+def render(h: Health) -> str:
+    """One line with the verdict, then a line a problem, then the notes."""
+    head = f"differ: {h.sources} source{'s' if h.sources != 1 else ''}, {h.destinations} destination"
+    head += f"{'s' if h.destinations != 1 else ''}, last check {h.last_check or 'never'}: "
+    head += "ok" if h.ok else f"{len(h.problems)} problem{'s' if len(h.problems) != 1 else ''}"
+    lines = [head]
+    lines += [f"  {p.kind}: {p.subject}: {p.detail}" for p in h.problems]
+    lines += [f"  note: {n.kind}: {n.subject}: {n.detail}" for n in h.notes]
+    return "\n".join(lines) + "\n"

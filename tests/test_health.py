@@ -1,0 +1,189 @@
+"""`differ status`: a watcher that stopped checking, a page failing for a streak, an alert that does not go out,
+each one line and exit 1; notes that are not problems; exact output against real pages and receivers."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from differ.check import check
+from differ.cli import main
+from differ.errors import ExitCode
+from differ.health import health, render
+from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
+
+
+def slack(receiver: Server, extra: str = "") -> str:
+    return f'[[notify]]\nname = "team"\nkind = "slack"\nurl = "{receiver.url("/hook")}"\n{extra}'
+
+
+def lines(app: object) -> list[str]:
+    return render(health(app)).splitlines()  # type: ignore[arg-type]
+
+
+def test_a_watcher_checking_on_time_is_ok_and_one_that_stopped_is_overdue(
+    tmp_path: Path, server: Server
+) -> None:
+    server.page("/post", article("<p>Words.</p>"))
+    clock = Clock()
+    config = one_doc(tmp_path, server.url("/post"), extra='robots = false\ninterval = "10m"')
+    app = make_app(config, clock)
+    assert lines(app) == [
+        "differ: 1 source, 0 destinations, last check never: 1 problem",
+        "  never checked: doc/canonical: run differ check or differ run",
+    ]
+    check(app, config.sources())
+    clock.advance(2 * 600 + 300)  # two intervals and the grace: still on time
+    assert lines(app) == ["differ: 1 source, 0 destinations, last check 2026-07-08T17:45:00Z: ok"]
+    clock.advance(1)
+    assert lines(app) == [
+        "differ: 1 source, 0 destinations, last check 2026-07-08T17:45:00Z: 1 problem",
+        "  overdue: doc/canonical: last checked 2026-07-08T17:45:00Z, 25 minutes ago (every 10m)",
+    ]
+    clock.advance(3 * 86400)
+    assert lines(app)[1].endswith(", 3 days ago (every 10m)")
+
+
+def test_a_failing_streak_is_a_problem_from_fail_after_on_and_a_deferral_is_a_note(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.routes["/post"] = Reply(500)
+    receiver.routes["/hook"] = Reply(200, b"ok")
+    clock = Clock()
+    config = one_doc(
+        tmp_path, server.url("/post"), extra="robots = false", notify=slack(receiver, "fail_after = 2\n")
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    assert health(app).ok
+    assert lines(app)[1] == (
+        "  note: failed: doc/canonical: 1 failed check in a row since 2026-07-08T17:45:00Z: HTTP 500 Internal Server Error"
+    )
+    clock.advance(60)
+    check(app, config.sources())
+    assert lines(app)[1:] == [
+        "  failing: doc/canonical: 2 failed checks in a row since 2026-07-08T17:45:00Z: HTTP 500 Internal Server Error"
+    ]
+    server.routes["/post"] = Reply(503, headers={"Retry-After": "7200"})
+    clock.advance(60)
+    check(app, config.sources())
+    clock.advance(3600)  # past two 30-minute intervals, but the host asked to wait two hours
+    found = health(app)
+    assert [(p.kind, p.subject) for p in found.problems] == [("failing", "doc/canonical")]
+    assert [(n.kind, n.detail) for n in found.notes] == [
+        ("deferred", "its host asked to wait until 2026-07-08T19:47:00Z")
+    ]
+    server.page("/post", article("<p>Back.</p>"))
+    clock.advance(7200)
+    check(app, config.sources())
+    assert lines(app) == ["differ: 1 source, 1 destination, last check 2026-07-08T20:47:00Z: ok"]
+
+
+def test_an_alert_not_delivered_for_an_hour_or_for_good_is_a_problem(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>One.</p>"))
+    receiver.routes["/hook"] = Reply(500, b"down")
+    clock = Clock()
+    config = one_doc(
+        tmp_path, server.url("/post"), extra="robots = false", notify=slack(receiver, 'retry_for = "2h"\n')
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(60)
+    check(app, config.sources())  # the change's alert: refused, to be retried
+    assert health(app).ok  # retried for a minute: not yet a problem
+    clock.advance(3601)
+    assert [(p.kind, p.subject, p.detail) for p in health(app).problems] == [
+        (
+            "undelivered",
+            "team",
+            "1 message not delivered for over an hour (last error: HTTP 500 down); see differ outbox",
+        ),
+    ]
+    from differ.notify import deliver
+
+    clock.advance(7200)
+    deliver(app)  # past retry_for: given up
+    assert [p.detail for p in health(app).problems if p.kind == "undelivered"] == [
+        "1 message failed for good (last error: HTTP 500 down; gave up after 2h of retries); see differ outbox"
+    ]
+
+
+def test_status_on_the_command_line_exits_1_on_a_problem_with_json_for_machines(
+    tmp_path: Path, server: Server
+) -> None:
+    server.page("/post", article("<p>Words.</p>"))
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "m"\nurl = "{server.url("/m")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\npaused = true\n'
+    )
+
+    def run(*args: str) -> tuple[int, str]:
+        out = io.StringIO()
+        return main(["--config", str(path), *args], out=out, err=io.StringIO(), env={}), out.getvalue()
+
+    assert run("status") == (
+        ExitCode.FAILURE,
+        "differ: 1 source, 0 destinations, last check never: 1 problem\n"
+        "  never checked: doc/c: run differ check or differ run\n",
+    )  # the paused mirror is not counted
+    assert run("check")[0] == ExitCode.OK
+    code, out = run("status", "--format", "json")
+    data = json.loads(out)
+    assert (code, data["schema"], data["ok"], data["sources"], data["problems"], data["notes"]) == (
+        ExitCode.OK,
+        "differ.status/1",
+        True,
+        1,
+        [],
+        [],
+    )
+    code, out = run("status")
+    assert (code, out.endswith(": ok\n")) == (ExitCode.OK, True)
+
+
+def test_a_destination_that_is_gone_and_alerts_queued_for_a_removed_one_are_problems(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>One.</p>"))
+    receiver.routes["/hook"] = Reply(410, b"no_service")
+    clock = Clock()
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=slack(receiver))
+    app = make_app(config, clock)
+    check(app, config.sources())
+    server.page("/post", article("<p>Two.</p>"))
+    check(app, config.sources())
+    assert [(p.kind, p.subject, p.detail) for p in health(app).problems] == [
+        ("disabled", "team", "HTTP 410 no_service (until its configuration changes)"),
+        (
+            "undelivered",
+            "team",
+            "1 message failed for good (last error: HTTP 410 no_service); see differ outbox",
+        ),
+    ]
+    receiver.routes["/new"] = Reply(500, b"down")
+    moved = slack(receiver).replace("/hook", "/new")
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=moved)
+    assert [p.kind for p in health(make_app(config, clock)).problems] == [
+        "undelivered"
+    ]  # moved: enabled again
+    app = make_app(config, clock)
+    server.page("/post", article("<p>Three.</p>"))
+    check(app, config.sources())  # a changed configuration enables it again; its alert waits for a retry
+    assert [p.kind for p in health(app).problems] == ["undelivered"]  # the old message, failed for good
+    renamed = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=moved.replace('"team"', '"release"'),
+    )
+    assert [(p.kind, p.subject, p.detail) for p in health(make_app(renamed, clock)).problems] == [
+        ("unsent", "team", "1 message pending for a [[notify]] no longer configured")
+    ]

@@ -44,6 +44,12 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
             app.err.flush()
 
     results = check(app, sources, on_result=show)
+    if app.config.service.heartbeat:
+        from differ.health import beat
+
+        said = beat(app)
+        if said != "sent":
+            print(f"differ: heartbeat {said}", file=app.err)
     return ExitCode.FAILURE if any(r.failed for r in results) else ExitCode.OK
 
 

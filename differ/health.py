@@ -93,6 +93,40 @@ def health(app: App) -> Health:
     return out
 
 
+def beat(app: App) -> str:
+    """Request `[service] heartbeat` if `differ status` would say ok, so that a monitor waiting for it hears
+    of a watcher that died, stopped checking or stopped delivering by its silence. What happened, in a line:
+    `sent`, `withheld: …` or `not sent: …` ("" without a heartbeat)."""
+    import requests
+
+    service = app.config.service
+    if not service.heartbeat:
+        return ""
+    found = health(app)
+    if not found.ok:
+        first = found.problems[0]
+        more = f" and {len(found.problems) - 1} more" if len(found.problems) > 1 else ""
+        return f"withheld: {first.kind}: {first.subject}{more} (see differ status)"
+    proxies = {"http": service.proxy, "https": service.proxy} if service.proxy else None
+    try:
+        with requests.Session() as session:
+            session.trust_env = False
+            answer = session.get(
+                service.heartbeat,
+                headers={"User-Agent": service.user_agent},
+                timeout=service.timeout,
+                allow_redirects=False,
+                proxies=proxies,
+            )
+    except requests.exceptions.Timeout:
+        return f"not sent: no answer within {service.timeout:g}s"
+    except requests.exceptions.RequestException as exc:
+        return f"not sent: {'connection refused' if 'refused' in str(exc).lower() else type(exc).__name__}"
+    if not 200 <= answer.status_code < 300:
+        return f"not sent: the monitor answered HTTP {answer.status_code}"
+    return "sent"
+
+
 def _outbox(app: App, now: datetime, out: Health) -> None:
     from differ.notify import Outbox
 

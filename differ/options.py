@@ -231,6 +231,23 @@ def proxy_url(value: Any) -> str:
     return text
 
 
+def web_url(value: Any) -> str:
+    """An http:// or https:// URL with a host; empty for none."""
+    from urllib.parse import urlsplit
+
+    text = string(value).strip()
+    if not text:
+        return ""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Invalid(f"expected an http:// or https:// URL, found {found(value)}")
+    return text
+
+
 def private_access(value: Any) -> bool | tuple[Network, ...]:
     """`allow_private`: true, false, or a list of addresses/networks that may be reached."""
     if isinstance(value, bool):

@@ -56,7 +56,33 @@ def build_scheduler(
         id="differ:deliver",
         name="deliver",
     )
+    if app.config.service.heartbeat:
+        scheduler.add_job(
+            Heartbeat(app),
+            IntervalTrigger(seconds=app.config.service.heartbeat_every, timezone="UTC"),
+            id="differ:heartbeat",
+            name="heartbeat",
+        )
     return scheduler
+
+
+class Heartbeat:
+    """The service's heartbeat job: `beat`, with a line on stderr when what happens to it changes (withheld,
+    not sent, sent again), not every time."""
+
+    def __init__(self, app: App):
+        self.app = app
+        self.last = "sent"
+
+    def __call__(self) -> str:
+        from differ.health import beat
+
+        said = beat(self.app)
+        if said != self.last:
+            line = "heartbeat sent again" if said == "sent" else f"heartbeat {said}"
+            print(f"{iso(self.app.now())} differ: {line}", file=self.app.err, flush=True)
+        self.last = said
+        return said
 
 
 def _schedule(

@@ -10,7 +10,8 @@ from pathlib import Path
 from differ.check import check
 from differ.cli import main
 from differ.errors import ExitCode
-from differ.health import health, render
+from differ.health import beat, health, render
+from differ.schedule import build_scheduler
 from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
 
 
@@ -187,3 +188,116 @@ def test_a_destination_that_is_gone_and_alerts_queued_for_a_removed_one_are_prob
     assert [(p.kind, p.subject, p.detail) for p in health(make_app(renamed, clock)).problems] == [
         ("unsent", "team", "1 message pending for a [[notify]] no longer configured")
     ]
+
+
+def test_the_heartbeat_is_sent_while_all_is_well_and_withheld_when_not(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>Words.</p>"))
+    receiver.routes["/ping/abc"] = Reply(200, b"OK")
+    clock = Clock()
+    beating = f'heartbeat = "{receiver.url("/ping/abc")}"\n'
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", service=beating)
+    app = make_app(config, clock)
+    assert beat(app) == "withheld: never checked: doc/canonical (see differ status)"
+    assert receiver.requests_to("/ping/abc") == []
+    check(app, config.sources())
+    assert beat(app) == "sent"
+    assert [
+        (h.method, h.headers["user-agent"].startswith("differ/")) for h in receiver.requests_to("/ping/abc")
+    ] == [("GET", True)]
+    server.routes["/post"] = Reply(500)
+    for _ in range(3):
+        clock.advance(60)
+        check(app, config.sources())
+    assert beat(app) == "withheld: failing: doc/canonical (see differ status)"
+    assert len(receiver.requests_to("/ping/abc")) == 1
+    server.page("/post", article("<p>Words.</p>"))
+    check(app, config.sources())
+    receiver.routes["/ping/abc"] = Reply(404, b"not found")
+    assert beat(app) == "not sent: the monitor answered HTTP 404"
+    gone = one_doc(
+        tmp_path, server.url("/post"), extra="robots = false", service='heartbeat = "http://127.0.0.1:9/"\n'
+    )
+    assert beat(make_app(gone, clock)) == "not sent: connection refused"
+    assert beat(make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)) == ""
+
+
+def test_the_service_beats_on_its_own_schedule_and_says_so_only_when_that_changes(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>Words.</p>"))
+    receiver.routes["/ping"] = Reply(200)
+    clock = Clock()
+    service = f'heartbeat = "{receiver.url("/ping")}"\nheartbeat_every = "2m"\n'
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", service=service)
+    app = make_app(config, clock)
+    scheduler = build_scheduler(app, start_now=False)
+    job = scheduler.get_job("differ:heartbeat")
+    assert job.trigger.interval.total_seconds() == 120
+    check(app, config.sources())
+    assert [job.func() for _ in range(2)] == ["sent", "sent"]
+    server.routes["/post"] = Reply(500)
+    for _ in range(3):
+        check(app, config.sources())
+    assert [job.func() for _ in range(2)] == ["withheld: failing: doc/canonical (see differ status)"] * 2
+    server.page("/post", article("<p>Words.</p>"))
+    check(app, config.sources())
+    assert job.func() == "sent"
+    assert app.err.getvalue().splitlines() == [  # type: ignore[attr-defined]
+        "2026-07-08T17:45:00Z differ: heartbeat withheld: failing: doc/canonical (see differ status)",
+        "2026-07-08T17:45:00Z differ: heartbeat sent again",
+    ]
+    assert len(receiver.requests_to("/ping")) == 3
+    assert (
+        build_scheduler(make_app(one_doc(tmp_path, server.url("/post")), clock)).get_job("differ:heartbeat")
+        is None
+    )
+
+
+def test_a_heartbeat_that_is_not_a_web_address_is_refused(tmp_path: Path) -> None:
+    for line, said in (
+        (
+            'heartbeat = "hc-ping.com/abc"',
+            'heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc"',
+        ),
+        ('heartbeat_every = "1s"', "heartbeat_every: expected"),
+    ):
+        path = tmp_path / "config.toml"
+        path.write_text(
+            f'[service]\n{line}\n[[documents]]\nid = "d"\n[documents.canonical]\nurl = "https://a.example/"\n'
+        )
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["--config", str(path), "status"], out=out, err=err, env={}) == ExitCode.USAGE
+        assert err.getvalue().startswith(f"error: config.toml: service.{said}"), err.getvalue()
+        assert len(err.getvalue().splitlines()) == 1
+
+
+def test_differ_check_beats_after_its_pass_and_says_why_when_it_does_not(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>Words.</p>"))
+    receiver.routes["/ping"] = Reply(200)
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'heartbeat = "{receiver.url("/ping")}"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nid = "c"\nurl = "{server.url("/post")}"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+    )
+
+    def check_once() -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["--config", str(path), "check", "-q"], out=out, err=err, env={})
+        return code, out.getvalue(), err.getvalue()
+
+    assert check_once() == (ExitCode.OK, "doc/c: new version 1 (first snapshot)\n", "")
+    assert len(receiver.requests_to("/ping")) == 1
+    server.routes["/post"] = Reply(500)
+    said = [check_once() for _ in range(3)]
+    assert [s[2] for s in said] == [
+        "",
+        "",
+        "differ: heartbeat withheld: failing: doc/c (see differ status)\n",
+    ]
+    assert len(receiver.requests_to("/ping")) == 3

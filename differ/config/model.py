@@ -56,6 +56,13 @@ SERVICE_OPTIONS: dict[str, Option] = {
         "query parameters removed from links (* is a wildcard)",
     ),
     "base_url": Option(opt.string, "", "where reports are published, for links in alerts"),
+    "heartbeat": Option(
+        opt.web_url,
+        "",
+        "a URL requested (GET) after checks, at most every heartbeat_every, while differ status is ok: a "
+        "monitor's dead man's switch (healthchecks.io, Uptime Kuma, Cronitor)",
+    ),
+    "heartbeat_every": Option(opt.duration(10), 300.0, "time between two heartbeats of differ run"),
     "proxy": Option(
         opt.proxy_url,
         "",
@@ -107,6 +114,8 @@ class ServiceConfig:
     tracking_params: tuple[str, ...] = ("utm_*", "fbclid", "gclid", "ref")
     base_url: str = ""
     proxy: str = field(default="", repr=False)  # may carry a password: never printed
+    heartbeat: str = field(default="", repr=False)  # its path is the monitor's secret: never printed
+    heartbeat_every: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -283,6 +292,8 @@ def redact(value: str) -> str:
 
 def iter_secrets(config: Config) -> Iterator[str]:
     """Every secret value in the configuration, for scrubbing logs and messages."""
+    if config.service.heartbeat:
+        yield config.service.heartbeat
     for n in config.notifiers:
         for name in n.secrets:
             value = n.options.get(name)

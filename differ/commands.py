@@ -63,6 +63,7 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.feed import feed_path, feed_url
+    from differ.health import timeliness
     from differ.notify import NOTIFIERS
 
     interval = app.config.service.interval
@@ -76,10 +77,21 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             state = app.store.state(s.key)
             latest = app.store.latest(s.key)
             every = s.interval or interval
+            last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes
+            checked = (last or {}).get("at") or state.get("last_check")
             status = "never checked"
-            if state.get("last_check"):
+            if checked:
                 failures = state.get("failures", 0)
-                status = f"failing ({failures}): {state.get('last_error')}" if failures else "ok"
+                late = None if s.paused else timeliness(app, s, state, checked)
+                status = (
+                    f"failing ({failures}): {state.get('last_error')}"
+                    if failures
+                    else "overdue (see differ status)"
+                    if late and late.kind == "overdue"
+                    else f"deferred: {late.detail}"
+                    if late
+                    else "ok"
+                )
             grace = f", stale after {opt.format_duration(s.stale_after)}" if s.stale_after else ""
             when = "paused" if s.paused else f"every {opt.format_duration(every)}"
             print(
@@ -90,10 +102,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 print(f"    entry: {s.option('entry')}", file=app.out)
             if s.ignore:
                 print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
-            last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes
-            checked = (last or {}).get("at") or state.get("last_check", "-")
             print(
-                f"    versions: {latest.number if latest else 0}  last check: {checked}  "
+                f"    versions: {latest.number if latest else 0}  last check: {checked or '-'}  "
                 f"last change: {state.get('last_change') or (latest.fetched_at if latest else '-')}  "
                 f"state: {status}",
                 file=app.out,

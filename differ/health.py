@@ -10,6 +10,7 @@ from typing import Any
 
 from differ import options as opt
 from differ.app import App
+from differ.config import SourceConfig
 
 LATE_GRACE = (
     300.0  # seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue)
@@ -64,23 +65,13 @@ def health(app: App) -> Health:
     for s in sources:
         state = app.store.state(s.key)
         last = (app.store.last_fetch(s.key) or {}).get("at") or state.get("last_check")
-        every = s.interval or app.config.service.interval
         if not last:
             out.problems.append(Finding("never checked", s.key, "run differ check or differ run"))
             continue
         checks.append(last)
-        age = _seconds_since(now, last)
-        deferred = state.get("retry_not_before")
-        if deferred and (_seconds_since(now, deferred) or 0) < 0:
-            out.notes.append(Finding("deferred", s.key, f"its host asked to wait until {deferred}"))
-        elif age is not None and age > 2 * every + LATE_GRACE:
-            out.problems.append(
-                Finding(
-                    "overdue",
-                    s.key,
-                    f"last checked {last}, {_ago(age)} ago (every {opt.format_duration(every)})",
-                )
-            )
+        late = timeliness(app, s, state, last)
+        if late is not None:
+            (out.problems if late.kind == "overdue" else out.notes).append(late)
         failures = int(state.get("failures") or 0)
         if failures:
             since = f" since {state['failing_since']}" if state.get("failing_since") else ""
@@ -91,6 +82,21 @@ def health(app: App) -> Health:
     out.last_check = max(checks, default=None)
     _outbox(app, now, out)
     return out
+
+
+def timeliness(app: App, source: SourceConfig, state: dict[str, Any], last: str) -> Finding | None:
+    """`overdue` when a source last checked at `last` was not checked within two of its intervals and
+    LATE_GRACE; `deferred` while its host has asked to wait; None when it is on time."""
+    now = app.now()
+    deferred = state.get("retry_not_before")
+    if deferred and (_seconds_since(now, deferred) or 0) < 0:
+        return Finding("deferred", source.key, f"its host asked to wait until {deferred}")
+    every = source.interval or app.config.service.interval
+    age = _seconds_since(now, last)
+    if age is not None and age > 2 * every + LATE_GRACE:
+        said = f"last checked {last}, {_ago(age)} ago (every {opt.format_duration(every)})"
+        return Finding("overdue", source.key, said)
+    return None
 
 
 def beat(app: App) -> str:

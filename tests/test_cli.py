@@ -1167,6 +1167,9 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     assert re.fullmatch(
         r"    versions: 1  last check: 2030-01-02T03:04:05Z  last change: \S+Z  state: ok", lines[4]
     )
+    store.log_fetch("doc/canonical", {"at": "2020-01-02T03:04:05Z", "outcome": "unchanged"})  # long ago
+    lines = run("--config", str(config), "sources")[1].splitlines()
+    assert lines[4].endswith("  state: overdue (see differ status)")
 
 
 def test_kinds_needs_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

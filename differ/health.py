@@ -12,9 +12,8 @@ from differ import options as opt
 from differ.app import App
 from differ.config import SourceConfig
 
-LATE_GRACE = (
-    300.0  # seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue)
-)
+# Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
+LATE_GRACE = 300.0
 STUCK = 3600.0  # seconds a message may wait, being retried, before it counts as undelivered
 DEFAULT_FAIL_AFTER = 3  # failures in a row that make a streak a problem when no destination says otherwise
 
@@ -31,6 +30,8 @@ class Finding:
 
 @dataclass
 class Health:
+    """What `differ status` found: how much is watched, the latest check, the problems and the notes."""
+
     sources: int
     destinations: int
     last_check: str | None
@@ -146,10 +147,8 @@ def _outbox(app: App, now: datetime, out: Health) -> None:
                 said = f"{_count(pending)} pending for a [[notify]] no longer configured"
                 out.problems.append(Finding("unsent", name, said))
             continue
-        off = outbox.disabled(name)
-        if (
-            off and off.get("fingerprint") == configured[name].fingerprint()
-        ):  # else its next delivery enables it
+        off = outbox.disabled(name)  # until its settings change: then its next delivery enables it
+        if off and off.get("fingerprint") == configured[name].fingerprint():
             said = f"{off.get('reason')} (until its configuration changes)"
             out.problems.append(Finding("disabled", name, said))
         failed = [m for m in every if m.notifier == name and m.state == "failed"]

@@ -320,7 +320,7 @@ def test_sources_shows_where_mail_goes_without_the_password(tmp_path: Path, serv
     out = _run(main, ["--config", str(config), "sources"])
     assert out.splitlines()[-1] == (
         "notify release-team  [email]  smtp://127.0.0.1:2525 (starttls) → release@example.org, "
-        "Dev Rel <devrel@example.org>  events: changed, mirror_drift, fetch_failing, recovered"
+        "Dev Rel <devrel@example.org>  events: changed, mirror_drift, fetch_failing, recovered, delivery_failed"
     )
     assert "hunter22" not in out
 

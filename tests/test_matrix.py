@@ -283,7 +283,7 @@ def test_sources_lists_a_matrix_notifier_without_asking_the_homeserver(
     assert code == 0
     assert out.splitlines()[-1] == (
         f"notify mx  [matrix]  {receiver.base} #release:example.org  "
-        "events: changed, mirror_drift, fetch_failing, recovered"
+        "events: changed, mirror_drift, fetch_failing, recovered, delivery_failed"
     )
     assert receiver.hits == [] and TOKEN not in out
 

@@ -390,7 +390,7 @@ def test_retries_keep_the_same_id_and_order(tmp_path: Path, server: Server, rece
         tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="webhook", path="/hooks"
     )
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)
     pending = outbox.messages("team", "pending")
     assert (
         len(pending) == 1 and pending[0].data["attempts"] == 1 and pending[0].data["last_error"] == "HTTP 500"
@@ -424,7 +424,7 @@ def test_client_error_fails_at_once_and_410_disables(
     receiver.routes["/services/T/B/X"] = Reply(400, b"invalid_payload")
     app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)
     failed = outbox.messages("team", "failed")
     assert failed[0].data["last_error"] == "HTTP 400 invalid_payload"
     receiver.routes["/services/T/B/X"] = Reply(410, b"channel_is_archived")
@@ -966,7 +966,7 @@ def test_gives_up_after_retry_for(tmp_path: Path, server: Server, receiver: Serv
     receiver.routes["/services/T/B/X"] = Reply(503, b"busy")
     app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='retry_for = "1h"\n')
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)
     for _ in range(12):
         clock.advance(600)
         deliver(app)  # type: ignore[arg-type]
@@ -1662,3 +1662,81 @@ def test_check_asks_discord_zulip_and_ntfy_without_posting(tmp_path: Path, recei
         [result] = probe(App(config, Store(config.service.snapshots)))
         assert (result.ok, result.detail) == said, kind
     assert all(h.method == "GET" for h in receiver.hits)  # nothing posted
+
+
+def test_alerts_one_destination_cannot_take_are_told_to_the_others_once_a_run_of_failures(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Slack refuses for good (404): the webhook hears `delivery_failed` with what was lost, once until Slack
+    takes a message again; Slack is never sent its own failure, and a destination can leave the event out."""
+    receiver.routes["/services/T/B/X"] = Reply(404, b"channel_not_found")
+    receiver.routes["/hooks"] = Reply(200)
+    receiver.routes["/quiet"] = Reply(200)
+    quiet = (
+        f'[[notify]]\nname = "quiet"\nkind = "webhook"\nurl = "{receiver.url("/quiet")}"\nsecret = "{SECRET}"\n'
+        'events = ["changed"]\n'
+    )
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks")) + quiet
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify)
+    app = make_app(config, clock)
+
+    def hooks() -> list[tuple[str, Any]]:
+        bodies = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+        return [(b["type"], b["data"].get("lost")) for b in bodies]
+
+    check(app, config.sources())
+    for n in ("Two.", "Three."):
+        server.page("/post", article(f"<p>{n}</p>"))
+        clock.advance(60)
+        check(app, config.sources())
+    assert hooks() == [
+        ("differ.changed", None),
+        ("differ.delivery_failed", ["changed of doc/canonical"]),
+        ("differ.changed", None),
+    ]
+    [told] = [json.loads(h.body)["data"] for h in receiver.requests_to("/hooks")][1:2]
+    assert (told["notifier"], told["kind"], told["error"]) == ("team", "slack", "HTTP 404 channel_not_found")
+    assert [json.loads(h.body)["type"] for h in receiver.requests_to("/quiet")] == ["differ.changed"] * 2
+    assert all(b"not getting through" not in h.body for h in receiver.requests_to("/services/T/B/X"))
+    for n, answer in (
+        ("Four.", slack_receiver),
+        ("Five.", Reply(404, b"channel_not_found")),
+    ):  # works, then not
+        receiver.routes["/services/T/B/X"] = answer
+        server.page("/post", article(f"<p>{n}</p>"))
+        clock.advance(60)
+        check(app, config.sources())
+    assert [t for t, _ in hooks()][3:] == ["differ.changed", "differ.changed", "differ.delivery_failed"]
+
+
+def test_a_failing_webhook_is_told_in_slack_as_block_kit_takes_it(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(400, b"bad request")
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver) + hooks_toml(receiver.url("/hooks")),
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(60)
+    check(app, config.sources())
+    assert slack_titles(receiver) == [
+        "Doc changed (canonical)",
+        "Alerts to hooks (webhook) are not getting through",
+    ]
+    text = json.dumps(json.loads(receiver.requests_to("/services/T/B/X")[1].body))
+    assert "Last error: HTTP 400 bad request" in text and "Not delivered: changed of doc/canonical" in text
+    outbox = Outbox(app.store)
+    assert (len(outbox.messages("team", "sent")), outbox.messages("team", "failed")) == (
+        2,
+        [],
+    )  # Block Kit ok

@@ -277,6 +277,9 @@ class Notifier:
         if kind == "recovered":
             n = event.get("failures")
             return f"{source} recovered after {n} failed check{'' if n == 1 else 's'}"
+        if kind == "delivery_failed":
+            where = f" ({event.get('kind')})" if event.get("kind") else ""
+            return f"Alerts to {event.get('notifier')}{where} are not getting through"
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {n} update{'s' if n != 1 else ''}"
@@ -295,6 +298,13 @@ class Notifier:
             return [f"Last error: {event.get('error', '')}"]
         if kind == "recovered":
             return ["Fetching works again."]
+        if kind == "delivery_failed":
+            lost = [str(x) for x in event.get("lost") or []]
+            return [
+                f"Last error: {event.get('error', '')}",
+                f"Not delivered: {', '.join(lost[:5])}{f' and {len(lost) - 5} more' if len(lost) > 5 else ''}",
+                "They wait in differ's outbox: once the destination works, `differ outbox retry` sends them.",
+            ]
         if kind == "digest":
             out: list[str] = []
             for inner in event.get("events", []):

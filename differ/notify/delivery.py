@@ -46,6 +46,8 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
         ]
     elif kind in ("fetch_failing", "recovered"):
         ident = [kind, event.get("source"), event.get("since") or event.get("at")]
+    elif kind == "delivery_failed":  # once per run of failures of that destination
+        ident = [kind, event.get("notifier"), event.get("since")]
     else:
         ident = [kind, event]
     blob = json.dumps([notifier, ident], sort_keys=True, default=str).encode()
@@ -53,6 +55,8 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
 
 
 def _subject(event: dict[str, Any]) -> str:
+    if event.get("type") == "delivery_failed":
+        return str(event.get("notifier"))
     if event.get("source"):
         return str(event["source"])
     return (
@@ -67,6 +71,8 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
     kind = str(event.get("type"))
     if kind not in config.events:
         return f"its events are {', '.join(config.events)}"
+    if kind == "delivery_failed":  # about differ, not a page: no document or source of its own
+        return "it is the destination that fails" if event.get("notifier") == config.name else ""
     if not config.wants(kind, _subject(event)):
         return f"it is for {', '.join(config.documents or config.sources)}"
     if kind in VERSION_EVENTS and not config.wants_changes(event.get("diff") or {}):
@@ -205,6 +211,7 @@ class Attempt:
     msg_id: str
     ok: bool
     detail: str
+    lost: dict[str, Any] | None = None  # the message, when this attempt gave it up for good
 
 
 def _backoff(attempts: int) -> float:
@@ -215,7 +222,48 @@ def _backoff(attempts: int) -> float:
 def deliver(app: App, *, only: str | None = None, wait: float = 0.0) -> list[Attempt]:
     """Send what is due, oldest first per destination; a message waits while an earlier one is retrying. A
     destination whose messages another thread or process is sending (checks finishing at once in `differ run`,
-    `differ check` beside it) is left to that one, after waiting up to `wait` seconds for its turn."""
+    `differ check` beside it) is left to that one, after waiting up to `wait` seconds for its turn. A message
+    given up for good is told to the other destinations (`delivery_failed`), once a run of such failures."""
+    attempts = _deliver(app, only, wait)
+    told = _delivery_failures(app, attempts)
+    if told:
+        dispatch(app, told, deliver_now=False)
+        attempts += _deliver(app, only, wait)  # once more: a failure now is told at the next delivery
+    return attempts
+
+
+def _delivery_failures(app: App, attempts: list[Attempt]) -> list[dict[str, Any]]:
+    """A `delivery_failed` event for each destination whose messages began to fail for good in these attempts:
+    what was lost, and why."""
+    outbox = Outbox(app.store)
+    now = iso(app.now())
+    events: dict[str, dict[str, Any]] = {}
+    for a in attempts:
+        if a.lost is None or a.lost.get("type") in ("test", "delivery_failed"):
+            continue  # a test is told to whoever sent it; a lost `delivery_failed` is not told again
+        since, began = outbox.failing_since(a.notifier, now)
+        if not began and a.notifier not in events:
+            continue
+        event = events.setdefault(
+            a.notifier,
+            {
+                "type": "delivery_failed",
+                "document": "differ",  # about differ itself, as a test message is: its thread or topic
+                "notifier": a.notifier,
+                "since": since,
+                "error": a.detail,
+                "lost": [],
+            },
+        )
+        event["lost"].append(f"{a.lost.get('type')} of {a.lost.get('subject')}")
+        event["error"] = a.detail
+    for name, event in events.items():
+        kind = next((n.kind for n in app.config.notifiers if n.name == name), "")
+        event["kind"] = kind
+    return list(events.values())
+
+
+def _deliver(app: App, only: str | None, wait: float) -> list[Attempt]:
     outbox = Outbox(app.store)
     attempts: list[Attempt] = []
     for config in app.config.notifiers:
@@ -278,6 +326,7 @@ def _attempt(
     if note:
         msg.data["note"] = note
     outbox.move(msg, "sent")
+    outbox.delivered(config.name)
     attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
     return True
 
@@ -294,19 +343,23 @@ def _failed(
     messages after it may go now."""
     msg.data["last_error"] = str(exc)
     msg.data["last_attempt"] = iso(now)
-    attempts.append(Attempt(config.name, msg.id, False, str(exc)))
+    lost = {"type": msg.data.get("type"), "subject": msg.data.get("subject")}
     if exc.disable:
         outbox.move(msg, "failed")
         outbox.disable(config.name, config.fingerprint(), str(exc))
+        attempts.append(Attempt(config.name, msg.id, False, str(exc), lost))
         return False
     if not exc.retryable:
         outbox.move(msg, "failed")
+        attempts.append(Attempt(config.name, msg.id, False, str(exc), lost))
         return True
     created = _parse(str(msg.data.get("created"))) or now
     if (now - created).total_seconds() >= config.retry_for:
         msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
         outbox.move(msg, "failed")
+        attempts.append(Attempt(config.name, msg.id, False, msg.data["last_error"], lost))
         return True
+    attempts.append(Attempt(config.name, msg.id, False, str(exc)))
     delay = exc.retry_after if exc.retry_after is not None else _backoff(msg.data["attempts"])
     msg.data["next_attempt"] = iso(datetime.fromtimestamp(now.timestamp() + delay, now.tzinfo))
     outbox.update(msg)

@@ -40,6 +40,7 @@ COLOURS = {
     "metadata": 0x95A5A6,
     "mirror_drift": 0x9B59B6,
     "fetch_failing": 0xE74C3C,
+    "delivery_failed": 0xE74C3C,
     "recovered": 0x2ECC71,
 }
 # Discord's Markdown: emphasis, code, spoilers, quotes, headings, lists, masked links [text](url), and <…>

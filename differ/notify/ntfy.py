@@ -16,12 +16,20 @@ from differ.options import Invalid, Option
 MAX_BYTES = 3_800  # ntfy keeps a message up to 4,096 bytes as text (a longer one becomes an attachment)
 TOPIC = re.compile(r"[-_A-Za-z0-9]{1,64}")  # ntfy's topic names
 # How urgent each kind of alert is, on ntfy's scale of 1 (min) to 5 (max): an edit is "high", as it asks for a look.
-PRIORITY = {"changed": 4, "mirror_drift": 3, "fetch_failing": 4, "recovered": 2, "metadata": 2}
+PRIORITY = {
+    "changed": 4,
+    "mirror_drift": 3,
+    "fetch_failing": 4,
+    "recovered": 2,
+    "delivery_failed": 4,
+    "metadata": 2,
+}
 TAGS = {
     "changed": "memo",
     "metadata": "label",
     "mirror_drift": "mirror",
     "fetch_failing": "warning",
+    "delivery_failed": "warning",
     "recovered": "white_check_mark",
 }
 

@@ -6,6 +6,7 @@
     outbox/<notifier>/digest/<id>.json          events collected for the next digest message
     outbox/<notifier>/digested/<id>.json        events already in a digest
     outbox/<notifier>/disabled.json             the receiver answered 410; cleared when the config changes
+    outbox/<notifier>/failing.json              since when its messages fail for good; cleared by a delivery
     outbox/<notifier>/threads.json              the thread or topic of each document (Slack, Discord, Matrix, Telegram)
     outbox/<notifier>/.sending                  locked by the one thread or process sending this destination's messages
     outbox/<notifier>/ids/<id>                  the file name of the message with this id, whatever its state
@@ -270,6 +271,24 @@ class Outbox:
             except ValueError:
                 continue
         return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
+
+    # -- failing for good -------------------------------------------------------------------------------
+    def failing_since(self, notifier: str, now: str) -> tuple[str, bool]:
+        """When this destination's run of messages failed for good began: `now` if this failure begins one
+        (recorded), else the run's start; and whether it began now."""
+        path = self.root / notifier / "failing.json"
+        with self.store.writing():
+            try:
+                return str(json.loads(path.read_bytes())["since"]), False
+            except (FileNotFoundError, ValueError, KeyError, TypeError):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, canonical_json({"since": now}) + b"\n")
+                return now, True
+
+    def delivered(self, notifier: str) -> None:
+        """A message reached this destination: a run of failures, if any, is over."""
+        with contextlib.suppress(FileNotFoundError):
+            (self.root / notifier / "failing.json").unlink()
 
     # -- disabling --------------------------------------------------------------------------------------
     def disabled(self, notifier: str) -> dict[str, Any] | None:

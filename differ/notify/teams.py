@@ -19,6 +19,7 @@ STYLES = {
     "metadata": "default",
     "mirror_drift": "accent",
     "fetch_failing": "attention",
+    "delivery_failed": "attention",
     "recovered": "good",
 }
 

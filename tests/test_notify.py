@@ -1740,3 +1740,32 @@ def test_a_failing_webhook_is_told_in_slack_as_block_kit_takes_it(
         2,
         [],
     )  # Block Kit ok
+
+
+def test_a_delivery_failure_a_process_died_before_telling_is_told_at_the_next_failure(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver.routes["/services/T/B/X"] = Reply(404, b"channel_not_found")
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks"))
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify)
+    check(make_app(config, clock), config.sources())
+    enqueue = Outbox.enqueue
+
+    def dies_telling(self: Outbox, notifier: str, msg_id: str, data: dict[str, Any]) -> object:
+        if data.get("type") == "delivery_failed":
+            raise Died
+        return enqueue(self, notifier, msg_id, data)
+
+    server.page("/post", article("<p>Two.</p>"))
+    with monkeypatch.context() as patched:
+        patched.setattr(Outbox, "enqueue", dies_telling)
+        with pytest.raises(Died):
+            check(make_app(config, clock), config.sources())
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(60)
+    check(make_app(config, clock), config.sources())
+    types = [json.loads(h.body)["type"] for h in receiver.requests_to("/hooks")]
+    assert types == ["differ.changed", "differ.changed", "differ.delivery_failed"]

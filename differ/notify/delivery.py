@@ -228,6 +228,9 @@ def deliver(app: App, *, only: str | None = None, wait: float = 0.0) -> list[Att
     told = _delivery_failures(app, attempts)
     if told:
         dispatch(app, told, deliver_now=False)
+        outbox = Outbox(app.store)
+        for event in told:  # only once queued: a process that dies first tells it at the next failure
+            outbox.failing(event["notifier"], event["since"])
         attempts += _deliver(app, only, wait)  # once more: a failure now is told at the next delivery
     return attempts
 
@@ -241,16 +244,15 @@ def _delivery_failures(app: App, attempts: list[Attempt]) -> list[dict[str, Any]
     for a in attempts:
         if a.lost is None or a.lost.get("type") in ("test", "delivery_failed"):
             continue  # a test is told to whoever sent it; a lost `delivery_failed` is not told again
-        since, began = outbox.failing_since(a.notifier, now)
-        if not began and a.notifier not in events:
-            continue
+        if a.notifier not in events and outbox.failing_since(a.notifier) is not None:
+            continue  # told when its run began
         event = events.setdefault(
             a.notifier,
             {
                 "type": "delivery_failed",
                 "document": "differ",  # about differ itself, as a test message is: its thread or topic
                 "notifier": a.notifier,
-                "since": since,
+                "since": now,
                 "error": a.detail,
                 "lost": [],
             },
@@ -258,8 +260,7 @@ def _delivery_failures(app: App, attempts: list[Attempt]) -> list[dict[str, Any]
         event["lost"].append(f"{a.lost.get('type')} of {a.lost.get('subject')}")
         event["error"] = a.detail
     for name, event in events.items():
-        kind = next((n.kind for n in app.config.notifiers if n.name == name), "")
-        event["kind"] = kind
+        event["kind"] = next((n.kind for n in app.config.notifiers if n.name == name), "")
     return list(events.values())
 
 

@@ -273,17 +273,19 @@ class Outbox:
         return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
 
     # -- failing for good -------------------------------------------------------------------------------
-    def failing_since(self, notifier: str, now: str) -> tuple[str, bool]:
-        """When this destination's run of messages failed for good began: `now` if this failure begins one
-        (recorded), else the run's start; and whether it began now."""
+    def failing_since(self, notifier: str) -> str | None:
+        """When this destination's run of messages failed for good began (None when it is not in one)."""
+        try:
+            return str(json.loads((self.root / notifier / "failing.json").read_bytes())["since"])
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return None
+
+    def failing(self, notifier: str, since: str) -> None:
+        """Record that a run of failures began at `since` (once its alert is queued: a process that dies
+        before that tells it at the next failure)."""
         path = self.root / notifier / "failing.json"
-        with self.store.writing():
-            try:
-                return str(json.loads(path.read_bytes())["since"]), False
-            except (FileNotFoundError, ValueError, KeyError, TypeError):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(path, canonical_json({"since": now}) + b"\n")
-                return now, True
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, canonical_json({"since": since}) + b"\n")
 
     def delivered(self, notifier: str) -> None:
         """A message reached this destination: a run of failures, if any, is over."""

@@ -227,6 +227,27 @@ def test_retry_after_beyond_cap_defers_the_source(server: Server, tmp_path: Path
     assert len(server.requests_to("/post")) == 1
 
 
+def test_a_wait_of_centuries_is_taken_as_a_day(server: Server, tmp_path: Path, clock: Clock) -> None:
+    """A Retry-After (or a rate limit's reset) too far off to be meant, or to be a date at all, defers the
+    source a day at most: the page is not left unwatched for years, and the check does not break."""
+    for n, (headers, said) in enumerate(
+        [
+            ({"Retry-After": "99999999999999"}, "server asked to wait 86400s (Retry-After)"),
+            ({"Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"}, "server asked to wait 86400s (Retry-After)"),
+            (
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "99999999999999999"},
+                "rate limit used up, resets in 86400s (x-ratelimit-reset)",
+            ),
+        ]
+    ):
+        server.routes["/post"] = Reply(429, headers=headers)
+        app = make_app(one_doc(tmp_path / str(n), server.url("/post"), extra="robots = false"), clock)
+        result = check_source(app, app.config.sources()[0])
+        assert result.line() == f"doc/canonical: failed: HTTP 429: {said}"
+        assert app.store.state("doc/canonical")["retry_not_before"] == "2026-07-09T17:45:00Z"
+    assert parse_retry_after("1" * 400, 0.0) == 86400.0
+
+
 def test_a_rate_limit_used_up_is_waited_out(server: Server) -> None:
     """GitHub's answer once the hourly quota is spent: 403 (or 429) with x-ratelimit-remaining 0 and the Unix time
     it resets at; its secondary limit: 403 with Retry-After. A 403 that says neither is not retried."""
@@ -393,7 +414,9 @@ def test_robots_txt_of_an_unreachable_host_names_the_network_error() -> None:
     assert "connection refused" in message.lower()
 
 
-@pytest.mark.parametrize(("asked", "waited"), [("7", 7.0), ("2.5", 5.0), ("3600", 60.0)])
+@pytest.mark.parametrize(
+    ("asked", "waited"), [("7", 7.0), ("2.5", 5.0), ("3600", 60.0), ("nan", 5.0), ("inf", 5.0), ("-9", 5.0)]
+)
 def test_crawl_delay_spaces_requests_to_the_host(server: Server, asked: str, waited: float) -> None:
     """Crawl-delay is honoured between two requests to the host, never below per_host_delay (5 s here) and
     never above a minute."""

@@ -418,6 +418,18 @@ def test_429_honours_retry_after(tmp_path: Path, server: Server, receiver: Serve
     assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
 
 
+def test_a_receiver_asking_to_wait_for_centuries_is_retried_within_a_day(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    receiver.routes["/services/T/B/X"] = Reply(429, headers={"Retry-After": "99999999999999"})
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [msg] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert (msg.data["attempts"], msg.data["next_attempt"]) == (1, "2026-07-09T18:45:00Z")
+    assert deliver(app) == []  # type: ignore[arg-type]
+    assert len(receiver.requests_to("/services/T/B/X")) == 1
+
+
 def test_client_error_fails_at_once_and_410_disables(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

@@ -65,9 +65,10 @@ def shown(text: str) -> tuple[str, str]:
 
 
 class BotApi:
-    def __init__(self, server: Server, limited: int = 0, forum: bool = False) -> None:
+    def __init__(self, server: Server, limited: int = 0, forum: bool = False, wait: float = 7) -> None:
         self.messages: list[dict[str, object]] = []
         self.limited = limited
+        self.wait = wait  # what a 429 asks for, in seconds
         self.forum = forum  # a group with topics, in which the bot may make them
         self.topics: dict[int, str] = {}
         self.made: list[int] = []
@@ -120,8 +121,8 @@ class BotApi:
             self.limited -= 1
             return Reply(
                 429,
-                b'{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 7",'
-                b'"parameters":{"retry_after":7}}',
+                b'{"ok":false,"error_code":429,"description":"Too Many Requests: retry after %g",'
+                b'"parameters":{"retry_after":%g}}' % (self.wait, self.wait),
             )
         text, refused = shown(body["text"]) if body.get("parse_mode") == "HTML" else (body["text"], "")
         if refused or not 0 < len(text) <= 4096:
@@ -239,6 +240,19 @@ def test_rate_limited_waits_as_long_as_telegram_asks(
     clock.advance(7)
     assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
     assert len(api.messages) == 1
+
+
+def test_a_wait_of_centuries_in_telegrams_answer_is_taken_as_a_day(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    BotApi(receiver, limited=1, wait=1e15)
+    extra = SETTINGS + f'api = "{receiver.base}"\n'
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="telegram", path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert pending.data["next_attempt"] == "2026-07-09T18:45:00Z"
 
 
 def test_a_chat_the_bot_is_not_in_fails_with_telegrams_answer(

@@ -28,7 +28,7 @@ from urllib3.util import parse_url
 from differ.errors import BlockedError, FetchError, innermost
 from differ.fetch import netguard, robots
 from differ.fetch.deadline import pool_manager, watchdog
-from differ.fetch.limits import HostLimiter, host_key, parse_retry_after
+from differ.fetch.limits import MAX_WAIT, HostLimiter, host_key, parse_retry_after
 from differ.options import Network
 
 MAX_REDIRECTS = 5
@@ -89,7 +89,7 @@ def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
             reset = (response.header(prefix + "reset") or "").strip()
             if remaining == "0" and reset.isdigit():
                 seconds = float(reset)
-                wait = max(0.0, seconds - now) if seconds >= 1e9 else seconds
+                wait = min(max(0.0, seconds - now) if seconds >= 1e9 else seconds, MAX_WAIT)
                 return wait, f"rate limit used up, resets in {wait:.0f}s ({prefix}reset)"
     return None
 

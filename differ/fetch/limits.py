@@ -10,21 +10,26 @@ import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
+# The longest wait a server is taken at its word for: a Retry-After or a rate limit's reset further off (years,
+# a mistake or a hostile page) would leave a page unwatched, or an alert unsent, for as long.
+MAX_WAIT = 86400.0
+
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
-    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)."""
+    """Seconds to wait from a Retry-After header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), at most
+    MAX_WAIT."""
     if not value:
         return None
     value = value.strip()
     if value.isdigit():
-        return float(value)
+        return min(float(value), MAX_WAIT)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     if when is None:
         return None
-    return max(0.0, when.timestamp() - now)
+    return min(max(0.0, when.timestamp() - now), MAX_WAIT)
 
 
 def host_key(url: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -112,9 +113,11 @@ def parse(text: str, agent: str) -> Rules:
             current[1].rules.append((key == "allow", value))
         elif key == "crawl-delay":
             try:
-                current[1].crawl_delay = float(value)
+                delay = float(value)
             except ValueError:
-                pass
+                continue
+            if math.isfinite(delay) and delay >= 0:  # "nan", "inf" and "-1" are no delay
+                current[1].crawl_delay = delay
     token = agent.lower()
     mine = [r for agents, r in groups if token in agents]
     chosen = mine or [r for agents, r in groups if "*" in agents]

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from differ import options as opt
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError, innermost
-from differ.fetch.limits import parse_retry_after
+from differ.fetch.limits import MAX_WAIT, parse_retry_after
 from differ.options import Invalid, Option, found
 from differ.store import report_url
 
@@ -151,7 +151,8 @@ class Notifier:
             if resp.status_code == 429 or resp.status_code >= 500:
                 wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
                 if wait is None:
-                    wait = self.wait_hint(json_object(resp))
+                    hint = self.wait_hint(json_object(resp))
+                    wait = None if hint is None else min(hint, MAX_WAIT)  # a body asking for years: a day
                 raise NotifyError(said, retryable=True, retry_after=wait)
             if resp.status_code == 410:
                 raise NotifyError(said, disable=True)

@@ -6,6 +6,7 @@ Source kinds and notifiers declare their options with these, so `differ.config` 
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,9 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$", re.IG
 _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
 
+MAX_DURATION = 366 * 86400.0
+
+
 def parse_duration(value: Any) -> float:
     """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d` or a plain number of seconds."""
     if isinstance(value, bool):
@@ -64,8 +68,12 @@ def parse_duration(value: Any) -> float:
         seconds = float(m.group(1)) * _DURATION_UNITS[m.group(2)]
     else:
         raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
+    if not math.isfinite(seconds):  # TOML's nan and inf
+        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
     if seconds < 0:
         raise Invalid(f"expected a duration of zero or more, found {found(value)}")
+    if seconds > MAX_DURATION:  # longer is a typo, and overflows the scheduler's clock
+        raise Invalid(f"expected a duration of at most {format_duration(MAX_DURATION)}, found {found(value)}")
     return seconds
 
 

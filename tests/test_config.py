@@ -176,6 +176,22 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
             'config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"',
         ),
         ('[service]\ninterval = "0s"\n', 'config.toml: service.interval: expected at least 1s, found "0s"'),
+        (  # would overflow the scheduler's clock
+            '[service]\ninterval = "99999999999999d"\n',
+            'config.toml: service.interval: expected a duration of at most 366d, found "99999999999999d"',
+        ),
+        (
+            "[service]\ntimeout = 1e308\n",
+            "config.toml: service.timeout: expected a duration of at most 366d, found 1e+308",
+        ),
+        (
+            "[service]\nper_host_delay = nan\n",
+            'config.toml: service.per_host_delay: expected a duration such as "30m" or "5s", found nan',
+        ),
+        (
+            '[service]\nheartbeat = "hc-ping.com/abc"\n',
+            'config.toml: service.heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc"',
+        ),
         (
             '[service]\nmax_bytes = "lots"\n',
             'config.toml: service.max_bytes: expected a size such as "10MB", found "lots"',

@@ -155,3 +155,29 @@ def test_random_documents(pieces: list[str], gaps: list[str]) -> None:
 def test_neighbouring_lists_are_rendered_together(markdown: str, expected: str) -> None:
     assert canonicalize(markdown).text == expected
     same(markdown)
+
+
+@pytest.mark.parametrize("depth", [5, 19, 20, 21, 39, 40, 41, 60, 300])
+@pytest.mark.parametrize("shape", ["quote", "list", "both"])
+def test_nothing_nested_however_deep_is_dropped(depth: int, shape: str) -> None:
+    """markdown-it drops what is nested past its maxNesting (ten list levels, twenty quotes): every word of a
+    deeply nested quote or list is in the blocks, canonical Markdown keeps it, and reads back the same."""
+
+    def line(i: int) -> str:
+        if shape == "quote" or (shape == "both" and i % 2):
+            return "> " * (i + 1) + f"word{i}\n" + "> " * (i + 1) + "\n"
+        return "  " * i + f"- word{i}\n"
+
+    if shape == "list":
+        markdown = "# Post\n\n" + "".join("  " * i + f"- word{i}\n" for i in range(depth)) + "\nafter\n"
+    elif shape == "quote":
+        markdown = "# Post\n\n" + "> " * depth + "deepest words\n\nafter\n"
+    else:
+        markdown = "# Post\n\n" + "".join(line(i) for i in range(depth)) + "\nafter\n"
+    wanted = set(re.findall(r"word\d+|deepest|after", markdown))
+    seen = {w for b in split_blocks(markdown) for w in re.findall(r"word\d+|deepest|after", b.text)}
+    assert seen == wanted
+    once = canonicalize(markdown).text
+    assert set(re.findall(r"word\d+|deepest|after", once)) == wanted
+    assert canonicalize(once).text == once
+    same(markdown)

@@ -14,6 +14,7 @@ from bs4.element import NavigableString, PreformattedString
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from differ.diff.blocks import split_blocks
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import canonicalize, plain_words, render_html
@@ -641,6 +642,25 @@ def test_deeply_nested_html_is_bounded() -> None:
     result = norm(page, source())
     assert time.monotonic() - started < 30
     assert "deep text" in result.markdown
+
+
+@pytest.mark.parametrize("depth", [30, 300, 1000])
+def test_text_in_deeply_nested_quotes_and_lists_reaches_the_diff(depth: int) -> None:
+    """Quotes and lists nested past what markdown-it opens (and past the writer's own depth) keep their text, in
+    the Markdown and in the blocks the diff and the audit compare."""
+    page = (
+        "<article><p>before</p>"
+        + "<blockquote>" * depth
+        + "<p>deep text</p>"
+        + "</blockquote>" * depth
+        + "<ul>"
+        + "<li>x<ul>" * depth
+        + "<li>deep item</li>"
+        + "</ul></li>" * depth
+        + "</ul><p>after</p></article>"
+    )
+    blocks = " ".join(b.text for b in split_blocks(norm(page, source()).markdown))
+    assert [w in blocks for w in ("before", "deep text", "deep item", "after")] == [True] * 4
 
 
 def test_huge_number_of_tiny_elements_is_refused_quickly() -> None:

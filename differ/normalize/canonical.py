@@ -87,10 +87,31 @@ class _Style:
         return None
 
 
+# markdown-it drops whatever is nested deeper than its `maxNesting` (20 token levels in the CommonMark preset:
+# ten levels of list, twenty of quote), so a page could hide text from every diff and audit in a deep list.
+# Instead, past CONTAINER_LEVELS no quote or list opens: what would be one is read as the text it is.
+CONTAINER_LEVELS = 40
+MAX_NESTING = CONTAINER_LEVELS + 20  # room for what a container's content opens (a paragraph, a table)
+
+
+def _shallow(mdit: MarkdownIt) -> MarkdownIt:
+    """The parser with quotes and lists opening only up to CONTAINER_LEVELS, so that nothing is ever nested
+    past `maxNesting`, where markdown-it would drop it."""
+    mdit.options["maxNesting"] = MAX_NESTING
+    for name in ("blockquote", "list"):
+        rule = next(r for r in mdit.block.ruler.__rules__ if r.name == name)
+
+        def opens(state: Any, start: int, end: int, silent: bool, fn: Any = rule.fn) -> bool:
+            return state.level < CONTAINER_LEVELS and bool(fn(state, start, end, silent))
+
+        mdit.block.ruler.at(name, opens, {"alt": list(rule.alt)})
+    return mdit
+
+
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
-    mdit = MarkdownIt("commonmark", renderer_cls=MDRenderer)  # type: ignore[arg-type]
+    mdit = _shallow(MarkdownIt("commonmark", renderer_cls=MDRenderer))  # type: ignore[arg-type]
     mdit.options["mdformat"] = {"wrap": "no", "number": True, "compact_tables": True}
     mdit.options["store_labels"] = True
     mdit.options["parser_extension"] = [mdformat_tables, _Style]
@@ -117,7 +138,7 @@ class _HTMLRenderer(RendererHTML):
 @lru_cache(maxsize=1)
 def html_renderer() -> MarkdownIt:
     """A parser with the same syntax that renders HTML, for checking that rendering is preserved."""
-    return MarkdownIt("commonmark", renderer_cls=_HTMLRenderer).enable("table")
+    return _shallow(MarkdownIt("commonmark", renderer_cls=_HTMLRenderer)).enable("table")
 
 
 def _restyle(tokens: list[Token]) -> None:

@@ -18,9 +18,9 @@ from differ.normalize import platforms as _platforms  # noqa: F401  (registers w
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 
 #: Bumped whenever the canonical form of some input changes; stored with every version.
-NORMALIZER_VERSION = (
-    5  # 5: a paragraph that begins with three tildes stays text (it was written as a code fence)
-)
+# 5: a paragraph that begins with three tildes stays text (it was written as a code fence)
+# 6: quotes and lists nested past 40 levels are read as text (markdown-it dropped what lay past its maxNesting)
+NORMALIZER_VERSION = 6
 
 # The readers (BeautifulSoup, lxml, markdown-it, mdformat) load on first use, so that a check that finds
 # nothing new, and every command that reads no page, starts without them.

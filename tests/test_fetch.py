@@ -25,7 +25,7 @@ from differ.errors import BlockedError, FetchError
 from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
 from differ.fetch.netguard import check_url, classify
 from differ.store import Store
-from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
+from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, make_config, one_doc, source_toml
 
 PAGE = article("<p>Hello world, this is the first version of the post.</p>")
 
@@ -138,6 +138,21 @@ def test_redirect_loop_fails_after_five(server: Server, tmp_path: Path) -> None:
     result = check_source(app, app.config.sources()[0])
     assert result.line() == f"doc/canonical: failed: more than 5 redirects (last to {server.url('/a')})"
     assert len(server.hits) == 6
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/x", "javascript:alert(1)"])
+@pytest.mark.parametrize("allow", ["true", '["127.0.0.1"]'])
+def test_a_redirect_off_the_web_is_refused_saying_so(
+    server: Server, tmp_path: Path, target: str, allow: str
+) -> None:
+    server.routes["/a"] = Reply(302, headers={"Location": target})
+    source = source_toml(server.url("/a"), extra="robots = false").replace('["127.0.0.1"]', allow)
+    app = make_app(make_config(tmp_path, f'[[documents]]\nid = "doc"\n[documents.canonical]\n{source}'))
+    result = check_source(app, app.config.sources()[0])
+    assert result.line() == (
+        f"doc/canonical: failed: HTTP 302 redirect to {target} refused: only http and https are followed"
+    )
+    assert len(server.hits) == 1
 
 
 @pytest.mark.parametrize(

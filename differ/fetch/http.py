@@ -286,6 +286,10 @@ class Fetcher:
                 status, resp_headers, body = self._get(url, headers, limit or self.max_bytes, truncate)
             if status in (301, 302, 303, 307, 308) and "location" in resp_headers:
                 url = urljoin(url, resp_headers["location"])
+                if urlsplit(url).scheme not in ("http", "https"):
+                    raise FetchError(
+                        f"HTTP {status} redirect to {url[:200]} refused: only http and https are followed"
+                    )
                 continue
             return Response(request.url, url, status, resp_headers, body, self.clock() - started)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")

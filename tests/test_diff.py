@@ -550,6 +550,16 @@ def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
     assert words_in([text], ["CVE", "2026", "md"]) == ["CVE", "2026", "md"]  # between hyphens, or a dot
     assert words_in([text], ["break*x", "secur", "fixes the", "PI"]) == []  # parts of words are not
     assert words_in(["", "Deprecated."], ["deprecat*"]) == ["deprecat*"]  # either side
+    # a pattern's punctuation needs no space beside it: a bracket touches its word, `C++` its comma
+    assert words_in(
+        ["CuTeDSL backend [Prototype], for C++, and (Python 3.15)"],
+        ["[prototype]", "[", "c++", "(python", "ython"],
+    ) == [
+        "[prototype]",
+        "[",
+        "c++",
+        "(python",
+    ]
     # Korean joins particles to words, Chinese and Japanese do not space words: found wherever they stand
     korean = "이번 릴리스는 보안을 강화했습니다. 정보보안 관련 CVE-2026-1 수정."
     assert words_in([korean], ["보안", "cve-*", "강화", "릴리"]) == ["보안", "cve-*", "강화", "릴리"]

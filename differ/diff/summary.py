@@ -294,9 +294,16 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     joins a word ("보안을") or no space parts words, the word wherever it stands."""
     parts = word.split()
     body = r"\s+".join(re.escape(part).replace(r"\*", r"\S*") for part in parts)
-    start = "" if _unspaced(parts[0][0]) else r"(?<!\w)"
-    end = "" if _unspaced(parts[-1][-1]) else r"(?!\w)"
+    start = r"(?<!\w)" if _bounded(parts[0][0]) else ""
+    end = r"(?!\w)" if _bounded(parts[-1][-1]) else ""
     return re.compile(f"{start}{body}{end}", re.IGNORECASE)
+
+
+def _bounded(char: str) -> bool:
+    """Whether a pattern that begins or ends with this character must stand apart from the word beside it: a
+    letter, digit or `*` must (`api` is not in `rapid`); punctuation need not (`[` in `[Prototype]`, `C++`
+    before a comma); nor a Korean, Chinese or Japanese character."""
+    return (char == "*" or char.isalnum() or char == "_") and not _unspaced(char)
 
 
 def _unspaced(char: str) -> bool:

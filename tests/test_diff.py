@@ -569,6 +569,19 @@ def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
     ]
 
 
+def test_heading_patterns_have_one_wildcard_and_fold_case() -> None:
+    from differ.diff.summary import headings_matching
+
+    headings = ["Post", "[Prototype] CuTeDSL", "Security fixes", "What?", "Whatever", "Straße", "P"]
+    assert headings_matching(headings, ["[prototype]*", "security*", "what?", "STRASSE", "[pq]"]) == [
+        "[Prototype] CuTeDSL",  # brackets and ? are themselves, not shell classes
+        "Security fixes",
+        "What?",
+        "Straße",
+    ]
+    assert headings_matching(headings, ["*"]) == headings
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     ALIKE, ALIKE, st.lists(st.sampled_from(["Intro", "details", "*"]), max_size=2), st.lists(WORD, max_size=2)

@@ -8,7 +8,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import Any
 
 from differ.diff.engine import Change, Diff
@@ -441,8 +440,15 @@ def narrowed_to(within: Sequence[str], mentioning: Sequence[str]) -> str:
 
 def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:
     """The headings of a section path that one of `patterns` matches, case aside, `*` any run of characters."""
-    folded = [p.casefold() for p in patterns]
-    return [h for h in section if any(fnmatchcase(str(h).casefold(), p) for p in folded)]
+    matchers = [_heading_pattern(p.casefold()) for p in patterns]
+    return [h for h in section if any(m.fullmatch(str(h).casefold()) for m in matchers)]
+
+
+@functools.lru_cache(maxsize=256)
+def _heading_pattern(pattern: str) -> re.Pattern[str]:
+    """A heading pattern: `*` any run of characters, everything else itself (`[Prototype]*`, `What?`), where
+    shell patterns would read `[…]` and `?` as wildcards."""
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
 
 
 def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:

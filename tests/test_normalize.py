@@ -244,6 +244,9 @@ def test_wordpress_and_discourse_kinds() -> None:
     result = norm(json.dumps(topic), dc, "application/json")
     assert result.markdown == "# Hi\n\nText\n"
     assert result.metadata == {"version": 3, "updated_at": "2026-07-09T09:33:00Z", "title": "PyTorch 2.13"}
+    for odd in ({"post_stream": {"posts": ["# Hi"]}}, {"post_stream": {"posts": {"0": {}}}}, [topic]):
+        with pytest.raises(NormalizeError, match=r"^Discourse topic JSON has no post_stream.posts\[0\]$"):
+            norm(json.dumps(odd), dc, "application/json")
 
 
 def test_text_kind_keeps_lines_literal() -> None:

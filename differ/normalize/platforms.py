@@ -116,6 +116,8 @@ class DiscourseKind(SourceKind):
         try:
             post = data["post_stream"]["posts"][0]
         except (KeyError, IndexError, TypeError):
+            post = None
+        if not isinstance(post, dict):
             raise NormalizeError("Discourse topic JSON has no post_stream.posts[0]")
         raw = post.get("raw")
         if not isinstance(raw, str):

@@ -272,6 +272,23 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
             "config.toml: documents[0].canonical.exclude: expected an XPath expression, found "
             "\"//div[@class='share'\" (Invalid predicate)",
         ),
+        (  # a list where a name belongs: refused as any other wrong kind, not an internal error
+            BASE + '[[notify]]\nname = "team"\nkind = ["slack"]\n',
+            'config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found a list',
+        ),
+        (
+            BASE.replace('id = "canonical"', "kind = {a = 1}"),
+            "config.toml: documents[0].canonical.kind: expected one of discourse, feed, github, gitlab, html, json, markdown, text, wordpress, "
+            "found a table",
+        ),
+        (
+            BASE.replace("https://example.org/post/", "http://[::1"),
+            'config.toml: documents[0].canonical.url: expected an http:// or https:// URL, found "http://[::1"',
+        ),
+        (
+            BASE.replace("https://example.org/post/", "https://example.org:99999/"),
+            'config.toml: documents[0].canonical.url: expected an http:// or https:// URL, found "https://example.org:99999/"',
+        ),
         (
             BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
             'config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found "pager"',

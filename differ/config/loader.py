@@ -103,8 +103,12 @@ class _Loader:
     def url(self, value: str, key: str) -> str:
         from urllib.parse import urlsplit
 
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:  # "http://[::1" and the like
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise self.fail(key, f"expected an http:// or https:// URL, found {found(value)}")
         return value
 
@@ -123,7 +127,7 @@ class _Loader:
         if role == "canonical":  # one canonical a document: its id can go without saying
             table = {"id": "canonical", **table}
         kind_name = table.get("kind", "html")
-        if kind_name not in SOURCE_KINDS:
+        if not isinstance(kind_name, str) or kind_name not in SOURCE_KINDS:
             raise self.fail(
                 f"{key}.kind", f"expected one of {', '.join(sorted(SOURCE_KINDS))}, found {found(kind_name)}"
             )
@@ -190,7 +194,7 @@ class _Loader:
 
         table = self.table(raw, key)
         kind_name = table.get("kind")
-        if kind_name not in NOTIFIERS:
+        if not isinstance(kind_name, str) or kind_name not in NOTIFIERS:
             raise self.fail(
                 f"{key}.kind", f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
             )

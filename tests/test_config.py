@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from differ.config import load_config, parse_config
 from differ.errors import ConfigError
@@ -274,7 +276,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (  # a list where a name belongs: refused as any other wrong kind, not an internal error
             BASE + '[[notify]]\nname = "team"\nkind = ["slack"]\n',
-            'config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found a list',
+            "config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found a list",
         ),
         (
             BASE.replace('id = "canonical"', "kind = {a = 1}"),
@@ -521,3 +523,78 @@ def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -
         )
         == 'notify[0].sections: expected headings or patterns such as "Security*", found a blank one'
     )
+
+
+def toml(value: object) -> str:
+    """A value written as TOML (inline tables and arrays), for configurations made up by hypothesis."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "nan" if value != value else repr(value).replace("inf", "inf")
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml(v) for v in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ", ".join(f"{json.dumps(k)} = {toml(v)}" for k, v in value.items()) + "}"
+
+
+SCALAR = st.one_of(
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        ["", "x", "30m", "1e400s", "99999999999d", "http://[::1", "https://", "//div[", "article", "${NOPE}"]
+    ),
+    st.text(max_size=12),
+)
+VALUE = st.recursive(
+    SCALAR,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _options(kinds: dict[str, type]) -> st.SearchStrategy[tuple[object, dict[str, object]]]:
+    names = sorted(
+        {o for k in kinds.values() for o in k.options} | {"interval", "url", "id", "events", "sections"}
+    )
+    return st.tuples(
+        st.one_of(st.sampled_from(sorted(kinds)), SCALAR, st.lists(SCALAR, max_size=2)),
+        st.dictionaries(st.sampled_from(names), VALUE, max_size=4),
+    )
+
+
+def _kinds() -> tuple[dict[str, type], dict[str, type]]:
+    from differ.normalize.kinds import SOURCE_KINDS
+    from differ.notify import NOTIFIERS
+
+    return dict(SOURCE_KINDS), dict(NOTIFIERS)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _options(_kinds()[0]),
+    _options(_kinds()[1]),
+    st.dictionaries(
+        st.sampled_from(["interval", "timeout", "proxy", "heartbeat", "jitter", "workers"]), VALUE, max_size=2
+    ),
+)
+def test_any_configuration_reads_or_is_refused_in_one_line(
+    source: tuple[object, dict[str, object]],
+    notifier: tuple[object, dict[str, object]],
+    service: dict[str, object],
+) -> None:
+    """Whatever the values, kinds and options, a configuration is read or refused with a ConfigError (the one
+    line the CLI prints): never another exception, which would be an internal error."""
+    lines = ["[service]", *(f"{k} = {toml(v)}" for k, v in service.items())]
+    lines += ["[[documents]]", 'id = "doc"', "[documents.canonical]", f"kind = {toml(source[0])}"]
+    lines += [
+        f"{k} = {toml(v)}" for k, v in {"url": "https://example.org/p", **source[1]}.items() if k != "kind"
+    ]
+    lines += ["[[notify]]", 'name = "n"', f"kind = {toml(notifier[0])}"]
+    lines += [f"{k} = {toml(v)}" for k, v in notifier[1].items() if k not in ("kind", "name")]
+    try:
+        parse_config("\n".join(lines) + "\n", Path("config.toml"), {})
+    except ConfigError as exc:
+        assert "\n" not in str(exc).strip()

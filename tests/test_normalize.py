@@ -894,3 +894,63 @@ def test_ignored_text_is_left_out_line_by_line() -> None:
     kept, removed = leave_out(markdown, (r"^\d+ min read$", r"Views: \d+", r"Seen \d+ times, "))
     assert (kept, removed) == ("# Post\n\n\n\nthanks.\n\n\n- Fixes.\n", 3)
     assert leave_out(markdown, (r"nowhere",)) == (markdown, 0)
+
+
+API_KEYS = [
+    "title",
+    "content",
+    "rendered",
+    "post_stream",
+    "posts",
+    "raw",
+    "version",
+    "updated_at",
+    "tag_name",
+    "body",
+    "description",
+    "name",
+    "link",
+    "modified_gmt",
+    "body_md",
+    "data",
+    "published_at",
+    "slug",
+]
+API_VALUE = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False),
+        st.sampled_from(["", "x", "<p>hi</p>", "# T\n\ntext", "2026-07-08T20:51:09", "\x00\x08", "[" * 30]),
+    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(API_KEYS), inner, max_size=4),
+    max_leaves=12,
+)
+API_URLS = {
+    "wordpress": "https://x.example/blog/post/",
+    "discourse": "https://d.example/t/x/12",
+    "github": "https://github.com/o/r/releases/tag/v1",
+    "gitlab": "https://gitlab.com/g/p/-/releases/v1",
+    "json": "https://x.example/a.json",
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(API_URLS)),
+    st.one_of(  # anything, or the shapes the kinds look into with anything inside
+        API_VALUE,
+        API_VALUE.map(lambda v: {"post_stream": {"posts": [v]}}),
+        API_VALUE.map(lambda v: [v]),
+        API_VALUE.map(lambda v: {"data": v, "title": v}),
+    ),
+)
+def test_any_json_an_api_answers_is_read_or_refused_in_one_line(kind: str, value: object) -> None:
+    """Whatever JSON a WordPress, Discourse, GitHub, GitLab or JSON source answers, it is read or refused with a
+    NormalizeError (one line, the check's `failed: …`), never another exception."""
+    options = {"field": "data.body_md", "metadata": ("title", "data.updated_at")} if kind == "json" else {}
+    try:
+        norm(json.dumps(value), source(kind, url=API_URLS[kind], **options), "application/json")
+    except NormalizeError as exc:
+        assert "\n" not in str(exc)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import SplitResult
 
 Validator = Callable[[Any], Any]
 
@@ -217,41 +218,33 @@ def string_table(value: Any) -> dict[str, str]:
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def proxy_url(value: Any) -> str:
-    """An HTTP proxy's URL, `http://[user:password@]host:port` (or https://); empty for none."""
+def web_address(text: str) -> SplitResult | None:
+    """The parts of an http:// or https:// URL with a host and a port that is a number, else None."""
     from urllib.parse import urlsplit
 
-    text = string(value).strip()
-    if not text:
-        return ""
     try:
         parts = urlsplit(text)
         parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        parts = None
-    if (
-        parts is None
-        or parts.scheme not in ("http", "https")
-        or not parts.hostname
-        or parts.path not in ("", "/")
-    ):
+    except ValueError:  # "http://[::1" and the like
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def proxy_url(value: Any) -> str:
+    """An HTTP proxy's URL, `http://[user:password@]host:port` (or https://); empty for none."""
+    text = string(value).strip()
+    if not text:
+        return ""
+    parts = web_address(text)
+    if parts is None or parts.path not in ("", "/"):
         raise Invalid(f"expected a proxy URL such as http://proxy.example:3128, found {found(value)}")
     return text
 
 
 def web_url(value: Any) -> str:
     """An http:// or https:// URL with a host; empty for none."""
-    from urllib.parse import urlsplit
-
     text = string(value).strip()
-    if not text:
-        return ""
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    if text and web_address(text) is None:
         raise Invalid(f"expected an http:// or https:// URL, found {found(value)}")
     return text
 

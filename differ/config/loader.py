@@ -101,14 +101,7 @@ class _Loader:
         return value
 
     def url(self, value: str, key: str) -> str:
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - raises on a port that is not a number
-        except ValueError:  # "http://[::1" and the like
-            parts = None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        if opt.web_address(value) is None:
             raise self.fail(key, f"expected an http:// or https:// URL, found {found(value)}")
         return value
 

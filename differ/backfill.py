@@ -26,6 +26,15 @@ from differ.versions import content_identity, read_response, store_version
 EVERY = {"month": 6, "day": 8, "hour": 10}
 
 
+def _a_time(timestamp: str) -> bool:
+    """Whether an index's timestamp is a time (14 digits that make a date: not `20261399999999`)."""
+    try:
+        datetime.strptime(timestamp, "%Y%m%d%H%M%S")
+    except ValueError:
+        return False
+    return len(timestamp) == 14 and timestamp.isdigit()
+
+
 @dataclass(frozen=True)
 class Capture:
     """One capture in an archive's index: when (14 digits, UTC), of which address, and its content digest."""
@@ -135,7 +144,7 @@ def captures(
             continue
         fields = dict(zip(header, (str(v) for v in row), strict=True))
         timestamp = fields["timestamp"]
-        if fields.get("statuscode", "200") != "200" or len(timestamp) != 14 or not timestamp.isdigit():
+        if fields.get("statuscode", "200") != "200" or not _a_time(timestamp):
             continue
         capture = Capture(timestamp, fields["original"], fields.get("digest", ""), fields.get("mimetype", ""))
         if found and capture.digest and capture.digest == found[-1].digest:

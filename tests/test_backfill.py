@@ -330,6 +330,17 @@ def test_an_index_that_is_not_json_is_one_line(tmp_path: Path, archive: Archive)
     )
     archive.index_body = b"[]"  # nothing archived
     assert captures(app, app.config.sources()[0], archive.base) == []
+    archive.index_body = (
+        json.dumps(  # times that are no times: left out, as a capture that did not answer 200
+            [
+                ["timestamp", "original", "statuscode", "mimetype", "digest"],
+                ["20261399999999", URL, "200", "text/html", "A"],
+                ["99999999999999", URL, "200", "text/html", "B"],
+                ["20260601000000", URL, "200", "text/html", "C"],
+            ]
+        ).encode()
+    )
+    assert [c.timestamp for c in captures(app, app.config.sources()[0], archive.base)] == ["20260601000000"]
 
 
 def test_cli(tmp_path: Path, archive: Archive, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import socket
 import ssl
 import threading
@@ -18,6 +19,8 @@ from pathlib import Path
 import certifi
 import pytest
 import trustme
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import differ.versions
 from differ.check import check_source
@@ -512,6 +515,28 @@ def test_robots_rules() -> None:
     assert not longest.allows("https://x/p/1") and longest.allows("https://x/p")
     tie = robots.parse("User-agent: *\nAllow: /a\nDisallow: /a\n", "differ")
     assert tie.allows("https://x/a")
+
+
+def test_a_robots_pattern_of_many_stars_is_matched_at_once() -> None:
+    """`/a*a*…*b` against a long run of `a`: a backtracking regular expression took minutes (ten stars, 4 s;
+    fifteen, 5 min), long enough for a robots.txt to stall every check of its host."""
+    rules = robots.parse("User-agent: *\nDisallow: /" + "a*" * 200 + "b\n", "differ")
+    started = time.monotonic()
+    assert rules.allows("https://x/" + "a" * 5000) and not rules.allows("https://x/" + "a" * 300 + "b")
+    assert time.monotonic() - started < 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("ab*$", max_size=8), st.text("ab", max_size=10))
+def test_robots_patterns_match_as_their_regular_expression_does(pattern: str, rest: str) -> None:
+    """The linear matcher agrees with the pattern read as a regular expression (`*` any run, a final `$` the
+    end), on short ones where backtracking costs nothing."""
+    pattern = "/" + pattern.replace("$", "") + ("$" if pattern.endswith("$") else "")
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+    regex = ".*".join(re.escape(piece) for piece in body.split("*")) + ("$" if anchored else "")
+    path = "/" + rest
+    assert robots._matches(pattern, path) == (re.match(regex, path) is not None)
 
 
 KOREAN = "<html><body><article><p>파이토치 한국 사용자 모임에 오신 것을 환영합니다. 이번 릴리즈는 많은 개선을 담고 있습니다.</p></article></body></html>"

@@ -24,6 +24,14 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_iso(value: object) -> datetime | None:
+    """A stored timestamp read back (`iso`'s form, or any ISO 8601); None for nothing or not a time."""
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+
+
 @dataclass
 class App:
     """Everything a command needs; tests build one with their own clock, sleep and streams."""

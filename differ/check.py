@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from differ.app import App, iso
+from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreConflict, StoreError
 from differ.feed import write_feed
@@ -170,7 +170,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
             entry.update(outcome="held", detail=held)
             _finish(app, key, state, before, entry, started, response, keep_validators=False)
             return CheckResult(key, "held", f"{held}; stored only if still so in {confirm:g}s")
-        since = _parse_time(state.get("pending_since"))
+        since = parse_iso(state.get("pending_since"))
         if held and since is not None and (now - since).total_seconds() < confirm:
             entry.update(
                 outcome="held", detail=held
@@ -254,13 +254,6 @@ def missed_events(
 def _notified(state: dict[str, Any]) -> int:
     """The last version whose change was handed to the notifiers; a first version needs no event."""
     return int(state.get("notified", 1))
-
-
-def _parse_time(value: Any) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
 
 
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:

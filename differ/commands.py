@@ -63,7 +63,7 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.feed import feed_path, feed_url
-    from differ.health import timeliness
+    from differ.health import last_checked, timeliness
     from differ.notify import NOTIFIERS
 
     interval = app.config.service.interval
@@ -77,8 +77,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             state = app.store.state(s.key)
             latest = app.store.latest(s.key)
             every = s.interval or interval
-            last = app.store.last_fetch(s.key)  # every check is logged; the state keeps only changes
-            checked = (last or {}).get("at") or state.get("last_check")
+            checked = last_checked(app, s.key, state)
             status = "never checked"
             if checked:
                 failures = state.get("failures", 0)

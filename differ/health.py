@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from differ import options as opt
-from differ.app import App
+from differ.app import App, parse_iso
 from differ.config import SourceConfig
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
@@ -65,7 +65,7 @@ def health(app: App) -> Health:
     checks = []
     for s in sources:
         state = app.store.state(s.key)
-        last = (app.store.last_fetch(s.key) or {}).get("at") or state.get("last_check")
+        last = last_checked(app, s.key, state)
         if not last:
             out.problems.append(Finding("never checked", s.key, "run differ check or differ run"))
             continue
@@ -83,6 +83,12 @@ def health(app: App) -> Health:
     out.last_check = max(checks, default=None)
     _outbox(app, now, out)
     return out
+
+
+def last_checked(app: App, key: str, state: dict[str, Any]) -> str | None:
+    """When a source was last checked: the fetch log's latest entry (an unchanged check leaves the state as
+    it was), else the state's."""
+    return (app.store.last_fetch(key) or {}).get("at") or state.get("last_check")
 
 
 def timeliness(app: App, source: SourceConfig, state: dict[str, Any], last: str) -> Finding | None:
@@ -152,7 +158,7 @@ def _outbox(app: App, now: datetime, out: Health) -> None:
             said = f"{off.get('reason')} (until its configuration changes)"
             out.problems.append(Finding("disabled", name, said))
         failed = [m for m in every if m.notifier == name and m.state == "failed"]
-        stuck = [m for m in pending if (_seconds_since(now, str(m.data.get("created") or "")) or 0) > STUCK]
+        stuck = [m for m in pending if (_seconds_since(now, m.data.get("created")) or 0) > STUCK]
         for group, what in ((failed, "failed for good"), (stuck, "not delivered for over an hour")):
             if group:
                 error = group[-1].data.get("last_error") or "no error recorded"
@@ -164,12 +170,9 @@ def _count(messages: list[Any]) -> str:
     return f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
 
 
-def _seconds_since(now: datetime, when: str) -> float | None:
-    try:
-        then = datetime.fromisoformat(when.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (now - then).total_seconds() if then.tzinfo else None
+def _seconds_since(now: datetime, when: object) -> float | None:
+    then = parse_iso(when)
+    return (now - then).total_seconds() if then is not None and then.tzinfo else None
 
 
 def _ago(seconds: float) -> str:

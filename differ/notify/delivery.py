@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from differ.app import iso
+from differ.app import iso, parse_iso
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError
 from differ.notify.base import NOTIFIERS, Notifier
@@ -185,7 +185,7 @@ def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifi
         if taken:  # a process died between queueing the last digest and clearing its events
             outbox.digested(config.name, [path for path, _ in items if path.stem in taken])
             items = [(path, event) for path, event in items if path.stem not in taken]
-        first = _parse(str(items[0][1].get("queued_at"))) if items else None
+        first = parse_iso(items[0][1].get("queued_at")) if items else None
         if first is None or (app.now() - first).total_seconds() < config.digest:
             return
         events = [event for _, event in items]
@@ -194,13 +194,6 @@ def _flush_digest(app: App, outbox: Outbox, config: NotifierConfig, kind: Notifi
         msg_id = "msg_" + hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:32]
         outbox.enqueue(config.name, msg_id, {**_message(kind, digest, iso(app.now())), "digest_of": ids})
         outbox.digested(config.name, [path for path, _ in items])
-
-
-def _parse(value: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 @dataclass
@@ -354,7 +347,7 @@ def _failed(
         outbox.move(msg, "failed")
         attempts.append(Attempt(config.name, msg.id, False, str(exc), lost))
         return True
-    created = _parse(str(msg.data.get("created"))) or now
+    created = parse_iso(msg.data.get("created")) or now
     if (now - created).total_seconds() >= config.retry_for:
         msg.data["last_error"] = f"{exc}; gave up after {config.retry_for / 3600:g}h of retries"
         outbox.move(msg, "failed")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import unicodedata
@@ -12,6 +11,7 @@ from typing import Any
 
 from differ.diff.engine import Change, Diff
 from differ.diff.words import code_lines, common_ends, line_opcodes
+from differ.wildcard import WordPattern, fits, word_pattern
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -277,25 +277,21 @@ def around_word(text: str, words: Sequence[str], context: int = 40) -> str:
     """A passage cut to the first of `words` it has, with a few words either side (`…backend [Prototype]
     (#169)…`); the passage whole when it is short or has none of them."""
     text = " ".join(text.split())
-    found = [m for w in words if (m := _word_pattern(w).search(text))]
+    found = [span for w in words if (span := _word_pattern(w).search(text))]
     if len(text) <= 2 * context or not found:
         return text
-    hit = min(found, key=lambda m: m.start())
-    start = text.rfind(" ", 0, max(0, hit.start() - context)) + 1
-    stop = text.find(" ", min(len(text), hit.end() + context))
+    hit_start, hit_end = min(found)
+    start = text.rfind(" ", 0, max(0, hit_start - context)) + 1
+    stop = text.find(" ", min(len(text), hit_end + context))
     stop = len(text) if stop < 0 else stop
     return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
 
 
-@functools.lru_cache(maxsize=256)
-def _word_pattern(word: str) -> re.Pattern[str]:
+def _word_pattern(word: str) -> WordPattern:
     """A word's pattern: whole words where words are spaced; in Korean, Chinese and Japanese, where a particle
     joins a word ("보안을") or no space parts words, the word wherever it stands."""
-    parts = word.split()
-    body = r"\s+".join(re.escape(part).replace(r"\*", r"\S*") for part in parts)
-    start = r"(?<!\w)" if _bounded(parts[0][0]) else ""
-    end = r"(?!\w)" if _bounded(parts[-1][-1]) else ""
-    return re.compile(f"{start}{body}{end}", re.IGNORECASE)
+    word = word.strip()
+    return word_pattern(word, (_bounded(word[0]), _bounded(word[-1])))
 
 
 def _bounded(char: str) -> bool:
@@ -439,16 +435,11 @@ def narrowed_to(within: Sequence[str], mentioning: Sequence[str]) -> str:
 
 
 def headings_matching(section: Sequence[str], patterns: Sequence[str]) -> list[str]:
-    """The headings of a section path that one of `patterns` matches, case aside, `*` any run of characters."""
-    matchers = [_heading_pattern(p.casefold()) for p in patterns]
-    return [h for h in section if any(m.fullmatch(str(h).casefold()) for m in matchers)]
-
-
-@functools.lru_cache(maxsize=256)
-def _heading_pattern(pattern: str) -> re.Pattern[str]:
-    """A heading pattern: `*` any run of characters, everything else itself (`[Prototype]*`, `What?`), where
-    shell patterns would read `[…]` and `?` as wildcards."""
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+    """The headings of a section path that one of `patterns` matches, case aside: `*` any run of characters,
+    everything else itself (`[Prototype]*`, `What?`), where shell patterns would read `[…]` and `?` as
+    wildcards."""
+    pieces = [p.casefold().split("*") for p in patterns]
+    return [h for h in section if any(fits(p, str(h).casefold()) for p in pieces)]
 
 
 def under(change: dict[str, Any], patterns: Sequence[str]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gzip
 import json
 import os
 import tempfile
@@ -77,15 +78,11 @@ def fsync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def append_line(path: Path, entry: dict[str, Any]) -> None:
-    """Append one JSON line; a line torn by a crash is closed off before the next one is written."""
+def append_line(path: Path, entry: dict[str, Any]) -> int:
+    """Append one JSON line; a line torn by a crash is closed off before the next one is written. The file is
+    held shared while written, so a `RollingLog` rolling it away waits for the line. The file's size after."""
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
-    try:
-        fd = os.open(path, flags, 0o666)
-    except FileNotFoundError:  # the folder is made on first use only
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, flags, 0o666)
+    fd = open_appending(path)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -94,22 +91,125 @@ def append_line(path: Path, entry: dict[str, Any]) -> None:
         while view:  # O_APPEND: each write goes to the end
             view = view[os.write(fd, view) :]
         os.fsync(fd)
+        return os.fstat(fd).st_size
     finally:
         os.close(fd)
+
+
+def open_appending(path: Path) -> int:
+    """Open a log for appending, held shared, making sure it is still the file at `path` (not one rolled away
+    between the open and the lock)."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    while True:
+        try:
+            fd = os.open(path, flags, 0o666)
+        except FileNotFoundError:  # the folder is made on first use only
+            path.parent.mkdir(parents=True, exist_ok=True)
+            continue
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+class RollingLog:
+    """A JSON-lines log that keeps every line without keeping them in one ever-growing file: past `limit`
+    bytes the file is compressed into the next `NAME/000001.jsonl.gz` (a tenth of its size or less), and reading
+    goes on into those. A line being appended while the file is rolled is waited for, never lost; a process
+    killed while rolling leaves the lines in `.NAME.rolling` (read, and rolled by the next), or once in each
+    place, which rolling again settles."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.folder = path.with_suffix("")
+        self.rolling = path.with_name(f".{path.stem}.rolling")
+
+    def append(self, entry: dict[str, Any]) -> None:
+        if append_line(self.path, entry) > self.limit:
+            self.roll()
+
+    def roll(self) -> None:
+        """Compress the log into the next segment (one process or thread at a time; another's roll in
+        progress is left to finish)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.folder / ".rolling.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if not lock_within(fd, 0):
+                return
+            self._settle()
+            try:
+                if os.stat(self.path).st_size <= self.limit:
+                    return  # rolled by another process just now
+            except FileNotFoundError:
+                return
+            os.replace(self.path, self.rolling)
+            self._settle()
+        finally:
+            os.close(fd)
+
+    def _settle(self) -> None:
+        """Write the rolled-away file as the next segment, once its last writer is done, and remove it."""
+        try:
+            fd = os.open(self.rolling, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # a line begun before the file was rolled away is written first
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                data = handle.read()
+            segments = self.segments()
+            if data and not (segments and gzip.decompress(segments[-1].read_bytes()) == data):
+                number = int(segments[-1].name.split(".")[0]) + 1 if segments else 1
+                atomic_write(self.folder / f"{number:06d}.jsonl.gz", gzip.compress(data, mtime=0))
+            os.unlink(self.rolling)
+            fsync_folder(self.path.parent)
+        finally:
+            os.close(fd)
+
+    def segments(self) -> list[Path]:
+        """The compressed segments, oldest first."""
+        return sorted(p for p in self.folder.glob("[0-9]*.jsonl.gz") if p.name.split(".")[0].isdigit())
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every entry, oldest first; lines torn by a crash are skipped."""
+        entries = [e for p in self.segments() for e in _parse(gzip.decompress(p.read_bytes()))]
+        return entries + read_lines(self.rolling) + read_lines(self.path)
+
+    def tail(self, count: int, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+        """The last `count` entries (those `keep` accepts), oldest first: the segments are opened only when the
+        file has too few."""
+        found = tail_lines(self.path, count, keep)
+        if len(found) < count:
+            found = tail_lines(self.rolling, count - len(found), keep) + found
+        for segment in reversed(self.segments() if len(found) < count else []):
+            older = [e for e in _parse(gzip.decompress(segment.read_bytes())) if keep is None or keep(e)]
+            found = older[max(0, len(older) - (count - len(found))) :] + found
+            if len(found) >= count:
+                break
+        return found
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
     """Read a JSON-lines log, skipping a line torn by a crash."""
     try:
-        raw = path.read_bytes()
+        return _parse(path.read_bytes())
     except FileNotFoundError:
         return []
+
+
+def _parse(raw: bytes) -> list[dict[str, Any]]:
     entries = []
     for line in raw.splitlines():
         try:
-            entries.append(json.loads(line))
+            entry = json.loads(line)
         except ValueError:
             continue
+        if isinstance(entry, dict):
+            entries.append(entry)
     return entries
 
 

@@ -10,7 +10,8 @@ Layout (see README "The store"):
         versions/000001.json         version record: fetch facts, hashes, link to the previous record
         versions/000001.md           normalized Markdown (plain text, readable by grep and git diff)
         head.json                    number and hash of the newest version (catches a lost tail)
-        fetches.jsonl                append-only log of every fetch attempt
+        fetches.jsonl                append-only log of every fetch attempt (the latest, up to 1 MiB)
+        fetches/000001.jsonl.gz      the earlier ones, compressed a MiB at a time
         state.json                   conditional-GET validators, failure counts, pending anomalies
         renormalized/000001.n2.md    forms written later by newer normalizers; never replacing the old
       robots/<origin>.json           robots.txt answers kept a day between runs (a cache, not the record)
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from differ.errors import StoreConflict, StoreError
-from differ.files import append_line, atomic_write, last_line, lock_within, read_lines, tail_lines, temp_file
+from differ.files import RollingLog, append_line, atomic_write, lock_within, temp_file
 
 if TYPE_CHECKING:
     from differ.verify import VerifyReport
@@ -45,6 +46,9 @@ FORMAT = "differ.store/1"
 RECORD_SCHEMA = "differ.version/1"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 VERSION_FILE = re.compile(r"^(\d{6,})\.json$")
+# a source's fetch log past this size is compressed into fetches/NNNNNN.jsonl.gz: about 2,800 checks, two
+# months at the default interval
+FETCH_LOG_LIMIT = 1 << 20
 
 
 def sha256(data: bytes) -> str:
@@ -138,6 +142,7 @@ class Store:
         self._lock_fd: int | None = None
         self._depth = 0
         self._dirs: dict[str, Path] = {}
+        self.fetch_log_limit = FETCH_LOG_LIMIT
 
     # -- layout -----------------------------------------------------------------------------------------
     def source_dir(self, key: str) -> Path:
@@ -435,20 +440,25 @@ class Store:
     # (an appended line, a renamed file), so they need no store lock, whose holder's fsyncs every other thread
     # would wait for.
     def log_fetch(self, key: str, entry: dict[str, Any]) -> None:
-        append_line(self.source_dir(key) / "fetches.jsonl", entry)
+        self._fetch_log(key).append(entry)
 
     def fetches(self, key: str) -> list[dict[str, Any]]:
-        return read_lines(self.source_dir(key) / "fetches.jsonl")
+        """Every entry of the fetch log, oldest first."""
+        return self._fetch_log(key).read()
 
     def last_fetch(self, key: str) -> dict[str, Any] | None:
         """The fetch log's latest entry: when the source was last checked, and how it went."""
-        return last_line(self.source_dir(key) / "fetches.jsonl")
+        last = self._fetch_log(key).tail(1)
+        return last[0] if last else None
 
     def recent_fetches(
         self, key: str, count: int, keep: Callable[[dict[str, Any]], bool] | None = None
     ) -> list[dict[str, Any]]:
         """The fetch log's last `count` entries (those `keep` accepts), oldest first."""
-        return tail_lines(self.source_dir(key) / "fetches.jsonl", count, keep)
+        return self._fetch_log(key).tail(count, keep)
+
+    def _fetch_log(self, key: str) -> RollingLog:
+        return RollingLog(self.source_dir(key) / "fetches.jsonl", self.fetch_log_limit)
 
     def robots_files(self) -> RobotsFiles:
         """Where the fetcher keeps robots.txt answers between runs."""

@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from differ.errors import StoreError
-from differ.files import append_line, last_line, read_lines, tail_lines
+from differ.files import append_line, last_line, open_appending, read_lines, tail_lines
 from differ.store import Store, sha256
 
 
@@ -327,3 +328,125 @@ def test_a_source_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r'"other/canonical" would be stored outside'):
         store.source_dir("other/canonical")
     assert store.source_dir("doc/mirror") == tmp_path / "snapshots/sources/doc/mirror"
+
+
+def _check(i: int, outcome: str = "unchanged") -> dict[str, object]:
+    """A fetch log entry as a check writes it."""
+    return {
+        "at": f"2026-07-{1 + i // 1440:02d}T{i // 60 % 24:02d}:{i % 60:02d}:00Z",
+        "attempts": 1,
+        "body_sha256": "75f9333cf8dee6173b8281a13fe4d92065c286629a6a0727d53865e3742acec2",
+        "bytes": 37317,
+        "duration_ms": 60.3 + i % 7,
+        "final_url": "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+        "i": i,
+        "outcome": outcome,
+        "status": 503 if outcome == "failed" else 304,
+        "url": "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+    }
+
+
+def test_a_long_fetch_log_is_compressed_and_still_read_whole(tmp_path: Path) -> None:
+    """Past its limit the log goes into compressed segments; every entry is still read, in order, and the
+    latest ones without opening the segments."""
+    store = Store(tmp_path)
+    store.fetch_log_limit = 20_000
+    for i in range(1000):
+        store.log_fetch("doc/src", _check(i, "failed" if i % 100 == 7 else "unchanged"))
+    folder = store.source_dir("doc/src")
+    segments = sorted(p.name for p in (folder / "fetches").iterdir() if not p.name.startswith("."))
+    assert len(segments) >= 10 and segments[0] == "000001.jsonl.gz"
+    assert (folder / "fetches.jsonl").stat().st_size <= 20_000
+    assert [e["i"] for e in store.fetches("doc/src")] == list(range(1000))
+    assert [e["i"] for e in store.recent_fetches("doc/src", 3)] == [997, 998, 999]
+    assert store.last_fetch("doc/src") == _check(999)
+    failed = store.recent_fetches("doc/src", 8, lambda e: e["outcome"] == "failed")
+    assert [e["i"] for e in failed] == [207, 307, 407, 507, 607, 707, 807, 907]
+    assert [e["i"] for e in store.recent_fetches("doc/src", 5000)] == list(range(1000))
+    raw = sum(len(json.dumps(_check(i), sort_keys=True)) + 1 for i in range(1000))
+    kept = sum(p.stat().st_size for p in folder.rglob("fetches*") if p.is_file())
+    kept += sum(p.stat().st_size for p in (folder / "fetches").iterdir())
+    assert kept < raw / 8  # what a year of checks every 5 minutes costs: 38 MB as lines, a few MB compressed
+
+
+def test_the_fetch_log_is_read_whole_right_after_it_was_rolled(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.fetch_log_limit = 10**9
+    for i in range(5):
+        store.log_fetch("doc/src", _check(i))
+    store.fetch_log_limit = 1
+    store._fetch_log("doc/src").roll()
+    folder = store.source_dir("doc/src")
+    assert not (folder / "fetches.jsonl").exists() and (folder / "fetches" / "000001.jsonl.gz").exists()
+    assert store.last_fetch("doc/src") == _check(4)
+    assert [e["i"] for e in store.fetches("doc/src")] == [0, 1, 2, 3, 4]
+
+
+def test_a_line_being_written_when_the_log_rolls_away_is_waited_for(tmp_path: Path) -> None:
+    """A writer holds the log (as `append_line` does between opening it and its last byte) while another
+    thread rolls it: the file is renamed at once, but compressed only when the writer is done, line and all."""
+    store = Store(tmp_path)
+    store.fetch_log_limit = 10**9
+    for i in range(3):
+        store.log_fetch("doc/src", _check(i))
+    writer = open_appending(store.source_dir("doc/src") / "fetches.jsonl")
+    store.fetch_log_limit = 1
+    rolling = threading.Thread(target=store._fetch_log("doc/src").roll)
+    rolling.start()
+    time.sleep(0.3)
+    assert rolling.is_alive() and not (store.source_dir("doc/src") / "fetches.jsonl").exists()
+    os.write(writer, json.dumps(_check(3)).encode() + b"\n")
+    os.close(writer)
+    rolling.join(10)
+    assert not rolling.is_alive()
+    assert [e["i"] for e in store.fetches("doc/src")] == [0, 1, 2, 3]
+    assert len(list((store.source_dir("doc/src") / "fetches").glob("*.gz"))) == 1
+
+
+APPENDER = r"""
+import sys
+from differ.store import Store
+store = Store(sys.argv[1])
+store.fetch_log_limit = int(sys.argv[4])
+start = int(sys.argv[2])
+print("ready", flush=True)
+for i in range(start, int(sys.argv[3])):
+    store.log_fetch("doc/src", {"i": i, "by": sys.argv[5]})
+"""
+
+
+def test_two_processes_appending_while_the_log_rolls_lose_no_line(tmp_path: Path) -> None:
+    procs = [
+        subprocess.Popen([sys.executable, "-c", APPENDER, str(tmp_path), "0", "600", "1000", name])
+        for name in "ab"
+    ]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    entries = Store(tmp_path).fetches("doc/src")
+    for name in "ab":
+        assert [e["i"] for e in entries if e["by"] == name] == list(range(600))
+    assert len(list((Store(tmp_path).source_dir("doc/src") / "fetches").glob("*.gz"))) >= 10
+
+
+def test_a_writer_killed_while_the_log_rolls_loses_and_repeats_no_line(tmp_path: Path) -> None:
+    """SIGKILL at random moments of appending to a log that rolls every few lines (rename, compress, remove):
+    each new writer goes on after the last line the log has; the log then has every line once."""
+    rng = random.Random(99)
+    kills = 0
+    while kills < 30:
+        logged = Store(tmp_path).fetches("doc/src")
+        start = logged[-1]["i"] + 1 if logged else 0
+        proc = subprocess.Popen(
+            [sys.executable, "-c", APPENDER, str(tmp_path), str(start), "100000", "400", "k"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.0, 0.05))
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        kills += 1
+    entries = Store(tmp_path).fetches("doc/src")
+    assert [e["i"] for e in entries] == list(range(len(entries)))
+    assert len(entries) > 30
+    assert len(list((Store(tmp_path).source_dir("doc/src") / "fetches").glob("*.gz"))) >= 3

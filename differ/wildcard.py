@@ -48,12 +48,12 @@ class WordPattern:
     def search(self, text: str) -> tuple[int, int] | None:
         """The first place the pattern stands in `text`, as (start, end), or None."""
         runs = _Runs(text)
-        last, tried = len(self.parts) - 1, -1
+        last, tried = len(self.parts) - 1, 0
         for hit in self.needed.finditer(text):
+            if hit.start() < tried:
+                continue  # in a run tried already
             held = runs.around(hit.start())
-            if held[0] <= tried:
-                continue
-            tried = held[0]
+            tried = held[1]
             spans = runs.window(held, self.key, last - self.key)
             found = spans and self._window(text, spans)
             if found:

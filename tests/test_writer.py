@@ -333,12 +333,11 @@ def test_text_strings_take_the_same_road_as_before(text: str) -> None:
 
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet="|-: a\t=\\", max_size=12))
-def test_the_delimiter_row_escape_is_mdformat_tables_own(line: str) -> None:
-    import mdformat_tables.plugin
-
+def test_the_delimiter_row_escape_is_the_table_plugins_own(line: str) -> None:
+    from differ.normalize.canonical import delimiter_rows_escaped
     from differ.normalize.mdescape import delimiter_row_escaped, paragraph_postprocessors
 
-    assert delimiter_row_escaped(line, None, None) == mdformat_tables.plugin._escape_tables(line, None, None)  # type: ignore[arg-type]
+    assert delimiter_row_escaped(line, None, None) == delimiter_rows_escaped(line, None, None)
     assert delimiter_row_escaped in paragraph_postprocessors()
 
 

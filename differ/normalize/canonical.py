@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
 
-import mdformat_tables
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
@@ -87,6 +86,46 @@ class _Style:
         return None
 
 
+def _table(node: RenderTreeNode, context: RenderContext) -> str:
+    """A table as one line a row, cells unpadded (`| a | b |`, `| -- | :-: |`): a column's width is no part of
+    its text, and padding would make one cell's edit rewrite every row."""
+    rows: list[list[str]] = []
+    delimiter: list[str] = []
+    for descendant in node.walk(include_self=False):
+        if descendant.type == "tr":
+            rows.append([])
+        elif descendant.type in ("th", "td"):
+            style = str(descendant.attrs.get("style") or "")
+            align = next((a for a in ("left", "right", "center") if f"text-align:{a}" in style), "")
+            text = descendant.children[0].render(context).replace("|", "\\|")
+            # a control character (removed from the text before it gets here) had a padding space
+            pad = " " if any(0 < ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text) else ""
+            rows[-1].append(pad + text if align == "right" else text + pad)
+            if len(rows) == 1:
+                delimiter.append({"left": ":-", "right": "-:", "center": ":-:"}.get(align, "--"))
+    lines = [rows[0], delimiter, *rows[1:]]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+
+
+def delimiter_rows_escaped(text: str, node: Any, context: Any) -> str:
+    """A paragraph line of nothing but `|`, `-`, `:` and spaces, its first `-` escaped: unescaped it could read
+    as a table's delimiter row."""
+    return "\n".join(
+        line.replace("-", "\\-", 1) if all(c in "|-: " for c in line) else line for line in text.split("\n")
+    )
+
+
+class _Tables:
+    """Tables (GitHub's syntax, which markdown-it reads when its `table` rule is on), written compactly."""
+
+    RENDERERS: ClassVar[dict[str, Any]] = {"table": _table}
+    POSTPROCESSORS: ClassVar[dict[str, Any]] = {"paragraph": delimiter_rows_escaped}
+
+    @staticmethod
+    def update_mdit(mdit: MarkdownIt) -> None:
+        mdit.enable("table")
+
+
 # markdown-it drops whatever is nested deeper than its `maxNesting` (20 token levels in the CommonMark preset:
 # ten levels of list, twenty of quote), so a page could hide text from every diff and audit in a deep list.
 # Instead, past CONTAINER_LEVELS no quote or list opens: what would be one is read as the text it is.
@@ -114,8 +153,8 @@ def parser() -> MarkdownIt:
     mdit = _shallow(MarkdownIt("commonmark", renderer_cls=MDRenderer))  # type: ignore[arg-type]
     mdit.options["mdformat"] = {"wrap": "no", "number": True, "compact_tables": True}
     mdit.options["store_labels"] = True
-    mdit.options["parser_extension"] = [mdformat_tables, _Style]
-    mdformat_tables.update_mdit(mdit)
+    mdit.options["parser_extension"] = [_Tables, _Style]
+    _Tables.update_mdit(mdit)
     return mdit
 
 

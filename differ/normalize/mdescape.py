@@ -10,7 +10,6 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-import mdformat_tables.plugin
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace, unescapeAll
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from mdformat.codepoints import ASCII_CTRL, UNICODE_PUNCTUATION, UNICODE_WHITESPACE
@@ -152,20 +151,20 @@ def escape_paragraph(line: str) -> str:
 
 @lru_cache(maxsize=1)
 def paragraph_postprocessors() -> list[Any]:
-    """What the parser's plugins do to every rendered paragraph (mdformat-tables escapes a line that would
-    read as a table's delimiter row); the one mdformat-tables has is run as its one-line equal."""
+    """What the parser's plugins do to every rendered paragraph (a line that would read as a table's delimiter
+    row is escaped); the table plugin's is run as its one-line equal."""
     plugins = canonical.parser().options["parser_extension"]
     found = [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
     return [_ONE_LINE.get(postprocess, postprocess) for postprocess in found]
 
 
 def delimiter_row_escaped(line: str, node: object, context: object) -> str:
-    """mdformat-tables' paragraph postprocessor on a paragraph of one line: the first "-" escaped where the line
-    is nothing but "|", "-", ":" and spaces (it tests every character of every line in a generator)."""
+    """The table plugin's paragraph postprocessor on a paragraph of one line: the first "-" escaped where the
+    line is nothing but "|", "-", ":" and spaces (it tests every character of every line in a generator)."""
     return line if line.strip("|-: ") else line.replace("-", "\\-", 1)
 
 
-_ONE_LINE: dict[Any, Any] = {mdformat_tables.plugin._escape_tables: delimiter_row_escaped}
+_ONE_LINE: dict[Any, Any] = {canonical.delimiter_rows_escaped: delimiter_row_escaped}
 
 
 def flanking(last: str, next_: str) -> tuple[bool, bool]:

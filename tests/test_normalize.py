@@ -666,6 +666,28 @@ def test_text_in_deeply_nested_quotes_and_lists_reaches_the_diff(depth: int) -> 
     assert [w in blocks for w in ("before", "deep text", "deep item", "after")] == [True] * 4
 
 
+DEEP_AS_PYTHON = r"""
+import sys
+from bench.as_python import install
+install()  # differ's compiled modules from their .py source
+from differ.normalize import compiled_modules
+from tests.test_normalize import test_text_in_deeply_nested_quotes_and_lists_reaches_the_diff
+assert compiled_modules() == [], compiled_modules()
+test_text_in_deeply_nested_quotes_and_lists_reaches_the_diff(1000)
+"""
+
+
+def test_text_nested_deeply_is_read_the_same_run_as_python() -> None:
+    """Run as Python (`pip install .`), the writer's recursion counts against Python's limit, which compiled
+    it does not: a page nested 300 deep failed to read as Python and read whole compiled."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, "-c", DEEP_AS_PYTHON], cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
 def test_huge_number_of_tiny_elements_is_refused_quickly() -> None:
     page = "<html><body><article>" + "<p>word " * 2_500_000 + "</article></body></html>"  # 20 MB
     started = time.monotonic()

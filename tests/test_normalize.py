@@ -976,3 +976,31 @@ def test_any_json_an_api_answers_is_read_or_refused_in_one_line(kind: str, value
         norm(json.dumps(value), source(kind, url=API_URLS[kind], **options), "application/json")
     except NormalizeError as exc:
         assert "\n" not in str(exc)
+
+
+def test_a_paragraph_of_many_pieces_looks_up_no_node_among_all_its_siblings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mdformat asks for the next sibling of every piece of text, and markdown-it-py found it by looking the
+    node up among all its siblings: 20,000 lines of list items nested every which way took 4.9 s to
+    compare, growing with the square of their number. The renderer's nodes know their place."""
+    from mdformat.renderer import RenderTreeNode
+
+    from differ.normalize.canonical import _Node, parser
+
+    looked_up = []
+    plain = RenderTreeNode.siblings
+
+    def siblings(node: RenderTreeNode) -> object:
+        looked_up.append(node)
+        return plain.fget(node)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(RenderTreeNode, "siblings", property(siblings))
+    lines = "".join(f"{'  ' * (i % 30)}- item {i}\n" for i in range(2000))
+    assert canonicalize(lines + "\n[a](b) text! [c](d)\n").text.count("item") == 2000
+    assert len(looked_up) < 20
+    # the same answers as markdown-it-py's own lookup
+    tree = _Node(parser().parse((DATA / "replay" / "canonical-v2.md").read_text() + lines[:2000]))
+    for node in tree.walk():
+        assert node.next_sibling is RenderTreeNode.next_sibling.fget(node)  # type: ignore[attr-defined]
+        assert node.previous_sibling is RenderTreeNode.previous_sibling.fget(node)  # type: ignore[attr-defined]

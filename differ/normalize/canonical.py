@@ -147,10 +147,42 @@ def _shallow(mdit: MarkdownIt) -> MarkdownIt:
     return mdit
 
 
+class _Node(RenderTreeNode):
+    """mdformat's tree node, its siblings found at once: markdown-it-py looks a node up among all its
+    siblings, and mdformat asks for the next sibling of every piece of text, so 20,000 nested list items or a
+    paragraph of 40,000 pieces took seconds growing with the square of their number."""
+
+    def _place(self) -> tuple[list[Any], int]:
+        parent = self.parent
+        if parent is None:
+            return [self], 0
+        places = parent.__dict__.get("_places")
+        if places is None or len(places) != len(parent.children):
+            places = parent.__dict__["_places"] = {id(node): i for i, node in enumerate(parent.children)}
+        return parent.children, places[id(self)]
+
+    @property
+    def next_sibling(self) -> Any:
+        siblings, place = self._place()
+        return siblings[place + 1] if place + 1 < len(siblings) else None
+
+    @property
+    def previous_sibling(self) -> Any:
+        siblings, place = self._place()
+        return siblings[place - 1] if place > 0 else None
+
+
+class _Renderer(MDRenderer):
+    """mdformat's renderer on `_Node`s."""
+
+    def render(self, tokens: Sequence[Token], options: Any, env: Any, *, finalize: bool = True) -> str:
+        return self.render_tree(_Node(tokens), options, env, finalize=finalize)
+
+
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
-    mdit = _shallow(MarkdownIt("commonmark", renderer_cls=MDRenderer))  # type: ignore[arg-type]
+    mdit = _shallow(MarkdownIt("commonmark", renderer_cls=_Renderer))  # type: ignore[arg-type]
     mdit.options["mdformat"] = {"wrap": "no", "number": True, "compact_tables": True}
     mdit.options["store_labels"] = True
     mdit.options["parser_extension"] = [_Tables, _Style]

@@ -190,26 +190,10 @@ def parser() -> MarkdownIt:
     return mdit
 
 
-class _HTMLRenderer(RendererHTML):
-    """markdown-it-py's HTML renderer with image alt text as CommonMark's reference writes it: escaped
-    characters, entities and code spans are kept (markdown-it-py 3.0 drops them)."""
-
-    def renderInlineAsText(self, tokens: Sequence[Token] | None, options: Any, env: Any) -> str:
-        result = ""
-        for token in tokens or []:
-            if token.type in ("text", "text_special", "code_inline"):
-                result += token.content
-            elif token.type == "image":
-                result += self.renderInlineAsText(token.children, options, env)
-            elif token.type in ("softbreak", "hardbreak"):
-                result += "\n"
-        return result
-
-
 @lru_cache(maxsize=1)
 def html_renderer() -> MarkdownIt:
     """A parser with the same syntax that renders HTML, for checking that rendering is preserved."""
-    return _shallow(MarkdownIt("commonmark", renderer_cls=_HTMLRenderer)).enable("table")
+    return _shallow(MarkdownIt("commonmark", renderer_cls=RendererHTML)).enable("table")
 
 
 def _restyle(tokens: list[Token]) -> None:

@@ -133,6 +133,15 @@ CONTAINER_LEVELS = 40
 MAX_NESTING = CONTAINER_LEVELS + 20  # room for what a container's content opens (a paragraph, a table)
 
 
+def _file_links(mdit: MarkdownIt) -> MarkdownIt:
+    """The parser with `file:` links read as links: markdown-it refuses them (as it does `javascript:`, which
+    the HTML reader drops), so a local file's relative links, which resolve to `file:` as in a browser, were
+    written as literal text, and a changed target was an edit of that text rather than a `link` change."""
+    refuses = mdit.validateLink
+    mdit.validateLink = lambda url: url.strip().lower().startswith("file:") or refuses(url)  # type: ignore[method-assign]
+    return mdit
+
+
 def _shallow(mdit: MarkdownIt) -> MarkdownIt:
     """The parser with quotes and lists opening only up to CONTAINER_LEVELS, so that nothing is ever nested
     past `maxNesting`, where markdown-it would drop it."""
@@ -182,7 +191,7 @@ class _Renderer(MDRenderer):
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The shared markdown-it-py parser: CommonMark plus tables, rendering back to Markdown."""
-    mdit = _shallow(MarkdownIt("commonmark", renderer_cls=_Renderer))  # type: ignore[arg-type]
+    mdit = _file_links(_shallow(MarkdownIt("commonmark", renderer_cls=_Renderer)))  # type: ignore[arg-type]
     mdit.options["mdformat"] = {"wrap": "no", "number": True, "compact_tables": True}
     mdit.options["store_labels"] = True
     mdit.options["parser_extension"] = [_Tables, _Style]
@@ -193,7 +202,7 @@ def parser() -> MarkdownIt:
 @lru_cache(maxsize=1)
 def html_renderer() -> MarkdownIt:
     """A parser with the same syntax that renders HTML, for checking that rendering is preserved."""
-    return _shallow(MarkdownIt("commonmark", renderer_cls=RendererHTML)).enable("table")
+    return _file_links(_shallow(MarkdownIt("commonmark", renderer_cls=RendererHTML))).enable("table")
 
 
 def _restyle(tokens: list[Token]) -> None:

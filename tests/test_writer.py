@@ -383,3 +383,43 @@ def test_compiled_writer_writes_what_the_python_source_writes() -> None:
     expected = written_pages()
     assert sum(page is not None for page in expected) > 600  # the writer wrote most pages, not declined them
     assert json.loads(pure.stdout) == expected
+
+
+def _rendered_by_mdformats_own_text(markdown: str) -> str:
+    """The parser's Markdown with mdformat's own `text` renderer in place of differ's."""
+    from mdformat.renderer import DEFAULT_RENDERERS
+
+    from differ.normalize.canonical import _Style, parser
+
+    ours = _Style.RENDERERS
+    _Style.RENDERERS = {**ours, "text": DEFAULT_RENDERERS["text"]}
+    try:
+        return str(parser().render(markdown))
+    finally:
+        _Style.RENDERERS = ours
+
+
+# text, spacing, every marker the text renderer escapes, and the blocks and links around text
+PIECES = [*"ab \t\n*_`[]<>!&\\#é£\u3000", "  ", "\n\n", "&amp;", "&#10;", "(x)", "[a]", "![i](p)", "[l](u)"]
+MARKDOWN_PIECES = st.lists(st.sampled_from([*PIECES, "- ", "1. ", "> ", "[a]: /u\n"]), max_size=40).map(
+    "".join
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(MARKDOWN_PIECES)
+def test_text_is_written_as_mdformats_own_text_renderer_writes_it(markdown: str) -> None:
+    from differ.normalize.canonical import parser
+
+    assert parser().render(markdown) == _rendered_by_mdformats_own_text(markdown)
+
+
+def test_text_of_real_pages_is_written_as_mdformats_own_text_renderer_writes_it() -> None:
+    from differ.normalize.canonical import parser
+
+    documents = [path.read_text() for path in sorted((DATA / "corpus").glob("*/rev-*.md"))]
+    documents += [e["markdown"] for e in json.loads((DATA / "commonmark" / "spec.json").read_text())]
+    documents += [path.read_text() for path in sorted((DATA / "replay").glob("*.md"))]
+    assert len(documents) > 680
+    for markdown in documents:
+        assert parser().render(markdown) == _rendered_by_mdformats_own_text(markdown)

@@ -60,11 +60,7 @@ def link_destination(link: str) -> str:
 def escape_text(text: str, before_link: bool) -> str:
     """mdformat's escaping of a text token (its `text` renderer, less the wrap marks that its paragraph
     renderer turns back into the same single spaces)."""
-    text = text.replace("\\", "\\\\")
-    if "*" in text:
-        text = _ASTERISK.sub(_asterisk, text)
-    if "_" in text:
-        text = _UNDERSCORE.sub(_underscore, text)
+    text = escape_emphasis(text.replace("\\", "\\\\"))
     if "[" in text or "]" in text:
         text = escape_square_brackets(text, ())
     if "<" in text:
@@ -77,8 +73,18 @@ def escape_text(text: str, before_link: bool) -> str:
     return text
 
 
+def escape_emphasis(text: str) -> str:
+    """mdformat's escape_asterisk_emphasis and escape_underscore_emphasis, marker by marker."""
+    if "*" in text:
+        text = _ASTERISK.sub(_asterisk, text)
+    if "_" in text:
+        text = _UNDERSCORE.sub(_underscore, text)
+    return text
+
+
 # mdformat escapes `*` and `_` by their neighbours alone (its escape_asterisk_emphasis and
-# escape_underscore_emphasis, which build the text a character at a time): the same rules, on each marker.
+# escape_underscore_emphasis, which build the text a character at a time, the latter building its set of
+# Unicode punctuation again at every call): the same rules, on each marker.
 _ASTERISK = re.compile(r"\*")
 _UNDERSCORE = re.compile("_")
 _BAD_NEIGHBOURS = UNICODE_WHITESPACE | UNICODE_PUNCTUATION

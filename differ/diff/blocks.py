@@ -84,6 +84,7 @@ def _inline(token: Token) -> _Inline:
     strong_start: int | None = None
     first_strong_done = False
     tags: set[int] = set()  # which parts are inline HTML
+    blank = True  # no text yet: parts are counted, never joined again, so many links cost no more than one
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
@@ -95,18 +96,19 @@ def _inline(token: Token) -> _Inline:
             out.links.append((alt, str(child.attrs.get("src", ""))))
             out.images.append(str(child.attrs.get("src", "")))
         elif child.type == "link_open":
-            link_stack.append((str(child.attrs.get("href", "")), len("".join(parts))))
+            link_stack.append((str(child.attrs.get("href", "")), len(parts)))
         elif child.type == "link_close" and link_stack:
             href, start = link_stack.pop()
-            out.links.append(("".join(parts)[start:], href))
-        elif child.type == "strong_open" and not first_strong_done and not "".join(parts).strip():
-            strong_start = len("".join(parts))
+            out.links.append(("".join(parts[start:]), href))
+        elif child.type == "strong_open" and not first_strong_done and blank:
+            strong_start = len(parts)
         elif child.type == "strong_close" and strong_start is not None and not first_strong_done:
-            out.lead = "".join(parts)[strong_start:].strip()
+            out.lead = "".join(parts[strong_start:]).strip()
             first_strong_done = True
         elif child.type == "html_inline":
             tags.add(len(parts))
             parts.append(child.content)
+        blank = blank and not (parts and parts[-1].strip())
     out.text = " ".join("".join(parts).split())
     if tags:
         out.bare = " ".join("".join(p for i, p in enumerate(parts) if i not in tags).split())

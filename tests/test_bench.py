@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import check_cycle, footprint, profile, tools
+from bench import check_cycle, footprint, profile, shapes, tools
 
 
 @pytest.fixture
@@ -84,3 +84,18 @@ def test_footprint_samples_a_running_service(tmp_path: Path) -> None:
     assert 10 < report["rss_max_mib"] < 500  # type: ignore[operator]
     assert report["ranges"]["rss_end_mib"]["median"] == report["rss_end_mib"]  # type: ignore[index]
     assert json.dumps(report)  # what bench/results.json holds
+
+
+@pytest.mark.parametrize("name", list(shapes.SHAPES))
+def test_every_pathological_shape_is_read_and_diffed(name: str) -> None:
+    """Each shape of bench/shapes.py is a page differ reads on both sides and diffs (small here)."""
+    from differ.compare import adhoc_source
+    from differ.normalize import Body, normalize
+
+    kind, page, options = shapes.SHAPES[name]
+    source = adhoc_source({"id": "shape", "url": "https://example.org/post", "kind": kind, **options})
+    media = "text/markdown" if kind == "markdown" else "text/html"
+    read = normalize(Body(page(40).encode(), media, "https://example.org/post"), source)
+    assert len("".join(read.markdown.split())) >= 40  # the page's text, not an empty reading
+    figures = shapes.one(name, 40)
+    assert figures["seconds"] > 0 and figures["peak_mib"] > 0

@@ -986,7 +986,7 @@ def test_a_paragraph_of_many_pieces_looks_up_no_node_among_all_its_siblings(
     compare, growing with the square of their number. The renderer's nodes know their place."""
     from mdformat.renderer import RenderTreeNode
 
-    from differ.normalize.canonical import _Node, parser
+    from differ.normalize.markdownit import _Node, parser
 
     looked_up = []
     plain = RenderTreeNode.siblings

@@ -297,7 +297,7 @@ URL_PARTS += [
 def test_kept_urls_are_their_own_normal_form(url: str) -> None:
     from markdown_it.common.utils import unescapeAll
 
-    from differ.normalize.canonical import parser
+    from differ.normalize.markdownit import parser
     from differ.normalize.mdescape import KEPT_URL
 
     if KEPT_URL.fullmatch(url):
@@ -334,7 +334,7 @@ def test_text_strings_take_the_same_road_as_before(text: str) -> None:
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet="|-: a\t=\\", max_size=12))
 def test_the_delimiter_row_escape_is_the_table_plugins_own(line: str) -> None:
-    from differ.normalize.canonical import delimiter_rows_escaped
+    from differ.normalize.markdownit import delimiter_rows_escaped
     from differ.normalize.mdescape import delimiter_row_escaped, paragraph_postprocessors
 
     assert delimiter_row_escaped(line, None, None) == delimiter_rows_escaped(line, None, None)
@@ -387,7 +387,7 @@ def test_compiled_writer_writes_what_the_python_source_writes() -> None:
 
 def _rendered_by_mdformats_own(markdown: str) -> str:
     """The parser's Markdown with mdformat's own renderers in place of those differ does faster."""
-    from differ.normalize.canonical import _Faster, parser
+    from differ.normalize.markdownit import _Faster, parser
 
     ours = _Faster.RENDERERS
     _Faster.RENDERERS = {}
@@ -407,13 +407,13 @@ MARKDOWN_PIECES = st.lists(st.sampled_from([*PIECES, "- ", "1. ", "> ", "[a]: /u
 @settings(max_examples=1500, deadline=None)
 @given(MARKDOWN_PIECES)
 def test_text_and_lists_are_written_as_mdformats_own_renderers_write_them(markdown: str) -> None:
-    from differ.normalize.canonical import parser
+    from differ.normalize.markdownit import parser
 
     assert parser().render(markdown) == _rendered_by_mdformats_own(markdown)
 
 
 def test_real_pages_are_written_as_mdformats_own_renderers_write_them() -> None:
-    from differ.normalize.canonical import parser
+    from differ.normalize.markdownit import parser
 
     documents = [path.read_text() for path in sorted((DATA / "corpus").glob("*/rev-*.md"))]
     documents += [e["markdown"] for e in json.loads((DATA / "commonmark" / "spec.json").read_text())]

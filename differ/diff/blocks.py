@@ -9,7 +9,8 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
-from differ.normalize.canonical import parser, split_chunks
+from differ.normalize.canonical import split_chunks
+from differ.normalize.markdownit import parser
 
 _CLOSING_PUNCT = " ,:;.–-—"
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from markdown_it.token import Token
 
-from differ.normalize.canonical import parser
+from differ.normalize.markdownit import parser
 
 SCRIPT_OF_LANGUAGE = {
     "en": "Latin",

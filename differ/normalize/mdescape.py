@@ -22,7 +22,7 @@ from mdformat.renderer._util import (
     re_char_reference,
 )
 
-from differ.normalize import canonical
+from differ.normalize import markdownit
 
 KEPT_URL = re.compile(  # runs are possessive: no two branches tried at every character
     r"https?://[A-Za-z0-9.-]{1,200}(?:[/?#](?:[A-Za-z0-9\-._~:/?#!$'()*+,;=]++|%[0-9A-Fa-f]{2})*+)?"
@@ -32,7 +32,7 @@ KEPT_URL = re.compile(  # runs are possessive: no two branches tried at every ch
 @lru_cache(maxsize=1)
 def render_context() -> RenderContext:
     return RenderContext(
-        DEFAULT_RENDERERS, {}, canonical.parser().options, {"used_refs": set(), "indent_width": 0}
+        DEFAULT_RENDERERS, {}, markdownit.parser().options, {"used_refs": set(), "indent_width": 0}
     )
 
 
@@ -43,7 +43,7 @@ def link_target(href: str) -> str:
         return href  # an http(s) URL of characters markdown-it keeps: its own normal form, and a valid link
     if "\\" in href or "\n" in href or not unicodedata.is_normalized("NFC", href):
         return ""
-    mdit = canonical.parser()
+    mdit = markdownit.parser()
     target = str(mdit.normalizeLink(unescapeAll(href)))
     return target if mdit.validateLink(target) else ""
 
@@ -159,7 +159,7 @@ def escape_paragraph(line: str) -> str:
 def paragraph_postprocessors() -> list[Any]:
     """What the parser's plugins do to every rendered paragraph (a line that would read as a table's delimiter
     row is escaped); the table plugin's is run as its one-line equal."""
-    plugins = canonical.parser().options["parser_extension"]
+    plugins = markdownit.parser().options["parser_extension"]
     found = [plugin.POSTPROCESSORS["paragraph"] for plugin in plugins if "paragraph" in plugin.POSTPROCESSORS]
     return [_ONE_LINE.get(postprocess, postprocess) for postprocess in found]
 
@@ -170,7 +170,7 @@ def delimiter_row_escaped(line: str, node: object, context: object) -> str:
     return line if line.strip("|-: ") else line.replace("-", "\\-", 1)
 
 
-_ONE_LINE: dict[Any, Any] = {canonical.delimiter_rows_escaped: delimiter_row_escaped}
+_ONE_LINE: dict[Any, Any] = {markdownit.delimiter_rows_escaped: delimiter_row_escaped}
 
 
 def flanking(last: str, next_: str) -> tuple[bool, bool]:

@@ -52,6 +52,15 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], dict[str, object]]] = {
         lambda n: "<article><p>" + "".join(f'<a href="/{i}">l{i}</a> ' for i in range(n)) + "</p></article>",
         {},
     ),
+    "HTML emphasis on every word": (
+        "html",
+        lambda n: (
+            "<article><p>"
+            + "".join(f"<em>e{i}</em><strong>s{i}</strong>" for i in range(n))
+            + "</p></article>"
+        ),
+        {},
+    ),
     "HTML table, ragged rows": (
         "html",
         lambda n: (

@@ -433,6 +433,9 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
     """Render pieces as mdformat does; `before` and `after` are what markdown-it sees around them, `nested`
     says they are inside an emphasis. Raises Unsure where an emphasis might not parse back as one."""
     out: list[str] = []
+    length = (
+        0  # of what is in `out`, kept as it grows: summing it again at each emphasis grew with the square
+    )
     marks: list[tuple[int, int, int, int]] = []  # opener start, opener end, closer start, closer end
     for i, piece in enumerate(pieces):
         if isinstance(piece, str):
@@ -453,10 +456,12 @@ def _inline(pieces: list[Piece], before: str, after: str, nested: bool = False) 
             out.append(f"[{_inline(piece.children, '[', ' ')}]({link_destination(piece.href)})")
         else:
             marker = "*" if piece.kind == "em" else "**"
-            start = sum(map(len, out))
             inner = _inline(piece.children, "", "", nested=True)
             out.append(marker + inner + marker)
-            marks.append((start, start + len(marker), start + len(marker) + len(inner), start + len(out[-1])))
+            marks.append(
+                (length, length + len(marker), length + len(marker) + len(inner), length + len(out[-1]))
+            )
+        length += len(out[-1])
     text = "".join(out)
     for open_start, open_end, close_start, close_end in marks:
         prev = text[open_start - 1] if open_start else before

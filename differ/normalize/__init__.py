@@ -23,7 +23,7 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 6: quotes and lists nested past 40 levels are read as text (markdown-it dropped what lay past its maxNesting)
 # 7: markdown-it-py 4.3 and mdformat 1.0 (CommonMark 0.31: `£`, `€` are punctuation beside `*`; `<!-->` is a
 #    comment); the same Markdown for every page of the corpus, the replay and the tests; a `file:` link is a link
-#    (it was literal text)
+#    (it was literal text); a JSON metadata field of over 10,000 values is its digest, NaN the text "nan"
 NORMALIZER_VERSION = 7
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

@@ -59,7 +59,7 @@ def split(text: str, keep: Iterable[str] = DEFAULT_KEYS) -> FrontMatter:
     wanted = set(keep)
     try:
         budget = [MAX_NODES]
-        fields = {str(k): _plain(v, budget) for k, v in data.items() if "*" in wanted or str(k) in wanted}
+        fields = {str(k): plain(v, budget) for k, v in data.items() if "*" in wanted or str(k) in wanted}
     except ValueError as exc:
         return FrontMatter(rest, warning=f"front matter not kept: {exc}")
     return FrontMatter(rest, fields)
@@ -84,8 +84,9 @@ def _load(block: str, fence: str) -> Any:
         raise ValueError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
-def _plain(value: Any, budget: list[int]) -> Any:
-    """The value as JSON holds it: dates and times in ISO 8601, other scalars (binary, NaN) as strings."""
+def plain(value: Any, budget: list[int]) -> Any:
+    """The value as JSON holds it: dates and times in ISO 8601, other scalars (binary, NaN) as strings; a
+    ValueError past `budget[0]` values."""
     budget[0] -= 1
     if budget[0] < 0:
         raise ValueError(f"more than {MAX_NODES:,} values (aliases repeating one part?)")
@@ -96,7 +97,7 @@ def _plain(value: Any, budget: list[int]) -> Any:
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): _plain(v, budget) for k, v in value.items()}
+        return {str(k): plain(v, budget) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
-        return [_plain(v, budget) for v in value]
+        return [plain(v, budget) for v in value]
     return str(value)

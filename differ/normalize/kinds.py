@@ -6,6 +6,7 @@ served (html, markdown, text, json) are here; those that read a platform's API a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -337,14 +338,29 @@ class JsonKind(SourceKind):
         if not isinstance(value, str):
             raise NormalizeError(f'field "{path}" holds {type(value).__name__}, expected a string')
         meta: dict[str, Any] = {}
+        warnings: list[str] = []
         for name in source.option("metadata") or ():
             try:
-                meta[name] = json_path(data, name)
+                meta[name] = _metadata_field(name, json_path(data, name), warnings)
             except KeyError:
                 meta[name] = None
         fmt = source.option("format")
         if fmt == "html":
             result = read_html(value, body, source, None, (), ())
             result.metadata = meta
+            result.warnings.extend(warnings)
             return result
-        return Extracted(text_to_markdown(value) if fmt == "text" else value, meta)
+        return Extracted(text_to_markdown(value) if fmt == "text" else value, meta, warnings=warnings)
+
+
+def _metadata_field(name: str, value: Any, warnings: list[str]) -> Any:
+    """A JSON field kept as metadata: itself, value by value, up to the front matter's limit; past it, its
+    digest (a field of 200,000 values took 10 s and 480 MB to compare, and was stored with every version)."""
+    try:
+        return frontmatter.plain(value, [frontmatter.MAX_NODES])
+    except ValueError:
+        whole = json.dumps(value, sort_keys=True, ensure_ascii=False).encode()
+        warnings.append(
+            f'metadata field "{name}" holds more than {frontmatter.MAX_NODES:,} values: compared by its digest'
+        )
+        return {"sha256": hashlib.sha256(whole).hexdigest()}

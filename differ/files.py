@@ -177,20 +177,38 @@ class RollingLog:
     def read(self) -> list[dict[str, Any]]:
         """Every entry, oldest first; lines torn by a crash are skipped."""
         entries = [e for p in self.segments() for e in _parse(gzip.decompress(p.read_bytes()))]
-        return entries + read_lines(self.rolling) + read_lines(self.path)
+        return entries + _parse(self._rolled()) + read_lines(self.path)
 
     def tail(self, count: int, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
         """The last `count` entries (those `keep` accepts), oldest first: the segments are opened only when the
         file has too few."""
         found = tail_lines(self.path, count, keep)
         if len(found) < count:
-            found = tail_lines(self.rolling, count - len(found), keep) + found
+            found = _last(_parse(self._rolled()), count - len(found), keep) + found
         for segment in reversed(self.segments() if len(found) < count else []):
-            older = [e for e in _parse(gzip.decompress(segment.read_bytes())) if keep is None or keep(e)]
-            found = older[max(0, len(older) - (count - len(found))) :] + found
+            found = _last(_parse(gzip.decompress(segment.read_bytes())), count - len(found), keep) + found
             if len(found) >= count:
                 break
         return found
+
+    def _rolled(self) -> bytes:
+        """The rolled-away file not yet in a segment; nothing where a roll killed after writing its segment
+        left the file behind (the next roll removes it), so its lines are not read twice."""
+        try:
+            data = self.rolling.read_bytes()
+        except FileNotFoundError:
+            return b""
+        segments = self.segments()
+        if data and segments and gzip.decompress(segments[-1].read_bytes()) == data:
+            return b""
+        return data
+
+
+def _last(
+    entries: list[dict[str, Any]], count: int, keep: Callable[[dict[str, Any]], bool] | None
+) -> list[dict[str, Any]]:
+    kept = [e for e in entries if keep is None or keep(e)]
+    return kept[max(0, len(kept) - count) :]
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:

@@ -403,6 +403,29 @@ def test_a_line_being_written_when_the_log_rolls_away_is_waited_for(tmp_path: Pa
     assert len(list((store.source_dir("doc/src") / "fetches").glob("*.gz"))) == 1
 
 
+def test_a_roll_killed_after_writing_its_segment_leaves_no_line_twice(tmp_path: Path) -> None:
+    """Killed between writing the segment and removing the rolled-away file, a roll leaves the lines in both
+    places: readers take them once, and the next roll removes the file without a second segment."""
+    store = Store(tmp_path)
+    store.fetch_log_limit = 10**9
+    for i in range(5):
+        store.log_fetch("doc/src", _check(i))
+    folder = store.source_dir("doc/src")
+    kept = (folder / "fetches.jsonl").read_bytes()
+    store.fetch_log_limit = 1
+    store._fetch_log("doc/src").roll()
+    (folder / ".fetches.rolling").write_bytes(kept)  # as the killed roll left it
+    store.fetch_log_limit = 10**9
+    store.log_fetch("doc/src", _check(5))
+    assert [e["i"] for e in store.fetches("doc/src")] == [0, 1, 2, 3, 4, 5]
+    assert [e["i"] for e in store.recent_fetches("doc/src", 4)] == [2, 3, 4, 5]
+    store.fetch_log_limit = 1
+    store.log_fetch("doc/src", _check(6))
+    assert not (folder / ".fetches.rolling").exists()
+    assert sorted(p.name for p in (folder / "fetches").glob("*.gz")) == ["000001.jsonl.gz", "000002.jsonl.gz"]
+    assert [e["i"] for e in store.fetches("doc/src")] == [0, 1, 2, 3, 4, 5, 6]
+
+
 APPENDER = r"""
 import sys
 from differ.store import Store

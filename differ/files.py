@@ -162,7 +162,7 @@ class RollingLog:
             with os.fdopen(os.dup(fd), "rb") as handle:
                 data = handle.read()
             segments = self.segments()
-            if data and not (segments and gzip.decompress(segments[-1].read_bytes()) == data):
+            if data and not self._in_last(data, segments):
                 number = int(segments[-1].name.split(".")[0]) + 1 if segments else 1
                 atomic_write(self.folder / f"{number:06d}.jsonl.gz", gzip.compress(data, mtime=0))
             os.unlink(self.rolling)
@@ -198,10 +198,12 @@ class RollingLog:
             data = self.rolling.read_bytes()
         except FileNotFoundError:
             return b""
-        segments = self.segments()
-        if data and segments and gzip.decompress(segments[-1].read_bytes()) == data:
-            return b""
-        return data
+        return b"" if data and self._in_last(data, self.segments()) else data
+
+    @staticmethod
+    def _in_last(data: bytes, segments: list[Path]) -> bool:
+        """Whether the last segment holds these bytes: a roll killed after writing it left them behind."""
+        return bool(segments) and gzip.decompress(segments[-1].read_bytes()) == data
 
 
 def _last(

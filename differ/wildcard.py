@@ -116,7 +116,11 @@ class _Runs:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.backwards = text[::-1]
+
+    @functools.cached_property
+    def backwards(self) -> str:
+        """The text reversed, to search back from a place; made only for a text that holds the piece."""
+        return self.text[::-1]
 
     def around(self, place: int) -> tuple[int, int]:
         """The run that holds the character at `place` (not a space)."""

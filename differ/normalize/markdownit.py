@@ -14,11 +14,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from mdformat.renderer import WRAP_POINT, MDRenderer, RenderContext, RenderTreeNode
 from mdformat.renderer._util import (
-    escape_less_than_sign,
-    escape_square_brackets,
     is_tight_list,
     maybe_add_link_brackets,
-    re_char_reference,
 )
 
 
@@ -60,25 +57,15 @@ _WRAPPED = re.compile(r"[ \t\n]+")
 
 
 def _text(node: RenderTreeNode, context: RenderContext) -> str:
-    """mdformat's `text` renderer, step by step, with its `*` and `_` escapes made marker by marker
-    (mdescape's): mdformat 1.0 builds its set of Unicode punctuation again for every piece of text with a
-    `_`, which made a Markdown page a third slower to write, and looks for the next sibling of every piece."""
-    from differ.normalize.mdescape import escape_emphasis
+    """mdformat's `text` renderer: spacing settled, then the escapes the writer makes (mdescape's, with the
+    `*` and `_` escapes marker by marker, where mdformat 1.0 builds its set of Unicode punctuation again for
+    every piece of text with a `_`), the next sibling looked at only after a final `!`."""
+    from differ.normalize.mdescape import escape_text
 
-    text = _SPACE_RUN.sub(" ", node.content.replace("\t", " ")).replace("\\", "\\\\")
-    text = escape_emphasis(text)
-    if "[" in text or "]" in text:
-        text = escape_square_brackets(text, context.env["used_refs"])
-    if "<" in text:
-        text = escape_less_than_sign(text)
-    text = text.replace("`", "\\`")
-    if "&" in text:
-        text = re_char_reference().sub(r"\\\g<0>", text)
-    text = text.replace("\n\n", "&#10;&#10;")
-    if text.endswith("!"):
-        following = node.next_sibling
-        if following is not None and following.type == "link":
-            text = text[:-1] + "\\!"
+    text = _SPACE_RUN.sub(" ", node.content.replace("\t", " "))
+    following = node.next_sibling if text.endswith("!") else None
+    before_link = following is not None and following.type == "link"
+    text = escape_text(text, before_link, context.env["used_refs"]).replace("\n\n", "&#10;&#10;")
     if context.do_wrap and _in_paragraph(node):
         text = _WRAPPED.sub(WRAP_POINT, text)
     return text
@@ -137,7 +124,7 @@ def _table(node: RenderTreeNode, context: RenderContext) -> str:
             style = str(descendant.attrs.get("style") or "")
             align = next((a for a in ("left", "right", "center") if f"text-align:{a}" in style), "")
             text = descendant.children[0].render(context).replace("|", "\\|")
-            # a control character (removed from the text before it gets here) had a padding space
+            # mdformat-tables padded a cell holding a control character (a tab in a code span) with a space
             pad = " " if any(0 < ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text) else ""
             rows[-1].append(pad + text if align == "right" else text + pad)
             if len(rows) == 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from functools import lru_cache
 from typing import Any
 
@@ -57,12 +58,12 @@ def link_destination(link: str) -> str:
     return "<" + link + ">" if not link or not _NEEDS_BRACKETS.isdisjoint(link) else link
 
 
-def escape_text(text: str, before_link: bool) -> str:
+def escape_text(text: str, before_link: bool, used_refs: Collection[str] = ()) -> str:
     """mdformat's escaping of a text token (its `text` renderer, less the wrap marks that its paragraph
-    renderer turns back into the same single spaces)."""
+    renderer turns back into the same single spaces); `used_refs` the reference labels the document uses."""
     text = escape_emphasis(text.replace("\\", "\\\\"))
     if "[" in text or "]" in text:
-        text = escape_square_brackets(text, ())
+        text = escape_square_brackets(text, used_refs)
     if "<" in text:
         text = escape_less_than_sign(text)
     text = text.replace("`", "\\`")

@@ -797,3 +797,122 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
     assert "<td>&quot;5&quot; → &quot;4&quot;</td>" in page
     assert "<td>&quot;w==3&quot; → &quot;ww==3&quot;</td>" in page
     assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole
+
+
+def _audit_store(tmp_path: Path) -> tuple[object, list[str]]:
+    """An app whose store the tests fill by hand: a document with a canonical and two mirrors."""
+    from tests.conftest import source_toml
+
+    mirrors = [source_toml(f"https://{m}.example.org/post", m) for m in ("copy", "other")]
+    return make_app(one_doc(tmp_path, "https://example.org/post", mirrors=mirrors)), ["copy", "other"]
+
+
+def _edition(n: int) -> str:
+    """The post as its n-th edit left it: one paragraph more, one word changed, at each edit."""
+    paragraphs = [
+        f"Paragraph {k} tells of feature {k} in release {n if k == 0 else 1}." for k in range(3 + n)
+    ]
+    return "# Release\n\n" + "\n\n".join(paragraphs) + "\n\n## Install\n\nRun the installer.\n"
+
+
+def _commit(app: object, key: str, markdown: str, hour: int) -> None:
+    app.store.commit(  # type: ignore[attr-defined]
+        key,
+        raw=markdown.encode(),
+        markdown=markdown,
+        record={
+            "fetched_at": f"2026-07-{8 + hour // 24:02d}T{hour % 24:02d}:00:00Z",
+            "url": "https://e.org/",
+        },
+    )
+
+
+def test_an_audit_aligns_each_mirror_version_with_each_canonical_version_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The canonical version each mirror version reflects best is remembered (`audits/matches/`), so an audit
+    after a check aligns only what is new: every audit aligned every mirror version with every canonical version,
+    and a check that stored one version took seconds once both had a hundred. The report is the one an audit
+    without what is remembered makes."""
+    import differ.audit.matches
+    from differ.audit import audit_document
+    from differ.audit.matches import matches_path
+
+    app, mirrors = _audit_store(tmp_path)
+    doc = app.config.document("doc")  # type: ignore[attr-defined]
+    aligned: list[Stream] = []
+    real = differ.audit.matches.align
+
+    def counted(canonical: Stream, mirror: Stream) -> object:
+        aligned.append(mirror)
+        return real(canonical, mirror)
+
+    monkeypatch.setattr(differ.audit.matches, "align", counted)
+    rng = random.Random(7)
+    texts: dict[str, set[str]] = {"copy": set(), "other": set()}
+    canonical = 0
+    for hour in range(24):
+        if canonical == 0 or rng.random() < 0.4:
+            canonical += 1
+            _commit(app, "doc/canonical", _edition(canonical), hour)
+        else:
+            mirror = rng.choice(mirrors)
+            text = _edition(rng.randint(1, canonical)).replace("installer", f"installer ({mirror}, {hour})")
+            texts[mirror].add(text)
+            _commit(app, f"doc/{mirror}", text, hour)
+        report = audit_document(app, doc).as_json()  # type: ignore[arg-type]
+        remembered = matches_path(app.store, "doc")  # type: ignore[attr-defined]
+        monkeypatch.setattr(differ.audit.matches, "align", real)
+        remembered.rename(remembered.with_suffix(".kept"))
+        assert audit_document(app, doc).as_json() == report  # type: ignore[arg-type]
+        remembered.with_suffix(".kept").replace(remembered)
+        monkeypatch.setattr(differ.audit.matches, "align", counted)
+    pairs = sum(len(t) for t in texts.values()) * canonical
+    assert 60 < len(aligned) <= pairs  # each mirror text with each canonical version once, none again
+    saved = json.loads(matches_path(app.store, "doc").read_text())  # type: ignore[attr-defined]
+    assert len(saved["canonical"]) == canonical
+    assert len(saved["mirrors"]) == sum(len(t) for t in texts.values())
+
+
+def test_a_remembered_match_is_made_again_when_the_canonical_reads_otherwise_or_is_unreadable(
+    tmp_path: Path,
+) -> None:
+    """A canonical version read again by a newer normalizer (another Markdown) makes the matches made against it
+    void; a remembered file that is not what differ wrote is left aside. Either way the audit is the one made
+    from nothing."""
+    from differ.audit import audit_document
+    from differ.audit.matches import matches_path
+
+    app, _ = _audit_store(tmp_path)
+    doc = app.config.document("doc")  # type: ignore[attr-defined]
+    for n in (1, 2):
+        _commit(app, "doc/canonical", _edition(n), n)
+    _commit(app, "doc/copy", _edition(1), 3)
+    assert audit_document(app, doc).mirrors[0].matches_version == 1  # type: ignore[arg-type]
+    path = matches_path(app.store, "doc")  # type: ignore[attr-defined]
+    first = json.loads(path.read_text())
+    # version 1 read again: it now says what version 2 says, so the copy matches 2 best (on a tie, the later)
+    folder = app.store.version("doc/canonical", 1).folder.parent / "renormalized"  # type: ignore[attr-defined]
+    folder.mkdir()
+    (folder / "000001.n99.md").write_text(_edition(2))
+    (folder / "000002.n99.md").write_text(_edition(2))
+    assert audit_document(app, doc).mirrors[0].matches_version == 2  # type: ignore[arg-type]
+    assert json.loads(path.read_text())["canonical"] != first["canonical"]
+    for hostile in ("", "[]", '{"format": "differ.matches/1"}', json.dumps({**first, "mirrors": {"x": 1}})):
+        path.write_text(hostile)
+        assert audit_document(app, doc).mirrors[0].matches_version == 2  # type: ignore[arg-type]
+    entry = dict(first, canonical=json.loads(path.read_text())["canonical"])
+    entry["mirrors"] = {k: [5, 0.5, 9] for k in first["mirrors"]}  # a version it has not: not taken
+    path.write_text(json.dumps(entry))
+    assert audit_document(app, doc).mirrors[0].matches_version == 2  # type: ignore[arg-type]
+
+
+@given(st.text(max_size=12))
+@settings(max_examples=500)
+def test_a_word_is_folded_as_nfkc_straight_quotes_and_case_fold_would_fold_it(word: str) -> None:
+    """ASCII words skip NFKC and the quote table, which leave them as they are, and `lower` is their case fold."""
+    import unicodedata
+
+    from differ.audit.align import _FOLD, fold
+
+    assert fold(word) == unicodedata.normalize("NFKC", word).translate(_FOLD).casefold()

@@ -99,3 +99,12 @@ def test_every_pathological_shape_is_read_and_diffed(name: str) -> None:
     assert len("".join(read.markdown.split())) >= 40  # the page's text, not an empty reading
     figures = shapes.one(name, 40)
     assert figures["seconds"] > 0 and figures["peak_mib"] > 0
+
+
+def test_the_history_benchmark_times_a_check_with_and_without_the_remembered_matches() -> None:
+    """Grown to 4 and then 8 versions of each page: one check timed each way at each size."""
+    from bench import history
+
+    rows = history.run([4, 8])
+    assert [row["versions"] for row in rows] == [4, 8]
+    assert all(row["warm"] > 0 and row["cold"] > 0 for row in rows)

@@ -35,6 +35,7 @@ from differ.diff.words import join_words, word_ops
 
 if TYPE_CHECKING:
     from differ.app import App
+    from differ.audit.matches import Canonical, Matches
     from differ.config import DocumentConfig, SourceConfig
 
 SCHEMA = "differ.audit/1"
@@ -503,6 +504,8 @@ def _show(token: str) -> str:
 # -- against the store ----------------------------------------------------------------------------------------
 def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     """Audit every mirror of a document against the canonical versions in the store."""
+    from differ.audit.matches import Canonical, Matches, matches_path
+
     store = app.store
     canon_versions = store.versions(doc.canonical.key)
     latest = canon_versions[-1] if canon_versions else None
@@ -511,15 +514,15 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     )
     if latest is None:
         return report
-    canon_blocks = {v.number: split_blocks(store.markdown(v)) for v in canon_versions}
-    streams = [(n, Stream.of(b)) for n, b in canon_blocks.items()]
+    canonical = Canonical(store, canon_versions)
+    matches = Matches(matches_path(store, doc.id), canonical, AUDIT_RULES)
+    seen: set[str] = set()
     for mirror in doc.mirrors:
         mv = store.latest(mirror.key)
         if mv is None:
             continue
-        report.mirrors.append(
-            audit_mirror(app, mirror, mv, canon_blocks, streams, canon_versions, doc.canonical.url)
-        )
+        report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url, seen))
+    matches.save(keep=seen)
     return report
 
 
@@ -527,40 +530,52 @@ def audit_mirror(
     app: App,
     mirror: SourceConfig,
     mv: Any,
-    canon_blocks: dict[int, list[Block]],
-    streams: list[tuple[int, Stream]],
-    canon_versions: list[Any],
+    canonical: Canonical,
+    matches: Matches,
     canonical_url: str = "",
+    seen: set[str] | None = None,
 ) -> MirrorAudit:
-    blocks = split_blocks(app.store.markdown(mv))
+    from differ.audit.matches import digest
+
+    markdown = app.store.markdown(mv)
+    blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
-    number, al = best_version(streams, mstream)
-    latest_number = streams[-1][0]
-    latest_al = al if number == latest_number else align(streams[-1][1], mstream)
+    number, _ = matches.best(markdown, mstream)
+    al = align(canonical.stream(number), mstream)
+    latest_number = canonical.numbers[-1]
+    latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
     coverage = carried(latest_al)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
-    result.reached = edit_reach(app, canon_versions, streams, mirror.key)
+    result.reached = edit_reach(app, canonical, matches, mirror.key, seen)
+    if seen is not None:
+        seen.add(digest(markdown))
+    canon_versions = canonical.versions
     if number != latest_number:
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
-    result.findings.extend(compare(canon_blocks[number], blocks, al, (canonical_url, mirror.url)))
+    result.findings.extend(compare(canonical.blocks(number), blocks, al, (canonical_url, mirror.url)))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
     return result
 
 
 def edit_reach(
-    app: App, canon_versions: list[Any], streams: list[tuple[int, Stream]], mirror_key: str
+    app: App, canonical: Canonical, matches: Matches, mirror_key: str, seen: set[str] | None = None
 ) -> list[dict[str, Any]]:
-    """For each canonical edit (version 2 on), the first mirror version that reflects it, or None."""
-    matches = [
-        (v, best_version(streams, Stream.of(split_blocks(app.store.markdown(v))))[0])
-        for v in app.store.versions(mirror_key)
-    ]
+    """For each canonical edit (version 2 on), the first mirror version that reflects it, or None. Each mirror
+    version's best match is remembered (`matches`), so only the canonical versions stored since are aligned."""
+    from differ.audit.matches import digest
+
+    found = []
+    for v in app.store.versions(mirror_key):
+        markdown = app.store.markdown(v)
+        found.append((v, matches.best(markdown)[0]))
+        if seen is not None:
+            seen.add(digest(markdown))
     reached = []
-    for c in canon_versions[1:]:
-        first = next((v for v, n in matches if n >= c.number), None)
+    for c in canonical.versions[1:]:
+        first = next((v for v, n in found if n >= c.number), None)
         reached.append(
             {
                 "canonical_version": c.number,

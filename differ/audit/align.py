@@ -21,7 +21,9 @@ _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-
 
 
 def fold(word: str) -> str:
-    """A word as compared: NFKC, straight quotes and dashes, case-folded."""
+    """A word as compared: NFKC, straight quotes and dashes, case-folded (an ASCII word needs only the case)."""
+    if word.isascii():
+        return word.lower()
     return unicodedata.normalize("NFKC", word).translate(_FOLD).casefold()
 
 

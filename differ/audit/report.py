@@ -8,8 +8,8 @@ import json
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
-from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, Stream, audit_document
-from differ.diff.blocks import md_text, split_blocks
+from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, audit_document
+from differ.diff.blocks import md_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -324,13 +324,17 @@ def reach(app: App, mirror: SourceConfig) -> list[dict[str, Any]] | None:
     """When (which mirror version) each canonical edit reached this mirror, if ever; None before both have a
     version."""
     from differ.audit import edit_reach
+    from differ.audit.matches import Canonical, Matches, matches_path
 
     doc = app.config.document(mirror.document)
     canon = app.store.versions(doc.canonical.key)
     if not canon or app.store.latest(mirror.key) is None:
         return None
-    streams = [(v.number, Stream.of(split_blocks(app.store.markdown(v)))) for v in canon]
-    return edit_reach(app, canon, streams, mirror.key)
+    canonical = Canonical(app.store, canon)
+    matches = Matches(matches_path(app.store, doc.id), canonical, AUDIT_RULES)
+    reached = edit_reach(app, canonical, matches, mirror.key)
+    matches.save()
+    return reached
 
 
 def reach_lines(app: App, mirror: SourceConfig) -> list[str]:

@@ -1,0 +1,136 @@
+"""Which canonical version each stored mirror version reflects best, remembered between audits in
+`audits/matches/<document>.json`: a mirror version is aligned once with each canonical version, not with all of
+them again at every audit, whose cost grew with the square of the versions stored (a cache: removed, it costs
+time only)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from differ.audit.align import Stream, align
+from differ.diff.blocks import Block, split_blocks
+
+if TYPE_CHECKING:
+    from differ.store import Store, Version
+
+FORMAT = "differ.matches/1"
+
+
+def digest(markdown: str) -> str:
+    return hashlib.sha256(markdown.encode("utf-8")).hexdigest()[:32]
+
+
+class Canonical:
+    """A document's canonical versions as the audit reads them: a version's blocks and word stream are read
+    when first asked for, so an audit reads in full only the versions it aligns."""
+
+    def __init__(self, store: Store, versions: Sequence[Version]) -> None:
+        self.store = store
+        self.versions = list(versions)
+        self.numbers = [v.number for v in self.versions]
+        self._by = {v.number: v for v in self.versions}
+        self._blocks: dict[int, list[Block]] = {}
+        self._streams: dict[int, Stream] = {}
+        self._digests: list[str] | None = None
+
+    def blocks(self, number: int) -> list[Block]:
+        if number not in self._blocks:
+            self._blocks[number] = split_blocks(self.store.markdown(self._by[number]))
+        return self._blocks[number]
+
+    def stream(self, number: int) -> Stream:
+        if number not in self._streams:
+            self._streams[number] = Stream.of(self.blocks(number))
+        return self._streams[number]
+
+    def digests(self) -> list[str]:
+        """Each version's Markdown digest, oldest first (what a remembered match was made against)."""
+        if self._digests is None:
+            self._digests = [digest(self.store.markdown(v)) for v in self.versions]
+        return self._digests
+
+
+class Matches:
+    """The best canonical match of each mirror text, by the digest of its Markdown: remembered with how many
+    canonical versions it was aligned with, so a later audit aligns it only with the versions stored since.
+    Remembered matches are used only while those canonical versions read as they did (a renormalized store
+    aligns again), and under the same audit rules."""
+
+    def __init__(self, path: Path, canonical: Canonical, rules: int) -> None:
+        self.path = path
+        self.canonical = canonical
+        self.rules = rules
+        self.digests = canonical.digests()
+        self.entries: dict[str, list[Any]] = {}
+        self.changed = False
+        saved = self._load()
+        before = saved.get("canonical", [])
+        same = 0
+        while same < min(len(before), len(self.digests)) and before[same] == self.digests[same]:
+            same += 1
+        for key, entry in saved.get("mirrors", {}).items():
+            if _valid(entry, same):
+                self.entries[key] = entry
+        self.changed = len(self.entries) != len(saved.get("mirrors", {})) or len(before) != len(self.digests)
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        ok = isinstance(data, dict) and data.get("format") == FORMAT and data.get("rules") == self.rules
+        if not ok or not isinstance(data.get("canonical"), list) or not isinstance(data.get("mirrors"), dict):
+            return {}
+        return dict(data)
+
+    def best(self, markdown: str, stream: Stream | None = None) -> tuple[int, float]:
+        """The canonical version the mirror text reflects best, and how alike they are (on a tie, the later
+        version), as `best_version` finds it among all the canonical versions."""
+        key = digest(markdown)
+        entry = self.entries.get(key)
+        index, ratio, start = (entry[0], entry[1], entry[2]) if entry else (-1, -1.0, 0)
+        if start < len(self.digests):
+            mirror = stream or Stream.of(split_blocks(markdown))
+            for i in range(start, len(self.digests)):
+                alike = align(self.canonical.stream(self.canonical.numbers[i]), mirror).ratio
+                if alike >= ratio:
+                    index, ratio = i, alike
+            self.entries[key] = [index, ratio, len(self.digests)]
+            self.changed = True
+        return self.canonical.numbers[index], ratio
+
+    def save(self, keep: set[str] | None = None) -> None:
+        """Write what was found, dropping the texts not in `keep` (digests) when given. Best effort: a store
+        this process cannot write (a copy read elsewhere) is left as it is."""
+        from differ.files import atomic_write
+
+        entries = self.entries if keep is None else {k: v for k, v in self.entries.items() if k in keep}
+        if not self.changed and len(entries) == len(self.entries):
+            return
+        data = {"format": FORMAT, "rules": self.rules, "canonical": self.digests, "mirrors": entries}
+        with contextlib.suppress(OSError):
+            atomic_write(self.path, json.dumps(data, sort_keys=True).encode() + b"\n", durable=False)
+        self.changed = False
+
+
+def _valid(entry: object, same: int) -> bool:
+    """A remembered match made against canonical versions that still read as they did."""
+    if not (isinstance(entry, list) and len(entry) == 3):
+        return False
+    index, ratio, seen = entry
+    return (
+        isinstance(index, int)
+        and isinstance(seen, int)
+        and isinstance(ratio, float)
+        and 0 <= index < seen <= same
+        and 0.0 <= ratio <= 1.0
+    )
+
+
+def matches_path(store: Store, document: str) -> Path:
+    return store.root / "audits" / "matches" / f"{document}.json"

@@ -1,16 +1,18 @@
 """The published reports folder as a small static site: `reports/index.html` lists every document and source with
 its latest change, fetch state and mirror fidelity; `reports/DOCUMENT/index.html` gives a document's audit and
-each source's history, every version linked to its diff. Rewritten after a check that changed what they show,
-so publishing `snapshots/reports/` at `base_url` gives a dashboard that needs no server."""
+each source's newest versions, every version linked to its diff (older ones a hundred a page). Rewritten after
+a check that changed what they show, so publishing `snapshots/reports/` at `base_url` gives a dashboard that
+needs no server."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from differ.errors import StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
 from differ.store import Store, Version
@@ -151,6 +153,60 @@ def _through(source: SourceConfig) -> str:
     return f" (read from its feed, {_external(source.url)})" if source.page != source.url else ""
 
 
+PAGE_VERSIONS = 100  # a source's versions on one page of its history
+
+
+def shown_from(latest: int) -> int:
+    """The oldest version the document's page lists: the newest 100 to 199, so that the older ones fall in
+    pages of exactly 100 (`versions-1-100.html` …), which never change once written. Listing every version
+    made each check read every record and rewrite a page that grew with the history."""
+    return max(1, (latest // PAGE_VERSIONS - 1) * PAGE_VERSIONS + 1)
+
+
+def _archive_name(lo: int) -> str:
+    return f"versions-{lo}-{lo + PAGE_VERSIONS - 1}.html"
+
+
+def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], prefix: str) -> str:
+    """Rows of versions, newest first as given, each linked to the diff that made it (`prefix` + diff-N.html)."""
+    rows = []
+    for n in numbers:
+        try:
+            v = store.version(source.key, n)
+        except StoreError:
+            continue  # a gap in a damaged store (`differ verify` names it) costs its row, not the page
+        number = e(str(n))
+        if n > 1 and store.report_path(source.key, n).is_file():
+            number = _link(f"{prefix}diff-{n}.html", str(n))
+        rows.append(
+            f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
+            f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}</td></tr>"
+        )
+    return f"<table><tr><th>#</th><th>Fetched</th><th>Size</th><th>Change</th></tr>{''.join(rows)}</table>"
+
+
+def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
+    """Each source's older versions in pages of 100, `reports/DOCUMENT/SOURCE/versions-LO-HI.html`: a page is
+    written once, when its versions leave the document's page (or when it is missing)."""
+    for source in doc.sources:
+        start = shown_from(store.latest_number(source.key))
+        for lo in range(1, start, PAGE_VERSIONS):
+            path = store.report_path(source.key, lo).with_name(_archive_name(lo))
+            if path.is_file():
+                continue
+            hi = lo + PAGE_VERSIONS - 1
+            body = (
+                f"<h1>{e(doc.title)}: {e(source.id)}, versions {lo}–{hi}</h1>"
+                f"<p>{_link('../index.html', 'The document and its newest versions')} · "
+                f"{_external(source.page)}</p>"
+                + _versions_table(store, source, range(hi, lo - 1, -1), "")
+                + f"<p class=quiet>Written by differ at {e(generated)}.</p>"
+            )
+            atomic_write(
+                path, page(f"{doc.title}: {source.id}, versions {lo}–{hi}", body).encode(), durable=False
+            )
+
+
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
     audit = _audit(store, doc.id)
@@ -175,30 +231,24 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             f"</tr>{''.join(rows)}</table>"
         )
     for source in doc.sources:
-        versions = store.versions(source.key)
+        latest = store.latest_number(source.key)
         state, good = _fetch_state(store, source)
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
             f"<p>{_external(source.page)}{_through(source)} · fetching: "
             f"<span class={'good' if good else 'bad'}>{e(state)}</span></p>"
         )
-        if not versions:
+        if not latest:
             parts.append("<p>No versions yet.</p>")
             continue
-        rows = []
-        for v in reversed(versions):
-            number = str(v.number)
-            if v.number > 1 and store.report_path(source.key, v.number).is_file():
-                number = _link(f"{source.id}/diff-{v.number}.html", number)
-            else:
-                number = e(number)
-            rows.append(
-                f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
-                f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}</td></tr>"
-            )
-        parts.append(
-            f"<table><tr><th>#</th><th>Fetched</th><th>Size</th><th>Change</th></tr>{''.join(rows)}</table>"
-        )
+        start = shown_from(latest)
+        parts.append(_versions_table(store, source, range(latest, start - 1, -1), f"{source.id}/"))
+        if start > 1:
+            older = [
+                _link(f"{source.id}/{_archive_name(lo)}", f"{lo}–{lo + PAGE_VERSIONS - 1}")
+                for lo in range(start - PAGE_VERSIONS, 0, -PAGE_VERSIONS)
+            ]
+            parts.append(f"<p>Older versions: {', '.join(older)}</p>")
     parts.append(f"<p class=quiet>Written by differ at {e(generated)}.</p>")
     return page(f"{doc.title}: versions and mirrors", "".join(parts))
 
@@ -262,6 +312,7 @@ def write_site(app: App, documents: set[str]) -> None:
             if doc.id in documents:
                 page = document_page(store, doc, generated).encode()
                 atomic_write(index_path(store, doc.id), page, durable=False)
+                write_archives(store, doc, generated)
         app.index_pending = True
         flush_index(app)
 

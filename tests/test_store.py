@@ -241,6 +241,41 @@ def test_renormalized_forms_keep_the_old(tmp_path: Path) -> None:
     assert sha256(b"raw") == v.raw_sha256
 
 
+def test_renormalized_forms_are_listed_once_and_a_form_another_process_adds_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading every version of a renormalized history lists its `renormalized/` folder once (a listing a
+    version made 3,000 versions take 4 s); a listing is kept only while the folder is unchanged, and only when
+    it had not changed for a while before (a change within the same tick may leave its time as it was)."""
+    reader, writer = Store(tmp_path), Store(tmp_path)
+    for n in range(30):
+        commit(reader, "doc/src", f"raw {n}".encode(), f"old {n}\n", normalizer=1)
+    versions = reader.versions("doc/src")
+    for v in versions[:20]:
+        writer.add_normalized(v, 2, f"new {v.number}\n")
+    folder = versions[0].folder.parent / "renormalized"
+    settled = time.time_ns() - 10_000_000_000
+    os.utime(folder, ns=(settled, settled))
+    listings = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: listings.append(path) or real(path))
+    read = [reader.markdown(v) for v in versions]
+    assert read == [f"new {n}\n" for n in range(1, 21)] + [f"old {n}\n" for n in range(20, 30)]
+    assert [reader.markdown(v) for v in versions] == read
+    assert len(listings) == 1
+    writer.add_normalized(versions[25], 2, "new 26\n")  # another process: the folder's time moves
+    assert reader.markdown(versions[25]) == "new 26\n"
+    assert len(listings) == 2
+    # a form added within the same tick as the listing: the folder's time is as it was, but that listing was
+    # not kept, since the folder had just changed
+    writer.add_normalized(versions[26], 2, "new 27\n")
+    stamp = folder.stat().st_mtime_ns
+    assert reader.markdown(versions[26]) == "new 27\n"
+    writer.add_normalized(versions[27], 2, "new 28\n")
+    os.utime(folder, ns=(stamp, stamp))
+    assert reader.markdown(versions[27]) == "new 28\n"
+
+
 def test_the_version_current_at_a_moment(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 

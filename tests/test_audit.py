@@ -916,3 +916,28 @@ def test_a_word_is_folded_as_nfkc_straight_quotes_and_case_fold_would_fold_it(wo
     from differ.audit.align import _FOLD, fold
 
     assert fold(word) == unicodedata.normalize("NFKC", word).translate(_FOLD).casefold()
+
+
+def test_an_audit_holds_a_few_canonical_versions_in_memory_however_long_the_history(tmp_path: Path) -> None:
+    """A new mirror text is aligned with every canonical version, each read when its turn comes and let go after:
+    the audit's peak memory is the same with 60 versions as with 15 (every version's blocks and words were held
+    at once: 13 MB for 60 versions of the replay's page, growing with the history)."""
+    import tracemalloc
+
+    from differ.audit import audit_document
+    from tests.helpers import REPLAY
+
+    page = (REPLAY / "canonical" / "v2.md").read_text()
+    peaks = []
+    for count in (15, 60):
+        app, _ = _audit_store(tmp_path / str(count))
+        for n in range(count):
+            _commit(app, "doc/canonical", page.replace("We are excited", f"Edit {n}: we are excited"), n)
+        _commit(app, "doc/copy", page, count)
+        tracemalloc.start()
+        try:
+            audit_document(app, app.config.document("doc"))  # type: ignore[attr-defined]
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[1] < peaks[0] * 1.3, peaks

@@ -535,8 +535,6 @@ def audit_mirror(
     canonical_url: str = "",
     seen: set[str] | None = None,
 ) -> MirrorAudit:
-    from differ.audit.matches import digest
-
     markdown = app.store.markdown(mv)
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
@@ -547,8 +545,6 @@ def audit_mirror(
     coverage = carried(latest_al)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
     result.reached = edit_reach(app, canonical, matches, mirror.key, seen)
-    if seen is not None:
-        seen.add(digest(markdown))
     canon_versions = canonical.versions
     if number != latest_number:
         result.stale_from = _stale_from(app, mirror, canon_versions, number)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,27 +27,32 @@ def digest(markdown: str) -> str:
 
 
 class Canonical:
-    """A document's canonical versions as the audit reads them: a version's blocks and word stream are read
-    when first asked for, so an audit reads in full only the versions it aligns."""
+    """A document's canonical versions as the audit reads them: a version's word stream is read when first asked
+    for, and only the last few are kept (a new mirror text is aligned with every version once; kept, the streams
+    of a long history would fill memory)."""
+
+    KEPT = 8
 
     def __init__(self, store: Store, versions: Sequence[Version]) -> None:
         self.store = store
         self.versions = list(versions)
         self.numbers = [v.number for v in self.versions]
         self._by = {v.number: v for v in self.versions}
-        self._blocks: dict[int, list[Block]] = {}
-        self._streams: dict[int, Stream] = {}
+        self._streams: OrderedDict[int, Stream] = OrderedDict()
         self._digests: list[str] | None = None
 
-    def blocks(self, number: int) -> list[Block]:
-        if number not in self._blocks:
-            self._blocks[number] = split_blocks(self.store.markdown(self._by[number]))
-        return self._blocks[number]
-
     def stream(self, number: int) -> Stream:
-        if number not in self._streams:
-            self._streams[number] = Stream.of(self.blocks(number))
-        return self._streams[number]
+        kept = self._streams.get(number)
+        if kept is None:
+            kept = self._streams[number] = Stream.of(split_blocks(self.store.markdown(self._by[number])))
+            if len(self._streams) > self.KEPT:
+                self._streams.popitem(last=False)
+        else:
+            self._streams.move_to_end(number)
+        return kept
+
+    def blocks(self, number: int) -> list[Block]:
+        return self.stream(number).blocks
 
     def digests(self) -> list[str]:
         """Each version's Markdown digest, oldest first (what a remembered match was made against)."""

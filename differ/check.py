@@ -38,7 +38,7 @@ class CheckResult:
     """What one check of one source found."""
 
     source: str
-    outcome: str  # new, unchanged, failed, held, deferred
+    outcome: str  # new, unchanged, failed, held, deferred (and paused, for `differ check` alone)
     detail: str = ""
     version: int | None = None
     previous: int | None = None
@@ -51,6 +51,20 @@ class CheckResult:
     @property
     def failed(self) -> bool:
         return self.outcome == "failed"
+
+    def as_json(self) -> dict[str, Any]:
+        """The result as `differ check --format json` gives it (`differ.check/1`)."""
+        return {
+            "source": self.source,
+            "outcome": self.outcome,
+            "detail": self.detail or None,
+            "version": self.version,
+            "previous": self.previous,
+            "changes": self.changes,
+            "metadata": self.metadata,
+            "warnings": self.warnings,
+            "summary": self.summary,
+        }
 
     @property
     def quiet(self) -> bool:

@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="print only what needs attention (new versions, failures, held or deferred sources): nothing when "
         "every page is unchanged, so cron mails only then",
     )
+    c.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="json: every source's outcome in one document at the end (differ.check/1), for scripts",
+    )
     rn = sub.add_parser("run", help="the long-running service: check every source on its schedule")
     rn.add_argument(
         "-q",
@@ -209,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a history `differ export --raw` wrote instead, from git alone (no store, no config)",
     )
     vf.add_argument("--branch", default="differ", help="with --git: the branch to check (default: differ)")
-    sub.add_parser("sources", help="the configured sources and their state")
+    so = sub.add_parser("sources", help="the configured sources and their state")
+    so.add_argument("--format", choices=("text", "json"), default="text")
     st = sub.add_parser(
         "status",
         help="whether every source is checked on time, none is failing and every alert went out; exit 1 if "

@@ -20,30 +20,37 @@ if TYPE_CHECKING:
 
 @command("check")
 def cmd_check(app: App, args: argparse.Namespace) -> int:
-    from differ.check import check
+    from differ.check import CheckResult, check
 
     sources, paused = app.config.to_check(args.sources)
     if not sources and not paused:
         raise UsageError(f"{app.config.path.name} configures no sources; add a [[documents]] entry")
-    for source in paused if not args.quiet else ():
+    as_json = args.format == "json"
+    for source in paused if not args.quiet and not as_json else ():
         print(f"{source.key}: paused", file=app.out)
-    if not sources:
-        return ExitCode.OK
     tty = app.err.isatty() and len(sources) > 1
     done = 0
 
-    def show(result: object) -> None:
+    def show(result: CheckResult) -> None:
         nonlocal done
         done += 1
         if tty:
             app.err.write("\r\033[K")
-        if not (args.quiet and result.quiet):  # type: ignore[attr-defined]
-            print(result.line(), file=app.out, flush=True)  # type: ignore[attr-defined]
+        if not (args.quiet and result.quiet) and not as_json:
+            print(result.line(), file=app.out, flush=True)
         if tty and done < len(sources):
             app.err.write(f"[{done}/{len(sources)}] checking…")
             app.err.flush()
 
-    results = check(app, sources, on_result=show)
+    results = check(app, sources, on_result=show) if sources else []
+    if as_json:
+        every = [CheckResult(s.key, "paused") for s in paused] + results
+        shown = [r.as_json() for r in every if not (args.quiet and (r.quiet or r.outcome == "paused"))]
+        if shown or not args.quiet:  # with -q, nothing at all when nothing needs attention
+            out = {"schema": "differ.check/1", "results": shown}
+            app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    if not sources:
+        return ExitCode.OK
     if app.config.service.heartbeat:
         from differ.health import beat
 
@@ -60,23 +67,21 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
     return run_service(app, quiet=args.quiet)
 
 
-@command("sources")
-def cmd_sources(app: App, args: argparse.Namespace) -> int:
+def sources_report(app: App) -> dict[str, Any]:
+    """Every configured document, source and notifier with its settings and state: what `differ sources` shows
+    (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked, timeliness
     from differ.notify import NOTIFIERS
 
-    interval = app.config.service.interval
-    base = app.config.service.base_url
+    interval, base = app.config.service.interval, app.config.service.base_url
+    documents = []
     for doc in app.config.documents:
-        print(f"{doc.id}  {doc.title}", file=app.out)
         feed = feed_path(app.store, doc.id)
-        if feed.is_file():
-            print(f"  feed: {feed_url(base, doc.id) if base else feed}", file=app.out)
+        sources = []
         for s in doc.sources:
             state = app.store.state(s.key)
             latest = app.store.latest(s.key)
-            every = s.interval or interval
             checked = last_checked(app, s.key, state)
             status = "never checked"
             if checked:
@@ -91,29 +96,75 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                     if late
                     else "ok"
                 )
-            grace = f", stale after {opt.format_duration(s.stale_after)}" if s.stale_after else ""
-            when = "paused" if s.paused else f"every {opt.format_duration(every)}"
+            sources.append(
+                {
+                    "source": s.key,
+                    "role": s.role,
+                    "kind": s.kind,
+                    "url": s.url,
+                    "entry": s.option("entry"),  # one feed can carry several watched posts: which one this is
+                    "interval": opt.format_duration(s.interval or interval),
+                    "paused": s.paused,
+                    "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
+                    "ignore": list(s.ignore),
+                    "versions": latest.number if latest else 0,
+                    "last_check": checked,
+                    "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
+                    "state": status,
+                }
+            )
+        documents.append(
+            {
+                "id": doc.id,
+                "title": doc.title,
+                "feed": (feed_url(base, doc.id) if base else str(feed)) if feed.is_file() else None,
+                "sources": sources,
+            }
+        )
+    notifiers = [
+        {
+            "name": n.name,
+            "kind": n.kind,
+            "target": NOTIFIERS[n.kind](n).target(),
+            "events": list(n.events),
+            "sections": list(n.sections),
+            "words": list(n.words),
+            "digest": opt.format_duration(n.digest) if n.digest else None,
+        }
+        for n in app.config.notifiers
+    ]
+    return {"schema": "differ.sources/1", "documents": documents, "notifiers": notifiers}
+
+
+@command("sources")
+def cmd_sources(app: App, args: argparse.Namespace) -> int:
+    report = sources_report(app)
+    if args.format == "json":
+        app.out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    for doc in report["documents"]:
+        print(f"{doc['id']}  {doc['title']}", file=app.out)
+        if doc["feed"]:
+            print(f"  feed: {doc['feed']}", file=app.out)
+        for s in doc["sources"]:
+            grace = f", stale after {s['stale_after']}" if s["stale_after"] else ""
+            when = "paused" if s["paused"] else f"every {s['interval']}"
+            print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
+            if s["entry"]:
+                print(f"    entry: {s['entry']}", file=app.out)
+            if s["ignore"]:
+                print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
             print(
-                f"  {s.key}  [{s.role}, {s.kind}, {when}{grace}]  {s.url}",
+                f"    versions: {s['versions']}  last check: {s['last_check'] or '-'}  "
+                f"last change: {s['last_change'] or '-'}  state: {s['state']}",
                 file=app.out,
             )
-            if s.option("entry"):  # one feed can carry several watched posts: which one this is
-                print(f"    entry: {s.option('entry')}", file=app.out)
-            if s.ignore:
-                print(f"    ignore: {', '.join(s.ignore)}", file=app.out)
-            print(
-                f"    versions: {latest.number if latest else 0}  last check: {checked or '-'}  "
-                f"last change: {state.get('last_change') or (latest.fetched_at if latest else '-')}  "
-                f"state: {status}",
-                file=app.out,
-            )
-    for n in app.config.notifiers:
-        target = NOTIFIERS[n.kind](n).target()
+    for n in report["notifiers"]:
         print(
-            f"notify {n.name}  [{n.kind}]  {target}  events: {', '.join(n.events)}"
-            + (f"  sections: {', '.join(n.sections)}" if n.sections else "")
-            + (f"  words: {', '.join(n.words)}" if n.words else "")
-            + (f"  digest: {opt.format_duration(n.digest)}" if n.digest else ""),
+            f"notify {n['name']}  [{n['kind']}]  {n['target']}  events: {', '.join(n['events'])}"
+            + (f"  sections: {', '.join(n['sections'])}" if n["sections"] else "")
+            + (f"  words: {', '.join(n['words'])}" if n["words"] else "")
+            + (f"  digest: {n['digest']}" if n["digest"] else ""),
             file=app.out,
         )
     return ExitCode.OK

@@ -1192,6 +1192,63 @@ def test_sources_lists_state_feed_and_ignored_text(tmp_path: Path, server: Serve
     assert lines[4].endswith("  state: overdue (see differ status)")
 
 
+def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server, receiver: Server) -> None:
+    """`differ sources --format json` (`differ.sources/1`): every document, source and notifier with its settings
+    and state, for scripts; a notifier's secrets are left out as in the text."""
+    server.page("/post", article("<p>Text.</p>"))
+    config = write_config(tmp_path, server)
+    config.write_text(
+        config.read_text().replace(
+            "retries = 0\n", 'retries = 0\nbase_url = "https://reports.example.org/"\n'
+        )
+        + 'stale_after = "3d"\n[[notify]]\nname = "hooks"\nkind = "webhook"\n'
+        + f'url = "{receiver.url("/hook/secret-path")}"\nsecret = "whsec_{"A" * 32}"\nwords = ["CVE-*"]\n'
+    )
+    run("--config", str(config), "check")
+    code, out, err = run("--config", str(config), "sources", "--format", "json")
+    report = json.loads(out)
+    (canonical, gone) = report["documents"][0]["sources"]
+    assert (code, err, report["schema"], report["documents"][0]["feed"]) == (
+        ExitCode.OK,
+        "",
+        "differ.sources/1",
+        "https://reports.example.org/doc/feed.xml",
+    )
+    assert {k: v for k, v in canonical.items() if k not in ("last_check", "last_change")} == {
+        "source": "doc/canonical",
+        "role": "canonical",
+        "kind": "html",
+        "url": server.url("/post"),
+        "entry": None,
+        "interval": "30m",
+        "paused": False,
+        "stale_after": None,
+        "ignore": [],
+        "versions": 1,
+        "state": "ok",
+    }
+    assert canonical["last_check"] == canonical["last_change"] and canonical["last_check"].endswith("Z")
+    assert (gone["stale_after"], gone["versions"], gone["last_change"], gone["state"]) == (
+        "3d",
+        0,
+        None,
+        "failing (1): HTTP 404 Not Found",
+    )
+    (hooks,) = report["notifiers"]
+    assert (hooks["name"], hooks["kind"], hooks["words"], hooks["digest"]) == (
+        "hooks",
+        "webhook",
+        ["CVE-*"],
+        None,
+    )
+    assert "secret-path" not in out and "whsec_" not in out
+    text = run("--config", str(config), "sources")[1]
+    assert (
+        f"notify hooks  [webhook]  {hooks['target']}  events: {', '.join(hooks['events'])}  words: CVE-*"
+        in text
+    )
+
+
 def test_kinds_needs_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # no config.toml here
     code, out, err = run("kinds")
@@ -1273,6 +1330,46 @@ def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: p
     assert "\033[" not in on_a_terminal("--no-color")
     piped = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert piped.returncode == 0 and "[-[Prototype]-]" in piped.stdout and "\033[" not in piped.stdout
+
+
+def test_check_as_json_gives_every_outcome_in_one_document(tmp_path: Path, server: Server) -> None:
+    """`differ check --format json` (`differ.check/1`): each source's outcome, version and summary at the end,
+    paused ones too; with `-q` only what needs attention, and nothing at all when nothing does."""
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>The release is out today.</p>"))
+    code, out, err = run("--config", config, "check", "--format", "json")
+    first, gone = json.loads(out)["results"]
+    assert (code, err, json.loads(out)["schema"]) == (ExitCode.FAILURE, "", "differ.check/1")
+    assert first == {
+        "source": "doc/canonical",
+        "outcome": "new",
+        "detail": None,
+        "version": 1,
+        "previous": None,
+        "changes": 0,
+        "metadata": 0,
+        "warnings": [],
+        "summary": [],
+    }
+    assert (gone["source"], gone["outcome"], gone["detail"]) == ("doc/gone", "failed", "HTTP 404 Not Found")
+    assert run("--config", config, "pause", "doc/gone")[0] == ExitCode.OK
+    server.page("/post", article("<p>The release is out since Monday.</p>"))
+    code, out, _ = run("--config", config, "check", "--format", "json")
+    paused, changed = json.loads(out)["results"]
+    assert (code, paused["source"], paused["outcome"]) == (ExitCode.OK, "doc/gone", "paused")
+    assert (changed["outcome"], changed["version"], changed["previous"], changed["changes"]) == (
+        "new",
+        2,
+        1,
+        1,
+    )
+    assert changed["summary"][1:] == [
+        '• Post: "The release is out today."',
+        '  → "The release is out since Monday."',
+    ]
+    assert run("--config", config, "check", "-q", "--format", "json") == (ExitCode.OK, "", "")
+    unchanged = json.loads(run("--config", config, "check", "--format", "json", "doc/canonical")[1])
+    assert [(r["outcome"], r["detail"]) for r in unchanged["results"]] == [("unchanged", "same body")]
 
 
 def test_a_paused_source_is_checked_only_when_named(tmp_path: Path, server: Server) -> None:

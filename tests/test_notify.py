@@ -962,7 +962,7 @@ def test_secrets_never_show_in_output_or_reprs(tmp_path: Path, server: Server, r
     server.page("/post", article("<p>One.</p>"))
     config = config_file(tmp_path, server.url("/post"), hooks_toml(receiver.url("/hooks/secret-path")))
     outputs = []
-    for args in (["check"], ["notify", "test"], ["outbox"], ["sources"]):
+    for args in (["check"], ["notify", "test"], ["outbox"], ["sources"], ["sources", "--format", "json"]):
         out, err = io.StringIO(), io.StringIO()
         main(["--config", str(config), *args], out=out, err=err, env={})
         outputs.append(out.getvalue() + err.getvalue())
@@ -1528,7 +1528,14 @@ def test_no_notifiers_secret_shows_in_output_or_reprs(
         f'[[notify]]\nname = "n"\nkind = "{kind}"\n' + SECRET_SETTINGS[name].format(base=receiver.base),
     )
     outputs = []
-    for args in (["check"], ["notify", "test"], ["outbox"], ["sources"], ["config", "check"]):
+    for args in (
+        ["check"],
+        ["notify", "test"],
+        ["outbox"],
+        ["sources"],
+        ["sources", "--format", "json"],
+        ["config", "check"],
+    ):
         out, err = io.StringIO(), io.StringIO()
         main(["--config", str(config), *args], out=out, err=err, env={})
         outputs.append(out.getvalue() + err.getvalue())

@@ -48,7 +48,8 @@ def _bomb() -> bytes:
 
 @dataclass
 class Chaos:
-    """Pages `/p/<n>` whose text changes only when `change(n)` is called; faults drawn per request."""
+    """Pages `/p/<n>` whose text changes only when `change(n)` is called, and their mirrors `/m/<n>`, which copy
+    the page when `follow(n)` is called; faults drawn per request."""
 
     rates: dict[str, float] = field(default_factory=dict)  # fault → probability per request
     seed: int = 7
@@ -56,6 +57,9 @@ class Chaos:
     requests: int = 0
     injected: Counter[str] = field(default_factory=Counter)
     revisions: dict[int, int] = field(default_factory=dict)
+    mirrored: dict[int, int] = field(
+        default_factory=dict
+    )  # mirror `/m/<n>` → the revision of page n it copies
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -89,8 +93,16 @@ class Chaos:
             self.revisions[n] = self.revisions.get(n, 0) + 1
             return self.revisions[n]
 
-    def page(self, n: int) -> bytes:
-        rev = self.revisions.get(n, 0)
+    def follow(self, n: int) -> bool:
+        """The mirror of page n copies the page as it is now; whether that changed the mirror."""
+        with self.lock:
+            rev = self.revisions.get(n, 0)
+            moved = self.mirrored.get(n, 0) != rev
+            self.mirrored[n] = rev
+            return moved
+
+    def page(self, n: int, rev: int | None = None) -> bytes:
+        rev = self.revisions.get(n, 0) if rev is None else rev
         return (
             f"<!DOCTYPE html><html><head><meta charset=utf-8><title>Release {n}</title></head><body>"
             f"<nav>Home · Blog</nav><article><h1>Release notes {n}</h1><p>Revision {rev} of page {n}: café, "
@@ -113,11 +125,11 @@ class Chaos:
     def answer(self, h: BaseHTTPRequestHandler) -> None:
         if h.path == "/robots.txt":
             return self.send(h, 200, b"User-agent: *\nAllow: /\n", "text/plain")
-        if not h.path.startswith("/p/"):
+        if not h.path.startswith(("/p/", "/m/")):
             return self.send(h, 404, b"not found", "text/plain")
         n = int(h.path.split("/")[2])
         fault = self.draw()
-        body = self.page(n)
+        body = self.page(n) if h.path.startswith("/p/") else self.page(n, self.mirrored.get(n, 0))
         if fault == "ok":
             return self.send(h, 200, body)
         if fault == "slow":

@@ -1,7 +1,8 @@
 """`make soak`: `differ run` with 200 sources at 1-second intervals against the chaos server for 5 minutes,
 while a few pages really change. Afterwards: no crash, every real change recorded and alerted exactly once,
-no version for any fault, memory flat, `differ verify` passes. Prints the figures and writes
-bench/results/soak.json. Options: --sources N --minutes M --fault-rate R --seed S."""
+no version for any fault, memory flat, `differ verify` passes; the first 20 pages have a mirror that copies each
+edit 10 s later, and each ends up audited as up to date. Prints the figures and writes bench/results/soak.json.
+Options: --sources N --minutes M --fault-rate R --seed S --mirrors K."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def write_config(folder: Path, chaos: Chaos, receiver: str, sources: int) -> Path:
+def write_config(folder: Path, chaos: Chaos, receiver: str, sources: int, mirrors: int = 0) -> Path:
     text = (
         f'[service]\nsnapshots = "{folder / "snapshots"}"\ninterval = "1s"\njitter = 0\nper_host_delay = "0s"\n'
         'per_host_connections = 16\nworkers = 16\ntimeout = "1s"\nretries = 0\nmax_bytes = "1MB"\n'
@@ -64,6 +65,11 @@ def write_config(folder: Path, chaos: Chaos, receiver: str, sources: int) -> Pat
             f'[[documents]]\nid = "d{n}"\n[documents.canonical]\nid = "page"\nurl = "{chaos.base}/p/{n}"\n'
             'selector = "article"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
         )
+        if n < mirrors:
+            text += (
+                f'[[documents.mirrors]]\nid = "copy"\nurl = "{chaos.base}/m/{n}"\nselector = "article"\n'
+                'robots = false\nallow_private = ["127.0.0.1"]\n'
+            )
     text += f'[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver}/hooks"\nsecret = "{SECRET}"\n'
     path = folder / "config.toml"
     path.write_text(text)
@@ -76,13 +82,16 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=5.0)
     ap.add_argument("--fault-rate", type=float, default=0.25, help="share of requests that meet a fault")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--mirrors", type=int, default=20, help="documents whose page a mirror copies 10 s later")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     chaos = Chaos({f: args.fault_rate / len(FAULTS) for f in FAULTS}, seed=args.seed, slow_seconds=2.0)
     receiver = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     folder = Path(tempfile.mkdtemp(prefix="differ-soak-"))
-    config = write_config(folder, chaos, f"http://127.0.0.1:{receiver.server_address[1]}", args.sources)
+    config = write_config(
+        folder, chaos, f"http://127.0.0.1:{receiver.server_address[1]}", args.sources, args.mirrors
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = open(folder / "run.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
@@ -94,6 +103,8 @@ def main() -> int:
     started = time.monotonic()
     duration = args.minutes * 60
     changes: Counter[int] = Counter()
+    copied: Counter[int] = Counter()  # the times each mirror copied a new revision of its page
+    follows: list[tuple[float, int]] = []  # (when, page): a mirror copies its page 10 s after it changed
     rss: list[tuple[float, int]] = []
     next_change, next_sample = 20.0, 10.0
     while time.monotonic() - started < duration:
@@ -105,7 +116,12 @@ def main() -> int:
             for n in rng.sample(range(args.sources), 3):
                 chaos.change(n)
                 changes[n] += 1
+                if n < args.mirrors:
+                    follows.append((elapsed + 10, n))
             next_change += 20
+        while follows and follows[0][0] <= elapsed:
+            _, n = follows.pop(0)
+            copied[n] += chaos.follow(n)
         if elapsed >= next_sample:
             rss.append((round(elapsed), rss_kib(proc.pid)))
             next_sample += 10
@@ -130,8 +146,28 @@ def main() -> int:
     store = Store(folder / "snapshots")
     versions = {n: len(store.versions(f"d{n}/page")) for n in range(args.sources)}
     expected = {n: 1 + changes[n] for n in range(args.sources)}
+    copies = {n: len(store.versions(f"d{n}/copy")) for n in range(args.mirrors)}
     false_versions = sum(max(0, versions[n] - expected[n]) for n in versions)
     lost_versions = sum(max(0, expected[n] - versions[n]) for n in versions)
+    false_versions += sum(max(0, copies[n] - 1 - copied[n]) for n in copies)
+    lost_versions += sum(max(0, 1 + copied[n] - copies[n]) for n in copies)
+    # Every mirror copied its page's last revision: the last audit finds it up to date, and the last drift
+    # alert about it (if any) says it caught up.
+    behind = []
+    last_drift: dict[str, dict[str, Any]] = {}
+    for _, payload in Receiver.posts:
+        if payload["type"] == "differ.mirror_drift":
+            last_drift[payload["data"]["document"]] = payload["data"]
+    for n in range(args.mirrors):
+        try:
+            audited = json.loads((folder / "snapshots" / "audits" / f"d{n}.json").read_text())["copy"]
+        except (OSError, ValueError, KeyError):
+            audited = {}
+        drift = last_drift.get(f"d{n}")
+        if audited.get("matches_version") != versions[n] or (
+            drift and drift["audit"]["matches_version"] != drift["canonical_version"]
+        ):
+            behind.append(f"d{n}")
     alerts: Counter[tuple[str, int]] = Counter()
     ids: set[str] = set()
     for msg_id, payload in Receiver.posts:
@@ -144,6 +180,7 @@ def main() -> int:
     seen = Counter(msg_id for msg_id, _ in Receiver.posts)
     repeated = sum(count - 1 for count in seen.values())
     real = {(f"d{n}/page", v) for n in versions for v in range(2, versions[n] + 1)}
+    real |= {(f"d{n}/copy", v) for n in copies for v in range(2, copies[n] + 1)}
     false_alerts = sum(1 for key in alerts if key not in real) + sum(c - 1 for c in alerts.values() if c > 1)
     lost_alerts = sum(1 for key in real if key not in alerts)
     steady = [k for t, k in rss if t >= 60] or [k for _, k in rss]
@@ -156,6 +193,11 @@ def main() -> int:
         "faults_injected": sum(chaos.injected.values()),
         "faults_by_kind": dict(sorted(chaos.injected.items())),
         "real_changes": sum(changes.values()),
+        "mirrors": args.mirrors,
+        "mirror_copies": sum(copied.values()),
+        "mirror_versions": sum(copies.values()),
+        "drift_alerts": len({i for i, p in Receiver.posts if p["type"] == "differ.mirror_drift"}),
+        "mirrors_left_behind": behind,
         "versions": sum(versions.values()),
         "false_versions": false_versions,
         "lost_versions": lost_versions,
@@ -175,6 +217,10 @@ def main() -> int:
         "requests",
         "faults_injected",
         "real_changes",
+        "mirror_copies",
+        "mirror_versions",
+        "drift_alerts",
+        "mirrors_left_behind",
         "versions",
         "false_versions",
         "lost_versions",
@@ -200,6 +246,7 @@ def main() -> int:
         and false_alerts == 0
         and lost_alerts == 0
         and repeated == 0
+        and not behind
     )
     print("soak: PASS" if ok else f"soak: FAIL (store and log in {folder})")
     return 0 if ok else 1

@@ -866,6 +866,16 @@ def test_an_audit_aligns_each_mirror_version_with_each_canonical_version_once(
         remembered.rename(remembered.with_suffix(".kept"))
         assert audit_document(app, doc).as_json() == report  # type: ignore[arg-type]
         remembered.with_suffix(".kept").replace(remembered)
+        streams = [
+            (v.number, Stream.of(split_blocks(app.store.markdown(v))))
+            for v in app.store.versions("doc/canonical")
+        ]  # type: ignore[attr-defined]
+        for m in report["mirrors"]:  # the match `best_version` finds among all the canonical versions
+            latest = app.store.latest(f"doc/{m['id']}")  # type: ignore[attr-defined]
+            assert (
+                m["matches_version"]
+                == best_version(streams, Stream.of(split_blocks(app.store.markdown(latest))))[0]
+            )  # type: ignore[attr-defined]
         monkeypatch.setattr(differ.audit.matches, "align", counted)
     pairs = sum(len(t) for t in texts.values()) * canonical
     assert 60 < len(aligned) <= pairs  # each mirror text with each canonical version once, none again

@@ -146,7 +146,8 @@ class AuditReport:
 
 # -- the comparison -------------------------------------------------------------------------------------------
 def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tuple[int, Alignment]:
-    """The canonical version the mirror reflects best (on a tie, the later one)."""
+    """The canonical version the mirror reflects best (on a tie, the later one). The audit finds it through
+    `Matches`, which remembers it; this is the definition, among versions at hand."""
     best: tuple[float, int, Alignment] | None = None
     for number, stream in versions:
         al = align(stream, mirror)
@@ -561,14 +562,16 @@ def edit_reach(
 ) -> list[dict[str, Any]]:
     """For each canonical edit (version 2 on), the first mirror version that reflects it, or None. Each mirror
     version's best match is remembered (`matches`), so only the canonical versions stored since are aligned."""
-    from differ.audit.matches import digest
+    from differ.audit.matches import CHUNK, digest
 
+    versions = app.store.versions(mirror_key)
     found = []
-    for v in app.store.versions(mirror_key):
-        markdown = app.store.markdown(v)
-        found.append((v, matches.best(markdown)[0]))
+    for at in range(0, len(versions), CHUNK):  # a few texts read at a time, aligned together
+        texts = [(v, app.store.markdown(v)) for v in versions[at : at + CHUNK]]
+        matches.settle([(markdown, None) for _, markdown in texts])
+        found += [(v, matches.best(markdown)[0]) for v, markdown in texts]
         if seen is not None:
-            seen.add(digest(markdown))
+            seen.update(digest(markdown) for _, markdown in texts)
     reached = []
     for c in canonical.versions[1:]:
         first = next((v for v, n in found if n >= c.number), None)

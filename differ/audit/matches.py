@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from differ.store import Store, Version
 
 FORMAT = "differ.matches/1"
+CHUNK = 32  # mirror texts aligned together, each canonical version read once for them all
 
 
 def digest(markdown: str) -> str:
@@ -73,7 +74,6 @@ class Matches:
         self.rules = rules
         self.digests = canonical.digests()
         self.entries: dict[str, list[Any]] = {}
-        self.changed = False
         saved = self._load()
         before = saved.get("canonical", [])
         same = 0
@@ -98,17 +98,36 @@ class Matches:
         """The canonical version the mirror text reflects best, and how alike they are (on a tie, the later
         version), as `best_version` finds it among all the canonical versions."""
         key = digest(markdown)
-        entry = self.entries.get(key)
-        index, ratio, start = (entry[0], entry[1], entry[2]) if entry else (-1, -1.0, 0)
-        if start < len(self.digests):
-            mirror = stream or Stream.of(split_blocks(markdown))
-            for i in range(start, len(self.digests)):
-                alike = align(self.canonical.stream(self.canonical.numbers[i]), mirror).ratio
-                if alike >= ratio:
-                    index, ratio = i, alike
-            self.entries[key] = [index, ratio, len(self.digests)]
-            self.changed = True
+        self.settle([(markdown, stream)])
+        index, ratio, _ = self.entries[key]
         return self.canonical.numbers[index], ratio
+
+    def settle(self, texts: Sequence[tuple[str, Stream | None]]) -> None:
+        """Find the best matches of mirror texts (with their word streams, when at hand) that are not known up
+        to the latest canonical version, CHUNK texts at a time: each canonical version is read once for them
+        all, and the texts' streams and a few canonical ones are all that is held."""
+        numbers = self.canonical.numbers
+        todo: dict[str, tuple[str, Stream | None]] = {}
+        for markdown, stream in texts:
+            key = digest(markdown)
+            entry = self.entries.get(key)
+            if (entry is None or entry[2] < len(numbers)) and key not in todo:
+                todo[key] = (markdown, stream)
+        keys = list(todo)
+        for at in range(0, len(keys), CHUNK):
+            chunk = keys[at : at + CHUNK]
+            found = {k: list(self.entries.get(k) or [-1, -1.0, 0]) for k in chunk}
+            mirrors = {k: todo[k][1] or Stream.of(split_blocks(todo[k][0])) for k in chunk}
+            for i in range(min(found[k][2] for k in chunk), len(numbers)):
+                canonical = self.canonical.stream(numbers[i])
+                for k in chunk:
+                    if found[k][2] <= i:
+                        alike = align(canonical, mirrors[k]).ratio
+                        if alike >= found[k][1]:  # on a tie, the later version
+                            found[k][0], found[k][1] = i, alike
+            for k in chunk:
+                self.entries[k] = [found[k][0], found[k][1], len(numbers)]
+            self.changed = True
 
     def save(self, keep: set[str] | None = None) -> None:
         """Write what was found, dropping the texts not in `keep` (digests) when given. Best effort: a store

@@ -517,13 +517,12 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
         return report
     canonical = Canonical(store, canon_versions)
     matches = Matches(matches_path(store, doc.id), canonical, AUDIT_RULES)
-    seen: set[str] = set()
     for mirror in doc.mirrors:
         mv = store.latest(mirror.key)
         if mv is None:
             continue
-        report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url, seen))
-    matches.save(keep=seen)
+        report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url))
+    matches.save(prune=True)
     return report
 
 
@@ -534,18 +533,17 @@ def audit_mirror(
     canonical: Canonical,
     matches: Matches,
     canonical_url: str = "",
-    seen: set[str] | None = None,
 ) -> MirrorAudit:
     markdown = app.store.markdown(mv)
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
-    number, _ = matches.best(markdown, mstream)
+    number = matches.best(markdown, mstream)
     al = align(canonical.stream(number), mstream)
     latest_number = canonical.numbers[-1]
     latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
     coverage = carried(latest_al)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
-    result.reached = edit_reach(app, canonical, matches, mirror.key, seen)
+    result.reached = edit_reach(app, canonical, matches, mirror.key)
     canon_versions = canonical.versions
     if number != latest_number:
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
@@ -557,21 +555,16 @@ def audit_mirror(
     return result
 
 
-def edit_reach(
-    app: App, canonical: Canonical, matches: Matches, mirror_key: str, seen: set[str] | None = None
-) -> list[dict[str, Any]]:
+def edit_reach(app: App, canonical: Canonical, matches: Matches, mirror_key: str) -> list[dict[str, Any]]:
     """For each canonical edit (version 2 on), the first mirror version that reflects it, or None. Each mirror
     version's best match is remembered (`matches`), so only the canonical versions stored since are aligned."""
-    from differ.audit.matches import CHUNK, digest
+    from differ.audit.matches import CHUNK
 
     versions = app.store.versions(mirror_key)
-    found = []
+    found: list[tuple[Any, int]] = []
     for at in range(0, len(versions), CHUNK):  # a few texts read at a time, aligned together
-        texts = [(v, app.store.markdown(v)) for v in versions[at : at + CHUNK]]
-        matches.settle([(markdown, None) for _, markdown in texts])
-        found += [(v, matches.best(markdown)[0]) for v, markdown in texts]
-        if seen is not None:
-            seen.update(digest(markdown) for _, markdown in texts)
+        chunk = versions[at : at + CHUNK]
+        found += zip(chunk, matches.settle([(app.store.markdown(v), None) for v in chunk]), strict=True)
     reached = []
     for c in canonical.versions[1:]:
         first = next((v for v, n in found if n >= c.number), None)

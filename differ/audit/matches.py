@@ -74,6 +74,7 @@ class Matches:
         self.rules = rules
         self.digests = canonical.digests()
         self.entries: dict[str, list[Any]] = {}
+        self.asked: set[str] = set()  # the texts whose match was asked for (digests)
         saved = self._load()
         before = saved.get("canonical", [])
         same = 0
@@ -94,28 +95,26 @@ class Matches:
             return {}
         return dict(data)
 
-    def best(self, markdown: str, stream: Stream | None = None) -> tuple[int, float]:
-        """The canonical version the mirror text reflects best, and how alike they are (on a tie, the later
-        version), as `best_version` finds it among all the canonical versions."""
-        key = digest(markdown)
-        self.settle([(markdown, stream)])
-        index, ratio, _ = self.entries[key]
-        return self.canonical.numbers[index], ratio
+    def best(self, markdown: str, stream: Stream | None = None) -> int:
+        """The canonical version the mirror text reflects best (on a tie, the later version), as `best_version`
+        finds it among all the canonical versions."""
+        return self.settle([(markdown, stream)])[0]
 
-    def settle(self, texts: Sequence[tuple[str, Stream | None]]) -> None:
-        """Find the best matches of mirror texts (with their word streams, when at hand) that are not known up
-        to the latest canonical version, CHUNK texts at a time: each canonical version is read once for them
-        all, and the texts' streams and a few canonical ones are all that is held."""
+    def settle(self, texts: Sequence[tuple[str, Stream | None]]) -> list[int]:
+        """The best match of each mirror text (with its word stream, when at hand). Those not known up to the
+        latest canonical version are aligned CHUNK at a time: each canonical version is read once for them all,
+        and their streams and a few canonical ones are all that is held."""
         numbers = self.canonical.numbers
+        keys = [digest(markdown) for markdown, _ in texts]
+        self.asked.update(keys)
         todo: dict[str, tuple[str, Stream | None]] = {}
-        for markdown, stream in texts:
-            key = digest(markdown)
+        for key, text in zip(keys, texts, strict=True):
             entry = self.entries.get(key)
-            if (entry is None or entry[2] < len(numbers)) and key not in todo:
-                todo[key] = (markdown, stream)
-        keys = list(todo)
-        for at in range(0, len(keys), CHUNK):
-            chunk = keys[at : at + CHUNK]
+            if entry is None or entry[2] < len(numbers):
+                todo.setdefault(key, text)
+        pending = list(todo)
+        for at in range(0, len(pending), CHUNK):
+            chunk = pending[at : at + CHUNK]
             found = {k: list(self.entries.get(k) or [-1, -1.0, 0]) for k in chunk}
             mirrors = {k: todo[k][1] or Stream.of(split_blocks(todo[k][0])) for k in chunk}
             for i in range(min(found[k][2] for k in chunk), len(numbers)):
@@ -128,13 +127,15 @@ class Matches:
             for k in chunk:
                 self.entries[k] = [found[k][0], found[k][1], len(numbers)]
             self.changed = True
+        return [numbers[self.entries[key][0]] for key in keys]
 
-    def save(self, keep: set[str] | None = None) -> None:
-        """Write what was found, dropping the texts not in `keep` (digests) when given. Best effort: a store
-        this process cannot write (a copy read elsewhere) is left as it is."""
+    def save(self, *, prune: bool = False) -> None:
+        """Write what was found; with `prune`, only the matches of the texts asked about (every mirror version
+        of the document). Best effort: a store this process cannot write (a copy read elsewhere) is left as it
+        is."""
         from differ.files import atomic_write
 
-        entries = self.entries if keep is None else {k: v for k, v in self.entries.items() if k in keep}
+        entries = {k: v for k, v in self.entries.items() if k in self.asked} if prune else self.entries
         if not self.changed and len(entries) == len(self.entries):
             return
         data = {"format": FORMAT, "rules": self.rules, "canonical": self.digests, "mirrors": entries}

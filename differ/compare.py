@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from differ.app import App
-from differ.audit import AuditReport, MirrorAudit, audit_pair, translation_findings
+from differ.audit import AuditReport, MirrorAudit, audit_pair, language_note, translation_findings
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
+from differ.diff.blocks import split_blocks
 from differ.errors import NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.kinds import media_type
@@ -205,11 +206,17 @@ def audit(canonical: Read, mirror: Read) -> AuditReport:
     coverage, findings = audit_pair(
         canonical.normalized.markdown, mirror.normalized.markdown, (canonical.source.url, mirror.source.url)
     )
+    note = None
     if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)
+    else:
+        blocks = (split_blocks(canonical.normalized.markdown), split_blocks(mirror.normalized.markdown))
+        note = language_note(*blocks, "--set 'languages=[\"{}\"]'")
     report = AuditReport("compare", canonical.name, None, None)
-    report.mirrors.append(MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings))
+    report.mirrors.append(
+        MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings, note=note)
+    )
     return report
 
 
@@ -225,10 +232,12 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     count = f"{len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
     head = f"{m.id} against {report.title}: coverage {m.coverage:.1%}; {count}"
     lines = [finding_line(f) for f in m.findings]
+    note = [f"note: {m.note}"] if m.note else []
     if fmt == "html":
         return html_page(report, head)
     if fmt == "markdown":
         return (
-            "\n".join([f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in lines)]) + "\n"
+            "\n".join([f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in note + lines)])
+            + "\n"
         )
-    return "\n".join([head, *(f"  • {x}" for x in lines)]) + "\n"
+    return "\n".join([head, *(f"  {x}" for x in note), *(f"  • {x}" for x in lines)]) + "\n"

@@ -220,11 +220,13 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         rows = []
         for m in doc.mirrors:
             text, good = _fidelity(audit, m.id, canonical.number if canonical else None)
-            lines = (audit.get(m.id) or {}).get("lines") or {}
-            found = "".join(f"<li>{e(str(line))}</li>" for line in lines.values())
+            entry = audit.get(m.id)
+            entry = entry if isinstance(entry, dict) else {}
+            note = f"<p>Note: {e(str(entry['note']))}</p>" if entry.get("note") else ""
+            found = "".join(f"<li>{e(str(line))}</li>" for line in (entry.get("lines") or {}).values())
             rows.append(
-                f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{f'<ul>{found}</ul>' if found else ''}</td>"
-                "</tr>"
+                f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
+                "</td></tr>"
             )
         parts.append(
             "<h2>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th><th>Findings</th>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib
 import json
 import random
@@ -951,3 +952,73 @@ def test_an_audit_holds_a_few_canonical_versions_in_memory_however_long_the_hist
         finally:
             tracemalloc.stop()
     assert peaks[1] < peaks[0] * 1.3, peaks
+
+
+def _note(canonical: str, mirror: str) -> str | None:
+    from differ.audit import language_note
+
+    return language_note(split_blocks(canonical), split_blocks(mirror), "languages = [{!r}]")
+
+
+def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is() -> None:
+    """A bilingual copy audited whole is a pile of extra blocks and altered ones; the audit says why, and which
+    `languages` would split it; a translation is said to be one; a copy in the canonical's script gets no note."""
+    english = "\n\n".join(f"Paragraph {k} tells of feature {k} in the release." for k in range(10)) + "\n"
+    korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(10)]
+    both = "\n\n".join(x for pair in zip(english.split("\n\n"), korean, strict=True) for x in pair)
+    assert _note(english, both) == (
+        "10 of its 20 blocks of text are in Hangul, which the canonical does not use; if it is a bilingual copy, "
+        "languages = ['en'] audits its Latin-script blocks alone, and each translation's numbers, versions and "
+        "links against its original"
+    )
+    assert _note(english, "\n\n".join(korean)) == (
+        "10 of its 10 blocks of text are in Hangul, which the canonical does not use: a translation, which the "
+        "audit can compare only where words stay the same (numbers, code, links), so its missing and extra "
+        "blocks say little"
+    )
+    assert _note("\n\n".join(korean), both) == (  # the other way round: the Korean page's copy
+        "10 of its 20 blocks of text are in Latin, which the canonical does not use; if it is a bilingual copy, "
+        "languages = ['ko'] audits its Hangul-script blocks alone, and each translation's numbers, versions and "
+        "links against its original"
+    )
+    assert _note(english, english) is None
+    two = english + "\n" + "\n\n".join(korean[:2]) + "\n"  # a copy that quotes two lines: under 3 blocks
+    assert _note(english, two) is None
+    code = english + "\n```\n" + "\n".join(korean) + "\n```\n"  # code is no text in a language
+    assert _note(english, code) is None
+    assert _note(english + "\n" + korean[0] + "\n", both) is None  # the canonical uses Hangul itself
+
+
+def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp_path: Path) -> None:
+    app, (copy, _) = _audit_store(tmp_path)
+    doc = app.config.documents[0]  # type: ignore[attr-defined]
+    canonical = replay_fetch(3).markdown
+    _commit(app, doc.canonical.key, canonical, 1)
+    _commit(app, doc.mirrors[0].key, pytorch_kr(None).markdown, 2)
+    _commit(app, doc.mirrors[1].key, canonical, 3)
+    from differ.audit import audit_document, render_audit
+
+    report = audit_document(app, doc)  # type: ignore[arg-type]
+    notes = [m.note for m in report.mirrors]
+    assert notes[1] is None and notes[0] is not None
+    assert notes[0].startswith(
+        "97 of its 189 blocks of text are in Hangul, which the canonical does not use;"
+    )
+    assert 'languages = ["en"] on it audits' in notes[0]
+    text = render_audit(report, "text").splitlines()
+    assert text[2] == f"  note: {notes[0]}" and text[3].startswith("  • ")
+    assert json.loads(render_audit(report, "json"))["mirrors"][0]["note"] == notes[0]
+    assert f"<p>Note: {html.escape(notes[0])}</p>" in render_audit(report, "html")
+    markdown = render_audit(report, "markdown").splitlines()
+    assert markdown[3].startswith("  - note: 97 of its 189 blocks") and markdown[4].startswith("  - altered ")
+    from differ.audit.report import drift_events, remember_audits
+    from differ.site import document_page
+
+    events, current = drift_events(app, report)  # type: ignore[arg-type]
+    assert events == []  # the first audit of a mirror is the baseline
+    remember_audits(app, {doc.id: {**current, "copy": {"signature": "older", "findings": []}}})
+    events, current = drift_events(app, report)  # type: ignore[arg-type]
+    assert [e["summary"][1] for e in events] == [f"• note: {notes[0]}"]  # before its new findings
+    remember_audits(app, {doc.id: current})
+    page = document_page(app.store, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
+    assert page.count("<p>Note: ") == 1 and f"<p>Note: {html.escape(notes[0])}</p>" in page

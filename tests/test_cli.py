@@ -1032,6 +1032,16 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
         '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"\n',
         "",
     )
+    code, out, err = run(
+        "compare", canonical, repost, "--audit", *page
+    )  # without languages: said how to read it
+    assert (code, out.splitlines()[1], err) == (
+        ExitCode.FAILURE,
+        "  note: 97 of its 189 blocks of text are in Hangul, which the canonical does not use; if it is a "
+        "bilingual copy, --set 'languages=[\"en\"]' audits its Latin-script blocks alone, and each "
+        "translation's numbers, versions and links against its original",
+        "",
+    )
     aggregator = str(REPLAY / "mirrors" / "wpnews.json")
     code, out, _ = run(
         "compare", canonical, aggregator, "--audit", *page, "--set", "field=body_md", "--format", "json"

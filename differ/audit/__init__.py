@@ -102,6 +102,8 @@ class MirrorAudit:
     reached: list[dict[str, Any]] = field(default_factory=list)
     #: behind the canonical but within its `stale_after`: when it is stale unless it catches up
     stale_from: str | None = None
+    #: what the reader should know to read the findings (a copy in another language than the canonical)
+    note: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -114,6 +116,7 @@ class MirrorAudit:
             "findings": [f.as_json() for f in self.findings],
             "reached": self.reached,
             "stale_from": self.stale_from,
+            "note": self.note,
         }
 
     @property
@@ -552,7 +555,47 @@ def audit_mirror(
     result.findings.extend(compare(canonical.blocks(number), blocks, al, (canonical_url, mirror.url)))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
+    else:
+        result.note = language_note(canonical.blocks(latest_number), blocks, 'languages = ["{}"] on it')
     return result
+
+
+def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: str) -> str | None:
+    """Said of a copy with many blocks in a script the canonical does not use: a bilingual copy, which `option`
+    (formatted with a language code) would split, or a translation, which only shares numbers, code and links
+    with its original. Either way its missing and extra blocks need that said first."""
+    from collections import Counter
+
+    from differ.normalize.language import block_script, language_of
+
+    def scripts(blocks: Sequence[Block]) -> Counter[str]:
+        return Counter(
+            s for b in blocks if b.kind != "code" and (s := block_script(b.text)) not in (None, "Other")
+        )
+
+    theirs = scripts(mirror)
+    total = sum(theirs.values())
+    if not total or set(theirs) <= {"Latin"}:
+        return None
+    ours = scripts(canonical)
+    if not ours:
+        return None
+    main = ours.most_common(1)[0][0]
+    unused = sorted(s for s, n in theirs.items() if ours[s] <= 0.02 * sum(ours.values()))
+    foreign = sum(theirs[s] for s in unused)
+    if foreign < max(3, 0.1 * total):
+        return None
+    names = " and ".join(unused)
+    head = f"{foreign} of its {total} blocks of text are in {names}, which the canonical does not use"
+    if theirs[main] < 0.1 * total:
+        return (
+            f"{head}: a translation, which the audit can compare only where words stay the same (numbers, "
+            "code, links), so its missing and extra blocks say little"
+        )
+    return (
+        f"{head}; if it is a bilingual copy, {option.format(language_of(main))} audits its {main}-script blocks "
+        "alone, and each translation's numbers, versions and links against its original"
+    )
 
 
 def edit_reach(app: App, canonical: Canonical, matches: Matches, mirror_key: str) -> list[dict[str, Any]]:

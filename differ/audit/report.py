@@ -108,7 +108,8 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
         f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
     )
-    return [head, *(f"  • {finding_line(f)}" for f in m.findings)]
+    note = [f"  note: {m.note}"] if m.note else []
+    return [head, *note, *(f"  • {finding_line(f)}" for f in m.findings)]
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
@@ -129,9 +130,8 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "markdown":
         out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
-            out.append(
-                ("  - " + md_text(line.strip()[2:])) if line.startswith("  •") else f"- {md_text(line)}"
-            )
+            text = line.strip().removeprefix("• ")
+            out.append(f"  - {md_text(text)}" if line.startswith("  ") else f"- {md_text(line)}")
         return "\n".join(out) + "\n"
     return "\n".join(lines) + "\n"
 
@@ -145,6 +145,9 @@ def html_page(report: AuditReport, head: str) -> str:
         parts.append(f"<h2>{e(m.id)}</h2>")
         if m.version is not None:
             parts.append(f"<p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
+        if m.note:
+            parts.append(f"<p>Note: {e(m.note)}</p>")
+        if m.version is not None:
             parts.append(
                 "<p>Canonical edits reaching this mirror:</p><ul>"
                 + "".join(f"<li>{e(line)}</li>" for line in reach_text(m.reached))
@@ -193,6 +196,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "lines": {f.key: finding_line(f) for f in m.findings},
             "coverage": round(m.coverage, 4),
             "stale_from": m.stale_from,
+            "note": m.note,
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,
@@ -229,6 +233,7 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     ]
     added = [lines[k] for k in keys if k not in old]
     gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys))]
+    summary += [f"• note: {m.note}"] if m.note and added else []
     summary += [f"• new: {line}" for line in added] + [f"• resolved: {line}" for line in gone]
     headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
     return {

@@ -83,6 +83,11 @@ def block_script(text: str) -> str | None:
     return counts.most_common(1)[0][0]
 
 
+def language_of(script: str) -> str:
+    """The code `languages` takes for a script's text (Latin: `en`, which keeps any Latin-script language)."""
+    return next(lang for lang, s in SCRIPT_OF_LANGUAGE.items() if s == script)
+
+
 def _wanted(languages: Sequence[str]) -> set[str]:
     scripts = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
     if "Kana" in scripts:

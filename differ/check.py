@@ -19,6 +19,7 @@ from differ.fetch.limits import host_key
 from differ.normalize import SOURCE_KINDS, Normalized
 from differ.site import write_site
 from differ.store import Version, sha256
+from differ.titles import source_title
 from differ.turns import Turns
 from differ.versions import (
     content_identity,
@@ -221,13 +222,13 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         summary=summary,
     )
     if latest is not None and d is not None:
-        result.event = change_event(source, latest, version, d)
+        result.event = change_event(app, source, latest, version, d)
     entry.update(outcome="new", version=version.number)
     _finish(app, key, state, before, entry, started, response)
     return result
 
 
-def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
+def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
     """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
     title changed (only a date, say), which notifiers get only when they ask for it."""
     from differ.diff.render import as_json
@@ -235,7 +236,11 @@ def change_event(source: SourceConfig, old: Version, new: Version, d: Diff) -> d
 
     named = d.changes or any(names_the_post(m["field"]) for m in d.metadata)
     kind = "changed" if named else "metadata"
-    return {"type": kind, "source": source.key, "diff": as_json(d, version_pair(source, old, new))}
+    return {
+        "type": kind,
+        "source": source.key,
+        "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
+    }
 
 
 def missed_events(
@@ -260,7 +265,7 @@ def missed_events(
             continue
         old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
         events.append(
-            change_event(source, old, new, diff_versions(app.store, old, new, app=app, source=source))
+            change_event(app, source, old, new, diff_versions(app.store, old, new, app=app, source=source))
         )
     return events
 
@@ -465,7 +470,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                     {
                         "type": "fetch_failing",
                         "source": source.key,
-                        "title": source.title,
+                        "title": source_title(app, source),
                         "failures": state["recovered_after"],
                         "error": state.get("last_error") or "",
                         **since,
@@ -475,7 +480,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                 {
                     "type": "recovered",
                     "source": source.key,
-                    "title": source.title,
+                    "title": source_title(app, source),
                     "failures": state["recovered_after"],
                     **since,
                 }
@@ -487,7 +492,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                 {
                     "type": "fetch_failing",
                     "source": source.key,
-                    "title": source.title,
+                    "title": source_title(app, source),
                     "failures": state.get("failures", 1),
                     "error": result.detail,
                     **since,

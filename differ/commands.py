@@ -12,6 +12,7 @@ from differ.app import App, iso
 from differ.cli import command
 from differ.errors import DifferError, ExitCode, FetchError, UsageError
 from differ.records import moment
+from differ.titles import document_title
 
 if TYPE_CHECKING:
     from differ.config import SourceConfig
@@ -116,7 +117,7 @@ def sources_report(app: App) -> dict[str, Any]:
         documents.append(
             {
                 "id": doc.id,
-                "title": doc.title,
+                "title": document_title(app.store, doc),
                 "feed": (feed_url(base, doc.id) if base else str(feed)) if feed.is_file() else None,
                 "sources": sources,
             }
@@ -372,7 +373,7 @@ def _preview(app: App, args: argparse.Namespace) -> int:
     if d.empty:
         print(f"{source.key} version {old.number} → {new.number}: no change, so no alert", file=app.out)
         return ExitCode.OK
-    event = change_event(source, old, new, d)
+    event = change_event(app, source, old, new, d)
     event["at"] = event["queued_at"] = new.fetched_at
     print(f"{source.key} version {old.number} → {new.number}: a {event['type']} alert", file=app.out)
     _print_previews(app, event, args.name)

@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 from differ.config import DocumentConfig
 from differ.files import atomic_write
 from differ.store import Store, Version, report_url
+from differ.titles import document_title
 
 ATOM = "http://www.w3.org/2005/Atom"
 ET.register_namespace("", ATOM)  # written as the default namespace, without a prefix
@@ -73,7 +74,8 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
         return element
 
     add(feed, "id", _uuid("feed", doc.id, doc.canonical.url))
-    add(feed, "title", f"{doc.title}: versions")
+    name = document_title(store, doc)
+    add(feed, "title", f"{name}: versions")
     add(feed, "updated", versions[0][1].fetched_at if versions else "1970-01-01T00:00:00Z")
     add(add(feed, "author"), "name", "differ")
     add(feed, "link", rel="alternate", href=doc.canonical.page)
@@ -84,9 +86,7 @@ def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
         summary = [str(line) for line in version.record.get("summary") or []]
         entry = add(feed, "entry")
         add(entry, "id", _uuid(version.source, str(version.number), version.hash))
-        title = (
-            summary[0] if summary else f"{doc.title} ({source_id}), version {version.number}: first snapshot."
-        )
+        title = summary[0] if summary else f"{name} ({source_id}), version {version.number}: first snapshot."
         capture = (version.record.get("archive") or {}).get("capture")
         add(entry, "title", f"{title} (archived capture)" if capture else title)  # history, not news
         add(entry, "updated", version.fetched_at)

@@ -18,6 +18,7 @@ from differ.errors import ExitCode, UsageError
 from differ.options import Invalid, heading_list, word_list
 from differ.site import describe, size_text
 from differ.store import Version
+from differ.titles import source_title
 
 if TYPE_CHECKING:
     from differ.diff import Diff, Versions
@@ -116,7 +117,9 @@ def _pair(app: App, source: SourceConfig, v: Version) -> Versions | None:
     """A version and the one before it, as summaries name them (None for the first)."""
     from differ.versions import version_pair
 
-    return version_pair(source, app.store.version(source.key, v.number - 1), v) if v.number > 1 else None
+    if v.number == 1:
+        return None
+    return version_pair(source, app.store.version(source.key, v.number - 1), v, source_title(app, source))
 
 
 def _history_json(
@@ -336,7 +339,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
     old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
     d = narrowed(d, args)
-    versions = version_pair(source, old, new)
+    versions = version_pair(source, old, new, source_title(app, source))
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
     return ExitCode.OK

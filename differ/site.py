@@ -16,6 +16,7 @@ from differ.errors import StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
 from differ.store import Store, Version
+from differ.titles import document_title
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -188,6 +189,7 @@ def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], 
 def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
     """Each source's older versions in pages of 100, `reports/DOCUMENT/SOURCE/versions-LO-HI.html`: a page is
     written once, when its versions leave the document's page (or when it is missing)."""
+    title = document_title(store, doc)
     for source in doc.sources:
         start = shown_from(store.latest_number(source.key))
         for lo in range(1, start, PAGE_VERSIONS):
@@ -196,14 +198,14 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
                 continue
             hi = lo + PAGE_VERSIONS - 1
             body = (
-                f"<h1>{e(doc.title)}: {e(source.id)}, versions {lo}–{hi}</h1>"
+                f"<h1>{e(title)}: {e(source.id)}, versions {lo}–{hi}</h1>"
                 f"<p>{_link('../index.html', 'The document and its newest versions')} · "
                 f"{_external(source.page)}</p>"
                 + _versions_table(store, source, range(hi, lo - 1, -1), "")
                 + f"<p class=quiet>Written by differ at {e(generated)}.</p>"
             )
             atomic_write(
-                path, page(f"{doc.title}: {source.id}, versions {lo}–{hi}", body).encode(), durable=False
+                path, page(f"{title}: {source.id}, versions {lo}–{hi}", body).encode(), durable=False
             )
 
 
@@ -211,7 +213,8 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
     audit = _audit(store, doc.id)
     canonical = store.latest(doc.canonical.key)
-    parts = [f"<h1>{e(doc.title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
+    title = document_title(store, doc)
+    parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
     links = [_link("../index.html", "All documents")]
     if feed_path(store, doc.id).is_file():
         links.append(_link("feed.xml", "Atom feed"))
@@ -252,7 +255,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             ]
             parts.append(f"<p>Older versions: {', '.join(older)}</p>")
     parts.append(f"<p class=quiet>Written by differ at {e(generated)}.</p>")
-    return page(f"{doc.title}: versions and mirrors", "".join(parts))
+    return page(f"{title}: versions and mirrors", "".join(parts))
 
 
 def index_page(store: Store, config: Config, generated: str) -> str:
@@ -268,7 +271,7 @@ def index_page(store: Store, config: Config, generated: str) -> str:
                 state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
                 state = f"paused; {state}" if source.paused else state
             first = (
-                f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", doc.title)}</td>'
+                f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", document_title(store, doc))}</td>'
                 if i == 0
                 else ""
             )

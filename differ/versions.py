@@ -15,6 +15,7 @@ from differ.errors import NormalizeError
 from differ.fetch import Response
 from differ.normalize import NORMALIZER_VERSION, Body, Normalized, normalize
 from differ.store import Store, Version, canonical_json, sha256
+from differ.titles import page_title, source_title
 
 if TYPE_CHECKING:
     from differ.diff import Diff, Versions
@@ -129,6 +130,11 @@ def store_version(
     store, key = app.store, source.key
     summary: list[str] = []
     d = None
+    title = source_title(app, source)
+    if (
+        latest is None and source.role == "canonical" and not source.title
+    ):  # the first: what the page calls itself
+        title = page_title(normalized.metadata, normalized.markdown) or title
     if latest is not None:
         from differ.diff import Versions, diff, summarize  # a check that finds nothing new never loads it
 
@@ -142,13 +148,13 @@ def store_version(
             a_invisible=again.invisible if again else latest.record.get("invisible") or [],
             b_invisible=normalized.invisible,
         )
-        versions = Versions(source.title or source.document, key, latest.number, latest.number + 1)
+        versions = Versions(title, key, latest.number, latest.number + 1)
         summary = summarize(d, versions)
     headers = fetched["headers"]
     record = {
         "fetched_at": iso(when),
         "url": source.url,
-        "document_title": source.title or source.document,
+        "document_title": title,
         "role": source.role,
         "kind": source.kind,
         **fetched,
@@ -171,16 +177,19 @@ def store_version(
     if latest is not None and d is not None:
         from differ.diff.render import render
 
-        store.write_report(key, version.number, render(d, version_pair(source, latest, version), "html"))
+        store.write_report(
+            key, version.number, render(d, version_pair(source, latest, version, title), "html")
+        )
     return version, d
 
 
-def version_pair(source: SourceConfig, old: Version, new: Version) -> Versions:
-    """Which two stored versions a diff is between, as summaries and reports name them."""
+def version_pair(source: SourceConfig, old: Version, new: Version, title: str) -> Versions:
+    """Which two stored versions a diff is between, as summaries and reports name them (`title`: the
+    document's, differ.titles)."""
     from differ.diff import Versions
 
     return Versions(
-        source.title or source.document,
+        title,
         source.key,
         old.number,
         new.number,

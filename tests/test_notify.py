@@ -234,7 +234,7 @@ def test_a_destination_for_some_words_hears_only_of_edits_with_them(
     store = app.store  # type: ignore[attr-defined]
     old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
     source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
-    event = change_event(source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
+    event = change_event(app, source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
     [said] = preview(app, event)  # type: ignore[arg-type]
     assert (said.body, said.reason) == (None, "no change with its words (CVE-*, security)")
 

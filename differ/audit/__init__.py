@@ -509,12 +509,16 @@ def _show(token: str) -> str:
 def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     """Audit every mirror of a document against the canonical versions in the store."""
     from differ.audit.matches import Canonical, Matches, matches_path
+    from differ.titles import document_title
 
     store = app.store
     canon_versions = store.versions(doc.canonical.key)
     latest = canon_versions[-1] if canon_versions else None
     report = AuditReport(
-        doc.id, doc.title, latest.number if latest else None, latest.fetched_at if latest else None
+        doc.id,
+        document_title(store, doc),
+        latest.number if latest else None,
+        latest.fetched_at if latest else None,
     )
     if latest is None:
         return report

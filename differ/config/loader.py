@@ -163,8 +163,10 @@ class _Loader:
         if "canonical" not in table:
             raise self.fail(key, 'missing table "canonical" (the page the mirrors copy)')
         doc_id = self.identifier(opt_str(self, table["id"], f"{key}.id"), f"{key}.id")
+        titled = "title" in table
         title = opt_str(self, table.get("title", doc_id), f"{key}.title")
-        canonical = self.source(table["canonical"], f"{key}.canonical", doc_id, "canonical", title)
+        named = title if titled else ""
+        canonical = self.source(table["canonical"], f"{key}.canonical", doc_id, "canonical", named)
         mirrors_raw = table.get("mirrors", [])
         if not isinstance(mirrors_raw, list):
             raise self.fail(
@@ -172,7 +174,7 @@ class _Loader:
                 f"expected a list of tables ([[documents.mirrors]]), found {found(mirrors_raw)}",
             )
         mirrors = tuple(
-            self.source(m, f"{key}.mirrors[{i}]", doc_id, "mirror", title) for i, m in enumerate(mirrors_raw)
+            self.source(m, f"{key}.mirrors[{i}]", doc_id, "mirror", named) for i, m in enumerate(mirrors_raw)
         )
         seen: set[str] = set()
         for i, s in enumerate((canonical, *mirrors)):
@@ -180,7 +182,7 @@ class _Loader:
             if s.id in seen:
                 raise self.fail(where, f'duplicate source id "{s.id}" in document "{doc_id}"')
             seen.add(s.id)
-        return DocumentConfig(doc_id, title, canonical, mirrors)
+        return DocumentConfig(doc_id, title, canonical, mirrors, titled)
 
     def notifier(self, raw: Any, key: str, doc_ids: set[str]) -> NotifierConfig:
         from differ.notify import NOTIFIERS

@@ -136,7 +136,7 @@ class SourceConfig:
     stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
     paused: bool = False  # left out of `differ check` and `differ run` unless named
     options: Mapping[str, Any] = field(default_factory=dict)
-    title: str = ""
+    title: str = ""  # the document's title as configured; "" when it is to be the page's own (differ.titles)
 
     @property
     def key(self) -> str:
@@ -158,9 +158,10 @@ class DocumentConfig:
     """A canonical announcement and the mirrors that copy it."""
 
     id: str
-    title: str
+    title: str  # as configured, else the id; differ.titles says what it is called
     canonical: SourceConfig
     mirrors: tuple[SourceConfig, ...] = ()
+    titled: bool = True  # a title is configured (else the page's own is used)
 
     @property
     def sources(self) -> tuple[SourceConfig, ...]:

@@ -57,7 +57,7 @@ def with_stored(config: Config, records: Sequence[Mapping[str, Any]]) -> Config:
             documents[d.id] = d
             continue
         extra = tuple(
-            replace(s, role="mirror", title=kept.title)
+            replace(s, role="mirror", title=kept.canonical.title)
             for s in d.sources
             if s.id not in {k.id for k in kept.sources}
         )

@@ -75,14 +75,14 @@ class Versions:
     b_name: str = ""
 
 
-def _field_name(field: str) -> str:
+def field_name(field: str) -> str:
     """The last name of a metadata field's path: `release.tag_name` → `tag_name`, `names[0]` → `names`."""
     return re.sub(r"\[\d+\]$", "", field).rsplit(".", 1)[-1]
 
 
 def names_the_post(field: str) -> bool:
     """Whether a metadata field is the post's title or name: `title`, `data.title`, `release.tag_name`."""
-    return _field_name(field) in TITLE_FIELDS
+    return field_name(field) in TITLE_FIELDS
 
 
 def is_edit_note(text: str | None) -> bool:
@@ -375,7 +375,7 @@ def new_release(metadata: list[dict[str, Any]]) -> tuple[str, str] | None:
     shows another release, whose notes are a text of their own rather than an edit of the last ones."""
     for m in metadata:
         before, after = m.get("before"), m.get("after")
-        named = _field_name(m["field"]) == "tag_name"
+        named = field_name(m["field"]) == "tag_name"
         if named and isinstance(before, str) and isinstance(after, str) and before and after:
             return before, after
     return None
@@ -512,7 +512,7 @@ def _reordered_line(group: list[Change]) -> str:
 def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> list[str]:
     before, after = release
     lines = [f"{_subject(versions)}: a new release, {after} (was {before})."]
-    fields = [m for m in d.metadata if _field_name(m["field"]) != "tag_name"]
+    fields = [m for m in d.metadata if field_name(m["field"]) != "tag_name"]
     lines += [f"• {_meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
     if d.changes:
         count = f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"

@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from differ.app import App
-from differ.audit import AuditReport, MirrorAudit, audit_pair, language_note, translation_findings
+from differ.audit import (
+    AuditReport,
+    MirrorAudit,
+    audit_pair,
+    language_note,
+    mirror_text,
+    translation_findings,
+)
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
@@ -203,15 +210,17 @@ def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
 def audit(canonical: Read, mirror: Read) -> AuditReport:
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
     `differ audit` reports a watched mirror (without staleness, which needs a history)."""
+    opening = split_blocks(canonical.normalized.markdown)[:1]
+    copy = mirror_text(mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, opening)
     coverage, findings = audit_pair(
-        canonical.normalized.markdown, mirror.normalized.markdown, (canonical.source.url, mirror.source.url)
+        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url)
     )
     note = None
     if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)
     else:
-        blocks = (split_blocks(canonical.normalized.markdown), split_blocks(mirror.normalized.markdown))
+        blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
         note = language_note(*blocks, "--set 'languages=[\"{}\"]'")
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(

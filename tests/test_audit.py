@@ -1022,3 +1022,60 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
     remember_audits(app, {doc.id: current})
     page = document_page(app.store, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
     assert page.count("<p>Note: ") == 1 and f"<p>Note: {html.escape(notes[0])}</p>" in page
+
+
+def test_a_copy_that_keeps_its_title_apart_is_audited_with_it_on_top() -> None:
+    """A JSON, Discourse, WordPress or feed copy has its title in a field of its own: read as the canonical's title
+    heading, it is neither missing nor, changed, left unsaid."""
+    from differ.audit import mirror_text
+
+    canonical = "# Release 1.0\n\nWe are *happy* to announce the release.\n\nIt is faster.\n"
+    opening = split_blocks(canonical)[:1]
+    body = "We are *happy* to announce the release.\n\nIt is faster.\n"
+    assert mirror_text(body, {"title": "Release 1.0"}, "json", opening) == "# Release 1.0\n\n" + body
+    assert audit_pair(canonical, body) == (
+        pytest.approx(10 / 13),
+        [Finding("missing", (), "Release 1.0", None, "heading")],
+    )
+    assert audit_pair(canonical, mirror_text(body, {"title": "Release 1.0"}, "json", opening)) == (1.0, [])
+    _, findings = audit_pair(
+        canonical, mirror_text(body, {"data.title": "Release 1.0 beta"}, "json", opening)
+    )
+    assert [finding_line(f) for f in findings] == ['altered: "Release 1.0" (added "beta")']
+    assert mirror_text(body, {"title": "*1.0* #1"}, "discourse", opening).startswith("# \\*1.0\\* #1\n\n")
+    assert (
+        mirror_text(body, {"title": "Release 1.0 – Blog"}, "html", opening) == body
+    )  # <title> is no heading
+    assert mirror_text("# Own\n\n" + body, {"title": "Release 1.0"}, "json", opening) == "# Own\n\n" + body
+    assert mirror_text(body, {}, "json", opening) == body
+    assert (
+        mirror_text(body, {"title": "Release 1.0"}, "json", split_blocks(body)[:1]) == body
+    )  # no title heading
+
+
+def test_the_stored_audit_reads_a_copys_title_in_every_version(tmp_path: Path) -> None:
+    from differ.audit import audit_document
+    from tests.conftest import source_toml
+
+    mirror = source_toml("https://copy.example.org/post.json", "copy", "json", 'field = "body"')
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=[mirror]))
+    doc = app.config.documents[0]
+    canonical = "# Release 1.0\n\nWe are happy to announce the release.\n\nIt is faster.\n"
+    body = "We are happy to announce the release.\n\nIt is faster.\n"
+    _commit(app, doc.canonical.key, canonical, 1)
+    for hour, title in ((2, "Release 1.0"), (3, "Release 1.0 beta")):
+        app.store.commit(
+            doc.mirrors[0].key,
+            raw=body.encode(),
+            markdown=body,
+            record={
+                "fetched_at": f"2026-07-08T0{hour}:00:00Z",
+                "url": "https://e.org/",
+                "metadata": {"title": title},
+            },
+        )
+        [m] = audit_document(app, doc).mirrors
+        assert [finding_line(f) for f in m.findings] == (
+            [] if hour == 2 else ['altered: "Release 1.0" (added "beta")']
+        )
+        assert m.coverage == 1.0 and m.matches_version == 1

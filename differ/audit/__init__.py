@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ __all__ = [
     "token_mismatches",
 ]
 from differ.audit.tokens import invariant_tokens, overlap
-from differ.diff.blocks import Block, split_blocks
+from differ.diff.blocks import Block, md_text, split_blocks
 from differ.diff.words import join_words, word_ops
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupte
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
-AUDIT_RULES = 3  # 3: word operations aligned in one order whichever side is which
+AUDIT_RULES = (
+    4  # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart
+)
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
@@ -541,7 +543,8 @@ def audit_mirror(
     matches: Matches,
     canonical_url: str = "",
 ) -> MirrorAudit:
-    markdown = app.store.markdown(mv)
+    opening = canonical.blocks(canonical.numbers[-1])[:1]
+    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening)
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream)
@@ -550,7 +553,7 @@ def audit_mirror(
     latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
     coverage = carried(latest_al)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
-    result.reached = edit_reach(app, canonical, matches, mirror.key)
+    result.reached = edit_reach(app, canonical, matches, mirror)
     canon_versions = canonical.versions
     if number != latest_number:
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
@@ -562,6 +565,21 @@ def audit_mirror(
     else:
         result.note = language_note(canonical.blocks(latest_number), blocks, 'languages = ["{}"] on it')
     return result
+
+
+def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: Sequence[Block]) -> str:
+    """A copy's Markdown as the audit compares it: with its title on top where the canonical opens with its title
+    and the copy keeps its own apart from the body (a JSON field, a Discourse topic's or a WordPress post's title,
+    a feed entry's, front matter), so the canonical's title is not read as missing, and a title the copy changed
+    is read as altered."""
+    from differ.titles import page_title
+
+    if kind == "html" or markdown.startswith("# "):
+        return markdown  # a page's <title> is not its heading; a copy with a heading of its own has one
+    if not opening or opening[0].kind != "heading" or opening[0].level != 1:
+        return markdown
+    title = page_title(metadata, "")
+    return f"# {md_text(title, inline=True)}\n\n{markdown}" if title else markdown
 
 
 def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: str) -> str | None:
@@ -602,16 +620,20 @@ def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: s
     )
 
 
-def edit_reach(app: App, canonical: Canonical, matches: Matches, mirror_key: str) -> list[dict[str, Any]]:
+def edit_reach(
+    app: App, canonical: Canonical, matches: Matches, mirror: SourceConfig
+) -> list[dict[str, Any]]:
     """For each canonical edit (version 2 on), the first mirror version that reflects it, or None. Each mirror
     version's best match is remembered (`matches`), so only the canonical versions stored since are aligned."""
     from differ.audit.matches import CHUNK
 
-    versions = app.store.versions(mirror_key)
+    versions = app.store.versions(mirror.key)
+    opening = canonical.blocks(canonical.numbers[-1])[:1]
     found: list[tuple[Any, int]] = []
     for at in range(0, len(versions), CHUNK):  # a few texts read at a time, aligned together
         chunk = versions[at : at + CHUNK]
-        found += zip(chunk, matches.settle([(app.store.markdown(v), None) for v in chunk]), strict=True)
+        texts = [(mirror_text(app.store.markdown(v), v.metadata, mirror.kind, opening), None) for v in chunk]
+        found += zip(chunk, matches.settle(texts), strict=True)
     reached = []
     for c in canonical.versions[1:]:
         first = next((v for v, n in found if n >= c.number), None)

@@ -337,7 +337,7 @@ def reach(app: App, mirror: SourceConfig) -> list[dict[str, Any]] | None:
         return None
     canonical = Canonical(app.store, canon)
     matches = Matches(matches_path(app.store, doc.id), canonical, AUDIT_RULES)
-    reached = edit_reach(app, canonical, matches, mirror.key)
+    reached = edit_reach(app, canonical, matches, mirror)
     matches.save()
     return reached
 

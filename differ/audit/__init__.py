@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -47,6 +48,7 @@ AUDIT_RULES = (
     4  # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart
 )
 MISSING_BELOW = 0.5
+_LETTER = re.compile("[A-Za-z]")
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
 MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)
@@ -590,10 +592,13 @@ def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: s
 
     from differ.normalize.language import block_script, language_of
 
+    def script(
+        text: str,
+    ) -> str | None:  # ASCII text is Latin, or has no letters: no need to look word by word
+        return ("Latin" if _LETTER.search(text) else None) if text.isascii() else block_script(text)
+
     def scripts(blocks: Sequence[Block]) -> Counter[str]:
-        return Counter(
-            s for b in blocks if b.kind != "code" and (s := block_script(b.text)) not in (None, "Other")
-        )
+        return Counter(s for b in blocks if b.kind != "code" and (s := script(b.text)) not in (None, "Other"))
 
     theirs = scripts(mirror)
     total = sum(theirs.values())

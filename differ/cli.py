@@ -255,6 +255,25 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_argument("file", nargs="?", type=Path, metavar="FILE")
     n = sub.add_parser("notify", help="notification commands")
     n_sub = n.add_subparsers(dest="notify_command", metavar="COMMAND")
+    na = n_sub.add_parser("add", help="add a destination to config.toml (checked before it is written)")
+    na.add_argument("kind", metavar="KIND", help="slack, webhook, teams, … (differ kinds lists them)")
+    na.add_argument("url", nargs="?", metavar="URL", help="its url option (a webhook's address)")
+    na.add_argument("--name", metavar="NAME", help="its name (default: its kind, made unique)")
+    na.add_argument(
+        "--for",
+        dest="documents",
+        action="append",
+        default=[],
+        metavar="DOCUMENT",
+        help="only this document's alerts (again for more; default: every document)",
+    )
+    na.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of the notifier, as in config.toml (secret='${WEBHOOK_SECRET}', events='[\"changed\"]')",
+    )
     nt = n_sub.add_parser("test", help="send a sample message")
     nt.add_argument("name", nargs="?", metavar="NAME")
     nc = n_sub.add_parser(
@@ -405,6 +424,10 @@ def main(
             from differ.configure import remove
 
             return remove(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "notify" and args.notify_command == "add":
+            from differ.configure import notify_add
+
+            return notify_add(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")

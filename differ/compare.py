@@ -77,17 +77,18 @@ def settable() -> set[str]:
     return names
 
 
-def parse_settings(pairs: list[str]) -> dict[str, Any]:
-    """`--set NAME=VALUE` pairs as a source table: VALUE is read as TOML when it is TOML (a list, a number, a
-    quoted string), else taken as it is written, so `--set selector=article .post` needs no quoting."""
+def parse_settings(pairs: list[str], known: set[str] | None = None) -> dict[str, Any]:
+    """`--set NAME=VALUE` pairs as a table, of a source's options unless `known` says which: VALUE is read as
+    TOML when it is TOML (a list, a number, a quoted string), else taken as it is written, so
+    `--set selector=article .post` needs no quoting."""
     table: dict[str, Any] = {}
-    known = settable()
+    known = settable() if known is None else known
     for pair in pairs:
         name, sep, value = pair.partition("=")
         name = name.strip()
         if not sep or not name:
             raise UsageError(f'--set: expected NAME=VALUE (e.g. --set selector=article), found "{pair}"')
-        if name not in known:
+        if known and name not in known:
             raise UsageError(f'--set: unknown option "{name}"; options: {", ".join(sorted(known))}')
         try:
             table[name] = tomllib.loads(f"v = {value}")["v"]

@@ -1,5 +1,5 @@
-"""The commands that need no store, only a configuration file: `differ add`, `differ import` and
-`differ remove` edit it (differ/edit.py does the editing), `differ config check` reads it."""
+"""The commands that need no store, only a configuration file: `differ add`, `differ import`,
+`differ notify add` and `differ remove` edit it (differ/edit.py does the editing), `differ config check` reads it."""
 
 from __future__ import annotations
 
@@ -54,6 +54,31 @@ def add(
     what = "a new document" if added.new_document else f"a mirror of {args.to}"
     config = "" if path == Path("config.toml") else f"--config {path} "
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
+    if added.note:
+        print(f"note: {added.note}", file=out)
+    return ExitCode.OK
+
+
+def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ notify add KIND [URL]`: a [[notify]] table written into config.toml, checked first."""
+    from differ.compare import parse_settings
+    from differ.config import notifier_options
+    from differ.edit import add_notifier
+    from differ.notify import NOTIFIERS
+
+    kind = NOTIFIERS.get(args.kind)
+    options = set(notifier_options()) | set(kind.options) if kind is not None else set()
+    settings = parse_settings(args.set, options - {"name", "kind", "documents"})
+    if args.url is not None:
+        settings = {"url": args.url, **settings}
+    added = add_notifier(path, args.kind, settings, name=args.name, documents=args.documents, env=env)
+    which = ", ".join(added.documents) if added.documents else "every document"
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    print(
+        f"added notifier {added.name} ({added.kind}, {which}) to {path}; try it: differ {config}notify test "
+        f"{added.name}",
+        file=out,
+    )
     if added.note:
         print(f"note: {added.note}", file=out)
     return ExitCode.OK

@@ -1,8 +1,8 @@
-"""`differ add`, `differ import` and `differ remove`: put new documents (and notifiers), or a mirror of one,
-into config.toml, or take one out, without opening an editor. The file is edited as text (its comments and
-layout stay; `tomltext` finds the tables and writes the values), and the result must read back as a valid
-configuration, with the change made and nothing else changed, before it replaces the old file. The store is
-never touched: a page no longer watched keeps its history."""
+"""`differ add`, `differ import`, `differ notify add` and `differ remove`: put new documents, notifiers, or a
+mirror of a document into config.toml, or take one out, without opening an editor. The file is edited as text
+(its comments and layout stay; `tomltext` finds the tables and writes the values), and the result must read back
+as a valid configuration, with the change made and nothing else changed, before it replaces the old file. The
+store is never touched: a page no longer watched keeps its history."""
 
 from __future__ import annotations
 
@@ -540,3 +540,75 @@ def set_paused(
     sources or DOCUMENT/SOURCE, in one write that changes nothing else; returns the keys changed (those
     already so are left as they are)."""
     return _again(lambda: _set_paused(path, names, paused, env))
+
+
+def add_notifier(
+    path: Path,
+    kind: str,
+    settings: Mapping[str, Any],
+    *,
+    name: str | None = None,
+    documents: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> AddedNotifier:
+    """Add one [[notify]] table after every other table: for `documents`, or every document when none is
+    named; named `name`, or after its kind. Checked as the configuration's notifiers are (a `${NAME}` the
+    environment lacks stands in), and refused when the file has its name or its destination already."""
+    return _again(lambda: _add_notifier(path, kind, settings, name, documents, env))
+
+
+def _add_notifier(
+    path: Path,
+    kind: str,
+    settings: Mapping[str, Any],
+    name: str | None,
+    documents: Sequence[str],
+    env: Mapping[str, str] | None,
+) -> AddedNotifier:
+    from differ.config import check_notifier
+    from differ.notify import NOTIFIERS
+
+    env = os.environ if env is None else env
+    if kind not in NOTIFIERS:
+        raise UsageError(f'expected a notifier kind, one of {", ".join(sorted(NOTIFIERS))}, found "{kind}"')
+    text, config, read_as = _open(path, env)
+    for doc in documents:
+        config.document(doc)  # an unknown one is refused, the configured ones named
+    existing = [
+        n for n in tomllib.loads(text.removeprefix("\ufeff")).get("notify", []) if isinstance(n, dict)
+    ]
+    names = {str(n.get("name")) for n in existing}
+    if name is not None and name in names:
+        raise UsageError(f'{path.name} has a notifier named "{name}" already; choose another --name')
+    same = next((n for n in existing if _identity(str(n.get("kind")), n) == _identity(kind, settings)), None)
+    if same is not None:
+        raise UsageError(f'{path.name} sends to this destination already, as notifier "{same.get("name")}"')
+    name = name or unique(kind, names)
+    table = {"name": name, "kind": kind, **settings, **({"documents": list(documents)} if documents else {})}
+    unset = sorted(set(ENV_REFERENCE.findall(json.dumps(table))) - set(env))
+    if unset:
+        raise UsageError(
+            f"{', '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set here: the notifier is checked with "
+            f"the values differ will run with before it is written; set {'it' if len(unset) == 1 else 'them'} "
+            "and run this again"
+        )
+    notifier = check_notifier(table, f"notify ({name})", {d.id for d in config.documents}, path, env)
+    new_text = text.rstrip("\n") + ("\n\n" if text.strip() else "") + "[[notify]]\n" + tomltext.lines(table)
+    try:
+        parse_config(new_text, path, env, notifiers=False)  # the others may take variables set elsewhere
+        tables = tomllib.loads(new_text.removeprefix("\ufeff")).get("notify", [])
+    except (ConfigError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    if not tables or tables[-1] != table:
+        raise ConfigError(f"{path.name}: the new notifier did not land where expected; add it by hand")
+    tomltext.write(path, new_text, read_as=read_as)
+    written = [
+        n for n, v in settings.items() if n in notifier.secrets and isinstance(v, str) and "${" not in v
+    ]
+    note = (
+        f"{path.name} now holds its {' and '.join(written)}: keep the file private, or write it as "
+        '"${NAME}" and set NAME in the environment differ runs in'
+        if written
+        else ""
+    )
+    return AddedNotifier(name, kind, tuple(documents) or None, note)

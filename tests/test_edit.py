@@ -553,3 +553,71 @@ def test_what_cannot_be_paused_leaves_the_file_as_it_was(tmp_path: Path) -> None
         "error: config.toml: x/canonical is not written as a [documents.canonical] table; edit it by hand\n",
     )
     assert config.read_text() == inline
+
+
+def test_notify_add_writes_a_checked_destination_after_the_other_tables(
+    tmp_path: Path, receiver: object
+) -> None:
+    """`differ notify add`: the [[notify]] table goes at the end, checked as config.toml's are; the others may take
+    variables set only where differ runs. A name or a destination the file has, an unknown kind, option or document,
+    a variable not set here, an invalid value: one line, exit 2, the file as it was."""
+    from tests.conftest import Reply, Server
+    from tests.test_notify import SECRET
+
+    assert isinstance(receiver, Server)
+    receiver.routes["/hooks"] = Reply(200)
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    hooks = receiver.url("/hooks")
+    code, out, err = run(
+        "--config", str(config), "notify", "add", "webhook", hooks, "--set", f"secret={SECRET}"
+    )
+    assert (code, out, err) == (
+        ExitCode.OK,
+        f"added notifier webhook (webhook, every document) to {config}; try it: differ --config {config} notify "
+        "test webhook\n"
+        f'note: config.toml now holds its url and secret: keep the file private, or write it as "${{NAME}}" and '
+        "set NAME in the environment differ runs in\n",
+        "",
+    )
+    assert config.read_text() == EXISTING + (
+        f'\n[[notify]]\nname = "webhook"\nkind = "webhook"\nurl = "{hooks}"\nsecret = "{SECRET}"\n'
+    )
+    env = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/X", "GATE": "https://ntfy.example.org"}
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["--config", str(config), "notify", "test", "webhook"], out=out, err=err, env=env)
+    assert (code, err.getvalue()) == (ExitCode.OK, "") and len(receiver.requests_to("/hooks")) == 1
+    out = io.StringIO()
+    code = main(
+        ["--config", str(config), "notify", "add", "ntfy", "--name", "phone", "--for", "torch",
+         "--set", "topic=releases", "--set", "url=${GATE}", "--set", 'events=["changed"]'],
+        out=out, err=io.StringIO(), env=env,
+    )  # fmt: skip
+    assert (code, out.getvalue()) == (
+        ExitCode.OK,
+        f"added notifier phone (ntfy, torch) to {config}; try it: differ --config {config} notify test phone\n",
+    )
+    [ntfy] = [n for n in load_config(config, env).notifiers if n.name == "phone"]
+    assert (ntfy.kind, ntfy.documents, ntfy.events, ntfy.options["topic"]) == (
+        "ntfy",
+        ("torch",),
+        ("changed",),
+        "releases",
+    )
+    written = config.read_text()
+    for args, message in [
+        (("webhook", hooks, "--set", f"secret={SECRET}"), 'config.toml sends to this destination already, as notifier "webhook"'),
+        (("slack", "https://hooks.slack.com/services/T/B/Y", "--name", "team"), 'config.toml has a notifier named "team" already; choose another --name'),
+        (("slak", "https://x.org"), "expected a notifier kind, one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found \"slak\""),
+        (("slack", "https://hooks.slack.com/services/T/B/Y", "--for", "nope"), 'no document "nope"; configured documents: rust, torch'),
+        (("slack", "${HOOK}"), "HOOK is not set here: the notifier is checked with the values differ will run with before it is written; set it and run this again"),
+        (("webhook", "https://e.org/h", "--set", "secret=nope"), 'config.toml: notify (webhook-2).secret: expected "whsec_" followed by base64 (24 to 64 random bytes)'),
+    ]:  # fmt: skip
+        assert run("--config", str(config), "notify", "add", *args) == (
+            ExitCode.USAGE,
+            "",
+            f"error: {message}\n",
+        )
+        assert config.read_text() == written
+    code, _, err = run("--config", str(config), "notify", "add", "slack", "https://hooks.slack.com/services/T/B/Y", "--set", "colour=red")  # fmt: skip
+    assert (code, err.split(";")[0]) == (ExitCode.USAGE, 'error: --set: unknown option "colour"')

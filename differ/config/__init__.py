@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from differ.config.loader import adhoc_source, check_notifier, load_config, parse_config
+from differ.config.loader import adhoc_source, check_notifier, load_config, notifier_options, parse_config
 from differ.config.model import (
     DEFAULT_CONFIG,
     DEFAULT_EVENTS,
@@ -49,6 +49,7 @@ __all__ = [
     "check_notifier",
     "iter_secrets",
     "load_config",
+    "notifier_options",
     "parse_config",
     "redact",
     "store_config",

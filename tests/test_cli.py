@@ -1411,3 +1411,22 @@ def test_a_paused_source_is_checked_only_when_named(tmp_path: Path, server: Serv
         run("--config", str(config), "config", "check")[1]
         == f"{config}: ok (1 document, 2 sources (2 paused), 0 notifiers)\n"
     )
+
+
+def test_compare_says_how_reading_a_side_fell_short(tmp_path: Path) -> None:
+    """A side read with a warning (a Discourse topic read as a page, front matter that does not read) says so on
+    stderr, as `differ fetch` does; the diff on stdout stays as it is."""
+    from differ.normalize.kinds import DISCOURSE_PAGE
+
+    topic = tmp_path / "topic.html"
+    topic.write_text(
+        '<html><head><meta name="generator" content="Discourse 3.2.0"></head><body><main><h1>Release</h1>'
+        "<p>The post.</p></main></body></html>"
+    )
+    post = tmp_path / "post.md"
+    post.write_text("# Release\n\nThe post.\n")
+    assert run("compare", str(post), str(topic)) == (
+        ExitCode.OK,
+        f"{post} → {topic}: 0 changes.\n",
+        f"warning: {topic}: {DISCOURSE_PAGE}\n",
+    )

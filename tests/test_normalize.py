@@ -902,6 +902,7 @@ HEAD_TOKENS = st.one_of(
         '<meta property="article:modified_time" content="2026-07-08">', "<meta property='x'>",
         '<meta content="no property">', "<title>Page\n title</title>", "<title></title>", "<title><b>x</b></title>",
         "<title>a<!-- c -->b</title>", "<svg><title>icon</title></svg>", "<noscript>", "</noscript>",
+        '<meta name="generator" content="Discourse 3.2.0">', '<meta name="Generator" content="WordPress 6.5">',
     ]),
     TOKENS,
 )  # fmt: skip
@@ -911,7 +912,9 @@ def _metadata_as_bs4_finds_it(soup: BeautifulSoup) -> dict[str, str]:
     meta: dict[str, str] = {}
     for tag in (soup.head or soup).descendants:
         if isinstance(tag, Tag) and tag.name == "meta":
-            key = htmlconv._META.get(str(tag.get("property")))
+            key = htmlconv._META.get(str(tag.get("property"))) or htmlconv._NAMED.get(
+                str(tag.get("name")).lower()
+            )
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()
@@ -1025,3 +1028,19 @@ def test_a_paragraph_of_many_pieces_looks_up_no_node_among_all_its_siblings(
     for node in tree.walk():
         assert node.next_sibling is RenderTreeNode.next_sibling.fget(node)  # type: ignore[attr-defined]
         assert node.previous_sibling is RenderTreeNode.previous_sibling.fget(node)  # type: ignore[attr-defined]
+
+
+def test_a_discourse_topic_read_as_html_is_said_to_carry_its_replies() -> None:
+    """Discourse serves readers without scripts every post of a topic: a page read as HTML changes with each
+    reply, which the `discourse` kind would not; the page says what made it, and the warning names the kind."""
+    from differ.normalize.kinds import DISCOURSE_PAGE
+    from tests.helpers import norm, source
+
+    topic = (
+        '<html><head><meta name="generator" content="Discourse 3.2.0 - https://github.com/discourse/discourse">'
+        "</head><body><main><h1>Release 1.0</h1><p>The post.</p><p>A reply.</p></main></body></html>"
+    )
+    read = norm(topic.encode(), source("html"), "text/html")
+    assert read.warnings == [DISCOURSE_PAGE] and "generator" not in read.metadata
+    wordpress = topic.replace("Discourse 3.2.0", "WordPress 6.5")
+    assert norm(wordpress.encode(), source("html"), "text/html").warnings == []

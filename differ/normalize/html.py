@@ -355,18 +355,19 @@ def _code_span(text: str) -> str:
 _META = {"og:title": "title", "article:published_time": "published", "article:modified_time": "modified"}
 
 
+_NAMED = {"generator": "generator"}  # what made the page (Discourse, WordPress): not metadata, a hint
 _FEED_TYPES = ("application/rss+xml", "application/atom+xml")
 
 
 def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str]]:
-    """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title
-    and publication/modification times, and the RSS and Atom feeds it names
+    """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title,
+    publication/modification times and generator, and the RSS and Atom feeds it names
     (`<link rel="alternate" type="application/rss+xml">`) as addresses."""
     meta: dict[str, str] = {}
     feeds: list[str] = []
     for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
         if tag.name == "meta":
-            key = _META.get(str(tag.get("property")))
+            key = _META.get(str(tag.get("property"))) or _NAMED.get(str(tag.get("name")).lower())
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()

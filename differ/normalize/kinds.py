@@ -35,6 +35,7 @@ class Extracted:
     words: int | None = None  # its visible words, where counted on the way
     root: str = ""  # where on the page the text was read from, said for people choosing a selector
     feeds: list[str] = field(default_factory=list)  # the RSS or Atom feeds an HTML page names
+    generator: str = ""  # what an HTML page says made it (<meta name="generator">)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,12 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
+DISCOURSE_PAGE = (
+    "the page is a Discourse topic, read as HTML with its replies: "
+    'kind = "discourse" reads the first post alone'
+)
+
+
 def read_html(
     text: str,
     body: Body,
@@ -132,6 +139,7 @@ def read_html(
     )
     extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
     extracted.feeds = feeds
+    extracted.generator = head.get("generator", "")
     return extracted
 
 
@@ -242,6 +250,8 @@ class HtmlKind(SourceKind):
         )
         if not any(c.isalnum() for c in result.markdown):
             raise NoContentError(_no_text(source.option("selector"), result.feeds, body.url))
+        if result.generator.startswith("Discourse"):  # its page for readers without scripts lists the replies
+            warnings = [*warnings, DISCOURSE_PAGE]
         result.encoding, result.warnings = encoding, warnings
         return result
 

@@ -297,9 +297,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         except DifferError as exc:  # whatever went wrong, a side that cannot be read exits 2, as in diff(1)
             message = str(exc)
             raise UsageError(message if message.startswith(spec) else f"{spec}: {message}") from exc
-    for (
-        side
-    ) in sides:  # how reading fell short, as `differ fetch` says it (on stderr: the output stays the diff)
+    # How reading fell short, as `differ fetch` says it (on stderr: the output stays the diff).
+    for side in sides:
         for warning in side.normalized.warnings:
             print(f"warning: {side.name}: {warning}", file=app.err)
     if args.audit:

@@ -552,8 +552,9 @@ def add_notifier(
     env: Mapping[str, str] | None = None,
 ) -> AddedNotifier:
     """Add one [[notify]] table after every other table: for `documents`, or every document when none is
-    named; named `name`, or after its kind. Checked as the configuration's notifiers are (a `${NAME}` the
-    environment lacks stands in), and refused when the file has its name or its destination already."""
+    named; named `name`, or after its kind. Checked as the configuration's notifiers are, with the values
+    differ will run with (a `${NAME}` the environment lacks is refused), and refused when the file has its name
+    or its destination already."""
     return _again(lambda: _add_notifier(path, kind, settings, name, documents, env))
 
 

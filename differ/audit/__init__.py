@@ -44,16 +44,15 @@ KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupte
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
-AUDIT_RULES = (
-    4  # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart
-)
+# 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body
+AUDIT_RULES = 4
 MISSING_BELOW = 0.5
-_LETTER = re.compile("[A-Za-z]")
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
 MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)
 MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not paired by chance
 MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
+_LETTER = re.compile("[A-Za-z]")
 
 
 @dataclass
@@ -592,9 +591,8 @@ def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: s
 
     from differ.normalize.language import block_script, language_of
 
-    def script(
-        text: str,
-    ) -> str | None:  # ASCII text is Latin, or has no letters: no need to look word by word
+    # ASCII text is Latin, or has no letters: no need to look at it word by word
+    def script(text: str) -> str | None:
         return ("Latin" if _LETTER.search(text) else None) if text.isascii() else block_script(text)
 
     def scripts(blocks: Sequence[Block]) -> Counter[str]:

@@ -71,7 +71,8 @@ def _cut(text: str) -> str:
 
 
 def first_title(store: Store, canonical_key: str) -> str | None:
-    """The title the canonical's first stored version gives itself (remembered while its record is unchanged)."""
+    """The title the canonical's first stored version was called by, else the one it gives itself
+    (remembered while its record is unchanged)."""
     try:
         path = store.source_dir(canonical_key) / "versions" / f"{1:06d}.json"
         stat = os.stat(path)
@@ -83,7 +84,11 @@ def first_title(store: Store, canonical_key: str) -> str | None:
         return known[1]
     try:
         first = store.version(canonical_key, 1)
-        title = page_title(first.metadata, store.markdown(first))
+        recorded = first.record.get("document_title")
+        if isinstance(recorded, str) and recorded and recorded != canonical_key.split("/", 1)[0]:
+            title: str | None = recorded  # what it was called when stored (this is what differ records)
+        else:  # stored under its id: by a differ that took no title from the page, or the page gave none
+            title = page_title(first.metadata, store.markdown(first))
     except (DifferError, OSError):
         return None
     _known[str(path)] = (stamp, title)

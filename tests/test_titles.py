@@ -94,3 +94,13 @@ def test_a_first_version_that_cannot_be_read_leaves_the_document_its_id(tmp_path
     record = store.source_dir("doc/c") / "versions" / "000001.json"
     record.write_text("{damaged")
     assert document_title(store, doc) == "doc"
+    other = DocumentConfig(
+        "other", "other", SourceConfig(document="other", id="c", url="https://e.org/"), titled=False
+    )
+    store.commit(  # what it was called when stored stands, without reading the page again
+        "other/c",
+        raw=b"x",
+        markdown=markdown,
+        record={"fetched_at": "2026-07-08T00:00:00Z", "document_title": "Ours"},
+    )
+    assert document_title(store, other) == "Ours"

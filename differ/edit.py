@@ -10,7 +10,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -195,28 +195,28 @@ def _add_documents(
     new_text = tomltext.insert(text, config, None, "\n".join(blocks)) if blocks else text
     sources = _check(new_text, path, env, expected)
     documents = {url: key.split("/")[0] for url, key in watched.items()}
-    alerts, tables = _notifiers(text, path, env, notifiers, documents)
+    alerts, tables, secret = _notifiers(text, path, env, notifiers, documents)
     if tables:
         new_text = new_text.rstrip("\n") + ("\n\n" if new_text.strip() else "") + "\n".join(tables)
     if write and (blocks or tables):
         if before_write is not None:
             before_write(new_text, list(expected))
-        tomltext.write(path, new_text, read_as=read_as)
+        tomltext.write(path, new_text, read_as=read_as, private=secret)
     added = [Added(key, True, private_note(sources[key])) for key in expected]
     return Additions(added, already, alerts, "\n".join(blocks + tables))
 
 
 def _notifiers(
     text: str, path: Path, env: Mapping[str, str], notifiers: Sequence[Notifier], documents: Mapping[str, str]
-) -> tuple[list[AddedNotifier], list[str]]:
-    """The [[notify]] tables for `notifiers`, each checked as the configuration's are; `documents` gives the
-    document of each page's URL."""
+) -> tuple[list[AddedNotifier], list[str], bool]:
+    """The [[notify]] tables for `notifiers`, each checked as the configuration's are, and whether one holds a
+    secret as it is (not as `${NAME}`); `documents` gives the document of each page's URL."""
     from differ.config import check_notifier
 
     existing = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
     names = {str(n.get("name")) for n in existing if isinstance(n, dict)}
     have = {_identity(str(n.get("kind")), n) for n in existing if isinstance(n, dict)}
-    added, tables = [], []
+    added, tables, secret = [], [], False
     for n in notifiers:
         if _identity(n.kind, n.settings) in have:
             continue
@@ -229,10 +229,18 @@ def _notifiers(
         name = unique(n.kind, names)
         names.add(name)
         table = {"name": name, "kind": n.kind, **n.settings, **({"documents": list(docs)} if docs else {})}
-        check_notifier(table, f"notify ({name})", set(documents.values()), path, stand_ins(table, env))
+        checked = check_notifier(
+            table, f"notify ({name})", set(documents.values()), path, stand_ins(table, env)
+        )
+        secret = secret or bool(literal_secrets(table, checked.secrets))
         added.append(AddedNotifier(name, n.kind, docs, n.note))
         tables.append("[[notify]]\n" + tomltext.lines(table))
-    return added, tables
+    return added, tables, secret
+
+
+def literal_secrets(table: Mapping[str, Any], secrets: Iterable[str]) -> list[str]:
+    """The options of a notifier table that hold a secret as it is, not as `${NAME}`, in the table's order."""
+    return [n for n, v in table.items() if n in set(secrets) and isinstance(v, str) and "${" not in v]
 
 
 def _identity(kind: str, settings: Mapping[str, Any]) -> tuple[str, str]:
@@ -602,13 +610,17 @@ def _add_notifier(
         raise ConfigError(f"{exc} (nothing was written)")
     if not tables or tables[-1] != table:
         raise ConfigError(f"{path.name}: the new notifier did not land where expected; add it by hand")
-    tomltext.write(path, new_text, read_as=read_as)
-    written = [
-        n for n, v in settings.items() if n in notifier.secrets and isinstance(v, str) and "${" not in v
-    ]
+    written = literal_secrets(settings, notifier.secrets)
+    tomltext.write(path, new_text, read_as=read_as, private=bool(written))
+    shared = path.stat().st_mode & 0o077
     note = (
-        f"{path.name} now holds its {' and '.join(written)}: keep the file private, or write it as "
-        '"${NAME}" and set NAME in the environment differ runs in'
+        f"{path.name} now holds its {' and '.join(written)}"
+        + (
+            f", and others can read it (mode {path.stat().st_mode & 0o777:o}: chmod 600 {path})"
+            if shared
+            else ""
+        )
+        + ': keep the file private, or write it as "${NAME}" and set NAME in the environment differ runs in'
         if written
         else ""
     )

@@ -141,9 +141,10 @@ def read(path: Path) -> str:
     return path.read_text(encoding="utf-8").removeprefix("\ufeff")
 
 
-def write(path: Path, text: str, *, read_as: str | None) -> None:
+def write(path: Path, text: str, *, read_as: str | None, private: bool = False) -> None:
     """Replace the file in one step, keeping its permissions, its line endings (CRLF where its lines ended
-    so) and its byte-order mark; a crash leaves the old file or the new. Only if it still reads as `read_as`,
+    so) and its byte-order mark (a new file is readable by all, or only by its owner when `private`: it holds a
+    secret); a crash leaves the old file or the new. Only if it still reads as `read_as`,
     the text the edit was made from (None: there was no file), checked and replaced under a lock on its
     folder: two edits at once (two `differ add`, `differ pause` during `differ add --backfill`, an editor)
     never lose one another; the later is refused and writes nothing."""
@@ -169,7 +170,7 @@ def write(path: Path, text: str, *, read_as: str | None) -> None:
                     f"{path}: changed while this edit was being made (by another differ command or an editor); "
                     "nothing was written, run it again"
                 )
-            mode, crlf, bom = 0o644, False, b""
+            mode, crlf, bom = 0o600 if private else 0o644, False, b""
             if path.exists():
                 mode = path.stat().st_mode & 0o7777
                 old = path.read_bytes()

@@ -576,8 +576,8 @@ def test_notify_add_writes_a_checked_destination_after_the_other_tables(
         ExitCode.OK,
         f"added notifier webhook (webhook, every document) to {config}; try it: differ --config {config} notify "
         "test webhook\n"
-        f'note: config.toml now holds its url and secret: keep the file private, or write it as "${{NAME}}" and '
-        "set NAME in the environment differ runs in\n",
+        f"note: config.toml now holds its url and secret, and others can read it (mode 644: chmod 600 {config}): "
+        'keep the file private, or write it as "${NAME}" and set NAME in the environment differ runs in\n',
         "",
     )
     assert config.read_text() == EXISTING + (
@@ -619,5 +619,15 @@ def test_notify_add_writes_a_checked_destination_after_the_other_tables(
             f"error: {message}\n",
         )
         assert config.read_text() == written
+    fresh = tmp_path / "new" / "config.toml"  # a file made to hold a secret is its owner's alone
+    code, out, _ = run(
+        "--config", str(fresh), "notify", "add", "slack", "https://hooks.slack.com/services/T/B/Y"
+    )
+    assert (code, out.splitlines()[1], fresh.stat().st_mode & 0o777) == (
+        ExitCode.OK,
+        'note: config.toml now holds its url: keep the file private, or write it as "${NAME}" and set NAME in the '
+        "environment differ runs in",
+        0o600,
+    )
     code, _, err = run("--config", str(config), "notify", "add", "slack", "https://hooks.slack.com/services/T/B/Y", "--set", "colour=red")  # fmt: skip
     assert (code, err.split(";")[0]) == (ExitCode.USAGE, 'error: --set: unknown option "colour"')

@@ -459,7 +459,9 @@ def test_urlwatchs_slack_reporter_becomes_a_notifier_and_the_rest_are_named(tmp_
     assert table["notify"] == [
         {"name": "slack", "kind": "slack", "url": "https://hooks.slack.com/services/T000/B000/XXXX"}
     ]
-    assert config.stat().st_mode & 0o777 == 0o600  # made holding a webhook's secret address: its owner's alone
+    assert (
+        config.stat().st_mode & 0o777 == 0o600
+    )  # made holding a webhook's secret address: its owner's alone
     pages = tmp_path / "pages.toml"
     assert run("--config", str(pages), "import", str(tmp_path / "urls.yaml"))[0] == ExitCode.OK
     assert pages.stat().st_mode & 0o777 == 0o644

@@ -274,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="an option of the notifier, as in config.toml (secret='${WEBHOOK_SECRET}', events='[\"changed\"]')",
     )
+    nr = n_sub.add_parser("remove", help="take a destination out of config.toml")
+    nr.add_argument("name", metavar="NAME")
     nt = n_sub.add_parser("test", help="send a sample message")
     nt.add_argument("name", nargs="?", metavar="NAME")
     nc = n_sub.add_parser(
@@ -428,6 +430,10 @@ def main(
             from differ.configure import notify_add
 
             return notify_add(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "notify" and args.notify_command == "remove":
+            from differ.configure import notify_remove
+
+            return notify_remove(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE]")

@@ -1,5 +1,6 @@
 """The commands that need no store, only a configuration file: `differ add`, `differ import`,
-`differ notify add` and `differ remove` edit it (differ/edit.py does the editing), `differ config check` reads it."""
+`differ notify add`, `differ notify remove` and `differ remove` edit it (differ/edit.py does the editing),
+`differ config check` reads it."""
 
 from __future__ import annotations
 
@@ -81,6 +82,16 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
     )
     if added.note:
         print(f"note: {added.note}", file=out)
+    return ExitCode.OK
+
+
+def notify_remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ notify remove NAME`: its [[notify]] table taken out of config.toml; what it has not delivered
+    stays in the store's outbox."""
+    from differ.edit import remove_notifier
+
+    kind = remove_notifier(path, args.name, env)
+    print(f"removed notifier {args.name} ({kind}) from {path}", file=out)
     return ExitCode.OK
 
 

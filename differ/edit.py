@@ -625,3 +625,49 @@ def _add_notifier(
         else ""
     )
     return AddedNotifier(name, kind, tuple(documents) or None, note)
+
+
+def remove_notifier(path: Path, name: str, env: Mapping[str, str] | None = None) -> str:
+    """Take the [[notify]] table named `name` out of the configuration at `path`, with the comments just above
+    it; everything else stays as written. Returns its kind."""
+    return _again(lambda: _remove_notifier(path, name, env))
+
+
+def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> str:
+    env = os.environ if env is None else env
+    try:
+        text = tomltext.read(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file; there is nothing to remove")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    parse_config(text, path, env, notifiers=False)  # a broken file is reported as it is
+    tables = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
+    names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
+    if name not in names:
+        raise UsageError(f'no notifier "{name}"; configured notifiers: {", ".join(names) or "none"}')
+    rows = text.splitlines(keepends=True)
+    headers = tomltext.headers(rows)
+    starts = [i for i, brackets, table in headers if brackets == "[[" and table == "notify"]
+    if len(starts) != len(tables):
+        raise ConfigError(
+            f"{path.name}: its notifiers are not all written as [[notify]] tables; edit it by hand"
+        )
+    index = names.index(name)
+    start = starts[index]
+    end = next((i for i, _, table in headers if i > start and not table.startswith("notify.")), len(rows))
+    end = tomltext.before_next_comments(rows, start, end)
+    while start > 0 and rows[start - 1].lstrip().startswith("#"):
+        start -= 1  # the comments just above a table are about it
+    kept = "".join(rows[:start]).rstrip("\n")
+    rest = "".join(rows[end:]).lstrip("\n")
+    new_text = kept + ("\n\n" if kept and rest else "\n" if kept else "") + rest
+    try:
+        parse_config(new_text, path, env, notifiers=False)
+        left = tomllib.loads(new_text.removeprefix("\ufeff")).get("notify", [])
+    except (ConfigError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    if left != tables[:index] + tables[index + 1 :]:
+        raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
+    tomltext.write(path, new_text, read_as=text)
+    return str(tables[index].get("kind"))

@@ -631,3 +631,34 @@ def test_notify_add_writes_a_checked_destination_after_the_other_tables(
     )
     code, _, err = run("--config", str(config), "notify", "add", "slack", "https://hooks.slack.com/services/T/B/Y", "--set", "colour=red")  # fmt: skip
     assert (code, err.split(";")[0]) == (ExitCode.USAGE, 'error: --set: unknown option "colour"')
+
+
+def test_notify_remove_takes_one_destination_out_with_its_comments(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    hooks = '\n# Signed copies for the archive.\n[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "https://e.org/h"\n'
+    config.write_text(EXISTING + hooks + '\n[notify.headers]\nX-Team = "release"\n')
+    assert run("--config", str(config), "notify", "remove", "team") == (
+        ExitCode.OK,
+        f"removed notifier team (slack) from {config}\n",
+        "",
+    )
+    before, _, _ = EXISTING.partition("# Alerts go to the release channel.")
+    assert config.read_text() == before + hooks.lstrip("\n") + '\n[notify.headers]\nX-Team = "release"\n'
+    written = config.read_text()
+    assert run("--config", str(config), "notify", "remove", "team") == (
+        ExitCode.USAGE,
+        "",
+        'error: no notifier "team"; configured notifiers: hooks\n',
+    )
+    assert run("--config", str(config), "notify", "remove", "hooks")[0] == ExitCode.OK
+    assert config.read_text() == before.rstrip("\n") + "\n"  # its sub-table went with it
+    inline = tmp_path / "inline.toml"
+    inline.write_text(
+        'notify = [{name = "a", kind = "slack", url = "https://hooks.slack.com/services/T/B/C"}]\n'
+    )
+    assert run("--config", str(inline), "notify", "remove", "a") == (
+        ExitCode.USAGE,
+        "",
+        "error: inline.toml: its notifiers are not all written as [[notify]] tables; edit it by hand\n",
+    )
+    assert written != config.read_text() and tomllib.loads(inline.read_text())["notify"][0]["name"] == "a"

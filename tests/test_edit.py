@@ -637,11 +637,23 @@ def test_notify_remove_takes_one_destination_out_with_its_comments(tmp_path: Pat
     config = tmp_path / "config.toml"
     hooks = '\n# Signed copies for the archive.\n[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "https://e.org/h"\n'
     config.write_text(EXISTING + hooks + '\n[notify.headers]\nX-Team = "release"\n')
+    from differ.notify import Outbox
+    from differ.store import Store
+
+    outbox = Outbox(Store(tmp_path / "snapshots"))  # two alerts the team has not had yet
+    for n in (1, 2):
+        outbox.enqueue("team", f"msg_{n:032x}", {"type": "changed", "attempts": 0})
+    held = tmp_path / "snapshots" / "outbox" / "team" / "failed"
     assert run("--config", str(config), "notify", "remove", "team") == (
         ExitCode.OK,
-        f"removed notifier team (slack) from {config}\n",
+        f"removed notifier team (slack) from {config}; the 2 alerts it had not delivered are kept in {held} "
+        "(differ outbox retry ID sends one to a notifier of that name)\n",
         "",
-    )
+    )  # no longer owed, so `differ status` does not wait for them; kept, with why
+    assert outbox.messages("team", "pending") == []
+    assert [m.data["last_error"] for m in outbox.messages("team", "failed")] == [
+        "its [[notify]] was removed from the configuration"
+    ] * 2
     before, _, _ = EXISTING.partition("# Alerts go to the release channel.")
     assert config.read_text() == before + hooks.lstrip("\n") + '\n[notify.headers]\nX-Team = "release"\n'
     written = config.read_text()

@@ -4,6 +4,7 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sys
 import tomllib
@@ -24,9 +25,9 @@ from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.diff.blocks import split_blocks
-from differ.errors import NormalizeError, UsageError
+from differ.errors import ConfigError, NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import media_type
+from differ.normalize.kinds import media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
 
 # What a file's suffix says it holds, and the media type it is read as.
@@ -97,12 +98,24 @@ def parse_settings(pairs: list[str], known: set[str] | None = None) -> dict[str,
     return table
 
 
-def _source(settings: dict[str, Any], label: str, url: str, kind: str) -> SourceConfig:
+def _source(
+    settings: dict[str, Any], label: str, url: str, kind: str, data: bytes | None = None
+) -> SourceConfig:
     """The side's source: options its kind does not take are left out, so that one `--set` line serves a
-    comparison of two kinds (a JSON mirror against an HTML page)."""
+    comparison of two kinds (a JSON mirror against an HTML page). A JSON document read already (`data`) whose
+    `field` is not given names its longest text fields, where the body is likely to be."""
     takes = set(SOURCE_OPTIONS) | set(SOURCE_KINDS[kind].options)
     table = {name: value for name, value in settings.items() if name in takes}
-    return adhoc_source({**table, "id": label, "url": url, "kind": kind})
+    try:
+        return adhoc_source({**table, "id": label, "url": url, "kind": kind})
+    except ConfigError as exc:
+        if kind != "json" or "field" in table or data is None:
+            raise
+        try:
+            found = text_fields(json.loads(data.decode("utf-8-sig")))
+        except (ValueError, RecursionError):
+            raise exc from None
+        raise ConfigError(f"{exc}{found}") from None
 
 
 def _kind_of_file(path: Path, data: bytes) -> str:
@@ -158,7 +171,7 @@ def _fetch(
         guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
         if guessed == "text" and url.lower().endswith((".md", ".markdown")):
             guessed = "markdown"
-        source = _source(settings, label, url, guessed)
+        source = _source(settings, label, url, guessed, response.body)
     tracking = app.config.service.tracking_params
     return source, Body(response.body, response.header("content-type"), base or response.final_url, tracking)
 
@@ -178,7 +191,7 @@ def _open(
     kind = kind or _kind_of_file(path, data)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.
-    checked = _source(settings, label, "https://localhost/", kind)
+    checked = _source(settings, label, "https://localhost/", kind, data)
     base = (Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri()
     return replace(checked, url=base), Body(
         data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params

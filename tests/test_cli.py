@@ -1430,3 +1430,25 @@ def test_compare_says_how_reading_a_side_fell_short(tmp_path: Path) -> None:
         f"{post} → {topic}: 0 changes.\n",
         f"warning: {topic}: {DISCOURSE_PAGE}\n",
     )
+
+
+def test_compare_names_where_a_json_body_is_likely_to_be(tmp_path: Path) -> None:
+    """A JSON document compared without `field` (or with one it lacks): the error names its longest text
+    fields, so the next command can say which holds the body."""
+    from tests.helpers import REPLAY
+
+    copy = str(REPLAY / "mirrors" / "wpnews.json")
+    fields = "body_md (19,185 characters), summary (421 characters), alternates.jsonld (56 characters)"
+    assert run("compare", copy, copy) == (
+        ExitCode.USAGE,
+        "",
+        f'error: {copy}: --set: missing key "field" (path of the body, e.g. body_md or data.content); its longest '
+        f"text fields: {fields}\n",
+    )
+    assert run("compare", copy, copy, "--set", "field=body") == (
+        ExitCode.USAGE,
+        "",
+        f'error: {copy}: field "body" is missing from the JSON document (no "body"); its longest text fields: '
+        f"{fields}\n",
+    )
+    assert run("compare", copy, copy, "--set", "field=body_md")[0] == ExitCode.OK

@@ -220,6 +220,15 @@ def test_a_json_metadata_field_of_too_many_values_is_compared_by_its_digest() ->
     [
         ('{"a": 1}', 'field "body_md" is missing from the JSON document (no "body_md")'),
         ('{"body_md": 5}', 'field "body_md" holds int, expected a string'),
+        (  # where the body is likely to be, longest first
+            '{"data": {"content": "A long body of text.", "title": "Post", "tags": ["a", "bb"]}, "id": "x1"}',
+            'field "body_md" is missing from the JSON document (no "body_md"); its longest text fields: '
+            "data.content (20 characters), data.title (4 characters), data.tags.1 (2 characters)",
+        ),
+        (
+            '{"body_md": {"raw": "Text"}, "n": 1}',
+            'field "body_md" holds dict, expected a string; its longest text fields: body_md.raw (4 characters)',
+        ),
         (
             "{not json",
             "not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",

@@ -310,6 +310,26 @@ def json_path(data: Any, path: str) -> Any:
     return current
 
 
+def text_fields(data: Any, most: int = 3) -> str:
+    """The document's longest text fields (`; its longest text fields: body_md (21,870 characters), …`): where
+    a body is likely to be, for a `field` that is not there."""
+    found: list[tuple[int, str]] = []
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    seen = 0
+    while stack and seen < 10_000:  # a huge document is looked at in part
+        value, path, depth = stack.pop()
+        seen += 1
+        if isinstance(value, str) and path:
+            found.append((len(value), path))
+        elif isinstance(value, dict) and depth < 6:
+            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items())
+        elif isinstance(value, list) and depth < 6:
+            stack.extend((v, f"{path}.{i}" if path else str(i), depth + 1) for i, v in enumerate(value[:50]))
+    best = sorted(found, key=lambda f: (-f[0], f[1]))[:most]
+    named = ", ".join(f"{p} ({n:,} character{'s' if n != 1 else ''})" for n, p in best)
+    return f"; its longest text fields: {named}" if best else ""
+
+
 def load_json(body: Body) -> Any:
     """The JSON a body holds; an empty body, bytes that are not UTF-8 or text that is not JSON is a NormalizeError."""
     if not body.data.strip():
@@ -344,9 +364,13 @@ class JsonKind(SourceKind):
         try:
             value = json_path(data, path)
         except KeyError as exc:
-            raise NormalizeError(f'field "{path}" is missing from the JSON document (no "{exc.args[0]}")')
+            raise NormalizeError(
+                f'field "{path}" is missing from the JSON document (no "{exc.args[0]}"){text_fields(data)}'
+            )
         if not isinstance(value, str):
-            raise NormalizeError(f'field "{path}" holds {type(value).__name__}, expected a string')
+            raise NormalizeError(
+                f'field "{path}" holds {type(value).__name__}, expected a string{text_fields(data)}'
+            )
         meta: dict[str, Any] = {}
         warnings: list[str] = []
         for name in source.option("metadata") or ():

@@ -373,15 +373,31 @@ def _id(text: str) -> str:
     return _NOT_ID.sub("-", text.lower()).strip("-_")[:64].strip("-_")
 
 
-def _remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
-    """`remove_source`, from the file as it is now."""
-    env = os.environ if env is None else env
+def _existing(path: Path) -> str:
+    """The text of a configuration something is to be taken out of."""
     try:
-        text = tomltext.read(path)
+        return tomltext.read(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file; there is nothing to remove")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
+
+
+def _cut(rows: list[str], start: int, end: int) -> str:
+    """The text without the tables in rows `start` to `end`, nor the comments just above them (which are about
+    them); those leading into the next table stay with it."""
+    end = tomltext.before_next_comments(rows, start, end)
+    while start > 0 and rows[start - 1].lstrip().startswith("#"):
+        start -= 1
+    kept = "".join(rows[:start]).rstrip("\n")
+    rest = "".join(rows[end:]).lstrip("\n")
+    return kept + ("\n\n" if kept and rest else "\n" if kept else "") + rest
+
+
+def _remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) -> Removed:
+    """`remove_source`, from the file as it is now."""
+    env = os.environ if env is None else env
+    text = _existing(path)
     config = parse_config(text, path, env, notifiers=False)
     document_id, slash, source_id = name.partition("/")
     if not document_id or (slash and (not source_id or "/" in source_id)):
@@ -406,12 +422,7 @@ def _remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) 
         )
     else:
         removed = Removed(document_id, tuple(s.key for s in document.sources), document=True)
-    end = tomltext.before_next_comments(rows, start, end)
-    while start > 0 and rows[start - 1].lstrip().startswith("#"):
-        start -= 1  # the comments just above a table are about it
-    kept = "".join(rows[:start]).rstrip("\n")
-    rest = "".join(rows[end:]).lstrip("\n")
-    new_text = kept + ("\n\n" if kept and rest else "\n" if kept else "") + rest
+    new_text = _cut(rows, start, end)
     try:
         after = parse_config(new_text, path, env, notifiers=False)
     except ConfigError as exc:
@@ -635,12 +646,7 @@ def remove_notifier(path: Path, name: str, env: Mapping[str, str] | None = None)
 
 def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> str:
     env = os.environ if env is None else env
-    try:
-        text = tomltext.read(path)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file; there is nothing to remove")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}")
+    text = _existing(path)
     parse_config(text, path, env, notifiers=False)  # a broken file is reported as it is
     tables = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
     names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
@@ -656,12 +662,7 @@ def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> st
     index = names.index(name)
     start = starts[index]
     end = next((i for i, _, table in headers if i > start and not table.startswith("notify.")), len(rows))
-    end = tomltext.before_next_comments(rows, start, end)
-    while start > 0 and rows[start - 1].lstrip().startswith("#"):
-        start -= 1  # the comments just above a table are about it
-    kept = "".join(rows[:start]).rstrip("\n")
-    rest = "".join(rows[end:]).lstrip("\n")
-    new_text = kept + ("\n\n" if kept and rest else "\n" if kept else "") + rest
+    new_text = _cut(rows, start, end)
     try:
         parse_config(new_text, path, env, notifiers=False)
         left = tomllib.loads(new_text.removeprefix("\ufeff")).get("notify", [])

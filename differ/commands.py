@@ -292,8 +292,15 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         )
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
+        # In an audit `languages` says which blocks of the copy to compare, as a mirror's does; the canonical
+        # is read whole.
+        taken = (
+            {k: v for k, v in settings.items() if k != "languages"}
+            if args.audit and label == "old"
+            else settings
+        )
         try:
-            sides.append(read_side(app, spec, label, args.kind, settings))
+            sides.append(read_side(app, spec, label, args.kind, taken))
         except DifferError as exc:  # whatever went wrong, a side that cannot be read exits 2, as in diff(1)
             message = str(exc)
             raise UsageError(message if message.startswith(spec) else f"{spec}: {message}") from exc

@@ -229,13 +229,11 @@ def audit(canonical: Read, mirror: Read) -> AuditReport:
     coverage, findings = audit_pair(
         canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url)
     )
-    note = None
     if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)
-    else:
-        blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
-        note = language_note(*blocks, "--set 'languages=[\"{}\"]'")
+    blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
+    note = language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings, note=note)

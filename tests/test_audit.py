@@ -987,6 +987,14 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     code = english + "\n```\n" + "\n".join(korean) + "\n```\n"  # code is no text in a language
     assert _note(english, code) is None
     assert _note(english + "\n" + korean[0] + "\n", both) is None  # the canonical uses Hangul itself
+    from differ.audit import language_note
+
+    kept = split_blocks("\n\n".join(korean))  # what languages = ["ko"] leaves of the bilingual copy
+    assert language_note(split_blocks(english), kept, "languages = [{!r}]", ("ko",)) == (
+        "its languages (ko) keep its blocks in Hangul script, which the canonical does not use; languages = "
+        "['en'] keeps those in the canonical's Latin script"
+    )
+    assert language_note(split_blocks(english), split_blocks(english), "{}", ("en",)) is None
 
 
 def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp_path: Path) -> None:

@@ -1042,6 +1042,16 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
         "translation's numbers, versions and links against its original",
         "",
     )
+    code, out, err = run("compare", canonical, repost, "--audit", *page, "--set", 'languages=["ko"]')
+    assert (code, out.splitlines()[:2], err) == (  # the canonical is read whole: languages are the copy's
+        ExitCode.FAILURE,
+        [
+            f"{repost} against {canonical}: coverage 25.3%; 92 findings",
+            "  note: its languages (ko) keep its blocks in Hangul script, which the canonical does not use; --set "
+            "'languages=[\"en\"]' keeps those in the canonical's Latin script",
+        ],
+        "",
+    )
     aggregator = str(REPLAY / "mirrors" / "wpnews.json")
     code, out, _ = run(
         "compare", canonical, aggregator, "--audit", *page, "--set", "field=body_md", "--format", "json"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -563,8 +564,8 @@ def audit_mirror(
     result.findings.extend(compare(canonical.blocks(number), blocks, al, (canonical_url, mirror.url)))
     if mirror.languages:
         result.findings.extend(_translation_findings(app, mirror, mv))
-    else:
-        result.note = language_note(canonical.blocks(latest_number), blocks, 'languages = ["{}"] on it')
+    latest_blocks = canonical.blocks(latest_number)
+    result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
     return result
 
 
@@ -583,26 +584,41 @@ def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: 
     return f"# {md_text(title, inline=True)}\n\n{markdown}" if title else markdown
 
 
-def language_note(canonical: Sequence[Block], mirror: Sequence[Block], option: str) -> str | None:
-    """Said of a copy with many blocks in a script the canonical does not use: a bilingual copy, which `option`
-    (formatted with a language code) would split, or a translation, which only shares numbers, code and links
-    with its original. Either way its missing and extra blocks need that said first."""
-    from collections import Counter
+def _scripts(blocks: Sequence[Block]) -> Counter[str]:
+    """How many blocks of text (code aside) are in each script."""
+    from differ.normalize.language import block_script
 
-    from differ.normalize.language import block_script, language_of
-
-    # ASCII text is Latin, or has no letters: no need to look at it word by word
-    def script(text: str) -> str | None:
+    def script(text: str) -> str | None:  # ASCII text is Latin, or has no letters: no word-by-word look
         return ("Latin" if _LETTER.search(text) else None) if text.isascii() else block_script(text)
 
-    def scripts(blocks: Sequence[Block]) -> Counter[str]:
-        return Counter(s for b in blocks if b.kind != "code" and (s := script(b.text)) not in (None, "Other"))
+    return Counter(s for b in blocks if b.kind != "code" and (s := script(b.text)) not in (None, "Other"))
 
-    theirs = scripts(mirror)
+
+def language_note(
+    canonical: Sequence[Block], mirror: Sequence[Block], option: str, languages: Sequence[str] = ()
+) -> str | None:
+    """Said of a copy whose blocks are in a script the canonical does not use: a bilingual copy, which `option`
+    (formatted with a language code) would split; a translation, which only shares numbers, code and links
+    with its original; or a copy whose `languages` keep the blocks in another script than the canonical's.
+    Either way its missing and extra blocks need that said first."""
+    from differ.normalize.language import SCRIPT_OF_LANGUAGE, language_of
+
+    if languages:
+        ours = _scripts(canonical)
+        main = ours.most_common(1)[0][0] if ours else None
+        kept = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
+        if main is None or main in kept:
+            return None
+        return (
+            f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
+            f"the canonical does not use; {option.format(language_of(main))} keeps those in the canonical's "
+            f"{main} script"
+        )
+    theirs = _scripts(mirror)
     total = sum(theirs.values())
     if not total or set(theirs) <= {"Latin"}:
         return None
-    ours = scripts(canonical)
+    ours = _scripts(canonical)
     if not ours:
         return None
     main = ours.most_common(1)[0][0]

@@ -230,8 +230,28 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     )
     for warning in result.warnings:
         print(f"<!-- warning: {warning} -->", file=app.err)
+    note = _language_note(app, source, result.markdown)
+    if note:
+        print(f"<!-- note: {note} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+def _language_note(app: App, source: SourceConfig, markdown: str) -> str | None:
+    """For a mirror, what its audit will say of its languages against the canonical's latest version: seen
+    first where a mirror is tried, right after `differ add --to`."""
+    from differ.audit import language_note
+    from differ.diff.blocks import split_blocks
+
+    if source.role != "mirror":
+        return None
+    latest = app.store.latest(app.config.document(source.document).canonical.key)
+    if latest is None:
+        return None
+    canonical = split_blocks(app.store.markdown(latest))
+    return language_note(
+        canonical, split_blocks(markdown), 'languages = ["{}"] on it', source.languages or ()
+    )
 
 
 @command("backfill")

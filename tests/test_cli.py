@@ -1462,3 +1462,30 @@ def test_compare_names_where_a_json_body_is_likely_to_be(tmp_path: Path) -> None
         f"{fields}\n",
     )
     assert run("compare", copy, copy, "--set", "field=body_md")[0] == ExitCode.OK
+
+
+def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, server: Server) -> None:
+    """`differ add --to` says to try the page with `differ fetch`: there a bilingual copy is first said to be one."""
+    english = [f"Paragraph {k} tells of feature {k} in the release." for k in range(6)]
+    korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(6)]
+    server.page("/post", article("".join(f"<p>{p}</p>" for p in english)))
+    server.page(
+        "/copy", "\n\n".join(x for pair in zip(english, korean, strict=True) for x in pair), "text/plain"
+    )
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n[[documents]]\nid = "doc"\n'
+        f'[documents.canonical]\nurl = "{server.url("/post")}"\nrobots = false\nallow_private = true\n'
+        f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nkind = "text"\nrobots = false\n'
+        "allow_private = true\n"
+    )
+    code, _, err = run("--config", str(config), "fetch", "doc/copy")
+    assert (code, err.count("note:")) == (ExitCode.OK, 0)  # nothing stored of the canonical yet
+    assert run("--config", str(config), "check", "doc/canonical")[0] == ExitCode.OK
+    code, _, err = run("--config", str(config), "fetch", "doc/copy")
+    assert (code, err.splitlines()[-1]) == (
+        ExitCode.OK,
+        "<!-- note: 6 of its 12 blocks of text are in Hangul, which the canonical does not use; if it is a "
+        'bilingual copy, languages = ["en"] on it audits its Latin-script blocks alone, and each translation\'s '
+        "numbers, versions and links against its original -->",
+    )

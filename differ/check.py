@@ -74,6 +74,12 @@ class CheckResult:
         return self.outcome == "unchanged" or bool(self.event and self.event.get("type") == "metadata")
 
     def line(self) -> str:
+        """The check as one line (what a page or a server said is in it, written out where it breaks lines)."""
+        from differ.options import one_line
+
+        return one_line(self._line())
+
+    def _line(self) -> str:
         if self.outcome == "new":
             warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""
             if self.previous is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from differ import __version__
+from differ import options as opt
 from differ.app import App
 from differ.config import DEFAULT_CONFIG, WEB_ARCHIVE, Config, ServiceConfig, load_config, store_config
 from differ.errors import ConfigError, DifferError, ExitCode, UsageError
@@ -457,7 +458,7 @@ def main(
     except DifferError as exc:
         if args.debug:
             raise
-        print(f"error: {exc}", file=err)
+        print(f"error: {opt.one_line(str(exc))}", file=err)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=err)

@@ -25,13 +25,33 @@ class Invalid(ValueError):
         self.key = key
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\x00": "\\0", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(ch: str) -> str:
+    """A character as an error message shows it: control characters and line breaks written out, so that a
+    message stays one line."""
+    known = _ESCAPES.get(ch)
+    if known is not None:
+        return known
+    if ch < " " or "\x7f" <= ch <= "\x9f" or ch in "\u2028\u2029\x85":
+        return f"\\u{ord(ch):04x}"
+    return ch
+
+
+def one_line(text: str) -> str:
+    """A message as one line: its control characters and line breaks written out (a page's title, a value typed
+    on the command line may hold them); quotes and backslashes stay as they are."""
+    return "".join(_escaped(ch) if ch not in '\\"' else ch for ch in text)
+
+
 def found(value: Any) -> str:
     """Describe a TOML value for an error message."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         shown = value if len(value) <= 60 else value[:57] + "..."
-        return '"' + shown.replace("\\", "\\\\").replace('"', '\\"').replace("\x00", "\\0") + '"'
+        return '"' + "".join(_escaped(ch) for ch in shown) + '"'
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):

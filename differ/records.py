@@ -15,7 +15,7 @@ from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
 from differ.errors import ExitCode, UsageError
-from differ.options import Invalid, heading_list, word_list
+from differ.options import Invalid, heading_list, one_line, word_list
 from differ.site import describe, size_text
 from differ.store import Version
 from differ.titles import source_title
@@ -277,7 +277,7 @@ def _check_detail(entry: Mapping[str, object]) -> str:
     waited = entry.get("waited_ms")
     if isinstance(waited, int | float) and waited >= 100:
         detail += f" (waited {waited / 1000:.1f} s for its turn at the host)"
-    return detail.strip()
+    return one_line(detail.strip())  # an error may quote a page: one check, one line
 
 
 @command("show")

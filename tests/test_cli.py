@@ -1489,3 +1489,34 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
         'bilingual copy, languages = ["en"] on it audits its Latin-script blocks alone, and each translation\'s '
         "numbers, versions and links against its original -->",
     )
+
+
+def test_an_error_and_a_check_are_one_line_whatever_they_quote(tmp_path: Path) -> None:
+    """A name typed with a line break, a page's title with a control character: written out, so an error
+    stays the one line the CLI promises and a check the one line its log keeps."""
+    from differ.check import CheckResult
+
+    config = tmp_path / "config.toml"
+    config.write_text('[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/post"\n')
+    assert run("--config", str(config), "diff", "doc/x\ny") == (
+        ExitCode.USAGE,
+        "",
+        'error: no source "doc/x\\ny"; configured sources: doc/canonical\n',
+    )
+    assert run("compare", "a\u2028b.html", "c.html") == (
+        ExitCode.USAGE,
+        "",
+        "error: a\\u2028b.html: no such file; expected a file, an http(s):// URL or -\n",
+    )
+    failed = CheckResult(
+        "doc/canonical", "failed", 'the entry "Release\n1.0\x1b[31m" has no text in the feed'
+    )
+    assert (
+        failed.line() == 'doc/canonical: failed: the entry "Release\\n1.0\\u001b[31m" has no text in the feed'
+    )
+    from differ.records import _check_detail
+
+    logged = {"outcome": "failed", "error": 'the entry "Release\n1.0" has no text in the feed'}
+    assert (
+        _check_detail(logged) == 'the entry "Release\\n1.0" has no text in the feed'
+    )  # `differ log`: a line

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from differ.config import load_config, parse_config
@@ -573,6 +573,8 @@ def _kinds() -> tuple[dict[str, type], dict[str, type]]:
 
 
 @settings(max_examples=300, deadline=None)
+@example(("\n", {}), ("discord", {}), {})  # a kind with a line break: the message wrote it as one
+@example(("html", {"selector": "a\u2028b\x1b"}), ("slack", {"url": "\r"}), {"proxy": "\t"})
 @given(
     _options(_kinds()[0]),
     _options(_kinds()[1]),

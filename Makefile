@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint demo run soak bench clean
+.PHONY: test lint fuzz demo run soak bench clean
 
 # The modules that write a page's Markdown (setup.py's list) run compiled to C by mypyc (README, Dependencies),
 # rebuilt whenever they change; `make DIFFER_COMPILE=0 …` runs them as plain Python instead.
@@ -34,6 +34,10 @@ lint: $(STAMP)
 
 test: lint $(COMPILED_STAMP)
 	$(BIN)/pytest
+
+# The property tests with new random examples (`make test` draws the same ones every run).
+fuzz: $(COMPILED_STAMP)
+	DIFFER_HYPOTHESIS=explore $(BIN)/pytest -q -p no:cacheprovider $$(grep -l "@given" tests/test_*.py)
 
 demo: $(COMPILED_STAMP)
 	$(BIN)/differ demo

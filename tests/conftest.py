@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import socket
 import ssl
 import sys
@@ -18,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 
 from differ.app import App
@@ -27,6 +29,13 @@ from differ.store import Store
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "examples" / "pytorch-2.13"
 DATA = Path(__file__).resolve().parent / "data"
+
+# `make test` draws the same examples every run: a property test that met a new failing example there would stop
+# an unrelated change from landing. `make fuzz` (DIFFER_HYPOTHESIS=explore) draws new ones each run (1,000 where a
+# test does not say how many); a failure it finds becomes an @example of its test.
+hypothesis.settings.register_profile("repeatable", derandomize=True, database=None)
+hypothesis.settings.register_profile("explore", max_examples=1000, database=None)
+hypothesis.settings.load_profile(os.environ.get("DIFFER_HYPOTHESIS", "repeatable"))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -995,6 +995,8 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
         "['en'] keeps those in the canonical's Latin script"
     )
     assert language_note(split_blocks(english), split_blocks(english), "{}", ("en",)) is None
+    chinese = split_blocks("\n\n".join(f"第{k}段介绍本次发布的第{k}个功能。" for k in range(6)))
+    assert language_note(chinese, chinese, "{}", ("ja",)) is None  # Japanese is kept with its kanji
 
 
 def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp_path: Path) -> None:

@@ -601,12 +601,12 @@ def language_note(
     (formatted with a language code) would split; a translation, which only shares numbers, code and links
     with its original; or a copy whose `languages` keep the blocks in another script than the canonical's.
     Either way its missing and extra blocks need that said first."""
-    from differ.normalize.language import SCRIPT_OF_LANGUAGE, language_of
+    from differ.normalize.language import language_of, wanted_scripts
 
     if languages:
         ours = _scripts(canonical)
         main = ours.most_common(1)[0][0] if ours else None
-        kept = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
+        kept = wanted_scripts(languages)
         if main is None or main in kept:
             return None
         return (

@@ -88,7 +88,8 @@ def language_of(script: str) -> str:
     return next(lang for lang, s in SCRIPT_OF_LANGUAGE.items() if s == script)
 
 
-def _wanted(languages: Sequence[str]) -> set[str]:
+def wanted_scripts(languages: Sequence[str]) -> set[str]:
+    """The scripts whose blocks `languages` keep."""
     scripts = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
     if "Kana" in scripts:
         scripts.add("Han")  # Japanese text uses kanji
@@ -127,7 +128,7 @@ def _split_bilingual(block: str, wanted: set[str]) -> str | None:
 
 def filter_languages(markdown: str, languages: Sequence[str]) -> str:
     """Canonical Markdown with only the blocks (and list items) in the given languages."""
-    wanted = _wanted(languages)
+    wanted = wanted_scripts(languages)
     lines = markdown.split("\n")
     tokens = parser().parse(markdown)
     kept: list[str] = []

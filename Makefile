@@ -37,7 +37,7 @@ test: lint $(COMPILED_STAMP)
 
 # The property tests with new random examples (`make test` draws the same ones every run).
 fuzz: $(COMPILED_STAMP)
-	DIFFER_HYPOTHESIS=explore $(BIN)/pytest -q -p no:cacheprovider $$(grep -l "@given" tests/test_*.py)
+	DIFFER_HYPOTHESIS=explore $(BIN)/pytest -q -p no:cacheprovider -m hypothesis
 
 demo: $(COMPILED_STAMP)
 	$(BIN)/differ demo

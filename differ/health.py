@@ -190,6 +190,6 @@ def render(h: Health) -> str:
     head += f"{'s' if h.destinations != 1 else ''}, last check {h.last_check or 'never'}: "
     head += "ok" if h.ok else f"{len(h.problems)} problem{'s' if len(h.problems) != 1 else ''}"
     lines = [head]
-    lines += [f"  {p.kind}: {p.subject}: {p.detail}" for p in h.problems]
-    lines += [f"  note: {n.kind}: {n.subject}: {n.detail}" for n in h.notes]
-    return "\n".join(lines) + "\n"
+    lines += [f"  {p.kind}: {p.subject}: {opt.one_line(p.detail)}" for p in h.problems]
+    lines += [f"  note: {n.kind}: {n.subject}: {opt.one_line(n.detail)}" for n in h.notes]
+    return "\n".join(lines) + "\n"  # a line a problem, whatever a page's error quotes

@@ -301,3 +301,13 @@ def test_differ_check_beats_after_its_pass_and_says_why_when_it_does_not(
         "differ: heartbeat withheld: failing: doc/c (see differ status)\n",
     ]
     assert len(receiver.requests_to("/ping")) == 3
+
+
+def test_a_problem_is_one_line_whatever_its_error_quotes() -> None:
+    from differ.health import Finding, Health
+
+    h = Health(1, 0, "2026-07-08T00:00:00Z", [Finding("failing", "doc/c", 'the entry "A\nB" has no text')])
+    assert render(h) == (
+        "differ: 1 source, 0 destinations, last check 2026-07-08T00:00:00Z: 1 problem\n"
+        '  failing: doc/c: the entry "A\\nB" has no text\n'
+    )

@@ -600,3 +600,12 @@ def test_any_configuration_reads_or_is_refused_in_one_line(
         parse_config("\n".join(lines) + "\n", Path("config.toml"), {})
     except ConfigError as exc:
         assert "\n" not in str(exc).strip()
+
+
+def test_a_key_with_a_line_break_is_named_on_one_line() -> None:
+    text = '[[documents]]\nid = "d"\n[documents.canonical]\nurl = "https://e.org/"\n"a\\nb\\u001b" = 1\n'
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, Path("config.toml"), {})
+    assert str(info.value).startswith(
+        "config.toml: documents[0].canonical.a\\nb\\u001b: unknown key; allowed keys: "
+    )

@@ -38,7 +38,8 @@ class _Loader:
         self.env = env
 
     def fail(self, key: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.path.name}: {key}: {message}")
+        """The one line that says what is wrong where (a key or value with a line break written out)."""
+        return ConfigError(opt.one_line(f"{self.path.name}: {key}: {message}"))
 
     def expand(self, value: Any, key: str) -> tuple[Any, bool]:
         """Replace `${NAME}` from the environment; says whether anything came from it."""
@@ -287,7 +288,7 @@ class _CommandLine(_Loader):
     """Messages name the option as it was typed: `--set exclude: expected a list of strings, found 3`."""
 
     def fail(self, key: str, message: str) -> ConfigError:
-        return ConfigError(f"{key.replace('--set.', '--set ', 1)}: {message}")
+        return ConfigError(opt.one_line(f"{key.replace('--set.', '--set ', 1)}: {message}"))
 
 
 def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:

@@ -974,7 +974,7 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     assert _note(english, "\n\n".join(korean)) == (
         "10 of its 10 blocks of text are in Hangul, which the canonical does not use: a translation, which the "
         "audit can compare only where words stay the same (numbers, code, links), so its missing and extra "
-        "blocks say little"
+        "blocks, and the canonical version it is said to match, say little"
     )
     assert _note("\n\n".join(korean), both) == (  # the other way round: the Korean page's copy
         "10 of its 20 blocks of text are in Latin, which the canonical does not use; if it is a bilingual copy, "

@@ -631,7 +631,7 @@ def language_note(
     if theirs[main] < 0.1 * total:
         return (
             f"{head}: a translation, which the audit can compare only where words stay the same (numbers, "
-            "code, links), so its missing and extra blocks say little"
+            "code, links), so its missing and extra blocks, and the canonical version it is said to match, say little"
         )
     return (
         f"{head}; if it is a bilingual copy, {option.format(language_of(main))} audits its {main}-script blocks "

@@ -4,7 +4,6 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import sys
 import tomllib
@@ -27,7 +26,7 @@ from differ.diff import Diff, Versions, diff
 from differ.diff.blocks import split_blocks
 from differ.errors import ConfigError, NormalizeError, UsageError
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import media_type, text_fields
+from differ.normalize.kinds import load_json, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
 
 # What a file's suffix says it holds, and the media type it is read as.
@@ -112,8 +111,8 @@ def _source(
         if kind != "json" or "field" in table or data is None:
             raise
         try:
-            found = text_fields(json.loads(data.decode("utf-8-sig")))
-        except (ValueError, RecursionError):
+            found = text_fields(load_json(Body(data, None, url)))
+        except NormalizeError:
             raise exc from None
         raise ConfigError(f"{exc}{found}") from None
 

@@ -86,42 +86,23 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
 
 
 def notify_remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
-    """`differ notify remove NAME`: its [[notify]] table taken out of config.toml; what it has not delivered
-    stays in the store's outbox."""
-    from differ.config import parse_config
+    """`differ notify remove NAME`: its [[notify]] table taken out of config.toml; what it has not delivered is
+    moved to its failed messages, no longer owed."""
     from differ.edit import remove_notifier
-
-    kind = remove_notifier(path, args.name, env)
-    said = f"removed notifier {args.name} ({kind}) from {path}"
-    snapshots = parse_config(path.read_text(), path, os.environ if env is None else env, notifiers=False)
-    held = give_up(snapshots.service.snapshots, args.name)
-    if held:
-        said += (
-            f"; the {held} alert{'s' if held != 1 else ''} it had not delivered {'are' if held != 1 else 'is'} "
-            f"kept in {snapshots.service.snapshots / 'outbox' / args.name / 'failed'} (differ outbox retry ID "
-            "sends one to a notifier of that name)"
-        )
-    print(said, file=out)
-    return ExitCode.OK
-
-
-def give_up(snapshots: Path, notifier: str) -> int:
-    """Move what a removed notifier had not delivered from pending to failed, where `differ status` no longer
-    counts it as owed and `differ outbox retry` can still send it; how many."""
     from differ.notify import Outbox
     from differ.store import Store
 
-    if not (snapshots / "outbox" / notifier / "pending").is_dir():
-        return 0
-    outbox = Outbox(Store(snapshots))
-    with outbox.sending(notifier, wait=30.0) as ours:  # a running service may be sending them right now
-        if not ours:
-            return 0
-        pending = outbox.messages(notifier, "pending")
-        for msg in pending:
-            msg.data["last_error"] = "its [[notify]] was removed from the configuration"
-            outbox.move(msg, "failed")
-    return len(pending)
+    kind, snapshots = remove_notifier(path, args.name, env)
+    said = f"removed notifier {args.name} ({kind}) from {path}"
+    held = Outbox(Store(snapshots)).give_up(args.name, "its [[notify]] was removed from the configuration")
+    if held:
+        said += (
+            f"; the {held} alert{'s' if held != 1 else ''} it had not delivered {'are' if held != 1 else 'is'} "
+            f"kept in {snapshots / 'outbox' / args.name / 'failed'} (differ outbox retry ID sends one to a "
+            "notifier of that name)"
+        )
+    print(said, file=out)
+    return ExitCode.OK
 
 
 def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:

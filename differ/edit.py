@@ -638,16 +638,16 @@ def _add_notifier(
     return AddedNotifier(name, kind, tuple(documents) or None, note)
 
 
-def remove_notifier(path: Path, name: str, env: Mapping[str, str] | None = None) -> str:
+def remove_notifier(path: Path, name: str, env: Mapping[str, str] | None = None) -> tuple[str, Path]:
     """Take the [[notify]] table named `name` out of the configuration at `path`, with the comments just above
-    it; everything else stays as written. Returns its kind."""
+    it; everything else stays as written. Returns its kind, and the store's folder the file names."""
     return _again(lambda: _remove_notifier(path, name, env))
 
 
-def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> str:
+def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> tuple[str, Path]:
     env = os.environ if env is None else env
     text = _existing(path)
-    parse_config(text, path, env, notifiers=False)  # a broken file is reported as it is
+    snapshots = parse_config(text, path, env, notifiers=False).service.snapshots  # a broken file is reported
     tables = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
     names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
     if name not in names:
@@ -671,4 +671,4 @@ def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> st
     if left != tables[:index] + tables[index + 1 :]:
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
     tomltext.write(path, new_text, read_as=text)
-    return str(tables[index].get("kind"))
+    return str(tables[index].get("kind")), snapshots

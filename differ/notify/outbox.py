@@ -202,6 +202,21 @@ class Outbox:
         finally:
             os.close(fd)
 
+    def give_up(self, notifier: str, reason: str, wait: float = 30.0) -> int:
+        """Move what a destination has not delivered from pending to failed, with `reason` (its [[notify]] was
+        removed): no longer owed, so `differ status` stops counting it, and `differ outbox retry` can still send
+        it. Done in the destination's turn to send, so a running service is not mid-send; how many."""
+        if not self.folder(notifier, "pending").is_dir():
+            return 0
+        with self.sending(notifier, wait) as ours:
+            if not ours:
+                return 0
+            pending = self.messages(notifier, "pending")
+            for msg in pending:
+                msg.data["last_error"] = reason
+                self.move(msg, "failed")
+        return len(pending)
+
     def has_pending(self, notifier: str) -> bool:
         folder = self.folder(notifier, "pending")
         return folder.is_dir() and any(_NAME.match(p.name) for p in folder.iterdir())

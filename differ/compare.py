@@ -18,6 +18,7 @@ from differ.audit import (
     audit_pair,
     language_note,
     mirror_text,
+    translated,
     translation_findings,
 )
 from differ.check import build_request
@@ -228,10 +229,11 @@ def audit(canonical: Read, mirror: Read) -> AuditReport:
     coverage, findings = audit_pair(
         canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url)
     )
-    if mirror.source.languages:  # translations are checked against the copy's whole, bilingual text
+    blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
+    if mirror.source.languages and not translated(*blocks):
+        # each kept block's translation on the page, against it: the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)
-    blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
     note = language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(

@@ -27,7 +27,7 @@ from differ.audit.align import align
 from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
 from tests.conftest import Clock, Server, article, make_app, one_doc
-from tests.helpers import pytorch_kr, replay_fetch, wpnews
+from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
 
 
 def audit(mirror_md: str) -> tuple[int, list[tuple[str, str, int]]]:
@@ -729,7 +729,7 @@ def test_command_lines_a_copy_corrupted_alike_are_one_finding_with_their_count()
 def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
     """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the section the
     canonical block of the matched word just before the block leads into), in one pass over the words."""
-    from differ.audit import _nearest_sections, _under
+    from differ.audit import _nearest_sections, under
 
     def searched(al: object, mirror_index: int) -> tuple[str, ...]:  # the definition, quadratic
         positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]  # type: ignore[attr-defined]
@@ -737,7 +737,7 @@ def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
             return ()
         count = sum(al.matched_b[: positions[-1] + 1])  # type: ignore[attr-defined]
         hits = [k for k, hit in enumerate(al.matched_a) if hit]  # type: ignore[attr-defined]
-        return _under(al.canonical.blocks[al.canonical.owner[hits[count - 1]]])  # type: ignore[attr-defined]
+        return under(al.canonical.blocks[al.canonical.owner[hits[count - 1]]])  # type: ignore[attr-defined]
 
     canonical = split_blocks(replay_fetch(3).markdown)
     extra = "\n\n".join(f"Comment {i}: nice release, thanks." for i in range(40))
@@ -972,9 +972,9 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
         "links against its original"
     )
     assert _note(english, "\n\n".join(korean)) == (
-        "10 of its 10 blocks of text are in Hangul, which the canonical does not use: a translation, which the "
-        "audit can compare only where words stay the same (numbers, code, links), so its missing and extra "
-        "blocks, and the canonical version it is said to match, say little"
+        "10 of its 10 blocks of text are in Hangul, which the canonical does not use: a translation, its blocks "
+        "paired with the canonical's by place, kind, length, numbers, names, code and links; a passage left out "
+        "or added is found, a reworded one is not"
     )
     assert _note("\n\n".join(korean), both) == (  # the other way round: the Korean page's copy
         "10 of its 20 blocks of text are in Latin, which the canonical does not use; if it is a bilingual copy, "
@@ -991,7 +991,8 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
 
     kept = split_blocks("\n\n".join(korean))  # what languages = ["ko"] leaves of the bilingual copy
     assert language_note(split_blocks(english), kept, "languages = [{!r}]", ("ko",)) == (
-        "its languages (ko) keep its blocks in Hangul script, which the canonical does not use; languages = "
+        "its languages (ko) keep its blocks in Hangul script, which the canonical does not use, so it is audited as a "
+        "translation; languages = "
         "['en'] keeps those in the canonical's Latin script"
     )
     assert language_note(split_blocks(english), split_blocks(english), "{}", ("en",)) is None
@@ -1089,3 +1090,147 @@ def test_the_stored_audit_reads_a_copys_title_in_every_version(tmp_path: Path) -
             [] if hour == 2 else ['altered: "Release 1.0" (added "beta")']
         )
         assert m.coverage == 1.0 and m.matches_version == 1
+
+
+# -- a translation --------------------------------------------------------------------------------------------
+TRANSLATION = DATA / "translation" / "pytorch-kr-translation.txt"
+
+
+def _translation(text: str | None = None) -> str:
+    """The Korean translation of the post (tests/data/translation), read as differ reads a text copy."""
+    from tests.helpers import norm, source
+
+    data = TRANSLATION.read_text() if text is None else text
+    return norm(data.encode(), source("text"), "text/plain; charset=utf-8").markdown
+
+
+def _found(canonical: str, copy: str) -> list[tuple[str, str, str]]:
+    _, findings = audit_pair(canonical, copy)
+    return [(f.kind, " ".join((f.canonical or f.mirror or "").split()[:4]), f.detail) for f in findings]
+
+
+def test_a_translation_is_audited_for_what_a_translation_keeps() -> None:
+    """Paired block by block, the Korean translation of the article misses the heading the repost dropped, and
+    adds its forum's title and byline, its note on where it was first posted, a stability line of its own and two
+    translated comments of the install commands; word by word it would have been dozens of findings."""
+    coverage, findings = audit_pair(replay_fetch(3).markdown, _translation())
+    assert round(coverage, 3) == 0.997
+    assert [(f.kind, (f.canonical or f.mirror or "")[:40], f.count) for f in findings] == [
+        ("missing", "Large MPS Op Migration to Native Metal", 1),
+        ("extra", "PyTorch 2.13 출시 공지 | 파이토치 한국 사용자 모임", 1),
+        ("extra", "bot · 7월 9, 2026, 6:33오후", 1),
+        ("extra", "API 안정성: Unstable", 1),
+        ("extra", "# CUDA (CUDA 버전으로 치환, 예: cu126", 1),
+        ("extra", "# ROCm (ROCm 버전으로 치환)", 1),
+        ("extra", "덧글 작성 및 공유를 위해 https://pytorch.kr/blog/2", 1),
+    ]
+    missing = next(f for f in findings if f.canonical == "Large MPS Op Migration to Native Metal")
+    assert missing.section == ("Performance Improvements",)
+    extra = next(f for f in findings if f.mirror and f.mirror.startswith("# ROCm"))
+    assert extra.section[-1] == "Python 3.15 Binary Support – Release Engineering"
+    # against the version before the edit, the translation carries the author's note and a version it lacks
+    before = _found(replay_fetch(1).markdown, _translation())
+    assert set(before) - set(_found(replay_fetch(3).markdown, _translation())) == {
+        ("token_mismatch", "Python support: CPython 3.13t", "extra 3.15t"),
+        ("extra", "업데이트(7/8): 더 이상 사용하지", "paragraph"),
+    }
+
+
+def test_a_translation_that_changed_a_number_dropped_a_paragraph_or_added_one_says_just_that() -> None:
+    canonical = replay_fetch(3).markdown
+    text = TRANSLATION.read_text()
+    base = set(_found(canonical, _translation()))
+    changed = _translation(text.replace("#174813", "#174831"))
+    assert set(_found(canonical, changed)) - base == {
+        ("token_mismatch", "(PR #174813 by Driss", "missing #174813; extra #174831")
+    }
+    paragraphs = text.split("\n\n")
+    dropped = next(k for k, p in enumerate(paragraphs) if p.startswith("torchcomms는 PyTorch Distributed의"))
+    left_out = "\n\n".join(paragraphs[:dropped] + paragraphs[dropped + 1 :])
+    assert set(_found(canonical, _translation(left_out))) ^ base == {
+        ("missing", "torchcomms is a new", "paragraph")
+    }
+    note = "역자 주: 이 글은 원문을 번역한 것으로, 일부 표현은 한국어 독자에 맞게 다듬었습니다."
+    added = "\n\n".join([*paragraphs[: dropped + 1], note, *paragraphs[dropped + 1 :]])
+    assert set(_found(canonical, _translation(added))) ^ base == {("extra", "역자 주: 이 글은", "paragraph")}
+    # the last three paragraphs the canonical has, left out: one finding, counted, from the first to the last
+    cut = [p for p in paragraphs if not p.startswith(("Triton:", "oneDNN:", "업데이트(7/8)"))]
+    _, findings = audit_pair(canonical, _translation("\n\n".join(cut)))
+    assert [(f.kind, f.canonical, f.count) for f in findings if f.kind == "missing"][1:] == [
+        ("missing", "Triton: pin advanced to 3.7.1. See #186792.", 3)
+    ]
+    corrupted = _translation(text.replace("--index-url", "–index-url"))
+    assert set(_found(canonical, corrupted)) ^ base == {
+        ("code_corrupted", "pip3 install torch --index-url", '"--" → "–"')
+    }
+
+
+def test_a_translations_links_are_taken_in_order_as_their_words_are_translated() -> None:
+    canonical = (
+        "# Release\n\nRead the [release notes](https://github.com/org/proj/releases) and the "
+        "[install guide](https://docs.example.org/install) first.\n\nThe wheels are built for Linux and macOS.\n\n"
+        "Thanks to the 42 people who made this release.\n"
+    )
+    copy = (
+        "# 릴리즈\n\n먼저 [릴리즈 노트](https://github.com/org/proj/releases/tag/v2)와 "
+        "[설치 안내](https://ko.example.org/install)를 읽어 보세요.\n\n휠은 Linux와 macOS용으로 빌드됩니다.\n\n"
+        "이번 릴리즈를 만든 42명에게 감사드립니다.\n"
+    )
+    _, findings = audit_pair(canonical, copy, ("https://example.org/post", "https://ko.example.org/post"))
+    assert [
+        (f.kind, f.canonical, f.mirror, f.detail) for f in findings
+    ] == [  # its own site's guide is its copy
+        (
+            "link",
+            "https://github.com/org/proj/releases",
+            "https://github.com/org/proj/releases/tag/v2",
+            "release notes",
+        )
+    ]
+
+
+@given(st.sets(st.integers(0, 113), max_size=12))
+@settings(max_examples=60, deadline=None)
+def test_a_translations_pairs_keep_order_and_its_surest_ones_hold_whatever_it_leaves_out(
+    dropped: set[int],
+) -> None:
+    """Blocks paired one to one in order; a block that carries a PR number the canonical has once stays paired
+    with that block however many others the copy leaves out."""
+    from differ.audit.translation import pair_blocks
+
+    canonical = split_blocks(replay_fetch(3).markdown)
+    paragraphs = TRANSLATION.read_text().split("\n\n")
+    kept = [p for k, p in enumerate(paragraphs) if k not in dropped]
+    copy = split_blocks(_translation("\n\n".join(kept)))
+    pairs = pair_blocks(canonical, copy).pairs
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))
+    for j, block in enumerate(copy):
+        for number in set(re.findall(r"#\d{6}", block.text)):
+            where = [i for i, b in enumerate(canonical) if number in b.text]
+            if len(where) == 1 and sum(number in b.text for b in copy) == 1:
+                assert (where[0], j) in pairs
+
+
+def test_a_translation_is_matched_with_the_canonical_version_it_renders(tmp_path: Path) -> None:
+    """The translation made after the edit matches version 2; one made before it (without the author's note and
+    with the Python sentence as it was) matches version 1 and is stale."""
+    from differ.audit import audit_document
+
+    app, _ = _audit_store(tmp_path)
+    doc = app.config.documents[0]  # type: ignore[attr-defined]
+    _commit(app, doc.canonical.key, replay_fetch(1).markdown, 1)
+    _commit(app, doc.canonical.key, replay_fetch(3).markdown, 2)
+    text = TRANSLATION.read_text()
+    _commit(app, doc.mirrors[0].key, _translation(), 3)
+    older = "\n\n".join(p for p in text.split("\n\n") if not p.startswith("업데이트(7/8)"))
+    older = older.replace(
+        "(예비 Python 3.15 및 3.15t 바이너리 지원은", "(Python 3.15 바이너리 지원은 Prototype 기능으로"
+    )
+    _commit(app, doc.mirrors[1].key, _translation(older), 4)
+    report = audit_document(app, doc)  # type: ignore[arg-type]
+    after, before = report.mirrors
+    assert (after.matches_version, before.matches_version) == (2, 1)
+    assert [f.kind for f in before.findings].count("stale") == 1
+    assert "stale" not in [f.kind for f in after.findings]
+    assert after.note is not None and ": a translation, its blocks paired" in after.note
+    assert audit_document(app, doc).as_json() == report.as_json()  # remembered, the same

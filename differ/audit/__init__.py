@@ -45,8 +45,9 @@ KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupte
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
-# 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body
-AUDIT_RULES = 4
+# 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
+# 5: a translation audited block by block
+AUDIT_RULES = 5
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
@@ -164,7 +165,7 @@ def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tupl
     return best[1], best[2]
 
 
-def _command_lines(block: Block) -> list[str]:
+def command_lines(block: Block) -> list[str]:
     return [
         line.strip()
         for line in block.text.split("\n")
@@ -214,7 +215,7 @@ def compare(
             missing.add(index)
             run.append(Finding("missing", block.section, block.text, None, block.kind))
             continue
-        findings.extend(_in_a_row(run))
+        findings.extend(in_a_row(run))
         run = []
         if index in moved:
             missing.add(index)  # its command lines are where it went
@@ -253,21 +254,21 @@ def compare(
             continue
         if ops:
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
-    findings.extend(_in_a_row(run))
+    findings.extend(in_a_row(run))
     placed = set(moved.values())
     run, last = [], -1
     for index in unmatched:
         block = mirror[index]
         # Command lines that moved out of a code block are judged with the code, not as extra text.
-        if block.kind != "code" and index not in placed and not _looks_like_command(block, canonical):
+        if block.kind != "code" and index not in placed and not looks_like_command(block, canonical):
             if any(al.mirror.per_block[last + 1 : index]):  # a block of the mirror's own, after others
-                findings.extend(_in_a_row(run))
+                findings.extend(in_a_row(run))
                 run = []
             run.append(Finding("extra", nearest[index], None, block.text, block.kind))
             last = index
-    findings.extend(_in_a_row(run))
+    findings.extend(in_a_row(run))
     findings.extend(link_findings(canonical, mirror, al.partners, missing, pages))
-    findings.extend(_code_findings(canonical, mirror, missing))
+    findings.extend(code_findings(canonical, mirror, missing))
     return findings
 
 
@@ -277,7 +278,7 @@ def _opens(heading: Finding, block: Block) -> bool:
     return block.section[: len(path)] == path
 
 
-def _in_a_row(run: list[Finding]) -> list[Finding]:
+def in_a_row(run: list[Finding]) -> list[Finding]:
     """Missing or extra blocks in a row, as they are, or from `IN_A_ROW` on as one finding from the first to the
     last (an excerpt leaves the rest of a post out; a copy adds its comments)."""
     if len(run) < IN_A_ROW:
@@ -381,7 +382,7 @@ def _bilingual_duplicate(canonical: str, mirror: str) -> bool:
     return len(parts) > 1 and " ".join(fold(canonical).split()) in parts
 
 
-def _looks_like_command(block: Block, canonical: list[Block]) -> bool:
+def looks_like_command(block: Block, canonical: list[Block]) -> bool:
     lines = [line for b in canonical if b.kind == "code" for line in b.text.split("\n")]
     return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
 
@@ -391,7 +392,7 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
     it: the n-th matched mirror word is the n-th matched canonical word. One pass, however many blocks are
     extra (a mirror with thousands of comments is not audited in quadratic time)."""
     sections: list[tuple[str, ...]] = [
-        _under(al.canonical.blocks[al.canonical.owner[k]]) for k, hit in enumerate(al.matched_a) if hit
+        under(al.canonical.blocks[al.canonical.owner[k]]) for k, hit in enumerate(al.matched_a) if hit
     ]
     out: list[tuple[str, ...]] = []
     matched = 0  # matched mirror words before the current block
@@ -403,12 +404,12 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
     return out
 
 
-def _under(block: Block) -> tuple[str, ...]:
+def under(block: Block) -> tuple[str, ...]:
     """The section of what follows a block: a heading's own, or the block's."""
     return (*block.section, block.bare or block.text) if block.kind == "heading" else block.section
 
 
-def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
+def code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
     """Command lines of the canonical's code blocks (but those in `skip`, reported missing whole), compared
     character by character with the mirror's lines. A line the mirror lacks is corrupted when a line of the
     mirror is nearly it (`–index-url` for `--index-url`), and missing when none is: a line that copies another
@@ -425,12 +426,12 @@ def _code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) 
         return findings
     present = set(candidates)
     corrupted: dict[tuple[int, str], Finding] = {}
-    commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in _command_lines(b)}
+    commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in command_lines(b)}
     loose = [c for c in candidates if c not in commands]
     for index, block in enumerate(canonical):
         if block.kind != "code" or index in skip:
             continue
-        for line in _command_lines(block):
+        for line in command_lines(block):
             wanted = " ".join(line.split())
             if wanted in present:
                 continue
@@ -491,18 +492,24 @@ def token_mismatches(blocks: list[Block], translated: set[str], original: set[st
     """Numbers, versions, PR numbers, identifiers and URLs that differ between a translation and its original."""
     findings = []
     for i, j in pair_translations(blocks, translated, original):
-        ours, theirs = invariant_tokens(blocks[i].text), invariant_tokens(blocks[j].text)
-        lost, added = theirs - ours, ours - theirs
-        if lost or added:
-            parts = []
-            if lost:
-                parts.append("missing " + ", ".join(sorted(_show(t) for t in lost)))
-            if added:
-                parts.append("extra " + ", ".join(sorted(_show(t) for t in added)))
+        if detail := token_detail(blocks[j].text, blocks[i].text):
             findings.append(
-                Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text, "; ".join(parts))
+                Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text, detail)
             )
     return findings
+
+
+def token_detail(original: str, translation: str) -> str:
+    """What a translation lost or added of its original's numbers, versions, issues, identifiers and addresses
+    ("missing 3.15t; extra 3.14"), or "" when it kept them all."""
+    theirs, ours = invariant_tokens(original), invariant_tokens(translation)
+    lost, added = theirs - ours, ours - theirs
+    parts = []
+    if lost:
+        parts.append("missing " + ", ".join(sorted(_show(t) for t in lost)))
+    if added:
+        parts.append("extra " + ", ".join(sorted(_show(t) for t in added)))
+    return "; ".join(parts)
 
 
 def _show(token: str) -> str:
@@ -550,10 +557,16 @@ def audit_mirror(
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream)
-    al = align(canonical.stream(number), mstream)
     latest_number = canonical.numbers[-1]
-    latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
-    coverage = carried(latest_al)
+    latest_blocks = canonical.blocks(latest_number)
+    pages = (canonical_url, mirror.url)
+    as_translation = translated(latest_blocks, blocks)
+    if as_translation:
+        coverage, findings = _translation_audit(canonical.blocks(number), latest_blocks, blocks, pages)
+    else:
+        al = align(canonical.stream(number), mstream)
+        latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
+        coverage, findings = carried(latest_al), compare(canonical.blocks(number), blocks, al, pages)
     result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
     result.reached = edit_reach(app, canonical, matches, mirror)
     canon_versions = canonical.versions
@@ -561,10 +574,9 @@ def audit_mirror(
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
-    result.findings.extend(compare(canonical.blocks(number), blocks, al, (canonical_url, mirror.url)))
-    if mirror.languages:
+    result.findings.extend(findings)
+    if mirror.languages and not as_translation:  # each kept block's translation, on the page, against it
         result.findings.extend(_translation_findings(app, mirror, mv))
-    latest_blocks = canonical.blocks(latest_number)
     result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
     return result
 
@@ -584,36 +596,37 @@ def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: 
     return f"# {md_text(title, inline=True)}\n\n{markdown}" if title else markdown
 
 
-def _scripts(blocks: Sequence[Block]) -> Counter[str]:
-    """How many blocks of text (code aside) are in each script."""
+def _scripts(blocks: Sequence[Block], weigh: bool = False) -> Counter[str]:
+    """How many blocks of text (code aside) are in each script; with `weigh`, how many characters."""
     from differ.normalize.language import block_script
 
     def script(text: str) -> str | None:  # ASCII text is Latin, or has no letters: no word-by-word look
         return ("Latin" if _LETTER.search(text) else None) if text.isascii() else block_script(text)
 
-    return Counter(s for b in blocks if b.kind != "code" and (s := script(b.text)) not in (None, "Other"))
+    found: Counter[str] = Counter()
+    for b in blocks:
+        if b.kind != "code" and (s := script(b.text)) not in (None, "Other"):
+            found[s] += len(b.text) if weigh else 1
+    return found
 
 
-def language_note(
-    canonical: Sequence[Block], mirror: Sequence[Block], option: str, languages: Sequence[str] = ()
-) -> str | None:
-    """Said of a copy whose blocks are in a script the canonical does not use: a bilingual copy, which `option`
-    (formatted with a language code) would split; a translation, which only shares numbers, code and links
-    with its original; or a copy whose `languages` keep the blocks in another script than the canonical's.
-    Either way its missing and extra blocks need that said first."""
-    from differ.normalize.language import language_of, wanted_scripts
+@dataclass
+class _Foreign:
+    """A copy with blocks in scripts its canonical does not use."""
 
-    if languages:
-        ours = _scripts(canonical)
-        main = ours.most_common(1)[0][0] if ours else None
-        kept = wanted_scripts(languages)
-        if main is None or main in kept:
-            return None
-        return (
-            f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
-            f"the canonical does not use; {option.format(language_of(main))} keeps those in the canonical's "
-            f"{main} script"
-        )
+    main: str  # the canonical's script
+    scripts: list[str]  # the copy's others
+    blocks: int  # how many of its blocks of text are in them
+    total: int  # of how many
+    translation: bool  # under TRANSLATED of its text in the canonical's script: a translation
+
+
+TRANSLATED = 0.15  # a copy with less of its text than this in the canonical's script is a translation
+
+
+def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | None:
+    """How a copy's scripts differ from its canonical's, if they do enough to say: a tenth of its blocks of text
+    (and at least 3) in scripts the canonical uses for at most 2% of its own."""
     theirs = _scripts(mirror)
     total = sum(theirs.values())
     if not total or set(theirs) <= {"Latin"}:
@@ -626,16 +639,52 @@ def language_note(
     foreign = sum(theirs[s] for s in unused)
     if foreign < max(3, 0.1 * total):
         return None
-    names = " and ".join(unused)
-    head = f"{foreign} of its {total} blocks of text are in {names}, which the canonical does not use"
-    if theirs[main] < 0.1 * total:
+    sizes = _scripts(mirror, weigh=True)
+    return _Foreign(main, unused, foreign, total, sizes[main] < TRANSLATED * sum(sizes.values()))
+
+
+def translated(canonical: Sequence[Block], mirror: Sequence[Block]) -> bool:
+    """Whether a copy is a translation of its canonical, audited block by block for what a translation keeps
+    (`differ.audit.translation`) rather than word by word."""
+    found = _foreign(canonical, mirror)
+    return found is not None and found.translation
+
+
+def language_note(
+    canonical: Sequence[Block], mirror: Sequence[Block], option: str, languages: Sequence[str] = ()
+) -> str | None:
+    """Said of a copy whose blocks are in a script the canonical does not use: a bilingual copy, which `option`
+    (formatted with a language code) would split; a translation, audited for what a translation keeps; or a copy
+    whose `languages` keep the blocks in another script than the canonical's. Either way its findings need that
+    said first."""
+    from differ.normalize.language import language_of, wanted_scripts
+
+    if languages:
+        ours = _scripts(canonical)
+        main = ours.most_common(1)[0][0] if ours else None
+        kept = wanted_scripts(languages)
+        if main is None or main in kept:
+            return None
         return (
-            f"{head}: a translation, which the audit can compare only where words stay the same (numbers, "
-            "code, links), so its missing and extra blocks, and the canonical version it is said to match, say little"
+            f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
+            f"the canonical does not use, so it is audited as a translation; {option.format(language_of(main))} "
+            f"keeps those in the canonical's {main} script"
+        )
+    found = _foreign(canonical, mirror)
+    if found is None:
+        return None
+    names = " and ".join(found.scripts)
+    head = (
+        f"{found.blocks} of its {found.total} blocks of text are in {names}, which the canonical does not use"
+    )
+    if found.translation:
+        return (
+            f"{head}: a translation, its blocks paired with the canonical's by place, kind, length, numbers, "
+            "names, code and links; a passage left out or added is found, a reworded one is not"
         )
     return (
-        f"{head}; if it is a bilingual copy, {option.format(language_of(main))} audits its {main}-script blocks "
-        "alone, and each translation's numbers, versions and links against its original"
+        f"{head}; if it is a bilingual copy, {option.format(language_of(found.main))} audits its {found.main}-script "
+        "blocks alone, and each translation's numbers, versions and links against its original"
     )
 
 
@@ -726,10 +775,25 @@ def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Findi
     return token_mismatches(split_blocks(bilingual), every - kept, kept)
 
 
+def _translation_audit(
+    canonical: list[Block], latest: list[Block], mirror: list[Block], pages: tuple[str, str]
+) -> tuple[float, list[Finding]]:
+    """A translation's coverage of the latest canonical version, and its findings against the version it
+    renders (`canonical`)."""
+    from differ.audit import translation
+
+    pairing = translation.pair_blocks(canonical, mirror)
+    latest_pairing = pairing if latest is canonical else translation.pair_blocks(latest, mirror)
+    coverage = translation.carried(latest, mirror, latest_pairing)
+    return coverage, translation.compare(canonical, mirror, pairing, pages)
+
+
 def audit_pair(canonical: str, mirror: str, pages: tuple[str, str] = ("", "")) -> tuple[float, list[Finding]]:
     """Coverage and findings of one mirror text against one canonical text (Markdown), with no history;
-    `pages` are their addresses, if any."""
+    `pages` are their addresses, if any. A translation is audited for what a translation keeps."""
     canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
+    if translated(canon_blocks, mirror_blocks):
+        return _translation_audit(canon_blocks, canon_blocks, mirror_blocks, pages)
     al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
     return carried(al), compare(canon_blocks, mirror_blocks, al, pages)
 

@@ -103,7 +103,11 @@ class Matches:
     def settle(self, texts: Sequence[tuple[str, Stream | None]]) -> list[int]:
         """The best match of each mirror text (with its word stream, when at hand). Those not known up to the
         latest canonical version are aligned CHUNK at a time: each canonical version is read once for them all,
-        and their streams and a few canonical ones are all that is held."""
+        and their streams and a few canonical ones are all that is held. A translation's blocks are paired with
+        the canonical's instead, as its audit pairs them."""
+        from differ.audit import translated
+        from differ.audit.translation import pair_blocks
+
         numbers = self.canonical.numbers
         keys = [digest(markdown) for markdown, _ in texts]
         self.asked.update(keys)
@@ -117,11 +121,17 @@ class Matches:
             chunk = pending[at : at + CHUNK]
             found = {k: list(self.entries.get(k) or [-1, -1.0, 0]) for k in chunk}
             mirrors = {k: todo[k][1] or Stream.of(split_blocks(todo[k][0])) for k in chunk}
+            latest = self.canonical.blocks(numbers[-1])
+            translations = {k for k in chunk if translated(latest, mirrors[k].blocks)}
             for i in range(min(found[k][2] for k in chunk), len(numbers)):
                 canonical = self.canonical.stream(numbers[i])
                 for k in chunk:
                     if found[k][2] <= i:
-                        alike = align(canonical, mirrors[k]).ratio
+                        alike = (
+                            pair_blocks(canonical.blocks, mirrors[k].blocks).likeness
+                            if k in translations
+                            else align(canonical, mirrors[k]).ratio
+                        )
                         if alike >= found[k][1]:  # on a tie, the later version
                             found[k][0], found[k][1] = i, alike
             for k in chunk:

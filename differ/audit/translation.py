@@ -1,0 +1,255 @@
+"""A translation audited against its original. Its words cannot be compared with the canonical's, so its blocks
+are paired with the canonical's by what a translation keeps: their order, their kind (a heading for a heading), their
+length against the rest, and the numbers, versions, identifiers, addresses and names it carries over as they are.
+A canonical block left unpaired is missing, a block of the copy's own is extra, and a pair whose numbers or names
+differ is a token mismatch; commands are checked as in any copy."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from differ.audit.align import fold
+from differ.audit.tokens import invariant_tokens
+from differ.diff.align import increasing_run
+from differ.diff.blocks import Block
+
+if TYPE_CHECKING:
+    from differ.audit import Finding
+
+# Latin words a translation keeps (names, terms, identifiers): two letters or more, digits and dots inside.
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9+]")
+SAME_KIND = 0.4  # a pair's score before its evidence: a heading for a heading, an item for an item
+OTHER_KIND = 0.25  # a heading for a paragraph: a text copy (or bold text) loses the kinds of its blocks
+EVIDENCE = 0.6  # at most this much for or against a pair from the tokens and names its blocks share or not
+LENGTH = 0.25  # against a pair for each e-fold its length is off the copy's usual length against the original
+SHORT = 10  # characters added to both lengths before they are compared
+BAND = 60  # in a stretch between anchors, blocks paired at most this far off its diagonal (and its skew)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a block offers the pairing."""
+
+    kind: str
+    level: int
+    tokens: Counter[str]  # numbers, versions, issues, identifiers, addresses
+    names: frozenset[str]  # Latin words, folded
+    size: int  # characters but spaces
+
+    @classmethod
+    def of(cls, block: Block) -> Shape:
+        text = block.text
+        return cls(
+            block.kind,
+            block.level if block.kind == "heading" else 0,
+            invariant_tokens(text),
+            frozenset(fold(w) for w in _LATIN.findall(text)),
+            max(1, len(text) - text.count(" ")),
+        )
+
+
+@dataclass
+class Pairing:
+    """Which canonical block each block of the translation renders, and how alike the two documents are."""
+
+    pairs: list[tuple[int, int]]  # (canonical index, translation index), in order
+    likeness: float  # 0 to 1: pairs weighed by how sure each is, against the text blocks of both
+
+
+def _text_blocks(blocks: Sequence[Block]) -> list[int]:
+    """The blocks the pairing looks at: those with words, code aside (commands are checked line by line)."""
+    return [i for i, b in enumerate(blocks) if b.kind != "code" and b.text.strip()]
+
+
+class _Scorer:
+    """How likely each canonical block is rendered by each block of the translation."""
+
+    def __init__(self, canonical: list[Shape], translation: list[Shape]) -> None:
+        self.a, self.b = canonical, translation
+        df: Counter[str] = Counter()
+        for shape in (*canonical, *translation):
+            df.update(set(shape.tokens) | {"name:" + n for n in shape.names})
+        total = len(canonical) + len(translation)
+        self.idf = {key: math.log(1 + total / n) for key, n in df.items()}
+        # what each block's tokens (and the translation's kept names) weigh: all of it counts against a pair
+        # but for what the two share
+        self.held_a = [sum(self.idf[t] * n for t, n in a.tokens.items()) for a in canonical]
+        self.held_b = [
+            sum(self.idf[t] * n for t, n in b.tokens.items()) + sum(self.idf["name:" + n] for n in b.names)
+            for b in translation
+        ]
+        self.ratio = (sum(s.size for s in translation) or 1) / (sum(s.size for s in canonical) or 1)
+
+    @property
+    def ratio(self) -> float:
+        """The translation's length against its original's, on the whole."""
+        return self._ratio
+
+    @ratio.setter
+    def ratio(self, value: float) -> None:
+        self._ratio = value
+        self.expected = [a.size * value + SHORT for a in self.a]
+
+    def evidence(self, i: int, j: int) -> float:
+        """Tokens both carry, for; tokens only one carries, against (half as much). Of names, only those the
+        translation kept count: the canonical's other words were translated."""
+        a, b = self.a[i], self.b[j]
+        shared = 0.0  # a token both carry is for the pair, and no longer against it on either side
+        if a.tokens and b.tokens:
+            small, large = (a.tokens, b.tokens) if len(a.tokens) <= len(b.tokens) else (b.tokens, a.tokens)
+            shared = 2 * sum(self.idf[t] * min(n, large[t]) for t, n in small.items() if t in large)
+        if b.names:  # a kept name is on the translation's side alone
+            shared += 1.5 * sum(self.idf["name:" + n] for n in b.names & a.names)
+        return shared - 0.5 * (self.held_a[i] + self.held_b[j])
+
+    def score(self, i: int, j: int) -> float:
+        a, b = self.a[i], self.b[j]
+        base = SAME_KIND if (a.kind, a.level) == (b.kind, b.level) else OTHER_KIND
+        # lengths of short blocks say little ("성능 개선" renders "Performance Improvements"): SHORT added to both
+        off = abs(math.log((b.size + SHORT) / self.expected[i]))
+        held = self.held_a[i] + self.held_b[j]
+        evidence = EVIDENCE * math.tanh(self.evidence(i, j) / 3) if held else 0.0
+        return base + evidence - LENGTH * min(off, 2.0)
+
+
+def _anchors(scorer: _Scorer) -> list[tuple[int, int]]:
+    """Pairs sure enough to cut the rest at: a token or a kept name found once on each side, in blocks that
+    pair well, taken in order (the longest increasing run)."""
+    where_a: dict[str, list[int]] = {}
+    where_b: dict[str, list[int]] = {}
+    for shapes, where in ((scorer.a, where_a), (scorer.b, where_b)):
+        for index, shape in enumerate(shapes):
+            for key in {*shape.tokens, *("name:" + n for n in shape.names)}:
+                where.setdefault(key, []).append(index)
+    found = {
+        (where_a[key][0], js[0])
+        for key, js in where_b.items()
+        if len(js) == 1 and len(where_a.get(key, ())) == 1
+    }
+    sure = sorted(p for p in found if scorer.score(*p) >= SAME_KIND)
+    return increasing_run(sure)
+
+
+def _stretch(scorer: _Scorer, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    """The pairs of one stretch between anchors with the highest total score, in order (each pair scoring above
+    nothing), looked for within `BAND` blocks of the stretch's diagonal."""
+    n, m = a1 - a0, b1 - b0
+    if not n or not m:
+        return []
+    width = BAND + abs(n - m)
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    step = [[0] * (m + 1) for _ in range(n + 1)]  # 1: canonical block unpaired, 2: copy's, 3: paired
+    for i in range(1, n + 1):
+        row, above, moves = best[i], best[i - 1], step[i]
+        centre = i * m / n
+        lo, hi = max(1, int(centre - width)), min(m, int(centre + width) + 1)
+        for j in range(1, m + 1):
+            if j < lo or j > hi:
+                row[j], moves[j] = (above[j], 1) if above[j] >= row[j - 1] else (row[j - 1], 2)
+                continue
+            value, move = above[j], 1
+            if row[j - 1] > value:
+                value, move = row[j - 1], 2
+            s = scorer.score(a0 + i - 1, b0 + j - 1)
+            if s > 0 and above[j - 1] + s > value:
+                value, move = above[j - 1] + s, 3
+            row[j], moves[j] = value, move
+    pairs = []
+    i, j = n, m
+    while i and j:
+        move = step[i][j]
+        if move == 3:
+            pairs.append((a0 + i - 1, b0 + j - 1))
+            i, j = i - 1, j - 1
+        elif move == 1:
+            i -= 1
+        else:
+            j -= 1
+    return pairs[::-1]
+
+
+def pair_blocks(canonical: Sequence[Block], translation: Sequence[Block]) -> Pairing:
+    """Each text block of the translation paired with the canonical block it renders, if any: anchors first,
+    then the stretches between them, twice (the second time with the copy's length against the original measured
+    on the pairs of the first)."""
+    ia, ib = _text_blocks(canonical), _text_blocks(translation)
+    scorer = _Scorer([Shape.of(canonical[i]) for i in ia], [Shape.of(translation[j]) for j in ib])
+    pairs: list[tuple[int, int]] = []
+    for _ in range(2):
+        anchors = _anchors(scorer)
+        pairs = []
+        a0 = b0 = 0
+        for i, j in [*anchors, (len(ia), len(ib))]:
+            pairs += _stretch(scorer, a0, i, b0, j)
+            if i < len(ia):
+                pairs.append((i, j))
+            a0, b0 = i + 1, j + 1
+        ratios = sorted(scorer.b[j].size / scorer.a[i].size for i, j in pairs if scorer.a[i].size >= 20)
+        if not ratios:
+            break
+        scorer.ratio = ratios[len(ratios) // 2]
+    sure = sum(min(1.0, max(0.0, scorer.score(i, j))) for i, j in pairs)
+    total = len(ia) + len(ib)
+    return Pairing([(ia[i], ib[j]) for i, j in pairs], 2 * sure / total if total else 1.0)
+
+
+def carried(canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairing) -> float:
+    """The share of the canonical's words the translation renders: its paired blocks, and its code blocks whose
+    every command the copy has as it is."""
+    from differ.audit import command_lines
+    from differ.audit.align import Stream
+
+    words = Stream.of(list(canonical)).per_block
+    if not sum(words):
+        return 1.0
+    present = {" ".join(line.split()) for b in mirror for line in b.text.split("\n") if line.strip()}
+    paired = {i for i, _ in pairing.pairs}
+    kept = sum(
+        n
+        for i, (block, n) in enumerate(zip(canonical, words, strict=True))
+        if i in paired
+        or (block.kind == "code" and all(" ".join(x.split()) in present for x in command_lines(block)))
+    )
+    return kept / sum(words)
+
+
+def compare(
+    canonical: list[Block], mirror: list[Block], pairing: Pairing, pages: tuple[str, str] = ("", "")
+) -> list[Finding]:
+    """Missing, extra, token-mismatch, relinked and corrupted-code findings of a translation against one
+    canonical version."""
+    from differ.audit import Finding, code_findings, in_a_row, looks_like_command, token_detail, under
+    from differ.audit.links import paired_link_findings
+
+    paired = dict(pairing.pairs)
+    findings: list[Finding] = []
+    run: list[Finding] = []
+    for i in _text_blocks(canonical):
+        block = canonical[i]
+        if i not in paired:
+            run.append(Finding("missing", block.section, block.text, None, block.kind))
+            continue
+        findings += in_a_row(run)
+        run = []
+        copy = mirror[paired[i]]
+        if detail := token_detail(block.text, copy.text):
+            findings.append(Finding("token_mismatch", block.section, block.text, copy.text, detail))
+    findings += in_a_row(run)
+    run = []
+    section: tuple[str, ...] = ()
+    rendered = {j: i for i, j in pairing.pairs}
+    for j in _text_blocks(mirror):
+        if j in rendered:
+            findings += in_a_row(run)
+            run, section = [], under(canonical[rendered[j]])
+        elif not looks_like_command(mirror[j], canonical):  # a command the copy lost the code block of
+            run.append(Finding("extra", section, None, mirror[j].text, mirror[j].kind))
+    findings += in_a_row(run)
+    findings += paired_link_findings(canonical, mirror, pairing.pairs, pages)
+    findings += code_findings(canonical, mirror, set())
+    return findings

@@ -297,6 +297,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     from differ.compare import audit, compare, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
+    from differ.options import found
     from differ.records import narrowed
 
     if args.kind is not None and args.kind not in SOURCE_KINDS:
@@ -310,6 +311,11 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError(
             f"--{'section' if args.sections else 'word'} narrows a diff; an audit reads the whole copy"
         )
+    translation = settings.pop("translation", None)  # how the copy is audited, not how a side is read
+    if translation is not None and not args.audit:
+        raise UsageError("--set translation: only an audit reads a copy as a translation; add --audit")
+    if translation is not None and not isinstance(translation, bool):
+        raise UsageError(f"--set translation: expected true or false, found {found(translation)}")
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         # In an audit `languages` says which blocks of the copy to compare, as a mirror's does; the canonical
@@ -329,7 +335,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         for warning in side.normalized.warnings:
             print(f"warning: {side.name}: {warning}", file=app.err)
     if args.audit:
-        report = audit(*sides)
+        report = audit(sides[0], sides[1], translation)
         app.out.write(render_audit(report, args.format))
         return ExitCode.FAILURE if report.mirrors[0].findings else ExitCode.OK
     d, versions = compare(*sides)

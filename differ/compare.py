@@ -221,20 +221,26 @@ def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
     return d, versions
 
 
-def audit(canonical: Read, mirror: Read) -> AuditReport:
+def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> AuditReport:
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
-    `differ audit` reports a watched mirror (without staleness, which needs a history)."""
+    `differ audit` reports a watched mirror (without staleness, which needs a history). `translation` says
+    whether the copy is a translation; unset, its scripts say."""
     opening = split_blocks(canonical.normalized.markdown)[:1]
     copy = mirror_text(mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, opening)
-    coverage, findings = audit_pair(
-        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url)
-    )
     blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
-    if mirror.source.languages and not translated(*blocks):
+    as_translation = translated(*blocks) if translation is None else translation
+    coverage, findings = audit_pair(
+        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url), as_translation
+    )
+    if mirror.source.languages and not as_translation:
         # each kept block's translation on the page, against it: the copy's whole, bilingual text
         whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
         findings += translation_findings(whole, mirror.source.languages)
-    note = language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
+    note = (
+        language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
+        if translation is None
+        else None
+    )
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings, note=note)

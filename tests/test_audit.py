@@ -1194,8 +1194,8 @@ def test_a_translations_links_are_taken_in_order_as_their_words_are_translated()
 def test_a_translations_pairs_keep_order_and_its_surest_ones_hold_whatever_it_leaves_out(
     dropped: set[int],
 ) -> None:
-    """Blocks paired one to one in order; a block that carries a PR number the canonical has once stays paired
-    with that block however many others the copy leaves out."""
+    """Blocks paired in order; a block that carries a PR number the canonical has once stays paired with that
+    block however many others the copy leaves out."""
     from differ.audit.translation import pair_blocks
 
     canonical = split_blocks(replay_fetch(3).markdown)
@@ -1203,7 +1203,8 @@ def test_a_translations_pairs_keep_order_and_its_surest_ones_hold_whatever_it_le
     kept = [p for k, p in enumerate(paragraphs) if k not in dropped]
     copy = split_blocks(_translation("\n\n".join(kept)))
     pairs = pair_blocks(canonical, copy).pairs
-    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))
+    # in order; a block shared by two pairs is one the translation merged with another, or split
+    assert all(a[0] <= b[0] and a[1] <= b[1] and a != b for a, b in zip(pairs, pairs[1:], strict=False))
     for j, block in enumerate(copy):
         for number in set(re.findall(r"#\d{6}", block.text)):
             where = [i for i, b in enumerate(canonical) if number in b.text]
@@ -1234,3 +1235,72 @@ def test_a_translation_is_matched_with_the_canonical_version_it_renders(tmp_path
     assert "stale" not in [f.kind for f in after.findings]
     assert after.note is not None and ": a translation, its blocks paired" in after.note
     assert audit_document(app, doc).as_json() == report.as_json()  # remembered, the same
+
+
+def test_paragraphs_a_translation_merged_or_split_are_rendered_together_not_missing() -> None:
+    """Two paragraphs made one keep both paragraphs' PR numbers: the second is not missing, and the tokens are
+    compared across the two; one paragraph made two likewise."""
+    canonical = replay_fetch(3).markdown
+    text = TRANSLATION.read_text()
+    base = set(_found(canonical, _translation()))
+    paragraphs = text.split("\n\n")
+    at = next(k for k, p in enumerate(paragraphs) if p.startswith("Named tensor 제거."))
+    assert paragraphs[at + 1].startswith("분산 집합 통신이")
+    merged = [*paragraphs[:at], paragraphs[at] + " " + paragraphs[at + 1], *paragraphs[at + 2 :]]
+    assert set(_found(canonical, _translation("\n\n".join(merged)))) == base
+    first, _, second = paragraphs[at + 1].partition(" 기존 이름은")
+    split = [*paragraphs[: at + 1], first, "기존 이름은" + second, *paragraphs[at + 2 :]]
+    assert set(_found(canonical, _translation("\n\n".join(split)))) == base
+    merged[at] = merged[at].replace("#186123", "#186132")
+    assert set(_found(canonical, _translation("\n\n".join(merged)))) - base == {
+        ("token_mismatch", "Named tensors removed. The", "missing #186123; extra #186132")
+    }
+
+
+GERMAN = (
+    "# Veröffentlichung von PyTorch 3.0\n\nWir freuen uns, PyTorch 3.0 anzukündigen: 4000 Commits von 321 "
+    "Mitwirkenden.\n\n## Compiler\n\ntorch.compile unterstützt jetzt standardmäßig dynamische Formen (PR #1001 "
+    "von Ada Lovelace).\n\n## Verteiltes Training\n\nFSDP3 überlappt Kommunikation und Berechnung und senkt die "
+    "Schrittzeit um 20 % (PR #1002).\n"
+)
+ENGLISH = (
+    "# PyTorch 3.0 Release\n\nWe are excited to announce PyTorch 3.0: 4000 commits from 321 contributors.\n\n"
+    "## Compiler\n\ntorch.compile now supports dynamic shapes by default (PR #1001 by Ada Lovelace).\n\n"
+    "## Distributed Training\n\nFSDP3 overlaps communication and computation, reducing step time by 20% "
+    "(PR #1002).\n\n## Deprecations\n\nThe legacy TorchScript frontend is deprecated and will go in 3.2.\n"
+)
+
+
+def test_a_translation_into_a_language_of_the_same_script_is_one_when_configured_so() -> None:
+    """A German translation of an English post cannot be told by its script: read word by word it is all
+    alterations; with `translation = true` it misses just the section it left out."""
+    _, words = audit_pair(ENGLISH, GERMAN)
+    assert len(words) > 5 and {f.kind for f in words} >= {"altered"}
+    _, findings = audit_pair(ENGLISH, GERMAN, translation=True)
+    assert [(f.kind, f.canonical, f.count) for f in findings] == [
+        ("missing", "Deprecations", 1),
+        ("missing", "The legacy TorchScript frontend is deprecated and will go in 3.2.", 1),
+    ]
+    _, findings = audit_pair(ENGLISH, GERMAN.replace("#1002", "#1020"), translation=True)
+    assert ("token_mismatch", "missing #1002; extra #1020") in [(f.kind, f.detail) for f in findings]
+
+
+def test_a_mirror_configured_as_a_translation_is_audited_as_one_and_remembered_apart(tmp_path: Path) -> None:
+    from differ.audit import audit_document
+    from differ.audit.matches import matches_path
+    from tests.conftest import source_toml
+
+    mirror = source_toml("https://de.example.org/post", "de", extra="translation = true")
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=[mirror]))
+    doc = app.config.document("doc")
+    assert doc.mirrors[0].translation is True
+    _commit(app, doc.canonical.key, ENGLISH, 1)
+    _commit(app, doc.mirrors[0].key, GERMAN, 2)
+    (audit,) = audit_document(app, doc).mirrors
+    assert [(f.kind, f.canonical) for f in audit.findings] == [
+        ("missing", "Deprecations"),
+        ("missing", "The legacy TorchScript frontend is deprecated and will go in 3.2."),
+    ]
+    assert audit.note is None  # what it is was said
+    (key,) = json.loads(matches_path(app.store, "doc").read_text())["mirrors"]
+    assert key.endswith(":translation")

@@ -1001,7 +1001,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
         'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, format, headers, '
-        "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after\n",
+        "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")  # a binary file under a text name
@@ -1083,6 +1083,46 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     code, out, _ = run("compare", canonical, str(copy), "--audit", *page, "--format", "markdown")
     head = md_text(f"{copy} against {canonical}: coverage 100.0%; 0 findings", inline=True)
     assert (code, out) == (ExitCode.OK, f"**{head}**\n\n")
+
+
+def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
+    """The Korean translation is audited as one by its script; `--set translation=…` says what it is instead,
+    and is refused where it means nothing."""
+    from tests.helpers import DATA, REPLAY
+
+    canonical = str(REPLAY / "canonical" / "fetch-3.html")
+    translation = str(DATA / "translation" / "pytorch-kr-translation.txt")
+    page = ("--set", "selector=article .entry-content")
+    code, out, err = run("compare", canonical, translation, "--audit", *page)
+    lines = out.splitlines()
+    assert (code, lines[0], err) == (
+        ExitCode.FAILURE,
+        f"{translation} against {canonical}: coverage 99.7%; 7 findings",
+        "",
+    )
+    assert (
+        lines[1].startswith("  note: 99 of its 114 blocks of text are in Hangul")
+        and ": a translation," in lines[1]
+    )
+    assert lines[2] == '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"'
+    code, out, _ = run("compare", canonical, translation, "--audit", *page, "--set", "translation=false")
+    assert (code, out.splitlines()[0]) == (  # word by word: translated words are altered, missing and extra
+        ExitCode.FAILURE,
+        f"{translation} against {canonical}: coverage 28.6%; 97 findings",
+    )
+    assert "note:" not in out
+    code, out, _ = run("compare", canonical, translation, "--audit", *page, "--set", "translation=true")
+    assert out.splitlines()[0].endswith("7 findings") and "note:" not in out
+    assert run("compare", canonical, translation, "--set", "translation=true") == (
+        ExitCode.USAGE,
+        "",
+        "error: --set translation: only an audit reads a copy as a translation; add --audit\n",
+    )
+    assert run("compare", canonical, translation, "--audit", "--set", "translation=yes") == (
+        ExitCode.USAGE,
+        "",
+        'error: --set translation: expected true or false, found "yes"\n',
+    )
 
 
 def test_a_site_built_from_markdown_with_front_matter_is_a_faithful_copy(tmp_path: Path) -> None:
@@ -1286,7 +1326,7 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
     assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
         "  every source also takes: allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
-        " stale_after, url",
+        " stale_after, translation, url",
         "  every notifier also takes: digest, documents, events, fail_after, retry_for, sections, sources, timeout,"
         " words",
     ]

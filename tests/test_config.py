@@ -109,6 +109,15 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             'found "soon"',
         ),
         (
+            BASE + "translation = true\n",
+            "config.toml: documents[0].canonical.translation: only a mirror can be a translation; set it on the "
+            "mirrors",
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\ntranslation = "de"\n',
+            'config.toml: documents[0].mirrors[0].translation: expected true or false, found "de"',
+        ),
+        (
             BASE + 'interval = "1ms"\n',
             'config.toml: documents[0].canonical.interval: expected at least 1s, found "1ms"',
         ),
@@ -226,7 +235,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'selctor = "main"\n',
             "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
-            "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, url",
+            "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, translation, url",
         ),
         (
             BASE + 'languages = ["klingon"]\n',

@@ -556,11 +556,11 @@ def audit_mirror(
     markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening)
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
-    number = matches.best(markdown, mstream)
+    number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
     latest_blocks = canonical.blocks(latest_number)
     pages = (canonical_url, mirror.url)
-    as_translation = translated(latest_blocks, blocks)
+    as_translation = translated(latest_blocks, blocks) if mirror.translation is None else mirror.translation
     if as_translation:
         coverage, findings = _translation_audit(canonical.blocks(number), latest_blocks, blocks, pages)
     else:
@@ -577,7 +577,8 @@ def audit_mirror(
     result.findings.extend(findings)
     if mirror.languages and not as_translation:  # each kept block's translation, on the page, against it
         result.findings.extend(_translation_findings(app, mirror, mv))
-    result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
+    if mirror.translation is None:  # what its scripts say, unless the configuration says what it is
+        result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
     return result
 
 
@@ -701,7 +702,7 @@ def edit_reach(
     for at in range(0, len(versions), CHUNK):  # a few texts read at a time, aligned together
         chunk = versions[at : at + CHUNK]
         texts = [(mirror_text(app.store.markdown(v), v.metadata, mirror.kind, opening), None) for v in chunk]
-        found += zip(chunk, matches.settle(texts), strict=True)
+        found += zip(chunk, matches.settle(texts, mirror.translation), strict=True)
     reached = []
     for c in canonical.versions[1:]:
         first = next((v for v, n in found if n >= c.number), None)
@@ -788,11 +789,14 @@ def _translation_audit(
     return coverage, translation.compare(canonical, mirror, pairing, pages)
 
 
-def audit_pair(canonical: str, mirror: str, pages: tuple[str, str] = ("", "")) -> tuple[float, list[Finding]]:
+def audit_pair(
+    canonical: str, mirror: str, pages: tuple[str, str] = ("", ""), translation: bool | None = None
+) -> tuple[float, list[Finding]]:
     """Coverage and findings of one mirror text against one canonical text (Markdown), with no history;
-    `pages` are their addresses, if any. A translation is audited for what a translation keeps."""
+    `pages` are their addresses, if any. A translation (`translation`, or unset, as its scripts say) is audited
+    for what a translation keeps."""
     canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
-    if translated(canon_blocks, mirror_blocks):
+    if translated(canon_blocks, mirror_blocks) if translation is None else translation:
         return _translation_audit(canon_blocks, canon_blocks, mirror_blocks, pages)
     al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
     return carried(al), compare(canon_blocks, mirror_blocks, al, pages)

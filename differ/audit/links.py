@@ -76,20 +76,24 @@ def _target(url: str) -> str:
 
 
 def paired_link_findings(
-    canonical: list[Block], mirror: list[Block], pairs: list[tuple[int, int]], pages: tuple[str, str]
+    canonical: list[Block],
+    mirror: list[Block],
+    groups: list[tuple[list[int], list[int]]],
+    pages: tuple[str, str],
 ) -> list[Finding]:
-    """Links a translation points elsewhere: the words of a link are translated, so a block's links are taken
-    in order against those of the block that renders it, when both have as many. A target on the copy's own site
-    is its copy of what is linked."""
+    """Links a translation points elsewhere: the words of a link are translated, so the links of a block (or of
+    blocks rendered together) are taken in order against those of the blocks that render it, when both have as
+    many. A target on the copy's own site is its copy of what is linked."""
     from differ.audit import Finding
 
     own = _host(pages[1])
     findings: list[Finding] = []
-    for i, j in pairs:
-        ours, theirs = list(_links(canonical[i], pages[0])), list(_links(mirror[j], pages[1]))
+    for ours_at, theirs_at in groups:
+        ours = [(i, text, href) for i in ours_at for text, href in _links(canonical[i], pages[0])]
+        theirs = [target for j in theirs_at for _, target in _links(mirror[j], pages[1])]
         if not ours or len(ours) != len(theirs):
             continue
-        for (text, href), (_, target) in zip(ours, theirs, strict=True):
+        for (i, text, href), target in zip(ours, theirs, strict=True):
             if _host(href) and _host(target) not in ("", own) and not _same_target(href, target):
                 findings.append(Finding("link", canonical[i].section, href, target, text))
     return findings

@@ -95,21 +95,25 @@ class Matches:
             return {}
         return dict(data)
 
-    def best(self, markdown: str, stream: Stream | None = None) -> int:
+    def best(self, markdown: str, stream: Stream | None = None, translation: bool | None = None) -> int:
         """The canonical version the mirror text reflects best (on a tie, the later version), as `best_version`
         finds it among all the canonical versions."""
-        return self.settle([(markdown, stream)])[0]
+        return self.settle([(markdown, stream)], translation)[0]
 
-    def settle(self, texts: Sequence[tuple[str, Stream | None]]) -> list[int]:
+    def settle(
+        self, texts: Sequence[tuple[str, Stream | None]], translation: bool | None = None
+    ) -> list[int]:
         """The best match of each mirror text (with its word stream, when at hand). Those not known up to the
         latest canonical version are aligned CHUNK at a time: each canonical version is read once for them all,
         and their streams and a few canonical ones are all that is held. A translation's blocks are paired with
-        the canonical's instead, as its audit pairs them."""
+        the canonical's instead, as its audit pairs them: `translation` says whether the texts are translations,
+        unset, their scripts do (a text's match is remembered apart for each)."""
         from differ.audit import translated
         from differ.audit.translation import pair_blocks
 
         numbers = self.canonical.numbers
-        keys = [digest(markdown) for markdown, _ in texts]
+        mode = {None: "", True: ":translation", False: ":words"}[translation]
+        keys = [digest(markdown) + mode for markdown, _ in texts]
         self.asked.update(keys)
         todo: dict[str, tuple[str, Stream | None]] = {}
         for key, text in zip(keys, texts, strict=True):
@@ -122,7 +126,11 @@ class Matches:
             found = {k: list(self.entries.get(k) or [-1, -1.0, 0]) for k in chunk}
             mirrors = {k: todo[k][1] or Stream.of(split_blocks(todo[k][0])) for k in chunk}
             latest = self.canonical.blocks(numbers[-1])
-            translations = {k for k in chunk if translated(latest, mirrors[k].blocks)}
+            translations = {
+                k
+                for k in chunk
+                if (translated(latest, mirrors[k].blocks) if translation is None else translation)
+            }
             for i in range(min(found[k][2] for k in chunk), len(numbers)):
                 canonical = self.canonical.stream(numbers[i])
                 for k in chunk:

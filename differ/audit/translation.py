@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from differ.audit.align import fold
@@ -70,6 +71,10 @@ class _Scorer:
     """How likely each canonical block is rendered by each block of the translation."""
 
     def __init__(self, canonical: list[Shape], translation: list[Shape]) -> None:
+        # Of the translation's Latin words, those the canonical has somewhere are names it kept; the others
+        # (its own words, in a translation into a Latin-script language) say nothing of where it stands.
+        vocabulary = frozenset().union(*(a.names for a in canonical))
+        translation = [replace(b, names=b.names & vocabulary) for b in translation]
         self.a, self.b = canonical, translation
         df: Counter[str] = Counter()
         for shape in (*canonical, *translation):
@@ -131,7 +136,8 @@ def _anchors(scorer: _Scorer) -> list[tuple[int, int]]:
         for key, js in where_b.items()
         if len(js) == 1 and len(where_a.get(key, ())) == 1
     }
-    sure = sorted(p for p in found if scorer.score(*p) >= SAME_KIND)
+    # one pair a block: of pairs sharing a canonical block, later ones first, so an increasing run takes one
+    sure = sorted((p for p in found if scorer.score(*p) >= SAME_KIND), key=lambda p: (p[0], -p[1]))
     return increasing_run(sure)
 
 
@@ -195,7 +201,63 @@ def pair_blocks(canonical: Sequence[Block], translation: Sequence[Block]) -> Pai
         scorer.ratio = ratios[len(ratios) // 2]
     sure = sum(min(1.0, max(0.0, scorer.score(i, j))) for i, j in pairs)
     total = len(ia) + len(ib)
-    return Pairing([(ia[i], ib[j]) for i, j in pairs], 2 * sure / total if total else 1.0)
+    joined = list(pairs)
+    for pair in _joined(scorer, pairs):  # kept in order with the pairs: one that would cross them is left out
+        at = bisect_left(joined, pair)
+        before, after = (
+            joined[at - 1] if at else (-1, -1),
+            joined[at] if at < len(joined) else (len(ia), len(ib)),
+        )
+        if before[0] <= pair[0] <= after[0] and before[1] <= pair[1] <= after[1]:
+            joined.insert(at, pair)
+    return Pairing([(ia[i], ib[j]) for i, j in joined], 2 * sure / total if total else 1.0)
+
+
+def _joined(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Blocks the translation merged or split: a block left unpaired next to a pair, every token of which the
+    pair's other block has over what its partner has (two paragraphs made one keep both paragraphs' PR
+    numbers), and so on along a run of them. A block without tokens cannot be told merged from left out, and
+    stays unpaired."""
+    of_a = dict(pairs)
+    of_b = {j: i for i, j in pairs}
+    found: list[tuple[int, int]] = []
+    more = True
+    while more:
+        more = False
+        for i, shape in enumerate(scorer.a):
+            if i in of_a or not shape.tokens:
+                continue
+            for k in (i - 1, i + 1):
+                j = of_a.get(k)
+                if j is not None and not shape.tokens - (scorer.b[j].tokens - scorer.a[k].tokens):
+                    found.append((i, j))
+                    of_a[i], more = j, True
+                    break
+        for j, shape in enumerate(scorer.b):
+            if j in of_b or not shape.tokens:
+                continue
+            for k in (j - 1, j + 1):
+                at = of_b.get(k)
+                if at is not None and not shape.tokens - (scorer.a[at].tokens - scorer.b[k].tokens):
+                    found.append((at, j))
+                    of_b[j], more = at, True
+                    break
+    return found
+
+
+def groups(pairs: Sequence[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
+    """Pairs (in order) as the blocks rendered together: a block and its translation, or blocks merged or split."""
+    out: list[tuple[list[int], list[int]]] = []
+    for i, j in pairs:
+        if out and (out[-1][0][-1] == i or out[-1][1][-1] == j):
+            group = out[-1]
+            if group[0][-1] != i:
+                group[0].append(i)
+            if group[1][-1] != j:
+                group[1].append(j)
+        else:
+            out.append(([i], [j]))
+    return out
 
 
 def carried(canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairing) -> float:
@@ -226,19 +288,24 @@ def compare(
     from differ.audit import Finding, code_findings, in_a_row, looks_like_command, token_detail, under
     from differ.audit.links import paired_link_findings
 
-    paired = dict(pairing.pairs)
+    together = groups(pairing.pairs)
+    starts = {g[0][0]: g for g in together}
+    covered = {i for g in together for i in g[0]}
     findings: list[Finding] = []
     run: list[Finding] = []
     for i in _text_blocks(canonical):
         block = canonical[i]
-        if i not in paired:
+        if i not in covered:
             run.append(Finding("missing", block.section, block.text, None, block.kind))
             continue
         findings += in_a_row(run)
         run = []
-        copy = mirror[paired[i]]
-        if detail := token_detail(block.text, copy.text):
-            findings.append(Finding("token_mismatch", block.section, block.text, copy.text, detail))
+        if i in starts:  # a block and what renders it, or blocks the translation merged or split, together
+            ours_at, theirs_at = starts[i]
+            ours = " / ".join(canonical[k].text for k in ours_at)
+            copy = " / ".join(mirror[k].text for k in theirs_at)
+            if detail := token_detail(ours, copy):
+                findings.append(Finding("token_mismatch", block.section, ours, copy, detail))
     findings += in_a_row(run)
     run = []
     section: tuple[str, ...] = ()
@@ -250,6 +317,6 @@ def compare(
         elif not looks_like_command(mirror[j], canonical):  # a command the copy lost the code block of
             run.append(Finding("extra", section, None, mirror[j].text, mirror[j].kind))
     findings += in_a_row(run)
-    findings += paired_link_findings(canonical, mirror, pairing.pairs, pages)
+    findings += paired_link_findings(canonical, mirror, together, pages)
     findings += code_findings(canonical, mirror, set())
     return findings

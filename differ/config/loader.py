@@ -142,11 +142,14 @@ class _Loader:
             ignore=common["ignore"],
             stale_after=common["stale_after"],
             paused=common["paused"],
+            translation=common["translation"],
             options=values,
             title=title,
         )
         if role == "canonical" and "stale_after" in table:
             raise self.fail(f"{key}.stale_after", "only a mirror can be stale; set it on the mirrors")
+        if role == "canonical" and "translation" in table:
+            raise self.fail(f"{key}.translation", "only a mirror can be a translation; set it on the mirrors")
         try:
             kind.check(source)
         except Invalid as exc:

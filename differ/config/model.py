@@ -90,6 +90,12 @@ SOURCE_OPTIONS: dict[str, Option] = {
     "paused": Option(
         opt.boolean, False, "not checked by differ check or differ run until unset; its record stays"
     ),
+    "translation": Option(
+        opt.boolean,
+        None,
+        "a mirror in another language, audited for what a translation keeps (numbers, names, code, links) "
+        "rather than word by word; unset, a mirror mostly in a script the canonical does not use is one",
+    ),
 }
 
 
@@ -135,6 +141,7 @@ class SourceConfig:
     ignore: tuple[str, ...] = ()
     stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
     paused: bool = False  # left out of `differ check` and `differ run` unless named
+    translation: bool | None = None  # a mirror audited as a translation; None: as its script says
     options: Mapping[str, Any] = field(default_factory=dict)
     title: str = ""  # the document's title as configured; "" when it is to be the page's own (differ.titles)
 

@@ -243,7 +243,7 @@ def _language_note(app: App, source: SourceConfig, markdown: str) -> str | None:
     from differ.audit import language_note
     from differ.diff.blocks import split_blocks
 
-    if source.role != "mirror":
+    if source.role != "mirror" or source.translation is not None:  # none when the file says what it is
         return None
     latest = app.store.latest(app.config.document(source.document).canonical.key)
     if latest is None:

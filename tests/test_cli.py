@@ -1529,6 +1529,9 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
         'bilingual copy, languages = ["en"] on it audits its Latin-script blocks alone, and each translation\'s '
         "numbers, versions and links against its original -->",
     )
+    config.write_text(config.read_text() + "translation = false\n")  # what it is, said: nothing to note
+    code, _, err = run("--config", str(config), "fetch", "doc/copy")
+    assert (code, err.count("note:")) == (ExitCode.OK, 0)
 
 
 def test_an_error_and_a_check_are_one_line_whatever_they_quote(tmp_path: Path) -> None:

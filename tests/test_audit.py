@@ -1304,3 +1304,61 @@ def test_a_mirror_configured_as_a_translation_is_audited_as_one_and_remembered_a
     assert audit.note is None  # what it is was said
     (key,) = json.loads(matches_path(app.store, "doc").read_text())["mirrors"]
     assert key.endswith(":translation")
+
+
+@given(st.data())
+@settings(max_examples=200)
+def test_the_pairs_of_a_stretch_are_the_best_in_order(data: st.DataObject) -> None:
+    """The row-by-row search finds pairs in order whose total is the highest any such pairs reach (checked
+    against the plain search over every cell), each pair scoring above nothing."""
+    from differ.audit.translation import _stretch
+
+    n, m = data.draw(st.integers(1, 9)), data.draw(st.integers(1, 9))
+    scores = [
+        [data.draw(st.sampled_from([-0.5, 0.0, 0.1, 0.3, 0.7, 1.0])) for _ in range(m)] for _ in range(n)
+    ]
+
+    pairs = _stretch(Scores(scores), 0, n, 0, m)  # type: ignore[arg-type]
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))
+    assert all(scores[i][j] > 0 for i, j in pairs)
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best[i][j] = max(
+                best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + max(0.0, scores[i - 1][j - 1])
+            )
+    assert abs(sum(scores[i][j] for i, j in pairs) - best[n][m]) < 1e-9
+
+
+class Scores:
+    """A pair score for each cell, and the cells asked for."""
+
+    def __init__(self, scores: list[list[float]]) -> None:
+        self.scores = scores
+        self.cells: set[tuple[int, int]] = set()
+
+    def score(self, i: int, j: int) -> float:
+        self.cells.add((i, j))
+        return self.scores[i][j]
+
+
+def test_the_search_of_a_long_stretch_keeps_to_its_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With pairs worth making only near the diagonal, a narrow band finds the best of them all, and cells
+    outside it are never scored."""
+    from differ.audit import translation
+
+    monkeypatch.setattr(translation, "BAND", 3)
+    rng = random.Random(5)
+    for n, m in ((40, 40), (40, 44), (50, 47)):
+        scores = [
+            [rng.choice([0.2, 0.6, 1.0]) if abs(i - j) <= 3 else -1.0 for j in range(m)] for i in range(n)
+        ]
+        asked = Scores(scores)
+        pairs = translation._stretch(asked, 0, n, 0, m)  # type: ignore[arg-type]
+        best = [[0.0] * (m + 1) for _ in range(n + 1)]
+        for i in range(1, n + 1):
+            for j in range(1, m + 1):
+                gain = max(0.0, scores[i - 1][j - 1])
+                best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + gain)
+        assert abs(sum(scores[i][j] for i, j in pairs) - best[n][m]) < 1e-9
+        assert len(asked.cells) < n * (2 * (3 + abs(n - m)) + 3)

@@ -108,3 +108,18 @@ def test_the_history_benchmark_times_a_check_with_and_without_the_remembered_mat
     rows = history.run([4, 8])
     assert [row["versions"] for row in rows] == [4, 8]
     assert all(row["warm"] > 0 and row["cold"] > 0 for row in rows)
+
+
+def test_the_translation_benchmark_audits_each_case_as_a_translation() -> None:
+    """Each case read and audited as a translation: the replay post's translation gives its 7 findings, and each
+    repetition of it as many again."""
+    from bench import translation_bench
+    from differ.audit import audit_pair
+
+    findings = {
+        name: len(audit_pair(a, b, translation=True)[1]) for name, (a, b) in translation_bench.cases().items()
+    }
+    first = findings["Korean translation of the replay post"]
+    assert first == 7
+    assert [findings[f"the same, ×{n}"] for n in (2, 4, 8)] == [2 * first, 4 * first, 8 * first]
+    assert translation_bench.table([])[0].startswith("| case |")

@@ -143,36 +143,46 @@ def _anchors(scorer: _Scorer) -> list[tuple[int, int]]:
 
 def _stretch(scorer: _Scorer, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
     """The pairs of one stretch between anchors with the highest total score, in order (each pair scoring above
-    nothing), looked for within `BAND` blocks of the stretch's diagonal."""
+    nothing), looked for within `BAND` blocks of the stretch's diagonal (and its skew): time and memory grow with
+    the stretch's length, not with its area. Row by row, `best[j]` is the best total with the copy's first j
+    blocks; a cell left of a row's band keeps the total of the row above, one right of it the band's last."""
     n, m = a1 - a0, b1 - b0
     if not n or not m:
         return []
     width = BAND + abs(n - m)
-    best = [[0.0] * (m + 1) for _ in range(n + 1)]
-    step = [[0] * (m + 1) for _ in range(n + 1)]  # 1: canonical block unpaired, 2: copy's, 3: paired
+    best = [0.0] * (m + 1)
+    bands: list[tuple[int, int]] = []
+    moves: list[bytearray] = []  # per row, for its band: 1 canonical block unpaired, 2 copy's, 3 paired
+    last = 0  # the previous row's band ends here
     for i in range(1, n + 1):
-        row, above, moves = best[i], best[i - 1], step[i]
         centre = i * m / n
         lo, hi = max(1, int(centre - width)), min(m, int(centre + width) + 1)
-        for j in range(1, m + 1):
-            if j < lo or j > hi:
-                row[j], moves[j] = (above[j], 1) if above[j] >= row[j - 1] else (row[j - 1], 2)
-                continue
-            value, move = above[j], 1
-            if row[j - 1] > value:
-                value, move = row[j - 1], 2
+        for j in range(last + 1, hi + 1):
+            best[j] = best[last]
+        last = hi
+        steps = bytearray(hi - lo + 1)
+        diagonal = best[lo - 1]
+        for j in range(lo, hi + 1):
+            up, left = best[j], best[j - 1]
+            value, step = (up, 1) if up >= left else (left, 2)
             s = scorer.score(a0 + i - 1, b0 + j - 1)
-            if s > 0 and above[j - 1] + s > value:
-                value, move = above[j - 1] + s, 3
-            row[j], moves[j] = value, move
+            if s > 0 and diagonal + s > value:
+                value, step = diagonal + s, 3
+            diagonal, best[j], steps[j - lo] = up, value, step
+        bands.append((lo, hi))
+        moves.append(steps)
     pairs = []
     i, j = n, m
     while i and j:
-        move = step[i][j]
-        if move == 3:
+        lo, hi = bands[i - 1]
+        if j > hi:
+            j = hi
+            continue
+        step = moves[i - 1][j - lo] if j >= lo else 1
+        if step == 3:
             pairs.append((a0 + i - 1, b0 + j - 1))
             i, j = i - 1, j - 1
-        elif move == 1:
+        elif step == 1:
             i -= 1
         else:
             j -= 1

@@ -229,13 +229,14 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
     copy = mirror_text(mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, opening)
     blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
     as_translation = translated(*blocks) if translation is None else translation
+    # the copy's whole page, every language kept, when `languages` kept a part of it
+    languages = mirror.source.languages
+    whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     coverage, findings = audit_pair(
-        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url), as_translation
+        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url), as_translation, whole
     )
-    if mirror.source.languages and not as_translation:
-        # each kept block's translation on the page, against it: the copy's whole, bilingual text
-        whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
-        findings += translation_findings(whole, mirror.source.languages)
+    if whole is not None and languages and not as_translation:  # each kept block's translation, against it
+        findings += translation_findings(whole, languages)
     note = (
         language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
         if translation is None

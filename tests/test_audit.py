@@ -1362,3 +1362,31 @@ def test_the_search_of_a_long_stretch_keeps_to_its_band(monkeypatch: pytest.Monk
                 best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + gain)
         assert abs(sum(scores[i][j] for i, j in pairs) - best[n][m]) < 1e-9
         assert len(asked.cells) < n * (2 * (3 + abs(n - m)) + 3)
+
+
+def test_the_translated_half_of_a_bilingual_mirror_is_audited_with_what_its_page_leaves_untranslated(
+    tmp_path: Path,
+) -> None:
+    """`languages = ["ko"]` on the Korean repost keeps its Korean half: audited as a translation, its missing
+    blocks are those the page lacks in both languages (the heading the repost dropped), not the names, headings
+    and commands it gives once, untranslated."""
+    from differ.audit import audit_document
+    from tests.conftest import source_toml
+    from tests.helpers import REPLAY
+
+    mirror = source_toml("https://discuss.example.org/t/1", "ko", kind="text", extra='languages = ["ko"]')
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=[mirror]))
+    doc = app.config.document("doc")
+    _commit(app, doc.canonical.key, replay_fetch(3).markdown, 1)
+    app.store.commit(
+        doc.mirrors[0].key,
+        raw=(REPLAY / "mirrors" / "pytorch-kr.txt").read_bytes(),
+        markdown=pytorch_kr(("ko",)).markdown,
+        record={"fetched_at": "2026-07-09T09:40:00Z", "url": "https://discuss.example.org/t/1"},
+    )
+    (audit,) = audit_document(app, doc).mirrors
+    assert [f.canonical for f in audit.findings if f.kind == "missing"] == [
+        "Large MPS Op Migration to Native Metal"
+    ]
+    assert [f.kind for f in audit.findings].count("extra") == 6
+    assert round(audit.coverage, 3) == 0.997

@@ -561,8 +561,10 @@ def audit_mirror(
     latest_blocks = canonical.blocks(latest_number)
     pages = (canonical_url, mirror.url)
     as_translation = translated(latest_blocks, blocks) if mirror.translation is None else mirror.translation
+    whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
     if as_translation:
-        coverage, findings = _translation_audit(canonical.blocks(number), latest_blocks, blocks, pages)
+        page = split_blocks(whole) if whole is not None else []
+        coverage, findings = _translation_audit(canonical.blocks(number), latest_blocks, blocks, pages, page)
     else:
         al = align(canonical.stream(number), mstream)
         latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
@@ -575,8 +577,8 @@ def audit_mirror(
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
     result.findings.extend(findings)
-    if mirror.languages and not as_translation:  # each kept block's translation, on the page, against it
-        result.findings.extend(_translation_findings(app, mirror, mv))
+    if whole is not None and not as_translation:  # each kept block's translation, on the page, against it
+        result.findings.extend(translation_findings(whole, mirror.languages or ()))
     if mirror.translation is None:  # what its scripts say, unless the configuration says what it is
         result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
     return result
@@ -753,18 +755,15 @@ def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Fin
     )
 
 
-def _translation_findings(app: App, mirror: SourceConfig, mv: Any) -> list[Finding]:
-    """token_mismatch for bilingual mirrors: read the stored raw body again with every language kept."""
-    from dataclasses import replace
-
+def _whole(app: App, mirror: SourceConfig, mv: Any) -> str | None:
+    """A bilingual mirror's page with every language kept: its stored raw body read again, if it reads."""
     from differ.errors import DifferError
     from differ.versions import read_version
 
     try:
-        full = read_version(app, replace(mirror, languages=None), mv)
+        return read_version(app, replace(mirror, languages=None), mv).markdown
     except DifferError:
-        return []
-    return translation_findings(full.markdown, mirror.languages or ())
+        return None
 
 
 def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Finding]:
@@ -777,27 +776,37 @@ def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Findi
 
 
 def _translation_audit(
-    canonical: list[Block], latest: list[Block], mirror: list[Block], pages: tuple[str, str]
+    canonical: list[Block],
+    latest: list[Block],
+    mirror: list[Block],
+    pages: tuple[str, str],
+    page: Sequence[Block] = (),
 ) -> tuple[float, list[Finding]]:
     """A translation's coverage of the latest canonical version, and its findings against the version it
-    renders (`canonical`)."""
+    renders (`canonical`). `page`: the whole page, when `languages` kept a part of it: the names, headings and
+    commands no one translates are on it, though not in the part kept."""
     from differ.audit import translation
 
     pairing = translation.pair_blocks(canonical, mirror)
     latest_pairing = pairing if latest is canonical else translation.pair_blocks(latest, mirror)
-    coverage = translation.carried(latest, mirror, latest_pairing)
-    return coverage, translation.compare(canonical, mirror, pairing, pages)
+    coverage = translation.carried(latest, mirror, latest_pairing, page)
+    return coverage, translation.compare(canonical, mirror, pairing, pages, page)
 
 
 def audit_pair(
-    canonical: str, mirror: str, pages: tuple[str, str] = ("", ""), translation: bool | None = None
+    canonical: str,
+    mirror: str,
+    pages: tuple[str, str] = ("", ""),
+    translation: bool | None = None,
+    whole: str | None = None,
 ) -> tuple[float, list[Finding]]:
     """Coverage and findings of one mirror text against one canonical text (Markdown), with no history;
     `pages` are their addresses, if any. A translation (`translation`, or unset, as its scripts say) is audited
-    for what a translation keeps."""
+    for what a translation keeps; `whole` is its page with every language, when `languages` kept a part."""
     canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
     if translated(canon_blocks, mirror_blocks) if translation is None else translation:
-        return _translation_audit(canon_blocks, canon_blocks, mirror_blocks, pages)
+        page = split_blocks(whole) if whole is not None else []
+        return _translation_audit(canon_blocks, canon_blocks, mirror_blocks, pages, page)
     al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
     return carried(al), compare(canon_blocks, mirror_blocks, al, pages)
 

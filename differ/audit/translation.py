@@ -270,17 +270,34 @@ def groups(pairs: Sequence[tuple[int, int]]) -> list[tuple[list[int], list[int]]
     return out
 
 
-def carried(canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairing) -> float:
+def as_they_are(canonical: Sequence[Block], page: Sequence[Block]) -> set[int]:
+    """The canonical's blocks of text a page has word for word: on a bilingual page whose `languages` keep the
+    translation, the names, headings and commands no one translates, which the kept part does not repeat."""
+    # each side of a heading "번역 / Original" too, which such a page gives in both languages
+    texts = {
+        " ".join(fold(part).split())
+        for b in page
+        if b.kind != "code"
+        for part in (b.text, *b.text.split(" / "))
+    }
+    return {i for i in _text_blocks(canonical) if " ".join(fold(canonical[i].text).split()) in texts}
+
+
+def carried(
+    canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairing, page: Sequence[Block] = ()
+) -> float:
     """The share of the canonical's words the translation renders: its paired blocks, and its code blocks whose
-    every command the copy has as it is."""
+    every command the copy has as it is. `page`: the whole page of a copy whose `languages` kept a part of it,
+    whose untranslated blocks and commands count too."""
     from differ.audit import command_lines
     from differ.audit.align import Stream
 
     words = Stream.of(list(canonical)).per_block
     if not sum(words):
         return 1.0
-    present = {" ".join(line.split()) for b in mirror for line in b.text.split("\n") if line.strip()}
-    paired = {i for i, _ in pairing.pairs}
+    lines = page or mirror
+    present = {" ".join(line.split()) for b in lines for line in b.text.split("\n") if line.strip()}
+    paired = {i for i, _ in pairing.pairs} | as_they_are(canonical, page)
     kept = sum(
         n
         for i, (block, n) in enumerate(zip(canonical, words, strict=True))
@@ -291,16 +308,21 @@ def carried(canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairin
 
 
 def compare(
-    canonical: list[Block], mirror: list[Block], pairing: Pairing, pages: tuple[str, str] = ("", "")
+    canonical: list[Block],
+    mirror: list[Block],
+    pairing: Pairing,
+    pages: tuple[str, str] = ("", ""),
+    page: Sequence[Block] = (),
 ) -> list[Finding]:
     """Missing, extra, token-mismatch, relinked and corrupted-code findings of a translation against one
-    canonical version."""
+    canonical version. `page`: the whole page of a copy whose `languages` kept a part of it: a canonical block
+    it has as it is (a name no one translates) is not missing, and its commands are the page's."""
     from differ.audit import Finding, code_findings, in_a_row, looks_like_command, token_detail, under
     from differ.audit.links import paired_link_findings
 
     together = groups(pairing.pairs)
     starts = {g[0][0]: g for g in together}
-    covered = {i for g in together for i in g[0]}
+    covered = {i for g in together for i in g[0]} | as_they_are(canonical, page)
     findings: list[Finding] = []
     run: list[Finding] = []
     for i in _text_blocks(canonical):
@@ -328,5 +350,5 @@ def compare(
             run.append(Finding("extra", section, None, mirror[j].text, mirror[j].kind))
     findings += in_a_row(run)
     findings += paired_link_findings(canonical, mirror, together, pages)
-    findings += code_findings(canonical, mirror, set())
+    findings += code_findings(canonical, list(page) or mirror, set())
     return findings

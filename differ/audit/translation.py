@@ -1,8 +1,8 @@
 """A translation audited against its original. Its words cannot be compared with the canonical's, so its blocks
 are paired with the canonical's by what a translation keeps: their order, their kind (a heading for a heading), their
 length against the rest, and the numbers, versions, identifiers, addresses and names it carries over as they are.
-A canonical block left unpaired is missing, a block of the copy's own is extra, and a pair whose numbers or names
-differ is a token mismatch; commands are checked as in any copy."""
+A canonical block left unpaired is missing, a block of the copy's own is extra, and a pair whose numbers, versions,
+identifiers or addresses differ is a token mismatch; commands are checked as in any copy."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ class Shape:
 class Pairing:
     """Which canonical block each block of the translation renders, and how alike the two documents are."""
 
-    pairs: list[tuple[int, int]]  # (canonical index, translation index), in order
+    # (canonical index, translation index), in order; blocks the translation merged or split share an index
+    pairs: list[tuple[int, int]]
     likeness: float  # 0 to 1: pairs weighed by how sure each is, against the text blocks of both
 
 

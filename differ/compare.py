@@ -244,7 +244,17 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
     )
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
-        MirrorAudit(mirror.name, mirror.name, None, None, None, coverage, findings, note=note)
+        MirrorAudit(
+            mirror.name,
+            mirror.name,
+            None,
+            None,
+            None,
+            coverage,
+            findings,
+            note=note,
+            translation=as_translation,
+        )
     )
     return report
 
@@ -259,7 +269,8 @@ def render_audit(report: AuditReport, fmt: str) -> str:
         return render_stored(report, fmt)
     m = report.mirrors[0]
     count = f"{len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
-    head = f"{m.id} against {report.title}: coverage {m.coverage:.1%}; {count}"
+    reading = ", a translation," if m.translation else ""
+    head = f"{m.id}{reading} against {report.title}: coverage {m.coverage:.1%}; {count}"
     lines = [finding_line(f) for f in m.findings]
     note = [f"note: {m.note}"] if m.note else []
     if fmt == "html":

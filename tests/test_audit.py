@@ -1286,7 +1286,7 @@ def test_a_translation_into_a_language_of_the_same_script_is_one_when_configured
 
 
 def test_a_mirror_configured_as_a_translation_is_audited_as_one_and_remembered_apart(tmp_path: Path) -> None:
-    from differ.audit import audit_document
+    from differ.audit import audit_document, render_audit
     from differ.audit.matches import matches_path
     from tests.conftest import source_toml
 
@@ -1302,6 +1302,11 @@ def test_a_mirror_configured_as_a_translation_is_audited_as_one_and_remembered_a
         ("missing", "The legacy TorchScript frontend is deprecated and will go in 3.2."),
     ]
     assert audit.note is None  # what it is was said
+    report = audit_document(app, doc)
+    assert render_audit(report, "text").splitlines()[1] == (
+        "de: version 1, a translation, matches canonical version 1 — up to date; coverage 78.0%; 2 findings"
+    )
+    assert json.loads(render_audit(report, "json"))["mirrors"][0]["translation"] is True
     (key,) = json.loads(matches_path(app.store, "doc").read_text())["mirrors"]
     assert key.endswith(":translation")
 

@@ -1046,7 +1046,7 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     assert (code, out.splitlines()[:2], err) == (  # the canonical is read whole: languages are the copy's
         ExitCode.FAILURE,
         [
-            f"{repost} against {canonical}: coverage 99.7%; 7 findings",
+            f"{repost}, a translation, against {canonical}: coverage 99.7%; 7 findings",
             "  note: its languages (ko) keep its blocks in Hangul script, which the canonical does not use, so it "
             "is audited as a translation; --set 'languages=[\"en\"]' keeps those in the canonical's Latin script",
         ],
@@ -1097,7 +1097,7 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert (code, lines[0], err) == (
         ExitCode.FAILURE,
-        f"{translation} against {canonical}: coverage 99.7%; 7 findings",
+        f"{translation}, a translation, against {canonical}: coverage 99.7%; 7 findings",
         "",
     )
     assert (

@@ -109,6 +109,8 @@ class MirrorAudit:
     stale_from: str | None = None
     #: what the reader should know to read the findings (a copy in another language than the canonical)
     note: str | None = None
+    #: audited as a translation (block by block, for what a translation keeps) rather than word by word
+    translation: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -122,6 +124,7 @@ class MirrorAudit:
             "reached": self.reached,
             "stale_from": self.stale_from,
             "note": self.note,
+            "translation": self.translation,
         }
 
     @property
@@ -569,7 +572,9 @@ def audit_mirror(
         al = align(canonical.stream(number), mstream)
         latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
         coverage, findings = carried(latest_al), compare(canonical.blocks(number), blocks, al, pages)
-    result = MirrorAudit(mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage)
+    result = MirrorAudit(
+        mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
+    )
     result.reached = edit_reach(app, canonical, matches, mirror)
     canon_versions = canonical.versions
     if number != latest_number:

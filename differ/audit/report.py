@@ -105,7 +105,8 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
     else:
         state = f"stale (the canonical is at version {canonical_version})"
     head = (
-        f"{m.id}: version {m.version} matches canonical version {m.matches_version} — {state}; "
+        f"{m.id}: version {m.version}{', a translation,' if m.translation else ''} matches canonical version "
+        f"{m.matches_version} — {state}; "
         f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
     )
     note = [f"  note: {m.note}"] if m.note else []

@@ -55,6 +55,11 @@ MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words m
 MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not paired by chance
 MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
 _LETTER = re.compile("[A-Za-z]")
+# a letter of a script the language filter tells apart from Latin: Greek, Cyrillic, Hebrew, Arabic, Hangul, kana, Han
+_BEYOND_LATIN = re.compile(
+    "[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u1100-\u11ff"
+    "\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
 
 
 @dataclass
@@ -635,9 +640,11 @@ TRANSLATED = 0.15  # a copy with less of its text than this in the canonical's s
 def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | None:
     """How a copy's scripts differ from its canonical's, if they do enough to say: a tenth of its blocks of text
     (and at least 3) in scripts the canonical uses for at most 2% of its own."""
+    if not any(_BEYOND_LATIN.search(b.text) for b in (*mirror, *canonical) if b.kind != "code"):
+        return None  # both in Latin script alone (the common case, found without a word-by-word look)
     theirs = _scripts(mirror)
     total = sum(theirs.values())
-    if not total or set(theirs) <= {"Latin"}:
+    if not total:
         return None
     ours = _scripts(canonical)
     if not ours:

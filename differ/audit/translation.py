@@ -44,14 +44,19 @@ class Shape:
 
     @classmethod
     def of(cls, block: Block) -> Shape:
-        text = block.text
-        return cls(
-            block.kind,
-            block.level if block.kind == "heading" else 0,
-            invariant_tokens(text),
-            frozenset(fold(w) for w in _LATIN.findall(text)),
-            max(1, len(text) - text.count(" ")),
-        )
+        """Made once a block (kept on it, as its key is): a translation is paired with every canonical version
+        it may render, and each version with every mirror text."""
+        known: Shape | None = block.__dict__.get("_shape")
+        if known is None:
+            text = block.text
+            known = block.__dict__["_shape"] = cls(
+                block.kind,
+                block.level if block.kind == "heading" else 0,
+                invariant_tokens(text),
+                frozenset(fold(w) for w in _LATIN.findall(text)),
+                max(1, len(text) - text.count(" ")),
+            )
+        return known
 
 
 @dataclass

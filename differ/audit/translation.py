@@ -10,7 +10,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -237,28 +237,25 @@ def _joined(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, in
     of_a = dict(pairs)
     of_b = {j: i for i, j in pairs}
     found: list[tuple[int, int]] = []
-    more = True
-    while more:
-        more = False
-        for i, shape in enumerate(scorer.a):
-            if i in of_a or not shape.tokens:
-                continue
-            for k in (i - 1, i + 1):
-                j = of_a.get(k)
-                if j is not None and not shape.tokens - (scorer.b[j].tokens - scorer.a[k].tokens):
-                    found.append((i, j))
-                    of_a[i], more = j, True
-                    break
-        for j, shape in enumerate(scorer.b):
-            if j in of_b or not shape.tokens:
-                continue
-            for k in (j - 1, j + 1):
-                at = of_b.get(k)
-                if at is not None and not shape.tokens - (scorer.a[at].tokens - scorer.b[k].tokens):
-                    found.append((at, j))
-                    of_b[j], more = at, True
-                    break
-    return found
+    while True:
+        more = [*_beside(scorer.a, scorer.b, of_a), *((i, j) for j, i in _beside(scorer.b, scorer.a, of_b))]
+        if not more:
+            return found
+        found += more
+
+
+def _beside(ours: list[Shape], theirs: list[Shape], partner: dict[int, int]) -> Iterator[tuple[int, int]]:
+    """Blocks of one side left unpaired next to a paired block whose partner has all their tokens over its own,
+    each with that partner (and taken as paired, so a run of them is found in one pass)."""
+    for i, shape in enumerate(ours):
+        if i in partner or not shape.tokens:
+            continue
+        for k in (i - 1, i + 1):
+            j = partner.get(k)
+            if j is not None and not shape.tokens - (theirs[j].tokens - ours[k].tokens):
+                partner[i] = j
+                yield i, j
+                break
 
 
 def groups(pairs: Sequence[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:

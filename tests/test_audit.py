@@ -164,6 +164,13 @@ def test_invariant_tokens() -> None:
     assert invariant_tokens("nn.LinearCrossEntropyLoss and 3.15t") == invariant_tokens(
         "nn.LinearCrossEntropyLoss와 3.15t"
     )
+    # numbers as German and French write them: the same numbers, and versions as they are
+    english = invariant_tokens("4,000 commits, 1,234,567 downloads, 1.5% and 0.125 s, version 3.7.1")
+    assert english == invariant_tokens("4.000 Commits, 1.234.567 Downloads, 1,5 % und 0,125 s, Version 3.7.1")
+    assert english == invariant_tokens(
+        "4\u202f000 commits, 1\u00a0234\u00a0567 téléchargements, 1,5 %, 0,125 s, 3.7.1"
+    )
+    assert english == {"4000": 1, "1234567": 1, "1.5": 1, "0.125": 1, "3.7.1": 1}
 
 
 def test_audit_html_is_inert() -> None:
@@ -1258,13 +1265,13 @@ def test_paragraphs_a_translation_merged_or_split_are_rendered_together_not_miss
 
 
 GERMAN = (
-    "# Veröffentlichung von PyTorch 3.0\n\nWir freuen uns, PyTorch 3.0 anzukündigen: 4000 Commits von 321 "
+    "# Veröffentlichung von PyTorch 3.0\n\nWir freuen uns, PyTorch 3.0 anzukündigen: 4.000 Commits von 321 "
     "Mitwirkenden.\n\n## Compiler\n\ntorch.compile unterstützt jetzt standardmäßig dynamische Formen (PR #1001 "
     "von Ada Lovelace).\n\n## Verteiltes Training\n\nFSDP3 überlappt Kommunikation und Berechnung und senkt die "
     "Schrittzeit um 20 % (PR #1002).\n"
 )
 ENGLISH = (
-    "# PyTorch 3.0 Release\n\nWe are excited to announce PyTorch 3.0: 4000 commits from 321 contributors.\n\n"
+    "# PyTorch 3.0 Release\n\nWe are excited to announce PyTorch 3.0: 4,000 commits from 321 contributors.\n\n"
     "## Compiler\n\ntorch.compile now supports dynamic shapes by default (PR #1001 by Ada Lovelace).\n\n"
     "## Distributed Training\n\nFSDP3 overlaps communication and computation, reducing step time by 20% "
     "(PR #1002).\n\n## Deprecations\n\nThe legacy TorchScript frontend is deprecated and will go in 3.2.\n"
@@ -1304,7 +1311,7 @@ def test_a_mirror_configured_as_a_translation_is_audited_as_one_and_remembered_a
     assert audit.note is None  # what it is was said
     report = audit_document(app, doc)
     assert render_audit(report, "text").splitlines()[1] == (
-        "de: version 1, a translation, matches canonical version 1 — up to date; coverage 78.0%; 2 findings"
+        "de: version 1, a translation, matches canonical version 1 — up to date; coverage 78.3%; 2 findings"
     )
     assert json.loads(render_audit(report, "json"))["mirrors"][0]["translation"] is True
     (key,) = json.loads(matches_path(app.store, "doc").read_text())["mirrors"]

@@ -56,6 +56,21 @@ def _expand(m: re.Match[str]) -> str:
     return f" {value:.0f} "
 
 
+# Digits grouped by thousands with a no-break or thin space, as French writes them ("4 000").
+_SPACED = re.compile("(?<![\\d.,])\\d{1,3}(?:[\u00a0\u202f\u2009]\\d{3})+(?![\\d])")
+
+
+def _number(digits: str) -> str:
+    """A number as every language writes it: thousands grouped by a comma or a dot are one number ("4,000",
+    "4.000": 4000), and a decimal comma is a point ("1,5" and "0,125": 1.5 and 0.125). A version ("3.7.1",
+    "2.13") is as it is."""
+    if re.fullmatch(r"[1-9]\d{0,2}([.,])\d{3}(\1\d{3})*", digits):
+        return re.sub(r"\D", "", digits)
+    if re.fullmatch(r"\d+,\d{1,2}|0,\d+", digits):
+        return digits.replace(",", ".")
+    return digits
+
+
 def invariant_tokens(text: str) -> Counter[str]:
     """The tokens of a block that a faithful translation keeps as they are."""
     tokens: Counter[str] = Counter()
@@ -72,8 +87,9 @@ def invariant_tokens(text: str) -> Counter[str]:
     rest = _IDENT.sub(" ", rest)
     rest = _MONTH.sub(lambda m: " " + _MONTHS[next(g for g in m.groups() if g).lower()] + " ", rest)
     rest = _SCALED.sub(_expand, rest)
+    rest = _SPACED.sub(lambda m: re.sub(r"\D", "", m[0]), rest)
     for digits, suffix in _NUMBER.findall(rest):
-        value = digits.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", digits) else digits
+        value = _number(digits)
         # A one-letter suffix on a version is part of it (3.15t, 0.12b); units are not ("35ms", "12x").
         version = len(suffix) == 1 and suffix.islower() and "." in value and suffix != "x"
         tokens[value + suffix if version else value] += 1

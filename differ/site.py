@@ -133,6 +133,8 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
     ]
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
+    if entry.get("translation") is True:
+        parts.append("read as a translation")
     return ", ".join(parts), (matches == canonical or behind) and not findings
 
 

@@ -8,6 +8,7 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -1402,3 +1403,52 @@ def test_the_translated_half_of_a_bilingual_mirror_is_audited_with_what_its_page
     ]
     assert [f.kind for f in audit.findings].count("extra") == 6
     assert round(audit.coverage, 3) == 0.997
+
+
+def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
+    tmp_path: Path, server: Server
+) -> None:
+    """The whole way, against a local server: the canonical page as published and then edited, and the Korean
+    translation of the version before the edit and then of the edited one. The edit makes the translation stale
+    (one drift alert, naming the edits it misses); its update brings it up to date (another)."""
+    import differ.notify
+    from differ.check import check
+    from tests.conftest import source_toml
+    from tests.helpers import REPLAY
+
+    text = TRANSLATION.read_text()
+    older = "\n\n".join(p for p in text.split("\n\n") if not p.startswith("업데이트(7/8)"))
+    older = older.replace(
+        "(예비 Python 3.15 및 3.15t 바이너리 지원은", "(Python 3.15 바이너리 지원은 Prototype 기능으로"
+    )
+    server.page("/post", (REPLAY / "canonical/fetch-1.html").read_bytes())
+    server.page("/ko", older, "text/plain; charset=utf-8")
+    mirror = source_toml(server.url("/ko"), "ko", kind="text", extra="robots = false")
+    canonical = 'selector = "article .entry-content"\nrobots = false'
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra=canonical, mirrors=[mirror]), clock)
+    events: list[dict[str, Any]] = []
+    real = differ.notify.dispatch
+
+    def checked() -> list[dict[str, Any]]:
+        events.clear()
+        clock.advance(3600)
+        differ.notify.dispatch = lambda app, evs, **kw: events.extend(evs) or real(app, evs, **kw)  # type: ignore[assignment]
+        try:
+            check(app, app.config.sources())
+        finally:
+            differ.notify.dispatch = real  # type: ignore[assignment]
+        return [e for e in events if e["type"] == "mirror_drift"]
+
+    assert checked() == []  # the first audit is the baseline
+    (kept,) = json.loads((Path(app.store.root) / "audits/doc.json").read_text()).values()
+    assert (kept["matches_version"], kept["translation"]) == (1, True)
+    server.page("/post", (REPLAY / "canonical/fetch-3.html").read_bytes())
+    (stale,) = checked()
+    assert stale["headline"] == "is stale: matches version 1, canonical is at 2"
+    assert any(line.startswith("• new: stale: matches canonical version 1") for line in stale["summary"])
+    site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
+    assert "stale: matches version 1 of 2, 8 findings, coverage 99.0%, read as a translation" in site
+    server.page("/ko", text, "text/plain; charset=utf-8")
+    (caught_up,) = checked()
+    assert caught_up["headline"] == "caught up with canonical version 2"

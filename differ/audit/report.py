@@ -198,6 +198,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "coverage": round(m.coverage, 4),
             "stale_from": m.stale_from,
             "note": m.note,
+            "translation": m.translation,
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,

@@ -1403,6 +1403,20 @@ def test_the_translated_half_of_a_bilingual_mirror_is_audited_with_what_its_page
     ]
     assert [f.kind for f in audit.findings].count("extra") == 6
     assert round(audit.coverage, 3) == 0.997
+    # a paragraph the page leaves in English alone is one it has not translated: missing from its Korean half
+    from tests.helpers import norm, source
+
+    paragraphs = (REPLAY / "mirrors" / "pytorch-kr.txt").read_text().split("\n\n")
+    paragraphs = [p for p in paragraphs if not p.startswith("torchcomms는 PyTorch Distributed의")]
+    page = "\n\n".join(paragraphs).encode()
+    half, whole = (
+        norm(page, source("text", languages=kept), "text/plain").markdown for kept in (("ko",), None)
+    )
+    _, findings = audit_pair(replay_fetch(3).markdown, half, whole=whole)
+    assert [f.canonical[:38] for f in findings if f.kind == "missing" and f.canonical] == [
+        "Large MPS Op Migration to Native Metal",
+        "torchcomms is a new communications bac",
+    ]
 
 
 def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(

@@ -29,6 +29,7 @@ OTHER_KIND = 0.25  # a heading for a paragraph: a text copy (or bold text) loses
 EVIDENCE = 0.6  # at most this much for or against a pair from the tokens and names its blocks share or not
 LENGTH = 0.25  # against a pair for each e-fold its length is off the copy's usual length against the original
 SHORT = 10  # characters added to both lengths before they are compared
+NAMES = 4  # words at most of a block a bilingual page may leave untranslated (a name, a short heading)
 BAND = 60  # in a stretch between anchors, blocks paired at most this far off its diagonal (and its skew)
 
 
@@ -274,8 +275,9 @@ def groups(pairs: Sequence[tuple[int, int]]) -> list[tuple[list[int], list[int]]
 
 
 def as_they_are(canonical: Sequence[Block], page: Sequence[Block]) -> set[int]:
-    """The canonical's blocks of text a page has word for word: on a bilingual page whose `languages` keep the
-    translation, the names, headings and commands no one translates, which the kept part does not repeat."""
+    """The canonical's names and short headings (`NAMES` words at most) a page has word for word: on a bilingual
+    page whose `languages` keep the translation, those no one translates, which the kept part does not repeat. A
+    longer passage in the canonical's words alone is one the page left untranslated."""
     # each side of a heading "번역 / Original" too, which such a page gives in both languages
     texts = {
         " ".join(fold(part).split())
@@ -283,7 +285,11 @@ def as_they_are(canonical: Sequence[Block], page: Sequence[Block]) -> set[int]:
         if b.kind != "code"
         for part in (b.text, *b.text.split(" / "))
     }
-    return {i for i in _text_blocks(canonical) if " ".join(fold(canonical[i].text).split()) in texts}
+    return {
+        i
+        for i in _text_blocks(canonical)
+        if len(words := fold(canonical[i].text).split()) <= NAMES and " ".join(words) in texts
+    }
 
 
 def carried(

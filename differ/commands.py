@@ -230,11 +230,32 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     )
     for warning in result.warnings:
         print(f"<!-- warning: {warning} -->", file=app.err)
-    note = _language_note(app, source, result.markdown)
-    if note:
-        print(f"<!-- note: {note} -->", file=app.err)
+    for note in (
+        _language_note(app, source, result.markdown),
+        _translations_note(app, source, result.translations),
+    ):
+        if note:
+            print(f"<!-- note: {note} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+def _translations_note(app: App, source: SourceConfig, translations: list[tuple[str, str]]) -> str | None:
+    """For a canonical page, the translations it names (`hreflang`) that are not its document's mirrors yet,
+    and how to add one: where a watcher of a post first learns where its translations are."""
+    if source.role != "canonical" or not translations:
+        return None
+    doc = app.config.document(source.document)
+    known = {m.url.rstrip("/") for m in doc.mirrors}
+    new = [(language, url) for language, url in translations if url.rstrip("/") not in known]
+    if not new:
+        return None
+    named = ", ".join(f"{language} <{url}>" for language, url in new[:5])
+    more = f" and {len(new) - 5} more" if len(new) > 5 else ""
+    return (
+        f"the page names {len(new)} translation{'s' if len(new) != 1 else ''} not watched yet: {named}{more}; "
+        f"differ add URL --to {doc.id} audits one as a mirror of it"
+    )
 
 
 def _language_note(app: App, source: SourceConfig, markdown: str) -> str | None:

@@ -453,6 +453,34 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
     )
 
 
+def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watched(
+    tmp_path: Path, server: Server
+) -> None:
+    """`<link rel="alternate" hreflang>`: the page's translations, itself and `x-default` aside, less those its
+    document already watches as mirrors."""
+    config = write_config(tmp_path, server)
+    links = (
+        f'<link rel="alternate" hreflang="en" href="{server.url("/post")}">'
+        '<link rel="alternate" hreflang="x-default" href="/post">'
+        '<link rel="alternate" hreflang="ko" href="/ko/post">'
+        '<link rel="alternate" hreflang="ja" href="/ja/post#top">'
+        '<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+    )
+    server.page("/post", article("<p>First words.</p>").replace("</head>", links + "</head>"))
+    code, _, err = run("--config", str(config), "fetch", "doc/canonical")
+    assert (code, err.splitlines()[-1]) == (
+        ExitCode.OK,
+        f"<!-- note: the page names 2 translations not watched yet: ko <{server.url('/ko/post')}>, ja "
+        f"<{server.url('/ja/post#top')}>; differ add URL --to doc audits one as a mirror of it -->",
+    )
+    assert run("--config", str(config), "add", server.url("/ko/post"), "--to", "doc")[0] == ExitCode.OK
+    code, _, err = run("--config", str(config), "fetch", "doc/canonical")
+    assert err.splitlines()[-1] == (
+        f"<!-- note: the page names 1 translation not watched yet: ja <{server.url('/ja/post#top')}>; differ "
+        "add URL --to doc audits one as a mirror of it -->"
+    )
+
+
 def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path, server)
     config.write_text(

@@ -66,6 +66,8 @@ class Normalized:
     ignored: int = 0  # matches of the source's `ignore` patterns left out
     root: str = field(default="", compare=False)  # where on the page the text was read from (HTML)
     feeds: list[str] = field(default_factory=list, compare=False)  # the RSS or Atom feeds an HTML page names
+    # the translations an HTML page names (<link rel="alternate" hreflang>): language, address
+    translations: list[tuple[str, str]] = field(default_factory=list, compare=False)
 
     counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
@@ -110,6 +112,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
         ignored=ignored,
         root=extracted.root,
         feeds=extracted.feeds,
+        translations=extracted.translations,
         counted=None if source.languages or ignored else extracted.words,  # filtering changes the count
     )
 

@@ -359,30 +359,47 @@ _NAMED = {"generator": "generator"}  # what made the page (Discourse, WordPress)
 _FEED_TYPES = ("application/rss+xml", "application/atom+xml")
 
 
-def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str]]:
+def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str], list[tuple[str, str]]]:
     """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title,
-    publication/modification times and generator, and the RSS and Atom feeds it names
-    (`<link rel="alternate" type="application/rss+xml">`) as addresses."""
+    publication/modification times and generator, the RSS and Atom feeds it names
+    (`<link rel="alternate" type="application/rss+xml">`) as addresses, and its translations
+    (`<link rel="alternate" hreflang="ko">`) as language and address, itself and `x-default` aside."""
     meta: dict[str, str] = {}
     feeds: list[str] = []
+    translations: list[tuple[str, str]] = []
     for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
         if tag.name == "meta":
             key = _META.get(str(tag.get("property"))) or _NAMED.get(str(tag.get("name")).lower())
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()
-        elif tag.name == "link" and str(tag.get("type", "")).lower() in _FEED_TYPES:
+        elif tag.name == "link":
             rel, href = tag.get("rel"), tag.get("href")
             rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
-            if "alternate" in rels and isinstance(href, str) and href.strip():
-                url = urljoin(base_url, href.strip())
+            if "alternate" not in rels or not isinstance(href, str) or not href.strip():
+                continue
+            url = urljoin(base_url, href.strip())
+            language = tag.get("hreflang")
+            if str(tag.get("type", "")).lower() in _FEED_TYPES:
                 if url not in feeds:
                     feeds.append(url)
+            elif (
+                isinstance(language, str)
+                and language.strip().lower() not in ("", "x-default")
+                and _page(url) != _page(base_url)
+                and url not in (u for _, u in translations)
+            ):
+                translations.append((language.strip(), url))
     if "title" not in meta:
         title = first_tag(soup, lambda tag: tag.name == "title")
         if title and title.string:
             meta["title"] = _WS.sub(" ", title.string).strip()
-    return meta, feeds
+    return meta, feeds, translations
+
+
+def _page(url: str) -> str:
+    """An address as a page: its fragment and a trailing slash aside."""
+    return url.split("#", 1)[0].rstrip("/")
 
 
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:

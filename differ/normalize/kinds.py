@@ -35,6 +35,7 @@ class Extracted:
     words: int | None = None  # its visible words, where counted on the way
     root: str = ""  # where on the page the text was read from, said for people choosing a selector
     feeds: list[str] = field(default_factory=list)  # the RSS or Atom feeds an HTML page names
+    translations: list[tuple[str, str]] = field(default_factory=list)  # its translations: language, address
     generator: str = ""  # what an HTML page says made it (<meta name="generator">)
 
 
@@ -127,7 +128,7 @@ def read_html(
     from differ.normalize.writer import write
 
     soup = htmlconv.parse_html(text)
-    head, feeds = htmlconv.page_head(soup, body.url)
+    head, feeds, translations = htmlconv.page_head(soup, body.url)
     meta = {k: v for k, v in head.items() if k in metadata}
     root = find_root(soup, selector, exclude)
     converter = htmlconv.Converter(body.url, body.tracking)
@@ -139,6 +140,7 @@ def read_html(
     )
     extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
     extracted.feeds = feeds
+    extracted.translations = translations
     extracted.generator = head.get("generator", "")
     return extracted
 

@@ -1460,6 +1460,9 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     server.page("/post", (REPLAY / "canonical/fetch-3.html").read_bytes())
     (stale,) = checked()
     assert stale["headline"] == "is stale: matches version 1, canonical is at 2"
+    assert stale["summary"][0].endswith(
+        ": mirror ko (a translation, coverage 99.0%, matches canonical version 1 of 2)"
+    )
     assert any(line.startswith("• new: stale: matches canonical version 1") for line in stale["summary"])
     site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
     assert "stale: matches version 1 of 2, 8 findings, coverage 99.0%, read as a translation" in site

@@ -230,7 +230,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     lines = {f.key: finding_line(f) for f in m.findings}
     old = set(before.get("findings", []))
     summary = [
-        f"{report.title}: mirror {m.id} (coverage {m.coverage:.1%}, matches canonical version "
+        f"{report.title}: mirror {m.id} ({'a translation, ' if m.translation else ''}coverage {m.coverage:.1%}, "
+        "matches canonical version "
         f"{m.matches_version} of {report.canonical_version})"
     ]
     added = [lines[k] for k in keys if k not in old]

@@ -1469,3 +1469,51 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     server.page("/ko", text, "text/plain; charset=utf-8")
     (caught_up,) = checked()
     assert caught_up["headline"] == "caught up with canonical version 2"
+
+
+_PIECES = st.sampled_from(
+    [
+        "release",
+        "빠른",
+        "빌드",
+        "#1201",
+        "#1202",
+        "3.15t",
+        "v2.1",
+        "torch.compile",
+        "CUDA",
+        "4,000",
+        "4.000",
+        "—",
+    ]
+)
+_BLOCK = st.tuples(
+    st.sampled_from(["# ", "## ", "", "- ", "> ", "```\n"]), st.lists(_PIECES, min_size=1, max_size=8)
+).map(lambda b: b[0] + " ".join(b[1]) + ("\n```" if b[0].startswith("```") else ""))
+
+
+@given(st.lists(_BLOCK, max_size=25), st.lists(_BLOCK, max_size=25))
+@settings(max_examples=300, deadline=None)
+def test_any_two_documents_pair_in_order_and_audit_as_a_translation(a: list[str], b: list[str]) -> None:
+    """Whatever the blocks: pairs of text blocks in order (a block shared by two pairs only where merged or
+    split), a likeness between 0 and 1, and findings that quote the two documents' own blocks."""
+    from differ.audit.translation import compare as compare_translation
+    from differ.audit.translation import pair_blocks
+
+    canonical, copy = split_blocks("\n\n".join(a)), split_blocks("\n\n".join(b))
+    pairing = pair_blocks(canonical, copy)
+    assert 0.0 <= pairing.likeness <= 1.0
+    assert all(canonical[i].kind != "code" and copy[j].kind != "code" for i, j in pairing.pairs)
+    assert all(
+        x[0] <= y[0] and x[1] <= y[1] and x != y
+        for x, y in zip(pairing.pairs, pairing.pairs[1:], strict=False)
+    )
+    texts = {block.text for block in (*canonical, *copy)}
+    for finding in compare_translation(canonical, copy, pairing):
+        quoted = finding.mirror if finding.kind == "extra" else finding.canonical
+        assert (
+            finding.kind == "token_mismatch"
+            or finding.kind == "code_corrupted"
+            or quoted in texts
+            or (finding.kind == "missing" and finding.detail == "code")
+        )

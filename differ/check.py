@@ -48,6 +48,7 @@ class CheckResult:
     warnings: list[str] = field(default_factory=list)  # how reading the page fell short (front matter, bytes)
     summary: list[str] = field(default_factory=list)
     event: dict[str, Any] | None = None
+    translations: bool = False  # the translations the page names changed (its report page is written again)
 
     @property
     def failed(self) -> bool:
@@ -127,6 +128,13 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
     """Check one source once; every outcome is logged in the store's fetch log."""
+    named = app.store.state(source.key).get("translations")
+    result = _check_source(app, source)
+    result.translations = app.store.state(source.key).get("translations") != named
+    return result
+
+
+def _check_source(app: App, source: SourceConfig) -> CheckResult:
     key = source.key
     store = app.store
     state = store.state(key)
@@ -177,6 +185,10 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
         return _failed(app, source, state, entry, started, str(exc), now=now)
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
+    if (
+        source.role == "canonical" and normalized.markdown
+    ):  # the translations it names, whether or not it changed
+        _translations(state, normalized.translations)
     identity = content_identity(normalized)
     baseline, again = (
         latest_identity(app, source, state, latest, normalized.normalizer) if latest else (None, None)
@@ -279,6 +291,15 @@ def missed_events(
 def _notified(state: dict[str, Any]) -> int:
     """The last version whose change was handed to the notifiers; a first version needs no event."""
     return int(state.get("notified", 1))
+
+
+def _translations(state: dict[str, Any], named: list[tuple[str, str]]) -> None:
+    """Keep the translations a canonical page names (`hreflang`) in its state, for `differ sources` and the
+    reports site: a link in the page's head is not in its Markdown, so a new one makes no new version."""
+    if named:
+        state["translations"] = [[language, url] for language, url in named]
+    else:
+        state.pop("translations", None)
 
 
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
@@ -519,7 +540,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
         write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
-    write_site(app, changed_docs | missed | fetching)
+    renamed = _documents(r.source for r in results if r.translations)
+    write_site(app, changed_docs | missed | fetching | renamed)
     for source, latest, state in heads:
         owed = {"notified": latest} if latest and _notified(state) != latest else {}
         if owed or "recovered_after" in state:

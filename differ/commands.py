@@ -112,6 +112,13 @@ def sources_report(app: App) -> dict[str, Any]:
                     "last_check": checked,
                     "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
                     "state": status,
+                    # a canonical's: the translations its page names that no mirror of the document is
+                    "translations": [
+                        {"language": lang, "url": url}
+                        for lang, url in doc.unwatched(state.get("translations") or [])
+                    ]
+                    if s.role == "canonical"
+                    else [],
                 }
             )
         documents.append(
@@ -155,6 +162,9 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 print(f"    entry: {s['entry']}", file=app.out)
             if s["ignore"]:
                 print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
+            if s["translations"]:
+                named = ", ".join(f"{t['language']} <{t['url']}>" for t in s["translations"])
+                print(f"    translations not watched: {named}", file=app.out)
             print(
                 f"    versions: {s['versions']}  last check: {s['last_check'] or '-'}  "
                 f"last change: {s['last_change'] or '-'}  state: {s['state']}",
@@ -243,11 +253,10 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
 def _translations_note(app: App, source: SourceConfig, translations: list[tuple[str, str]]) -> str | None:
     """For a canonical page, the translations it names (`hreflang`) that are not its document's mirrors yet,
     and how to add one: where a watcher of a post first learns where its translations are."""
-    if source.role != "canonical" or not translations:
+    if source.role != "canonical":
         return None
     doc = app.config.document(source.document)
-    known = {m.url.rstrip("/") for m in doc.mirrors}
-    new = [(language, url) for language, url in translations if url.rstrip("/") not in known]
+    new = doc.unwatched(translations)
     if not new:
         return None
     named = ", ".join(f"{language} <{url}>" for language, url in new[:5])

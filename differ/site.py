@@ -237,6 +237,13 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             "<h2>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th><th>Findings</th>"
             f"</tr>{''.join(rows)}</table>"
         )
+    unwatched = doc.unwatched(store.state(doc.canonical.key).get("translations") or [])
+    if unwatched:
+        named = "".join(f"<li>{e(lang)}: {_external(url)}</li>" for lang, url in unwatched)
+        parts.append(
+            "<h2>Translations not watched</h2><p>The page names these translations; "
+            f"<code>differ add URL --to {e(doc.id)}</code> audits one as a mirror.</p><ul>{named}</ul>"
+        )
     for source in doc.sources:
         latest = store.latest_number(source.key)
         state, good = _fetch_state(store, source)

@@ -481,6 +481,37 @@ def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watch
     )
 
 
+def test_the_translations_a_watched_page_names_are_kept_at_each_check_and_listed_until_watched(
+    tmp_path: Path, server: Server
+) -> None:
+    """A link in the page's head makes no new version, but each check keeps what the page names: `differ sources`
+    and the document's report page list the translations no mirror watches."""
+    config = str(write_config(tmp_path, server))
+    page = article("<p>First words.</p>")
+    ko = f'<link rel="alternate" hreflang="ko" href="{server.url("/ko/post")}">'
+    server.page("/post", page.replace("</head>", ko + "</head>"))
+    assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+    ja = '<link rel="alternate" hreflang="ja" href="/ja/post">'
+    server.page("/post", page.replace("</head>", ko + ja + "</head>"))
+    code, out, _ = run("--config", config, "check", "doc/canonical")
+    assert (code, out) == (ExitCode.OK, "doc/canonical: unchanged (page noise only)\n")
+    code, out, _ = run("--config", config, "sources")
+    assert (
+        f"    translations not watched: ko <{server.url('/ko/post')}>, ja <{server.url('/ja/post')}>" in out
+    )
+    code, out, _ = run("--config", config, "sources", "--format", "json")
+    canonical = json.loads(out)["documents"][0]["sources"][0]
+    assert [t["language"] for t in canonical["translations"]] == ["ko", "ja"]
+    report = (tmp_path / "snapshots" / "reports" / "doc" / "index.html").read_text()
+    assert "<h2>Translations not watched</h2>" in report and f'href="{server.url("/ja/post")}"' in report
+    assert run("--config", config, "add", server.url("/ko/post"), "--to", "doc")[0] == ExitCode.OK
+    code, out, _ = run("--config", config, "sources")
+    assert f"    translations not watched: ja <{server.url('/ja/post')}>" in out
+    server.page("/post", page.replace("</head>", "<title>Post</title></head>"))  # names none now
+    run("--config", config, "check", "doc/canonical")
+    assert "translations not watched" not in run("--config", config, "sources")[1]
+
+
 def test_front_matter_of_a_markdown_source_is_metadata(tmp_path: Path, server: Server) -> None:
     config = write_config(tmp_path, server)
     config.write_text(
@@ -1314,6 +1345,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "ignore": [],
         "versions": 1,
         "state": "ok",
+        "translations": [],
     }
     assert canonical["last_check"] == canonical["last_change"] and canonical["last_check"].endswith("Z")
     assert (gone["stale_after"], gone["versions"], gone["last_change"], gone["state"]) == (

@@ -4,7 +4,7 @@ the defaults and option tables they are checked against, in one place."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,6 +173,17 @@ class DocumentConfig:
     @property
     def sources(self) -> tuple[SourceConfig, ...]:
         return (self.canonical, *self.mirrors)
+
+    def unwatched(self, translations: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
+        """Of the translations the canonical page names (language, address), those none of the mirrors is."""
+        known = {m.url.split("#", 1)[0].rstrip("/") for m in self.mirrors}
+        found = []
+        for named in translations:
+            if len(named) == 2 and all(isinstance(x, str) for x in named):  # as differ kept it
+                lang, url = named
+                if url.split("#", 1)[0].rstrip("/") not in known:
+                    found.append((lang, url))
+        return found
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from differ.audit import (
     compare,
     pair_translations,
     token_mismatches,
+    translated,
 )
 from differ.audit.align import align
 from differ.audit.report import audit_after_check, corruption, finding_line
@@ -1517,3 +1518,23 @@ def test_any_two_documents_pair_in_order_and_audit_as_a_translation(a: list[str]
             or quoted in texts
             or (finding.kind == "missing" and finding.detail == "code")
         )
+
+
+def test_a_japanese_translation_is_read_as_one_and_its_left_out_paragraph_found() -> None:
+    english = (
+        "# Release 3.0\n\nWe are excited to announce the 3.0 release, with 4,000 commits from 321 contributors."
+        "\n\n## Compiler\n\ntorch.compile now supports dynamic shapes by default (PR #1001).\n\n"
+        "## Distributed\n\nFSDP3 overlaps communication and computation, reducing step time by 20% (PR #1002).\n\n"
+        "Thanks to everyone who reported issues during the beta.\n"
+    )
+    japanese = (
+        "# リリース 3.0\n\n321 人の貢献者による 4,000 件のコミットを含む 3.0 リリースを発表できることを嬉しく思います。"
+        "\n\n## コンパイラ\n\ntorch.compile は動的な形状をデフォルトでサポートするようになりました（PR #1001）。\n\n"
+        "## 分散学習\n\nベータ期間中に問題を報告してくださった皆様に感謝します。\n"
+    )
+    canonical, copy = split_blocks(english), split_blocks(japanese)
+    assert translated(canonical, copy)
+    _, findings = audit_pair(english, japanese)
+    assert [(f.kind, f.canonical) for f in findings] == [
+        ("missing", "FSDP3 overlaps communication and computation, reducing step time by 20% (PR #1002).")
+    ]

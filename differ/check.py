@@ -185,9 +185,8 @@ def _check_source(app: App, source: SourceConfig) -> CheckResult:
         return _failed(app, source, state, entry, started, str(exc), now=now)
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
-    if (
-        source.role == "canonical" and normalized.markdown
-    ):  # the translations it names, whether or not it changed
+    # the translations a canonical page names, whether or not the page changed
+    if source.role == "canonical" and normalized.markdown:
         _translations(state, normalized.translations)
     identity = content_identity(normalized)
     baseline, again = (

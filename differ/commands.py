@@ -107,6 +107,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     "interval": opt.format_duration(s.interval or interval),
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
+                    "translation": s.translation,  # as configured: None, as its scripts say
                     "ignore": list(s.ignore),
                     "versions": latest.number if latest else 0,
                     "last_check": checked,
@@ -156,6 +157,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             print(f"  feed: {doc['feed']}", file=app.out)
         for s in doc["sources"]:
             grace = f", stale after {s['stale_after']}" if s["stale_after"] else ""
+            grace += {True: ", a translation", False: ", word by word", None: ""}[s["translation"]]
             when = "paused" if s["paused"] else f"every {s['interval']}"
             print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
             if s["entry"]:

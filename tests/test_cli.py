@@ -1320,7 +1320,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         config.read_text().replace(
             "retries = 0\n", 'retries = 0\nbase_url = "https://reports.example.org/"\n'
         )
-        + 'stale_after = "3d"\n[[notify]]\nname = "hooks"\nkind = "webhook"\n'
+        + 'stale_after = "3d"\ntranslation = true\n[[notify]]\nname = "hooks"\nkind = "webhook"\n'
         + f'url = "{receiver.url("/hook/secret-path")}"\nsecret = "whsec_{"A" * 32}"\nwords = ["CVE-*"]\n'
     )
     run("--config", str(config), "check")
@@ -1342,14 +1342,22 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "interval": "30m",
         "paused": False,
         "stale_after": None,
+        "translation": None,
         "ignore": [],
         "versions": 1,
         "state": "ok",
         "translations": [],
     }
     assert canonical["last_check"] == canonical["last_change"] and canonical["last_check"].endswith("Z")
-    assert (gone["stale_after"], gone["versions"], gone["last_change"], gone["state"]) == (
+    assert (
+        gone["stale_after"],
+        gone["translation"],
+        gone["versions"],
+        gone["last_change"],
+        gone["state"],
+    ) == (
         "3d",
+        True,
         0,
         None,
         "failing (1): HTTP 404 Not Found",
@@ -1363,6 +1371,9 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
     )
     assert "secret-path" not in out and "whsec_" not in out
     text = run("--config", str(config), "sources")[1]
+    assert (
+        f"  doc/gone  [mirror, html, every 30m, stale after 3d, a translation]  {server.url('/gone')}" in text
+    )
     assert (
         f"notify hooks  [webhook]  {hooks['target']}  events: {', '.join(hooks['events'])}  words: CVE-*"
         in text

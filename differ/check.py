@@ -301,6 +301,25 @@ def _translations(state: dict[str, Any], named: list[tuple[str, str]]) -> None:
         state.pop("translations", None)
 
 
+def _translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The `translation_found` event of a canonical page that names translations (`hreflang`) no mirror watches
+    and that were not told yet (`translations_told`, set once the event is in the outbox: a process that dies
+    before queues the same message again)."""
+    named = state.get("translations") or []
+    told = state.get("translations_told") or []
+    doc = app.config.document(source.document)
+    new = [t for t in doc.unwatched(named) if list(t) not in told]
+    if not new:
+        return None
+    return {
+        "type": "translation_found",
+        "source": source.key,
+        "document": doc.id,
+        "title": source_title(app, source),
+        "translations": [{"language": lang, "url": url} for lang, url in new],
+    }
+
+
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
     if not normalized.markdown.strip():
         return normalized.warnings[0] if normalized.warnings else "content is empty"
@@ -524,6 +543,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                     **since,
                 }
             )
+        if source.role == "canonical" and (found := _translations_found(app, source, state)):
+            events.append(found)
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due, remember_audits
 
@@ -543,9 +564,12 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     write_site(app, changed_docs | missed | fetching | renamed)
     for source, latest, state in heads:
         owed = {"notified": latest} if latest and _notified(state) != latest else {}
-        if owed or "recovered_after" in state:
+        told = state.get("translations", []) != state.get("translations_told", [])
+        if owed or told or "recovered_after" in state:
             state.update(owed)
             state.pop("recovered_after", None)
             state.pop("recovered_since", None)
+            if told:  # the translations named are told, whether or not a notifier asks for them
+                state["translations_told"] = state.get("translations", [])
             app.store.save_state(source.key, state)
     notify.deliver(app)

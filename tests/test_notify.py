@@ -1788,3 +1788,35 @@ def test_a_delivery_failure_a_process_died_before_telling_is_told_at_the_next_fa
     check(make_app(config, clock), config.sources())
     types = [json.loads(h.body)["type"] for h in receiver.requests_to("/hooks")]
     assert types == ["differ.changed", "differ.changed", "differ.delivery_failed"]
+
+
+def test_a_translation_a_watched_page_starts_to_name_is_told_once(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """`translation_found` (asked for in `events`): the translations a canonical page names with hreflang that
+    no mirror watches, each told once, however many checks see it; a new one is told on its own."""
+    page = article("<p>Text of the post.</p>")
+    ko = f'<link rel="alternate" hreflang="ko" href="{server.url("/ko/post")}">'
+    server.page("/post", page.replace("</head>", ko + "</head>"))
+    hooks = hooks_toml(receiver.url("/hooks")) + 'events = ["changed", "translation_found"]\n'
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=hooks), clock)
+    check(app, app.config.sources())
+    clock.advance(3600)
+    check(app, app.config.sources())
+    told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert [t["type"] for t in told] == ["differ.translation_found"]  # once, though two checks saw it
+    assert told[0]["data"]["translations"] == [{"language": "ko", "url": server.url("/ko/post")}]
+    ja = '<link rel="alternate" hreflang="ja" href="/ja/post">'
+    server.page("/post", page.replace("</head>", ko + ja + "</head>"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert len(told) == 2 and told[1]["data"]["translations"] == [
+        {"language": "ja", "url": server.url("/ja/post")}
+    ]
+    from differ.notify.base import Notifier
+
+    assert Notifier.title(told[1]["data"] | {"type": "translation_found"}) == (
+        "Doc names 1 translation differ does not watch"
+    )

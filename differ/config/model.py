@@ -21,7 +21,15 @@ DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
 LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "ko", "ja", "zh", "ru", "uk", "el", "ar", "he")
 # `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
 # listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
-EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "delivery_failed", "metadata")
+EVENTS = (
+    "changed",
+    "mirror_drift",
+    "fetch_failing",
+    "recovered",
+    "delivery_failed",
+    "metadata",
+    "translation_found",
+)
 DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "delivery_failed")
 VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff
 

@@ -281,6 +281,12 @@ class Notifier:
         if kind == "delivery_failed":
             where = f" ({event.get('kind')})" if event.get("kind") else ""
             return f"Alerts to {event.get('notifier')}{where} are not getting through"
+        if kind == "translation_found":
+            n = len(event.get("translations") or [])
+            return (
+                f"{event.get('title') or event.get('document')} names {n} translation{'s' if n != 1 else ''} "
+                "differ does not watch"
+            )
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {n} update{'s' if n != 1 else ''}"
@@ -305,6 +311,11 @@ class Notifier:
                 f"Last error: {event.get('error', '')}",
                 f"Not delivered: {', '.join(lost[:5])}{f' and {len(lost) - 5} more' if len(lost) > 5 else ''}",
                 "They wait in differ's outbox: once the destination works, `differ outbox retry` sends them.",
+            ]
+        if kind == "translation_found":
+            return [
+                *(f"{t.get('language')}: {t.get('url')}" for t in event.get("translations") or []),
+                f"differ add URL --to {event.get('document')} audits one as a mirror of it.",
             ]
         if kind == "digest":
             out: list[str] = []

@@ -48,6 +48,12 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
         ident = [kind, event.get("source"), event.get("since") or event.get("at")]
     elif kind == "delivery_failed":  # once per run of failures of that destination
         ident = [kind, event.get("notifier"), event.get("since")]
+    elif kind == "translation_found":  # once per translation found
+        ident = [
+            kind,
+            event.get("source"),
+            sorted(str(t.get("url")) for t in event.get("translations") or []),
+        ]
     else:
         ident = [kind, event]
     blob = json.dumps([notifier, ident], sort_keys=True, default=str).encode()

@@ -1820,3 +1820,41 @@ def test_a_translation_a_watched_page_starts_to_name_is_told_once(
     assert Notifier.title(told[1]["data"] | {"type": "translation_found"}) == (
         "Doc names 1 translation differ does not watch"
     )
+
+
+_EVERY_KIND = {
+    "slack": 'url = "https://hooks.slack.com/services/T/B/X"\n',
+    "teams": 'url = "https://example.webhook.office.com/webhookb2/x"\n',
+    "googlechat": 'url = "https://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t"\n',
+    "zulip": 'url = "https://rust.zulipchat.com"\nemail = "b-bot@rust.zulipchat.com"\napi_key = "k"\nchannel = "s"\n',
+    "matrix": 'url = "https://matrix.example.org"\nroom = "!r:example.org"\naccess_token = "t"\n',
+    "mattermost": 'url = "https://chat.example.org/hooks/k"\n',
+    "telegram": 'bot_token = "123:abc"\nchat = "-1001234567890"\n',
+    "discord": 'url = "https://discord.com/api/webhooks/1/x"\n',
+    "ntfy": 'topic = "t"\n',
+    "email": 'host = "smtp.example.org"\nfrom = "a@example.org"\nto = ["b@example.org"]\n',
+    "webhook": f'url = "https://example.org/hook"\nsecret = "{SECRET}"\n',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_EVERY_KIND))
+def test_every_notifier_writes_a_translation_found_alert(tmp_path: Path, kind: str) -> None:
+    """The newest kind of event reads in every destination: its title and each translation's address."""
+    from differ.notify import NOTIFIERS
+    from tests.helpers import notifier_config
+
+    assert set(_EVERY_KIND) == set(NOTIFIERS)
+    config = notifier_config(tmp_path, kind, _EVERY_KIND[kind] + 'events = ["translation_found"]\n')
+    event = {
+        "type": "translation_found",
+        "source": "doc/canonical",
+        "document": "doc",
+        "title": "Release 3.0",
+        "translations": [{"language": "ko", "url": "https://example.org/ko/release-3-0"}],
+    }
+    body = json.dumps(NOTIFIERS[kind](config).payload(event).body, ensure_ascii=False).replace("\\", "")
+    if kind == "webhook":  # the event as it is, for the receiver's own code
+        assert '"type": "differ.translation_found"' in body and '"language": "ko"' in body
+    else:  # escaped as each destination's markup asks
+        assert "Release 3.0 names 1 translation differ does not watch" in body
+    assert "https://example.org/ko/release-3-0" in body

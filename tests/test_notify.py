@@ -1820,6 +1820,13 @@ def test_a_translation_a_watched_page_starts_to_name_is_told_once(
     assert Notifier.title(told[1]["data"] | {"type": "translation_found"}) == (
         "Doc names 1 translation differ does not watch"
     )
+    many = {"type": "translation_found", "document": "doc"}
+    many["translations"] = [{"language": f"l{n}", "url": f"https://example.org/{n}"} for n in range(25)]
+    assert Notifier.lines(many)[9:] == [
+        "l9: https://example.org/9",
+        "…and 15 more (differ sources lists them)",
+        "differ add URL --to doc audits one as a mirror of it.",
+    ]
 
 
 _EVERY_KIND = {

@@ -313,8 +313,11 @@ class Notifier:
                 "They wait in differ's outbox: once the destination works, `differ outbox retry` sends them.",
             ]
         if kind == "translation_found":
+            found = [f"{t.get('language')}: {t.get('url')}" for t in event.get("translations") or []]
+            more = [f"…and {len(found) - 10} more (differ sources lists them)"] if len(found) > 10 else []
             return [
-                *(f"{t.get('language')}: {t.get('url')}" for t in event.get("translations") or []),
+                *found[:10],
+                *more,
                 f"differ add URL --to {event.get('document')} audits one as a mirror of it.",
             ]
         if kind == "digest":

@@ -11,6 +11,16 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
 
+def publish(name: str, figures: object, lines: list[str]) -> None:
+    """Write a benchmark's figures (`bench/results/NAME.json`) and its table (`NAME.md`), and print the table."""
+    import json
+
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     return {
         "median": statistics.median(samples),

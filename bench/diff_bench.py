@@ -13,7 +13,6 @@ Run: python -m bench.diff_bench [--quick]
 from __future__ import annotations
 
 import difflib
-import json
 import random
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import RESULTS, ROOT, ms, summary
+from bench.common import ROOT, ms, publish, summary
 from differ.audit import audit_pair
 from differ.diff import diff
 from differ.normalize.canonical import canonicalize
@@ -155,11 +154,7 @@ def table(rows: list[dict[str, object]]) -> list[str]:
 def main() -> int:
     runs = 3 if "--quick" in sys.argv else 5
     full = measure(runs)
-    lines = table(full)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "diff.json").write_text(json.dumps(full, indent=2) + "\n")
-    (RESULTS / "diff.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish("diff", full, table(full))
     return 0
 
 

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench.common import RESULTS, ROOT, ms, one_core, summary
+from bench.common import ROOT, ms, one_core, publish, summary
 from differ.config import SourceConfig
 from differ.normalize import Body, compiled_modules, normalize
 from differ.normalize import html as htmlconv
@@ -161,7 +161,6 @@ def main() -> int:
     builds = measure(runs)
     rows = builds.get("compiled", builds["python"])
     lines = table(rows, builds["python"] if "compiled" in builds else None)
-    RESULTS.mkdir(exist_ok=True)
     payload = {
         "page": str(PAGE.relative_to(ROOT)),
         "bytes": PAGE.stat().st_size,
@@ -170,9 +169,7 @@ def main() -> int:
         "stages": rows,
         "as_python": builds["python"],
     }
-    (RESULTS / "normalize.json").write_text(json.dumps(payload, indent=2) + "\n")
-    (RESULTS / "normalize.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish("normalize", payload, lines)
     return 0
 
 

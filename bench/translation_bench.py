@@ -11,14 +11,13 @@ Run: python -m bench.translation_bench [--quick]
 from __future__ import annotations
 
 import difflib
-import json
 import random
 import re
 import sys
 import time
 from collections.abc import Callable
 
-from bench.common import RESULTS, ROOT, ms, summary
+from bench.common import ROOT, ms, publish, summary
 from differ.audit import audit_pair
 from differ.config import adhoc_source
 from differ.normalize import Body, normalize
@@ -119,11 +118,7 @@ def table(rows: list[dict[str, object]]) -> list[str]:
 
 def main() -> int:
     rows = measure(3 if "--quick" in sys.argv else 5)
-    lines = table(rows)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "translation.json").write_text(json.dumps(rows, indent=2) + "\n")
-    (RESULTS / "translation.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish("translation", rows, table(rows))
     return 0
 
 

@@ -128,16 +128,16 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
     """Check one source once; every outcome is logged in the store's fetch log."""
-    named = app.store.state(source.key).get("translations")
-    result = _check_source(app, source)
-    result.translations = app.store.state(source.key).get("translations") != named
+    state = app.store.state(source.key)
+    named = state.get("translations")
+    result = _check_source(app, source, state)
+    result.translations = state.get("translations") != named  # the state as the check left it
     return result
 
 
-def _check_source(app: App, source: SourceConfig) -> CheckResult:
+def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> CheckResult:
     key = source.key
     store = app.store
-    state = store.state(key)
     before = dict(state)
     started = app.monotonic()
     now = app.now()

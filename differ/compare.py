@@ -15,11 +15,11 @@ from differ.app import App
 from differ.audit import (
     AuditReport,
     MirrorAudit,
-    audit_pair,
+    Stream,
+    audit_text,
     language_note,
     mirror_text,
     translated,
-    translation_findings,
 )
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
@@ -225,23 +225,19 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
     `differ audit` reports a watched mirror (without staleness, which needs a history). `translation` says
     whether the copy is a translation; unset, its scripts say."""
-    opening = split_blocks(canonical.normalized.markdown)[:1]
-    copy = mirror_text(mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, opening)
-    blocks = (split_blocks(canonical.normalized.markdown), split_blocks(copy))
-    as_translation = translated(*blocks) if translation is None else translation
+    ours = Stream.of(split_blocks(canonical.normalized.markdown))
+    copy = mirror_text(
+        mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, ours.blocks[:1]
+    )
+    theirs = Stream.of(split_blocks(copy))
+    as_translation = translated(ours.blocks, theirs.blocks, translation)
     # the copy's whole page, every language kept, when `languages` kept a part of it
-    languages = mirror.source.languages
+    languages = mirror.source.languages or ()
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
-    coverage, findings = audit_pair(
-        canonical.normalized.markdown, copy, (canonical.source.url, mirror.source.url), as_translation, whole
-    )
-    if whole is not None and languages and not as_translation:  # each kept block's translation, against it
-        findings += translation_findings(whole, languages)
-    note = (
-        language_note(*blocks, "--set 'languages=[\"{}\"]'", mirror.source.languages or ())
-        if translation is None
-        else None
-    )
+    pages = (canonical.source.url, mirror.source.url)
+    coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
+    option = "--set 'languages=[\"{}\"]'"
+    note = language_note(ours.blocks, theirs.blocks, option, languages) if translation is None else None
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(

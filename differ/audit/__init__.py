@@ -24,6 +24,7 @@ __all__ = [
     "MirrorAudit",
     "Stream",
     "audit_document",
+    "audit_text",
     "best_version",
     "compare",
     "pair_translations",
@@ -568,15 +569,17 @@ def audit_mirror(
     latest_number = canonical.numbers[-1]
     latest_blocks = canonical.blocks(latest_number)
     pages = (canonical_url, mirror.url)
-    as_translation = translated(latest_blocks, blocks) if mirror.translation is None else mirror.translation
+    as_translation = translated(latest_blocks, blocks, mirror.translation)
     whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
-    if as_translation:
-        page = split_blocks(whole) if whole is not None else []
-        coverage, findings = _translation_audit(canonical.blocks(number), latest_blocks, blocks, pages, page)
-    else:
-        al = align(canonical.stream(number), mstream)
-        latest_al = al if number == latest_number else align(canonical.stream(latest_number), mstream)
-        coverage, findings = carried(latest_al), compare(canonical.blocks(number), blocks, al, pages)
+    coverage, findings = audit_text(
+        canonical.stream(number),
+        canonical.stream(latest_number),
+        mstream,
+        pages,
+        as_translation,
+        whole,
+        mirror.languages or (),
+    )
     result = MirrorAudit(
         mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
     )
@@ -587,8 +590,6 @@ def audit_mirror(
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
     result.findings.extend(findings)
-    if whole is not None and not as_translation:  # each kept block's translation, on the page, against it
-        result.findings.extend(translation_findings(whole, mirror.languages or ()))
     if mirror.translation is None:  # what its scripts say, unless the configuration says what it is
         result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
     return result
@@ -658,9 +659,12 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
     return _Foreign(main, unused, foreign, total, sizes[main] < TRANSLATED * sum(sizes.values()))
 
 
-def translated(canonical: Sequence[Block], mirror: Sequence[Block]) -> bool:
+def translated(canonical: Sequence[Block], mirror: Sequence[Block], setting: bool | None = None) -> bool:
     """Whether a copy is a translation of its canonical, audited block by block for what a translation keeps
-    (`differ.audit.translation`) rather than word by word."""
+    (`differ.audit.translation`) rather than word by word: as its `translation` setting says, or unset, as its
+    scripts do."""
+    if setting is not None:
+        return setting
     found = _foreign(canonical, mirror)
     return found is not None and found.translation
 
@@ -815,12 +819,33 @@ def audit_pair(
     """Coverage and findings of one mirror text against one canonical text (Markdown), with no history;
     `pages` are their addresses, if any. A translation (`translation`, or unset, as its scripts say) is audited
     for what a translation keeps; `whole` is its page with every language, when `languages` kept a part."""
-    canon_blocks, mirror_blocks = split_blocks(canonical), split_blocks(mirror)
-    if translated(canon_blocks, mirror_blocks) if translation is None else translation:
+    canon, copy = Stream.of(split_blocks(canonical)), Stream.of(split_blocks(mirror))
+    as_translation = translated(canon.blocks, copy.blocks, translation)
+    return audit_text(canon, canon, copy, pages, as_translation, whole)
+
+
+def audit_text(
+    canonical: Stream,
+    latest: Stream,
+    mirror: Stream,
+    pages: tuple[str, str],
+    as_translation: bool,
+    whole: str | None = None,
+    languages: Sequence[str] = (),
+) -> tuple[float, list[Finding]]:
+    """A mirror text's coverage of the latest canonical version and its findings against the version it
+    matches (`canonical`): block by block for a translation, word by word for any other copy, and then, for a
+    copy whose `languages` kept a part of its page (`whole`), each kept block's translation on the page against
+    it."""
+    if as_translation:
         page = split_blocks(whole) if whole is not None else []
-        return _translation_audit(canon_blocks, canon_blocks, mirror_blocks, pages, page)
-    al = align(Stream.of(canon_blocks), Stream.of(mirror_blocks))
-    return carried(al), compare(canon_blocks, mirror_blocks, al, pages)
+        return _translation_audit(canonical.blocks, latest.blocks, mirror.blocks, pages, page)
+    al = align(canonical, mirror)
+    latest_al = al if latest is canonical else align(latest, mirror)
+    findings = compare(canonical.blocks, mirror.blocks, al, pages)
+    if whole is not None and languages:
+        findings += translation_findings(whole, languages)
+    return carried(latest_al), findings
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:

@@ -126,11 +126,7 @@ class Matches:
             found = {k: list(self.entries.get(k) or [-1, -1.0, 0]) for k in chunk}
             mirrors = {k: todo[k][1] or Stream.of(split_blocks(todo[k][0])) for k in chunk}
             latest = self.canonical.blocks(numbers[-1])
-            translations = {
-                k
-                for k in chunk
-                if (translated(latest, mirrors[k].blocks) if translation is None else translation)
-            }
+            translations = {k for k in chunk if translated(latest, mirrors[k].blocks, translation)}
             for i in range(min(found[k][2] for k in chunk), len(numbers)):
                 canonical = self.canonical.stream(numbers[i])
                 for k in chunk:

@@ -793,7 +793,7 @@ def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Findi
 
 def _translation_audit(
     canonical: list[Block],
-    latest: list[Block],
+    latest: Stream,
     mirror: list[Block],
     pages: tuple[str, str],
     page: Sequence[Block] = (),
@@ -804,7 +804,7 @@ def _translation_audit(
     from differ.audit import translation
 
     pairing = translation.pair_blocks(canonical, mirror)
-    latest_pairing = pairing if latest is canonical else translation.pair_blocks(latest, mirror)
+    latest_pairing = pairing if latest.blocks is canonical else translation.pair_blocks(latest.blocks, mirror)
     coverage = translation.carried(latest, mirror, latest_pairing, page)
     return coverage, translation.compare(canonical, mirror, pairing, pages, page)
 
@@ -839,7 +839,7 @@ def audit_text(
     it."""
     if as_translation:
         page = split_blocks(whole) if whole is not None else []
-        return _translation_audit(canonical.blocks, latest.blocks, mirror.blocks, pages, page)
+        return _translation_audit(canonical.blocks, latest, mirror.blocks, pages, page)
     al = align(canonical, mirror)
     latest_al = al if latest is canonical else align(latest, mirror)
     findings = compare(canonical.blocks, mirror.blocks, al, pages)

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from differ.audit.align import fold
+from differ.audit.align import Stream, fold
 from differ.audit.tokens import invariant_tokens
 from differ.diff.align import increasing_run
 from differ.diff.blocks import Block
@@ -292,16 +292,13 @@ def as_they_are(canonical: Sequence[Block], page: Sequence[Block]) -> set[int]:
     }
 
 
-def carried(
-    canonical: Sequence[Block], mirror: Sequence[Block], pairing: Pairing, page: Sequence[Block] = ()
-) -> float:
-    """The share of the canonical's words the translation renders: its paired blocks, and its code blocks whose
-    every command the copy has as it is. `page`: the whole page of a copy whose `languages` kept a part of it,
-    whose untranslated blocks and commands count too."""
+def carried(stream: Stream, mirror: Sequence[Block], pairing: Pairing, page: Sequence[Block] = ()) -> float:
+    """The share of the canonical's words (its word `stream`) the translation renders: its paired blocks, and its
+    code blocks whose every command the copy has as it is. `page`: the whole page of a copy whose `languages`
+    kept a part of it, whose untranslated blocks and commands count too."""
     from differ.audit import command_lines
-    from differ.audit.align import Stream
 
-    words = Stream.of(list(canonical)).per_block
+    canonical, words = stream.blocks, stream.per_block
     if not sum(words):
         return 1.0
     lines = page or mirror

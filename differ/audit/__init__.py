@@ -610,18 +610,20 @@ def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: 
     return f"# {md_text(title, inline=True)}\n\n{markdown}" if title else markdown
 
 
-def _scripts(blocks: Sequence[Block], weigh: bool = False) -> Counter[str]:
-    """How many blocks of text (code aside) are in each script; with `weigh`, how many characters."""
+def _scripts(blocks: Sequence[Block]) -> tuple[Counter[str], Counter[str]]:
+    """How many blocks of text (code aside) are in each script, and how many characters, in one look."""
     from differ.normalize.language import block_script
 
     def script(text: str) -> str | None:  # ASCII text is Latin, or has no letters: no word-by-word look
         return ("Latin" if _LETTER.search(text) else None) if text.isascii() else block_script(text)
 
     found: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
     for b in blocks:
         if b.kind != "code" and (s := script(b.text)) not in (None, "Other"):
-            found[s] += len(b.text) if weigh else 1
-    return found
+            found[s] += 1
+            sizes[s] += len(b.text)
+    return found, sizes
 
 
 @dataclass
@@ -643,11 +645,11 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
     (and at least 3) in scripts the canonical uses for at most 2% of its own."""
     if not any(_BEYOND_LATIN.search(b.text) for b in (*mirror, *canonical) if b.kind != "code"):
         return None  # both in Latin script alone (the common case, found without a word-by-word look)
-    theirs = _scripts(mirror)
+    theirs, sizes = _scripts(mirror)
     total = sum(theirs.values())
     if not total:
         return None
-    ours = _scripts(canonical)
+    ours = _scripts(canonical)[0]
     if not ours:
         return None
     main = ours.most_common(1)[0][0]
@@ -655,7 +657,6 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
     foreign = sum(theirs[s] for s in unused)
     if foreign < max(3, 0.1 * total):
         return None
-    sizes = _scripts(mirror, weigh=True)
     return _Foreign(main, unused, foreign, total, sizes[main] < TRANSLATED * sum(sizes.values()))
 
 
@@ -679,7 +680,7 @@ def language_note(
     from differ.normalize.language import language_of, wanted_scripts
 
     if languages:
-        ours = _scripts(canonical)
+        ours = _scripts(canonical)[0]
         main = ours.most_common(1)[0][0] if ours else None
         kept = wanted_scripts(languages)
         if main is None or main in kept:

@@ -1202,3 +1202,12 @@ def test_a_paragraph_of_many_unpaired_markers_is_diffed_in_little_memory(run: st
         tracemalloc.stop()
     assert [c.kind for c in changes] == ["modified"]
     assert peak < 100_000_000
+
+
+def test_a_heading_whose_level_or_link_changed_is_named() -> None:
+    a = "# Notes\n\nIntro.\n\n## New `Range*` types\n\nOne.\n\n## [Docs](https://x.org/a)\n\nTwo.\n"
+    d = diff(a, a.replace("## New", "### New"))
+    assert summarize(d, V)[1:] == ["• Notes › New Range* types: heading level 2 → 3"]
+    assert "[modified] Notes › New Range* types\n  heading level 2 → 3\n" in render(d, V, "text")
+    d = diff(a, a.replace("x.org/a", "x.org/b"))
+    assert summarize(d, V)[1:] == ['• Notes › Docs: link "Docs": https://x.org/a → https://x.org/b']

@@ -138,12 +138,14 @@ def changed_lines(before: str, after: str) -> tuple[str, str]:
 
 def where(change: Change, *, labelled: bool = True) -> str:
     """The change's section path (and for a nested list item, the item it is in), and the block's label (an
-    item's bold lead or first words) when `labelled`."""
+    item's bold lead or first words, a heading whose words did not change) when `labelled`."""
     trail = list(change.section)
     if change.parent and change.block == "item":  # a nested item: the item it is in
         trail.append(change.parent)
     if labelled and change.label and change.block in ("item", "row", "quote", "code"):
         trail.append(change.label)
+    elif labelled and change.label and change.block == "heading" and not change.ops:
+        trail.append(change.label)  # its level, a link or an invisible character changed, not its words
     elif labelled and change.label and not trail:  # a paragraph before the first heading: by its first words
         trail.append(change.label.rstrip(".!?:;,") or change.label)
     return " › ".join(trail)

@@ -394,6 +394,24 @@ def test_a_passage_the_copy_put_under_another_heading_moved_there() -> None:
     ]
 
 
+def test_a_link_to_an_address_urllib_cannot_read_is_compared_as_written() -> None:
+    canon = "# Release\n\nGet it from [the download page](https://dl.example.org:abc/foo.tar.gz) today.\n"
+    pages = ("https://example.org/blog/release/", "https://mirror.example.net/posts/release/")
+
+    def findings(copy: str) -> list[str]:
+        blocks, mirror = split_blocks(canon), split_blocks(copy)
+        return [
+            finding_line(f)
+            for f in compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)), pages)
+        ]
+
+    assert findings(canon) == []
+    assert findings(canon.replace("dl.example.org:abc", "dl.example.com:abc")) == [
+        'link [Release]: "the download page" goes to https://dl.example.com:abc/foo.tar.gz instead of '
+        "https://dl.example.org:abc/foo.tar.gz"
+    ]
+
+
 def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     """Its words kept, its target changed: a download link on a copy is worth a look. The same target written
     another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""

@@ -479,6 +479,9 @@ def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watch
         f"<!-- note: the page names 1 translation not watched yet: ja <{server.url('/ja/post#top')}>; differ "
         "add URL --to doc audits one as a mirror of it -->"
     )
+    # the same page however its address is written: a trailing slash, a fragment, tracking parameters
+    assert run("--config", str(config), "add", server.url("/ja/post/?utm_source=x"), "--to", "doc")[0] == 0
+    assert "note: the page names" not in run("--config", str(config), "fetch", "doc/canonical")[2]
 
 
 def test_the_translations_a_watched_page_names_are_kept_at_each_check_and_listed_until_watched(

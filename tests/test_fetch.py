@@ -159,6 +159,26 @@ def test_a_redirect_off_the_web_is_refused_saying_so(
 
 
 @pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        ("http://[oops/x", "Invalid IPv6 URL"),
+        ("http://127.0.0.1:abc/x", "Port could not be cast to integer value as 'abc'"),
+    ],
+)
+def test_a_redirect_to_an_address_that_cannot_be_read_is_refused_saying_so(
+    server: Server, tmp_path: Path, target: str, why: str
+) -> None:
+    server.routes["/a"] = Reply(302, headers={"Location": target})
+    app = make_app(one_doc(tmp_path, server.url("/a"), extra="robots = false"))
+    result = check_source(app, app.config.sources()[0])
+    assert (
+        result.line()
+        == f"doc/canonical: failed: HTTP 302 redirect to {target} refused: not a valid address ({why})"
+    )
+    assert len(server.hits) == 1
+
+
+@pytest.mark.parametrize(
     ("reply", "message"),
     [
         (Reply(404, b"gone"), "HTTP 404 Not Found"),

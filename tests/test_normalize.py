@@ -343,6 +343,29 @@ def test_feed_kind_reads_one_entry(
     assert (result.markdown, result.metadata) == (markdown, metadata)
 
 
+def test_addresses_urllib_cannot_read_are_kept_as_the_page_wrote_them() -> None:
+    """A link to `http://[oops/` or to a port that is not a number is a broken link on the page, not a page
+    that cannot be read: its words and address are kept, in a page's head, its body and a feed's entries."""
+    page = (
+        '<html><head><link rel="alternate" hreflang="ko" href="http://[ko/post">'
+        '<link rel="alternate" hreflang="ja" href="https://example.org:abc/ja/"></head><body><article>'
+        '<p>Read <a href="http://[oops/a?utm_source=x">the docs</a> and <a href="https://x.org:port/">this</a>.</p>'
+        "</article></body></html>"
+    )
+    result = norm(page, source("html"))
+    assert (
+        result.markdown == "Read [the docs](http://%5Boops/a?utm_source=x) and [this](https://x.org:port/).\n"
+    )
+    assert result.translations == [("ko", "http://[ko/post"), ("ja", "https://example.org:abc/ja/")]
+    feed = RSS.replace("https://pytorch.org/blog/preview/", "http://[preview/")
+    result = norm(
+        feed,
+        source("feed", url="https://blog.example.org/feed.xml", entry="http://[preview/"),
+        "application/rss+xml",
+    )
+    assert result.metadata["title"] == "PyTorch 2.14 preview"
+
+
 @pytest.mark.parametrize(
     ("body", "ctype", "message"),
     [

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
+from differ.addresses import host, joined, page_key
 from differ.audit.align import fold
 from differ.diff.blocks import Block
 
@@ -26,7 +27,7 @@ def link_findings(
     text (`partners`: for each canonical block, the mirror blocks sharing its words). A target on the mirror's
     own site is its copy of what is linked (a translation links its own pages), and an image may be served from
     anywhere."""
-    own = _host(pages[1])
+    own = host(pages[1])
     from differ.audit import Finding  # the package imports this module
 
     findings: list[Finding] = []
@@ -39,9 +40,9 @@ def link_findings(
                 theirs.setdefault(fold(text), []).append(href)
         for text, href in _links(block, pages[0]):
             targets = theirs.get(fold(text))
-            if not targets or not _host(href):
+            if not targets or not host(href):
                 continue
-            if any(_host(t) in ("", own) or _same_target(href, t) for t in targets):
+            if any(host(t) in ("", own) or _same_target(href, t) for t in targets):
                 continue
             findings.append(Finding("link", block.section, href, targets[0], text))
     return findings
@@ -51,28 +52,19 @@ def _links(block: Block, page: str) -> Iterator[tuple[str, str]]:
     """A block's links with words, made absolute against its page; not its images."""
     for text, href in block.links:
         if text.strip() and href not in block.images:
-            yield text, urljoin(page, href) if page else href
+            yield text, joined(page, href)
 
 
 def _same_target(canonical: str, mirror: str) -> bool:
     """Whether the mirror's link goes where the canonical's does: the same address written another way, or a
     redirector's that carries it (`…/l.php?u=https%3A%2F%2F…`)."""
-    if _target(canonical) == _target(mirror):
+    if page_key(canonical) == page_key(mirror):
         return True
-    query = urlsplit(mirror).query
+    try:
+        query = urlsplit(mirror).query
+    except ValueError:
+        return False
     return bool(query) and canonical.split("://", 1)[-1].rstrip("/") in unquote(query)
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").removeprefix("www.")
-
-
-def _target(url: str) -> str:
-    """What a link points to, for comparison: scheme, `www.`, a trailing slash, the fragment and utm_
-    tracking parameters aside."""
-    parts = urlsplit(url)
-    query = "&".join(sorted(q for q in parts.query.split("&") if q and not q.startswith("utm_")))
-    return f"{_host(url)}:{parts.port or ''}{parts.path.rstrip('/')}?{query}"
 
 
 def paired_link_findings(
@@ -86,7 +78,7 @@ def paired_link_findings(
     many. A target on the copy's own site is its copy of what is linked."""
     from differ.audit import Finding
 
-    own = _host(pages[1])
+    own = host(pages[1])
     findings: list[Finding] = []
     for ours_at, theirs_at in groups:
         ours = [(i, text, href) for i in ours_at for text, href in _links(canonical[i], pages[0])]
@@ -94,6 +86,6 @@ def paired_link_findings(
         if not ours or len(ours) != len(theirs):
             continue
         for (i, text, href), target in zip(ours, theirs, strict=True):
-            if _host(href) and _host(target) not in ("", own) and not _same_target(href, target):
+            if host(href) and host(target) not in ("", own) and not _same_target(href, target):
                 findings.append(Finding("link", canonical[i].section, href, target, text))
     return findings

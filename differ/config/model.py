@@ -11,6 +11,7 @@ from typing import Any
 
 from differ import __version__
 from differ import options as opt
+from differ.addresses import page_key
 from differ.errors import UsageError
 from differ.options import Option
 
@@ -184,12 +185,12 @@ class DocumentConfig:
 
     def unwatched(self, translations: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
         """Of the translations the canonical page names (language, address), those none of the mirrors is."""
-        known = {m.url.split("#", 1)[0].rstrip("/") for m in self.mirrors}
+        known = {page_key(m.url) for m in self.mirrors}
         found = []
         for named in translations:
             if len(named) == 2 and all(isinstance(x, str) for x in named):  # as differ kept it
                 lang, url = named
-                if url.split("#", 1)[0].rstrip("/") not in known:
+                if page_key(url) not in known:
                     found.append((lang, url))
         return found
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from urllib3 import Timeout
 from urllib3.exceptions import (
@@ -25,6 +25,7 @@ from urllib3.exceptions import (
 from urllib3.response import BaseHTTPResponse
 from urllib3.util import parse_url
 
+from differ.addresses import joined
 from differ.errors import BlockedError, FetchError, innermost
 from differ.fetch import netguard, robots
 from differ.fetch.deadline import pool_manager, watchdog
@@ -285,11 +286,8 @@ class Fetcher:
             with self.limiter.slot(host_key(url)), netguard.guarding(request.allow_private):
                 status, resp_headers, body = self._get(url, headers, limit or self.max_bytes, truncate)
             if status in (301, 302, 303, 307, 308) and "location" in resp_headers:
-                url = urljoin(url, resp_headers["location"])
-                if urlsplit(url).scheme not in ("http", "https"):
-                    raise FetchError(
-                        f"HTTP {status} redirect to {url[:200]} refused: only http and https are followed"
-                    )
+                url = joined(url, resp_headers["location"])
+                _followable(status, url)
                 continue
             return Response(request.url, url, status, resp_headers, body, self.clock() - started)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
@@ -396,6 +394,19 @@ class Fetcher:
                 pass
         except Exception:
             _close(resp)
+
+
+def _followable(status: int, url: str) -> None:
+    """Refuse a redirect to an address differ must not or cannot request, in a line that says which."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as exc:
+        raise FetchError(
+            f"HTTP {status} redirect to {url[:200]} refused: not a valid address ({exc})"
+        ) from None
+    if parts.scheme not in ("http", "https"):
+        raise FetchError(f"HTTP {status} redirect to {url[:200]} refused: only http and https are followed")
 
 
 def _close(resp: BaseHTTPResponse) -> None:

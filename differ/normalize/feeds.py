@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urljoin
 
 from differ import options as opt
+from differ.addresses import joined, page_key
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize.kinds import (
     Body,
@@ -146,17 +146,13 @@ def _mend(data: bytes) -> bytes:
 
 
 def find_entry(entries: list[Entry], wanted: str, feed_url: str) -> Entry | None:
-    """The entry whose link or id is `wanted` (a link compared as an address, so `http:`/`https:` and a
-    trailing slash do not matter)."""
-    key = _address(urljoin(feed_url, wanted))
+    """The entry whose link or id is `wanted` (a link compared as the page it points to: `http:`/`https:`,
+    `www.`, a trailing slash, the fragment and `utm_` parameters do not matter)."""
+    key = page_key(joined(feed_url, wanted))
     for entry in entries:
-        if wanted in (entry.id, entry.link) or (entry.link and _address(entry.link) == key):
+        if wanted in (entry.id, entry.link) or (entry.link and page_key(entry.link) == key):
             return entry
     return None
-
-
-def _address(url: str) -> str:
-    return url.split("://", 1)[-1].rstrip("/").lower()
 
 
 def _name(el: Any) -> str:
@@ -187,7 +183,7 @@ def _entry(el: etree._Element, feed_url: str) -> Entry:
     content, kind = next((found for found in read if found[0].strip()), ("", "html"))
     dates = {key: next((t for t in map(text, names) if t), "") for key, names in DATES.items()}
     return Entry(
-        link=urljoin(feed_url, link) if link else "",
+        link=joined(feed_url, link) if link else "",
         id=text("id") or text("guid"),
         title=" ".join(text("title").split()),
         dates={k: v for k, v in dates.items() if v},

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from bs4 import BeautifulSoup, Tag
 from bs4.element import NavigableString, PageElement
 
+from differ.addresses import joined, page_key
 from differ.errors import NormalizeError
 from differ.normalize.root import classes, first_tag, tags
 from differ.normalize.tree import build
@@ -296,12 +297,15 @@ _PLAIN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9._~%/
 def _resolved(base_url: str, tracking: tuple[str, ...], href: str) -> str | None:
     if not href:
         return None
-    scheme = urlsplit(href).scheme.lower()
+    try:
+        scheme = urlsplit(href).scheme.lower()
+        url = urljoin(base_url, href) if base_url else href
+        parts = urlsplit(url)
+    except ValueError:  # an address urllib cannot read (`http://[oops/`): as written, as a browser shows it
+        scheme, url, parts = href.partition(":")[0].lower(), href, None
     if scheme in ("javascript", "data", "vbscript"):
         return None
-    url = urljoin(base_url, href) if base_url else href
-    parts = urlsplit(url)
-    if parts.query and tracking:
+    if parts and parts.query and tracking:
         kept = [
             (k, v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
@@ -378,7 +382,7 @@ def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[
             rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
             if "alternate" not in rels or not isinstance(href, str) or not href.strip():
                 continue
-            url = urljoin(base_url, href.strip())
+            url = joined(base_url, href.strip())
             language = tag.get("hreflang")
             if str(tag.get("type", "")).lower() in _FEED_TYPES:
                 if url not in feeds:
@@ -386,7 +390,7 @@ def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[
             elif (
                 isinstance(language, str)
                 and language.strip().lower() not in ("", "x-default")
-                and _page(url) != _page(base_url)
+                and page_key(url) != page_key(base_url)
                 and url not in (u for _, u in translations)
             ):
                 translations.append((language.strip(), url))
@@ -395,11 +399,6 @@ def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[
         if title and title.string:
             meta["title"] = _WS.sub(" ", title.string).strip()
     return meta, feeds, translations
-
-
-def _page(url: str) -> str:
-    """An address as a page: its fragment and a trailing slash aside."""
-    return url.split("#", 1)[0].rstrip("/")
 
 
 def page_metadata(soup: BeautifulSoup) -> dict[str, str]:

@@ -173,6 +173,20 @@ def test_invariant_tokens() -> None:
         "4\u202f000 commits, 1\u00a0234\u00a0567 téléchargements, 1,5 %, 0,125 s, 3.7.1"
     )
     assert english == {"4000": 1, "1234567": 1, "1.5": 1, "0.125": 1, "3.7.1": 1}
+    # dates as each language writes them, its month a number next to a day or a year, not otherwise
+    july = invariant_tokens("released on July 22, 2026")
+    for date in (
+        "am 22. Juli 2026",
+        "le 22 juillet 2026",
+        "el 22 de julio de 2026",
+        "il 22 luglio 2026",
+        "22 juli 2026",
+        "22 lipca 2026",
+        "22 Temmuz 2026",
+    ):
+        assert invariant_tokens(date) == july == {"7": 1, "22": 1, "2026": 1}
+    assert invariant_tokens("im Juni 2023") == invariant_tokens("in June 2023") == {"6": 1, "2023": 1}
+    assert invariant_tokens("you may use it, version 1.2 May be") == {"1.2": 1}
 
 
 def test_audit_html_is_inert() -> None:
@@ -1556,3 +1570,55 @@ def test_a_japanese_translation_is_read_as_one_and_its_left_out_paragraph_found(
     assert [(f.kind, f.canonical) for f in findings] == [
         ("missing", "FSDP3 overlaps communication and computation, reducing step time by 20% (PR #1002).")
     ]
+
+
+def _rust_193() -> tuple[str, str]:
+    """The Rust 1.93.0 announcement (its body, front matter aside) and a German translation of it."""
+    from bench.corpus_eval import CORPUS, body
+
+    english = body((CORPUS / "rust-lang__blog.rust-lang.org__Rust-1.93.0" / "rev-03.md").read_text())
+    return english, (DATA / "translation" / "rust-1.93.0-de.md").read_text()
+
+
+def test_a_translation_in_the_canonicals_script_is_told_by_its_words_and_audited_as_one() -> None:
+    """A German copy of an English post: its short words ("der", "und", "mit") are German, the post's ("the",
+    "and", "with") English, so it is a translation, paired block by block, with nothing to find in a faithful
+    one; a paragraph left out is missing, a version changed a token mismatch. `translation = false` reads it
+    word by word."""
+    english, german = _rust_193()
+    assert _note(english, german) == (
+        "16 of its 43 blocks of text are in German, the canonical's in English: a translation, its blocks paired "
+        "with the canonical's by place, kind, length, numbers, names, code and links; a passage left out or "
+        "added is found, a reworded one is not"
+    )
+    assert _note(english, english) is None and _note(german, german) is None
+    coverage, findings = audit_pair(english, german)
+    assert (coverage, findings) == (1.0, [])
+    paragraphs = german.split("\n\n")
+    left_out = next(
+        k for k, p in enumerate(paragraphs) if p.startswith("Weitere Einzelheiten stehen in unserer")
+    )
+    _, findings = audit_pair(english, "\n\n".join(paragraphs[:left_out] + paragraphs[left_out + 1 :]))
+    assert [(f.kind, f.canonical) for f in findings] == [
+        ("missing", "See our previous announcement for more details.")
+    ]
+    _, findings = audit_pair(english, german.replace("libc 0.2.146", "libc 0.2.164"))
+    assert [(f.kind, f.detail) for f in findings] == [("token_mismatch", "missing 0.2.146; extra 0.2.164")]
+    _, words = audit_pair(english, german, translation=False)
+    assert len(words) > 20
+
+
+@pytest.mark.parametrize(
+    ("english", "copy"),
+    [
+        ("The release is out.", "Das Release ist da."),  # too short to tell
+        (  # a bilingual copy: as many short words of each language
+            "This is the new version and it is good. " * 20,
+            "This is the new version and it is good. Das ist die neue Version und sie ist gut. " * 10,
+        ),
+    ],
+)
+def test_a_copy_too_short_or_too_mixed_to_tell_is_not_taken_for_a_translation(
+    english: str, copy: str
+) -> None:
+    assert _note(english, copy) is None

@@ -1076,3 +1076,62 @@ def test_a_discourse_topic_read_as_html_is_said_to_carry_its_replies() -> None:
     assert read.warnings == [DISCOURSE_PAGE] and "generator" not in read.metadata
     wordpress = topic.replace("Discourse 3.2.0", "WordPress 6.5")
     assert norm(wordpress.encode(), source("html"), "text/html").warnings == []
+
+
+LATIN_TEXTS = {
+    "en": "The new version of the compiler is faster and uses less memory. We have fixed several bugs that were "
+    "reported by our users, and the release notes list all of the changes from this cycle.",
+    "de": "Die neue Version des Compilers ist schneller und braucht weniger Speicher. Wir haben mehrere Fehler "
+    "behoben, die von unseren Nutzern gemeldet wurden, und die Versionshinweise nennen alle Änderungen mit "
+    "Verweisen auf die Diskussionen, die dazu geführt haben, sowie eine Liste der Mitwirkenden.",
+    "fr": "La nouvelle version du compilateur est plus rapide et utilise moins de mémoire. Nous avons corrigé "
+    "plusieurs bogues signalés par nos utilisateurs, et les notes de version donnent toutes les modifications "
+    "de ce cycle avec les liens vers les discussions qui sont à leur origine.",
+    "es": "La nueva versión del compilador es más rápida y usa menos memoria. Hemos corregido varios errores "
+    "que nos reportaron los usuarios, y las notas de la versión muestran todos los cambios de este ciclo; "
+    "también hay una lista de los colaboradores, pero no están todos los nombres. Ahora lo puede usar cuando "
+    "quiera.",
+    "pt": "A nova versão do compilador é mais rápida e usa menos memória. Corrigimos vários erros que os "
+    "usuários relataram, e as notas da versão mostram todas as mudanças dos últimos meses; também há uma lista "
+    "dos colaboradores, mas não estão todos os nomes. Você pode usar isso quando quiser, e seu projeto não "
+    "muda.",
+    "it": "La nuova versione del compilatore è più veloce e usa meno memoria. Abbiamo corretto diversi errori "
+    "che sono stati segnalati dagli utenti, e le note di rilascio elencano tutte le modifiche di questo ciclo "
+    "con i collegamenti alle discussioni e anche una lista dei collaboratori che non è completa.",
+    "nl": "De nieuwe versie van de compiler is sneller en gebruikt minder geheugen. We hebben een aantal fouten "
+    "opgelost die door onze gebruikers zijn gemeld, en de release notes noemen alle wijzigingen van deze cyclus "
+    "met een verwijzing naar de discussie. Het is nog niet af, maar het werkt al goed voor ons.",
+    "sv": "Den nya versionen av kompilatorn är snabbare och använder mindre minne. Vi har rättat flera fel som "
+    "har rapporterats av våra användare, och versionsanteckningarna listar alla ändringar från den här cykeln "
+    "med länkar till diskussionerna. Det är inte klart, men det fungerar också bra för oss eller för er.",
+    "pl": "Nowa wersja kompilatora jest szybsza i zużywa mniej pamięci. Poprawiliśmy kilka błędów, które "
+    "zgłosili nasi użytkownicy, a informacje o wydaniu wymieniają wszystkie zmiany z tego cyklu wraz z "
+    "odnośnikami do dyskusji, które do nich doprowadziły. Jest to także wydanie, które może się przydać, ale "
+    "czy jest gotowe, tego nie wiemy.",
+    "tr": "Derleyicinin yeni sürümü daha hızlı ve daha az bellek kullanıyor. Kullanıcılarımızın bildirdiği "
+    "birçok hatayı düzelttik ve sürüm notları bu döngüdeki tüm değişiklikleri tartışmalara bağlantılarla "
+    "birlikte listeliyor. Bu sürüm için çok çalıştık, ama her şey bitmiş değil; sonra yeni bir sürüm gelecek "
+    "ve bir süre daha bu şekilde olarak devam edecek gibi görünüyor.",
+    "id": "Versi baru dari kompiler ini lebih cepat dan menggunakan lebih sedikit memori. Kami sudah "
+    "memperbaiki beberapa bug yang dilaporkan oleh pengguna, dan catatan rilis berisi semua perubahan dalam "
+    "siklus ini dengan tautan ke diskusi yang terkait. Kita bisa menggunakan versi baru ini untuk proyek yang "
+    "tidak akan berubah.",
+    "vi": "Phiên bản mới của trình biên dịch chạy nhanh hơn và dùng ít bộ nhớ hơn. Chúng tôi đã sửa một số lỗi "
+    "được người dùng báo cáo, và ghi chú phát hành liệt kê các thay đổi trong chu kỳ này với các liên kết đến "
+    "những thảo luận có liên quan để bạn có thể đọc khi cần.",
+}
+
+
+@pytest.mark.parametrize("language", sorted(LATIN_TEXTS))
+def test_a_latin_script_text_is_told_by_its_short_words(language: str) -> None:
+    from differ.normalize.language import latin_language
+
+    assert latin_language([LATIN_TEXTS[language]]) == language
+    assert latin_language(LATIN_TEXTS[language].split(".")) == language  # sentence by sentence
+    assert latin_language([LATIN_TEXTS[language].split(".")[0]]) is None  # one sentence: too few
+    # a long text is told by its beginning, a bilingual one by neither language
+    assert (
+        latin_language([LATIN_TEXTS[language]] * 5 + [LATIN_TEXTS["en" if language != "en" else "de"]])
+        == language
+    )
+    assert latin_language([LATIN_TEXTS[language], LATIN_TEXTS["en" if language != "en" else "de"]]) is None

@@ -635,6 +635,17 @@ class _Foreign:
     blocks: int  # how many of its blocks of text are in them
     total: int  # of how many
     translation: bool  # under TRANSLATED of its text in the canonical's script: a translation
+    by_language: bool = (
+        False  # both in one script, told apart by language: `main` and `scripts` name languages
+    )
+
+    @property
+    def head(self) -> str:
+        """What the copy's blocks are in, for its note."""
+        names = " and ".join(self.scripts)
+        if self.by_language:
+            return f"{self.blocks} of its {self.total} blocks of text are in {names}, the canonical's in {self.main}"
+        return f"{self.blocks} of its {self.total} blocks of text are in {names}, which the canonical does not use"
 
 
 TRANSLATED = 0.15  # a copy with less of its text than this in the canonical's script is a translation
@@ -644,7 +655,7 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
     """How a copy's scripts differ from its canonical's, if they do enough to say: a tenth of its blocks of text
     (and at least 3) in scripts the canonical uses for at most 2% of its own."""
     if not any(_BEYOND_LATIN.search(b.text) for b in (*mirror, *canonical) if b.kind != "code"):
-        return None  # both in Latin script alone (the common case, found without a word-by-word look)
+        return _other_language(canonical, mirror)  # both in Latin script alone (the common case)
     theirs, sizes = _scripts(mirror)
     total = sum(theirs.values())
     if not total:
@@ -658,6 +669,23 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
     if foreign < max(3, 0.1 * total):
         return None
     return _Foreign(main, unused, foreign, total, sizes[main] < TRANSLATED * sum(sizes.values()))
+
+
+def _other_language(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | None:
+    """A copy in another language of the canonical's script (a German copy of an English post), told by the
+    short words each uses most (`latin_language`): a translation."""
+    from differ.normalize.language import LANGUAGE_NAMES, latin_language, latin_words
+
+    theirs = latin_language(b.text for b in mirror if b.kind != "code")
+    if theirs is None:
+        return None
+    ours = latin_language(b.text for b in canonical if b.kind != "code")
+    if ours is None or ours == theirs:
+        return None
+    text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
+    counts = [latin_words(b.text) for b in text]
+    blocks = sum(1 for c in counts if c[theirs] > c[ours])
+    return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, by_language=True)
 
 
 def translated(canonical: Sequence[Block], mirror: Sequence[Block], setting: bool | None = None) -> bool:
@@ -693,10 +721,7 @@ def language_note(
     found = _foreign(canonical, mirror)
     if found is None:
         return None
-    names = " and ".join(found.scripts)
-    head = (
-        f"{found.blocks} of its {found.total} blocks of text are in {names}, which the canonical does not use"
-    )
+    head = found.head
     if found.translation:
         return (
             f"{head}: a translation, its blocks paired with the canonical's by place, kind, length, numbers, "

@@ -17,33 +17,37 @@ _IDENT = re.compile(
 )
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.#])(\d+(?:[.,]\d+)*)([A-Za-z]{0,3})(?![A-Za-z0-9_])")
 _ABBREVIATION = re.compile(r"^[A-Za-z]{1,2}(\.[A-Za-z]{1,2})+$")  # e.g, i.e, a.m
-_MONTHS = {
-    m: str(i)
-    for i, m in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
-# A month name counts only next to a day or a year ("July 22", "22 July", "October 2026"): "may" is
-# usually a verb.
-_NAMES = "|".join(_MONTHS)
+# Month names of the Latin-script languages the audit tells apart (Vietnamese writes months with digits), each
+# its number.
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december",  # en
+    "januar februar märz april mai juni juli august september oktober november dezember",  # de
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",  # fr
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",  # es
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",  # pt
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",  # it
+    "januari februari maart april mei juni juli augustus september oktober november december",  # nl
+    "januari februari mars april maj juni juli augusti september oktober november december",  # sv
+    "styczeń luty marzec kwiecień maj czerwiec lipiec sierpień wrzesień październik listopad grudzień",  # pl
+    "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia",  # pl
+    "ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık",  # tr
+    "januari februari maret april mei juni juli agustus september oktober november desember",  # id
+)
+_MONTHS = {name: str(i) for names in _MONTH_NAMES for i, name in enumerate(names.split(), start=1)}
+# A month name counts only next to a day or a year ("July 22", "22 July", "22. Juli", "22 de julio de 2026",
+# "October 2026"): "may" is usually a verb.
+_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _MONTH = re.compile(
-    rf"\b({_NAMES})\b(?=\s+(?:\d{{1,2}}|\d{{4}})\b)|(?<=(?<![\d.])\d\s)({_NAMES})\b|(?<=(?<![\d.])\d\d\s)({_NAMES})\b",
+    rf"(?P<before>(?<![\d.])\d{{1,2}}\.?\s+(?:de\s+)?)?\b(?P<name>{_NAMES})\b"
+    rf"(?P<after>\s+(?:de\s+)?(?:\d{{1,2}}|\d{{4}})\b)?",
     re.IGNORECASE,
 )
+
+
+def _month(m: re.Match[str]) -> str:
+    if not (m["before"] or m["after"]):
+        return m[0]
+    return f"{m['before'] or ''} {_MONTHS[m['name'].lower()]} {m['after'] or ''}"
 
 
 # Scaled numbers written differently in each language: "100K" and "10만" are both 100000.
@@ -85,7 +89,7 @@ def invariant_tokens(text: str) -> Counter[str]:
         if not _ABBREVIATION.match(ident):
             tokens["id:" + ident.removesuffix("()")] += 1
     rest = _IDENT.sub(" ", rest)
-    rest = _MONTH.sub(lambda m: " " + _MONTHS[next(g for g in m.groups() if g).lower()] + " ", rest)
+    rest = _MONTH.sub(_month, rest)
     rest = _SCALED.sub(_expand, rest)
     rest = _SPACED.sub(lambda m: re.sub(r"\D", "", m[0]), rest)
     for digits, suffix in _NUMBER.findall(rest):

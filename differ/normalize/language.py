@@ -10,6 +10,8 @@ Rules (documented in the README):
   "X / Y" where X and Y are in different scripts and each has balanced brackets
   ("성능 개선 / Performance Improvements") is split at the slash and each side goes to its own language.
 Latin-script languages (en, de, fr, …) cannot be told apart by script: asking for any of them keeps Latin text.
+A whole document's Latin-script language is told by its commonest short words (`latin_language`), which the
+audit uses to find a copy translated within one script (a German copy of an English post).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from markdown_it.token import Token
 
@@ -81,6 +83,71 @@ def block_script(text: str) -> str | None:
     if foreign:
         return max(foreign)[1]
     return counts.most_common(1)[0][0]
+
+
+# Short words common in running text of one language and rare in the others listed, for telling a Latin-script
+# document's language (words two languages share often, such as "de", "in", "is", "la" or "to", are left out,
+# and so is "com", which addresses have).
+FUNCTION_WORDS = {
+    "en": "the and of with that this for from which have has be it not can by you we our these are been their "
+    "they its into than when or more",
+    "de": "der die das und ist mit für von den dem nicht ein eine einen auf sich werden wird zu auch oder wir "
+    "sie bei nach durch über können kann sind wurde diese dieser im",
+    "fr": "le les et des du une est pour dans sur avec qui pas plus ce cette sont nous vous au aux être été ou "
+    "elle leur ces",
+    "es": "el los las y del lo muy hay pero también puede fue nuevo nueva nuevos cuando esta estos ahora más",
+    "pt": "os do dos em na nos um uma não é ao também pode foi novo nova quando mais isso seu sua você "
+    "são está",
+    "it": "il gli di e che della delle dei per una non sono è nel nella alla anche più questo questa con essere "
+    "stato può degli ai",
+    "nl": "het een van dat niet op met voor zijn worden wordt ook naar bij deze maar nog hebben heeft wij je",
+    "sv": "och att det som är för med av till på har inte om kan ett vi från också eller nya",
+    "pl": "w z się nie jest że od dla oraz jak ale są może czy przez który która które także tym jako",
+    "tr": "ve bir bu için ile çok daha olarak olan gibi değil yeni ama veya her kadar sonra ise artık şimdi",
+    "id": "dan yang ini itu dengan untuk dari dalam tidak akan pada juga ke adalah atau bisa sudah kami kita baru",
+    "vi": "và của là có được cho các những trong với không này để một khi từ đã sẽ người bạn",
+}
+LANGUAGE_NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "nl": "Dutch",
+    "sv": "Swedish",
+    "pl": "Polish",
+    "tr": "Turkish",
+    "id": "Indonesian",
+    "vi": "Vietnamese",
+}
+_LANGUAGE_OF_WORD = {w: lang for lang, words in FUNCTION_WORDS.items() for w in words.split()}
+_WORD = re.compile(r"[^\W\d_]+")
+_EVIDENCE = 12  # short words of the language at least
+_LEAD = 3  # and this many times those of the next
+_SURE = 60  # enough to stop reading, when five times those of the next
+
+
+def latin_words(text: str) -> Counter[str]:
+    """How many of a text's words are short words of each language in FUNCTION_WORDS."""
+    return Counter(lang for w in _WORD.findall(text.lower()) if (lang := _LANGUAGE_OF_WORD.get(w)))
+
+
+def latin_language(texts: Iterable[str]) -> str | None:
+    """The language whose short words a document's are (its blocks' texts in order), when there are enough of
+    them and far more than of any other language's; None when the text is short or mixed. Reading stops once
+    one language is far enough ahead: a long post is told by its first paragraphs."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(latin_words(text))
+        ranked = counts.most_common(2)
+        if ranked and ranked[0][1] >= _SURE and ranked[0][1] >= 5 * (ranked[1][1] if len(ranked) > 1 else 0):
+            return ranked[0][0]
+    ranked = counts.most_common(2)
+    if not ranked or ranked[0][1] < _EVIDENCE:
+        return None
+    runner = ranked[1][1] if len(ranked) > 1 else 0
+    return ranked[0][0] if ranked[0][1] >= _LEAD * runner else None
 
 
 def language_of(script: str) -> str:

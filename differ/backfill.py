@@ -32,7 +32,7 @@ def _a_time(timestamp: str) -> bool:
         datetime.strptime(timestamp, "%Y%m%d%H%M%S")
     except ValueError:
         return False
-    return len(timestamp) == 14 and timestamp.isdigit()
+    return len(timestamp) == 14 and timestamp.isdecimal()
 
 
 @dataclass(frozen=True)

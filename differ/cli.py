@@ -336,7 +336,7 @@ READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify", "export
 
 def _positive(text: str) -> int:
     """A count given on the command line: a whole number of at least 1."""
-    if not text.isdigit() or int(text) < 1:
+    if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, found {text!r}")
     return int(text)
 

@@ -268,7 +268,7 @@ def verify_git(repo: Path, branch: str = "differ") -> Checked:
             commit, _, text = entry.strip().partition("\x00")
             trailers = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
             source, number = trailers.get("Differ-Source"), trailers.get("Differ-Version", "")
-            if not source or not number.isdigit():
+            if not source or not number.isdecimal():
                 problems.append(f"commit {commit[:12]}: not a version exported by differ (no Differ-Source)")
                 continue
             commits += 1

@@ -216,7 +216,7 @@ def _version(app: App, key: str, which: str | None) -> Version:
         raise UsageError(f"{key} has no versions yet (run: differ check {key})")
     if which is None:
         return latest
-    if not which.strip().isdigit():
+    if not which.strip().isdecimal():
         when = moment(which)
         found = app.store.version_at(key, when)
         if found is None:

@@ -334,6 +334,44 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after("120", now) == 120
     assert parse_retry_after("Wed, 08 Jul 2026 12:01:00 GMT", now) == 60
     assert parse_retry_after("soon", now) is None
+    assert parse_retry_after("²", now) is None  # a digit to str.isdigit, not to float()
+    assert parse_retry_after("١٢٠", now) is None  # digits, but not the ASCII ones RFC 9110 means
+
+
+def _raw_server(answer: bytes) -> Iterator[str]:
+    """A server on 127.0.0.1 that answers every request with these bytes as they are, headers included."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/post"
+    finally:
+        stop.set()
+        listener.close()
+
+
+def test_a_content_length_of_digits_python_cannot_read_is_no_length() -> None:
+    """`Content-Length: ²` is not a number of bytes: a page's body is read to its end, as with no length, and an
+    error page is an error, not a failure to read the answer."""
+    for status, body in ((b"200 OK", b"hello"), (b"404 Not Found", b"gone")):
+        answer = b"HTTP/1.1 " + status + b"\r\nContent-Length: \xb2\r\nConnection: close\r\n\r\n" + body
+        for url in _raw_server(answer):
+            if status.startswith(b"200"):
+                assert get(fetcher(), url).body == b"hello"  # type: ignore[attr-defined]
+            else:
+                with pytest.raises(FetchError, match="^HTTP 404 Not Found$"):
+                    get(fetcher(), url)
 
 
 def test_server_errors_are_retried_with_backoff(server: Server) -> None:

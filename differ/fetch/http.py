@@ -88,7 +88,7 @@ def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
         for prefix in ("x-ratelimit-", "ratelimit-"):
             remaining = (response.header(prefix + "remaining") or "").strip()
             reset = (response.header(prefix + "reset") or "").strip()
-            if remaining == "0" and reset.isdigit():
+            if remaining == "0" and reset.isascii() and reset.isdecimal():
                 seconds = float(reset)
                 wait = min(max(0.0, seconds - now) if seconds >= 1e9 else seconds, MAX_WAIT)
                 return wait, f"rate limit used up, resets in {wait:.0f}s ({prefix}reset)"
@@ -354,12 +354,12 @@ class Fetcher:
         if resp.status == 304:  # never has a body
             return resp.status, resp_headers, b""
         if resp.status in (301, 302, 303, 307, 308) or resp.status >= 400:
-            if not (declared.isdigit() and int(declared) <= DRAIN):
+            if not (declared.isascii() and declared.isdecimal() and int(declared) <= DRAIN):
                 _close(resp)  # a body of unknown or large size is not worth reading to keep the connection
                 return resp.status, resp_headers, b""
             self._drain(resp)
             return resp.status, resp_headers, b""
-        if declared.isdigit() and int(declared) > limit and not truncate:
+        if declared.isascii() and declared.isdecimal() and int(declared) > limit and not truncate:
             raise FetchError(f"body of {int(declared):,} bytes exceeds max_bytes ({limit:,})")
         chunks: list[bytes] = []
         size = 0

@@ -21,7 +21,7 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdecimal():  # ASCII digits (RFC 9110), which float() reads
         return min(float(value), MAX_WAIT)
     try:
         when = email.utils.parsedate_to_datetime(value)

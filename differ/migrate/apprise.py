@@ -178,13 +178,13 @@ def telegram_options(url: str) -> list[dict[str, Any]] | str:
         m = re.fullmatch(r"(-?\d{1,32}|@?[A-Za-z_-][\w-]*)(?::(\d+))?", target)
         if m is None:
             continue
-        chat = m[1] if m[1].lstrip("-").isdigit() else "@" + m[1].lstrip("@")
+        chat = m[1] if m[1].lstrip("-").isdecimal() else "@" + m[1].lstrip("@")
         thread = m[2] or topic
         tables.append(
             {
                 "bot_token": token,
                 "chat": chat,
-                **({"thread": int(thread)} if thread.isdigit() else {}),
+                **({"thread": int(thread)} if thread.isdecimal() else {}),
                 **({"silent": True} if silent else {}),
             }
         )

@@ -147,6 +147,6 @@ def _interval(watch: Mapping[str, Any]) -> str | None:
     seconds = 0
     for unit, size in _UNITS.items():
         count = spec.get(unit)
-        if isinstance(count, int | float | str) and str(count).strip().isdigit():
+        if isinstance(count, int | float | str) and str(count).strip().isdecimal():
             seconds += int(str(count).strip()) * size
     return format_duration(seconds) if seconds > 0 else None

@@ -305,7 +305,7 @@ def json_path(data: Any, path: str) -> Any:
     for step in path.split("."):
         if isinstance(current, dict) and step in current:
             current = current[step]
-        elif isinstance(current, list) and step.isdigit() and int(step) < len(current):
+        elif isinstance(current, list) and step.isdecimal() and int(step) < len(current):
             current = current[int(step)]
         else:
             raise KeyError(step)

@@ -140,7 +140,7 @@ class Discord(Notifier):
         """A message that started its document's forum post: the post (the message's channel) is kept."""
         if self.config.options["forum"]:
             channel = json_object(resp).get("channel_id")
-            self.keep_thread(msg, channel if isinstance(channel, str) and channel.isdigit() else None)
+            self.keep_thread(msg, channel if isinstance(channel, str) and channel.isdecimal() else None)
         return None
 
     def _allowed(self) -> dict[str, Any]:

@@ -138,7 +138,7 @@ class Telegram(Notifier):
         """getMe (the token) and getChat (the bot is in the chat; with `topics`, the chat has topics)."""
         me = self._call("getMe", {})
         chat = str(self.config.options["chat"])
-        found = self._call("getChat", {"chat_id": int(chat) if chat.lstrip("-").isdigit() else chat})
+        found = self._call("getChat", {"chat_id": int(chat) if chat.lstrip("-").isdecimal() else chat})
         name = found.get("title") or found.get("username") or chat
         if self.config.options["topics"] and not found.get("is_forum"):
             raise NotifyError(f"{name} has no topics, which topics = true needs")
@@ -174,7 +174,7 @@ class Telegram(Notifier):
         text = "\n".join([head, *(escape(line) for line in kept), *([tail] if tail else []), *foot])
         chat = str(self.config.options["chat"])
         body: dict[str, Any] = {
-            "chat_id": int(chat) if chat.lstrip("-").isdigit() else chat,
+            "chat_id": int(chat) if chat.lstrip("-").isdecimal() else chat,
             "text": text,
             "parse_mode": "HTML",
             "link_preview_options": {"is_disabled": True},

@@ -1622,3 +1622,28 @@ def test_a_copy_too_short_or_too_mixed_to_tell_is_not_taken_for_a_translation(
     english: str, copy: str
 ) -> None:
     assert _note(english, copy) is None
+
+
+def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_be_bilingual() -> None:
+    """An English post reposted in English and French, paragraph after paragraph: word by word, every French
+    paragraph is extra; the note says so, and which `languages` audits its English half alone."""
+    from tests.test_normalize import LATIN_TEXTS
+
+    en, fr = LATIN_TEXTS["en"], LATIN_TEXTS["fr"]
+    english = "\n\n".join(f"## Part {k}\n\n{en}" for k in range(4)) + "\n"
+    both = "\n\n".join(f"## Part {k}\n\n{en}\n\n{fr}" for k in range(4)) + "\n"
+    assert _note(english, both) == (
+        "4 of its 12 blocks of text are in French, the canonical's in English; if it is a bilingual copy, "
+        "languages = ['en'] audits its English blocks alone"
+    )
+    _, findings = audit_pair(english, both)
+    assert [f.kind for f in findings] == ["extra"] * 4
+    from differ.normalize.language import filter_languages
+
+    assert audit_pair(english, filter_languages(both, ["en"])) == (1.0, [])
+    french = "\n\n".join(f"## Partie {k}\n\n{fr}" for k in range(4)) + "\n"
+    assert _note(french, both) == (
+        "4 of its 12 blocks of text are in English, the canonical's in French; if it is a bilingual copy, "
+        "languages = ['fr'] audits its French blocks alone"
+    )
+    assert _note(english, english) is None

@@ -239,8 +239,8 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + 'languages = ["klingon"]\n',
-            "config.toml: documents[0].canonical.languages: expected items from en, de, es, fr, it, nl, pt, ko, ja, zh, ru, "
-            'uk, el, ar, he, found "klingon"',
+            "config.toml: documents[0].canonical.languages: expected items from en, de, es, fr, it, nl, pt, sv, pl, tr, id, vi, ko, ja, zh, "
+            'ru, uk, el, ar, he, found "klingon"',
         ),
         (
             BASE + 'robots = "no"\n',

@@ -1135,3 +1135,26 @@ def test_a_latin_script_text_is_told_by_its_short_words(language: str) -> None:
         == language
     )
     assert latin_language([LATIN_TEXTS[language], LATIN_TEXTS["en" if language != "en" else "de"]]) is None
+
+
+def test_a_page_in_two_latin_script_languages_splits_by_their_short_words() -> None:
+    """An English and French page (a Canadian release note): `languages = ["fr"]` keeps the French blocks,
+    `["en"]` the English ones; a heading or list whose words do not tell follows the block before it."""
+    en, fr = LATIN_TEXTS["en"], LATIN_TEXTS["fr"]
+    page = (
+        f"## Release 2.0\n\n{en}\n\n- `Vec::pop_if`\n- `String::leak`\n\n## Version 2.0\n\n{fr}\n\n"
+        f"- `Vec::pop_if`\n- `String::leak`\n\n{en}\n\n{fr}\n\n{en}\n\n{fr}\n"
+    )
+    half = f"## Release 2.0\n\n{en}\n\n- `Vec::pop_if`\n- `String::leak`\n\n{en}\n\n{en}\n"
+    assert filter_languages(page, ["en"]) == half
+    assert (
+        filter_languages(page, ["fr"])
+        == f"## Version 2.0\n\n{fr}\n\n- `Vec::pop_if`\n- `String::leak`\n\n{fr}\n\n{fr}\n"
+    )
+    assert filter_languages(page, ["en", "fr"]) == page
+    # one language with a quotation or two in another: a page in one language, kept whole
+    quoted = f"{en}\n\n{fr}\n\n{en}\n\n{en}\n\n{fr}\n\n{en}\n"
+    assert filter_languages(quoted, ["en"]) == quoted
+    # a page in Latin and another script: the Latin blocks are kept whatever their language, as before
+    korean = f"{en}\n\n한국어 문단입니다.\n\n{fr}\n"
+    assert filter_languages(korean, ["fr"]) == f"{en}\n\n{fr}\n"

@@ -628,16 +628,16 @@ def _scripts(blocks: Sequence[Block]) -> tuple[Counter[str], Counter[str]]:
 
 @dataclass
 class _Foreign:
-    """A copy with blocks in scripts its canonical does not use."""
+    """A copy with blocks in scripts its canonical does not use, or in languages of its script it is not in."""
 
     main: str  # the canonical's script
     scripts: list[str]  # the copy's others
     blocks: int  # how many of its blocks of text are in them
     total: int  # of how many
     translation: bool  # under TRANSLATED of its text in the canonical's script: a translation
-    by_language: bool = (
-        False  # both in one script, told apart by language: `main` and `scripts` name languages
-    )
+    # both in one script, told apart by language: `main` and `scripts` name languages, `code` keeps the main one
+    by_language: bool = False
+    code: str = ""
 
     @property
     def head(self) -> str:
@@ -672,20 +672,35 @@ def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | 
 
 
 def _other_language(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | None:
-    """A copy in another language of the canonical's script (a German copy of an English post), told by the
-    short words each uses most (`latin_language`): a translation."""
-    from differ.normalize.language import LANGUAGE_NAMES, latin_language, latin_words
+    """A copy in another language of the canonical's script, told by the short words each uses most
+    (`latin_language`): a translation (a German copy of an English post), or, when its blocks are in two such
+    languages, one the canonical's, a bilingual copy (an English and French repost of an English post)."""
+    from differ.normalize.language import (
+        LANGUAGE_NAMES,
+        block_language,
+        latin_language,
+        latin_mixed,
+        latin_words,
+    )
 
-    theirs = latin_language(b.text for b in mirror if b.kind != "code")
+    text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
+    theirs = latin_language(b.text for b in text)
     if theirs is None:
-        return None
+        told = [lang for b in text if (lang := block_language(b.text))]
+        if not latin_mixed(Counter(told)):
+            return None
     ours = latin_language(b.text for b in canonical if b.kind != "code")
     if ours is None or ours == theirs:
         return None
-    text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
-    counts = [latin_words(b.text) for b in text]
-    blocks = sum(1 for c in counts if c[theirs] > c[ours])
-    return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, by_language=True)
+    if theirs is None:  # in two languages or more: a bilingual copy, if the canonical's is one of them
+        others = Counter(lang for lang in told if lang != ours)
+        if len(others) == len(set(told)):
+            return None
+        names = [LANGUAGE_NAMES[lang] for lang, _ in others.most_common()]
+        blocks = sum(others.values())
+        return _Foreign(LANGUAGE_NAMES[ours], names, blocks, len(text), False, by_language=True, code=ours)
+    blocks = sum(1 for c in map(latin_words, (b.text for b in text)) if c[theirs] > c[ours])
+    return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, True, ours)
 
 
 def translated(canonical: Sequence[Block], mirror: Sequence[Block], setting: bool | None = None) -> bool:
@@ -727,6 +742,8 @@ def language_note(
             f"{head}: a translation, its blocks paired with the canonical's by place, kind, length, numbers, "
             "names, code and links; a passage left out or added is found, a reworded one is not"
         )
+    if found.by_language:
+        return f"{head}; if it is a bilingual copy, {option.format(found.code)} audits its {found.main} blocks alone"
     return (
         f"{head}; if it is a bilingual copy, {option.format(language_of(found.main))} audits its {found.main}-script "
         "blocks alone, and each translation's numbers, versions and links against its original"

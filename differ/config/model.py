@@ -19,7 +19,10 @@ DEFAULT_CONFIG = Path("config.toml")
 # The web archive `differ backfill` reads captures from: the Wayback Machine, whose CDX API pywb serves too.
 WEB_ARCHIVE = "https://web.archive.org"
 DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
-LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt", "ko", "ja", "zh", "ru", "uk", "el", "ar", "he")
+LANGUAGES = (
+    *("en", "de", "es", "fr", "it", "nl", "pt", "sv", "pl", "tr", "id", "vi"),
+    *("ko", "ja", "zh", "ru", "uk", "el", "ar", "he"),
+)
 # `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
 # listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
 EVENTS = (

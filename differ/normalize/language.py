@@ -9,7 +9,11 @@ Rules (documented in the README):
 - A heading, a paragraph that is only bold text, or a one-line paragraph of at most 24 words, of the form
   "X / Y" where X and Y are in different scripts and each has balanced brackets
   ("성능 개선 / Performance Improvements") is split at the slash and each side goes to its own language.
-Latin-script languages (en, de, fr, …) cannot be told apart by script: asking for any of them keeps Latin text.
+- Latin-script languages (en, de, fr, …) cannot be told apart by script: on a page in one of them and another
+  script, asking for any of them keeps the Latin text. On a page in two Latin-script languages (a tenth of the
+  blocks whose short words tell, and at least 3, in the second), a block is in the language whose short words
+  it has (two at least, and twice any other's); one whose words do not tell follows the block before it, and a
+  heading the next block told, whose section it opens.
 A whole document's Latin-script language is told by its commonest short words (`latin_language`), which the
 audit uses to find a copy translated within one script (a German copy of an English post).
 """
@@ -33,6 +37,11 @@ SCRIPT_OF_LANGUAGE = {
     "it": "Latin",
     "nl": "Latin",
     "pt": "Latin",
+    "sv": "Latin",
+    "pl": "Latin",
+    "tr": "Latin",
+    "id": "Latin",
+    "vi": "Latin",
     "ko": "Hangul",
     "ja": "Kana",
     "zh": "Han",
@@ -193,40 +202,82 @@ def _split_bilingual(block: str, wanted: set[str]) -> str | None:
     return prefix + (f"**{text}**" if bold else text)
 
 
+def block_language(text: str) -> str | None:
+    """The Latin-script language of a block, by its short words (two at least, and twice any other's), or None
+    when they do not tell."""
+    ranked = latin_words(text).most_common(2)
+    if not ranked or ranked[0][1] < 2:
+        return None
+    return ranked[0][0] if ranked[0][1] >= 2 * (ranked[1][1] if len(ranked) > 1 else 0) else None
+
+
+def latin_mixed(languages: Counter[str]) -> bool:
+    """Whether blocks told by their short words (how many in each language) are in two Latin-script languages
+    or more: the second with a tenth of them, and at least 3, as a page in two languages has, where one in one
+    language with a quotation in another does not."""
+    ranked = languages.most_common(2)
+    return len(ranked) == 2 and ranked[1][1] >= max(3, 0.1 * sum(languages.values()))
+
+
 def filter_languages(markdown: str, languages: Sequence[str]) -> str:
-    """Canonical Markdown with only the blocks (and list items) in the given languages."""
+    """Canonical Markdown with only the blocks (and list items) in the given languages. Latin-script blocks are
+    told apart by their short words when the page has two such languages and `languages` names one."""
     wanted = wanted_scripts(languages)
     lines = markdown.split("\n")
     tokens = parser().parse(markdown)
+    blocks = [
+        (at, token, "\n".join(lines[token.map[0] : token.map[1]]).strip("\n"))
+        for at, token in enumerate(tokens)
+        if token.level == 0 and token.nesting != -1 and token.map is not None
+    ]
+    latin = {lang for lang in languages if SCRIPT_OF_LANGUAGE[lang] == "Latin"}
+    counted = (
+        Counter(lang for _, _, block in blocks if (lang := block_language(block))) if latin else Counter()
+    )
+    by_language = latin_mixed(counted)
+
+    def keeps(text: str) -> bool | None:
+        """Whether a block is in a wanted language; None for one with no letters, or in Latin script in a
+        language its words do not tell on a page of two such languages."""
+        script = block_script(text)
+        if script is None:
+            return None
+        if script == "Latin" and by_language:
+            lang = block_language(text)
+            return lang in latin if lang else None
+        return script in wanted
+
+    def ahead(place: int) -> bool | None:
+        """Whether the next block told is kept: a heading goes with the section it opens."""
+        return next((k for _, _, block in blocks[place + 1 :] if (k := keeps(block)) is not None), None)
+
     kept: list[str] = []
     previous_kept = True
-    for at, token in enumerate(tokens):
-        if token.level != 0 or token.nesting == -1 or token.map is None:
-            continue
-        start, end = token.map
-        block = "\n".join(lines[start:end]).strip("\n")
+    for place, (at, token, block) in enumerate(blocks):
         if token.type in ("bullet_list_open", "ordered_list_open"):
-            items = _list_items(tokens, at, lines)
             chosen = []
-            for item in items:
-                script = block_script(item)
-                if (script in wanted) if script else previous_kept:
+            for item in _list_items(tokens, at, lines):
+                keep = keeps(item)
+                if previous_kept if keep is None else keep:
                     chosen.append(item)
             if chosen:
                 kept.append("\n".join(chosen))
             previous_kept = bool(chosen)
             continue
-        split = _split_bilingual(block, wanted)
+        split = None if by_language else _split_bilingual(block, wanted)
         if split is not None:
             if split:
                 kept.append(split)
             previous_kept = bool(split)
             continue
-        script = block_script(block)
-        keep = (script in wanted) if script else previous_kept
-        if keep:
+        keep = keeps(block)
+        if keep is None and token.type == "heading_open" and by_language:
+            keep = ahead(place)
+        if previous_kept if keep is None else keep:
             kept.append(block)
-        previous_kept = keep
+            previous_kept = True
+        else:
+            previous_kept = False
     return "\n\n".join(kept) + "\n" if kept else ""
 
 

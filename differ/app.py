@@ -21,7 +21,7 @@ def utcnow() -> datetime:
 
 def iso(moment: datetime) -> str:
     """UTC timestamps as stored and shown: 2026-07-08T17:45:00Z."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")  # year 1 is 0001
 
 
 def parse_iso(value: object) -> datetime | None:

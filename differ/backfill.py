@@ -287,7 +287,7 @@ def _captured_at(response: Response, capture: Capture) -> datetime:
     if value:
         try:
             return email.utils.parsedate_to_datetime(value).astimezone(UTC)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # not a date, or one past year 9999 in UTC
             pass
     return capture.at
 

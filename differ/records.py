@@ -200,11 +200,13 @@ def moment(text: str, *, start: bool = False, what: str = "a version number or a
     so `--from 2026-07-07` is what the page said when that day was over (its start, with `start`)."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise UsageError(f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"')
-    if len(text.strip()) == 10 and not start:
-        value += timedelta(days=1, microseconds=-1)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+        if len(text.strip()) == 10 and not start:
+            value += timedelta(days=1, microseconds=-1)
+        value = value if value.tzinfo else value.replace(tzinfo=UTC)
+        value.astimezone(UTC)  # a time that is before year 1 or after 9999 in UTC cannot be compared
+    except (ValueError, OverflowError):
+        raise UsageError(f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"') from None
+    return value
 
 
 def _version(app: App, key: str, which: str | None) -> Version:

@@ -551,3 +551,16 @@ def test_compare_reads_a_page_as_the_archive_kept_it(
     )
     assert raw_capture("https://pytorch.org/blog/x/") is None
     assert raw_capture("https://example.org/web/2026/release-notes.html") is None  # a site's own /web/ path
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Fri, 31 Dec 9999 23:59:59 -1200", "yesterday", ""],  # past year 9999 in UTC; not a date; none
+)
+def test_a_memento_datetime_that_is_no_time_leaves_the_index_timestamp(header: str) -> None:
+    from differ.backfill import Capture, _captured_at
+    from differ.fetch.http import Response
+
+    capture = Capture("20260708174500", URL)
+    response = Response(URL, URL, 200, {"memento-datetime": header} if header else {}, b"", 0.0)
+    assert _captured_at(response, capture) == datetime(2026, 7, 8, 17, 45, tzinfo=UTC)

@@ -893,10 +893,15 @@ def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: py
         "error: pytorch-2-13/canonical had no version yet at 2026-07-07T23:59:59Z (the first was fetched at "
         "2026-07-08T17:45:00Z)\n",
     )
-    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "last week") == (
-        ExitCode.USAGE,
-        "",
-        'error: expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "last week"\n',
+    for when in ("last week", "0001-01-01T00:00+01:00"):  # not a time; before year 1 in UTC
+        assert run(*config, "show", "pytorch-2-13/canonical", "--version", when) == (
+            ExitCode.USAGE,
+            "",
+            f'error: expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "{when}"\n',
+        )
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "0001-01-01")[2] == (
+        "error: pytorch-2-13/canonical had no version yet at 0001-01-01T23:59:59Z (the first was fetched at "
+        "2026-07-08T17:45:00Z)\n"
     )
     code, out, _ = run(*config, "history", "pytorch-2-13/wpnews", "--format", "json")
     data = json.loads(out)

@@ -1647,3 +1647,37 @@ def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_
         "languages = ['fr'] audits its French blocks alone"
     )
     assert _note(english, english) is None
+
+
+def test_a_german_translation_made_before_an_edit_is_found_stale_with_no_setting(tmp_path: Path) -> None:
+    """The stored audit tells the German copy of the Rust 1.93.0 post for a translation by itself, and finds
+    which version it renders: one made before the two method names were fixed matches version 1."""
+    from bench.corpus_eval import CORPUS, body
+    from differ.audit import audit_document, render_audit
+    from tests.conftest import source_toml
+
+    folder = CORPUS / "rust-lang__blog.rust-lang.org__Rust-1.93.0"
+    before, after = (body((folder / f"rev-0{n}.md").read_text()) for n in (1, 3))
+    german = _rust_193()[1]
+    app = make_app(
+        one_doc(
+            tmp_path, "https://example.org/post", mirrors=[source_toml("https://de.example.org/post", "de")]
+        )
+    )
+    doc = app.config.document("doc")
+    _commit(app, doc.canonical.key, before, 1)
+    _commit(app, doc.canonical.key, after, 2)
+    _commit(app, doc.mirrors[0].key, german.replace("T]>::as_mut_array`", "T]>::as_array_mut`"), 3)
+    report = audit_document(app, doc)
+    lines = render_audit(report, "text").splitlines()
+    assert lines[1] == (
+        "de: version 1, a translation, matches canonical version 1 — stale (the canonical is at version 2); "
+        "coverage 99.3%; 1 finding"  # the two method names of version 2 it lacks
+    )
+    assert lines[2].startswith(
+        "  note: 16 of its 43 blocks of text are in German, the canonical's in English"
+    )
+    _commit(app, doc.mirrors[0].key, german, 4)  # the translation follows the edit
+    assert render_audit(audit_document(app, doc), "text").splitlines()[1] == (
+        "de: version 2, a translation, matches canonical version 2 — up to date; coverage 100.0%; 0 findings"
+    )

@@ -1,7 +1,8 @@
 """The audit of a translation, whose blocks are paired with the canonical's (differ.audit.translation): timed on
 the Korean translation of the replay post (tests/data/translation) against the post, on both repeated 2, 4 and 8
-times (each repetition's PR numbers renumbered, as the sections of a longer post), and on posts of 1,000 and 2,000
-blocks with no number or name on either side to pin a pair (the worst case: every stretch paired block by block).
+times (each repetition's PR numbers renumbered, as the sections of a longer post), on a German translation of the
+Rust 1.93.0 post (a translation within the post's script), and on posts of 1,000 and 2,000 blocks with no number or
+name on either side to pin a pair (the worst case: every stretch paired block by block).
 Beside each, a plain `difflib.unified_diff` of the two texts' lines (what urlwatch or changedetection.io would
 compute if pointed at the two pages) and differ's word-by-word audit of the same pair (what it did with a
 translation before). CPU time, median of 5 rounds after a warm-up round.
@@ -65,6 +66,9 @@ def cases() -> dict[str, tuple[str, str]]:
             _repeated(canonical, times, "Part"),
             _repeated(translation, times, "파트"),
         )
+    rust = (ROOT / "tests/data/corpus/rust-lang__blog.rust-lang.org__Rust-1.93.0/rev-03.md").read_text()
+    german = (ROOT / "tests/data/translation/rust-1.93.0-de.md").read_text()
+    out["German translation of the Rust 1.93.0 post"] = (rust.split("+++\n", 2)[2], german)
     rng = random.Random(7)
     for blocks in (1000, 2000):
         out[f"{blocks:,} blocks, nothing to pin"] = _unpinned(blocks, rng)

@@ -36,18 +36,15 @@ _MONTH_NAMES = (
 _MONTHS = {name: str(i) for names in _MONTH_NAMES for i, name in enumerate(names.split(), start=1)}
 # A month name counts only next to a day or a year ("July 22", "22 July", "22. Juli", "22 de julio de 2026",
 # "October 2026"): "may" is usually a verb.
-_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_MONTH = re.compile(
-    rf"(?P<before>(?<![\d.])\d{{1,2}}\.?\s+(?:de\s+)?)?\b(?P<name>{_NAMES})\b"
-    rf"(?P<after>\s+(?:de\s+)?(?:\d{{1,2}}|\d{{4}})\b)?",
-    re.IGNORECASE,
+_MONTH = re.compile(  # a day and a word, or a word before a day or a year: a month if its name is one
+    r"(?P<day>(?<![\d.])\d{1,2}\.?\s+(?:de\s+)?)(?P<named>[^\W\d_]{3,12})\b"
+    r"|\b(?P<dated>[^\W\d_]{3,12})(?=\s+(?:de\s+)?(?:\d{1,2}|\d{4})\b)"
 )
 
 
 def _month(m: re.Match[str]) -> str:
-    if not (m["before"] or m["after"]):
-        return m[0]
-    return f"{m['before'] or ''} {_MONTHS[m['name'].lower()]} {m['after'] or ''}"
+    number = _MONTHS.get((m["named"] or m["dated"]).lower())
+    return m[0] if number is None else f"{m['day'] or ''} {number} "
 
 
 # Scaled numbers written differently in each language: "100K" and "10만" are both 100000.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -1158,3 +1159,43 @@ def test_a_page_in_two_latin_script_languages_splits_by_their_short_words() -> N
     # a page in Latin and another script: the Latin blocks are kept whatever their language, as before
     korean = f"{en}\n\n한국어 문단입니다.\n\n{fr}\n"
     assert filter_languages(korean, ["fr"]) == f"{en}\n\n{fr}\n"
+
+
+_SENTENCES = {
+    lang: [s.strip() + "." for s in LATIN_TEXTS[lang].split(".") if s.strip()] for lang in ("en", "fr", "de")
+}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.builds(lambda k: f"## Part {k}", st.integers(0, 9)),
+            st.sampled_from(["en", "fr", "de"]).flatmap(
+                lambda lang: st.lists(st.sampled_from(_SENTENCES[lang]), min_size=1, max_size=3).map(" ".join)
+            ),
+        ),
+        min_size=1,
+        max_size=14,
+    )
+)
+def test_a_language_filter_keeps_blocks_as_they_are_and_all_languages_keep_the_page(
+    blocks: list[str],
+) -> None:
+    """Whatever the mix of English, French and German paragraphs and headings: each language's half is made of
+    the page's blocks, unaltered and in order; all three languages keep the whole page; and on a page in two
+    languages or more, a paragraph whose short words tell is in its own language's half and no other's."""
+    from differ.normalize.language import block_language, latin_mixed
+
+    page = "\n\n".join(blocks) + "\n"
+    assert filter_languages(page, ["en", "fr", "de"]) == page
+    told = Counter(lang for b in blocks if (lang := block_language(b)))
+    for lang in ("en", "fr", "de"):
+        half = filter_languages(page, [lang])
+        kept = half.rstrip("\n").split("\n\n") if half else []
+        rest = iter(blocks)
+        assert all(any(b == k for b in rest) for k in kept)  # a subsequence of the page's blocks
+        if latin_mixed(told):
+            for b in blocks:
+                if block_language(b) is not None:
+                    assert (b in kept) == (block_language(b) == lang)

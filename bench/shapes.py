@@ -45,6 +45,15 @@ SHAPES: dict[str, tuple[str, Callable[[int], str], dict[str, object]]] = {
         lambda n: "".join(f"Para {i} text.\n\n- item {i}\n- 항목 {i}\n\n" for i in range(n // 4)),
         {"languages": ["en"]},
     ),
+    "English and French paragraphs, one kept": (
+        "markdown",
+        lambda n: "".join(
+            f"## Part {i}\n\nThe release {i} is out and the notes are ready.\n\n"
+            f"## Partie {i}\n\nLa version {i} est sortie et les notes sont prêtes.\n\n"
+            for i in range(n // 4)
+        ),
+        {"languages": ["fr"]},
+    ),
     "run of <![CDATA[": ("markdown", lambda n: "a<![CDATA[" * (2 * n), {}),
     "sections": ("markdown", lambda n: "".join(f"## S{i}\n\ntext {i}\n\n" for i in range(n)), {}),
     "HTML paragraph of links": (

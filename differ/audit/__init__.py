@@ -685,22 +685,21 @@ def _other_language(canonical: Sequence[Block], mirror: Sequence[Block]) -> _For
 
     text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
     theirs = latin_language(b.text for b in text)
-    if theirs is None:
-        told = [lang for b in text if (lang := block_language(b.text))]
-        if not latin_mixed(Counter(told)):
+    if theirs is not None:  # in one language: a translation, if not the canonical's
+        ours = latin_language(b.text for b in canonical if b.kind != "code")
+        if ours is None or ours == theirs:
             return None
-    ours = latin_language(b.text for b in canonical if b.kind != "code")
-    if ours is None or ours == theirs:
+        blocks = sum(1 for c in map(latin_words, (b.text for b in text)) if c[theirs] > c[ours])
+        return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, True, ours)
+    told = Counter(lang for b in text if (lang := block_language(b.text)))
+    if not latin_mixed(told):
         return None
-    if theirs is None:  # in two languages or more: a bilingual copy, if the canonical's is one of them
-        others = Counter(lang for lang in told if lang != ours)
-        if len(others) == len(set(told)):
-            return None
-        names = [LANGUAGE_NAMES[lang] for lang, _ in others.most_common()]
-        blocks = sum(others.values())
-        return _Foreign(LANGUAGE_NAMES[ours], names, blocks, len(text), False, by_language=True, code=ours)
-    blocks = sum(1 for c in map(latin_words, (b.text for b in text)) if c[theirs] > c[ours])
-    return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, True, ours)
+    ours = latin_language(b.text for b in canonical if b.kind != "code")
+    if ours is None or ours not in told:  # in two languages or more, one the canonical's: a bilingual copy
+        return None
+    others = [(LANGUAGE_NAMES[lang], n) for lang, n in told.most_common() if lang != ours]
+    blocks = sum(n for _, n in others)
+    return _Foreign(LANGUAGE_NAMES[ours], [name for name, _ in others], blocks, len(text), False, True, ours)
 
 
 def translated(canonical: Sequence[Block], mirror: Sequence[Block], setting: bool | None = None) -> bool:

@@ -247,9 +247,12 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             return lang in latin if lang else None
         return script in wanted
 
-    def ahead(place: int) -> bool | None:
-        """Whether the next block told is kept: a heading goes with the section it opens."""
-        return next((k for _, _, block in blocks[place + 1 :] if (k := keeps(block)) is not None), None)
+    # for each block, whether the next block told is kept (a heading goes with the section it opens)
+    ahead: list[bool | None] = [None] * (len(blocks) + 1)
+    if by_language:
+        for place in range(len(blocks) - 1, -1, -1):
+            told = keeps(blocks[place][2])
+            ahead[place] = ahead[place + 1] if told is None else told
 
     kept: list[str] = []
     previous_kept = True
@@ -271,8 +274,8 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             previous_kept = bool(split)
             continue
         keep = keeps(block)
-        if keep is None and token.type == "heading_open" and by_language:
-            keep = ahead(place)
+        if keep is None and token.type == "heading_open":
+            keep = ahead[place + 1]
         if previous_kept if keep is None else keep:
             kept.append(block)
             previous_kept = True

@@ -17,9 +17,8 @@ from differ.audit import (
     MirrorAudit,
     Stream,
     audit_text,
-    language_note,
     mirror_text,
-    translated,
+    reading,
 )
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
@@ -230,14 +229,13 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
         mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, ours.blocks[:1]
     )
     theirs = Stream.of(split_blocks(copy))
-    as_translation = translated(ours.blocks, theirs.blocks, translation)
-    # the copy's whole page, every language kept, when `languages` kept a part of it
     languages = mirror.source.languages or ()
+    option = "--set 'languages=[\"{}\"]'"
+    as_translation, note = reading(ours.blocks, theirs.blocks, translation, option, languages)
+    # the copy's whole page, every language kept, when `languages` kept a part of it
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
-    option = "--set 'languages=[\"{}\"]'"
-    note = language_note(ours.blocks, theirs.blocks, option, languages) if translation is None else None
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(

@@ -569,7 +569,8 @@ def audit_mirror(
     latest_number = canonical.numbers[-1]
     latest_blocks = canonical.blocks(latest_number)
     pages = (canonical_url, mirror.url)
-    as_translation = translated(latest_blocks, blocks, mirror.translation)
+    option = 'languages = ["{}"] on it'
+    as_translation, note = reading(latest_blocks, blocks, mirror.translation, option, mirror.languages or ())
     whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
     coverage, findings = audit_text(
         canonical.stream(number),
@@ -590,8 +591,7 @@ def audit_mirror(
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
     result.findings.extend(findings)
-    if mirror.translation is None:  # what its scripts say, unless the configuration says what it is
-        result.note = language_note(latest_blocks, blocks, 'languages = ["{}"] on it', mirror.languages or ())
+    result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
 
 
@@ -719,20 +719,47 @@ def language_note(
     (formatted with a language code) would split; a translation, audited for what a translation keeps; or a copy
     whose `languages` keep the blocks in another script than the canonical's. Either way its findings need that
     said first."""
+    return reading(canonical, mirror, None, option, languages)[1]
+
+
+def reading(
+    canonical: Sequence[Block],
+    mirror: Sequence[Block],
+    setting: bool | None,
+    option: str,
+    languages: Sequence[str] = (),
+) -> tuple[bool, str | None]:
+    """How a copy is audited, as a translation or word by word (`translated`), and the note that says why when
+    its `translation` setting does not (`language_note`), from one look at its scripts and languages."""
+    if setting is not None:
+        return setting, None
+    found = _foreign(canonical, mirror)
+    as_translation = found is not None and found.translation
+    return as_translation, _kept_note(canonical, option, languages) if languages else _found_note(
+        found, option
+    )
+
+
+def _kept_note(canonical: Sequence[Block], option: str, languages: Sequence[str]) -> str | None:
+    """Said of a copy whose `languages` keep its blocks in another script than the canonical's."""
     from differ.normalize.language import language_of, wanted_scripts
 
-    if languages:
-        ours = _scripts(canonical)[0]
-        main = ours.most_common(1)[0][0] if ours else None
-        kept = wanted_scripts(languages)
-        if main is None or main in kept:
-            return None
-        return (
-            f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
-            f"the canonical does not use, so it is audited as a translation; {option.format(language_of(main))} "
-            f"keeps those in the canonical's {main} script"
-        )
-    found = _foreign(canonical, mirror)
+    ours = _scripts(canonical)[0]
+    main = ours.most_common(1)[0][0] if ours else None
+    kept = wanted_scripts(languages)
+    if main is None or main in kept:
+        return None
+    return (
+        f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
+        f"the canonical does not use, so it is audited as a translation; {option.format(language_of(main))} "
+        f"keeps those in the canonical's {main} script"
+    )
+
+
+def _found_note(found: _Foreign | None, option: str) -> str | None:
+    """Said of a copy in scripts or languages its canonical is not in: a translation, or a bilingual copy."""
+    from differ.normalize.language import language_of
+
     if found is None:
         return None
     head = found.head

@@ -121,8 +121,8 @@ def _add_mirror(
     env = os.environ if env is None else env
     text, config, read_as = _open(path, env)
     for s in config.sources():
-        at = page_key(url, settings.get("entry"))
-        if page_key(s.url, s.options.get("entry")) == at and s.document == to:
+        at = watch_key(url, settings.get("entry"))
+        if watch_key(s.url, s.options.get("entry")) == at and s.document == to:
             raise UsageError(f"{at} is already watched, as {s.key}")
     table = _table(url, kind, settings)
     stored = _stored_urls(config)
@@ -130,7 +130,7 @@ def _add_mirror(
     if title is not None:
         raise UsageError("--title names a new document; a mirror takes its document's title")
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
-    source_id = id or unique(host_id(url), {s.id for s in target.sources} | elsewhere)
+    source_id = id or unique(mirror_id(url), {s.id for s in target.sources} | elsewhere)
     block = "[[documents.mirrors]]\nid = " + tomltext.value(source_id) + "\n" + tomltext.lines(table)
     new_text = tomltext.insert(text, config, to, block)
     key = f"{to}/{source_id}"
@@ -165,8 +165,8 @@ def _add_documents(
     """`add_documents`, from the file as it is now."""
     env = os.environ if env is None else env
     text, config, read_as = _open(path, env)
-    watched = {page_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
-    keys = [page_key(page.url, page.settings.get("entry")) for page in pages]
+    watched = {watch_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
+    keys = [watch_key(page.url, page.settings.get("entry")) for page in pages]
     already = {k: watched[k] for k in keys if k in watched}
     if already and not skip_watched:
         url, key = next(iter(already.items()))
@@ -278,7 +278,7 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config, str | None]:
     return text, parse_config(text, path, env, notifiers=False), read_as
 
 
-def page_key(url: str, entry: Any = None) -> str:
+def watch_key(url: str, entry: Any = None) -> str:
     """What one watched page is: its URL, and for a feed, the entry in it (one feed carries many posts)."""
     return f"{url} (entry {entry})" if entry else url
 
@@ -357,6 +357,27 @@ def host_id(url: str) -> str:
     """A mirror id from its host: `wpnews.pro` → `wpnews-pro`, `www.` left out."""
     host = (urlsplit(url).hostname or "").removeprefix("www.")
     return _id(host.replace(".", "-")) or "source"
+
+
+# a language a site names in a translation's address: `/de/…`, `/pt-br/…`, `ko.example.org`
+_LOCALE = re.compile(r"([a-z]{2})(?:[-_][a-z]{2,4})?")
+
+
+def mirror_id(url: str) -> str:
+    """A mirror id: the language its address names, as a site names its translations (`example.org/de/post`
+    → `de`, `ja.example.org` → `ja`, `/zh-cn/…` → `zh-cn`), else its host (`host_id`)."""
+    from differ.config.model import LANGUAGES
+
+    parts = urlsplit(url)
+    labels = (parts.hostname or "").removeprefix("www.").split(".")
+    segments = [s for s in unquote(parts.path).lower().split("/") if s]
+    for part in ([labels[0]] if len(labels) > 2 else []) + segments[:2]:
+        m = _LOCALE.fullmatch(part)
+        if (
+            m and m[1] in LANGUAGES and m[1] != "id"
+        ):  # `/id/123` is more often a number's place than Indonesian
+            return _id(part.replace("_", "-"))
+    return host_id(url)
 
 
 def unique(base: str, taken: set[str]) -> str:

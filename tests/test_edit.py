@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from differ.cli import main
 from differ.config import load_config
-from differ.edit import add_source, host_id, remove_source, slug, unique
+from differ.edit import add_source, host_id, mirror_id, remove_source, slug, unique
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.tomltext import value
 
@@ -332,6 +332,16 @@ def test_ids_from_urls() -> None:
     assert slug("https://www.example.org/") == "example-org"
     assert slug("https://example.org/%ED%95%9C%EA%B8%80") == "example-org"  # 한글: no letter an id takes
     assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"
+    # a translation is named by the language its address gives, as sites name them
+    assert mirror_id("https://pytorch.org/de/blog/pytorch-2-13/") == "de"
+    assert mirror_id("https://ja.example.org/blog/post") == "ja"
+    assert mirror_id("https://example.org/blog/zh_CN/post") == "zh-cn"
+    assert mirror_id("https://example.org/pt-br/post.html") == "pt-br"
+    assert mirror_id("https://example.org/id/42/post") == "example-org"  # a number's place, not Indonesian
+    assert mirror_id("https://example.org/blog/de/post") == "de"
+    assert mirror_id("https://example.org/a/b/de/post") == "example-org"  # deep in the path: not a site's
+    assert mirror_id("https://de.org/post") == "de-org"  # a domain, not a subdomain
+    assert mirror_id("https://pytorch.kr/blog/2026/post/") == "pytorch-kr"
     assert unique("post", {"post", "post-2"}) == "post-3"
     assert unique("p" * 64, {"p" * 64}) == "p" * 62 + "-2"
     with pytest.raises(UsageError):

@@ -130,7 +130,8 @@ def _add_mirror(
     if title is not None:
         raise UsageError("--title names a new document; a mirror takes its document's title")
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
-    source_id = id or unique(mirror_id(url), {s.id for s in target.sources} | elsewhere)
+    named = _translation_language(config, target.canonical.key, url)
+    source_id = id or unique(named or mirror_id(url), {s.id for s in target.sources} | elsewhere)
     block = "[[documents.mirrors]]\nid = " + tomltext.value(source_id) + "\n" + tomltext.lines(table)
     new_text = tomltext.insert(text, config, to, block)
     key = f"{to}/{source_id}"
@@ -338,6 +339,20 @@ def _stored_urls(config: Config) -> dict[str, str]:
         if latest is not None:  # a source never stored has no history to mix
             urls[key] = str(latest.record.get("url", ""))
     return urls
+
+
+def _translation_language(config: Config, canonical: str, url: str) -> str | None:
+    """The language the canonical page gives `url` as its translation (`<link rel="alternate" hreflang>`, kept
+    by each check), as an id: `ko`, `pt-br`."""
+    from differ.addresses import page_key
+    from differ.store import Store
+
+    if not config.service.snapshots.is_dir():
+        return None
+    for named in Store(config.service.snapshots).state(canonical).get("translations") or []:
+        if len(named) == 2 and all(isinstance(x, str) for x in named) and page_key(named[1]) == page_key(url):
+            return _id(named[0]) or None
+    return None
 
 
 def slug(url: str) -> str:

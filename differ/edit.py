@@ -130,8 +130,12 @@ def _add_mirror(
     if title is not None:
         raise UsageError("--title names a new document; a mirror takes its document's title")
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
+    configured = {s.id for s in target.sources}
+    # the same page added again after `differ remove` takes its history up again, under the id it had
+    again = [k.split("/")[1] for k, was in stored.items() if k.startswith(f"{to}/") and was == url]
+    again = [i for i in again if i not in configured]
     named = _translation_language(config, target.canonical.key, url)
-    source_id = id or unique(named or mirror_id(url), {s.id for s in target.sources} | elsewhere)
+    source_id = id or (again[0] if again else unique(named or mirror_id(url), configured | elsewhere))
     block = "[[documents.mirrors]]\nid = " + tomltext.value(source_id) + "\n" + tomltext.lines(table)
     new_text = tomltext.insert(text, config, to, block)
     key = f"{to}/{source_id}"

@@ -659,6 +659,19 @@ def test_a_new_page_never_takes_up_the_history_of_another(tmp_path: Path, server
     run("--config", str(config), "remove", "post-2")
     assert add("/news/post") == "post/canonical"
     assert run("--config", str(config), "check")[1] == "post/canonical: unchanged (same body)\n"
+    # a mirror stored under an id it was given by hand is taken up under that id, not the one its address gives
+    server.page("/de/post", article("<p>Nachrichten.</p>"))
+    assert (
+        run(
+            "--config", str(config), "add", server.url("/de/post"), "--to", "post", "--id", "german", *private
+        )[0]
+        == 0
+    )
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    run("--config", str(config), "remove", "post/german")
+    code, out, _ = run("--config", str(config), "add", server.url("/de/post"), "--to", "post", *private)
+    assert (code, out.split()[1]) == (ExitCode.OK, "post/german")
+    assert run("--config", str(config), "check", "post/german")[1] == "post/german: unchanged (same body)\n"
 
 
 def test_log_shows_the_latest_checks(

@@ -683,14 +683,15 @@ def _other_language(canonical: Sequence[Block], mirror: Sequence[Block]) -> _For
         latin_words,
     )
 
-    text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
-    theirs = latin_language(b.text for b in text)
+    theirs = latin_language(b.text for b in mirror if b.kind != "code")  # read until it is plain
     if theirs is not None:  # in one language: a translation, if not the canonical's
         ours = latin_language(b.text for b in canonical if b.kind != "code")
         if ours is None or ours == theirs:
             return None
+        text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
         blocks = sum(1 for c in map(latin_words, (b.text for b in text)) if c[theirs] > c[ours])
         return _Foreign(LANGUAGE_NAMES[ours], [LANGUAGE_NAMES[theirs]], blocks, len(text), True, True, ours)
+    text = [b for b in mirror if b.kind != "code" and _LETTER.search(b.text)]
     told = Counter(lang for b in text if (lang := block_language(b.text)))
     if not latin_mixed(told):
         return None

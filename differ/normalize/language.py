@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from markdown_it.token import Token
 
@@ -137,8 +138,11 @@ _LEAD = 3  # and this many times those of the next
 _SURE = 60  # enough to stop reading, when five times those of the next
 
 
+@lru_cache(maxsize=4096)
 def latin_words(text: str) -> Counter[str]:
-    """How many of a text's words are short words of each language in FUNCTION_WORDS."""
+    """How many of a text's words are short words of each language in FUNCTION_WORDS (cached, since each
+    audit reads the canonical's first paragraphs and a mirror's, most of them the same as at the last one:
+    read it, never change it)."""
     return Counter(lang for w in _WORD.findall(text.lower()) if (lang := _LANGUAGE_OF_WORD.get(w)))
 
 

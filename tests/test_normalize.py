@@ -195,6 +195,17 @@ def test_json_field_paths_and_formats() -> None:
     assert result.metadata == {"data.title": "T", "n.0": 1}
 
 
+def test_a_lone_surrogate_in_json_is_a_replacement_character_not_an_error() -> None:
+    """JSON may escape half of a surrogate pair (`\\ud800`), which is no character and cannot be stored or
+    printed as UTF-8: it reads as U+FFFD, as a browser shows it; a whole pair stays the character it makes, and
+    a backslash written out stays text. Body, metadata and keys alike."""
+    doc = r'{"body_md": "A \ud800 and \ud83d\ude00 and \\ud800.", "t\udc00": "x\udfff", "n": ["\ud800"]}'
+    result = norm(doc, source("json", field="body_md", metadata=("t\ufffd", "n")), "application/json")
+    assert result.markdown == "A \ufffd and \U0001f600 and \\\\ud800.\n"
+    assert result.metadata == {"t\ufffd": "x\ufffd", "n": ["\ufffd"]}
+    result.markdown.encode()  # UTF-8 all through
+
+
 def test_a_json_metadata_field_of_too_many_values_is_compared_by_its_digest() -> None:
     """A field of 200,000 values took 10 s and 480 MB to compare (deepdiff) and was stored with every version:
     past the front matter's 10,000 values a field is kept as its digest, with a warning; NaN is kept as text,

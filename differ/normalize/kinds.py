@@ -333,17 +333,35 @@ def text_fields(data: Any, most: int = 3) -> str:
 
 
 def load_json(body: Body) -> Any:
-    """The JSON a body holds; an empty body, bytes that are not UTF-8 or text that is not JSON is a NormalizeError."""
+    """The JSON a body holds; an empty body, bytes that are not UTF-8 or text that is not JSON is a NormalizeError.
+    A lone surrogate escape (`\\ud800`, half of a pair) is no character: U+FFFD, as a browser shows it."""
     if not body.data.strip():
         raise NormalizeError("empty body")
     try:
-        return json.loads(body.data.decode("utf-8-sig"))
+        text = body.data.decode("utf-8-sig")
+        data = json.loads(text)
+        return _mended(data) if _SURROGATE_ESCAPE.search(text) else data
     except UnicodeDecodeError as exc:
         raise NormalizeError(f"JSON is not UTF-8 (byte {exc.start})")
     except ValueError as exc:
         raise NormalizeError(f"not valid JSON: {exc}")
     except RecursionError:
         raise NormalizeError("JSON nested too deeply")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _mended(value: Any) -> Any:
+    """Parsed JSON with every lone surrogate in its strings (a pair is one character by now) made U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mended(v) for v in value]
+    if isinstance(value, dict):
+        return {_mended(k): _mended(v) for k, v in value.items()}
+    return value
 
 
 @source_kind("json")

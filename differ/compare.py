@@ -179,14 +179,25 @@ def _open(
     app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
 ) -> tuple[SourceConfig, Body]:
     path = Path(spec)
+    limit = app.config.service.max_bytes
     try:
-        data = sys.stdin.buffer.read() if spec == "-" else path.read_bytes()
+        if spec == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with path.open(
+                "rb"
+            ) as file:  # a device or a pipe may never end: read what a page may be, and one more
+                data = file.read(limit + 1)
     except FileNotFoundError:
         raise UsageError(f"{spec}: no such file; expected a file, an http(s):// URL or -")
     except IsADirectoryError:
         raise UsageError(f"{spec}: is a folder; expected a file, an http(s):// URL or -")
     except OSError as exc:
         raise UsageError(f"{spec}: cannot read: {exc.strerror}")
+    if len(data) > limit:
+        raise UsageError(
+            f"{spec}: more than max_bytes ({limit:,} bytes); a page is compared whole or not at all"
+        )
     kind = kind or _kind_of_file(path, data)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.

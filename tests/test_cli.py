@@ -1089,6 +1089,12 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
         "",
         f"error: {missing}: no such file; expected a file, an http(s):// URL or -\n",
     )
+    endless = "/dev/zero"  # a device (or a pipe) that never ends is read as far as a page may be, and refused
+    assert run("compare", endless, missing) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {endless}: more than max_bytes (10,000,000 bytes); a page is compared whole or not at all\n",
+    )
     assert run("compare", old, new, "--set", "exclude=3", *local)[::2] == (
         ExitCode.USAGE,
         f"error: {old}: --set exclude: expected a list of strings, found 3\n",

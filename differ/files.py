@@ -17,6 +17,20 @@ from pathlib import Path
 from typing import Any
 
 
+class TooLarge(OSError):
+    """A file larger than any of its kind is: a device or a pipe that never ends (`/dev/zero`), or the wrong file."""
+
+
+def read_capped(path: Path, limit: int) -> bytes:
+    """A file's bytes, read as far as `limit` and one byte more, so that what never ends is not read for ever;
+    more than `limit` is TooLarge."""
+    with path.open("rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(f"more than {limit:,} bytes")
+    return data
+
+
 def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
     """Write a file so that readers see the old content or the new, never a part: temp, fsync, rename. A file
     rebuilt from the records anyway (not `durable`) skips the fsyncs; `mode` sets its permissions (else the

@@ -138,7 +138,16 @@ def before_next_comments(rows: list[str], start: int, end: int) -> int:
 def read(path: Path) -> str:
     """The file's text, with its line endings as `\n` and without a byte-order mark: `_write` gives both back
     as the file had them."""
-    return path.read_text(encoding="utf-8").removeprefix("\ufeff")
+    from differ.config.loader import CONFIG_BYTES
+    from differ.files import TooLarge
+
+    with path.open(encoding="utf-8") as file:  # universal newlines: `\r\n` read as `\n`
+        text = file.read(
+            CONFIG_BYTES + 1
+        )  # characters, at least as many bytes: a device is not read for ever
+    if len(text) > CONFIG_BYTES:
+        raise TooLarge(f"more than {CONFIG_BYTES:,} bytes")
+    return text.removeprefix("\ufeff")
 
 
 def write(path: Path, text: str, *, read_as: str | None, private: bool = False) -> None:

@@ -375,6 +375,13 @@ def test_missing_file_and_bad_encoding(tmp_path: Path) -> None:
     bad.write_bytes(b'[service]\ncontact = "\xff"\n')
     with pytest.raises(ConfigError, match=r"^bad.toml: not UTF-8 text \(byte 21\); save the file as UTF-8$"):
         load_config(bad)
+    # a device that never ends (or the wrong file) is read as far as any configuration is, and refused
+    with pytest.raises(ConfigError) as info:
+        load_config(Path("/dev/zero"))
+    assert (
+        str(info.value)
+        == "/dev/zero: more than 10,000,000 bytes; expected a config.toml file (they are a few KB)"
+    )
 
 
 def test_units() -> None:

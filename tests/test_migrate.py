@@ -938,3 +938,26 @@ def test_teams_workflow_notification_urls_become_teams_notifiers(tmp_path: Path)
         ),
         ("teams", raw, ["pytorch-2-13-release-blog"]),
     ]
+
+
+@pytest.mark.parametrize("tool", ["list", "urlwatch", "changedetection"])
+def test_a_file_that_never_ends_is_read_as_far_as_any_watch_list_and_refused(tool: str) -> None:
+    """`/dev/zero` (or a pipe left open) is read as far as 100 MB, not until memory runs out."""
+    with pytest.raises(ConfigError, match=r"^/dev/zero: .*more than 100,000,000 bytes"):
+        read(Path("/dev/zero"), tool)
+
+
+def test_a_backup_zip_member_larger_than_a_datastore_file_is_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import differ.migrate.changedetection as changedetection
+
+    monkeypatch.setattr(changedetection, "IMPORT_BYTES", 1000)  # the limit, made small enough to test
+    backup = tmp_path / "backup.zip"
+    with zipfile.ZipFile(backup, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("url-watches.json", json.dumps({"watching": {}, "pad": " " * 5000}))
+    with pytest.raises(ConfigError) as info:
+        read(backup, "changedetection")
+    assert str(info.value) == (
+        f"{backup}: url-watches.json: more than 1,000 bytes; not a changedetection.io datastore file"
+    )

@@ -24,9 +24,11 @@ from differ.config.model import (
     SourceConfig,
 )
 from differ.errors import ConfigError
+from differ.files import TooLarge, read_capped
 from differ.options import Invalid, Option, found
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
+CONFIG_BYTES = 10_000_000  # a configuration of thousands of pages is a few MB
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -297,7 +299,9 @@ class _CommandLine(_Loader):
 def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:
     """Read and validate a configuration file."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_capped(path, CONFIG_BYTES).decode("utf-8")
+    except TooLarge as exc:
+        raise ConfigError(f"{path}: {exc}; expected a config.toml file (they are a few KB)")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file; write one (see README.md) or pass --config FILE")
     except IsADirectoryError:

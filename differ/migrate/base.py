@@ -35,6 +35,16 @@ Reader = Callable[[Path], Watches]
 READERS: dict[str, Reader] = {}
 
 
+IMPORT_BYTES = 100_000_000  # a watcher's list of thousands of pages is a few MB; more is another file
+
+
+def read_file(path: Path) -> bytes:
+    """A file to import, read as far as IMPORT_BYTES (a device that never ends is not read for ever)."""
+    from differ.files import read_capped
+
+    return read_capped(path, IMPORT_BYTES)
+
+
 def reader(name: str) -> Callable[[Reader], Reader]:
     def register(fn: Reader) -> Reader:
         READERS[name] = fn

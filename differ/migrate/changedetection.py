@@ -15,8 +15,9 @@ from typing import Any
 
 from differ.edit import Page
 from differ.errors import ConfigError
+from differ.files import TooLarge
 from differ.migrate import apprise
-from differ.migrate.base import Found, Watches, narrow, reader, strings
+from differ.migrate.base import IMPORT_BYTES, Found, Watches, narrow, read_file, reader, strings
 from differ.options import format_duration
 
 _UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
@@ -42,26 +43,35 @@ def read_changedetection(path: Path) -> Watches:
     return out
 
 
+def _member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A file of a backup zip, unless it says it is larger than any datastore file (a zip bomb is not opened)."""
+    if archive.getinfo(name).file_size > IMPORT_BYTES:
+        raise TooLarge(f"more than {IMPORT_BYTES:,} bytes")
+    return archive.read(name)
+
+
 def _changedetection_watches(path: Path, everyone: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     files: dict[str, Callable[[], bytes]]
     if path.is_dir():
-        files = {str(p.relative_to(path)): p.read_bytes for p in path.rglob("*.json") if p.is_file()}
+        files = {str(p.relative_to(path)): partial(read_file, p) for p in path.rglob("*.json") if p.is_file()}
     elif path.suffix.lower() == ".zip":
         try:
             archive = zipfile.ZipFile(path)
         except (OSError, zipfile.BadZipFile) as exc:
             raise ConfigError(f"{path}: cannot read the zip: {exc}")
-        files = {n: partial(archive.read, n) for n in archive.namelist() if n.endswith(".json")}
+        files = {n: partial(_member, archive, n) for n in archive.namelist() if n.endswith(".json")}
     else:
-        files = {path.name: path.read_bytes}
+        files = {path.name: partial(read_file, path)}
     for name, load in sorted(files.items()):
         base = name.rsplit("/", 1)[-1]
         if base not in ("url-watches.json", "watch.json") and len(files) > 1:
             continue
+        inside = f" {name}:" if name != path.name else ""
         try:
             data = json.load(io.BytesIO(load()))
+        except TooLarge as exc:
+            raise ConfigError(f"{path}:{inside} {exc}; not a changedetection.io datastore file")
         except (OSError, ValueError) as exc:
-            inside = f" {name}:" if name != path.name else ""
             raise ConfigError(f"{path}:{inside} not valid JSON ({exc})")
         if isinstance(data, dict) and isinstance(data.get("watching"), dict):
             settings = data.get("settings")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from differ.edit import Page
 from differ.errors import ConfigError
-from differ.migrate.base import Found, Watches, reader
+from differ.migrate.base import Found, Watches, read_file, reader
 
 
 @reader("list")
@@ -14,7 +14,7 @@ def read_list(path: Path) -> Watches:
     """A text file with a URL a line, the page's title after it if wanted; blank lines and `#` comments are
     skipped."""
     try:
-        rows = path.read_text(encoding="utf-8-sig").splitlines()
+        rows = read_file(path).decode("utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
     found = []

@@ -9,7 +9,7 @@ from typing import Any
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError
-from differ.migrate.base import Found, Watches, narrow, reader, secret_note
+from differ.migrate.base import Found, Watches, narrow, read_file, reader, secret_note
 
 # urlwatch filters that only reformat text: differ's own reading of the page does their work
 _FORMATTING = {
@@ -33,7 +33,7 @@ def read_urlwatch(path: Path) -> Watches:
     import yaml
 
     try:
-        jobs = [job for job in yaml.safe_load_all(path.read_text(encoding="utf-8")) if job is not None]
+        jobs = [job for job in yaml.safe_load_all(read_file(path).decode("utf-8")) if job is not None]
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
     except yaml.YAMLError as exc:

@@ -1634,7 +1634,8 @@ def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_
     both = "\n\n".join(f"## Part {k}\n\n{en}\n\n{fr}" for k in range(4)) + "\n"
     assert _note(english, both) == (
         "4 of its 12 blocks of text are in French, the canonical's in English; if it is a bilingual copy, "
-        "languages = ['en'] audits its English blocks alone"
+        "languages = ['en'] audits its English blocks alone, and each translation's numbers, versions and links "
+        "against its original"
     )
     _, findings = audit_pair(english, both)
     assert [f.kind for f in findings] == ["extra"] * 4
@@ -1644,7 +1645,8 @@ def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_
     french = "\n\n".join(f"## Partie {k}\n\n{fr}" for k in range(4)) + "\n"
     assert _note(french, both) == (
         "4 of its 12 blocks of text are in English, the canonical's in French; if it is a bilingual copy, "
-        "languages = ['fr'] audits its French blocks alone"
+        "languages = ['fr'] audits its French blocks alone, and each translation's numbers, versions and links "
+        "against its original"
     )
     assert _note(english, english) is None
 
@@ -1681,3 +1683,45 @@ def test_a_german_translation_made_before_an_edit_is_found_stale_with_no_setting
     assert render_audit(audit_document(app, doc), "text").splitlines()[1] == (
         "de: version 2, a translation, matches canonical version 2 — up to date; coverage 100.0%; 0 findings"
     )
+
+
+BILINGUAL_FR = [
+    (
+        "Rust 1.93 ships musl 1.2.5 for the x86_64 and aarch64 targets, and the notes list all of the changes.",
+        "Rust 1.93 livre musl 1.2.5 pour les cibles x86_64 et aarch64, et les notes donnent toutes les "
+        "modifications.",
+    ),
+    (
+        "The fix was shipped in libc 0.2.146 in June 2023, and we believe that it has spread widely by now.",
+        "La correction est sortie dans libc 0.2.146 en juin 2023, et nous pensons qu'elle est assez répandue.",
+    ),
+    (
+        "Global allocators can now use thread_local! and std::thread::current without any of the old concerns.",
+        "Les allocateurs globaux peuvent utiliser thread_local! et std::thread::current, sans les problèmes "
+        "des versions précédentes.",
+    ),
+    (
+        "The cfg attribute can be applied to each statement of an asm! block with this release of the compiler.",
+        "Dans cette version, l'attribut cfg peut être appliqué à chaque instruction d'un bloc asm! du "
+        "compilateur.",
+    ),
+]
+
+
+def test_a_page_in_two_latin_script_languages_has_its_translations_numbers_checked() -> None:
+    """`languages = ["en"]` on an English and French page: each French paragraph is paired with the English
+    one it translates by the names, numbers and identifiers they share (their other words differ), and what it
+    got wrong is a token mismatch, as for a page in two scripts; a faithful one has none."""
+    from differ.audit import translation_findings
+
+    page = "\n\n".join(f"{en}\n\n{fr}" for en, fr in BILINGUAL_FR) + "\n"
+    assert translation_findings(page, ["en"]) == []
+    wrong = page.replace("libc 0.2.146 en juin", "libc 0.2.164 en juin").replace("1.2.5 pour", "1.2.4 pour")
+    assert [(f.canonical[:20], f.detail) for f in translation_findings(wrong, ["en"])] == [
+        ("Rust 1.93 ships musl", "missing 1.2.5; extra 1.2.4"),
+        ("The fix was shipped ", "missing 0.2.146; extra 0.2.164"),
+    ]
+    assert [f.detail for f in translation_findings(wrong, ["fr"])] == [
+        "missing 1.2.4; extra 1.2.5",
+        "missing 0.2.164; extra 0.2.146",
+    ]

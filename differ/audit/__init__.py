@@ -460,13 +460,19 @@ def code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -
 
 
 def pair_translations(
-    blocks: list[Block], translated: set[str], original: set[str], window: int = 8
+    blocks: list[Block],
+    translated: set[str],
+    original: set[str],
+    window: int = 8,
+    labels: Sequence[str | None] | None = None,
 ) -> list[tuple[int, int]]:
     """Pair each translated block with its original: one to one, nearby, by shared invariant tokens and
-    Latin words (translations keep names, numbers and identifiers)."""
-    from differ.normalize.language import block_script
+    Latin words (translations keep names, numbers and identifiers). `translated` and `original` name scripts,
+    or on a page in two Latin-script languages, those languages' codes (`block_labels`, unless given)."""
+    from differ.normalize.language import LANGUAGE_NAMES, block_labels
 
-    scripts = [block_script(b.text) for b in blocks]
+    scripts = block_labels([b.text for b in blocks]) if labels is None else labels
+    names = any(label in LANGUAGE_NAMES for label in scripts)  # two languages of one script share few words
     candidates = []
     for i, block in enumerate(blocks):
         if scripts[i] not in translated or block.kind == "code":
@@ -474,7 +480,7 @@ def pair_translations(
         for j in range(max(0, i - window), min(len(blocks), i + window + 1)):
             if j == i or scripts[j] not in original or blocks[j].kind == "code":
                 continue
-            score = overlap(block.text, blocks[j].text)
+            score = overlap(block.text, blocks[j].text, names=names)
             if score == 0.0 and j == i + 1 and not _shared_material(block.text, blocks[j].text):
                 score = 0.45  # nothing to compare (no names, numbers or code): the next block is its original
             if score >= 0.4 and min(len(block.text.split()), len(blocks[j].text.split())) >= 4:
@@ -497,10 +503,15 @@ def _shared_material(a: str, b: str) -> bool:
     return bool(invariant_tokens(a) or invariant_tokens(b) or _re.search(r"[A-Za-z]{3,}", a))
 
 
-def token_mismatches(blocks: list[Block], translated: set[str], original: set[str]) -> list[Finding]:
+def token_mismatches(
+    blocks: list[Block],
+    translated: set[str],
+    original: set[str],
+    labels: Sequence[str | None] | None = None,
+) -> list[Finding]:
     """Numbers, versions, PR numbers, identifiers and URLs that differ between a translation and its original."""
     findings = []
-    for i, j in pair_translations(blocks, translated, original):
+    for i, j in pair_translations(blocks, translated, original, labels=labels):
         if detail := token_detail(blocks[j].text, blocks[i].text):
             findings.append(
                 Finding("token_mismatch", blocks[j].section, blocks[j].text, blocks[i].text, detail)
@@ -770,10 +781,12 @@ def _found_note(found: _Foreign | None, option: str) -> str | None:
             "names, code and links; a passage left out or added is found, a reworded one is not"
         )
     if found.by_language:
-        return f"{head}; if it is a bilingual copy, {option.format(found.code)} audits its {found.main} blocks alone"
+        keep = f"{option.format(found.code)} audits its {found.main} blocks alone"
+    else:
+        keep = f"{option.format(language_of(found.main))} audits its {found.main}-script blocks alone"
     return (
-        f"{head}; if it is a bilingual copy, {option.format(language_of(found.main))} audits its {found.main}-script "
-        "blocks alone, and each translation's numbers, versions and links against its original"
+        f"{head}; if it is a bilingual copy, {keep}, and each translation's numbers, versions and links against "
+        "its original"
     )
 
 
@@ -853,12 +866,19 @@ def _whole(app: App, mirror: SourceConfig, mv: Any) -> str | None:
 
 
 def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Finding]:
-    """token_mismatch between the blocks of a bilingual page in the kept `languages` and their translations."""
-    from differ.normalize.language import SCRIPT_OF_LANGUAGE
+    """token_mismatch between the blocks of a bilingual page in the kept `languages` and their translations
+    (told apart by script, or on a page in two Latin-script languages, by language)."""
+    from differ.normalize.language import LANGUAGE_NAMES, SCRIPT_OF_LANGUAGE, block_labels
 
-    kept = {SCRIPT_OF_LANGUAGE[lang] for lang in languages}
-    every = {"Latin", "Hangul", "Kana", "Han", "Cyrillic", "Greek", "Arabic", "Hebrew"}
-    return token_mismatches(split_blocks(bilingual), every - kept, kept)
+    blocks = split_blocks(bilingual)
+    each = block_labels([b.text for b in blocks])
+    labels = {label for label in each if label}
+    by_language = any(label in LANGUAGE_NAMES for label in labels)
+    kept = {
+        lang if by_language and SCRIPT_OF_LANGUAGE[lang] == "Latin" else SCRIPT_OF_LANGUAGE[lang]
+        for lang in languages
+    }
+    return token_mismatches(blocks, labels - kept, kept, each)
 
 
 def _translation_audit(

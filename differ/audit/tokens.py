@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from differ.audit.align import fold
 
@@ -97,15 +98,35 @@ def invariant_tokens(text: str) -> Counter[str]:
     return tokens
 
 
-def overlap(a: str, b: str) -> float:
+def overlap(a: str, b: str, *, names: bool = False) -> float:
     """How likely two blocks are a translation pair: shared invariant tokens and Latin words, discounted
-    when their lengths are far apart (a heading is not the translation of a paragraph)."""
+    when their lengths are far apart (a heading is not the translation of a paragraph). Between two Latin-script
+    languages (`names`), only the Latin words a translation keeps count: names and identifiers (a capital, a
+    digit, `_` or `.` in them), their short words aside."""
     ta, tb = invariant_tokens(a), invariant_tokens(b)
-    la = {fold(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", a)}
-    lb = {fold(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", b)}
+    la, lb = _latin_words(a, names), _latin_words(b, names)
     shared = sum((ta & tb).values()) + len(la & lb)
     size = min(sum(ta.values()) + len(la), sum(tb.values()) + len(lb))
     if not size:
         return 0.0
     lengths = min(len(a), len(b)) / max(len(a), len(b))
     return shared / size * (0.5 + 0.5 * lengths)
+
+
+_NAME = re.compile(r"[A-Z0-9_.]")
+
+
+def _latin_words(text: str, names: bool) -> set[str]:
+    found = re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", text)
+    if names:
+        short = _short_words()
+        found = [w for w in found if _NAME.search(w) and w.lower() not in short]
+    return {fold(w) for w in found}
+
+
+@lru_cache(maxsize=1)
+def _short_words() -> frozenset[str]:
+    """The short words of every Latin-script language the audit tells apart ("The", "Les" open sentences)."""
+    from differ.normalize.language import FUNCTION_WORDS
+
+    return frozenset(w for words in FUNCTION_WORDS.values() for w in words.split())

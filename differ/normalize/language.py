@@ -223,6 +223,20 @@ def latin_mixed(languages: Counter[str]) -> bool:
     return len(ranked) == 2 and ranked[1][1] >= max(3, 0.1 * sum(languages.values()))
 
 
+def block_labels(texts: Sequence[str]) -> list[str | None]:
+    """What each block of a page is written in: its script (None for no letters), and on a page in two
+    Latin-script languages (`latin_mixed`), a Latin-script block's language code instead, or None where its short
+    words do not tell."""
+    scripts = [block_script(text) for text in texts]
+    told = [
+        block_language(text) if script == "Latin" else None
+        for text, script in zip(texts, scripts, strict=True)
+    ]
+    if not latin_mixed(Counter(lang for lang in told if lang)):
+        return scripts
+    return [lang if script == "Latin" else script for script, lang in zip(scripts, told, strict=True)]
+
+
 def filter_languages(markdown: str, languages: Sequence[str]) -> str:
     """Canonical Markdown with only the blocks (and list items) in the given languages. Latin-script blocks are
     told apart by their short words when the page has two such languages and `languages` names one."""

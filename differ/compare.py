@@ -183,10 +183,8 @@ def _open(
     try:
         if spec == "-":
             data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with path.open(
-                "rb"
-            ) as file:  # a device or a pipe may never end: read what a page may be, and one more
+        else:  # a device or a pipe may never end: read what a page may be, and one byte more
+            with path.open("rb") as file:
                 data = file.read(limit + 1)
     except FileNotFoundError:
         raise UsageError(f"{spec}: no such file; expected a file, an http(s):// URL or -")

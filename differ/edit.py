@@ -132,8 +132,11 @@ def _add_mirror(
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
     configured = {s.id for s in target.sources}
     # the same page added again after `differ remove` takes its history up again, under the id it had
-    again = [k.split("/")[1] for k, was in stored.items() if k.startswith(f"{to}/") and was == url]
-    again = [i for i in again if i not in configured]
+    again = [
+        k.split("/")[1]
+        for k, was in stored.items()
+        if k.startswith(f"{to}/") and was == url and k.split("/")[1] not in configured
+    ]
     named = _translation_language(config, target.canonical.key, url)
     source_id = id or (again[0] if again else unique(named or mirror_id(url), configured | elsewhere))
     block = "[[documents.mirrors]]\nid = " + tomltext.value(source_id) + "\n" + tomltext.lines(table)
@@ -392,9 +395,8 @@ def mirror_id(url: str) -> str:
     segments = [s for s in unquote(parts.path).lower().split("/") if s]
     for part in ([labels[0]] if len(labels) > 2 else []) + segments[:2]:
         m = _LOCALE.fullmatch(part)
-        if (
-            m and m[1] in LANGUAGES and m[1] != "id"
-        ):  # `/id/123` is more often a number's place than Indonesian
+        # `/id/123` is more often a number's place than Indonesian
+        if m and m[1] in LANGUAGES and m[1] != "id":
             return _id(part.replace("_", "-"))
     return host_id(url)
 

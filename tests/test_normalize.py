@@ -1164,6 +1164,12 @@ def test_a_page_in_two_latin_script_languages_splits_by_their_short_words() -> N
         == f"## Version 2.0\n\n{fr}\n\n- `Vec::pop_if`\n- `String::leak`\n\n{fr}\n\n{fr}\n"
     )
     assert filter_languages(page, ["en", "fr"]) == page
+    # "X / Y" headings: each side told by the words the page's blocks of one language alone have ("new" is
+    # in the English paragraphs only), the other side then in the other language
+    both = f"## Nouveautés / What's new\n\n{page.split(chr(10), 2)[2]}"
+    assert filter_languages(both, ["en"]).startswith(f"## What's new\n\n{en}\n\n")
+    assert filter_languages(both, ["fr"]).startswith(f"## Nouveautés\n\n## Version 2.0\n\n{fr}\n\n")
+    assert filter_languages(both, ["en", "fr"]) == both
     # one language with a quotation or two in another: a page in one language, kept whole
     quoted = f"{en}\n\n{fr}\n\n{en}\n\n{en}\n\n{fr}\n\n{en}\n"
     assert filter_languages(quoted, ["en"]) == quoted

@@ -13,7 +13,8 @@ Rules (documented in the README):
   script, asking for any of them keeps the Latin text. On a page in two Latin-script languages (a tenth of the
   blocks whose short words tell, and at least 3, in the second), a block is in the language whose short words
   it has (two at least, and twice any other's); one whose words do not tell follows the block before it, and a
-  heading the next block told, whose section it opens.
+  heading the next block told, whose section it opens. An "X / Y" heading is split, each side in the language
+  whose blocks alone have its words (or its short words tell), a side not told in the other language.
 A whole document's Latin-script language is told by its commonest short words (`latin_language`), which the
 audit uses to find a copy translated within one script (a German copy of an English post).
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 from markdown_it.token import Token
@@ -180,9 +181,15 @@ def _balanced(text: str) -> bool:
     return all(text.count(o) == text.count(c) for o, c in ("()", "[]", "{}"))
 
 
-def _split_bilingual(block: str, wanted: set[str]) -> str | None:
-    """Split "X / Y" headings, bold-only lines and short one-line paragraphs by script; None when the rule
-    does not apply."""
+def _scripts_of(parts: Sequence[str]) -> list[str | None]:
+    return [block_script(p) for p in parts]
+
+
+def _split_bilingual(
+    block: str, wanted: set[str], tell: Callable[[Sequence[str]], list[str | None]] = _scripts_of
+) -> str | None:
+    """Split "X / Y" headings, bold-only lines and short one-line paragraphs by script (or what `tell` says the
+    sides are in); None when the rule does not apply."""
     prefix = ""
     body = block
     m = re.match(r"^(#{1,6} )(.*)$", block, re.DOTALL)
@@ -196,7 +203,7 @@ def _split_bilingual(block: str, wanted: set[str]) -> str | None:
     parts = _SPLIT.split(inner)
     if len(parts) != 2 or not all(_balanced(p) for p in parts):
         return None
-    scripts = [block_script(p) for p in parts]
+    scripts = tell(parts)
     if len({s for s in scripts if s}) < 2:
         return None
     kept = [p for p, s in zip(parts, scripts, strict=True) if s in wanted]
@@ -249,10 +256,29 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
         if token.level == 0 and token.nesting != -1 and token.map is not None
     ]
     latin = {lang for lang in languages if SCRIPT_OF_LANGUAGE[lang] == "Latin"}
-    counted = (
-        Counter(lang for _, _, block in blocks if (lang := block_language(block))) if latin else Counter()
-    )
-    by_language = latin_mixed(counted)
+    told = [block_language(block) if latin else None for _, _, block in blocks]
+    by_language = latin_mixed(Counter(lang for lang in told if lang))
+    # on such a page, the side of an "X / Y" heading in a Latin-script language is told by the words the page's
+    # blocks of that language alone have ("Nouveautés / What's new": "new" is in its English paragraphs)
+    vocabulary = _vocabularies(blocks, told) if by_language else {}
+
+    def side(text: str) -> str | None:
+        script = block_script(text)
+        if script != "Latin":
+            return script
+        words = set(_WORD.findall(text.lower()))
+        found = Counter({lang: len(words & own) for lang, own in vocabulary.items()}).most_common(2)
+        if not found or found[0][1] == 0 or (len(found) > 1 and found[0][1] == found[1][1]):
+            return block_language(text)
+        return found[0][0]
+
+    def sides(parts: Sequence[str]) -> list[str | None]:
+        """Each side's language; on a page in two, a side not told is in the language the other is not."""
+        labels = [side(p) for p in parts]
+        others = [lang for lang in vocabulary if lang not in labels]
+        if len(vocabulary) == 2 and labels.count(None) == 1 and len(others) == 1:
+            labels[labels.index(None)] = others[0]
+        return labels
 
     def keeps(text: str) -> bool | None:
         """Whether a block is in a wanted language; None for one with no letters, or in Latin script in a
@@ -269,8 +295,8 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
     ahead: list[bool | None] = [None] * (len(blocks) + 1)
     if by_language:
         for place in range(len(blocks) - 1, -1, -1):
-            told = keeps(blocks[place][2])
-            ahead[place] = ahead[place + 1] if told is None else told
+            decided = keeps(blocks[place][2])
+            ahead[place] = ahead[place + 1] if decided is None else decided
 
     kept: list[str] = []
     previous_kept = True
@@ -285,7 +311,10 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
                 kept.append("\n".join(chosen))
             previous_kept = bool(chosen)
             continue
-        split = None if by_language else _split_bilingual(block, wanted)
+        if by_language:
+            split = _split_bilingual(block, (wanted - {"Latin"}) | latin, sides)
+        else:
+            split = _split_bilingual(block, wanted)
         if split is not None:
             if split:
                 kept.append(split)
@@ -300,6 +329,20 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
         else:
             previous_kept = False
     return "\n\n".join(kept) + "\n" if kept else ""
+
+
+def _vocabularies(
+    blocks: Sequence[tuple[int, Token, str]], told: Sequence[str | None]
+) -> dict[str, set[str]]:
+    """The words each language's told blocks have and no other language's do."""
+    words: dict[str, set[str]] = {}
+    for (_, _, block), lang in zip(blocks, told, strict=True):
+        if lang:
+            words.setdefault(lang, set()).update(_WORD.findall(block.lower()))
+    return {
+        lang: own - set().union(*(w for other, w in words.items() if other != lang))
+        for lang, own in words.items()
+    }
 
 
 def _list_items(tokens: list[Token], start: int, lines: list[str]) -> list[str]:

@@ -272,7 +272,7 @@ def _translations_note(app: App, source: SourceConfig, translations: list[tuple[
 def _language_note(app: App, source: SourceConfig, markdown: str) -> str | None:
     """For a mirror, what its audit will say of its languages against the canonical's latest version: seen
     first where a mirror is tried, right after `differ add --to`."""
-    from differ.audit import language_note
+    from differ.audit.language import language_note
     from differ.diff.blocks import split_blocks
 
     if source.role != "mirror" or source.translation is not None:  # none when the file says what it is

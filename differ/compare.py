@@ -18,8 +18,8 @@ from differ.audit import (
     Stream,
     audit_text,
     mirror_text,
-    reading,
 )
+from differ.audit.language import reading
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff

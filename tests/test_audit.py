@@ -23,9 +23,9 @@ from differ.audit import (
     compare,
     pair_translations,
     token_mismatches,
-    translated,
 )
 from differ.audit.align import align
+from differ.audit.language import translated
 from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
 from tests.conftest import Clock, Server, article, make_app, one_doc
@@ -996,7 +996,7 @@ def test_an_audit_holds_a_few_canonical_versions_in_memory_however_long_the_hist
 
 
 def _note(canonical: str, mirror: str) -> str | None:
-    from differ.audit import language_note
+    from differ.audit.language import language_note
 
     return language_note(split_blocks(canonical), split_blocks(mirror), "languages = [{!r}]")
 
@@ -1028,7 +1028,7 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     code = english + "\n```\n" + "\n".join(korean) + "\n```\n"  # code is no text in a language
     assert _note(english, code) is None
     assert _note(english + "\n" + korean[0] + "\n", both) is None  # the canonical uses Hangul itself
-    from differ.audit import language_note
+    from differ.audit.language import language_note
 
     kept = split_blocks("\n\n".join(korean))  # what languages = ["ko"] leaves of the bilingual copy
     assert language_note(split_blocks(english), kept, "languages = [{!r}]", ("ko",)) == (

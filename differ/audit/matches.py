@@ -108,7 +108,7 @@ class Matches:
         and their streams and a few canonical ones are all that is held. A translation's blocks are paired with
         the canonical's instead, as its audit pairs them: `translation` says whether the texts are translations,
         unset, their scripts do (a text's match is remembered apart for each)."""
-        from differ.audit import translated
+        from differ.audit.language import translated
         from differ.audit.translation import pair_blocks
 
         numbers = self.canonical.numbers

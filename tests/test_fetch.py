@@ -374,6 +374,17 @@ def test_a_content_length_of_digits_python_cannot_read_is_no_length() -> None:
                     get(fetcher(), url)
 
 
+@pytest.mark.parametrize("coding", ["br", "zstd", "gzip, br"])
+def test_a_body_compressed_in_a_way_not_asked_for_is_refused_saying_so(coding: str) -> None:
+    """differ asks for gzip or deflate; a server that answers in brotli or zstd anyway sends bytes that are not
+    the page's text, which would otherwise be read as a binary page."""
+    answer = f"HTTP/1.1 200 OK\r\nContent-Encoding: {coding}\r\nContent-Length: 5\r\n\r\nhello".encode()
+    for url in _raw_server(answer):
+        unread = coding.split(", ")[-1]
+        with pytest.raises(FetchError, match=f"^body compressed as {unread}, which differ does not read"):
+            get(fetcher(), url)
+
+
 def test_server_errors_are_retried_with_backoff(server: Server) -> None:
     clock = Clock()
     answers = iter([Reply(502), Reply(500), Reply(200, b"ok")])

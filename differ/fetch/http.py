@@ -38,6 +38,9 @@ ROBOTS_TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most
 UNREADABLE_TTL = 300.0
 CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
+# compressions a server may send though differ asks for gzip or deflate, which urllib3 reads only with packages
+# differ does not install: such a body is not the page's text
+UNREAD_CODINGS = ("br", "zstd", "compress", "x-compress")
 
 
 @dataclass
@@ -361,6 +364,12 @@ class Fetcher:
             return resp.status, resp_headers, b""
         if declared.isascii() and declared.isdecimal() and int(declared) > limit and not truncate:
             raise FetchError(f"body of {int(declared):,} bytes exceeds max_bytes ({limit:,})")
+        coded = [c.strip() for c in resp_headers.get("content-encoding", "").lower().split(",")]
+        unread = [c for c in coded if c in UNREAD_CODINGS]
+        if unread:  # sent though not asked for: not the page's text
+            raise FetchError(
+                f"body compressed as {', '.join(unread)}, which differ does not read (it asks for gzip or deflate)"
+            )
         chunks: list[bytes] = []
         size = 0
         try:

@@ -26,6 +26,7 @@ import differ.versions
 from differ.check import check_source
 from differ.errors import BlockedError, FetchError
 from differ.fetch import Fetcher, Request, decode, parse_retry_after, robots
+from differ.fetch.http import UNREAD_CODINGS
 from differ.fetch.netguard import check_url, classify
 from differ.store import Store
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, make_config, one_doc, source_toml
@@ -379,8 +380,10 @@ def test_a_body_compressed_in_a_way_not_asked_for_is_refused_saying_so(coding: s
     """differ asks for gzip or deflate; a server that answers in brotli or zstd anyway sends bytes that are not
     the page's text, which would otherwise be read as a binary page."""
     answer = f"HTTP/1.1 200 OK\r\nContent-Encoding: {coding}\r\nContent-Length: 5\r\n\r\nhello".encode()
+    unread = coding.split(", ")[-1]
+    if unread not in UNREAD_CODINGS:
+        pytest.skip(f"urllib3 reads {unread} here")  # a package that decodes it was installed
     for url in _raw_server(answer):
-        unread = coding.split(", ")[-1]
         with pytest.raises(FetchError, match=f"^body compressed as {unread}, which differ does not read"):
             get(fetcher(), url)
 

@@ -24,6 +24,7 @@ from urllib3.exceptions import (
 )
 from urllib3.response import BaseHTTPResponse
 from urllib3.util import parse_url
+from urllib3.util.request import ACCEPT_ENCODING
 
 from differ.addresses import joined
 from differ.errors import BlockedError, FetchError, innermost
@@ -39,8 +40,8 @@ UNREADABLE_TTL = 300.0
 CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
 # compressions a server may send though differ asks for gzip or deflate, which urllib3 reads only with packages
-# differ does not install: such a body is not the page's text
-UNREAD_CODINGS = ("br", "zstd", "compress", "x-compress")
+# differ does not install (brotli, zstandard): such a body is not the page's text
+UNREAD_CODINGS = {"br", "zstd", "compress", "x-compress"} - set(ACCEPT_ENCODING.split(","))
 
 
 @dataclass

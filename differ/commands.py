@@ -71,6 +71,7 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
 def sources_report(app: App) -> dict[str, Any]:
     """Every configured document, source and notifier with its settings and state: what `differ sources` shows
     (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
+    from differ.audit.report import last_audit
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked, timeliness
     from differ.notify import NOTIFIERS
@@ -79,6 +80,7 @@ def sources_report(app: App) -> dict[str, Any]:
     documents = []
     for doc in app.config.documents:
         feed = feed_path(app.store, doc.id)
+        audited = last_audit(app.store, doc.id) if doc.mirrors else {}
         sources = []
         for s in doc.sources:
             state = app.store.state(s.key)
@@ -120,6 +122,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     ]
                     if s.role == "canonical"
                     else [],
+                    "last_audit": _audited(audited.get(s.id)) if s.role == "mirror" else None,
                 }
             )
         documents.append(
@@ -145,8 +148,25 @@ def sources_report(app: App) -> dict[str, Any]:
     return {"schema": "differ.sources/1", "documents": documents, "notifiers": notifiers}
 
 
+def _audited(entry: Any) -> dict[str, Any] | None:
+    """A mirror's last audit as `differ sources` gives it, from the record the audit keeps."""
+    if not isinstance(entry, dict):
+        return None
+    return {
+        "version": entry.get("version"),
+        "translation": bool(entry.get("translation")),
+        "matches_version": entry.get("matches_version"),
+        "canonical_version": entry.get("canonical_version"),
+        "stale_from": entry.get("stale_from"),
+        "coverage": entry.get("coverage") if isinstance(entry.get("coverage"), int | float) else 0.0,
+        "findings": len(entry.get("findings") or []),
+    }
+
+
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
+    from differ.audit.report import audit_headline
+
     report = sources_report(app)
     if args.format == "json":
         app.out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
@@ -172,6 +192,17 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 f"last change: {s['last_change'] or '-'}  state: {s['state']}",
                 file=app.out,
             )
+            if a := s["last_audit"]:
+                said = audit_headline(
+                    a["version"],
+                    a["translation"],
+                    a["matches_version"],
+                    a["canonical_version"],
+                    a["stale_from"],
+                    a["coverage"],
+                    a["findings"],
+                )
+                print(f"    last audit: {said}", file=app.out)
     for n in report["notifiers"]:
         print(
             f"notify {n['name']}  [{n['kind']}]  {n['target']}  events: {', '.join(n['events'])}"

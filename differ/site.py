@@ -6,7 +6,6 @@ needs no server."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from html import escape as e
 from pathlib import Path
@@ -92,16 +91,6 @@ def _link(href: str, text: str) -> str:
 def _external(url: str) -> str:
     """A page's address as a link, only for http(s) (a stored URL never becomes a `javascript:` link)."""
     return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
-
-
-def _audit(store: Store, document: str) -> dict[str, Any]:
-    from differ.audit.report import audit_path
-
-    try:
-        data = json.loads(audit_path(store, document).read_bytes())
-    except (FileNotFoundError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _fetch_state(store: Store, source: SourceConfig) -> tuple[str, bool]:
@@ -213,7 +202,9 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
-    audit = _audit(store, doc.id)
+    from differ.audit.report import last_audit
+
+    audit = last_audit(store, doc.id)
     canonical = store.latest(doc.canonical.key)
     title = document_title(store, doc)
     parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
@@ -269,9 +260,11 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
 
 def index_page(store: Store, config: Config, generated: str) -> str:
     """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity."""
+    from differ.audit.report import last_audit
+
     rows = []
     for doc in config.documents:
-        audit = _audit(store, doc.id)
+        audit = last_audit(store, doc.id)
         canonical = store.latest(doc.canonical.key)
         for i, source in enumerate(doc.sources):
             latest = canonical if i == 0 else store.latest(source.key)

@@ -1389,6 +1389,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "versions": 1,
         "state": "ok",
         "translations": [],
+        "last_audit": None,
     }
     assert canonical["last_check"] == canonical["last_change"] and canonical["last_check"].endswith("Z")
     assert (
@@ -1420,6 +1421,35 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         f"notify hooks  [webhook]  {hooks['target']}  events: {', '.join(hooks['events'])}  words: CVE-*"
         in text
     )
+
+
+def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, server: Server) -> None:
+    """A mirror's line in `differ sources` is followed by its last audit, as `differ audit` heads it; JSON
+    `last_audit` has the figures."""
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words of the post.</p><p>Second paragraph here.</p>"))
+    server.page("/copy", article("<p>First words of the post.</p>"))
+    private = ("--set", 'allow_private=["127.0.0.1"]', "--set", "robots=false")
+    assert (
+        run("--config", config, "add", server.url("/copy"), "--to", "doc", "--id", "copy", *private)[0] == 0
+    )
+    run("--config", config, "check")
+    out = run("--config", config, "sources")[1]
+    assert (
+        "    last audit: version 1 matches canonical version 1 — up to date; coverage 66.7%; 1 finding\n"
+        in out
+    )
+    report = json.loads(run("--config", config, "sources", "--format", "json")[1])
+    (mirror,) = [s for s in report["documents"][0]["sources"] if s["source"] == "doc/copy"]
+    assert mirror["last_audit"] == {
+        "version": 1,
+        "translation": False,
+        "matches_version": 1,
+        "canonical_version": 1,
+        "stale_from": None,
+        "coverage": 0.6667,
+        "findings": 1,
+    }
 
 
 def test_kinds_needs_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -96,21 +96,40 @@ def finding_line(f: Finding) -> str:
 
 
 def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
-    if m.matches_version == canonical_version:
-        state = "up to date"
-    elif m.stale_from:
-        state = (
-            f"catching up (stale from {m.stale_from} unless it carries version {canonical_version} by then)"
-        )
-    else:
-        state = f"stale (the canonical is at version {canonical_version})"
-    head = (
-        f"{m.id}: version {m.version}{', a translation,' if m.translation else ''} matches canonical version "
-        f"{m.matches_version} — {state}; "
-        f"coverage {m.coverage:.1%}; {len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
+    head = f"{m.id}: " + audit_headline(
+        m.version,
+        m.translation,
+        m.matches_version,
+        canonical_version,
+        m.stale_from,
+        m.coverage,
+        len(m.findings),
     )
     note = [f"  note: {m.note}"] if m.note else []
     return [head, *note, *(f"  • {finding_line(f)}" for f in m.findings)]
+
+
+def audit_headline(
+    version: Any,
+    translation: bool,
+    matches: Any,
+    canonical: Any,
+    stale_from: Any,
+    coverage: float,
+    findings: int,
+) -> str:
+    """A mirror's audit in a line: `version 3, a translation, matches canonical version 2 — stale (the canonical
+    is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it)."""
+    if matches == canonical:
+        state = "up to date"
+    elif stale_from:
+        state = f"catching up (stale from {stale_from} unless it carries version {canonical} by then)"
+    else:
+        state = f"stale (the canonical is at version {canonical})"
+    return (
+        f"version {version}{', a translation,' if translation else ''} matches canonical version {matches} — "
+        f"{state}; coverage {coverage:.1%}; {findings} finding{'s' if findings != 1 else ''}"
+    )
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
@@ -173,7 +192,8 @@ def audit_path(store: Store, document: str) -> Path:
     return store.root / "audits" / f"{document}.json"
 
 
-def _read_audit(store: Store, document: str) -> dict[str, Any]:
+def last_audit(store: Store, document: str) -> dict[str, Any]:
+    """The record of a document's last audit, by mirror id (empty when there is none, or it does not read)."""
     try:
         audit = json.loads(audit_path(store, document).read_bytes())
     except (FileNotFoundError, ValueError):
@@ -185,7 +205,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
     """`mirror_drift` events for mirrors whose findings changed since the last audit, and the record of this
     one, which `remember_audits` writes once the events are in the outbox (written first, a crash in between
     would lose them: the next audit would find nothing changed)."""
-    previous = _read_audit(app.store, report.document)
+    previous = last_audit(app.store, report.document)
     events = []
     current: dict[str, Any] = {}
     for m in report.mirrors:
@@ -277,7 +297,7 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
     for doc in app.config.documents:
         if doc.id not in documents or not doc.mirrors:
             continue
-        audit = _read_audit(app.store, doc.id)
+        audit = last_audit(app.store, doc.id)
         if not audit:  # never audited (a process died before its first audit was written)
             due.add(doc.id)
             continue

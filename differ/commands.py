@@ -192,17 +192,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 f"last change: {s['last_change'] or '-'}  state: {s['state']}",
                 file=app.out,
             )
-            if a := s["last_audit"]:
-                said = audit_headline(
-                    a["version"],
-                    a["translation"],
-                    a["matches_version"],
-                    a["canonical_version"],
-                    a["stale_from"],
-                    a["coverage"],
-                    a["findings"],
-                )
-                print(f"    last audit: {said}", file=app.out)
+            if s["last_audit"]:
+                print(f"    last audit: {audit_headline(**s['last_audit'])}", file=app.out)
     for n in report["notifiers"]:
         print(
             f"notify {n['name']}  [{n['kind']}]  {n['target']}  events: {', '.join(n['events'])}"

@@ -352,14 +352,13 @@ def _translation_language(config: Config, canonical: str, url: str) -> str | Non
     """The language the canonical page gives `url` as its translation (`<link rel="alternate" hreflang>`, kept
     by each check), as an id: `ko`, `pt-br`."""
     from differ.addresses import page_key
+    from differ.config.model import named_translations
     from differ.store import Store
 
     if not config.service.snapshots.is_dir():
         return None
-    for named in Store(config.service.snapshots).state(canonical).get("translations") or []:
-        if len(named) == 2 and all(isinstance(x, str) for x in named) and page_key(named[1]) == page_key(url):
-            return _id(named[0]) or None
-    return None
+    named = named_translations(Store(config.service.snapshots).state(canonical).get("translations"))
+    return next((_id(lang) or None for lang, at in named if page_key(at) == page_key(url)), None)
 
 
 def slug(url: str) -> str:

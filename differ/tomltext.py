@@ -139,15 +139,10 @@ def read(path: Path) -> str:
     """The file's text, with its line endings as `\n` and without a byte-order mark: `_write` gives both back
     as the file had them."""
     from differ.config.loader import CONFIG_BYTES
-    from differ.files import TooLarge
+    from differ.files import read_capped
 
-    with path.open(encoding="utf-8") as file:  # universal newlines: `\r\n` read as `\n`
-        text = file.read(
-            CONFIG_BYTES + 1
-        )  # characters, at least as many bytes: a device is not read for ever
-    if len(text) > CONFIG_BYTES:
-        raise TooLarge(f"more than {CONFIG_BYTES:,} bytes")
-    return text.removeprefix("\ufeff")
+    text = read_capped(path, CONFIG_BYTES).decode("utf-8")  # a device is not read for ever
+    return text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")  # as universal newlines
 
 
 def write(path: Path, text: str, *, read_as: str | None, private: bool = False) -> None:

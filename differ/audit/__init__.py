@@ -462,7 +462,8 @@ def pair_translations(
     """Pair each translated block with its original: one to one, nearby, by shared invariant tokens and
     Latin words (translations keep names, numbers and identifiers). `translated` and `original` name scripts,
     or on a page in two Latin-script languages, those languages' codes (`block_labels`, unless given)."""
-    from differ.normalize.language import LANGUAGE_NAMES, block_labels
+    from differ.languages import LANGUAGE_NAMES
+    from differ.normalize.language import block_labels
 
     scripts = block_labels([b.text for b in blocks]) if labels is None else labels
     names = any(label in LANGUAGE_NAMES for label in scripts)  # two languages of one script share few words
@@ -692,7 +693,8 @@ def _whole(app: App, mirror: SourceConfig, mv: Any) -> str | None:
 def translation_findings(bilingual: str, languages: Sequence[str]) -> list[Finding]:
     """token_mismatch between the blocks of a bilingual page in the kept `languages` and their translations
     (told apart by script, or on a page in two Latin-script languages, by language)."""
-    from differ.normalize.language import LANGUAGE_NAMES, SCRIPT_OF_LANGUAGE, block_labels
+    from differ.languages import LANGUAGE_NAMES, SCRIPT_OF_LANGUAGE
+    from differ.normalize.language import block_labels
 
     blocks = split_blocks(bilingual)
     each = block_labels([b.text for b in blocks])

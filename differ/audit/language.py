@@ -84,13 +84,8 @@ def _other_language(canonical: Sequence[Block], mirror: Sequence[Block]) -> _For
     """A copy in another language of the canonical's script, told by the short words each uses most
     (`latin_language`): a translation (a German copy of an English post), or, when its blocks are in two such
     languages, one the canonical's, a bilingual copy (an English and French repost of an English post)."""
-    from differ.normalize.language import (
-        LANGUAGE_NAMES,
-        block_language,
-        latin_language,
-        latin_mixed,
-        latin_words,
-    )
+    from differ.languages import LANGUAGE_NAMES
+    from differ.normalize.language import block_language, latin_language, latin_mixed, latin_words
 
     theirs = latin_language(b.text for b in mirror if b.kind != "code")  # read until it is plain
     if theirs is not None:  # in one language: a translation, if not the canonical's

@@ -112,23 +112,24 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
 def audit_headline(
     version: Any,
     translation: bool,
-    matches: Any,
-    canonical: Any,
+    matches_version: Any,
+    canonical_version: Any,
     stale_from: Any,
     coverage: float,
     findings: int,
 ) -> str:
     """A mirror's audit in a line: `version 3, a translation, matches canonical version 2 — stale (the canonical
-    is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it)."""
-    if matches == canonical:
+    is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it; the arguments
+    are named as `differ sources` gives them in JSON)."""
+    if matches_version == canonical_version:
         state = "up to date"
     elif stale_from:
-        state = f"catching up (stale from {stale_from} unless it carries version {canonical} by then)"
+        state = f"catching up (stale from {stale_from} unless it carries version {canonical_version} by then)"
     else:
-        state = f"stale (the canonical is at version {canonical})"
+        state = f"stale (the canonical is at version {canonical_version})"
     return (
-        f"version {version}{', a translation,' if translation else ''} matches canonical version {matches} — "
-        f"{state}; coverage {coverage:.1%}; {findings} finding{'s' if findings != 1 else ''}"
+        f"version {version}{', a translation,' if translation else ''} matches canonical version "
+        f"{matches_version} — {state}; coverage {coverage:.1%}; {findings} finding{'s' if findings != 1 else ''}"
     )
 
 

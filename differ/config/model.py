@@ -13,16 +13,14 @@ from differ import __version__
 from differ import options as opt
 from differ.addresses import page_key
 from differ.errors import UsageError
+from differ.languages import SCRIPT_OF_LANGUAGE
 from differ.options import Option
 
 DEFAULT_CONFIG = Path("config.toml")
 # The web archive `differ backfill` reads captures from: the Wayback Machine, whose CDX API pywb serves too.
 WEB_ARCHIVE = "https://web.archive.org"
 DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
-LANGUAGES = (
-    *("en", "de", "es", "fr", "it", "nl", "pt", "sv", "pl", "tr", "id", "vi"),
-    *("ko", "ja", "zh", "ru", "uk", "el", "ar", "he"),
-)
+LANGUAGES = tuple(SCRIPT_OF_LANGUAGE)
 # `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
 # listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
 EVENTS = (
@@ -189,13 +187,19 @@ class DocumentConfig:
     def unwatched(self, translations: Sequence[Sequence[str]]) -> list[tuple[str, str]]:
         """Of the translations the canonical page names (language, address), those none of the mirrors is."""
         known = {page_key(m.url) for m in self.mirrors}
-        found = []
-        for named in translations:
-            if len(named) == 2 and all(isinstance(x, str) for x in named):  # as differ kept it
-                lang, url = named
-                if page_key(url) not in known:
-                    found.append((lang, url))
-        return found
+        return [(lang, url) for lang, url in named_translations(translations) if page_key(url) not in known]
+
+
+def named_translations(translations: Any) -> list[tuple[str, str]]:
+    """The translations a canonical page names, as a check keeps them in its state (language, address): those
+    that read as such."""
+    if not isinstance(translations, list | tuple):
+        return []
+    return [
+        (named[0], named[1])
+        for named in translations
+        if isinstance(named, list | tuple) and len(named) == 2 and all(isinstance(x, str) for x in named)
+    ]
 
 
 @dataclass(frozen=True)

@@ -29,30 +29,9 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
+from differ.languages import SCRIPT_OF_LANGUAGE
 from differ.normalize.markdownit import parser
 
-SCRIPT_OF_LANGUAGE = {
-    "en": "Latin",
-    "de": "Latin",
-    "es": "Latin",
-    "fr": "Latin",
-    "it": "Latin",
-    "nl": "Latin",
-    "pt": "Latin",
-    "sv": "Latin",
-    "pl": "Latin",
-    "tr": "Latin",
-    "id": "Latin",
-    "vi": "Latin",
-    "ko": "Hangul",
-    "ja": "Kana",
-    "zh": "Han",
-    "ru": "Cyrillic",
-    "uk": "Cyrillic",
-    "el": "Greek",
-    "ar": "Arabic",
-    "he": "Hebrew",
-}
 _SHARE = 0.2
 _SPLIT = re.compile(r"\s+/\s+")
 _SHORT_WORDS = 24
@@ -117,20 +96,6 @@ FUNCTION_WORDS = {
     "tr": "ve bir bu için ile çok daha olarak olan gibi değil yeni ama veya her kadar sonra ise artık şimdi",
     "id": "dan yang ini itu dengan untuk dari dalam tidak akan pada juga ke adalah atau bisa sudah kami kita baru",
     "vi": "và của là có được cho các những trong với không này để một khi từ đã sẽ người bạn",
-}
-LANGUAGE_NAMES = {
-    "en": "English",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "pt": "Portuguese",
-    "it": "Italian",
-    "nl": "Dutch",
-    "sv": "Swedish",
-    "pl": "Polish",
-    "tr": "Turkish",
-    "id": "Indonesian",
-    "vi": "Vietnamese",
 }
 _LANGUAGE_OF_WORD = {w: lang for lang, words in FUNCTION_WORDS.items() for w in words.split()}
 _WORD = re.compile(r"[^\W\d_]+")

@@ -1,0 +1,41 @@
+"""The languages a source's `languages` can name: the script each is written in, which the language filter tells
+apart, and for those written in Latin script, their names, since the audit tells them apart by their words.
+Kept apart from the filter so that reading the configuration does not load the Markdown parser."""
+
+SCRIPT_OF_LANGUAGE = {
+    "en": "Latin",
+    "de": "Latin",
+    "es": "Latin",
+    "fr": "Latin",
+    "it": "Latin",
+    "nl": "Latin",
+    "pt": "Latin",
+    "sv": "Latin",
+    "pl": "Latin",
+    "tr": "Latin",
+    "id": "Latin",
+    "vi": "Latin",
+    "ko": "Hangul",
+    "ja": "Kana",
+    "zh": "Han",
+    "ru": "Cyrillic",
+    "uk": "Cyrillic",
+    "el": "Greek",
+    "ar": "Arabic",
+    "he": "Hebrew",
+}
+
+LANGUAGE_NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "nl": "Dutch",
+    "sv": "Swedish",
+    "pl": "Polish",
+    "tr": "Turkish",
+    "id": "Indonesian",
+    "vi": "Vietnamese",
+}

@@ -146,6 +146,19 @@ def nonempty_string(value: Any) -> str:
     return text
 
 
+def path(value: Any) -> str:
+    """A file's name (empty for none), without NUL, which no file name can hold."""
+    text = string(value)
+    if "\0" in text:
+        raise Invalid(f"expected a file or folder name, found {found(value)} (it holds a NUL character)")
+    return text
+
+
+def folder(value: Any) -> str:
+    """A folder's name: a non-empty `path`."""
+    return path(nonempty_string(value))
+
+
 def boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise Invalid(f"expected true or false, found {found(value)}")

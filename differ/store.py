@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -136,11 +137,30 @@ class Version:
         return self.folder / f"{self.number:06d}.json"
 
 
+def _unusable(root: Path, exc: OSError | ValueError) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"{root}: cannot hold the store ({reason}); choose another snapshots folder"
+
+
+def _usable(root: Path) -> None:
+    """Refuse at once a store folder that is a file, or that the system cannot reach (a file on the way, a name
+    too long): each would fail later inside whatever read or wrote it first. A folder not made yet is fine."""
+    try:
+        info = os.stat(root)
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as exc:
+        raise StoreError(_unusable(root, exc)) from exc
+    if not stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{root}: a file, not a folder; snapshots must name a folder")
+
+
 class Store:
     """A folder of snapshots. Readers need no lock; writers hold `writing()`."""
 
     def __init__(self, root: Path, *, lock_timeout: float = 60.0):
         self.root = Path(root)
+        _usable(self.root)
         self.lock_timeout = lock_timeout
         self._thread_lock = threading.RLock()
         self._lock_fd: int | None = None
@@ -204,10 +224,12 @@ class Store:
         """Hold the store for writing: one thread of this process, and one process, at a time."""
         with self._thread_lock:
             if self._depth == 0:
-                self.root.mkdir(parents=True, exist_ok=True)
-                self._lock_fd = (
-                    self._acquire()
-                )  # first the lock, so two processes never both create the store
+                # first the lock, so two processes never both create the store
+                try:
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    self._lock_fd = self._acquire()
+                except OSError as exc:
+                    raise StoreError(_unusable(self.root, exc)) from exc
                 try:
                     self.ensure()
                 except BaseException:

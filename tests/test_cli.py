@@ -1706,3 +1706,29 @@ def test_an_error_and_a_check_are_one_line_whatever_they_quote(tmp_path: Path) -
     assert (
         _check_detail(logged) == 'the entry "Release\\n1.0" has no text in the feed'
     )  # `differ log`: a line
+
+
+@pytest.mark.parametrize(
+    ("place", "message"),
+    [
+        ("a-file", "{store}: a file, not a folder; snapshots must name a folder"),
+        ("a-file/store", "{store}: cannot hold the store (Not a directory); choose another snapshots folder"),
+        ("x" * 300, "{store}: cannot hold the store (File name too long); choose another snapshots folder"),
+    ],
+)
+def test_a_store_folder_the_system_cannot_use_is_one_line_for_every_command(
+    tmp_path: Path, server: Server, place: str, message: str
+) -> None:
+    """Each of these failed inside whichever command touched the store first (an internal error, or a version
+    record reported damaged); now every command that opens the store says so, exit 3, before any fetch."""
+    (tmp_path / "a-file").write_text("a file")
+    config = write_config(tmp_path, server)
+    store = tmp_path / place
+    config.write_text(config.read_text().replace(str(tmp_path / "snapshots"), str(store)))
+    for command in (["check"], ["status"], ["sources"], ["log"], ["history", "doc/canonical"], ["verify"]):
+        assert run("--config", str(config), *command) == (
+            ExitCode.STORE,
+            "",
+            "error: " + message.format(store=store) + "\n",
+        ), command
+    assert server.hits == []  # nothing fetched for a store that cannot keep it

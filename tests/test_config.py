@@ -160,6 +160,33 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             BASE + NOTIFY.replace("https://h.example/", "hooks.slack.com/x"),
             "config.toml: notify[0].url: expected the webhook's https:// URL (or a bot's token and channel)",
         ),
+        (  # a port that is not one: each delivery would fail inside the HTTP library
+            BASE + HOOK.format(url="https://h.example:99999/", secret="whsec_YWJj"),
+            "config.toml: notify[0].url: expected an http:// or https:// URL",
+        ),
+        (
+            BASE + NOTIFY + 'base_url = "https://[reports/"\n',
+            'config.toml: notify[0].base_url: expected an http:// or https:// URL, found "https://[reports/"',
+        ),
+        (
+            '[service]\nbase_url = "reports.example.org"\n' + BASE,
+            'config.toml: service.base_url: expected an http:// or https:// URL, found "reports.example.org"',
+        ),
+        (
+            '[service]\nsnapshots = "snap\\u0000shots"\n' + BASE,
+            'config.toml: service.snapshots: expected a file or folder name, found "snap\\0shots" (it holds a '
+            "NUL character)",
+        ),
+        (
+            BASE
+            + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/p/"\nkind = "wordpress"\napi = "wp-json"\n',
+            'config.toml: documents[0].mirrors[0].api: expected an http:// or https:// URL, found "wp-json"',
+        ),
+        (
+            BASE
+            + '[[notify]]\nname = "tg"\nkind = "telegram"\nbot_token = "1:a"\nchat = "-1001"\napi = "https://[bot/"\n',
+            "config.toml: notify[0].api: expected the Bot API server's https:// address",
+        ),
         (
             BASE + NOTIFY + 'digest = "0s"\n',
             'config.toml: notify[0].digest: expected at least 1s, found "0s"',

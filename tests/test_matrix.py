@@ -266,6 +266,20 @@ def test_a_server_that_names_its_homeserver_in_well_known_is_reached_there(
         with_api.close()
 
 
+def test_a_well_known_answer_naming_no_valid_address_leaves_the_server_its_own_homeserver(
+    tmp_path: Path, server: Server, receiver: Server, homeserver: Homeserver
+) -> None:
+    """A `base_url` that is no address (`https://[matrix/`: the HTTP library cannot even parse it) is as if none
+    were named: the alert goes to the configured server, not into an error at every attempt."""
+    known = json.dumps({"m.homeserver": {"base_url": "https://[matrix/"}})
+    receiver.page("/.well-known/matrix/client", known, "application/json")
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="matrix", path="", extra=SETTINGS
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(homeserver.events) == 1
+
+
 def test_sources_lists_a_matrix_notifier_without_asking_the_homeserver(
     tmp_path: Path, receiver: Server
 ) -> None:

@@ -38,7 +38,7 @@ VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which c
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${NAME}` in a value
 
 SERVICE_OPTIONS: dict[str, Option] = {
-    "snapshots": Option(opt.nonempty_string, "snapshots", "the store's folder, relative to the config file"),
+    "snapshots": Option(opt.folder, "snapshots", "the store's folder, relative to the config file"),
     "interval": Option(opt.duration(1), 1800.0, "default time between checks of a source"),
     "jitter": Option(opt.fraction, 0.1, "share of the interval added at random to each run"),
     "user_agent": Option(opt.nonempty_string, DEFAULT_USER_AGENT, "User-Agent; {version} is replaced"),
@@ -65,7 +65,7 @@ SERVICE_OPTIONS: dict[str, Option] = {
         ("utm_*", "fbclid", "gclid", "ref"),
         "query parameters removed from links (* is a wildcard)",
     ),
-    "base_url": Option(opt.string, "", "where reports are published, for links in alerts"),
+    "base_url": Option(opt.web_url, "", "where reports are published, for links in alerts"),
     "heartbeat": Option(
         opt.web_url,
         "",

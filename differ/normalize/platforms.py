@@ -30,7 +30,7 @@ class WordPressKind(SourceKind):
 
     accept = "application/json"
     options: ClassVar[dict[str, Option]] = {
-        "api": Option(opt.string, "", "REST API root, when not {site}/wp-json/"),
+        "api": Option(opt.web_url, "", "REST API root, when not {site}/wp-json/"),
         "slug": Option(opt.string, "", "the post's slug, when not the last part of the URL"),
     }
 
@@ -191,7 +191,7 @@ class GitHubKind(ReleaseKind):
     hosts = ("github.com", "www.github.com")
     options: ClassVar[dict[str, Option]] = {
         "api": Option(
-            opt.string,
+            opt.web_url,
             "",
             "REST API root, when not https://api.github.com (GitHub Enterprise: https://HOST/api/v3)",
         ),
@@ -234,7 +234,7 @@ class GitLabKind(ReleaseKind):
     page = "https://HOST/GROUP/PROJECT/-/releases/TAG or …/-/releases/permalink/latest"
     hosts = ("gitlab.com",)
     options: ClassVar[dict[str, Option]] = {
-        "api": Option(opt.string, "", "REST API root, when not {site}/api/v4"),
+        "api": Option(opt.web_url, "", "REST API root, when not {site}/api/v4"),
         "metadata": Option(
             opt.string_list,
             ("name", "tag_name", "released_at", "upcoming_release"),

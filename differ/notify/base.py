@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 NOTIFIERS: dict[str, type[Notifier]] = {}
 # The option of every notifier that links to the published diff.
-BASE_URL = Option(opt.string, "", "where reports are published, for a link to the full diff")
+BASE_URL = Option(opt.web_url, "", "where reports are published, for a link to the full diff")
 _session: requests.Session | None = None
 
 
@@ -388,7 +388,7 @@ def require_mentions(config: NotifierConfig, pattern: re.Pattern[str], expected:
 
 def require_http_url(config: NotifierConfig, expected: str) -> None:
     """The cross-field check of a notifier that posts to its `url`."""
-    if not str(config.options["url"]).startswith(("https://", "http://")):
+    if opt.web_address(str(config.options["url"])) is None:
         raise Invalid(expected, key="url")
 
 

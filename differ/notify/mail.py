@@ -58,7 +58,7 @@ class Email(Notifier):
         "password": Option(opt.string, "", "login password", secret=True),
         "from": Option(opt.nonempty_string, required=True, help='the sender, "differ <differ@example.org>"'),
         "to": Option(opt.string_list, required=True, help="the recipients"),
-        "ca_file": Option(opt.string, "", "a CA bundle that signed the relay's certificate (a private CA)"),
+        "ca_file": Option(opt.path, "", "a CA bundle that signed the relay's certificate (a private CA)"),
         "base_url": BASE_URL,
     }
 

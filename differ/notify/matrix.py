@@ -87,7 +87,7 @@ class Matrix(Notifier):
                 raise NotifyError(f"looking up {known}: HTTP {answer.status}", retryable=True)
             named = (answer.data.get("m.homeserver") or {}) if answer.status == 200 else {}
             base = named.get("base_url") if isinstance(named, dict) else None
-            ok = isinstance(base, str) and base.startswith(("https://", "http://"))
+            ok = isinstance(base, str) and opt.web_address(base) is not None
             _servers[url] = str(base).rstrip("/") if ok else url  # none named: the server's own address
         return _servers[url]
 

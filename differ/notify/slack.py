@@ -60,7 +60,7 @@ class Slack(Notifier):
         "channel": Option(opt.string, "", "with a token: the channel, by id (C0123ABC) or #name"),
         "threads": Option(opt.boolean, True, "with a token: each document's alerts in one thread"),
         "broadcast": Option(opt.boolean, True, "with threads: each reply also shown in the channel"),
-        "api": Option(opt.string, "https://slack.com/api", "with a token: Slack's Web API"),
+        "api": Option(opt.web_url, "https://slack.com/api", "with a token: Slack's Web API"),
         "base_url": BASE_URL,
         "mention": Option(
             opt.string_list,

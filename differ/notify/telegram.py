@@ -66,7 +66,7 @@ class Telegram(Notifier):
 
     @classmethod
     def check(cls, config: Any) -> None:
-        if not str(config.options["api"]).startswith(("https://", "http://")):
+        if opt.web_address(str(config.options["api"])) is None:
             raise Invalid("expected the Bot API server's https:// address", key="api")
         if not re.fullmatch(r"\d+:[\w-]+", str(config.options["bot_token"])):
             raise Invalid('expected the token @BotFather gave, "123456789:AA…"', key="bot_token")

@@ -468,5 +468,10 @@ def main(
     except Exception as exc:
         if args.debug:
             raise
-        print(f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err)
+        if isinstance(exc, OSError) and exc.filename and exc.strerror:  # the system refused a file: say which
+            print(f"error: {exc.filename}: {exc.strerror}", file=err)
+        else:
+            print(
+                f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err
+            )
         return ExitCode.FAILURE

@@ -31,6 +31,7 @@ import re
 import stat
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -67,6 +68,77 @@ def canonical_json(value: Any) -> bytes:
 
 def record_hash(record: dict[str, Any]) -> str:
     return sha256(canonical_json({k: v for k, v in record.items() if k != "hash"}))
+
+
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object a file of the store holds: ValueError when it holds anything else (bytes that are not
+    UTF-8 or not JSON, a list, a number), OSError as the system raises it (FileNotFoundError: not there)."""
+    data = json.loads(path.read_bytes())
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+def damage(exc: OSError | ValueError) -> str:
+    """What is wrong with a file that did not read, in a few words."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return "not JSON" if isinstance(exc, json.JSONDecodeError) else str(exc)
+
+
+# What each field of a version record must be wherever differ reads it, and the fields every record has: a
+# record damaged or edited into another shape is refused where it is read, not met deep in whatever used it.
+RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "number": int,
+    "source": str,
+    "hash": str,
+    "prev": (str, type(None)),
+    "fetched_at": str,
+    "raw_sha256": str,
+    "markdown_sha256": str,
+    "content_sha256": str,
+    "normalizer": int,
+    "url": str,
+    "fetch_url": str,
+    "final_url": str,
+    "status": int,
+    "headers": dict,
+    "metadata": dict,
+    "invisible": list,
+    "summary": list,
+    "warnings": list,
+    "changes": int,
+    "words": int,
+    "raw_bytes": int,
+    "reading": str,
+    "document_title": str,
+    "role": str,
+    "kind": str,
+    "archive": dict,
+}
+RECORD_REQUIRED = ("number", "source", "hash", "raw_sha256", "markdown_sha256")  # what `commit` writes
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """Why a version record cannot be read as one (a field missing or of another kind, a time that is no
+    time), or None."""
+    for name in RECORD_REQUIRED:
+        if name not in record:
+            return f"it has no {name}"
+    for name, kind in RECORD_FIELDS.items():
+        value = record.get(name)
+        if name in record and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+            return f"its {name} is {json.dumps(value)[:40]}"
+    for name in ("summary", "warnings"):
+        if not all(isinstance(line, str) for line in record.get(name, ())):
+            return f"its {name} holds something other than text"
+    try:
+        datetime.fromisoformat(record.get("fetched_at", "1970-01-01T00:00:00Z").replace("Z", "+00:00"))
+    except ValueError:
+        return f"its fetched_at is {json.dumps(record['fetched_at'])[:40]}, not a time"
+    return None
 
 
 def report_url(base_url: str, key: str, number: int) -> str:
@@ -275,7 +347,7 @@ class Store:
             return gzip.decompress(self.blob_path(digest).read_bytes())
         except FileNotFoundError:
             raise StoreError(f"raw body {digest[:12]} is missing from {self.root / 'blobs'}")
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
             raise StoreError(f"raw body {digest[:12]} is damaged: {exc}")
 
     # -- versions ---------------------------------------------------------------------------------------
@@ -295,13 +367,19 @@ class Store:
         folder = self.source_dir(key) / "versions"
         path = folder / f"{number:06d}.json"
         try:
-            record = json.loads(path.read_bytes())
+            record = json_object(path)
         except FileNotFoundError:
             have = [v.number for v in self.versions(key)] if folder.is_dir() else []
             known = f"versions {have[0]} to {have[-1]}" if have else "no versions yet"
             raise StoreError(f"{key} has no version {number} ({known})")
-        except ValueError:
-            raise StoreError(f"{path}: damaged version record")
+        except (OSError, ValueError) as exc:
+            problem: str | None = damage(exc)
+        else:
+            problem = record_problem(record)
+        if problem:
+            raise StoreError(
+                f"{path}: damaged version record ({problem}); differ verify tells what else is damaged"
+            )
         return Version(key, number, record, folder)
 
     def latest(self, key: str) -> Version | None:
@@ -343,11 +421,15 @@ class Store:
 
     def head(self, key: str) -> dict[str, Any] | None:
         try:
-            return dict(json.loads((self.source_dir(key) / "head.json").read_bytes()))
+            head = json_object(self.source_dir(key) / "head.json")
         except FileNotFoundError:
             return None
-        except ValueError:
-            raise StoreError(f"{key}: head.json is damaged")
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{key}: head.json is damaged ({damage(exc)})")
+        number, digest = head.get("number"), head.get("hash")
+        if type(number) is not int or number < 0 or not isinstance(digest, str):
+            raise StoreError(f"{key}: head.json is damaged (expected a version's number and hash)")
+        return head
 
     def markdown(self, version: Version, normalizer: int | None = None) -> str:
         """The normalized Markdown of a version: the newest form, or the one made by `normalizer`."""
@@ -511,8 +593,8 @@ class Store:
 
     def state(self, key: str) -> dict[str, Any]:
         try:
-            return dict(json.loads((self.source_dir(key) / "state.json").read_bytes()))
-        except (FileNotFoundError, ValueError):
+            return json_object(self.source_dir(key) / "state.json")
+        except (OSError, ValueError):  # validators and counts, not the record: read again from nothing
             return {}
 
     def save_state(self, key: str, state: dict[str, Any]) -> None:

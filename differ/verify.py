@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 
 from differ.errors import StoreError
-from differ.store import VERSION_FILE, Store, record_hash, sha256
+from differ.store import VERSION_FILE, Store, damage, json_object, record_hash, record_problem, sha256
 
 
 @dataclass
@@ -52,6 +52,7 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
         else []
     )
     prev_hash: str | None = None
+    hashes: dict[int, object] = {}
     expected = 1
     for number in numbers:
         where = f"{key} version {number}"
@@ -59,13 +60,24 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
             report.problems.append(f"{key}: version {expected} is missing (next found is {number})")
             expected = number
         expected += 1
+        problem: str | None = None
         try:
-            record = json.loads((folder / f"{number:06d}.json").read_bytes())
-        except ValueError:
-            report.problems.append(f"{where}: record is not valid JSON")
+            record = json_object(folder / f"{number:06d}.json")
+        except json.JSONDecodeError:
+            problem = "is not valid JSON"
+        except OSError as exc:
+            problem = f"cannot be read ({damage(exc)})"
+        except ValueError as exc:  # not UTF-8, not an object
+            problem = f"is damaged ({damage(exc)})"
+        else:
+            found = record_problem(record)
+            problem = found and f"is damaged ({found})"
+        if problem:
+            report.problems.append(f"{where}: record {problem}")
             prev_hash = None
             continue
         report.versions += 1
+        hashes[number] = record.get("hash")
         if record.get("number") != number or record.get("source") != key:
             report.problems.append(
                 f"{where}: record says it is {record.get('source')} version "
@@ -82,6 +94,8 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
                 report.problems.append(f"{where}: normalized Markdown was altered")
         except FileNotFoundError:
             report.problems.append(f"{where}: normalized Markdown is missing")
+        except OSError as exc:
+            report.problems.append(f"{where}: normalized Markdown cannot be read ({damage(exc)})")
         digest = record.get("raw_sha256")
         if isinstance(digest, str) and digest not in checked_blobs:  # a shared body is checked once
             try:
@@ -90,22 +104,18 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
                 checked_blobs.add(digest)
             except StoreError as exc:
                 report.problems.append(f"{where}: {exc}")
-    head = None
     try:
         head = store.head(key)
     except StoreError as exc:
         report.problems.append(str(exc))
+        return
     if head:
         last = numbers[-1] if numbers else 0
         if head.get("number", 0) > last:
             report.problems.append(
                 f"{key}: versions {last + 1} to {head['number']} are missing (the head names a newer version)"
             )
-        elif numbers and head.get("number") in numbers:
-            rec = json.loads((folder / f"{head['number']:06d}.json").read_bytes())
-            if rec.get("hash") != head.get("hash"):
-                report.problems.append(
-                    f"{key}: version {head['number']} differs from the one the head recorded"
-                )
+        elif head["number"] in hashes and hashes[head["number"]] != head["hash"]:
+            report.problems.append(f"{key}: version {head['number']} differs from the one the head recorded")
     elif numbers:
         report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")

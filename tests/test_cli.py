@@ -1732,3 +1732,29 @@ def test_a_store_folder_the_system_cannot_use_is_one_line_for_every_command(
             "error: " + message.format(store=store) + "\n",
         ), command
     assert server.hits == []  # nothing fetched for a store that cannot keep it
+
+
+def test_damage_beside_the_record_is_one_line_or_read_past(tmp_path: Path, server: Server) -> None:
+    """The files beside the versions, damaged: a state or an audit that is not an object, or a folder, reads as
+    none (they are kept for the next check, not the record); a fetch log that is a folder is named in one line.
+    Each was an internal error in `differ sources`, `status` or `log`."""
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words.</p>"))
+    run("--config", config, "check", "doc/canonical")
+    source = tmp_path / "snapshots/sources/doc/canonical"
+    (source / "state.json").write_text("null")
+    (tmp_path / "snapshots/audits/doc.json").unlink()
+    (tmp_path / "snapshots/audits/doc.json").mkdir()
+    code, out, err = run("--config", config, "sources")
+    assert (code, err) == (ExitCode.OK, "")
+    assert "doc/canonical" in out
+    (source / "state.json").unlink()
+    (source / "state.json").mkdir()
+    assert run("--config", config, "status")[0] == ExitCode.FAILURE  # doc/gone never checked, nothing else
+    (source / "fetches.jsonl").unlink()
+    (source / "fetches.jsonl").mkdir()
+    assert run("--config", config, "log", "doc/canonical") == (
+        ExitCode.FAILURE,
+        "",
+        f"error: {source / 'fetches.jsonl'}: Is a directory\n",
+    )

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,80 @@ def test_verify_detects_missing_and_reordered_versions(tmp_path: Path) -> None:
     (folder2 / "000001.json").rename(folder2 / "000003.json")
     problems = store2.verify().problems
     assert "doc/src version 3: record says it is doc/src version 1 (reordered or moved)" in problems
+
+
+def _edited(path: Path, **fields: object) -> None:
+    path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+
+def _made_a_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason", "found"),
+    [
+        (lambda p: p.write_bytes(b"[]"), "not a JSON object", "is damaged (not a JSON object)"),
+        (lambda p: p.write_bytes(b"null"), "not a JSON object", "is damaged (not a JSON object)"),
+        (lambda p: p.write_bytes(b'{"\xff": 1}'), "not UTF-8", "is damaged (not UTF-8)"),
+        (lambda p: p.write_bytes(b'{"hash": '), "not JSON", "is not valid JSON"),
+        (_made_a_folder, "Is a directory", "cannot be read (Is a directory)"),
+        (lambda p: _edited(p, fetched_at="soon"), 'its fetched_at is "soon", not a time', None),
+        (lambda p: _edited(p, summary="one line"), 'its summary is "one line"', None),
+        (lambda p: _edited(p, summary=[1]), "its summary holds something other than text", None),
+        (lambda p: _edited(p, number="2"), 'its number is "2"', None),
+        (lambda p: _edited(p, raw_sha256=None), "its raw_sha256 is null", None),
+        (lambda p: p.write_text(json.dumps({"number": 2, "source": "doc/src"})), "it has no hash", None),
+    ],
+)  # fmt: skip
+def test_a_damaged_version_record_is_refused_where_it_is_read_and_named_by_verify(
+    tmp_path: Path, damage: Callable[[Path], None], reason: str, found: str | None
+) -> None:
+    """A record that is not one (a list, bytes that are not UTF-8, a folder, a field of another kind) was an
+    internal error in whatever read it first, `differ verify` included; now each read refuses it in one line, and
+    verify lists it among the store's problems and goes on with the rest."""
+    store = _store_with_three(tmp_path)
+    path = tmp_path / "sources/doc/src/versions/000002.json"
+    damage(path)
+    with pytest.raises(StoreError) as caught:
+        store.version("doc/src", 2)
+    assert str(caught.value) == (
+        f"{path}: damaged version record ({reason}); differ verify tells what else is damaged"
+    )
+    assert store.verify().problems[0] == f"doc/src version 2: record {found or f'is damaged ({reason})'}"
+    assert store.version("doc/src", 3).number == 3  # the others read as before
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("[]", "not a JSON object"),
+        ('{"number": "3", "hash": "x"}', "expected a version's number and hash"),
+        ('{"number": 3}', "expected a version's number and hash"),
+        ("{", "not JSON"),
+    ],
+)
+def test_a_damaged_head_is_one_line_and_one_problem(tmp_path: Path, text: str, reason: str) -> None:
+    store = _store_with_three(tmp_path)
+    (tmp_path / "sources/doc/src/head.json").write_text(text)
+    with pytest.raises(StoreError, match=re.escape(f"doc/src: head.json is damaged ({reason})")):
+        store.latest("doc/src")
+    assert store.verify().problems == [f"doc/src: head.json is damaged ({reason})"]
+
+
+def test_a_damaged_raw_body_is_one_line_and_one_problem(tmp_path: Path) -> None:
+    """A raw body whose gzip stream is broken inside (not only at its start, which gzip's own check caught)
+    failed as a zlib error."""
+    store = _store_with_three(tmp_path)
+    version = store.version("doc/src", 2)
+    blob = store.blob_path(version.raw_sha256)
+    data = blob.read_bytes()
+    blob.write_bytes(data[:10] + b"\0" + data[10:])  # "invalid stored block lengths"
+    with pytest.raises(StoreError, match=f"raw body {version.raw_sha256[:12]} is damaged"):
+        store.get_blob(version.raw_sha256)
+    [problem] = store.verify().problems
+    assert problem.startswith(f"doc/src version 2: raw body {version.raw_sha256[:12]} is damaged: ")
 
 
 def test_verify_detects_lost_tail(tmp_path: Path) -> None:

@@ -197,7 +197,7 @@ def last_audit(store: Store, document: str) -> dict[str, Any]:
     """The record of a document's last audit, by mirror id (empty when there is none, or it does not read)."""
     try:
         audit = json.loads(audit_path(store, document).read_bytes())
-    except (FileNotFoundError, ValueError):
+    except (OSError, ValueError):
         return {}
     return audit if isinstance(audit, dict) else {}
 

@@ -141,6 +141,64 @@ def record_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
+# What each field of a source's state and of its fetch log's entries must be: a field damaged into another
+# kind is read as absent (they hold validators, counts, what the next check owes and how checks went, not the
+# record: losing a field costs a request or a line of `differ log`, while reading it would fail every check).
+STATE_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "url": str,
+    "etag": (str, type(None)),
+    "last_modified": (str, type(None)),
+    "body_sha256": str,
+    "failures": int,
+    "failing_since": str,
+    "last_error": (str, type(None)),
+    "last_outcome": str,
+    "last_check": str,
+    "last_change": str,
+    "notified": int,
+    "pending": str,
+    "pending_since": str,
+    "recovered_after": int,
+    "recovered_since": str,
+    "retry_not_before": str,
+    "reread": dict,
+    "translations": list,
+    "translations_told": list,
+}
+FETCH_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "at": str,
+    "url": str,
+    "final_url": str,
+    "status": int,
+    "bytes": int,
+    "attempts": int,
+    "duration_ms": (int, float),
+    "waited_ms": (int, float),
+    "outcome": str,
+    "version": int,
+    "detail": str,
+    "error": str,
+    "body_sha256": str,
+}
+
+
+def fields_kept(data: dict[str, Any], fields: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+    """The fields of `data` that are of their kind in `fields` (others as they are; lists must be [language,
+    address] pairs, as a state's translations are)."""
+    kept = {}
+    for name, value in data.items():
+        kind = fields.get(name, object)
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not object):
+            continue
+        if isinstance(value, list) and not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            for pair in value
+        ):
+            continue
+        kept[name] = value
+    return kept
+
+
 def report_url(base_url: str, key: str, number: int) -> str:
     """Where the HTML diff that made version `number` of `key` is read once `reports/` is published at
     `base_url` (the layout `Store.report_path` writes)."""
@@ -270,7 +328,7 @@ class Store:
         marker = self.root / "STORE"
         if marker.exists():
             try:
-                fmt = json.loads(marker.read_text()).get("format")
+                fmt = json_object(marker).get("format")
             except (ValueError, OSError):
                 raise StoreError(f"{marker}: unreadable store marker")
             if fmt != FORMAT:
@@ -571,18 +629,19 @@ class Store:
 
     def fetches(self, key: str) -> list[dict[str, Any]]:
         """Every entry of the fetch log, oldest first."""
-        return self._fetch_log(key).read()
+        return [fields_kept(entry, FETCH_FIELDS) for entry in self._fetch_log(key).read()]
 
     def last_fetch(self, key: str) -> dict[str, Any] | None:
         """The fetch log's latest entry: when the source was last checked, and how it went."""
-        last = self._fetch_log(key).tail(1)
+        last = self.recent_fetches(key, 1)
         return last[0] if last else None
 
     def recent_fetches(
         self, key: str, count: int, keep: Callable[[dict[str, Any]], bool] | None = None
     ) -> list[dict[str, Any]]:
         """The fetch log's last `count` entries (those `keep` accepts), oldest first."""
-        return self._fetch_log(key).tail(count, keep)
+        chosen = None if keep is None else (lambda entry: keep(fields_kept(entry, FETCH_FIELDS)))
+        return [fields_kept(entry, FETCH_FIELDS) for entry in self._fetch_log(key).tail(count, chosen)]
 
     def _fetch_log(self, key: str) -> RollingLog:
         return RollingLog(self.source_dir(key) / "fetches.jsonl", self.fetch_log_limit)
@@ -593,7 +652,7 @@ class Store:
 
     def state(self, key: str) -> dict[str, Any]:
         try:
-            return json_object(self.source_dir(key) / "state.json")
+            return fields_kept(json_object(self.source_dir(key) / "state.json"), STATE_FIELDS)
         except (OSError, ValueError):  # validators and counts, not the record: read again from nothing
             return {}
 

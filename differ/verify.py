@@ -37,6 +37,7 @@ def verify(store: Store) -> VerifyReport:
         report.sources += 1
         _verify_source(store, key, report, checked_blobs)
     report.blobs = len(checked_blobs)
+    _verify_outbox(store, report)
     for tmp in store.root.rglob("*.tmp"):
         report.notes.append(
             f"{tmp.relative_to(store.root)}: leftover temporary file from an interrupted write (harmless)"
@@ -119,3 +120,26 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
             report.problems.append(f"{key}: version {head['number']} differs from the one the head recorded")
     elif numbers:
         report.notes.append(f"{key}: head.json missing; will be rewritten at the next version")
+
+
+def _verify_outbox(store: Store, report: VerifyReport) -> None:
+    """A message waiting to be sent, or kept as failed for `differ outbox retry`, that no longer reads as one:
+    the outbox reads past it, so it would never go out without a word."""
+    from differ.notify.outbox import Outbox, read_message
+
+    outbox = Outbox(store)
+    for notifier in outbox.notifiers():
+        for state in ("pending", "failed"):
+            folder = outbox.folder(notifier, state)
+            for path in sorted(folder.glob("*-msg_*.json")) if folder.is_dir() else ():
+                try:
+                    read_message(path)
+                except json.JSONDecodeError:
+                    why = "not valid JSON"
+                except (OSError, ValueError) as exc:
+                    why = damage(exc)
+                else:
+                    continue
+                report.problems.append(
+                    f"{path.relative_to(store.root)}: a message that does not read ({why}); it cannot be sent"
+                )

@@ -1758,3 +1758,32 @@ def test_damage_beside_the_record_is_one_line_or_read_past(tmp_path: Path, serve
         "",
         f"error: {source / 'fetches.jsonl'}: Is a directory\n",
     )
+
+
+def test_fields_of_another_kind_in_a_state_or_the_fetch_log_are_read_as_absent(
+    tmp_path: Path, server: Server
+) -> None:
+    """A source's state with a count that is text, or fetch log lines whose numbers are lists, made every check
+    of the source (or `differ log`) an internal error; such fields now read as absent, and the next check
+    writes the state whole again."""
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words.</p>"))
+    run("--config", config, "check", "doc/canonical")
+    source = tmp_path / "snapshots/sources/doc/canonical"
+    state = json.loads((source / "state.json").read_text())
+    state.update(failures="x", etag=5, notified=True, translations=[["ko"]])
+    (source / "state.json").write_text(json.dumps(state))
+    log = source / "fetches.jsonl"
+    [entry] = [json.loads(line) for line in log.read_text().splitlines()]
+    log.write_text(json.dumps({**entry, "bytes": [1], "duration_ms": "soon", "status": "200"}) + "\n")
+    code, out, err = run("--config", config, "log", "doc/canonical")
+    assert (code, err) == (ExitCode.OK, "")
+    assert re.fullmatch(r"  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +- +new +- +- +version 1", out.splitlines()[-1])
+    server.page("/post", article("<p>First words, edited.</p>"))
+    assert run("--config", config, "check", "doc/canonical") == (
+        ExitCode.OK,
+        "doc/canonical: new version 2 (1 change)\n",
+        "",
+    )
+    state = json.loads((source / "state.json").read_text())
+    assert (state["failures"], state.get("etag"), "translations" in state) == (0, None, False)

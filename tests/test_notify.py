@@ -26,6 +26,16 @@ from tests.helpers import notifier_config, notifier_error
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
 
 
+# a message as the outbox keeps one
+MESSAGE = {
+    "type": "changed",
+    "created": "2026-07-08T21:00:00Z",
+    "next_attempt": "2026-07-08T21:00:00Z",
+    "attempts": 0,
+    "body": {},
+}
+
+
 def slack_receiver(hit: object) -> Reply:
     """Answers like Slack and enforces Block Kit limits."""
     body = json.loads(hit.body)  # type: ignore[attr-defined]
@@ -403,6 +413,41 @@ def test_retries_keep_the_same_id_and_order(tmp_path: Path, server: Server, rece
     assert len(ids) == 3 and len(set(ids)) == 1
     assert outbox.messages("team", "pending") == []
     assert len(outbox.messages("team", "sent")) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"null", "not a JSON object"),
+        (b'{"created": "x", "next_attempt": "x", "attempts": "1", "body": {}}', 'its attempts is "1"'),
+        (b'{"created": "x", "next_attempt": "x", "attempts": 1, "body": {}, "headers": [["a", "b"]]}', "its headers is [[\"a\", \"b\"]]"),
+        (b"\xff", "not UTF-8"),
+    ],
+)  # fmt: skip
+def test_a_message_damaged_in_the_outbox_is_read_past_and_named_by_verify(
+    tmp_path: Path, server: Server, receiver: Server, content: bytes, why: str
+) -> None:
+    """A pending message whose file no longer holds a message (a disk's damage, a hand's edit) made every check,
+    `differ outbox` and `differ status` an internal error; now the outbox reads past it, as past a file that
+    is not JSON, the next alert goes out, and `differ verify` names it: it will never be sent."""
+    receiver.routes["/hooks"] = Reply(500)
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind="webhook", path="/hooks"
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    [damaged] = outbox.messages("team", "pending")
+    damaged.path.write_bytes(content)
+    assert outbox.messages("team", "pending") == []
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(outbox.messages("team", "sent")) == 1
+    name = damaged.path.relative_to(tmp_path / "snapshots")
+    assert app.store.verify().problems == [  # type: ignore[attr-defined]
+        f"{name}: a message that does not read ({why}); it cannot be sent"
+    ]
 
 
 def test_429_honours_retry_after(tmp_path: Path, server: Server, receiver: Server) -> None:
@@ -835,10 +880,10 @@ def test_an_outbox_from_before_its_index_finds_its_messages_and_numbers_on(tmp_p
     team = tmp_path / "snap/outbox/team"
     for state, seq, n in (("sent", 1, 1), ("sent", 7, 2), ("failed", 3, 3), ("pending", 9, 4)):
         (team / state).mkdir(parents=True, exist_ok=True)
-        (team / state / f"{seq:010d}-msg_{n:032x}.json").write_text('{"type": "changed"}\n')
+        (team / state / f"{seq:010d}-msg_{n:032x}.json").write_text(json.dumps(MESSAGE) + "\n")
     outbox = Outbox(store)
-    assert outbox.enqueue("team", f"msg_{2:032x}", {"type": "changed"}) is None  # sent already
-    new = outbox.enqueue("team", f"msg_{5:032x}", {"type": "changed"})
+    assert outbox.enqueue("team", f"msg_{2:032x}", MESSAGE) is None  # sent already
+    new = outbox.enqueue("team", f"msg_{5:032x}", MESSAGE)
     assert new is not None and new.path == team / "pending" / f"0000000010-msg_{5:032x}.json"
     assert (team / "ids" / f"msg_{2:032x}").read_text() == f"0000000007-msg_{2:032x}.json"
     assert sorted(p.name for p in (team / "ids").iterdir()) == [f"msg_{n:032x}" for n in range(1, 6)]
@@ -853,12 +898,17 @@ def test_a_marker_left_by_a_process_that_died_before_its_message_counts_as_none(
 
     store = Store(tmp_path / "snap")
     outbox = Outbox(store)
-    first = outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"})
+    first = outbox.enqueue("team", f"msg_{1:032x}", MESSAGE)
     assert first is not None
     first.path.unlink()  # as if the process had died after the marker and before the message
-    again = outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"})
+    again = outbox.enqueue("team", f"msg_{1:032x}", MESSAGE)
     assert again is not None and again.seq == 2 and again.path.is_file()
-    assert outbox.enqueue("team", f"msg_{1:032x}", {"type": "changed"}) is None
+    assert outbox.enqueue("team", f"msg_{1:032x}", MESSAGE) is None
+    again.path.write_text("damaged")  # a message that no longer reads was queued all the same
+    assert outbox.find("team", f"msg_{1:032x}") is None
+    assert outbox.enqueue("team", f"msg_{1:032x}", MESSAGE) is None
+    (tmp_path / f"snap/outbox/team/ids/msg_{1:032x}").write_text("damaged")  # and so says its file's name
+    assert outbox.enqueue("team", f"msg_{1:032x}", MESSAGE) is None
 
 
 def test_the_outbox_names_messages_left_for_a_destination_taken_out(

@@ -584,3 +584,11 @@ def test_a_writer_killed_while_the_log_rolls_loses_and_repeats_no_line(tmp_path:
     assert [e["i"] for e in entries] == list(range(len(entries)))
     assert len(entries) > 30
     assert len(list((Store(tmp_path).source_dir("doc/src") / "fetches").glob("*.gz"))) >= 3
+
+
+@pytest.mark.parametrize("marker", ["[]", "null", '"differ.store/1"'])
+def test_a_store_marker_that_is_not_an_object_is_unreadable(tmp_path: Path, marker: str) -> None:
+    _store_with_three(tmp_path)
+    (tmp_path / "STORE").write_text(marker)
+    with pytest.raises(StoreError, match=re.escape(f"{tmp_path / 'STORE'}: unreadable store marker")):
+        commit(Store(tmp_path), "doc/src", b"body 4", "md 4\n")

@@ -33,6 +33,51 @@ from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
 _NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")
+# What each field of a message must be wherever differ reads it: a file damaged into another shape is not a
+# message (as one that is not JSON is not), so the outbox reads past it and `differ verify` names it.
+MESSAGE_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "type": (str, type(None)),
+    "subject": str,
+    "created": str,
+    "next_attempt": str,
+    "attempts": int,
+    "body": dict,
+    "headers": dict,
+    "last_error": (str, type(None)),
+    "last_attempt": str,
+    "sent_at": str,
+    "thread": str,
+    "note": str,
+    "digest_of": list,
+}
+MESSAGE_REQUIRED = ("created", "next_attempt", "attempts", "body")
+
+
+def message_problem(data: object) -> str | None:
+    """Why what a message's file holds cannot be sent as one (not an object, a field missing or of another
+    kind), or None."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name in MESSAGE_REQUIRED:
+        if name not in data:
+            return f"it has no {name}"
+    for name, kind in MESSAGE_FIELDS.items():
+        value = data.get(name)
+        if name in data and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+            return f"its {name} is {json.dumps(value)[:40]}"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data.get("headers", {}).items()):
+        return "its headers are not all text"
+    return None
+
+
+def read_message(path: Path) -> dict[str, Any]:
+    """The message a file holds; ValueError (with what is wrong) when it holds none, OSError as the system
+    raises it."""
+    data = json.loads(path.read_bytes())
+    problem = message_problem(data)
+    if problem:
+        raise ValueError(problem)
+    return dict(data)
 
 
 @dataclass
@@ -71,7 +116,7 @@ class Outbox:
             if not m:
                 continue
             try:
-                data = json.loads(path.read_bytes())
+                data = read_message(path)
             except (ValueError, OSError):
                 continue
             found.append(Message(notifier, int(m.group(1)), m.group(2), state, data, path))
@@ -87,7 +132,7 @@ class Outbox:
         same with ten messages sent or a hundred thousand."""
         index = self.root / notifier / "ids"
         try:
-            name = (index / msg_id).read_text()
+            name = (index / msg_id).read_bytes().decode("ascii", "replace")
         except FileNotFoundError:
             return None if index.is_dir() else self._search(notifier, msg_id)
         except OSError:
@@ -102,7 +147,7 @@ class Outbox:
         for state in STATES:
             path = self.folder(notifier, state) / name
             try:
-                data = json.loads(path.read_bytes())
+                data = read_message(path)
             except FileNotFoundError:
                 continue
             except (ValueError, OSError):
@@ -144,7 +189,7 @@ class Outbox:
         which counts as none."""
         with self.store.writing():
             index = self._index(notifier)
-            if self.find(notifier, msg_id) is not None:
+            if self._known(index, notifier, msg_id):
                 return None
             last = self._last_name(notifier)
             seq = int(last[:10]) + 1 if last else 1
@@ -155,11 +200,24 @@ class Outbox:
             atomic_write(path, canonical_json(data) + b"\n")
             return Message(notifier, seq, msg_id, "pending", data, path)
 
+    def _known(self, index: Path, notifier: str, msg_id: str) -> bool:
+        """Whether a message with this id was queued: its marker names a file that is there, in any state,
+        whether or not it still reads (a message damaged after it was sent must not go out again)."""
+        try:
+            name = (index / msg_id).read_bytes().decode("ascii", "replace")
+        except FileNotFoundError:
+            return False
+        except OSError:
+            name = ""
+        if not _NAME.match(name):  # a marker that does not read: the folders say
+            return any(m.group(2) == msg_id for m in self._files(notifier))
+        return any((self.folder(notifier, state) / name).exists() for state in STATES)
+
     def _last_name(self, notifier: str) -> str:
         """The file name of the message queued last ("" before the first): from `last`, or, where that is
         missing or unreadable, the highest-numbered message in the folders."""
         try:
-            name = (self.root / notifier / "last").read_text()
+            name = (self.root / notifier / "last").read_bytes().decode("ascii", "replace")
         except OSError:
             name = ""
         if _NAME.match(name):
@@ -282,9 +340,11 @@ class Outbox:
         items = []
         for path in sorted(folder.glob("msg_*.json")):
             try:
-                items.append((path, json.loads(path.read_bytes())))
-            except ValueError:
+                event = json.loads(path.read_bytes())
+            except (ValueError, OSError):
                 continue
+            if isinstance(event, dict):
+                items.append((path, event))
         return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
 
     # -- failing for good -------------------------------------------------------------------------------
@@ -292,7 +352,7 @@ class Outbox:
         """When this destination's run of messages failed for good began (None when it is not in one)."""
         try:
             return str(json.loads((self.root / notifier / "failing.json").read_bytes())["since"])
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def failing(self, notifier: str, since: str) -> None:
@@ -310,9 +370,10 @@ class Outbox:
     # -- disabling --------------------------------------------------------------------------------------
     def disabled(self, notifier: str) -> dict[str, Any] | None:
         try:
-            return dict(json.loads((self.root / notifier / "disabled.json").read_bytes()))
-        except (FileNotFoundError, ValueError):
+            data = json.loads((self.root / notifier / "disabled.json").read_bytes())
+        except (OSError, ValueError):
             return None
+        return data if isinstance(data, dict) else None
 
     def disable(self, notifier: str, fingerprint: str, reason: str) -> None:
         with self.store.writing():

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from differ.errors import StoreConflict, StoreError
 from differ.files import RollingLog, append_line, atomic_write, lock_within, temp_file
+from differ.shapes import FETCH_FIELDS, STATE_FIELDS, damage, fields_kept, json_object, record_problem
 
 if TYPE_CHECKING:
     from differ.verify import VerifyReport
@@ -68,135 +69,6 @@ def canonical_json(value: Any) -> bytes:
 
 def record_hash(record: dict[str, Any]) -> str:
     return sha256(canonical_json({k: v for k, v in record.items() if k != "hash"}))
-
-
-def json_object(path: Path) -> dict[str, Any]:
-    """The JSON object a file of the store holds: ValueError when it holds anything else (bytes that are not
-    UTF-8 or not JSON, a list, a number), OSError as the system raises it (FileNotFoundError: not there)."""
-    data = json.loads(path.read_bytes())
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    return data
-
-
-def damage(exc: OSError | ValueError) -> str:
-    """What is wrong with a file that did not read, in a few words."""
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8"
-    return "not JSON" if isinstance(exc, json.JSONDecodeError) else str(exc)
-
-
-# What each field of a version record must be wherever differ reads it, and the fields every record has: a
-# record damaged or edited into another shape is refused where it is read, not met deep in whatever used it.
-RECORD_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "number": int,
-    "source": str,
-    "hash": str,
-    "prev": (str, type(None)),
-    "fetched_at": str,
-    "raw_sha256": str,
-    "markdown_sha256": str,
-    "content_sha256": str,
-    "normalizer": int,
-    "url": str,
-    "fetch_url": str,
-    "final_url": str,
-    "status": int,
-    "headers": dict,
-    "metadata": dict,
-    "invisible": list,
-    "summary": list,
-    "warnings": list,
-    "changes": int,
-    "words": int,
-    "raw_bytes": int,
-    "reading": str,
-    "document_title": str,
-    "role": str,
-    "kind": str,
-    "archive": dict,
-}
-RECORD_REQUIRED = ("number", "source", "hash", "raw_sha256", "markdown_sha256")  # what `commit` writes
-
-
-def record_problem(record: dict[str, Any]) -> str | None:
-    """Why a version record cannot be read as one (a field missing or of another kind, a time that is no
-    time), or None."""
-    for name in RECORD_REQUIRED:
-        if name not in record:
-            return f"it has no {name}"
-    for name, kind in RECORD_FIELDS.items():
-        value = record.get(name)
-        if name in record and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
-            return f"its {name} is {json.dumps(value)[:40]}"
-    for name in ("summary", "warnings"):
-        if not all(isinstance(line, str) for line in record.get(name, ())):
-            return f"its {name} holds something other than text"
-    try:
-        datetime.fromisoformat(record.get("fetched_at", "1970-01-01T00:00:00Z").replace("Z", "+00:00"))
-    except ValueError:
-        return f"its fetched_at is {json.dumps(record['fetched_at'])[:40]}, not a time"
-    return None
-
-
-# What each field of a source's state and of its fetch log's entries must be: a field damaged into another
-# kind is read as absent (they hold validators, counts, what the next check owes and how checks went, not the
-# record: losing a field costs a request or a line of `differ log`, while reading it would fail every check).
-STATE_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "url": str,
-    "etag": (str, type(None)),
-    "last_modified": (str, type(None)),
-    "body_sha256": str,
-    "failures": int,
-    "failing_since": str,
-    "last_error": (str, type(None)),
-    "last_outcome": str,
-    "last_check": str,
-    "last_change": str,
-    "notified": int,
-    "pending": str,
-    "pending_since": str,
-    "recovered_after": int,
-    "recovered_since": str,
-    "retry_not_before": str,
-    "reread": dict,
-    "translations": list,
-    "translations_told": list,
-}
-FETCH_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "at": str,
-    "url": str,
-    "final_url": str,
-    "status": int,
-    "bytes": int,
-    "attempts": int,
-    "duration_ms": (int, float),
-    "waited_ms": (int, float),
-    "outcome": str,
-    "version": int,
-    "detail": str,
-    "error": str,
-    "body_sha256": str,
-}
-
-
-def fields_kept(data: dict[str, Any], fields: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
-    """The fields of `data` that are of their kind in `fields` (others as they are; lists must be [language,
-    address] pairs, as a state's translations are)."""
-    kept = {}
-    for name, value in data.items():
-        kind = fields.get(name, object)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not object):
-            continue
-        if isinstance(value, list) and not all(
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
-            for pair in value
-        ):
-            continue
-        kept[name] = value
-    return kept
 
 
 def report_url(base_url: str, key: str, number: int) -> str:

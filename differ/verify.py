@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass, field
 
 from differ.errors import StoreError
-from differ.store import VERSION_FILE, Store, damage, json_object, record_hash, record_problem, sha256
+from differ.shapes import damage, json_object, record_problem
+from differ.store import VERSION_FILE, Store, record_hash, sha256
 
 
 @dataclass

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from differ.files import atomic_write, fsync_folder, lock_within
+from differ.shapes import Fields, shape_problem
 from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
 _NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")
 # What each field of a message must be wherever differ reads it: a file damaged into another shape is not a
 # message (as one that is not JSON is not), so the outbox reads past it and `differ verify` names it.
-MESSAGE_FIELDS: dict[str, type | tuple[type, ...]] = {
+MESSAGE_FIELDS: Fields = {
     "type": (str, type(None)),
     "subject": str,
     "created": str,
@@ -58,16 +59,10 @@ def message_problem(data: object) -> str | None:
     kind), or None."""
     if not isinstance(data, dict):
         return "not a JSON object"
-    for name in MESSAGE_REQUIRED:
-        if name not in data:
-            return f"it has no {name}"
-    for name, kind in MESSAGE_FIELDS.items():
-        value = data.get(name)
-        if name in data and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
-            return f"its {name} is {json.dumps(value)[:40]}"
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data.get("headers", {}).items()):
+    problem = shape_problem(data, MESSAGE_FIELDS, MESSAGE_REQUIRED)
+    if problem is None and not all(isinstance(v, str) for v in data.get("headers", {}).values()):
         return "its headers are not all text"
-    return None
+    return problem
 
 
 def read_message(path: Path) -> dict[str, Any]:

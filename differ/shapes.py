@@ -86,9 +86,13 @@ def record_problem(record: dict[str, Any]) -> str | None:
     problem = shape_problem(record, RECORD_FIELDS, RECORD_REQUIRED)
     if problem:
         return problem
-    for name in ("summary", "warnings"):
-        if not all(isinstance(line, str) for line in record.get(name, ())):
-            return f"its {name} holds something other than text"
+    for name, kind, what in (
+        ("summary", str, "text"),
+        ("warnings", str, "text"),
+        ("invisible", dict, "objects"),
+    ):
+        if not all(isinstance(item, kind) for item in record.get(name, ())):
+            return f"its {name} holds other things than {what}"
     try:
         datetime.fromisoformat(record.get("fetched_at", "1970-01-01T00:00:00Z").replace("Z", "+00:00"))
     except ValueError:

@@ -15,10 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from differ.cli import build_parser, main
 from differ.errors import ExitCode
 from differ.normalize import NORMALIZER_VERSION
+from differ.shapes import RECORD_FIELDS
 from differ.store import Store
 from tests.conftest import ROOT, Server, article
 from tests.helpers import store_as_read_by
@@ -1787,3 +1790,55 @@ def test_fields_of_another_kind_in_a_state_or_the_fetch_log_are_read_as_absent(
     )
     state = json.loads((source / "state.json").read_text())
     assert (state["failures"], state.get("etag"), "translations" in state) == (0, None, False)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=5,
+)
+_READERS = (
+    ["history", "doc/canonical"],
+    ["history", "doc/canonical", "--format", "json"],
+    ["show", "doc/canonical"],
+    ["show", "doc/canonical", "--raw"],
+    ["diff", "doc/canonical"],
+    ["diff", "doc/canonical", "--format", "html"],
+    ["verify"],
+    ["sources"],
+    ["status"],
+    ["audit"],
+    ["export", "{git}"],
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from([*sorted(RECORD_FIELDS), "added"]),
+    value=_JSON,
+    command=st.sampled_from(_READERS),
+)
+@example(name="invisible", value=[None], command=["diff", "doc/canonical"])
+def test_any_value_in_any_field_of_a_version_record_is_read_or_refused_in_one_line(
+    tmp_path: Path, server: Server, name: str, value: object, command: list[str]
+) -> None:
+    """Whatever a field of a stored record is changed to, every command that reads the store either reads it
+    (a field it does not need) or says in one line what is wrong, exit 1 or 3: never an internal error."""
+    config = tmp_path / "config.toml"
+    if not config.exists():
+        write_config(tmp_path, server)
+        for text in ("<p>First words.</p>", "<p>First words, edited.</p>"):
+            server.page("/post", article(text))
+            run("--config", str(config), "check", "doc/canonical")
+    record = tmp_path / "snapshots/sources/doc/canonical/versions/000002.json"
+    kept = record.read_bytes()
+    try:
+        record.write_text(json.dumps({**json.loads(kept), name: value}))
+        shutil.rmtree(tmp_path / "git", ignore_errors=True)
+        argv = [part.format(git=tmp_path / "git") for part in command]
+        code, _, err = run("--config", str(config), *argv)
+        assert "internal error" not in err
+        assert err == "" or (err.startswith("error: ") and err.count("\n") == 1) or code == ExitCode.FAILURE
+        assert code in (ExitCode.OK, ExitCode.FAILURE, ExitCode.STORE)
+    finally:
+        record.write_bytes(kept)

@@ -90,3 +90,13 @@ def notifier_error(tmp: Path, kind: str, options: str) -> str:
     except ConfigError as exc:
         return str(exc).removeprefix("c.toml: ")
     raise AssertionError(f"{kind} notifier accepted: {options!r}")
+
+
+# a message as the outbox keeps one
+MESSAGE = {
+    "type": "changed",
+    "created": "2026-07-08T21:00:00Z",
+    "next_attempt": "2026-07-08T21:00:00Z",
+    "attempts": 0,
+    "body": {},
+}

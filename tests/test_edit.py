@@ -15,6 +15,7 @@ from differ.config import load_config
 from differ.edit import add_source, host_id, mirror_id, remove_source, slug, unique
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.tomltext import value
+from tests.helpers import MESSAGE
 
 EXISTING = """\
 # Release posts we watch.
@@ -652,7 +653,7 @@ def test_notify_remove_takes_one_destination_out_with_its_comments(tmp_path: Pat
 
     outbox = Outbox(Store(tmp_path / "snapshots"))  # two alerts the team has not had yet
     for n in (1, 2):
-        outbox.enqueue("team", f"msg_{n:032x}", {"type": "changed", "attempts": 0})
+        outbox.enqueue("team", f"msg_{n:032x}", MESSAGE)
     held = tmp_path / "snapshots" / "outbox" / "team" / "failed"
     assert run("--config", str(config), "notify", "remove", "team") == (
         ExitCode.OK,

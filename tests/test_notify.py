@@ -21,19 +21,9 @@ from differ.errors import ExitCode
 from differ.notify import Outbox, deliver, dispatch, send_test
 from differ.notify.delivery import BUSY
 from tests.conftest import Clock, Proxy, Reply, Server, article, make_app, one_doc
-from tests.helpers import notifier_config, notifier_error
+from tests.helpers import MESSAGE, notifier_config, notifier_error
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
-
-
-# a message as the outbox keeps one
-MESSAGE = {
-    "type": "changed",
-    "created": "2026-07-08T21:00:00Z",
-    "next_attempt": "2026-07-08T21:00:00Z",
-    "attempts": 0,
-    "body": {},
-}
 
 
 def slack_receiver(hit: object) -> Reply:

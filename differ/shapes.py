@@ -5,11 +5,28 @@ field read as absent) where it is read, in words, not met deep in whatever used 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-Fields = dict[str, type | tuple[type, ...]]
+# a field's kind: a type (or types) its value must be an instance of, or a check of the value
+Kind = type | tuple[type, ...] | Callable[[object], bool]
+Fields = dict[str, Kind]
+
+
+def list_of(kind: Kind) -> Callable[[object], bool]:
+    """The kind of a list each item of which is of `kind`."""
+    return lambda value: isinstance(value, list) and all(of_kind(item, kind) for item in value)
+
+
+def dict_of(kind: Kind) -> Callable[[object], bool]:
+    """The kind of an object each value of which is of `kind`."""
+    return lambda value: isinstance(value, dict) and all(of_kind(item, kind) for item in value.values())
+
+
+def _pair(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(part, str) for part in value)
 
 
 def json_object(path: Path) -> dict[str, Any]:
@@ -48,9 +65,9 @@ RECORD_FIELDS: Fields = {
     "status": int,
     "headers": dict,
     "metadata": dict,
-    "invisible": list,
-    "summary": list,
-    "warnings": list,
+    "invisible": list_of(dict),
+    "summary": list_of(str),
+    "warnings": list_of(str),
     "changes": int,
     "words": int,
     "raw_bytes": int,
@@ -63,9 +80,30 @@ RECORD_FIELDS: Fields = {
 RECORD_REQUIRED = ("number", "source", "hash", "raw_sha256", "markdown_sha256")  # what `commit` writes
 
 
-def of_kind(value: object, kind: type | tuple[type, ...]) -> bool:
-    """Whether a stored value is of the kind a table of fields names (true and false are no field's kind)."""
-    return isinstance(value, kind) and (kind is object or not isinstance(value, bool))
+# What each mirror's entry in a document's last audit (`audits/DOCUMENT.json`) must be: what drift is told
+# against and `differ sources` heads; an entry that is not is read as no audit of that mirror.
+AUDIT_FIELDS: Fields = {
+    "signature": str,
+    "matches_version": (int, type(None)),
+    "findings": list_of(str),
+    "lines": dict_of(str),
+    "coverage": (int, float),
+    "stale_from": (str, type(None)),
+    "note": (str, type(None)),
+    "translation": bool,
+    "version": int,
+    "canonical_version": int,
+    "rules": int,
+}
+AUDIT_REQUIRED = ("signature", "findings")  # what drift is told by; the rest came in later versions
+
+
+def of_kind(value: object, kind: Kind) -> bool:
+    """Whether a stored value is of a field's kind (true and false are no type's but bool's)."""
+    if not isinstance(kind, (type, tuple)):
+        return kind(value)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return isinstance(value, kind) and (not isinstance(value, bool) or bool in kinds or object in kinds)
 
 
 def shape_problem(data: dict[str, Any], fields: Fields, required: tuple[str, ...]) -> str | None:
@@ -86,13 +124,6 @@ def record_problem(record: dict[str, Any]) -> str | None:
     problem = shape_problem(record, RECORD_FIELDS, RECORD_REQUIRED)
     if problem:
         return problem
-    for name, kind, what in (
-        ("summary", str, "text"),
-        ("warnings", str, "text"),
-        ("invisible", dict, "objects"),
-    ):
-        if not all(isinstance(item, kind) for item in record.get(name, ())):
-            return f"its {name} holds other things than {what}"
     try:
         datetime.fromisoformat(record.get("fetched_at", "1970-01-01T00:00:00Z").replace("Z", "+00:00"))
     except ValueError:
@@ -121,8 +152,8 @@ STATE_FIELDS: Fields = {
     "recovered_since": str,
     "retry_not_before": str,
     "reread": dict,
-    "translations": list,
-    "translations_told": list,
+    "translations": list_of(_pair),
+    "translations_told": list_of(_pair),
 }
 FETCH_FIELDS: Fields = {
     "at": str,
@@ -142,16 +173,5 @@ FETCH_FIELDS: Fields = {
 
 
 def fields_kept(data: dict[str, Any], fields: Fields) -> dict[str, Any]:
-    """The fields of `data` that are of their kind in `fields` (others as they are; lists must be [language,
-    address] pairs, as a state's translations are)."""
-    kept = {}
-    for name, value in data.items():
-        if not of_kind(value, fields.get(name, object)):
-            continue
-        if isinstance(value, list) and not all(
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
-            for pair in value
-        ):
-            continue
-        kept[name] = value
-    return kept
+    """The fields of `data` that are of their kind in `fields` (others as they are)."""
+    return {name: value for name, value in data.items() if of_kind(value, fields.get(name, object))}

@@ -1842,3 +1842,29 @@ def test_any_value_in_any_field_of_a_version_record_is_read_or_refused_in_one_li
         assert code in (ExitCode.OK, ExitCode.FAILURE, ExitCode.STORE)
     finally:
         record.write_bytes(kept)
+
+
+def test_a_last_audit_with_fields_of_another_kind_is_read_as_without_them(
+    tmp_path: Path, server: Server
+) -> None:
+    """The last audit's findings as objects (unhashable) made the next check that audited an internal error,
+    and `differ sources` headed the rest as "matches canonical version None". A mirror's entry that does not
+    read is now as no audit of it: nothing shown, no drift told against it, and the next audit writes it anew."""
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>First words.</p><p>Second words.</p>"))
+    server.page("/gone", article("<p>First words.</p>"))
+    run("--config", config, "check")
+    record = tmp_path / "snapshots/audits/doc.json"
+    audit = json.loads(record.read_text())
+    audit["gone"].update(findings=[{"a": 1}], lines=["x"], coverage="most", matches_version="1")
+    record.write_text(json.dumps(audit))
+    code, out, err = run("--config", config, "sources")
+    assert (code, err) == (ExitCode.OK, "")
+    assert "last audit:" not in out
+    server.page("/post", article("<p>First words.</p><p>Second words, edited.</p>"))
+    code, out, err = run("--config", config, "check")
+    assert (code, err) == (ExitCode.OK, "")
+    assert out == "doc/canonical: new version 2 (1 change)\ndoc/gone: unchanged (same body)\n"
+    written = json.loads(record.read_text())["gone"]
+    assert written["lines"] != ["x"] and all(isinstance(key, str) for key in written["findings"])  # anew
+    assert "    last audit: version 1 matches canonical version 1 — " in run("--config", config, "sources")[1]

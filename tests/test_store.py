@@ -125,7 +125,7 @@ def _made_a_folder(path: Path) -> None:
         (_made_a_folder, "Is a directory", "cannot be read (Is a directory)"),
         (lambda p: _edited(p, fetched_at="soon"), 'its fetched_at is "soon", not a time', None),
         (lambda p: _edited(p, summary="one line"), 'its summary is "one line"', None),
-        (lambda p: _edited(p, summary=[1]), "its summary holds other things than text", None),
+        (lambda p: _edited(p, summary=[1]), "its summary is [1]", None),
         (lambda p: _edited(p, number="2"), 'its number is "2"', None),
         (lambda p: _edited(p, raw_sha256=None), "its raw_sha256 is null", None),
         (lambda p: p.write_text(json.dumps({"number": 2, "source": "doc/src"})), "it has no hash", None),

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, audit_document
 from differ.diff.blocks import md_text
+from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -194,12 +195,17 @@ def audit_path(store: Store, document: str) -> Path:
 
 
 def last_audit(store: Store, document: str) -> dict[str, Any]:
-    """The record of a document's last audit, by mirror id (empty when there is none, or it does not read)."""
+    """The record of a document's last audit, by mirror id (empty when there is none, or it does not read; a
+    mirror's entry that does not read is left out, as if that mirror had not been audited)."""
     try:
-        audit = json.loads(audit_path(store, document).read_bytes())
+        audit = json_object(audit_path(store, document))
     except (OSError, ValueError):
         return {}
-    return audit if isinstance(audit, dict) else {}
+    return {
+        mirror: entry
+        for mirror, entry in audit.items()
+        if isinstance(entry, dict) and shape_problem(entry, AUDIT_FIELDS, AUDIT_REQUIRED) is None
+    }
 
 
 def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], dict[str, Any]]:

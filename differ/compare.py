@@ -25,6 +25,7 @@ from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.diff.blocks import split_blocks
 from differ.errors import ConfigError, NormalizeError, UsageError
+from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.kinds import load_json, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
@@ -180,22 +181,18 @@ def _open(
 ) -> tuple[SourceConfig, Body]:
     path = Path(spec)
     limit = app.config.service.max_bytes
-    try:
-        if spec == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-        else:  # a device or a pipe may never end: read what a page may be, and one byte more
-            with path.open("rb") as file:
-                data = file.read(limit + 1)
+    try:  # a device or a pipe may never end: read what a page may be, and one byte more
+        data = capped(sys.stdin.buffer, limit) if spec == "-" else read_capped(path, limit)
+    except TooLarge:
+        raise UsageError(
+            f"{spec}: more than max_bytes ({limit:,} bytes); a page is compared whole or not at all"
+        )
     except FileNotFoundError:
         raise UsageError(f"{spec}: no such file; expected a file, an http(s):// URL or -")
     except IsADirectoryError:
         raise UsageError(f"{spec}: is a folder; expected a file, an http(s):// URL or -")
     except OSError as exc:
         raise UsageError(f"{spec}: cannot read: {exc.strerror}")
-    if len(data) > limit:
-        raise UsageError(
-            f"{spec}: more than max_bytes ({limit:,} bytes); a page is compared whole or not at all"
-        )
     kind = kind or _kind_of_file(path, data)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.

@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 class TooLarge(OSError):
@@ -25,7 +25,12 @@ def read_capped(path: Path, limit: int) -> bytes:
     """A file's bytes, read as far as `limit` and one byte more, so that what never ends is not read for ever;
     more than `limit` is TooLarge."""
     with path.open("rb") as file:
-        data = file.read(limit + 1)
+        return capped(file, limit)
+
+
+def capped(stream: BinaryIO, limit: int) -> bytes:
+    """What an open stream (a file, standard input) holds, read as `read_capped` reads a file."""
+    data = stream.read(limit + 1)
     if len(data) > limit:
         raise TooLarge(f"more than {limit:,} bytes")
     return data

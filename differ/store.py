@@ -140,8 +140,7 @@ class Version:
 
 
 def _unusable(root: Path, exc: OSError | ValueError) -> str:
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return f"{root}: cannot hold the store ({reason}); choose another snapshots folder"
+    return f"{root}: cannot hold the store ({damage(exc)}); choose another snapshots folder"
 
 
 def _usable(root: Path) -> None:

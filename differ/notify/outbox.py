@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from differ.files import atomic_write, fsync_folder, lock_within
-from differ.shapes import Fields, dict_of, shape_problem
+from differ.shapes import Fields, dict_of, json_object, shape_problem
 from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
@@ -60,6 +60,18 @@ def message_problem(data: object) -> str | None:
     if not isinstance(data, dict):
         return "not a JSON object"
     return shape_problem(data, MESSAGE_FIELDS, MESSAGE_REQUIRED)
+
+
+def _marker(index: Path, msg_id: str) -> str | None:
+    """The file name a message id's marker in `ids/` holds: None when there is no marker, "" when it does not
+    read as a message's file name."""
+    try:
+        name = (index / msg_id).read_bytes().decode("ascii", "replace")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ""
+    return name if _NAME.match(name) else ""
 
 
 def read_message(path: Path) -> dict[str, Any]:
@@ -123,13 +135,10 @@ class Outbox:
         """The message with this id in any state: its marker in `ids/` names its file, so finding it costs the
         same with ten messages sent or a hundred thousand."""
         index = self.root / notifier / "ids"
-        try:
-            name = (index / msg_id).read_bytes().decode("ascii", "replace")
-        except FileNotFoundError:
+        name = _marker(index, msg_id)
+        if name is None:
             return None if index.is_dir() else self._search(notifier, msg_id)
-        except OSError:
-            name = ""
-        return self._named(notifier, name) if _NAME.match(name) else self._search(notifier, msg_id)
+        return self._named(notifier, name) if name else self._search(notifier, msg_id)
 
     def _named(self, notifier: str, name: str) -> Message | None:
         """The message whose file is `name`, in whichever state it is."""
@@ -195,13 +204,10 @@ class Outbox:
     def _known(self, index: Path, notifier: str, msg_id: str) -> bool:
         """Whether a message with this id was queued: its marker names a file that is there, in any state,
         whether or not it still reads (a message damaged after it was sent must not go out again)."""
-        try:
-            name = (index / msg_id).read_bytes().decode("ascii", "replace")
-        except FileNotFoundError:
+        name = _marker(index, msg_id)
+        if name is None:
             return False
-        except OSError:
-            name = ""
-        if not _NAME.match(name):  # a marker that does not read: the folders say
+        if not name:  # a marker that does not read: the folders say
             return any(m.group(2) == msg_id for m in self._files(notifier))
         return any((self.folder(notifier, state) / name).exists() for state in STATES)
 
@@ -332,11 +338,9 @@ class Outbox:
         items = []
         for path in sorted(folder.glob("msg_*.json")):
             try:
-                event = json.loads(path.read_bytes())
+                items.append((path, json_object(path)))
             except (ValueError, OSError):
                 continue
-            if isinstance(event, dict):
-                items.append((path, event))
         return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
 
     # -- failing for good -------------------------------------------------------------------------------
@@ -362,10 +366,9 @@ class Outbox:
     # -- disabling --------------------------------------------------------------------------------------
     def disabled(self, notifier: str) -> dict[str, Any] | None:
         try:
-            data = json.loads((self.root / notifier / "disabled.json").read_bytes())
+            return json_object(self.root / notifier / "disabled.json")
         except (OSError, ValueError):
             return None
-        return data if isinstance(data, dict) else None
 
     def disable(self, notifier: str, fingerprint: str, reason: str) -> None:
         with self.store.writing():

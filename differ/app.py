@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TextIO
 
 from differ.config import Config
+from differ.errors import StoreDamage
 from differ.fetch import Fetcher
 from differ.store import Store
 
@@ -75,6 +77,15 @@ class App:
                     proxy=s.proxy,
                 )
             return self._fetcher
+
+    @contextlib.contextmanager
+    def past_damage(self, what: str) -> Iterator[None]:
+        """Go on past a damaged file of one source's history while doing `what` for the others (a check's
+        audits, feeds and pages): one line on the error stream says what was left undone and why."""
+        try:
+            yield
+        except StoreDamage as exc:
+            print(f"differ: {what}: {exc}", file=self.err, flush=True)
 
     def close(self) -> None:
         if self._fetcher is not None:

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
-from differ.errors import DifferError, FetchError, NoContentError, NormalizeError, StoreConflict, StoreError
+from differ.errors import (
+    DifferError,
+    FetchError,
+    NoContentError,
+    NormalizeError,
+    StoreConflict,
+    StoreDamage,
+    StoreError,
+)
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.limits import host_key
@@ -426,6 +434,18 @@ def _failed(
     return CheckResult(source.key, "failed", message)
 
 
+def unfinished(app: App, source: SourceConfig, message: str) -> CheckResult:
+    """A check that could not finish (a damaged file of the source's history, a fault of differ's) counts as
+    a failed one: logged, its streak in the source's state, alerted as `fetch_failing` after `fail_after`
+    checks, like a page that cannot be fetched. Nothing read from the store is needed to say so."""
+    now = app.now()
+    entry: dict[str, Any] = {"at": iso(now), "url": SOURCE_KINDS[source.kind].fetch_url(source)}
+    try:
+        return _failed(app, source, app.store.state(source.key), entry, app.monotonic(), message, now=now)
+    except (StoreDamage, OSError):  # the state or the log cannot be written either: said, not kept
+        return CheckResult(source.key, "failed", message)
+
+
 def check(
     app: App, sources: Iterable[SourceConfig], *, on_result: Callable[[CheckResult], None] | None = None
 ) -> list[CheckResult]:
@@ -441,12 +461,14 @@ def check(
         source = chosen[index]
         try:
             results[index] = check_source(app, source)
+        except StoreDamage as exc:  # one source's history: the others are checked
+            results[index] = unfinished(app, source, str(exc))
         except StoreError:
             raise
         except DifferError as exc:
-            results[index] = CheckResult(source.key, "failed", str(exc))
+            results[index] = unfinished(app, source, str(exc))
         except Exception as exc:  # a bug in one source's handling must not stop the others
-            results[index] = CheckResult(source.key, "failed", f"internal error: {type(exc).__name__}: {exc}")
+            results[index] = unfinished(app, source, f"internal error: {type(exc).__name__}: {exc}")
 
     workers = max(1, min(app.config.service.workers, len(chosen)))
     if workers == 1:
@@ -505,9 +527,14 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     events: list[dict[str, Any]] = []
     heads: list[tuple[SourceConfig, int, dict[str, Any]]] = []
     for source, result in zip(sources, results, strict=True):
-        latest, state = app.store.latest_number(source.key), app.store.state(source.key)
-        heads.append((source, latest, state))
-        events.extend(missed_events(app, source, result.event, latest=latest, state=state))
+        state = app.store.state(source.key)
+        try:
+            latest = app.store.latest_number(source.key)
+            events.extend(missed_events(app, source, result.event, latest=latest, state=state))
+        except StoreDamage:  # its check failed saying so; the versions it owes stay owed until it is mended
+            events.extend([result.event] if result.event else [])
+        else:
+            heads.append((source, latest, state))
         if state.get("recovered_after"):  # this check's, or one a process that died before queueing it owes
             since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
             if since:  # the streak's own alert first: queued once by its id, so owed only if a process died
@@ -558,7 +585,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     remember_audits(app, audits)
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
-        write_feed(app.store, app.config.document(document), app.config.service.base_url)
+        with app.past_damage(f"{document}: feed not written"):
+            write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
     renamed = _documents(r.source for r in results if r.translations)
     write_site(app, changed_docs | missed | fetching | renamed)

@@ -7,6 +7,7 @@
     ├── NormalizeError   a fetched body could not be turned into Markdown
     │   └── NoContentError  no content: a selector that matches nothing, a page with no text as served
     ├── StoreError       the snapshot store is unreadable, locked or damaged
+    │   ├── StoreDamage    a file of one source's history is damaged (the other sources read)
     │   └── StoreConflict  another process stored a version of the same source first
     ├── NotifyError      a notification could not be delivered
     └── UsageError       the command line asked for something that does not exist
@@ -87,6 +88,11 @@ class StoreError(DifferError):
     """The snapshot store is unreadable, locked or damaged."""
 
     exit_code = ExitCode.STORE
+
+
+class StoreDamage(StoreError):
+    """A file of one source's history (a version record, its head, its Markdown, a raw body) is damaged: that
+    source cannot be read until it is mended, but the store and the other sources can."""
 
 
 class StoreConflict(StoreError):

@@ -11,7 +11,7 @@ from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from differ.errors import StoreError
+from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
 from differ.store import Store, Version
@@ -260,27 +260,14 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
 
 def index_page(store: Store, config: Config, generated: str) -> str:
     """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity."""
-    from differ.audit.report import last_audit
-
     rows = []
     for doc in config.documents:
-        audit = last_audit(store, doc.id)
-        canonical = store.latest(doc.canonical.key)
-        for i, source in enumerate(doc.sources):
-            latest = canonical if i == 0 else store.latest(source.key)
-            state, good = _fetch_state(store, source)
-            if good and source.role == "mirror":
-                state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
-                state = f"paused; {state}" if source.paused else state
-            first = (
-                f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", document_title(store, doc))}</td>'
-                if i == 0
-                else ""
-            )
+        try:
+            rows.extend(_document_rows(store, doc))
+        except StoreDamage as exc:  # the others are listed; `differ verify` tells what else is damaged
             rows.append(
-                f"<tr>{first}<td>{e(source.id)} <span class=quiet>{e(source.role)}</span></td>"
-                f"<td>{latest.number if latest else 0}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
-                f"{_state_cell(state, good)}</tr>"
+                f"<tr><td>{_link(f'{doc.id}/index.html', doc.id)}</td><td colspan=3></td>"
+                f"{_state_cell(f'damaged: {exc}', False)}</tr>"
             )
     table = (
         "<table><tr><th>Document</th><th>Source</th><th>Versions</th><th>Latest change</th><th>State</th></tr>"
@@ -293,6 +280,32 @@ def index_page(store: Store, config: Config, generated: str) -> str:
         "differ: documents",
         f"<h1>Documents</h1>{table}<p class=quiet>Written by differ at {e(generated)}.</p>",
     )
+
+
+def _document_rows(store: Store, doc: DocumentConfig) -> list[str]:
+    """A document's rows of the index, a row a source."""
+    from differ.audit.report import last_audit
+
+    rows = []
+    audit = last_audit(store, doc.id)
+    canonical = store.latest(doc.canonical.key)
+    for i, source in enumerate(doc.sources):
+        latest = canonical if i == 0 else store.latest(source.key)
+        state, good = _fetch_state(store, source)
+        if good and source.role == "mirror":
+            state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
+            state = f"paused; {state}" if source.paused else state
+        first = (
+            f'<td rowspan="{len(doc.sources)}">{_link(f"{doc.id}/index.html", document_title(store, doc))}</td>'
+            if i == 0
+            else ""
+        )
+        rows.append(
+            f"<tr>{first}<td>{e(source.id)} <span class=quiet>{e(source.role)}</span></td>"
+            f"<td>{latest.number if latest else 0}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
+            f"{_state_cell(state, good)}</tr>"
+        )
+    return rows
 
 
 INDEX_EVERY = 5.0  # seconds: the least time between two rewrites of the index in one process
@@ -317,9 +330,10 @@ def write_site(app: App, documents: set[str]) -> None:
         generated = iso(app.now())
         for doc in config.documents:
             if doc.id in documents:
-                page = document_page(store, doc, generated).encode()
-                atomic_write(index_path(store, doc.id), page, durable=False)
-                write_archives(store, doc, generated)
+                with app.past_damage(f"{doc.id}: page not written"):
+                    page = document_page(store, doc, generated).encode()
+                    atomic_write(index_path(store, doc.id), page, durable=False)
+                    write_archives(store, doc, generated)
         app.index_pending = True
         flush_index(app)
 

@@ -38,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from differ.errors import StoreConflict, StoreError
+from differ.errors import StoreConflict, StoreDamage, StoreError
 from differ.files import RollingLog, append_line, atomic_write, lock_within, temp_file
 from differ.shapes import FETCH_FIELDS, STATE_FIELDS, damage, fields_kept, json_object, record_problem
 
@@ -275,9 +275,9 @@ class Store:
         try:
             return gzip.decompress(self.blob_path(digest).read_bytes())
         except FileNotFoundError:
-            raise StoreError(f"raw body {digest[:12]} is missing from {self.root / 'blobs'}")
+            raise StoreDamage(f"raw body {digest[:12]} is missing from {self.root / 'blobs'}")
         except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-            raise StoreError(f"raw body {digest[:12]} is damaged: {exc}")
+            raise StoreDamage(f"raw body {digest[:12]} is damaged: {exc}")
 
     # -- versions ---------------------------------------------------------------------------------------
     def versions(self, key: str) -> list[Version]:
@@ -300,13 +300,14 @@ class Store:
         except FileNotFoundError:
             have = [v.number for v in self.versions(key)] if folder.is_dir() else []
             known = f"versions {have[0]} to {have[-1]}" if have else "no versions yet"
-            raise StoreError(f"{key} has no version {number} ({known})")
+            gap = bool(have) and have[0] < number < have[-1]  # a version missing from the middle is damage
+            raise (StoreDamage if gap else StoreError)(f"{key} has no version {number} ({known})")
         except (OSError, ValueError) as exc:
             problem: str | None = damage(exc)
         else:
             problem = record_problem(record)
         if problem:
-            raise StoreError(
+            raise StoreDamage(
                 f"{path}: damaged version record ({problem}); differ verify tells what else is damaged"
             )
         return Version(key, number, record, folder)
@@ -329,7 +330,7 @@ class Store:
         if versions:
             return versions[-1].number
         if head:
-            raise StoreError(f"{key}: head names version {head['number']} but no versions are stored")
+            raise StoreDamage(f"{key}: head names version {head['number']} but no versions are stored")
         return 0
 
     def version_at(self, key: str, moment: datetime) -> Version | None:
@@ -354,10 +355,10 @@ class Store:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
-            raise StoreError(f"{key}: head.json is damaged ({damage(exc)})")
+            raise StoreDamage(f"{key}: head.json is damaged ({damage(exc)})")
         number, digest = head.get("number"), head.get("hash")
         if type(number) is not int or number < 0 or not isinstance(digest, str):
-            raise StoreError(f"{key}: head.json is damaged (expected a version's number and hash)")
+            raise StoreDamage(f"{key}: head.json is damaged (expected a version's number and hash)")
         return head
 
     def markdown(self, version: Version, normalizer: int | None = None) -> str:
@@ -373,7 +374,7 @@ class Store:
             return forms[chosen].read_bytes().decode("utf-8")  # exactly as written: no newline translation
         except (OSError, UnicodeDecodeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
-            raise StoreError(
+            raise StoreDamage(
                 f"{version.source} version {version.number}: its Markdown cannot be read ({why}); "
                 "differ verify tells what else is damaged"
             )

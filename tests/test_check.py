@@ -12,7 +12,7 @@ from differ.check import CheckResult, check, check_source
 from differ.config import SourceConfig
 from differ.errors import StoreError
 from differ.turns import Turns
-from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
+from tests.conftest import Clock, Server, article, make_app, make_config, one_doc, source_toml
 
 FULL = article(
     "<p>" + "A long release note with many words. " * 40 + "</p><p>Second paragraph of the notes.</p>"
@@ -560,3 +560,69 @@ def test_a_post_is_watched_in_its_blogs_feed(tmp_path: Path, server: Server) -> 
         f'the feed has no entry whose link or id is "{post}" (1 entry; the first is "Release 2.14 preview" '
         "<https://blog.example.org/2026/08/01/preview/>); a post can drop off a feed as newer ones come",
     )
+
+
+def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: Server) -> None:
+    """A damaged file of one source's history fails that source's check, counted and alerted as any failing
+    check, while every other source is checked, notified, audited and published; mended, it catches up."""
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    for path, title in (("/doc", "Doc"), ("/mirror", "Doc"), ("/other", "Other")):
+        server.page(path, article(f"<p>{title} words.</p>", title))
+    body = (
+        '[[documents]]\nid = "doc"\n[documents.canonical]\n'
+        + source_toml(server.url("/doc"), extra="robots = false")
+        + "[[documents.mirrors]]\n"
+        + source_toml(server.url("/mirror"), "mirror", extra="robots = false")
+        + '[[documents]]\nid = "other"\n[documents.canonical]\n'
+        + source_toml(server.url("/other"), extra="robots = false")
+        + notify_toml(receiver, extra="fail_after = 2\n")
+    )
+    clock = Clock()
+    app = make_app(make_config(tmp_path, body), clock)
+    check(app, app.config.sources())
+    record = app.store.source_dir("doc/canonical") / "versions" / "000001.json"
+    good = record.read_bytes()
+    record.write_text("[]")
+    server.page("/doc", article("<p>Doc words, edited.</p>", "Doc"))
+    server.page("/other", article("<p>Other words, edited.</p>", "Other"))
+    damaged = (
+        f"{record}: damaged version record (not a JSON object); differ verify tells what else is damaged"
+    )
+    lines = []
+    for _ in range(2):
+        clock.advance(3600)
+        lines += [r.line() for r in check(app, app.config.sources())]
+    assert lines == [
+        f"doc/canonical: failed: {damaged}",
+        "doc/mirror: unchanged (same body)",
+        "other/canonical: new version 2 (1 change)",
+        f"doc/canonical: failed: {damaged}",
+        "doc/mirror: unchanged (same body)",
+        "other/canonical: unchanged (same body)",
+    ]
+    assert app.err.getvalue() == f"differ: doc: page not written: {damaged}\n" * 2  # type: ignore[attr-defined]
+    assert app.store.state("doc/canonical")["failures"] == 2
+    assert [f["error"] for f in app.store.fetches("doc/canonical")[-2:]] == [damaged, damaged]
+    index = (app.store.root / "reports" / "index.html").read_text()
+    assert html.escape(f"damaged: {damaged}") in index and "other/index.html" in index
+    assert (app.store.root / "reports" / "other" / "feed.xml").is_file()
+    record.write_bytes(good)
+    clock.advance(3600)
+    assert [r.line() for r in check(app, app.config.sources())] == [
+        "doc/canonical: new version 2 (1 change)",
+        "doc/mirror: unchanged (same body)",
+        "other/canonical: unchanged (same body)",
+    ]
+    titles = [
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ]
+    assert titles == [
+        "Other changed (canonical)",
+        "doc/canonical is failing (2 checks in a row)",
+        "Doc changed (canonical)",
+        "doc/canonical recovered after 2 failed checks",
+        "Mirror mirror of Doc: is stale: matches version 1, canonical is at 2",
+    ]
+    assert damaged in json.loads(receiver.requests_to("/services/T/B/X")[1].body)["text"]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from differ.app import App
-    from differ.config import SourceConfig
+    from differ.config import DocumentConfig, SourceConfig
     from differ.store import Store
 
 FORMATS = ("text", "markdown", "json", "html")
@@ -304,39 +304,45 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
     for doc in app.config.documents:
         if doc.id not in documents or not doc.mirrors:
             continue
-        audit = last_audit(app.store, doc.id)
-        if not audit:  # never audited (a process died before its first audit was written)
-            due.add(doc.id)
-            continue
-        canonical = app.store.latest_number(doc.canonical.key)
-        for mirror in doc.mirrors:
-            entry = audit.get(mirror.id)
-            if not isinstance(entry, dict):
-                continue  # a mirror added since: audited with the next change
-            stale_from = entry.get("stale_from")
-            audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
-            # stale from now on, older than the versions stored, or by other rules (by another differ)
-            if (isinstance(stale_from, str) and stale_from <= now) or audited != (
-                app.store.latest_number(mirror.key) or None,
-                canonical or None,
-                AUDIT_RULES,
-            ):
+        with app.past_damage(f"{doc.id}: not audited"):
+            if _due(app, doc, now):
                 due.add(doc.id)
-                break
     return due
+
+
+def _due(app: App, doc: DocumentConfig, now: str) -> bool:
+    audit = last_audit(app.store, doc.id)
+    if not audit:  # never audited (a process died before its first audit was written)
+        return True
+    canonical = app.store.latest_number(doc.canonical.key)
+    for mirror in doc.mirrors:
+        entry = audit.get(mirror.id)
+        if not isinstance(entry, dict):
+            continue  # a mirror added since: audited with the next change
+        stale_from = entry.get("stale_from")
+        audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
+        # stale from now on, older than the versions stored, or by other rules (by another differ)
+        if (isinstance(stale_from, str) and stale_from <= now) or audited != (
+            app.store.latest_number(mirror.key) or None,
+            canonical or None,
+            AUDIT_RULES,
+        ):
+            return True
+    return False
 
 
 def audit_after_check(
     app: App, documents: set[str]
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """Audit the documents whose sources changed: the drift events, and the records `remember_audits` writes
-    once they are queued."""
+    once they are queued. A document with a damaged file is passed over, its last audit kept as it is."""
     events: list[dict[str, Any]] = []
     audits: dict[str, dict[str, Any]] = {}
     for doc in app.config.documents:
         if doc.id in documents and doc.mirrors:
-            found, audits[doc.id] = drift_events(app, audit_document(app, doc))
-            events.extend(found)
+            with app.past_damage(f"{doc.id}: not audited"):
+                found, audits[doc.id] = drift_events(app, audit_document(app, doc))
+                events.extend(found)
     return events, audits
 
 

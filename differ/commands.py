@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from differ import options as opt
 from differ.app import App, iso
 from differ.cli import command
-from differ.errors import DifferError, ExitCode, FetchError, UsageError
+from differ.errors import DifferError, ExitCode, FetchError, StoreDamage, UsageError
 from differ.records import moment
 from differ.titles import document_title
 
@@ -68,12 +68,27 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
     return run_service(app, quiet=args.quiet)
 
 
+def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked: str | None) -> str:
+    """How a source's checks go, as `differ sources` says it."""
+    from differ.health import timeliness
+
+    if not checked:
+        return "never checked"
+    failures = state.get("failures", 0)
+    late = None if source.paused else timeliness(app, source, state, checked)
+    if failures:
+        return f"failing ({failures}): {state.get('last_error')}"
+    if late and late.kind == "overdue":
+        return "overdue (see differ status)"
+    return f"deferred: {late.detail}" if late else "ok"
+
+
 def sources_report(app: App) -> dict[str, Any]:
     """Every configured document, source and notifier with its settings and state: what `differ sources` shows
     (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
     from differ.audit.report import last_audit
     from differ.feed import feed_path, feed_url
-    from differ.health import last_checked, timeliness
+    from differ.health import last_checked
     from differ.notify import NOTIFIERS
 
     interval, base = app.config.service.interval, app.config.service.base_url
@@ -84,21 +99,14 @@ def sources_report(app: App) -> dict[str, Any]:
         sources = []
         for s in doc.sources:
             state = app.store.state(s.key)
-            latest = app.store.latest(s.key)
             checked = last_checked(app, s.key, state)
-            status = "never checked"
-            if checked:
-                failures = state.get("failures", 0)
-                late = None if s.paused else timeliness(app, s, state, checked)
-                status = (
-                    f"failing ({failures}): {state.get('last_error')}"
-                    if failures
-                    else "overdue (see differ status)"
-                    if late and late.kind == "overdue"
-                    else f"deferred: {late.detail}"
-                    if late
-                    else "ok"
-                )
+            number = 0
+            try:
+                number = app.store.latest_number(s.key)
+                latest = app.store.version(s.key, number) if number else None
+                status = _fetch_status(app, s, state, checked)
+            except StoreDamage as exc:  # named, and the other sources listed (`differ verify` tells the rest)
+                latest, status = None, f"damaged: {exc}"
             sources.append(
                 {
                     "source": s.key,
@@ -111,7 +119,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say
                     "ignore": list(s.ignore),
-                    "versions": latest.number if latest else 0,
+                    "versions": number,
                     "last_check": checked,
                     "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
                     "state": status,
@@ -168,9 +176,11 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.audit.report import audit_headline
 
     report = sources_report(app)
+    damaged = any(s["state"].startswith("damaged: ") for doc in report["documents"] for s in doc["sources"])
+    done = ExitCode.FAILURE if damaged else ExitCode.OK
     if args.format == "json":
         app.out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.OK
+        return done
     for doc in report["documents"]:
         print(f"{doc['id']}  {doc['title']}", file=app.out)
         if doc["feed"]:
@@ -202,7 +212,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             + (f"  digest: {n['digest']}" if n["digest"] else ""),
             file=app.out,
         )
-    return ExitCode.OK
+    return done
 
 
 @command("status")

@@ -1737,6 +1737,39 @@ def test_a_store_folder_the_system_cannot_use_is_one_line_for_every_command(
     assert server.hits == []  # nothing fetched for a store that cannot keep it
 
 
+def test_sources_names_a_damaged_source_and_lists_the_others(tmp_path: Path, server: Server) -> None:
+    """One damaged record made `differ sources` a single line about it, exit 3; now that source's state is the
+    damage, the others are listed as they stand, and the exit code is 1."""
+    config = str(write_config(tmp_path, server))
+    server.page("/gone", article("<p>Copy.</p>"))
+    for text in ("<p>First words.</p>", "<p>First words, edited.</p>"):
+        server.page("/post", article(text))
+        run("--config", config, "check")
+    record = tmp_path / "snapshots/sources/doc/canonical/versions/000002.json"
+    record.write_text("[]")
+    damaged = f"damaged: {record}: damaged version record (not a JSON object); differ verify tells what else is damaged"
+    code, out, err = run("--config", config, "sources")
+    lines = out.splitlines()
+    assert (code, err, lines[0], lines[2][:17], lines[3][-len(damaged) :], lines[4][:15], lines[5][-11:]) == (
+        ExitCode.FAILURE,
+        "",
+        "doc  Doc",
+        "  doc/canonical  ",
+        damaged,
+        "  doc/gone  [mi",
+        "  state: ok",
+    )
+    assert lines[3].startswith("    versions: 2  last check: ") and lines[5].startswith("    versions: 1  ")
+    code, out, _ = run("--config", config, "sources", "--format", "json")
+    canonical, gone = json.loads(out)["documents"][0]["sources"]
+    assert (code, canonical["versions"], canonical["state"], gone["state"]) == (
+        ExitCode.FAILURE,
+        2,
+        damaged,
+        "ok",
+    )
+
+
 def test_damage_beside_the_record_is_one_line_or_read_past(tmp_path: Path, server: Server) -> None:
     """The files beside the versions, damaged: a state or an audit that is not an object, or a folder, reads as
     none (they are kept for the next check, not the record); a fetch log that is a folder is named in one line.

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from differ.config import Config
-from differ.errors import StoreDamage
+from differ.errors import StoreDamage, refused
 from differ.fetch import Fetcher
 from differ.store import Store
 
@@ -80,12 +80,18 @@ class App:
 
     @contextlib.contextmanager
     def past_damage(self, what: str) -> Iterator[None]:
-        """Go on past a damaged file of one source's history while doing `what` for the others (a check's
-        audits, feeds and pages): one line on the error stream says what was left undone and why."""
+        """Go on past a damaged file of one source's history, or one the system refuses (a folder in its place,
+        a file of another owner), while doing `what` for the others (a check's audits, feeds, pages and
+        bookkeeping, each done again by the next check): one line on the error stream says what was left
+        undone and why."""
         try:
             yield
         except StoreDamage as exc:
             print(f"differ: {what}: {exc}", file=self.err, flush=True)
+        except OSError as exc:
+            if not (exc.filename and exc.strerror):
+                raise
+            print(f"differ: {what}: {refused(exc)}", file=self.err, flush=True)
 
     def close(self) -> None:
         if self._fetcher is not None:

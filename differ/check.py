@@ -20,6 +20,7 @@ from differ.errors import (
     StoreConflict,
     StoreDamage,
     StoreError,
+    refused,
 )
 from differ.feed import write_feed
 from differ.fetch import Request, Response
@@ -467,6 +468,11 @@ def check(
             raise
         except DifferError as exc:
             results[index] = unfinished(app, source, str(exc))
+        except (
+            OSError
+        ) as exc:  # a file of its own the system refuses (a folder in its place, another owner's)
+            why = refused(exc) if exc.filename and exc.strerror else f"{type(exc).__name__}: {exc}"
+            results[index] = unfinished(app, source, why)
         except Exception as exc:  # a bug in one source's handling must not stop the others
             results[index] = unfinished(app, source, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -599,5 +605,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             state.pop("recovered_since", None)
             if told:  # the translations named are told, whether or not a notifier asks for them
                 state["translations_told"] = state.get("translations", [])
-            app.store.save_state(source.key, state)
+            with app.past_damage(
+                f"{source.key}: alerts not marked queued"
+            ):  # queued again, the same messages
+                app.store.save_state(source.key, state)
     notify.deliver(app)

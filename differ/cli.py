@@ -12,7 +12,7 @@ from differ import __version__
 from differ import options as opt
 from differ.app import App
 from differ.config import DEFAULT_CONFIG, WEB_ARCHIVE, Config, ServiceConfig, load_config, store_config
-from differ.errors import ConfigError, DifferError, ExitCode, UsageError
+from differ.errors import ConfigError, DifferError, ExitCode, UsageError, refused
 
 # differ.diff.FORMATS, named here so that reading the command line loads no diff code (a test keeps them equal)
 DIFF_FORMATS = ("text", "markdown", "json", "html", "unified")
@@ -469,7 +469,7 @@ def main(
         if args.debug:
             raise
         if isinstance(exc, OSError) and exc.filename and exc.strerror:  # the system refused a file: say which
-            print(f"error: {exc.filename}: {exc.strerror}", file=err)
+            print(f"error: {refused(exc)}", file=err)
         else:
             print(
                 f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err

@@ -118,6 +118,11 @@ class NotifyError(DifferError):
         self.disable = disable
 
 
+def refused(exc: OSError) -> str:
+    """A file the system refused, as users read it: the file (a rename's, the one it was to replace) and why."""
+    return f"{exc.filename2 or exc.filename}: {exc.strerror}"
+
+
 def innermost(exc: BaseException) -> BaseException:
     """The exception at the bottom of a chain: HTTP libraries wrap the socket's or OpenSSL's own, whose words
     are the ones to show."""

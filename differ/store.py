@@ -300,7 +300,7 @@ class Store:
         except FileNotFoundError:
             have = [v.number for v in self.versions(key)] if folder.is_dir() else []
             known = f"versions {have[0]} to {have[-1]}" if have else "no versions yet"
-            gap = bool(have) and have[0] < number < have[-1]  # a version missing from the middle is damage
+            gap = bool(have) and 0 < number < have[-1]  # one missing below the newest is damage
             raise (StoreDamage if gap else StoreError)(f"{key} has no version {number} ({known})")
         except (OSError, ValueError) as exc:
             problem: str | None = damage(exc)

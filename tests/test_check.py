@@ -626,3 +626,55 @@ def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: 
         "Mirror mirror of Doc: is stale: matches version 1, canonical is at 2",
     ]
     assert damaged in json.loads(receiver.requests_to("/services/T/B/X")[1].body)["text"]
+
+
+def test_a_file_the_system_refuses_fails_its_source_alone(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A folder where a source's state or a document's audit should be (as a file of another owner would be):
+    that source's check fails naming the file, the rest is checked and told once, and each step left undone is
+    one line on stderr, done again by the next check (its alerts queued again as the same messages)."""
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.page("/post", article("<p>First words.</p><p>Second words.</p>"))
+    server.page("/copy", article("<p>First words.</p><p>Second words.</p>"))
+    mirror = source_toml(server.url("/copy"), "copy", extra="robots = false")
+    clock = Clock()
+    config = one_doc(
+        tmp_path, server.url("/post"), extra="robots = false", mirrors=[mirror], notify=notify_toml(receiver)
+    )
+    app = make_app(config, clock)
+    check(app, app.config.sources())
+    server.page("/copy", article("<p>First words.</p><p>Second words, copied.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    state = app.store.source_dir("doc/copy") / "state.json"
+    audit = app.store.root / "audits" / "doc.json"
+    for path in (state, audit):
+        path.unlink()
+        path.mkdir()
+    server.page("/post", article("<p>First words.</p><p>Second words, edited.</p>"))
+    lines = []
+    for _ in range(2):
+        clock.advance(3600)
+        lines += [r.line() for r in check(app, app.config.sources())]
+    assert lines == [
+        "doc/canonical: new version 2 (1 change)",
+        f"doc/copy: failed: {state}: Is a directory",
+        "doc/canonical: unchanged (same body)",
+        f"doc/copy: failed: {state}: Is a directory",
+    ]
+    said = app.err.getvalue()  # type: ignore[attr-defined]
+    assert (
+        said
+        == (
+            f"differ: doc: audit not kept: {audit}: Is a directory\n"
+            f"differ: doc/copy: alerts not marked queued: {state}: Is a directory\n"
+        )
+        * 2
+    )
+    titles = [
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ]
+    assert titles == ["Doc changed (copy)", "Mirror copy of Doc: 1 new finding", "Doc changed (canonical)"]

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from differ.errors import StoreError
+from differ.errors import StoreDamage, StoreError
 from differ.files import append_line, last_line, open_appending, read_lines, tail_lines
 from differ.store import Store, sha256
 
@@ -140,7 +140,7 @@ def test_a_damaged_version_record_is_refused_where_it_is_read_and_named_by_verif
     store = _store_with_three(tmp_path)
     path = tmp_path / "sources/doc/src/versions/000002.json"
     damage(path)
-    with pytest.raises(StoreError) as caught:
+    with pytest.raises(StoreDamage) as caught:
         store.version("doc/src", 2)
     assert str(caught.value) == (
         f"{path}: damaged version record ({reason}); differ verify tells what else is damaged"
@@ -161,9 +161,21 @@ def test_a_damaged_version_record_is_refused_where_it_is_read_and_named_by_verif
 def test_a_damaged_head_is_one_line_and_one_problem(tmp_path: Path, text: str, reason: str) -> None:
     store = _store_with_three(tmp_path)
     (tmp_path / "sources/doc/src/head.json").write_text(text)
-    with pytest.raises(StoreError, match=re.escape(f"doc/src: head.json is damaged ({reason})")):
+    with pytest.raises(StoreDamage, match=re.escape(f"doc/src: head.json is damaged ({reason})")):
         store.latest("doc/src")
     assert store.verify().problems == [f"doc/src: head.json is damaged ({reason})"]
+
+
+def test_a_version_missing_below_the_newest_is_damage_and_one_past_it_is_not(tmp_path: Path) -> None:
+    """A check passes over one source's damage (StoreDamage) but stops for the store's: a version missing
+    below the newest is the first; asking for one that was never stored is neither."""
+    store = _store_with_three(tmp_path)
+    (tmp_path / "sources/doc/src/versions/000001.json").unlink()
+    with pytest.raises(StoreDamage, match=re.escape("doc/src has no version 1 (versions 2 to 3)")):
+        store.version("doc/src", 1)
+    with pytest.raises(StoreError, match=re.escape("doc/src has no version 4 (versions 2 to 3)")) as caught:
+        store.version("doc/src", 4)
+    assert not isinstance(caught.value, StoreDamage)
 
 
 def test_a_damaged_raw_body_is_one_line_and_one_problem(tmp_path: Path) -> None:
@@ -174,7 +186,7 @@ def test_a_damaged_raw_body_is_one_line_and_one_problem(tmp_path: Path) -> None:
     blob = store.blob_path(version.raw_sha256)
     data = blob.read_bytes()
     blob.write_bytes(data[:10] + b"\0" + data[10:])  # "invalid stored block lengths"
-    with pytest.raises(StoreError, match=f"raw body {version.raw_sha256[:12]} is damaged"):
+    with pytest.raises(StoreDamage, match=f"raw body {version.raw_sha256[:12]} is damaged"):
         store.get_blob(version.raw_sha256)
     [problem] = store.verify().problems
     assert problem.startswith(f"doc/src version 2: raw body {version.raw_sha256[:12]} is damaged: ")

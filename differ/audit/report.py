@@ -247,7 +247,10 @@ def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
 
     with app.store.writing():
         for document, current in audits.items():
-            atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
+            with app.past_damage(
+                f"{document}: audit not kept"
+            ):  # its drift is told again, as the same alerts
+                atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
 
 
 def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> dict[str, Any]:

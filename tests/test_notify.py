@@ -9,6 +9,7 @@ import json
 import os
 import re
 import socket
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -1905,3 +1906,132 @@ def test_every_notifier_writes_a_translation_found_alert(tmp_path: Path, kind: s
     else:  # escaped as each destination's markup asks
         assert "Release 3.0 names 1 translation differ does not watch" in body
     assert "https://example.org/ko/release-3-0" in body
+
+
+def _aged(folder: Path, moment: datetime) -> None:
+    """Date every file in `folder` at `moment` (as if written then)."""
+    for path in folder.iterdir() if folder.is_dir() else ():
+        os.utime(path, (moment.timestamp(), moment.timestamp()))
+
+
+def test_sent_alerts_are_pruned_after_keep_sent_and_never_sent_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A delivered alert's file is deleted once it is older than `keep_sent` (looked for after a delivery, at
+    most once a day); its id is kept, so the same event handed over again (a state read again from nothing
+    owes every version) is not sent a second time."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    sent = outbox.folder("team", "sent")
+    [first] = [p.name for p in sent.iterdir()]
+    _aged(sent, clock.now - timedelta(days=91))
+    clock.advance(86400)  # a day after the delivery that looked for old ones first
+    server.page("/post", article("<p>Three.</p>"))
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [second] = [p.name for p in sent.iterdir()]
+    assert second != first and outbox.pruned("team") == {first[11:-5]}
+    assert not (outbox.root / "team" / "ids" / first[11:-5]).exists()
+    state = app.store.source_dir("doc/canonical") / "state.json"  # type: ignore[attr-defined]
+    state.unlink()  # read again from nothing: versions 2 and 3 are owed again
+    _aged(sent, clock.now - timedelta(days=91))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(receiver.requests_to("/services/T/B/X")) == 2  # neither edit told twice
+    assert [p.name for p in sent.iterdir()] == [second]  # pruned at most once a day
+    clock.advance(86400)
+    server.page("/post", article("<p>Four.</p>"))
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(receiver.requests_to("/services/T/B/X")) == 3
+    assert outbox.pruned("team") == {first[11:-5], second[11:-5]}
+
+
+def test_keep_sent_zero_keeps_every_sent_alert(tmp_path: Path, server: Server, receiver: Server) -> None:
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver),
+        service='keep_sent = "0s"\n',
+    )
+    app = make_app(config, clock)
+    sent = Outbox(app.store).folder("team", "sent")
+    for n in range(3):
+        server.page("/post", article(f"<p>Words {n}.</p>"))
+        check(app, app.config.sources())
+        _aged(sent, clock.now - timedelta(days=400))
+        clock.advance(2 * 86400)
+    assert len(list(sent.iterdir())) == 2 and Outbox(app.store).pruned("team") == frozenset()
+
+
+def test_digested_events_are_pruned_and_a_streak_handed_over_again_is_not_sent_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """An event in a digest is kept in `digested/` so that the next checks of a failing streak do not put it in
+    another; pruned after `keep_sent`, its id keeps it out still."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", extra='digest = "1h"\nfail_after = 1\n'
+    )
+    server.routes["/post"] = Reply(503)
+    outbox = Outbox(app.store)  # type: ignore[attr-defined]
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(3601)
+    dispatch(app, [])  # type: ignore[arg-type]
+    digested = outbox.folder("team", "digested")
+    [event] = [p.stem for p in digested.iterdir()]
+    for state in ("digested", "sent"):
+        _aged(outbox.folder("team", state), clock.now - timedelta(days=91))
+    clock.advance(86400)  # a day after the delivery that looked for old ones first
+    assert outbox.prune("team", 90 * 86400, clock.now) == 2
+    assert outbox.prune("team", 90 * 86400, clock.now) == 0  # looked for once a day
+    assert event in outbox.pruned("team") and list(digested.iterdir()) == []
+    for n in range(3):  # the streak goes on, each check handing its alert over again; then the page is back
+        if n == 2:
+            server.page("/post", article("<p>One.</p>"))
+        clock.advance(3601)
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+        clock.advance(3601)
+        dispatch(app, [])  # type: ignore[arg-type]
+    lines = [json.loads(h.body)["text"].split("\n")[1:] for h in receiver.requests_to("/services/T/B/X")]
+    assert lines == [
+        ["• doc/canonical is failing (1 check in a row)"],
+        ["• doc/canonical recovered after 3 failed checks"],
+    ]
+
+
+def test_a_process_killed_while_pruning_leaves_each_event_queued_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids go to `pruned`, made durable, before any file is deleted: a process that dies at any point of
+    the deletions leaves every pruned event known, and the next prune finishes the job."""
+    from differ.store import Store
+
+    outbox = Outbox(Store(tmp_path / "snap"))
+    ids = [f"msg_{n:032x}" for n in range(4)]
+    for msg_id in ids:
+        outbox.move(outbox.enqueue("team", msg_id, dict(MESSAGE)), "sent")  # type: ignore[arg-type]
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    _aged(outbox.folder("team", "sent"), now - timedelta(days=100))
+    deleted: list[str] = []
+    real = os.unlink
+
+    def dies_at_the_third(path: str | os.PathLike[str]) -> None:
+        if len(deleted) == 2:
+            raise Died
+        deleted.append(str(path))
+        real(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr("differ.notify.outbox.os.unlink", dies_at_the_third)
+        with pytest.raises(Died):
+            outbox.prune("team", 90 * 86400, now)
+    assert len(deleted) == 2 and outbox.pruned("team") == set(ids)
+    assert [outbox.enqueue("team", msg_id, dict(MESSAGE)) for msg_id in ids] == [None] * 4
+    assert outbox.prune("team", 90 * 86400, now) == 3  # the dead one never wrote when it looked
+    assert list(outbox.folder("team", "sent").iterdir()) == []
+    assert [outbox.enqueue("team", msg_id, dict(MESSAGE)) for msg_id in ids] == [None] * 4

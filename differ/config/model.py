@@ -37,6 +37,8 @@ VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which c
 
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${NAME}` in a value
 
+KEEP_SENT = 90 * 86400.0  # a delivered alert's file: what was said stays in the store's versions
+
 SERVICE_OPTIONS: dict[str, Option] = {
     "snapshots": Option(opt.folder, "snapshots", "the store's folder, relative to the config file"),
     "interval": Option(opt.duration(1), 1800.0, "default time between checks of a source"),
@@ -73,6 +75,12 @@ SERVICE_OPTIONS: dict[str, Option] = {
         "monitor's dead man's switch (healthchecks.io, Uptime Kuma, Cronitor)",
     ),
     "heartbeat_every": Option(opt.duration(10), 300.0, "time between two heartbeats of differ run"),
+    "keep_sent": Option(
+        opt.duration(),
+        KEEP_SENT,
+        "how long a delivered alert is kept in outbox/NAME/sent (0: for good); its id is kept for good, so "
+        "its event is never sent again",
+    ),
     "proxy": Option(
         opt.proxy_url,
         "",
@@ -132,6 +140,7 @@ class ServiceConfig:
     proxy: str = field(default="", repr=False)  # may carry a password: never printed
     heartbeat: str = field(default="", repr=False)  # its path is the monitor's secret: never printed
     heartbeat_every: float = 300.0
+    keep_sent: float = KEEP_SENT
 
 
 @dataclass(frozen=True)

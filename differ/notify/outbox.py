@@ -11,8 +11,11 @@
     outbox/<notifier>/.sending                  locked by the one thread or process sending this destination's messages
     outbox/<notifier>/ids/<id>                  the file name of the message with this id, whatever its state
     outbox/<notifier>/last                      the file name of the message queued last
+    outbox/<notifier>/pruned                    ids of sent messages and digested events deleted after `keep_sent`
+    outbox/<notifier>/pruned-at                 when they were last looked for
 
-Message ids are derived from the event, so an event enqueued twice (after a crash) is one message.
+Message ids are derived from the event, so an event enqueued twice (after a crash) is one message; a message
+pruned after `keep_sent` keeps its id in `pruned`, so it is not queued again either.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,10 @@ from differ.shapes import Fields, dict_of, json_object, shape_problem
 from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
+PRUNE_EVERY = 86400.0  # seconds between two looks for sent messages older than `keep_sent`
+_ID = re.compile(r"^msg_[0-9a-f]{8,64}$")
+_DIGESTED = re.compile(r"^(msg_[0-9a-f]{8,64})\.json$")
+_PRUNED: dict[Path, tuple[tuple[int, int], frozenset[str]]] = {}
 _NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")
 # What each field of a message must be wherever differ reads it: a file damaged into another shape is not a
 # message (as one that is not JSON is not), so the outbox reads past it and `differ verify` names it.
@@ -72,6 +80,14 @@ def _marker(index: Path, msg_id: str) -> str | None:
     except OSError:
         return ""
     return name if _NAME.match(name) else ""
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except FileNotFoundError:
+        return []
 
 
 def read_message(path: Path) -> dict[str, Any]:
@@ -184,6 +200,10 @@ class Outbox:
         os.replace(building, index)
         return index
 
+    def queued(self, notifier: str, msg_id: str) -> bool:
+        """Whether a message with this id was ever queued (whether it is there, damaged or pruned)."""
+        return self._known(self._index(notifier), notifier, msg_id)
+
     def enqueue(self, notifier: str, msg_id: str, data: dict[str, Any]) -> Message | None:
         """Add a message unless one with this id exists already (in any state). Its marker and the name of
         the last message are written before it: a process that dies between leaves a marker without a message,
@@ -206,7 +226,7 @@ class Outbox:
         whether or not it still reads (a message damaged after it was sent must not go out again)."""
         name = _marker(index, msg_id)
         if name is None:
-            return False
+            return msg_id in self.pruned(notifier)
         if not name:  # a marker that does not read: the folders say
             return any(m.group(2) == msg_id for m in self._files(notifier))
         return any((self.folder(notifier, state) / name).exists() for state in STATES)
@@ -317,7 +337,7 @@ class Outbox:
             if (
                 not path.exists()
                 and not (self.folder(notifier, "digested") / path.name).exists()
-                and self.find(notifier, event_id) is None
+                and not self.queued(notifier, event_id)  # pruned from digested/ too
             ):
                 atomic_write(path, canonical_json(event) + b"\n")
 
@@ -342,6 +362,63 @@ class Outbox:
             except (ValueError, OSError):
                 continue
         return sorted(items, key=lambda item: str(item[1].get("queued_at", "")))
+
+    # -- pruning ----------------------------------------------------------------------------------------
+    def pruned(self, notifier: str) -> frozenset[str]:
+        """The ids of sent messages and digested events deleted after `keep_sent` (read again only when the
+        file changed)."""
+        path = self.root / notifier / "pruned"
+        try:
+            stat = path.stat()
+        except OSError:
+            return frozenset()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        kept = _PRUNED.get(path)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        try:
+            text = path.read_bytes().decode("ascii", "replace")
+        except OSError:
+            return frozenset()
+        ids = frozenset(line for line in text.split("\n") if _ID.match(line))
+        _PRUNED[path] = (stamp, ids)
+        return ids
+
+    def prune(self, notifier: str, keep: float, now: datetime) -> int:
+        """Delete the sent messages and digested events older than `keep` seconds (by when they were sent or
+        digested), at most once a day a destination; 0 keeps them for good. Their ids are written to `pruned`,
+        made durable, before anything is deleted, so a process killed at any point leaves each event queued
+        once. How many were deleted."""
+        stamp = self.root / notifier / "pruned-at"
+        try:
+            last = datetime.fromisoformat(stamp.read_text().strip())
+        except (OSError, ValueError):
+            last = None
+        if not keep or (last is not None and 0 <= (now - last).total_seconds() < PRUNE_EVERY):
+            return 0
+        cutoff = now.timestamp() - keep
+        with self.store.writing():
+            old = [
+                (Path(entry.path), m.group(2) if state == "sent" else m.group(1))
+                for state, pattern in (("sent", _NAME), ("digested", _DIGESTED))
+                for entry in _entries(self.folder(notifier, state))
+                if (m := pattern.match(entry.name)) and entry.stat().st_mtime < cutoff
+            ]
+            if old:
+                with open(self.root / notifier / "pruned", "ab") as out:
+                    out.write("".join(f"{msg_id}\n" for _, msg_id in old).encode())
+                    out.flush()
+                    os.fsync(out.fileno())
+                fsync_folder(self.root / notifier)
+                index = self.root / notifier / "ids"
+                for path, msg_id in old:
+                    if path.parent.name == "sent":
+                        with contextlib.suppress(FileNotFoundError):
+                            (index / msg_id).unlink()
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+            atomic_write(stamp, now.isoformat().encode(), durable=False)
+        return len(old)
 
     # -- failing for good -------------------------------------------------------------------------------
     def failing_since(self, notifier: str) -> str | None:

@@ -89,9 +89,10 @@ class App:
         except StoreDamage as exc:
             print(f"differ: {what}: {exc}", file=self.err, flush=True)
         except OSError as exc:
-            if not (exc.filename and exc.strerror):
+            said = refused(exc)
+            if said is None:
                 raise
-            print(f"differ: {what}: {refused(exc)}", file=self.err, flush=True)
+            print(f"differ: {what}: {said}", file=self.err, flush=True)
 
     def close(self) -> None:
         if self._fetcher is not None:

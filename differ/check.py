@@ -468,11 +468,9 @@ def check(
             raise
         except DifferError as exc:
             results[index] = unfinished(app, source, str(exc))
-        except (
-            OSError
-        ) as exc:  # a file of its own the system refuses (a folder in its place, another owner's)
-            why = refused(exc) if exc.filename and exc.strerror else f"{type(exc).__name__}: {exc}"
-            results[index] = unfinished(app, source, why)
+        # a file of its own the system refuses (a folder in its place, another owner's)
+        except OSError as exc:
+            results[index] = unfinished(app, source, refused(exc) or f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a bug in one source's handling must not stop the others
             results[index] = unfinished(app, source, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -605,8 +603,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             state.pop("recovered_since", None)
             if told:  # the translations named are told, whether or not a notifier asks for them
                 state["translations_told"] = state.get("translations", [])
-            with app.past_damage(
-                f"{source.key}: alerts not marked queued"
-            ):  # queued again, the same messages
+            # not saved, its alerts are queued again by the next check: the same messages, not sent twice
+            with app.past_damage(f"{source.key}: alerts not marked queued"):
                 app.store.save_state(source.key, state)
     notify.deliver(app)

@@ -468,8 +468,8 @@ def main(
     except Exception as exc:
         if args.debug:
             raise
-        if isinstance(exc, OSError) and exc.filename and exc.strerror:  # the system refused a file: say which
-            print(f"error: {refused(exc)}", file=err)
+        if isinstance(exc, OSError) and (said := refused(exc)):  # the system refused a file: say which
+            print(f"error: {said}", file=err)
         else:
             print(
                 f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=err

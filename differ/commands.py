@@ -100,11 +100,10 @@ def sources_report(app: App) -> dict[str, Any]:
         for s in doc.sources:
             state = app.store.state(s.key)
             checked = last_checked(app, s.key, state)
-            number = 0
+            status, number = _fetch_status(app, s, state, checked), 0
             try:
                 number = app.store.latest_number(s.key)
                 latest = app.store.version(s.key, number) if number else None
-                status = _fetch_status(app, s, state, checked)
             except StoreDamage as exc:  # named, and the other sources listed (`differ verify` tells the rest)
                 latest, status = None, f"damaged: {exc}"
             sources.append(

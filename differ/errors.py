@@ -118,8 +118,11 @@ class NotifyError(DifferError):
         self.disable = disable
 
 
-def refused(exc: OSError) -> str:
-    """A file the system refused, as users read it: the file (a rename's, the one it was to replace) and why."""
+def refused(exc: OSError) -> str | None:
+    """A file the system refused, as users read it: the file (a rename's, the one it was to replace) and why;
+    None for an error that names no file."""
+    if not (exc.filename and exc.strerror):
+        return None
     return f"{exc.filename2 or exc.filename}: {exc.strerror}"
 
 

@@ -247,9 +247,8 @@ def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
 
     with app.store.writing():
         for document, current in audits.items():
-            with app.past_damage(
-                f"{document}: audit not kept"
-            ):  # its drift is told again, as the same alerts
+            # not kept, its drift is told again by the next check: the same alerts, not sent twice
+            with app.past_damage(f"{document}: audit not kept"):
                 atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
 
 

@@ -229,7 +229,8 @@ class Outbox:
             return msg_id in self.pruned(notifier)
         if not name:  # a marker that does not read: the folders say
             return any(m.group(2) == msg_id for m in self._files(notifier))
-        return any((self.folder(notifier, state) / name).exists() for state in STATES)
+        there = any((self.folder(notifier, state) / name).exists() for state in STATES)
+        return there or msg_id in self.pruned(notifier)
 
     def _last_name(self, notifier: str) -> str:
         """The file name of the message queued last ("" before the first): from `last`, or, where that is

@@ -182,7 +182,8 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
     written once, when its versions leave the document's page (or when it is missing)."""
     title = document_title(store, doc)
     for source in doc.sources:
-        start = shown_from(store.latest_number(source.key))
+        newest, _ = _newest(store, source.key)  # a damaged source's pages wait until it is mended
+        start = shown_from(newest.number if newest else 0)
         for lo in range(1, start, PAGE_VERSIONS):
             path = store.report_path(source.key, lo).with_name(_archive_name(lo))
             if path.is_file():
@@ -205,7 +206,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     from differ.audit.report import last_audit
 
     audit = last_audit(store, doc.id)
-    canonical = store.latest(doc.canonical.key)
+    canonical, _ = _newest(store, doc.canonical.key)
     title = document_title(store, doc)
     parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
     links = [_link("../index.html", "All documents")]
@@ -236,13 +237,17 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             f"<code>differ add URL --to {e(doc.id)}</code> audits one as a mirror.</p><ul>{named}</ul>"
         )
     for source in doc.sources:
-        latest = store.latest_number(source.key)
         state, good = _fetch_state(store, source)
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
             f"<p>{_external(source.page)}{_through(source)} · fetching: "
             f"<span class={'good' if good else 'bad'}>{e(state)}</span></p>"
         )
+        newest, damage = _newest(store, source.key)
+        latest = newest.number if newest else 0
+        if damage:
+            parts.append(f"<p class=bad>{e(f'Damaged: {damage}')}</p>")
+            continue
         if not latest:
             parts.append("<p>No versions yet.</p>")
             continue
@@ -260,15 +265,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
 
 def index_page(store: Store, config: Config, generated: str) -> str:
     """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity."""
-    rows = []
-    for doc in config.documents:
-        try:
-            rows.extend(_document_rows(store, doc))
-        except StoreDamage as exc:  # the others are listed; `differ verify` tells what else is damaged
-            rows.append(
-                f"<tr><td>{_link(f'{doc.id}/index.html', doc.id)}</td><td colspan=3></td>"
-                f"{_state_cell(f'damaged: {exc}', False)}</tr>"
-            )
+    rows = [row for doc in config.documents for row in _document_rows(store, doc)]
     table = (
         "<table><tr><th>Document</th><th>Source</th><th>Versions</th><th>Latest change</th><th>State</th></tr>"
         + "".join(rows)
@@ -282,17 +279,28 @@ def index_page(store: Store, config: Config, generated: str) -> str:
     )
 
 
+def _newest(store: Store, key: str) -> tuple[Version | None, str]:
+    """A source's newest version, or what damage keeps it from being read (its page and its row say so, and
+    the other sources' are written as ever; `differ verify` tells what else is damaged)."""
+    try:
+        return store.latest(key), ""
+    except StoreDamage as exc:
+        return None, str(exc)
+
+
 def _document_rows(store: Store, doc: DocumentConfig) -> list[str]:
     """A document's rows of the index, a row a source."""
     from differ.audit.report import last_audit
 
     rows = []
     audit = last_audit(store, doc.id)
-    canonical = store.latest(doc.canonical.key)
+    canonical, damaged = _newest(store, doc.canonical.key)
     for i, source in enumerate(doc.sources):
-        latest = canonical if i == 0 else store.latest(source.key)
+        latest, damage = (canonical, damaged) if i == 0 else _newest(store, source.key)
         state, good = _fetch_state(store, source)
-        if good and source.role == "mirror":
+        if damage:
+            state, good = f"damaged: {damage}", False
+        elif good and source.role == "mirror":
             state, good = _fidelity(audit, source.id, canonical.number if canonical else None)
             state = f"paused; {state}" if source.paused else state
         first = (

@@ -125,11 +125,22 @@ def _verify_source(store: Store, key: str, report: VerifyReport, checked_blobs: 
 
 def _verify_outbox(store: Store, report: VerifyReport) -> None:
     """A message waiting to be sent, or kept as failed for `differ outbox retry`, that no longer reads as one:
-    the outbox reads past it, so it would never go out without a word."""
+    the outbox reads past it, so it would never go out without a word; and a list of pruned ids that cannot be
+    read, whose alerts could go out again."""
     from differ.notify.outbox import Outbox, read_message
 
     outbox = Outbox(store)
     for notifier in outbox.notifiers():
+        pruned = outbox.root / notifier / "pruned"
+        try:
+            pruned.read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:  # the ids it keeps from being queued again are not known
+            report.problems.append(
+                f"{pruned.relative_to(store.root)}: cannot be read ({damage(exc)}); alerts pruned after "
+                "keep_sent could be sent again"
+            )
         for state in ("pending", "failed"):
             folder = outbox.folder(notifier, state)
             for path in sorted(folder.glob("*-msg_*.json")) if folder.is_dir() else ():

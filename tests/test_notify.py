@@ -2035,3 +2035,16 @@ def test_a_process_killed_while_pruning_leaves_each_event_queued_once(
     assert outbox.prune("team", 90 * 86400, now) == 3  # the dead one never wrote when it looked
     assert list(outbox.folder("team", "sent").iterdir()) == []
     assert [outbox.enqueue("team", msg_id, dict(MESSAGE)) for msg_id in ids] == [None] * 4
+
+
+def test_verify_names_a_list_of_pruned_ids_that_does_not_read(tmp_path: Path) -> None:
+    from differ.store import Store
+
+    store = Store(tmp_path / "snap")
+    outbox = Outbox(store)
+    outbox.move(outbox.enqueue("team", f"msg_{1:032x}", dict(MESSAGE)), "sent")  # type: ignore[arg-type]
+    assert store.verify().problems == []
+    (outbox.root / "team" / "pruned").mkdir()
+    assert store.verify().problems == [
+        "outbox/team/pruned: cannot be read (Is a directory); alerts pruned after keep_sent could be sent again"
+    ]

@@ -487,8 +487,14 @@ def _drift_now(app: App, source: SourceConfig) -> dict[str, Any] | None:
 
     if source.role != "mirror":
         raise UsageError(f"--drift: {source.key} is a canonical page; name a mirror (DOCUMENT/MIRROR)")
-    report = audit_document(app, app.config.document(source.document))
-    mirror = next(m for m in report.mirrors if m.id == source.id)
+    doc = app.config.document(source.document)
+    report = audit_document(app, doc)
+    if source.id in report.unread:
+        raise StoreDamage(report.unread[source.id], source.key)
+    mirror = next((m for m in report.mirrors if m.id == source.id), None)
+    if mirror is None:  # nothing to audit yet
+        unread = source.key if report.canonical_version else f"its canonical, {doc.canonical.key},"
+        raise UsageError(f"--drift: {unread} has no version yet (run: differ check)")
     if not mirror.findings:
         return None
     event = drift_event(report, mirror, {})

@@ -94,6 +94,11 @@ class StoreDamage(StoreError):
     """A file of one source's history (a version record, its head, its Markdown, a raw body) is damaged: that
     source cannot be read until it is mended, but the store and the other sources can."""
 
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        #: the source whose file it is (None for a raw body, which any source may share)
+        self.key = key
+
 
 class StoreConflict(StoreError):
     """Another process stored a version of the same source first: nothing was stored, nothing is damaged."""

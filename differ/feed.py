@@ -4,6 +4,7 @@ one: what someone without Slack subscribes to in a feed reader once the reports 
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import re
 import uuid
@@ -11,6 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from differ.config import DocumentConfig
+from differ.errors import StoreDamage
 from differ.files import atomic_write
 from differ.store import Store, Version, report_url
 from differ.titles import document_title
@@ -43,20 +45,22 @@ def feed_url(base_url: str, document: str) -> str:
 def newest(store: Store, doc: DocumentConfig, count: int = ENTRIES) -> list[tuple[str, Version]]:
     """The document's `count` newest versions, newest first, reading no more records than it needs: each
     source's versions are already in time order, so they are merged from their heads (a min-heap on minus the
-    fetch time)."""
+    fetch time). A source's damaged record ends its part (its check says what is damaged), not the feed."""
     heads: list[tuple[float, int, str, Version]] = []
     for source in doc.sources:
-        latest = store.latest(source.key)
-        if latest is not None:
-            heads.append((-latest.fetched_time.timestamp(), -latest.number, source.id, latest))
+        with contextlib.suppress(StoreDamage):
+            latest = store.latest(source.key)
+            if latest is not None:
+                heads.append((-latest.fetched_time.timestamp(), -latest.number, source.id, latest))
     heapq.heapify(heads)
     found: list[tuple[str, Version]] = []
     while heads and len(found) < count:
         _, _, source_id, version = heapq.heappop(heads)
         found.append((source_id, version))
         if version.number > 1:
-            older = store.version(version.source, version.number - 1)
-            heapq.heappush(heads, (-older.fetched_time.timestamp(), -older.number, source_id, older))
+            with contextlib.suppress(StoreDamage):
+                older = store.version(version.source, version.number - 1)
+                heapq.heappush(heads, (-older.fetched_time.timestamp(), -older.number, source_id, older))
     return found
 
 

@@ -354,12 +354,13 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
     docs = [app.config.document(args.document)] if args.document else list(app.config.documents)
     if not docs:
         raise UsageError(f"{app.config.path.name} configures no documents")
-    findings = 0
+    findings, unread = 0, False
     for doc in docs:
         report = audit_document(app, doc)
         findings += sum(len(m.findings) for m in report.mirrors)
+        unread = unread or bool(report.unread)
         app.out.write(render_audit(report, args.format))
-    return ExitCode.FAILURE if args.exit_code and findings else ExitCode.OK
+    return ExitCode.FAILURE if unread or (args.exit_code and findings) else ExitCode.OK
 
 
 @command("export")

@@ -301,14 +301,16 @@ class Store:
             have = [v.number for v in self.versions(key)] if folder.is_dir() else []
             known = f"versions {have[0]} to {have[-1]}" if have else "no versions yet"
             gap = bool(have) and 0 < number < have[-1]  # one missing below the newest is damage
-            raise (StoreDamage if gap else StoreError)(f"{key} has no version {number} ({known})")
+            if gap:
+                raise StoreDamage(f"{key} has no version {number} ({known})", key)
+            raise StoreError(f"{key} has no version {number} ({known})")
         except (OSError, ValueError) as exc:
             problem: str | None = damage(exc)
         else:
             problem = record_problem(record)
         if problem:
             raise StoreDamage(
-                f"{path}: damaged version record ({problem}); differ verify tells what else is damaged"
+                f"{path}: damaged version record ({problem}); differ verify tells what else is damaged", key
             )
         return Version(key, number, record, folder)
 
@@ -330,7 +332,7 @@ class Store:
         if versions:
             return versions[-1].number
         if head:
-            raise StoreDamage(f"{key}: head names version {head['number']} but no versions are stored")
+            raise StoreDamage(f"{key}: head names version {head['number']} but no versions are stored", key)
         return 0
 
     def version_at(self, key: str, moment: datetime) -> Version | None:
@@ -355,10 +357,10 @@ class Store:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
-            raise StoreDamage(f"{key}: head.json is damaged ({damage(exc)})")
+            raise StoreDamage(f"{key}: head.json is damaged ({damage(exc)})", key)
         number, digest = head.get("number"), head.get("hash")
         if type(number) is not int or number < 0 or not isinstance(digest, str):
-            raise StoreDamage(f"{key}: head.json is damaged (expected a version's number and hash)")
+            raise StoreDamage(f"{key}: head.json is damaged (expected a version's number and hash)", key)
         return head
 
     def markdown(self, version: Version, normalizer: int | None = None) -> str:
@@ -376,7 +378,8 @@ class Store:
             why = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
             raise StoreDamage(
                 f"{version.source} version {version.number}: its Markdown cannot be read ({why}); "
-                "differ verify tells what else is damaged"
+                "differ verify tells what else is damaged",
+                version.source,
             )
 
     def normalized_forms(self, version: Version) -> dict[int, Path]:

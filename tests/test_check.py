@@ -683,3 +683,57 @@ def test_a_file_the_system_refuses_fails_its_source_alone(
         json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
     ]
     assert titles == ["Doc changed (copy)", "Mirror copy of Doc: 1 new finding", "Doc changed (canonical)"]
+
+
+def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """One mirror's damaged record no longer keeps its document's other mirrors from being audited: they are,
+    and their drift is told; the damaged one's last audit stands, and `differ audit` names it."""
+    from differ.audit import audit_document
+    from differ.audit.report import last_audit, render_audit
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    text = "<p>First words of the post.</p><p>Second words of the post.</p>"
+    for path in ("/post", "/a", "/b"):
+        server.page(path, article(text))
+    mirrors = [source_toml(server.url(f"/{m}"), m, extra="robots = false") for m in "ab"]
+    config = one_doc(
+        tmp_path, server.url("/post"), extra="robots = false", mirrors=mirrors, notify=notify_toml(receiver)
+    )
+    clock = Clock()
+    app = make_app(config, clock)
+    check(app, app.config.sources())
+    before = last_audit(app.store, "doc")
+    record = app.store.source_dir("doc/b") / "versions" / "000001.json"
+    record.write_text("null")
+    server.page("/post", article(text.replace("Second", "Other")))
+    clock.advance(3600)
+    damaged = (
+        f"{record}: damaged version record (not a JSON object); differ verify tells what else is damaged"
+    )
+    assert [r.line() for r in check(app, app.config.sources())] == [
+        "doc/canonical: new version 2 (1 change)",
+        "doc/a: unchanged (same body)",
+        f"doc/b: failed: {damaged}",
+    ]
+    assert app.err.getvalue() == f"differ: doc/b: not audited: {damaged}\n"  # type: ignore[attr-defined]
+    after = last_audit(app.store, "doc")
+    assert after["b"] == before["b"] and after["a"]["canonical_version"] == 2
+    titles = [
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ]
+    assert titles == [
+        "Doc changed (canonical)",
+        "Mirror a of Doc: is stale: matches version 1, canonical is at 2",
+    ]
+    report = audit_document(app, app.config.document("doc"))
+    assert render_audit(report, "text").splitlines()[1:] == [
+        "a: version 1 matches canonical version 1 — stale (the canonical is at version 2); coverage 90.9%; "
+        "1 finding",
+        "  • stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
+        "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change",
+        f"b: not audited: {damaged}",
+    ]
+    assert report.as_json()["unread"] == [{"mirror": "b", "error": damaged}]

@@ -1666,6 +1666,20 @@ def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
     assert run("--config", str(config), "notify", "preview", "doc/c", "--drift")[2] == (
         "error: --drift: doc/c is a canonical page; name a mirror (DOCUMENT/MIRROR)\n"
     )
+    record = tmp_path / "snap/sources/doc/copy/versions/000001.json"
+    kept = record.read_bytes()
+    record.write_text("null")  # one line naming it, where it was an internal error (StopIteration)
+    assert run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[::2] == (
+        ExitCode.STORE,
+        f"error: {record}: damaged version record (not a JSON object); differ verify tells what else is damaged\n",
+    )
+    record.unlink()
+    (record.parent.parent / "head.json").unlink()  # as a mirror not stored yet
+    assert run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[::2] == (
+        ExitCode.USAGE,
+        "error: --drift: doc/copy has no version yet (run: differ check)\n",
+    )
+    record.write_bytes(kept)
     server.page("/copy", article("<h2>Fixes</h2><p>One fix.</p><h2>Install</h2><p>Run it.</p>"))
     assert run("--config", str(config), "check")[0] == 0
     assert run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[1] == (

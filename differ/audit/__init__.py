@@ -34,6 +34,7 @@ __all__ = [
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block, md_text, split_blocks
 from differ.diff.words import join_words, word_ops
+from differ.errors import StoreDamage
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -142,6 +143,8 @@ class AuditReport:
     canonical_version: int | None
     canonical_fetched_at: str | None
     mirrors: list[MirrorAudit] = field(default_factory=list)
+    #: mirrors a damaged file of their own kept from being audited, and what is damaged
+    unread: dict[str, str] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +154,11 @@ class AuditReport:
             "canonical_version": self.canonical_version,
             "canonical_fetched_at": self.canonical_fetched_at,
             "mirrors": [m.as_json() for m in self.mirrors],
+            **(
+                {"unread": [{"mirror": m, "error": why} for m, why in self.unread.items()]}
+                if self.unread
+                else {}
+            ),
         }
 
 
@@ -532,7 +540,8 @@ def _show(token: str) -> str:
 
 # -- against the store ----------------------------------------------------------------------------------------
 def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
-    """Audit every mirror of a document against the canonical versions in the store."""
+    """Audit every mirror of a document against the canonical versions in the store; a mirror a damaged file
+    of its own keeps from being read is named in `unread`."""
     from differ.audit.matches import Canonical, Matches, matches_path
     from differ.titles import document_title
 
@@ -550,11 +559,15 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     canonical = Canonical(store, canon_versions)
     matches = Matches(matches_path(store, doc.id), canonical, AUDIT_RULES)
     for mirror in doc.mirrors:
-        mv = store.latest(mirror.key)
-        if mv is None:
-            continue
-        report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url))
-    matches.save(prune=True)
+        try:
+            mv = store.latest(mirror.key)
+            if mv is not None:
+                report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url))
+        except StoreDamage as exc:
+            if exc.key not in (None, mirror.key):
+                raise  # the canonical's history: no mirror can be audited against it
+            report.unread[mirror.id] = str(exc)  # the other mirrors are audited as ever
+    matches.save(prune=not report.unread)  # an unread mirror's matches are kept for when it is mended
     return report
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, audit_document
 from differ.diff.blocks import md_text
+from differ.errors import StoreDamage
 from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
@@ -145,10 +146,11 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "html":
         return html_page(report, head)
     lines = [head]
-    if not report.mirrors:
+    if not report.mirrors and not report.unread:
         lines.append("no mirror versions stored yet")
     for m in report.mirrors:
         lines.extend(mirror_lines(m, report.canonical_version))
+    lines += [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
     if fmt == "markdown":
         out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
@@ -184,6 +186,8 @@ def html_page(report: AuditReport, head: str) -> str:
             "<table><tr><th>Finding</th><th>Section</th><th>Canonical</th><th>Mirror</th><th>Detail</th>"
             f"</tr>{rows}</table>"
         )
+    for mirror, why in report.unread.items():
+        parts.append(f"<h2>{e(mirror)}</h2><p>Not audited: {e(why)}</p>")
     from differ.site import page
 
     return page(head, "".join(parts))
@@ -237,6 +241,9 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
             continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
         events.append(drift_event(report, m, before))
+    for mirror in report.unread:  # a damaged mirror's last audit stands until it can be read again
+        if isinstance(previous.get(mirror), dict):
+            current[mirror] = previous[mirror]
     return events, current
 
 
@@ -321,11 +328,15 @@ def _due(app: App, doc: DocumentConfig, now: str) -> bool:
         entry = audit.get(mirror.id)
         if not isinstance(entry, dict):
             continue  # a mirror added since: audited with the next change
+        try:
+            latest = app.store.latest_number(mirror.key)
+        except StoreDamage:
+            continue  # its own check says so; audited again once it reads
         stale_from = entry.get("stale_from")
         audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
         # stale from now on, older than the versions stored, or by other rules (by another differ)
         if (isinstance(stale_from, str) and stale_from <= now) or audited != (
-            app.store.latest_number(mirror.key) or None,
+            latest or None,
             canonical or None,
             AUDIT_RULES,
         ):
@@ -337,14 +348,18 @@ def audit_after_check(
     app: App, documents: set[str]
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """Audit the documents whose sources changed: the drift events, and the records `remember_audits` writes
-    once they are queued. A document with a damaged file is passed over, its last audit kept as it is."""
+    once they are queued. A document whose canonical has a damaged file is passed over, its last audit kept as
+    it is; a mirror that has one keeps its last audit while the others are audited (a line on stderr each)."""
     events: list[dict[str, Any]] = []
     audits: dict[str, dict[str, Any]] = {}
     for doc in app.config.documents:
         if doc.id in documents and doc.mirrors:
             with app.past_damage(f"{doc.id}: not audited"):
-                found, audits[doc.id] = drift_events(app, audit_document(app, doc))
+                report = audit_document(app, doc)
+                found, audits[doc.id] = drift_events(app, report)
                 events.extend(found)
+                for mirror, why in report.unread.items():
+                    print(f"differ: {doc.id}/{mirror}: not audited: {why}", file=app.err, flush=True)
     return events, audits
 
 

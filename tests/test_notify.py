@@ -2049,6 +2049,13 @@ def test_a_process_killed_while_pruning_leaves_each_event_queued_once(
     assert outbox.prune("team", 90 * 86400, now) == 3  # the dead one never wrote when it looked
     assert list(outbox.folder("team", "sent").iterdir()) == []
     assert [outbox.enqueue("team", msg_id, dict(MESSAGE)) for msg_id in ids] == [None] * 4
+    with open(outbox.root / "team" / "pruned", "ab") as cut:
+        cut.write(b"msg_0123")  # a line a process killed before its fsync left unfinished
+    later = f"msg_{9:032x}"
+    outbox.move(outbox.enqueue("team", later, dict(MESSAGE)), "sent")  # type: ignore[arg-type]
+    _aged(outbox.folder("team", "sent"), now - timedelta(days=100))
+    assert outbox.prune("team", 90 * 86400, now + timedelta(days=1)) == 1
+    assert outbox.pruned("team") == {*ids, later} and outbox.enqueue("team", later, dict(MESSAGE)) is None
 
 
 def test_verify_names_a_list_of_pruned_ids_that_does_not_read(tmp_path: Path) -> None:

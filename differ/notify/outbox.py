@@ -406,8 +406,12 @@ class Outbox:
                 if (m := pattern.match(entry.name)) and entry.stat().st_mtime < cutoff
             ]
             if old:
-                with open(self.root / notifier / "pruned", "ab") as out:
-                    out.write("".join(f"{msg_id}\n" for _, msg_id in old).encode())
+                with open(self.root / notifier / "pruned", "a+b") as out:
+                    end = out.seek(0, os.SEEK_END)
+                    cut = (
+                        end > 0 and os.pread(out.fileno(), 1, end - 1) != b"\n"
+                    )  # a killed writer's last line
+                    out.write(("\n" if cut else "").encode() + "".join(f"{m}\n" for _, m in old).encode())
                     out.flush()
                     os.fsync(out.fileno())
                 fsync_folder(self.root / notifier)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from differ.config import Config
-from differ.errors import StoreDamage, refused
+from differ.errors import StoreDamage, StoreError, refused
 from differ.fetch import Fetcher
 from differ.store import Store
 
@@ -79,20 +79,23 @@ class App:
             return self._fetcher
 
     @contextlib.contextmanager
-    def past_damage(self, what: str) -> Iterator[None]:
-        """Go on past a damaged file of one source's history, or one the system refuses (a folder in its place,
-        a file of another owner), while doing `what` for the others (a check's audits, feeds, pages and
-        bookkeeping, each done again by the next check): one line on the error stream says what was left
-        undone and why."""
+    def carry_on(self, what: str) -> Iterator[None]:
+        """Go on with the other documents and sources when `what` cannot be done for one (a check's alerts,
+        audits, feeds, pages and bookkeeping, each done again by the next check): a damaged file of its
+        history, a file the system refuses (a folder in its place, another user's) or a fault of differ's is
+        one line on the error stream. The store itself failing (locked, unusable) stops the check."""
         try:
             yield
         except StoreDamage as exc:
-            print(f"differ: {what}: {exc}", file=self.err, flush=True)
-        except OSError as exc:
-            said = refused(exc)
-            if said is None:
-                raise
-            print(f"differ: {what}: {said}", file=self.err, flush=True)
+            said = str(exc)
+        except StoreError:
+            raise
+        except Exception as exc:
+            found = refused(exc) if isinstance(exc, OSError) else None
+            said = found or f"internal error: {type(exc).__name__}: {exc}"
+        else:
+            return
+        print(f"differ: {what}: {said}", file=self.err, flush=True)
 
     def close(self) -> None:
         if self._fetcher is not None:

@@ -532,12 +532,14 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     heads: list[tuple[SourceConfig, int, dict[str, Any]]] = []
     for source, result in zip(sources, results, strict=True):
         state = app.store.state(source.key)
-        try:
+        made: list[dict[str, Any]] | None = None
+        with app.carry_on(f"{source.key}: alerts not made"):
             latest = app.store.latest_number(source.key)
-            events.extend(missed_events(app, source, result.event, latest=latest, state=state))
-        except StoreDamage:  # its check failed saying so; the versions it owes stay owed until it is mended
+            made = missed_events(app, source, result.event, latest=latest, state=state)
+        if made is None:  # the versions it owes stay owed, for the next check to make
             events.extend([result.event] if result.event else [])
         else:
+            events.extend(made)
             heads.append((source, latest, state))
         if state.get("recovered_after"):  # this check's, or one a process that died before queueing it owes
             since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
@@ -589,7 +591,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     remember_audits(app, audits)
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
-        with app.past_damage(f"{document}: feed not written"):
+        with app.carry_on(f"{document}: feed not written"):
             write_feed(app.store, app.config.document(document), app.config.service.base_url)
     fetching = _documents(e["source"] for e in events if e["type"] in ("fetch_failing", "recovered"))
     renamed = _documents(r.source for r in results if r.translations)
@@ -604,6 +606,6 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             if told:  # the translations named are told, whether or not a notifier asks for them
                 state["translations_told"] = state.get("translations", [])
             # not saved, its alerts are queued again by the next check: the same messages, not sent twice
-            with app.past_damage(f"{source.key}: alerts not marked queued"):
+            with app.carry_on(f"{source.key}: alerts not marked queued"):
                 app.store.save_state(source.key, state)
     notify.deliver(app)

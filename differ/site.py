@@ -338,7 +338,7 @@ def write_site(app: App, documents: set[str]) -> None:
         generated = iso(app.now())
         for doc in config.documents:
             if doc.id in documents:
-                with app.past_damage(f"{doc.id}: page not written"):
+                with app.carry_on(f"{doc.id}: page not written"):
                     page = document_page(store, doc, generated).encode()
                     atomic_write(index_path(store, doc.id), page, durable=False)
                     write_archives(store, doc, generated)

@@ -737,3 +737,70 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
         f"b: not audited: {damaged}",
     ]
     assert report.as_json()["unread"] == [{"mirror": "b", "error": damaged}]
+
+
+def test_a_fault_of_differs_in_one_documents_after_work_leaves_the_others_told(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in one document's audit, or in making one source's alert, was an internal error that ended the
+    whole check before any alert was queued: every document's alerts waited on the one. Now that one is a line
+    on stderr and stays owed (made again by the next check, once the fault is gone), and the others go out."""
+    import differ.audit.report
+    import differ.check
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    for doc in ("one", "two"):
+        for page in ("canonical", "copy"):
+            server.page(f"/{doc}/{page}", article(f"<p>{doc} words.</p>", doc.title()))
+    body = "".join(
+        f'[[documents]]\nid = "{doc}"\n[documents.canonical]\n'
+        + source_toml(server.url(f"/{doc}/canonical"), extra="robots = false")
+        + "[[documents.mirrors]]\n"
+        + source_toml(server.url(f"/{doc}/copy"), "copy", extra="robots = false")
+        for doc in ("one", "two")
+    )
+    clock = Clock()
+    app = make_app(make_config(tmp_path, body + notify_toml(receiver)), clock)
+    check(app, app.config.sources())
+    for doc in ("one", "two"):
+        server.page(f"/{doc}/canonical", article(f"<p>{doc} words, edited.</p>", doc.title()))
+    audit, made = differ.audit.report.audit_document, differ.check.change_event
+
+    def faulty_audit(app: object, doc: object) -> object:
+        if doc.id == "one":
+            raise RuntimeError("a fault")
+        return audit(app, doc)  # type: ignore[arg-type]
+
+    def faulty_alert(app: object, source: SourceConfig, *args: object) -> object:
+        if source.key == "two/canonical":
+            raise KeyError("diff")
+        return made(app, source, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(differ.audit.report, "audit_document", faulty_audit)
+    monkeypatch.setattr(differ.check, "change_event", faulty_alert)
+    clock.advance(3600)
+    assert [r.line() for r in check(app, app.config.sources())] == [
+        "one/canonical: new version 2 (1 change)",
+        "one/copy: unchanged (same body)",
+        "two/canonical: failed: internal error: KeyError: 'diff'",
+        "two/copy: unchanged (same body)",
+    ]
+    assert app.err.getvalue() == (  # type: ignore[attr-defined]
+        "differ: two/canonical: alerts not made: internal error: KeyError: 'diff'\n"
+        "differ: one: not audited: internal error: RuntimeError: a fault\n"
+    )
+    titles = lambda: [  # noqa: E731
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ]
+    assert titles() == [
+        "One changed (canonical)",
+        "Mirror copy of Two: is stale: matches version 1, canonical is at 2",
+    ]
+    monkeypatch.undo()
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert titles()[2:] == [
+        "Two changed (canonical)",
+        "Mirror copy of One: is stale: matches version 1, canonical is at 2",
+    ]

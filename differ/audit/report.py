@@ -255,7 +255,7 @@ def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
     with app.store.writing():
         for document, current in audits.items():
             # not kept, its drift is told again by the next check: the same alerts, not sent twice
-            with app.past_damage(f"{document}: audit not kept"):
+            with app.carry_on(f"{document}: audit not kept"):
                 atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
 
 
@@ -313,7 +313,7 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
     for doc in app.config.documents:
         if doc.id not in documents or not doc.mirrors:
             continue
-        with app.past_damage(f"{doc.id}: not audited"):
+        with app.carry_on(f"{doc.id}: not audited"):
             if _due(app, doc, now):
                 due.add(doc.id)
     return due
@@ -354,7 +354,7 @@ def audit_after_check(
     audits: dict[str, dict[str, Any]] = {}
     for doc in app.config.documents:
         if doc.id in documents and doc.mirrors:
-            with app.past_damage(f"{doc.id}: not audited"):
+            with app.carry_on(f"{doc.id}: not audited"):
                 report = audit_document(app, doc)
                 found, audits[doc.id] = drift_events(app, report)
                 events.extend(found)

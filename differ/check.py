@@ -584,11 +584,13 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     audited = changed_docs | audits_due(app, _documents(r.source for r in results) - changed_docs)
     drift, audits = audit_after_check(app, audited) if audited else ([], {})
     events.extend(drift)
-    notify.dispatch(app, events, deliver_now=False)
+    unqueued = notify.dispatch(app, events, deliver_now=False)
     # The events are in the outbox now: a crash from here on loses none. What owed them is settled only
     # below, so a process that dies before that leaves them owed to the next check (queued again as the
-    # same messages), and its feeds and pages to be written again.
-    remember_audits(app, audits)
+    # same messages), and its feeds and pages to be written again; so does an event a destination could
+    # not queue (a fault in making its message).
+    owing = {e.get("source") for e in unqueued} | {e.get("document") for e in unqueued}
+    remember_audits(app, {doc: audit for doc, audit in audits.items() if doc not in owing})
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
         with app.carry_on(f"{document}: feed not written"):
@@ -597,6 +599,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     renamed = _documents(r.source for r in results if r.translations)
     write_site(app, changed_docs | missed | fetching | renamed)
     for source, latest, state in heads:
+        if source.key in owing:
+            continue
         owed = {"notified": latest} if latest and _notified(state) != latest else {}
         told = state.get("translations", []) != state.get("translations_told", [])
         if owed or told or "recovered_after" in state:

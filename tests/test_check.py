@@ -12,7 +12,7 @@ from differ.check import CheckResult, check, check_source
 from differ.config import SourceConfig
 from differ.errors import StoreError
 from differ.turns import Turns
-from tests.conftest import Clock, Server, article, make_app, make_config, one_doc, source_toml
+from tests.conftest import Clock, Reply, Server, article, make_app, make_config, one_doc, source_toml
 
 FULL = article(
     "<p>" + "A long release note with many words. " * 40 + "</p><p>Second paragraph of the notes.</p>"
@@ -804,3 +804,61 @@ def test_a_fault_of_differs_in_one_documents_after_work_leaves_the_others_told(
         "Two changed (canonical)",
         "Mirror copy of One: is stale: matches version 1, canonical is at 2",
     ]
+
+
+def test_an_alert_one_destination_cannot_make_stays_owed_and_is_sent_once_made(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in making one destination's message for one event stopped the queueing of every event for
+    every destination, check after check. Now that message is a line on stderr and its event stays owed: the
+    other events go out, the other destinations get this one once, and once the fault is gone it reaches the
+    destination that missed it, once."""
+    from differ.notify.slack import Slack
+    from tests.test_notify import hooks_toml, notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(200)
+    for doc in ("one", "two"):
+        server.page(f"/{doc}", article(f"<p>{doc} words.</p>", doc.title()))
+    body = "".join(
+        f'[[documents]]\nid = "{doc}"\n[documents.canonical]\n'
+        + source_toml(server.url(f"/{doc}"), extra="robots = false")
+        for doc in ("one", "two")
+    )
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks"))
+    clock = Clock()
+    app = make_app(make_config(tmp_path, body + notify), clock)
+    check(app, app.config.sources())
+    for doc in ("one", "two"):
+        server.page(f"/{doc}", article(f"<p>{doc} words, edited.</p>", doc.title()))
+    payload = Slack.payload
+
+    def faulty(self: Slack, event: dict[str, object]) -> object:
+        if event.get("source") == "two/canonical":
+            raise ValueError("no block for this")
+        return payload(self, event)
+
+    monkeypatch.setattr(Slack, "payload", faulty)
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert app.err.getvalue() == (  # type: ignore[attr-defined]
+        "differ: team: the changed alert for two/canonical not queued: internal error: ValueError: no block for "
+        "this\n"
+    )
+    slack = lambda: [  # noqa: E731
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ]
+    hooks = lambda: [json.loads(h.body)["data"]["source"] for h in receiver.requests_to("/hooks")]  # noqa: E731
+    assert (slack(), hooks()) == (["One changed (canonical)"], ["one/canonical", "two/canonical"])
+    assert app.store.state("two/canonical").get("notified", 1) == 1  # still owed
+    clock.advance(3600)
+    check(app, app.config.sources())  # the fault lasts: said again, nothing sent twice
+    assert (slack(), hooks()) == (["One changed (canonical)"], ["one/canonical", "two/canonical"])
+    monkeypatch.undo()
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert (slack(), hooks()) == (
+        ["One changed (canonical)", "Two changed (canonical)"],
+        ["one/canonical", "two/canonical"],
+    )
+    assert app.store.state("two/canonical")["notified"] == 2

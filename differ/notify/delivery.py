@@ -140,28 +140,40 @@ def preview(app: App, event: dict[str, Any], only: str | None = None) -> list[Pr
     return out
 
 
-def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = True) -> None:
-    """Queue each event for every destination that wants it, then try to deliver."""
+def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = True) -> list[dict[str, Any]]:
+    """Queue each event for every destination that wants it, then try to deliver. The events some destination
+    could not queue (a fault in making its message, a line on stderr each), which stay owed: handed over
+    again, they are queued where they are missing and nowhere twice."""
     now = iso(app.now())
     outbox = Outbox(app.store)
     events = list(events)
     for event in events:
         event.setdefault("at", now)
         event.setdefault("queued_at", now)
+    unqueued: list[dict[str, Any]] = []
     for config in app.config.notifiers:
         kind = _notifier(app, config)
         for event in events:
             if not _wanted(config, event):
                 continue
-            msg_id = event_id(config.name, event)
-            if config.digest:
-                outbox.buffer(config.name, msg_id, _for(config, event))
-            else:
-                outbox.enqueue(config.name, msg_id, _message(kind, _for(config, event), now))
+            queued = False
+            with app.carry_on(
+                f"{config.name}: the {event.get('type')} alert for {_subject(event)} not queued"
+            ):
+                msg_id = event_id(config.name, event)
+                if config.digest:
+                    outbox.buffer(config.name, msg_id, _for(config, event))
+                else:
+                    outbox.enqueue(config.name, msg_id, _message(kind, _for(config, event), now))
+                queued = True
+            if not queued and not any(e is event for e in unqueued):
+                unqueued.append(event)
         if config.digest:
-            _flush_digest(app, outbox, config, kind)
+            with app.carry_on(f"{config.name}: digest not queued"):  # its events stay collected
+                _flush_digest(app, outbox, config, kind)
     if deliver_now:
         deliver(app)
+    return unqueued
 
 
 def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:
@@ -226,10 +238,11 @@ def deliver(app: App, *, only: str | None = None, wait: float = 0.0) -> list[Att
     attempts = _deliver(app, only, wait)
     told = _delivery_failures(app, attempts)
     if told:
-        dispatch(app, told, deliver_now=False)
+        unqueued = dispatch(app, told, deliver_now=False)
         outbox = Outbox(app.store)
         for event in told:  # only once queued: a process that dies first tells it at the next failure
-            outbox.failing(event["notifier"], event["since"])
+            if not any(e is event for e in unqueued):
+                outbox.failing(event["notifier"], event["since"])
         attempts += _deliver(app, only, wait)  # once more: a failure now is told at the next delivery
     return attempts
 

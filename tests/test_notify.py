@@ -2069,3 +2069,48 @@ def test_verify_names_a_list_of_pruned_ids_that_does_not_read(tmp_path: Path) ->
     assert store.verify().problems == [
         "outbox/team/pruned: cannot be read (Is a directory); alerts pruned after keep_sent could be sent again"
     ]
+
+
+def test_a_fault_in_sending_one_message_fails_it_for_good_and_tells_the_others(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception of differ's own while sending (not the receiver's answer) ended every destination's
+    deliveries, check after check. Now the message is kept in failed/ with the fault (not retried: it may have
+    been posted before the fault), the others hear `delivery_failed`, and `differ outbox retry` sends it once
+    the fault is gone."""
+    import argparse
+
+    from differ.commands import cmd_outbox
+    from differ.notify.slack import Slack
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks"))
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify), clock)
+    check(app, app.config.sources())
+    send = Slack.send
+
+    def faulty(self: Slack, msg: Any, now: datetime) -> str | None:
+        raise AttributeError("'NoneType' object has no attribute 'get'")
+
+    monkeypatch.setattr(Slack, "send", faulty)
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(60)
+    check(app, app.config.sources())
+    [failed] = Outbox(app.store).messages("team", "failed")
+    assert (
+        failed.data["last_error"]
+        == "internal error: AttributeError: 'NoneType' object has no attribute 'get'"
+    )
+    bodies = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert [(b["type"], b["data"].get("lost")) for b in bodies] == [
+        ("differ.changed", None),
+        ("differ.delivery_failed", ["changed of doc/canonical"]),
+    ]
+    monkeypatch.setattr(Slack, "send", send)
+    assert cmd_outbox(app, argparse.Namespace(outbox_command="retry", id=failed.id)) == ExitCode.OK
+    assert [
+        json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
+    ] == ["Doc changed (canonical)"]

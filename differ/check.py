@@ -576,8 +576,9 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
                     **since,
                 }
             )
-        if source.role == "canonical" and (found := _translations_found(app, source, state)):
-            events.append(found)
+        with app.carry_on(f"{source.key}: translations not told"):  # told by the next check
+            if source.role == "canonical" and (found := _translations_found(app, source, state)):
+                events.append(found)
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due, remember_audits
 

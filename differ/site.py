@@ -355,6 +355,7 @@ def flush_index(app: App, *, now: bool = False) -> None:
         last = app.index_written
         if not app.index_pending or (not now and last is not None and app.monotonic() - last < INDEX_EVERY):
             return
-        page = index_page(app.store, app.config, iso(app.now())).encode()
-        atomic_write(index_path(app.store), page, durable=False)
-        app.index_pending, app.index_written = False, app.monotonic()
+        with app.carry_on("reports index not written"):  # still pending: written by the next check
+            page = index_page(app.store, app.config, iso(app.now())).encode()
+            atomic_write(index_path(app.store), page, durable=False)
+            app.index_pending, app.index_written = False, app.monotonic()

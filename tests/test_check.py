@@ -862,3 +862,36 @@ def test_an_alert_one_destination_cannot_make_stays_owed_and_is_sent_once_made(
         ["one/canonical", "two/canonical"],
     )
     assert app.store.state("two/canonical")["notified"] == 2
+
+
+def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is written before the check delivers: a fault in it ended every check before any alert was
+    sent. Now it is a line on stderr, the alerts go, and the index is written by the next check."""
+    import differ.site
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify_toml(receiver)), clock
+    )
+    check(app, app.config.sources())
+    index = app.store.root / "reports" / "index.html"
+    index.unlink()
+
+    def faulty(*args: object) -> str:
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(differ.site, "index_page", faulty)
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert app.err.getvalue() == "differ: reports index not written: internal error: RuntimeError: a fault\n"  # type: ignore[attr-defined]
+    assert len(receiver.requests_to("/services/T/B/X")) == 1 and not index.exists()
+    monkeypatch.undo()
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert index.is_file()

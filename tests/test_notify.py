@@ -2114,3 +2114,29 @@ def test_a_fault_in_sending_one_message_fails_it_for_good_and_tells_the_others(
     assert [
         json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
     ] == ["Doc changed (canonical)"]
+
+
+def test_a_fault_in_pruning_one_destination_leaves_the_next_delivering(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks"))
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify), clock)
+    check(app, app.config.sources())
+    prune = Outbox.prune
+
+    def faulty(self: Outbox, notifier: str, keep: float, now: datetime) -> int:
+        if notifier == "team":
+            raise PermissionError(13, "Permission denied", str(self.folder(notifier, "sent")))
+        return prune(self, notifier, keep, now)
+
+    monkeypatch.setattr(Outbox, "prune", faulty)
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(60)
+    check(app, app.config.sources())
+    sent = Outbox(app.store).folder("team", "sent")
+    assert app.err.getvalue() == f"differ: team: old alerts not pruned: {sent}: Permission denied\n"  # type: ignore[attr-defined]
+    assert len(receiver.requests_to("/services/T/B/X")) == len(receiver.requests_to("/hooks")) == 1

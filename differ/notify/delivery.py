@@ -292,7 +292,8 @@ def _deliver(app: App, only: str | None, wait: float) -> list[Attempt]:
         with outbox.sending(config.name, wait) as turn:
             if turn:
                 _send_due(app, outbox, config, _notifier(app, config), attempts)
-                outbox.prune(config.name, app.config.service.keep_sent, app.now())  # once a day
+                with app.carry_on(f"{config.name}: old alerts not pruned"):  # looked for again next time
+                    outbox.prune(config.name, app.config.service.keep_sent, app.now())  # once a day
             else:
                 attempts.append(Attempt(config.name, "", False, BUSY))
     return attempts

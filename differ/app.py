@@ -6,6 +6,7 @@ import contextlib
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,6 +50,7 @@ class App:
     index_pending: bool = False  # a check changed what reports/index.html shows (differ.site)
     index_written: float | None = None  # when this process last wrote it (monotonic)
     reload: Callable[[], Config] | None = None  # reads the configuration again as the command line did
+    debug: bool = False  # --debug: a fault differ goes on past is shown with its traceback
     _fetcher: Fetcher | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -92,10 +94,16 @@ class App:
             raise
         except Exception as exc:
             found = refused(exc) if isinstance(exc, OSError) else None
-            said = found or f"internal error: {type(exc).__name__}: {exc}"
+            said = found or self.fault(exc)
         else:
             return
         print(f"differ: {what}: {said}", file=self.err, flush=True)
+
+    def fault(self, exc: BaseException) -> str:
+        """A fault of differ's that it goes on past, as one line; with --debug, its traceback first."""
+        if self.debug:
+            traceback.print_exception(exc, file=self.err)
+        return f"internal error: {type(exc).__name__}: {exc}"
 
     def close(self) -> None:
         if self._fetcher is not None:

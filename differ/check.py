@@ -470,9 +470,9 @@ def check(
             results[index] = unfinished(app, source, str(exc))
         # a file of its own the system refuses (a folder in its place, another owner's)
         except OSError as exc:
-            results[index] = unfinished(app, source, refused(exc) or f"{type(exc).__name__}: {exc}")
+            results[index] = unfinished(app, source, refused(exc) or app.fault(exc))
         except Exception as exc:  # a bug in one source's handling must not stop the others
-            results[index] = unfinished(app, source, f"internal error: {type(exc).__name__}: {exc}")
+            results[index] = unfinished(app, source, app.fault(exc))
 
     workers = max(1, min(app.config.service.workers, len(chosen)))
     if workers == 1:

@@ -451,6 +451,7 @@ def main(
         app = app_factory(config) if app_factory else App.from_config(config, out=out, err=err)
         app.out, app.err = out, err
         app.reload = lambda: _load(args, env)
+        app.debug = args.debug
         try:
             return COMMANDS[args.command](app, args)
         finally:

@@ -1901,3 +1901,23 @@ def test_a_last_audit_with_fields_of_another_kind_is_read_as_without_them(
     written = json.loads(record.read_text())["gone"]
     assert written["lines"] != ["x"] and all(isinstance(key, str) for key in written["findings"])  # anew
     assert "    last audit: version 1 matches canonical version 1 — " in run("--config", config, "sources")[1]
+
+
+def test_a_fault_differ_goes_on_past_shows_its_traceback_only_with_debug(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import differ.check
+
+    config = str(write_config(tmp_path, server))
+    server.page("/post", article("<p>Words.</p>"))
+
+    def faulty(app: object, source: object) -> object:
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(differ.check, "check_source", faulty)
+    code, out, err = run("--config", config, "check")
+    assert (code, err) == (ExitCode.FAILURE, "")
+    assert out.splitlines()[0] == "doc/canonical: failed: internal error: RuntimeError: a fault"
+    code, out, err = run("--debug", "--config", config, "check")
+    assert err.startswith("Traceback (most recent call last):\n") and err.endswith("RuntimeError: a fault\n")
+    assert out.splitlines()[0] == "doc/canonical: failed: internal error: RuntimeError: a fault"

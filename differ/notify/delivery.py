@@ -333,7 +333,7 @@ def _attempt(
     except NotifyError as error:
         note, failure = None, error
     except Exception as exc:  # a fault of differ's: kept in failed/ and told to the others, never sent twice
-        note, failure = None, NotifyError(f"internal error: {type(exc).__name__}: {exc}")
+        note, failure = None, NotifyError(app.fault(exc))
     app.last_sent[config.name] = app.monotonic()
     msg.data["attempts"] = int(msg.data.get("attempts", 0)) + 1
     if failure is not None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -466,7 +468,6 @@ def test_a_version_stored_by_another_process_meanwhile_stands(tmp_path: Path, se
     """`differ check` while `differ run` checks the same page: the version the other stored first stands, this
     check stores nothing after it (its diff was made against the version before) and says so, and the next
     check compares with it."""
-    from typing import Any
 
     from differ.store import Store
 
@@ -895,3 +896,100 @@ def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
     clock.advance(3600)
     check(app, app.config.sources())
     assert index.is_file()
+
+
+# Where a fault of differ's for one document is injected: each of these, faulting for document "one" only (or,
+# for the reports index, which is every document's, always), must leave document "two"'s edit delivered once
+# to each destination, and the check must go on.
+FAULT_SITES = [
+    ("differ.check", "check_source"),
+    ("differ.check", "change_event"),
+    ("differ.check", "missed_events"),
+    ("differ.check", "_translations_found"),
+    ("differ.check", "write_feed"),
+    ("differ.versions", "normalize"),
+    ("differ.audit.report", "audit_document"),
+    ("differ.audit.report", "drift_events"),
+    ("differ.site", "document_page"),
+    ("differ.site", "write_archives"),
+    ("differ.site", "index_page"),
+    ("differ.notify.delivery", "_for"),
+    ("differ.notify.delivery", "event_id"),
+    ("differ.notify.slack", "Slack.payload"),
+    ("differ.notify.slack", "Slack.send"),
+    ("differ.notify.webhook", "Webhook.payload"),
+]
+
+
+def _about_one(values: Iterable[object]) -> bool:
+    """Whether a call is about document "one": its source, document, event, message or audit."""
+    from differ.audit import AuditReport
+    from differ.config import DocumentConfig
+    from differ.notify.outbox import Message
+
+    for value in values:
+        if isinstance(value, SourceConfig) and value.document == "one":
+            return True
+        if isinstance(value, DocumentConfig) and value.id == "one":
+            return True
+        if isinstance(value, AuditReport) and value.document == "one":
+            return True
+        about = value.data if isinstance(value, Message) else value
+        if isinstance(about, dict) and "one" in (
+            str(about.get("source") or about.get("subject") or "").split("/")[0],
+            about.get("document"),
+        ):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("module", "name"), FAULT_SITES, ids=[n for _, n in FAULT_SITES])
+def test_a_fault_for_one_document_never_holds_up_anothers_alerts(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch, module: str, name: str
+) -> None:
+    import importlib
+
+    from tests.test_notify import hooks_toml, notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    receiver.routes["/hooks"] = Reply(200)
+    for doc in ("one", "two"):
+        for page in ("canonical", "copy"):
+            server.page(f"/{doc}/{page}", article(f"<p>{doc} words.</p>", doc.title()))
+    body = "".join(
+        f'[[documents]]\nid = "{doc}"\n[documents.canonical]\n'
+        + source_toml(server.url(f"/{doc}/canonical"), extra="robots = false")
+        + "[[documents.mirrors]]\n"
+        + source_toml(server.url(f"/{doc}/copy"), "copy", extra="robots = false")
+        for doc in ("one", "two")
+    )
+    notify = notify_toml(receiver) + hooks_toml(receiver.url("/hooks"))
+    clock = Clock()
+    app = make_app(make_config(tmp_path, body + notify), clock)
+    check(app, app.config.sources())
+    for doc in ("one", "two"):
+        server.page(f"/{doc}/canonical", article(f"<p>{doc} words, edited.</p>", doc.title()))
+    owner: Any = importlib.import_module(module)
+    attr = name
+    if "." in name:
+        cls, attr = name.split(".")
+        owner = getattr(owner, cls)
+    real = getattr(owner, attr)
+    struck: list[str] = []
+
+    def faulty(*args: object, **kwargs: object) -> object:
+        if attr == "index_page" or _about_one([*args, *kwargs.values()]):
+            struck.append(attr)
+            raise RuntimeError("a fault")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, attr, faulty)
+    for _ in range(2):
+        clock.advance(3600)
+        check(app, app.config.sources())
+    assert struck  # the fault was met
+    hooks = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    ids = [h.headers["webhook-id"] for h in receiver.requests_to("/hooks")]
+    slack = [json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")]
+    assert [b["data"]["source"] for b in hooks if b["type"] == "differ.changed"].count("two/canonical") == 1
+    assert slack.count("Two changed (canonical)") == 1 and len(ids) == len(set(ids))

@@ -582,7 +582,9 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due, remember_audits
 
-    audited = changed_docs | audits_due(app, _documents(r.source for r in results) - changed_docs)
+    audited = set(changed_docs)
+    with app.carry_on("audits due not looked for"):  # those that changed are audited; the rest next time
+        audited |= audits_due(app, _documents(r.source for r in results) - changed_docs)
     drift, audits = audit_after_check(app, audited) if audited else ([], {})
     events.extend(drift)
     unqueued = notify.dispatch(app, events, deliver_now=False)

@@ -910,6 +910,7 @@ FAULT_SITES = [
     ("differ.versions", "normalize"),
     ("differ.audit.report", "audit_document"),
     ("differ.audit.report", "drift_events"),
+    ("differ.audit.report", "audits_due"),
     ("differ.site", "document_page"),
     ("differ.site", "write_archives"),
     ("differ.site", "index_page"),
@@ -928,6 +929,8 @@ def _about_one(values: Iterable[object]) -> bool:
     from differ.notify.outbox import Message
 
     for value in values:
+        if isinstance(value, set) and "one" in value:  # documents
+            return True
         if isinstance(value, SourceConfig) and value.document == "one":
             return True
         if isinstance(value, DocumentConfig) and value.id == "one":

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from differ.config import Config
-from differ.errors import StoreDamage, StoreError, refused
+from differ.errors import DifferError, StoreDamage, StoreError, refused
 from differ.fetch import Fetcher
 from differ.store import Store
 
@@ -88,16 +88,23 @@ class App:
         one line on the error stream. The store itself failing (locked, unusable) stops the check."""
         try:
             yield
-        except StoreDamage as exc:
-            said = str(exc)
-        except StoreError:
-            raise
         except Exception as exc:
-            found = refused(exc) if isinstance(exc, OSError) else None
-            said = found or self.fault(exc)
-        else:
-            return
-        print(f"differ: {what}: {said}", file=self.err, flush=True)
+            self.tell(what, self.why(exc))
+
+    def tell(self, what: str, why: str) -> None:
+        """One line on the error stream: what was left undone, and why."""
+        print(f"differ: {what}: {why}", file=self.err, flush=True)
+
+    def why(self, exc: Exception) -> str:
+        """A failure differ goes on past, as one line: a damaged file or one of differ's errors as it says it, a
+        file the system refuses by its name, anything else as a fault. The store itself failing (locked,
+        unusable) is raised again: nothing can be kept."""
+        if isinstance(exc, StoreError) and not isinstance(exc, StoreDamage):
+            raise exc
+        if isinstance(exc, DifferError):
+            return str(exc)
+        found = refused(exc) if isinstance(exc, OSError) else None
+        return found or self.fault(exc)
 
     def fault(self, exc: BaseException) -> str:
         """A fault of differ's that it goes on past, as one line; with --debug, its traceback first."""

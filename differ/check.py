@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING, Any
 from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import (
-    DifferError,
     FetchError,
     NoContentError,
     NormalizeError,
     StoreConflict,
     StoreDamage,
-    StoreError,
-    refused,
 )
 from differ.feed import write_feed
 from differ.fetch import Request, Response
@@ -462,17 +459,8 @@ def check(
         source = chosen[index]
         try:
             results[index] = check_source(app, source)
-        except StoreDamage as exc:  # one source's history: the others are checked
-            results[index] = unfinished(app, source, str(exc))
-        except StoreError:
-            raise
-        except DifferError as exc:
-            results[index] = unfinished(app, source, str(exc))
-        # a file of its own the system refuses (a folder in its place, another owner's)
-        except OSError as exc:
-            results[index] = unfinished(app, source, refused(exc) or app.fault(exc))
-        except Exception as exc:  # a bug in one source's handling must not stop the others
-            results[index] = unfinished(app, source, app.fault(exc))
+        except Exception as exc:  # one source's damage, refused file or fault: the others are checked
+            results[index] = unfinished(app, source, app.why(exc))
 
     workers = max(1, min(app.config.service.workers, len(chosen)))
     if workers == 1:

@@ -182,8 +182,10 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
     written once, when its versions leave the document's page (or when it is missing)."""
     title = document_title(store, doc)
     for source in doc.sources:
-        newest, _ = _newest(store, source.key)  # a damaged source's pages wait until it is mended
-        start = shown_from(newest.number if newest else 0)
+        try:
+            start = shown_from(store.latest_number(source.key))  # the head alone, not the newest record
+        except StoreDamage:
+            continue  # its pages wait until it is mended
         for lo in range(1, start, PAGE_VERSIONS):
             path = store.report_path(source.key, lo).with_name(_archive_name(lo))
             if path.is_file():

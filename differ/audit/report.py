@@ -359,7 +359,7 @@ def audit_after_check(
                 found, audits[doc.id] = drift_events(app, report)
                 events.extend(found)
                 for mirror, why in report.unread.items():
-                    print(f"differ: {doc.id}/{mirror}: not audited: {why}", file=app.err, flush=True)
+                    app.tell(f"{doc.id}/{mirror}: not audited", why)
     return events, audits
 
 

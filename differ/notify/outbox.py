@@ -38,10 +38,11 @@ from differ.store import Store, canonical_json
 
 STATES = ("pending", "failed", "sent")
 PRUNE_EVERY = 86400.0  # seconds between two looks for sent messages older than `keep_sent`
-_ID = re.compile(r"^msg_[0-9a-f]{8,64}$")
-_DIGESTED = re.compile(r"^(msg_[0-9a-f]{8,64})\.json$")
+_MSG_ID = r"msg_[0-9a-f]{8,64}"
+_ID = re.compile(rf"^{_MSG_ID}$")
+_DIGESTED = re.compile(rf"^({_MSG_ID})\.json$")
 _PRUNED: dict[Path, tuple[tuple[int, int], frozenset[str]]] = {}
-_NAME = re.compile(r"^(\d{10})-(msg_[0-9a-f]{8,64})\.json$")
+_NAME = re.compile(rf"^(\d{{10}})-({_MSG_ID})\.json$")
 # What each field of a message must be wherever differ reads it: a file damaged into another shape is not a
 # message (as one that is not JSON is not), so the outbox reads past it and `differ verify` names it.
 MESSAGE_FIELDS: Fields = {
@@ -225,11 +226,12 @@ class Outbox:
         """Whether a message with this id was queued: its marker names a file that is there, in any state,
         whether or not it still reads (a message damaged after it was sent must not go out again)."""
         name = _marker(index, msg_id)
-        if name is None:
-            return msg_id in self.pruned(notifier)
-        if not name:  # a marker that does not read: the folders say
-            return any(m.group(2) == msg_id for m in self._files(notifier))
-        there = any((self.folder(notifier, state) / name).exists() for state in STATES)
+        if name is None:  # no marker: never queued, or pruned
+            there = False
+        elif not name:  # a marker that does not read: the folders say
+            there = any(m.group(2) == msg_id for m in self._files(notifier))
+        else:
+            there = any((self.folder(notifier, state) / name).exists() for state in STATES)
         return there or msg_id in self.pruned(notifier)
 
     def _last_name(self, notifier: str) -> str:
@@ -408,9 +410,8 @@ class Outbox:
             if old:
                 with open(self.root / notifier / "pruned", "a+b") as out:
                     end = out.seek(0, os.SEEK_END)
-                    cut = (
-                        end > 0 and os.pread(out.fileno(), 1, end - 1) != b"\n"
-                    )  # a killed writer's last line
+                    # a line a writer killed before its fsync left unfinished
+                    cut = end > 0 and os.pread(out.fileno(), 1, end - 1) != b"\n"
                     out.write(("\n" if cut else "").encode() + "".join(f"{m}\n" for _, m in old).encode())
                     out.flush()
                     os.fsync(out.fileno())

@@ -127,6 +127,8 @@ def _kind_of_file(path: Path, data: bytes) -> str:
 
 def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:
     """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize."""
+    if kind is None and "entry" in settings:
+        kind = "feed"  # an entry is chosen only in a feed, as `differ add` has it
     source, body = (
         _fetch(app, spec, label, kind, settings) if is_url(spec) else _open(app, spec, label, kind, settings)
     )

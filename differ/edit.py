@@ -291,15 +291,34 @@ def watch_key(url: str, entry: Any = None) -> str:
     return f"{url} (entry {entry})" if entry else url
 
 
-def _table(url: str, kind: str | None, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """A source's table: its URL, its kind when not html (guessed from the URL when not given), its options."""
-    table: dict[str, Any] = {"url": url}
-    if kind is None and "entry" in settings:
-        kind = "feed"  # an entry is chosen only in a feed
-    if kind is None:
-        from differ.compare import SUFFIX_KINDS, url_kind
+def page_kind(url: str, settings: Mapping[str, Any]) -> str:
+    """The kind of a page added without one: a feed's when an entry is chosen, a forge's release page's, else
+    what the URL's suffix says (`.json`, `.md`, `.txt`), html when it says nothing."""
+    if "entry" in settings:
+        return "feed"  # an entry is chosen only in a feed
+    from differ.compare import SUFFIX_KINDS, url_kind
 
-        kind = url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
+    return url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
+
+
+def needs(kind: str, settings: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The option a source of `kind` must have that `settings` lack, with its help, or None."""
+    from differ.normalize import SOURCE_KINDS
+
+    options = SOURCE_KINDS[kind].options if kind in SOURCE_KINDS else {}
+    return next(((n, o.help) for n, o in options.items() if o.required and n not in settings), None)
+
+
+def _table(url: str, kind: str | None, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A source's table: its URL, its kind when not html (guessed from the URL when not given), its options.
+    A kind that needs an option not given is a UsageError saying how to give it."""
+    kind = kind or page_kind(url, settings)
+    missing = needs(kind, settings)
+    if missing:
+        name, help = missing
+        whole = ", or --kind text to watch the whole document as text" if kind == "json" else ""
+        raise UsageError(f"{url}: a {kind} page needs {name} ({help}): add it with --set {name}=…{whole}")
+    table: dict[str, Any] = {"url": url}
     if kind != "html":
         table["kind"] = kind
     table.update(settings)

@@ -1290,6 +1290,28 @@ def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
     )
 
 
+def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
+    """An XHTML page with an XML declaration is read as a page without BeautifulSoup's advice to programmers on
+    stderr (a real process: a warning is printed by Python's own handler); a feed is named for what it is."""
+    page = tmp_path / "page.xml"
+    page.write_text('<?xml version="1.0"?>\n<doc><p>Version 1.81 is out.</p></doc>\n')
+    command = [sys.executable, "-m", "differ", "compare", "--kind", "html", str(page), str(page)]
+    done = subprocess.run(command, capture_output=True, cwd=ROOT)
+    assert (done.returncode, done.stdout.decode(), done.stderr) == (0, f"{page} → {page}: 0 changes.\n", b"")
+    feed = tmp_path / "feed.xml"
+    feed.write_text(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Blog</title><item><title>1.81</title>'
+        "<link>https://example.org/1.81</link><description>Out.</description></item></channel></rss>"
+    )
+    assert run("compare", str(feed), str(feed)) == (
+        ExitCode.USAGE,
+        "",
+        f'error: {feed}: expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = '
+        'the post\'s link (the first: "1.81" <https://example.org/1.81>)\n',
+    )
+    assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
+
+
 def test_quiet_check_prints_only_what_needs_attention(tmp_path: Path, server: Server) -> None:
     server.page("/post", article("<p>Text.</p>"))
     config = str(write_config(tmp_path, server))

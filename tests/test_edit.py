@@ -130,8 +130,8 @@ def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
         ("rust-1-98-0/canonical", other),
     ]
     assert run("--config", str(config), "add", "https://x.example/feed.xml", "--kind", "feed")[2] == (
-        'error: config.toml: documents[2].canonical: missing key "entry" (the post\'s URL (its link in the feed) '
-        "or id) (nothing was written)\n"
+        "error: https://x.example/feed.xml: a feed page needs entry (the post's URL (its link in the feed) or id): "
+        "add it with --set entry=…\n"
     )
 
 
@@ -212,10 +212,15 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             ("https://m.example/", "--to", "nope"),
             'error: no document "nope"; configured documents: rust, torch\n',
         ),
-        (
+        (  # the kind the suffix names needs a setting: how to give it
             ("https://m.example/feed.json", "--to", "torch"),
-            'error: config.toml: documents[1].mirrors[0]: missing key "field" (path of the body, e.g. body_md or '
-            "data.content) (nothing was written)\n",
+            "error: https://m.example/feed.json: a json page needs field (path of the body, e.g. body_md or "
+            "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
+        ),
+        (
+            ("https://m.example/api/post", "--kind", "json"),
+            "error: https://m.example/api/post: a json page needs field (path of the body, e.g. body_md or "
+            "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
         ),
         (
             ("ftp://m.example/", "--to", "torch"),

@@ -381,8 +381,15 @@ def test_addresses_urllib_cannot_read_are_kept_as_the_page_wrote_them() -> None:
 @pytest.mark.parametrize(
     ("body", "ctype", "message"),
     [
-        ("<html><body><p>A page</p></body></html>", "text/html", 'expected an RSS or Atom feed, got Content-Type "text/html"'),
-        ("<html><body><p>A page</p></body></html>", "application/xml", "not a feed: expected <rss> or <feed> (Atom) at the top, found <html>"),
+        ("<html><body><p>A page</p></body></html>", "text/html", "expected an RSS or Atom feed, got an HTML page"),
+        (  # the post's page, for the feed it names: said so
+            '<html><head><link rel="alternate" type="application/rss+xml" href="/blog/feed.xml"></head><body><p>A post</p></body></html>',
+            "text/html",
+            "expected an RSS or Atom feed, got an HTML page; the page names its feed: url = https://pytorch.org/blog/feed.xml",
+        ),
+        ("<!DOCTYPE html>\n<html><body><p>A page</p></body></html>", "application/xml", "expected an RSS or Atom feed, got an HTML page"),
+        ("<?xml version='1.0'?><post><p>A page</p></post>", "application/xml", "not a feed: expected <rss> or <feed> (Atom) at the top, found <post>"),
+        ('{"body": "A post"}', "application/json", 'expected an RSS or Atom feed, got Content-Type "application/json"'),
         ("<rss><channel><item>", "application/rss+xml", "not a feed: the XML does not parse (Premature end of data in tag item line 1, line 1, column 21)"),
         (RSS, "application/rss+xml", 'the feed has no entry whose link or id is "https://pytorch.org/blog/gone/" (2 entries; the first is "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>); a post can drop off a feed as newer ones come'),
     ],
@@ -588,6 +595,30 @@ def test_invisible_characters_are_removed_and_counted() -> None:
         (b"", "text/html", "empty body"),
         (b"   \n", "text/html", "empty body"),
         (b"%PDF-1.7", "application/pdf", 'expected an HTML page, got Content-Type "application/pdf"'),
+        (  # a blog's feed, whatever the server calls it: the kind that reads one of its posts
+            RSS.encode(),
+            "application/xml",
+            'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s '
+            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>)',
+        ),
+        (
+            b"\xef\xbb\xbf" + ATOM.replace("?>\n", "?>\n<!-- generated -->\n", 1).encode(),
+            "text/html",
+            'expected an HTML page, got an Atom feed: kind "feed" reads one of its posts, with entry = the post\'s '
+            'link (the first: "Announcing Rust 1.97.0" <https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/>)',
+        ),
+        (  # named by its media type, though it does not parse
+            b"<channel><item>",
+            "application/rss+xml",
+            'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s link',
+        ),
+        (  # an API's JSON: where its body is likely to be
+            b'{"title": "PyTorch 2.13", "body_md": "We are excited to announce PyTorch 2.13."}',
+            "application/json; charset=utf-8",
+            'expected an HTML page, got JSON: kind "json" reads it, with field = the path of the body; its longest '
+            "text fields: body_md (40 characters), title (12 characters)",
+        ),
+        (b"{not json", "application/json", 'expected an HTML page, got Content-Type "application/json"'),
         (  # a server that calls everything text/html
             b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
             "text/html",

@@ -95,14 +95,24 @@ def _checked(found: Found) -> Found:
     """`found` with each setting differ would refuse (a selector soupsieve cannot read, a pattern Python's re
     cannot) left out with a note, so one watch's setting never stops the others from being imported."""
     from differ.config import adhoc_source
+    from differ.edit import needs, page_kind
 
     page = found.page
     if page is None:
         return found
 
+    kind = page.kind or page_kind(page.url, page.settings)
+    missing = needs(kind, page.settings)
+    if missing:  # what the other tool read as text, as differ's `json` kind cannot without its field
+        page = Page(page.url, page.title, "text", page.settings, page.id)
+        found.notes.append(
+            f'read as text; to read it as {kind}, set kind = "{kind}" and {missing[0]} ({missing[1]})'
+        )
+        found.page, kind = page, "text"
+
     def refusal(settings: Mapping[str, Any]) -> str | None:
         try:
-            adhoc_source({"url": page.url, "kind": page.kind or "html", **settings})
+            adhoc_source({"url": page.url, "kind": kind, **settings})
         except ConfigError as exc:
             return str(exc).removeprefix("--set ")
         return None

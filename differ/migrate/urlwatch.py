@@ -3,6 +3,7 @@ settings, its Slack, Discord, Mattermost, Matrix, Telegram and SMTP reporters no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -149,7 +150,8 @@ def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
     for kind, arg in _urlwatch_filters(job.get("filter")):
         _urlwatch_filter(kind, arg, settings, notes)
     title = str(job["name"]) if job.get("name") else None
-    return Found(name, Page(url, title=title, settings=settings), notes)
+    read_as = "json" if "field" in settings else None
+    return Found(name, Page(url, title=title, kind=read_as, settings=settings), notes)
 
 
 def _urlwatch_filters(spec: Any) -> Iterator[tuple[str, Any]]:
@@ -184,12 +186,20 @@ def _urlwatch_filter(kind: str, arg: Any, settings: dict[str, Any], notes: list[
         if isinstance(exclude, str) and exclude.strip():
             settings.setdefault("exclude", []).append(mark(exclude))
         return
+    if kind == "jq" and isinstance(arg, str) and (path := _JQ_PATH.fullmatch(arg.strip())):
+        settings["field"] = path.group(1)  # read by the json kind
+        return
     if kind == "re.sub":
         pattern, repl = (arg.get("pattern"), arg.get("repl", "")) if isinstance(arg, dict) else (arg, "")
         if isinstance(pattern, str) and pattern and not repl:
             settings.setdefault("ignore", []).append(pattern)
             return
     notes.append(f"its {kind} filter has no counterpart in differ; left out")
+
+
+_JQ_PATH = re.compile(
+    r"\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
+)  # a jq query that names one field: `.data.content`
 
 
 def _as_xpath(path: str) -> str:

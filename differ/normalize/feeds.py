@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 # What the content of an entry is, from the richest: RSS's content:encoded, Atom's content, then the summaries.
 CONTENT = ("encoded", "content", "description", "summary")
 DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
-NOT_FEEDS = ("text/html", "application/xhtml+xml", "application/json")
+NOT_FEEDS = ("text/html", "application/xhtml+xml")
 FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
+_HTML_START = re.compile(
+    rb"(?:\xef\xbb\xbf)?\s*(?:<!--.*?-->\s*)*<(?:!DOCTYPE\s+html|html)[\s>]", re.S | re.I
+)
 
 
 @dataclass
@@ -66,8 +69,10 @@ class FeedKind(SourceKind):
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         media = media_type(body.content_type)
-        if media in NOT_FEEDS:
+        if media == "application/json":
             raise NormalizeError(f'expected an RSS or Atom feed, got Content-Type "{media}"')
+        if media in NOT_FEEDS or _HTML_START.match(body.data[:1024]):
+            raise NormalizeError(f"expected an RSS or Atom feed, got an HTML page{_named_feed(body)}")
         entries, warnings = read_feed(body)
         wanted = str(source.option("entry"))
         entry = find_entry(entries, wanted, body.url)
@@ -95,6 +100,20 @@ class FeedKind(SourceKind):
         result.root = f"the feed's entry <{entry.link or entry.id}>"
         result.warnings = [*result.warnings, *warnings]
         return result
+
+
+def _named_feed(body: Body) -> str:
+    """The feed a page names in its head (`; the page names its feed: URL`), for a `url` set to the post's page
+    rather than its blog's feed."""
+    from differ.fetch.charset import decode
+    from differ.normalize import html as htmlconv
+
+    try:
+        text = decode(body.data, body.content_type, html=True).text
+        feeds = htmlconv.page_head(htmlconv.parse_html(text), body.url)[1]
+    except NormalizeError:
+        return ""
+    return f"; the page names its feed: url = {feeds[0]}" if feeds else ""
 
 
 def read_feed(body: Body) -> tuple[list[Entry], list[str]]:

@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag, XMLParsedAsHTMLWarning
 from bs4.element import NavigableString, PageElement
 
 from differ.addresses import joined, page_key
 from differ.errors import NormalizeError
 from differ.normalize.root import classes, first_tag, tags
 from differ.normalize.tree import build
+
+# BeautifulSoup's advice to programmers (an XHTML page read by the HTML parser, a field holding only a URL) is
+# not for someone running differ, who is told in differ's own words what a page is when it matters (kinds.py).
+warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
+warnings.filterwarnings("ignore", category=MarkupResemblesLocatorWarning)
 
 MAX_DEPTH = 400
 MAX_TAGS = 250_000  # a long release post has a few thousand; beyond this a page is not read

@@ -200,6 +200,43 @@ def css_problem(selector: str) -> str | None:
     return None
 
 
+HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
+FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "feed"}
+# A feed's first element, after an XML declaration, stylesheet instructions, comments and a doctype.
+_FEED_START = re.compile(
+    rb"(?:\xef\xbb\xbf)?\s*(?:(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)\s*)*<(rss|feed|rdf:RDF)[\s>/]", re.S
+)
+FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}
+
+
+def _quoted(title: str) -> str:
+    return f'"{title}" ' if title else ""
+
+
+def not_a_page(body: Body, media: str) -> str | None:
+    """What a body the `html` kind was given is instead of a page, with the kind that reads it (a feed, JSON), or
+    None: a URL that serves a feed or an API's JSON is watched through the kind made for it."""
+    start = _FEED_START.match(body.data[:4096])
+    if start or media in FEED_TYPES:
+        from differ.normalize.feeds import read_feed
+
+        root = start.group(1).decode() if start else FEED_TYPES[media]
+        try:
+            entries = read_feed(body)[0]
+        except NormalizeError:
+            entries = []
+        first = next((e for e in entries if e.link), None)
+        named = f" (the first: {_quoted(first.title)}<{first.link}>)" if first else ""
+        return f'{FEED_NAMES[root]}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
+    if media == "application/json" or media.endswith("+json"):
+        try:
+            data = load_json(body)
+        except NormalizeError:
+            return None
+        return f'JSON: kind "json" reads it, with field = the path of the body{text_fields(data)}'
+    return None
+
+
 @source_kind("html")
 class HtmlKind(SourceKind):
     """An HTML page; `selector` picks the content root, `exclude` drops parts of it."""
@@ -239,7 +276,10 @@ class HtmlKind(SourceKind):
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         media = media_type(body.content_type)
-        if media and media not in ("text/html", "application/xhtml+xml", "text/plain", "application/xml"):
+        instead = not_a_page(body, media)
+        if instead:
+            raise NormalizeError(f"expected an HTML page, got {instead}")
+        if media and media not in HTML_TYPES:
             raise NormalizeError(f'expected an HTML page, got Content-Type "{media}"')
         text, encoding, warnings = _text(body, html=True)
         result = read_html(

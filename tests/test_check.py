@@ -190,6 +190,54 @@ def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, 
     assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [['• Post: added ", revised"']]
 
 
+def test_a_json_sources_title_and_dates_are_kept_without_being_named(tmp_path: Path, server: Server) -> None:
+    """A `json` source that names no `metadata` keeps the title and dates at the document's top, as a page's are;
+    a store made when it kept none reads its latest version again, so the upgrade itself is no change, and the
+    next edit says what moved: the body and `updated_at`, not a title and dates newly seen. A counter never
+    makes a version."""
+    from differ.versions import diff_versions
+
+    post = {
+        "title": "PyTorch 2.13",
+        "views": 10,
+        "published_at": "2026-07-08 17:42:23",
+        "updated_at": "2026-07-08 17:58:15",
+        "body_md": "We are excited to announce PyTorch 2.13.\n",
+    }
+    server.page("/post.json", json.dumps(post), "application/json")
+    clock = Clock()
+    extra = 'robots = false\nfield = "body_md"'
+    before = one_doc(tmp_path, server.url("/post.json"), kind="json", extra=extra + "\nmetadata = []")
+    assert check_source(make_app(before, clock), before.sources()[0]).outcome == "new"
+    app = make_app(one_doc(tmp_path, server.url("/post.json"), kind="json", extra=extra), clock)
+    source = app.config.sources()[0]
+    server.page("/post.json", json.dumps({**post, "views": 11}), "application/json")
+    clock.advance(60)
+    assert check_source(app, source).line() == "doc/canonical: unchanged (page noise only)"
+    edited = {
+        **post,
+        "views": 12,
+        "updated_at": "2026-07-09 10:00:00",
+        "body_md": "We are thrilled to announce.",
+    }
+    server.page("/post.json", json.dumps(edited), "application/json")
+    clock.advance(60)
+    result = check_source(app, source)
+    assert (result.line(), result.summary[1:]) == (
+        "doc/canonical: new version 2 (1 change, 1 metadata field)",
+        [
+            '• "We are excited to announce PyTorch 2.13."',
+            '  → "We are thrilled to announce."',
+            '• metadata › updated_at: "2026-07-08 17:58:15" → "2026-07-09 10:00:00"',
+        ],
+    )
+    old, new = app.store.versions(source.key)
+    assert new.metadata == {k: edited[k] for k in ("title", "published_at", "updated_at")}
+    assert [m["field"] for m in diff_versions(app.store, old, new, app=app, source=source).metadata] == [
+        "updated_at"
+    ]
+
+
 NOISY = article(
     "<p>5 min read</p><p>Release notes for version 1.71.</p><ul><li>Views: 1234</li><li>Fixes.</li></ul>"
 )

@@ -195,6 +195,25 @@ def test_json_field_paths_and_formats() -> None:
     assert result.metadata == {"data.title": "T", "n.0": 1}
 
 
+def test_a_json_source_naming_no_metadata_keeps_the_title_and_dates_at_its_top() -> None:
+    """However an API spells a title or a date; a counter, a flag, a list, an object or a nested date is not kept,
+    nor anything when the document is not an object; named fields are kept as named, a missing one as null."""
+    doc = {
+        "title": "PyTorch 2.13", "updated_at": "2026-07-08 17:58", "dateModified": "2026-07-08", "pubDate": "Wed",
+        "last-modified": 1783532295, "date_created": "2026-07-07", "views": 10, "is_updated": True,
+        "updated": False, "tags": ["release"], "data": {"updated_at": "x"}, "subtitle": "s", "body": "Text.",
+    }  # fmt: skip
+    result = norm(json.dumps(doc), source("json", field="body"), "application/json")
+    assert result.metadata == {
+        "title": "PyTorch 2.13", "updated_at": "2026-07-08 17:58", "dateModified": "2026-07-08", "pubDate": "Wed",
+        "last-modified": 1783532295, "date_created": "2026-07-07",
+    }  # fmt: skip
+    named = source("json", field="body", metadata=("views", "gone"))
+    assert norm(json.dumps(doc), named, "application/json").metadata == {"views": 10, "gone": None}
+    listed = source("json", field="0.body")
+    assert norm(json.dumps([doc]), listed, "application/json").metadata == {}
+
+
 def test_a_lone_surrogate_in_json_is_a_replacement_character_not_an_error() -> None:
     """JSON may escape half of a surrogate pair (`\\ud800`), which is no character and cannot be stored or
     printed as UTF-8: it reads as U+FFFD, as a browser shows it; a whole pair stays the character it makes, and

@@ -414,7 +414,11 @@ class JsonKind(SourceKind):
             opt.nonempty_string, required=True, help="path of the body, e.g. body_md or data.content"
         ),
         "format": Option(opt.choice("markdown", "html", "text"), "markdown", "what the field holds"),
-        "metadata": Option(opt.string_list, (), "other fields to keep and compare"),
+        "metadata": Option(
+            opt.string_list,
+            None,
+            "other fields to keep and compare (default: its title and dates at the top)",
+        ),
     }
 
     @classmethod
@@ -433,7 +437,8 @@ class JsonKind(SourceKind):
             )
         meta: dict[str, Any] = {}
         warnings: list[str] = []
-        for name in source.option("metadata") or ():
+        names = source.option("metadata")
+        for name in title_and_dates(data) if names is None else names:
             try:
                 meta[name] = _metadata_field(name, json_path(data, name), warnings)
             except KeyError:
@@ -445,6 +450,29 @@ class JsonKind(SourceKind):
             result.warnings.extend(warnings)
             return result
         return Extracted(text_to_markdown(value) if fmt == "text" else value, meta, warnings=warnings)
+
+
+# A top-level field that names the post's title or one of its dates, however the API spells it (`updated_at`,
+# `dateModified`, `pubDate`, `last-modified`), compared by lower case without `_` and `-`.
+_TITLE_OR_DATE = re.compile(
+    r"title|date|pubdate|(date)?(published|updated|modified|created)(at|on|date|time)?|"
+    r"(publish|update|modify|create)(d)?(date|time)|lastmodified|lastupdated"
+)
+
+
+def title_and_dates(data: Any) -> list[str]:
+    """The metadata a JSON source keeps when `metadata` names none: the fields at the document's top whose names
+    say a title or a date and that hold a string or a number, as a page's title and dates are kept. A counter,
+    a list or a nested object is left out, so a post's views or replies never make a version of it."""
+    if not isinstance(data, dict):
+        return []
+    return [
+        name
+        for name, value in data.items()
+        if isinstance(value, str | int | float)
+        and not isinstance(value, bool)
+        and _TITLE_OR_DATE.fullmatch(name.lower().replace("_", "").replace("-", ""))
+    ]
 
 
 def _metadata_field(name: str, value: Any, warnings: list[str]) -> Any:

@@ -278,8 +278,22 @@ def web_url(value: Any) -> str:
     """An http:// or https:// URL with a host; empty for none."""
     text = string(value).strip()
     if text and web_address(text) is None:
-        raise Invalid(f"expected an http:// or https:// URL, found {found(value)}")
+        raise Invalid(not_a_url(value))
     return text
+
+
+_HOST = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?::\d+)?")  # a name a browser would look up
+
+
+def not_a_url(value: Any) -> str:
+    """What is wrong with a value given for a web address; one a browser would take without its scheme
+    (`pytorch.org/blog/post`) is shown with it, as what was likely meant."""
+    said = f"expected an http:// or https:// URL, found {found(value)}"
+    text = value.strip() if isinstance(value, str) else ""
+    host = text.split("/", 1)[0]
+    if "://" not in text and _HOST.fullmatch(host) and web_address(f"https://{text}") is not None:
+        said += f' (did you mean "https://{text}"?)'
+    return said
 
 
 def private_access(value: Any) -> bool | tuple[Network, ...]:

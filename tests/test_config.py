@@ -170,7 +170,7 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
         ),
         (
             '[service]\nbase_url = "reports.example.org"\n' + BASE,
-            'config.toml: service.base_url: expected an http:// or https:// URL, found "reports.example.org"',
+            'config.toml: service.base_url: expected an http:// or https:// URL, found "reports.example.org" (did you mean "https://reports.example.org"?)',
         ),
         (
             '[service]\nsnapshots = "snap\\u0000shots"\n' + BASE,
@@ -228,7 +228,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             '[service]\nheartbeat = "hc-ping.com/abc"\n',
-            'config.toml: service.heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc"',
+            'config.toml: service.heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc" (did you mean "https://hc-ping.com/abc"?)',
         ),
         (
             '[service]\nmax_bytes = "lots"\n',

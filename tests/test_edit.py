@@ -212,6 +212,11 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             ("https://m.example/", "--to", "nope"),
             'error: no document "nope"; configured documents: rust, torch\n',
         ),
+        (  # an address as a browser's bar takes it: with the scheme it likely lacks
+            ("pytorch.org/blog/post", "--to", "torch"),
+            'error: config.toml: documents[1].mirrors[0].url: expected an http:// or https:// URL, found "pytorch.'
+            'org/blog/post" (did you mean "https://pytorch.org/blog/post"?) (nothing was written)\n',
+        ),
         (  # the kind the suffix names needs a setting: how to give it
             ("https://m.example/feed.json", "--to", "torch"),
             "error: https://m.example/feed.json: a json page needs field (path of the body, e.g. body_md or "

@@ -259,7 +259,7 @@ def test_a_heartbeat_that_is_not_a_web_address_is_refused(tmp_path: Path) -> Non
     for line, said in (
         (
             'heartbeat = "hc-ping.com/abc"',
-            'heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc"',
+            'heartbeat: expected an http:// or https:// URL, found "hc-ping.com/abc" (did you mean "https://hc-ping.com/abc"?)',
         ),
         ('heartbeat_every = "1s"', "heartbeat_every: expected"),
     ):

@@ -105,7 +105,7 @@ class _Loader:
 
     def url(self, value: str, key: str) -> str:
         if opt.web_address(value) is None:
-            raise self.fail(key, f"expected an http:// or https:// URL, found {found(value)}")
+            raise self.fail(key, opt.not_a_url(value))
         return value
 
     def service(self, raw: Any) -> ServiceConfig:

@@ -197,9 +197,8 @@ def _urlwatch_filter(kind: str, arg: Any, settings: dict[str, Any], notes: list[
     notes.append(f"its {kind} filter has no counterpart in differ; left out")
 
 
-_JQ_PATH = re.compile(
-    r"\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
-)  # a jq query that names one field: `.data.content`
+# A jq query that names one field (`.data.content`): the json kind's `field`.
+_JQ_PATH = re.compile(r"\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
 def _as_xpath(path: str) -> str:

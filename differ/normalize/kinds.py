@@ -406,7 +406,9 @@ def _mended(value: Any) -> Any:
 
 @source_kind("json")
 class JsonKind(SourceKind):
-    """A JSON document; `field` holds the body (`format` says Markdown, HTML or text), `metadata` more fields."""
+    """A JSON document's field (`field`; `format`: Markdown, HTML or text), its title and dates as metadata.
+
+    `metadata` names other fields to keep instead."""
 
     accept = "application/json,*/*;q=0.5"
     options: ClassVar[dict[str, Option]] = {

@@ -652,6 +652,15 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_what_comes_before_a_documents_first_element_is_looked_at_in_linear_time() -> None:
+    """Telling a feed or a page by what opens it reads a prolog of declarations and comments that each match one
+    way only: a page opening with a thousand `<??>` or `<!---->` (2**1000 ways to group them, had a comment's text
+    been free to run past its end) is read at once, as what it is."""
+    assert norm(b"<??>" * 1000 + b"<p>Release notes.</p>", source()).markdown == "Release notes.\n"
+    with pytest.raises(NormalizeError, match="^not a feed: "):
+        norm(b"<!---->" * 1000 + b"<post/>", source("feed", entry="x"), "application/xml")
+
+
 @pytest.mark.parametrize("kind", ["text", "markdown"])
 def test_binary_content_is_refused_by_text_kinds_but_utf16_text_is_read(kind: str) -> None:
     with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at character 4\)"):

@@ -13,6 +13,7 @@ from differ import options as opt
 from differ.addresses import joined, page_key
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize.kinds import (
+    COMMENT,
     Body,
     Extracted,
     SourceKind,
@@ -34,7 +35,7 @@ DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("u
 NOT_FEEDS = ("text/html", "application/xhtml+xml")
 FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
 _HTML_START = re.compile(
-    rb"(?:\xef\xbb\xbf)?\s*(?:<!--.*?-->\s*)*<(?:!DOCTYPE\s+html|html)[\s>]", re.S | re.I
+    rb"(?:\xef\xbb\xbf)?\s*(?:" + COMMENT + rb"\s*)*+<(?:!DOCTYPE\s+html|html)[\s>]", re.I
 )
 
 

@@ -202,10 +202,12 @@ def css_problem(selector: str) -> str | None:
 
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "feed"}
-# A feed's first element, after an XML declaration, stylesheet instructions, comments and a doctype.
-_FEED_START = re.compile(
-    rb"(?:\xef\xbb\xbf)?\s*(?:(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)\s*)*<(rss|feed|rdf:RDF)[\s>/]", re.S
-)
+# What may come before a document's first element: an XML declaration or a stylesheet instruction, a comment, a
+# doctype. Each is matched one way only (a comment's text cannot run past its first `-->`), so a page of many
+# `<??>` takes time linear in its length, not exponential.
+COMMENT = rb"<!--[^-]*(?:-(?!->)[^-]*)*-->"
+_PROLOG = rb"(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^?]*(?:\?(?!>)[^?]*)*\?>|" + COMMENT + rb"|<!DOCTYPE[^>]*>)\s*)*+"
+_FEED_START = re.compile(_PROLOG + rb"<(rss|feed|rdf:RDF)[\s>/]")
 FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}
 
 

@@ -16,7 +16,10 @@ from differ.config import Config, SourceConfig
 from differ.errors import ConfigError, UsageError
 from differ.files import atomic_write, lock_within
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?\s*(?:#.*)?$")
+# A table's header row; its name starts and ends with no space, so a row that is not one fails in linear time.
+_HEADER = re.compile(
+    r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"](?:[A-Za-z0-9_.\-\s\"]*[A-Za-z0-9_.\-\"])?)\s*\]\]?\s*(?:#.*)?$"
+)
 
 
 def value(v: Any) -> str:

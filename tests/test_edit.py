@@ -72,6 +72,20 @@ def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
     assert [s.key for s in load_config(config).sources()] == ["pytorch-2-13-release-blog/canonical"]
 
 
+def test_a_row_that_only_looks_like_a_header_is_passed_over_in_linear_time(tmp_path: Path) -> None:
+    """Rows are read for table headers; one inside a multi-line string that opens like a header and does not
+    close (`[` and 20,000 spaces) is passed over at once (it took time cubic in its length)."""
+    config = tmp_path / "config.toml"
+    text = (
+        '[[documents]]\nid = "x"\ntitle = """\n['
+        + " " * 20_000
+        + 'x\n"""\n[documents.canonical]\nurl = "https://a.example/"\n'
+    )
+    config.write_text(text)
+    assert add_source(config, "https://b.example/", to="x", env={}).key == "x/b-example"
+    assert config.read_text().startswith(text)
+
+
 def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     url = "https://github.com/pytorch/pytorch/releases/tag/v2.13.0"

@@ -195,6 +195,30 @@ def test_json_field_paths_and_formats() -> None:
     assert result.metadata == {"data.title": "T", "n.0": 1}
 
 
+def test_a_json_field_of_html_is_read_as_html_unless_format_says() -> None:
+    """A CMS's rendered content is HTML: read as a page is (its words counted, its markup gone), where read as
+    Markdown it was raw HTML blocks of no words. Markdown with an HTML block or two stays Markdown; `format`
+    decides when given."""
+    rendered = (
+        "<p>We are <strong>excited</strong> to announce 2.13.</p>\n<h2>Features</h2>\n<ul><li>One</li></ul>\n"
+    )
+    doc = json.dumps({"content": {"rendered": rendered}})
+    result = norm(doc, source("json", field="content.rendered"), "application/json")
+    assert result.markdown == "We are **excited** to announce 2.13.\n\n## Features\n\n- One\n"
+    assert result.root == 'field "content.rendered", which holds HTML'
+    markdown = (
+        '<p align="center"><img src="logo.png"></p>\n\n# Release 2.13\n\nWe are **excited**.\n\n'
+        "<details>\n<summary>Full list</summary>\n\n- One\n\n</details>\n\nSee the notes.\n"
+    )
+    result = norm(json.dumps({"body": markdown}), source("json", field="body"), "application/json")
+    assert "# Release 2.13" in result.markdown and result.root == 'field "body", which holds Markdown'
+    forced = norm(doc, source("json", field="content.rendered", format="markdown"), "application/json")
+    assert (
+        forced.markdown.startswith("<p>We are <strong>excited</strong>")
+        and forced.root == 'field "content.rendered"'
+    )
+
+
 def test_a_json_source_naming_no_metadata_keeps_the_title_and_dates_at_its_top() -> None:
     """However an API spells a title or a date; a counter, a flag, a list, an object or a nested date is not kept,
     nor anything when the document is not an object; named fields are kept as named, a missing one as null."""

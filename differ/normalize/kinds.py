@@ -417,7 +417,11 @@ class JsonKind(SourceKind):
         "field": Option(
             opt.nonempty_string, required=True, help="path of the body, e.g. body_md or data.content"
         ),
-        "format": Option(opt.choice("markdown", "html", "text"), "markdown", "what the field holds"),
+        "format": Option(
+            opt.choice("markdown", "html", "text"),
+            None,
+            "what the field holds (default: HTML when most of its lines are HTML, else Markdown)",
+        ),
         "metadata": Option(
             opt.string_list,
             None,
@@ -447,13 +451,37 @@ class JsonKind(SourceKind):
                 meta[name] = _metadata_field(name, json_path(data, name), warnings)
             except KeyError:
                 meta[name] = None
-        fmt = source.option("format")
+        fmt = source.option("format") or ("html" if mostly_html(value) else "markdown")
         if fmt == "html":
             result = read_html(value, body, source, None, (), ())
             result.metadata = meta
             result.warnings.extend(warnings)
-            return result
-        return Extracted(text_to_markdown(value) if fmt == "text" else value, meta, warnings=warnings)
+        else:
+            result = Extracted(text_to_markdown(value) if fmt == "text" else value, meta, warnings=warnings)
+        result.root = f'field "{path}"' + (
+            "" if source.option("format") else f", which holds {_FORMATS[fmt]}"
+        )
+        return result
+
+
+_FORMATS = {"html": "HTML", "markdown": "Markdown"}
+
+
+def mostly_html(text: str) -> bool:
+    """Whether a field holds HTML (a CMS's rendered content) rather than Markdown: most of its non-blank lines lie
+    in HTML blocks as CommonMark reads them. Markdown with a `<details>` block or an image centred in a
+    `<p align=center>` stays Markdown."""
+    if "<" not in text:
+        return False
+    from differ.normalize.markdownit import parser
+
+    lines = [bool(line.strip()) for line in text.splitlines()]
+    html = sum(
+        sum(lines[t.map[0] : t.map[1]])
+        for t in parser().parse(text)
+        if t.type == "html_block" and t.map is not None
+    )
+    return html * 2 > sum(lines)
 
 
 # A top-level field that names the post's title or one of its dates, however the API spells it (`updated_at`,

@@ -349,6 +349,30 @@ RSS = """<?xml version="1.0"?>
 <content:encoded><![CDATA[<p>We are excited to announce <strong>PyTorch 2.13</strong>.</p><img src="../img/a.png" alt="chart">]]></content:encoded>
 </item></channel></rss>"""
 
+JSON_FEED = json.dumps(
+    {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "PyTorch",
+        "items": [
+            {
+                "id": "88",
+                "url": "/blog/preview/",
+                "title": "PyTorch 2.14 preview",
+                "content_text": "Soon.\nVery soon.",
+            },
+            {
+                "id": "87",
+                "url": "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+                "title": "PyTorch 2.13 Release Blog",
+                "content_html": '<p>We are excited to announce <a href="../notes/">PyTorch 2.13</a>.</p>',
+                "summary": "A short summary.",
+                "date_published": "2026-07-08T17:00:00Z",
+                "date_modified": "2026-07-08T20:51:09Z",
+            },
+        ],
+    }
+)
+
 ATOM = """<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom"><title>Rust Blog</title>
 <entry><title>Announcing Rust 1.97.0</title><id>tag:blog.rust-lang.org,2026:1.97.0</id>
@@ -384,6 +408,23 @@ Line two</summary></entry>
             "Line one \\<b>not bold\\</b>\n\nLine two\n",
             {"title": "Plain"},
         ),  # text stays text
+        (  # JSON Feed: content_html over the summary, against the post's address; its dates
+            JSON_FEED,
+            "https://pytorch.org/blog/pytorch-2-13-release-blog/",
+            "We are excited to announce [PyTorch 2.13](https://pytorch.org/blog/notes/).\n",
+            {
+                "title": "PyTorch 2.13 Release Blog",
+                "published": "2026-07-08T17:00:00Z",
+                "updated": "2026-07-08T20:51:09Z",
+            },
+        ),
+        (JSON_FEED, "87", None, None),  # its id
+        (
+            JSON_FEED,
+            "https://blog.example.org/blog/preview/",
+            "Soon.\n\nVery soon.\n",
+            {"title": "PyTorch 2.14 preview"},
+        ),
     ],
 )
 def test_feed_kind_reads_one_entry(
@@ -424,15 +465,21 @@ def test_addresses_urllib_cannot_read_are_kept_as_the_page_wrote_them() -> None:
 @pytest.mark.parametrize(
     ("body", "ctype", "message"),
     [
-        ("<html><body><p>A page</p></body></html>", "text/html", "expected an RSS or Atom feed, got an HTML page"),
+        ("<html><body><p>A page</p></body></html>", "text/html", "expected an RSS, Atom or JSON feed, got an HTML page"),
         (  # the post's page, for the feed it names: said so
             '<html><head><link rel="alternate" type="application/rss+xml" href="/blog/feed.xml"></head><body><p>A post</p></body></html>',
             "text/html",
-            "expected an RSS or Atom feed, got an HTML page; the page names its feed: url = https://pytorch.org/blog/feed.xml",
+            "expected an RSS, Atom or JSON feed, got an HTML page; the page names its feed: url = https://pytorch.org/blog/feed.xml",
         ),
-        ("<!DOCTYPE html>\n<html><body><p>A page</p></body></html>", "application/xml", "expected an RSS or Atom feed, got an HTML page"),
+        (  # a JSON Feed named alone
+            '<html><head><link rel="alternate" type="application/feed+json" href="/blog/feed.json"></head><body><p>A post</p></body></html>',
+            "text/html",
+            "expected an RSS, Atom or JSON feed, got an HTML page; the page names its feed: url = https://pytorch.org/blog/feed.json",
+        ),
+        ("<!DOCTYPE html>\n<html><body><p>A page</p></body></html>", "application/xml", "expected an RSS, Atom or JSON feed, got an HTML page"),
         ("<?xml version='1.0'?><post><p>A page</p></post>", "application/xml", "not a feed: expected <rss> or <feed> (Atom) at the top, found <post>"),
-        ('{"body": "A post"}', "application/json", 'expected an RSS or Atom feed, got Content-Type "application/json"'),
+        ('{"body": "A post"}', "application/json", 'not a feed: expected a JSON Feed ("version": "https://jsonfeed.org/version/1.1" and "items")'),
+        (JSON_FEED, "application/feed+json", 'the feed has no entry whose link or id is "https://pytorch.org/blog/gone/" (2 entries; the first is "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>); a post can drop off a feed as newer ones come'),
         ("<rss><channel><item>", "application/rss+xml", "not a feed: the XML does not parse (Premature end of data in tag item line 1, line 1, column 21)"),
         (RSS, "application/rss+xml", 'the feed has no entry whose link or id is "https://pytorch.org/blog/gone/" (2 entries; the first is "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>); a post can drop off a feed as newer ones come'),
     ],
@@ -654,6 +701,12 @@ def test_invisible_characters_are_removed_and_counted() -> None:
             b"<channel><item>",
             "application/rss+xml",
             'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s link',
+        ),
+        (
+            JSON_FEED.encode(),
+            "application/feed+json",
+            'expected an HTML page, got a JSON Feed: kind "feed" reads one of its posts, with entry = the post\'s '
+            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>)',
         ),
         (  # an API's JSON: where its body is likely to be
             b'{"title": "PyTorch 2.13", "body_md": "We are excited to announce PyTorch 2.13."}',

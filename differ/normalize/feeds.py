@@ -1,4 +1,4 @@
-"""The `feed` kind: one post as its blog's RSS or Atom feed carries it. A feed holds the post's full text without
+"""The `feed` kind: one post as its blog's RSS, Atom or JSON Feed carries it. A feed holds the post's full text without
 the page around it (menus, view counters, comment counts), with its title and dates, so it is read as the post
 itself: the entry whose link or id is the source's `entry`, its content read as HTML against the post's own
 address, its title and dates kept as metadata."""
@@ -17,6 +17,7 @@ from differ.normalize.kinds import (
     Body,
     Extracted,
     SourceKind,
+    load_json,
     media_type,
     read_html,
     source_kind,
@@ -53,9 +54,12 @@ class Entry:
 
 @source_kind("feed")
 class FeedKind(SourceKind):
-    """One post in its blog's RSS or Atom feed; `entry` is the post's URL (or the entry's id)."""
+    """One post in its blog's RSS, Atom or JSON Feed; `entry` is the post's URL (or the entry's id)."""
 
-    accept = "application/atom+xml,application/rss+xml,application/xml;q=0.9,text/xml;q=0.9,*/*;q=0.5"
+    accept = (
+        "application/atom+xml,application/rss+xml,application/feed+json,application/xml;q=0.9,text/xml;q=0.9,"
+        "application/json;q=0.9,*/*;q=0.5"
+    )
     options: ClassVar[dict[str, Option]] = {
         "entry": Option(
             opt.nonempty_string, required=True, help="the post's URL (its link in the feed) or id"
@@ -70,10 +74,8 @@ class FeedKind(SourceKind):
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         media = media_type(body.content_type)
-        if media == "application/json":
-            raise NormalizeError(f'expected an RSS or Atom feed, got Content-Type "{media}"')
         if media in NOT_FEEDS or _HTML_START.match(body.data[:1024]):
-            raise NormalizeError(f"expected an RSS or Atom feed, got an HTML page{_named_feed(body)}")
+            raise NormalizeError(f"expected an RSS, Atom or JSON feed, got an HTML page{_named_feed(body)}")
         entries, warnings = read_feed(body)
         wanted = str(source.option("entry"))
         entry = find_entry(entries, wanted, body.url)
@@ -118,14 +120,16 @@ def _named_feed(body: Body) -> str:
 
 
 def read_feed(body: Body) -> tuple[list[Entry], list[str]]:
-    """The entries of an RSS (0.9x, 1.0, 2.0) or Atom feed, in the feed's order, and what was wrong with it. Many
-    feeds in use are not quite XML (a bare `&` in a title, an HTML entity such as `&nbsp;`): one that does not
+    """The entries of an RSS (0.9x, 1.0, 2.0), Atom or JSON Feed, in the feed's order, and what was wrong with it.
+    Many feeds in use are not quite XML (a bare `&` in a title, an HTML entity such as `&nbsp;`): one that does not
     parse is read again with those two mended, with a warning. Entities are never resolved and nothing is
     fetched, so a feed cannot make differ read a file or another address."""
     from lxml import etree
 
     if not body.data.strip():
         raise NormalizeError("empty body")
+    if media_type(body.content_type).endswith("json") or body.data.lstrip()[:1] == b"{":
+        return _json_feed(body), []
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     warnings: list[str] = []
     try:
@@ -163,6 +167,35 @@ def _mend(data: bytes) -> bytes:
         return m.group() if name in _XML_NAMED or code is None else b"&#%d;" % code
 
     return _NAMED.sub(named, _AMPERSAND.sub(b"&amp;", data))
+
+
+def _json_feed(body: Body) -> list[Entry]:
+    """The items of a JSON Feed (jsonfeed.org, 1.0 and 1.1): `url` its link, `content_html` or else
+    `content_text` (then `summary`) its content, `date_published` and `date_modified` its dates."""
+    data = load_json(body)
+    items = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not str(data.get("version", "")).startswith("https://jsonfeed.org/"):
+        raise NormalizeError(
+            'not a feed: expected a JSON Feed ("version": "https://jsonfeed.org/version/1.1" and "items")'
+        )
+    return [_json_item(item, body.url) for item in items if isinstance(item, dict)]
+
+
+def _json_item(item: dict[str, Any], feed_url: str) -> Entry:
+    def text(name: str) -> str:
+        value = item.get(name)
+        return value if isinstance(value, str) else ""
+
+    html, plain, link = text("content_html"), text("content_text") or text("summary"), text("url")
+    dates = {"published": text("date_published"), "updated": text("date_modified")}
+    return Entry(
+        link=joined(feed_url, link) if link else "",
+        id=str(item.get("id", "")),
+        title=" ".join(text("title").split()),
+        dates={k: v for k, v in dates.items() if v},
+        content=html if html.strip() else plain,
+        content_type="html" if html.strip() else "text",
+    )
 
 
 def find_entry(entries: list[Entry], wanted: str, feed_url: str) -> Entry | None:

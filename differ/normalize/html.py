@@ -366,7 +366,7 @@ _META = {"og:title": "title", "article:published_time": "published", "article:mo
 
 
 _NAMED = {"generator": "generator"}  # what made the page (Discourse, WordPress): not metadata, a hint
-_FEED_TYPES = ("application/rss+xml", "application/atom+xml")
+_FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+json")
 
 
 def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str], list[tuple[str, str]]]:

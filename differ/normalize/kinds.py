@@ -220,23 +220,28 @@ def not_a_page(body: Body, media: str) -> str | None:
     None: a URL that serves a feed or an API's JSON is watched through the kind made for it."""
     start = _FEED_START.match(body.data[:4096])
     if start or media in FEED_TYPES:
-        from differ.normalize.feeds import read_feed
-
-        root = start.group(1).decode() if start else FEED_TYPES[media]
-        try:
-            entries = read_feed(body)[0]
-        except NormalizeError:
-            entries = []
-        first = next((e for e in entries if e.link), None)
-        named = f" (the first: {_quoted(first.title)}<{first.link}>)" if first else ""
-        return f'{FEED_NAMES[root]}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
+        return _a_feed(FEED_NAMES[start.group(1).decode() if start else FEED_TYPES[media]], body)
     if media == "application/json" or media.endswith("+json"):
         try:
             data = load_json(body)
         except NormalizeError:
             return None
+        if isinstance(data, dict) and str(data.get("version", "")).startswith("https://jsonfeed.org/"):
+            return _a_feed("a JSON Feed", body)
         return f'JSON: kind "json" reads it, with field = the path of the body{text_fields(data)}'
     return None
+
+
+def _a_feed(name: str, body: Body) -> str:
+    from differ.normalize.feeds import read_feed
+
+    try:
+        entries = read_feed(body)[0]
+    except NormalizeError:
+        entries = []
+    first = next((e for e in entries if e.link), None)
+    named = f" (the first: {_quoted(first.title)}<{first.link}>)" if first else ""
+    return f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
 
 
 @source_kind("html")

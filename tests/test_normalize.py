@@ -355,13 +355,13 @@ JSON_FEED = json.dumps(
         "title": "PyTorch",
         "items": [
             {
-                "id": "88",
+                "id": None,
                 "url": "/blog/preview/",
                 "title": "PyTorch 2.14 preview",
                 "content_text": "Soon.\nVery soon.",
             },
             {
-                "id": "87",
+                "id": 87,
                 "url": "https://pytorch.org/blog/pytorch-2-13-release-blog/",
                 "title": "PyTorch 2.13 Release Blog",
                 "content_html": '<p>We are excited to announce <a href="../notes/">PyTorch 2.13</a>.</p>',
@@ -418,7 +418,7 @@ Line two</summary></entry>
                 "updated": "2026-07-08T20:51:09Z",
             },
         ),
-        (JSON_FEED, "87", None, None),  # its id
+        (JSON_FEED, "87", None, None),  # its id, here a number
         (
             JSON_FEED,
             "https://blog.example.org/blog/preview/",

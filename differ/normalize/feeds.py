@@ -190,7 +190,7 @@ def _json_item(item: dict[str, Any], feed_url: str) -> Entry:
     dates = {"published": text("date_published"), "updated": text("date_modified")}
     return Entry(
         link=joined(feed_url, link) if link else "",
-        id=str(item.get("id", "")),
+        id="" if item.get("id") is None else str(item["id"]),  # a string, which some feeds write as a number
         title=" ".join(text("title").split()),
         dates={k: v for k, v in dates.items() if v},
         content=html if html.strip() else plain,

@@ -292,13 +292,15 @@ def watch_key(url: str, entry: Any = None) -> str:
 
 
 def page_kind(url: str, settings: Mapping[str, Any]) -> str:
-    """The kind of a page added without one: a feed's when an entry is chosen, a forge's release page's, else
-    what the URL's suffix says (`.json`, `.md`, `.txt`), html when it says nothing."""
-    if "entry" in settings:
-        return "feed"  # an entry is chosen only in a feed
+    """The kind of a page added without one: a feed's when an entry is chosen or the file is a JSON Feed's
+    (`feed.json`), a forge's release page's, else what the URL's suffix says (`.json`, `.md`, `.txt`), html
+    when it says nothing."""
     from differ.compare import SUFFIX_KINDS, url_kind
 
-    return url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(urlsplit(url).path).suffix.lower(), "html")
+    name = PurePosixPath(urlsplit(url).path).name.lower()
+    if "entry" in settings or name == "feed.json":
+        return "feed"  # an entry is chosen only in a feed
+    return url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(name).suffix, "html")
 
 
 def needs(kind: str, settings: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -232,9 +232,14 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             'org/blog/post" (did you mean "https://pytorch.org/blog/post"?) (nothing was written)\n',
         ),
         (  # the kind the suffix names needs a setting: how to give it
-            ("https://m.example/feed.json", "--to", "torch"),
-            "error: https://m.example/feed.json: a json page needs field (path of the body, e.g. body_md or "
+            ("https://m.example/post.json", "--to", "torch"),
+            "error: https://m.example/post.json: a json page needs field (path of the body, e.g. body_md or "
             "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
+        ),
+        (  # a JSON Feed's usual name: one of its posts
+            ("https://m.example/feed.json",),
+            "error: https://m.example/feed.json: a feed page needs entry (the post's URL (its link in the feed) or "
+            "id): add it with --set entry=…\n",
         ),
         (
             ("https://m.example/api/post", "--kind", "json"),

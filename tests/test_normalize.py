@@ -671,6 +671,27 @@ def test_language_rules() -> None:
     assert filter_languages(md, ["ko"]) == "# 성능 개선\n\n한국어 문단입니다.\n"
 
 
+def test_the_half_in_another_script_keeps_what_was_not_translated() -> None:
+    """Asked for Korean alone, a bilingual page's Korean half keeps its code (Latin, or no letters) and a Latin
+    heading over Korean text (a name: "FlexAttention"), which were given once for both halves; a Latin heading
+    over English alone with its code, English prose and a list of names stay out. The English half is as it was, and a page
+    with no Korean still has no Korean half."""
+    md = (
+        "# PyTorch 2.13 릴리즈 / PyTorch 2.13 Release\n\n발표하게 되어 기쁩니다.\n\nWe are excited to announce it.\n\n"
+        "## FlexAttention\n\n### On Apple Silicon\n\nFlexAttention은 이제 동작합니다.\n\nFlexAttention now works.\n\n"
+        "```\npip install torch\n```\n\n    $ python -c 'import torch'\n\n- torch.compile\n- CUDA 12.6\n\n"
+        "## Credits\n\nThanks to everyone.\n\n```\n>>> 1 + 1\n```\n"
+    )
+    assert filter_languages(md, ["ko"]) == (
+        "# PyTorch 2.13 릴리즈\n\n발표하게 되어 기쁩니다.\n\n## FlexAttention\n\n### On Apple Silicon\n\n"
+        "FlexAttention은 이제 동작합니다.\n\n```\npip install torch\n```\n\n    $ python -c 'import torch'\n"
+    )
+    english = md.replace("# PyTorch 2.13 릴리즈 / ", "# ").replace("발표하게 되어 기쁩니다.\n\n", "")
+    english = english.replace("FlexAttention은 이제 동작합니다.\n\n", "")
+    assert filter_languages(md, ["en"]) == english
+    assert filter_languages(english, ["ko"]) == ""
+
+
 # -- invisible characters ------------------------------------------------------------------------------------
 def test_invisible_characters_are_removed_and_counted() -> None:
     result = canonicalize("Before \x08in-projection and\u200b 저장소\n")

@@ -26,7 +26,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #    (it was literal text); a JSON metadata field of over 10,000 values is its digest, NaN the text "nan"
 # 8: `languages` naming a Latin-script language keeps only its blocks on a page in two such languages (told by
 #    their short words); every other page reads as with 7
-NORMALIZER_VERSION = 8
+# 9: `languages` naming only languages of a script other than Latin keeps, on a page that has them, the code and
+#    the Latin headings over their text (given once for both halves)
+NORMALIZER_VERSION = 9
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -6,6 +6,9 @@ Rules (documented in the README):
   English terms; English prose almost never carries Hangul), otherwise in the script with most words.
 - A block with no letters at all (a number, a command made of symbols, an image) follows the block before it.
 - Lists are filtered item by item.
+- Asked for languages of other scripts alone (["ko"]), a page that has them keeps what was given once for both
+  halves: a heading in Latin script whose section holds their blocks (a name, "FlexAttention"), and the code
+  (Latin, or no letters) in the sections it keeps.
 - A heading, a paragraph that is only bold text, or a one-line paragraph of at most 24 words, of the form
   "X / Y" where X and Y are in different scripts and each has balanced brackets
   ("성능 개선 / Performance Improvements") is split at the slash and each side goes to its own language.
@@ -256,6 +259,13 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             return lang in latin if lang else None
         return script in wanted
 
+    # asked for languages of other scripts alone, on a page that has them: what was not translated belongs to
+    # their half too, code (Latin or no letters) and a Latin heading whose section holds their blocks (a name,
+    # "FlexAttention", heading a Korean paragraph)
+    scripts = [block_script(block) for _, _, block in blocks]
+    shared = "Latin" not in wanted and not latin and any(script in wanted for script in scripts)
+    heads = _headings_over(blocks, scripts, wanted) if shared else []
+
     # for each block, whether the next block told is kept (a heading goes with the section it opens)
     ahead: list[bool | None] = [None] * (len(blocks) + 1)
     if by_language:
@@ -264,7 +274,7 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             ahead[place] = ahead[place + 1] if decided is None else decided
 
     kept: list[str] = []
-    previous_kept = True
+    previous_kept = section_kept = True  # the block before, and the heading of the section, kept
     for place, (at, token, block) in enumerate(blocks):
         if token.type in ("bullet_list_open", "ordered_list_open"):
             chosen = []
@@ -284,16 +294,43 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             if split:
                 kept.append(split)
             previous_kept = bool(split)
+            section_kept = previous_kept if token.type == "heading_open" else section_kept
             continue
         keep = keeps(block)
         if keep is None and token.type == "heading_open":
             keep = ahead[place + 1]
-        if previous_kept if keep is None else keep:
+        if shared and scripts[place] in ("Latin", None):
+            if token.type == "heading_open" and heads[place]:
+                keep = True
+            elif token.type in ("fence", "code_block"):
+                keep = section_kept  # code in a section of the half, not in one left untranslated
+        previous_kept = bool(previous_kept if keep is None else keep)
+        if previous_kept:
             kept.append(block)
-            previous_kept = True
-        else:
-            previous_kept = False
+        if token.type == "heading_open":
+            section_kept = previous_kept
     return "\n\n".join(kept) + "\n" if kept else ""
+
+
+def _headings_over(
+    blocks: Sequence[tuple[int, Token, str]], scripts: Sequence[str | None], wanted: set[str]
+) -> list[bool]:
+    """For each block, whether it is a heading whose section (up to the next heading of its level or above)
+    holds a block in a wanted script; in one pass from the end."""
+    heads = [False] * len(blocks)
+    found = [False] * 7  # found[k]: a wanted block since the last heading of level k or above
+    for place in range(len(blocks) - 1, -1, -1):
+        token = blocks[place][1]
+        if token.type != "heading_open":
+            if scripts[place] in wanted:
+                found = [True] * 7
+            continue
+        level = int(token.tag[1])
+        heads[place] = found[level]
+        found[level:] = [False] * (7 - level)
+        if scripts[place] in wanted:
+            found[:level] = [True] * level
+    return heads
 
 
 def _vocabularies(

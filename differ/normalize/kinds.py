@@ -480,10 +480,11 @@ def mostly_html(text: str) -> bool:
         return False
     from differ.normalize.markdownit import parser
 
-    lines = [bool(line.strip()) for line in text.splitlines()]
+    head = text[:100_000]  # tells as well as the whole, which may be larger than differ compares
+    lines = [bool(line.strip()) for line in head.splitlines()]
     html = sum(
         sum(lines[t.map[0] : t.map[1]])
-        for t in parser().parse(text)
+        for t in parser().parse(head)
         if t.type == "html_block" and t.map is not None
     )
     return html * 2 > sum(lines)

@@ -292,15 +292,18 @@ def watch_key(url: str, entry: Any = None) -> str:
 
 
 def page_kind(url: str, settings: Mapping[str, Any]) -> str:
-    """The kind of a page added without one: a feed's when an entry is chosen or the file is a JSON Feed's
-    (`feed.json`), a forge's release page's, else what the URL's suffix says (`.json`, `.md`, `.txt`), html
-    when it says nothing."""
+    """The kind of a page added without one: a feed's when an entry is chosen or the address is a feed's by
+    its usual names (`feed.xml`, `atom.xml`, `feed.json`, `….rss`, WordPress's `/feed/`), a forge's release
+    page's, else what the URL's suffix says (`.json`, `.md`, `.txt`), html when it says nothing."""
     from differ.compare import SUFFIX_KINDS, url_kind
 
     name = PurePosixPath(urlsplit(url).path).name.lower()
-    if "entry" in settings or name == "feed.json":
+    if "entry" in settings or name in FEED_FILES or PurePosixPath(name).suffix in (".rss", ".atom"):
         return "feed"  # an entry is chosen only in a feed
     return url_kind(url) or SUFFIX_KINDS.get(PurePosixPath(name).suffix, "html")
+
+
+FEED_FILES = {"feed", "rss", "atom", "feed.xml", "rss.xml", "atom.xml", "feed.json", "feed.atom", "feed.rss"}
 
 
 def needs(kind: str, settings: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -236,9 +236,19 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             "error: https://m.example/post.json: a json page needs field (path of the body, e.g. body_md or "
             "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
         ),
-        (  # a JSON Feed's usual name: one of its posts
+        (  # a feed's usual names (a JSON Feed's too, WordPress's feed): one of its posts
             ("https://m.example/feed.json",),
             "error: https://m.example/feed.json: a feed page needs entry (the post's URL (its link in the feed) or "
+            "id): add it with --set entry=…\n",
+        ),
+        (
+            ("https://m.example/blog/feed/",),
+            "error: https://m.example/blog/feed/: a feed page needs entry (the post's URL (its link in the feed) or "
+            "id): add it with --set entry=…\n",
+        ),
+        (
+            ("https://m.example/posts.atom",),
+            "error: https://m.example/posts.atom: a feed page needs entry (the post's URL (its link in the feed) or "
             "id): add it with --set entry=…\n",
         ),
         (

@@ -421,19 +421,21 @@ def test_a_list_of_urls_with_titles_and_comments(tmp_path: Path) -> None:
 
 
 def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_path: Path) -> None:
-    """The other tool watched an API's JSON as text; differ's `json` kind needs the body's field, so the page comes
-    as `text` (what it was) with a note saying how to read one field, and the other pages come with it."""
+    """The other tool watched an API's JSON, or a whole feed, as text; differ's `json` kind needs the body's field
+    and its `feed` kind one post, so the page comes as `text` (what it was) with a note saying how to read one,
+    and the other pages come with it."""
     (tmp_path / "urls.yaml").write_text(
         "url: https://example.org/api/post.json\n---\nurl: https://example.org/a\n"
         "---\nurl: https://example.org/b.json\nfilter:\n  - jq: .data[0] | .body\n"
         "---\nurl: https://example.org/api/c\nfilter:\n  - jq: .data.content\n"
+        "---\nurl: https://example.org/blog/feed/\n"
     )
     config = tmp_path / "config.toml"
     code, out, err = run("--config", str(config), "import", str(tmp_path / "urls.yaml"))
     note = 'note: read as text; to read it as json, set kind = "json" and field (path of the body, e.g. body_md or data.content)'
     assert (code, err) == (ExitCode.OK, "")
-    assert out.splitlines()[:9] == [
-        f"imported 4 pages from {tmp_path / 'urls.yaml'} into {config}",
+    assert out.splitlines() == [
+        f"imported 5 pages from {tmp_path / 'urls.yaml'} into {config}",
         "  post/canonical  https://example.org/api/post.json",
         f"    {note}",
         "  a/canonical  https://example.org/a",
@@ -441,12 +443,15 @@ def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_p
         "    note: its jq filter has no counterpart in differ; left out",
         f"    {note}",
         "  c/canonical  https://example.org/api/c",  # a jq query naming one field is the json kind's field
+        "  feed/canonical  https://example.org/blog/feed/",  # a whole feed, as urlwatch read it
+        '    note: read as text; to read it as feed, set kind = "feed" and entry (the post\'s URL (its link in the '
+        "feed) or id)",
         f"try them: differ --config {config} check",
     ]
     loaded = load_config(config, {})
     assert [(s.key, s.kind, s.options.get("field")) for s in loaded.sources()] == [
         ("post/canonical", "text", None), ("a/canonical", "html", None), ("b/canonical", "text", None),
-        ("c/canonical", "json", "data.content"),
+        ("c/canonical", "json", "data.content"), ("feed/canonical", "text", None),
     ]  # fmt: skip
 
 

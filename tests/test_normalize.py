@@ -736,6 +736,13 @@ def test_invisible_characters_are_removed_and_counted() -> None:
             "text fields: body_md (40 characters), title (12 characters)",
         ),
         (b"{not json", "application/json", 'expected an HTML page, got Content-Type "application/json"'),
+        (  # a post moved, its old address left sending readers on: where to
+            b'<html><head><meta http-equiv="Refresh" content="0; URL=\'/blog/new-post/\'"></head>'
+            b'<body><p>Redirecting to <a href="/blog/new-post/">the post</a>.</p></body></html>',
+            "text/html",
+            "the page sends its readers on to https://pytorch.org/blog/new-post/ (a meta refresh): point url at "
+            "that page",
+        ),
         (  # a server that calls everything text/html
             b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
             "text/html",
@@ -748,6 +755,19 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     with pytest.raises(NormalizeError) as info:
         norm(body, source(), ctype)
     assert str(info.value) == message
+
+
+def test_a_page_that_reloads_itself_or_only_later_is_read() -> None:
+    """A meta refresh to the page itself, one after more than ten seconds (a news page reloading), or one on a
+    page of text is no move."""
+    head = '<meta http-equiv="refresh" content="{}">'
+    for content, text in (
+        ("300; url=https://elsewhere.example/", "Release notes."),
+        ("0; url=https://pytorch.org/blog/pytorch-2-13-release-blog/#top", "Release notes."),
+        ("0; url=https://elsewhere.example/", "Release notes, " + "with many words " * 20),
+    ):
+        page = f"<html><head>{head.format(content)}</head><body><p>{text}</p></body></html>"
+        assert norm(page, source()).markdown.startswith("Release notes")
 
 
 def test_what_comes_before_a_documents_first_element_is_looked_at_in_linear_time() -> None:

@@ -365,13 +365,15 @@ def _code_span(text: str) -> str:
 _META = {"og:title": "title", "article:published_time": "published", "article:modified_time": "modified"}
 
 
+# `<meta http-equiv="refresh" content="0; url=https://…">`: the delay in seconds, then where to
+_REFRESH = re.compile(r"\s*(\d{1,6}(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"\s][^'\"]*)", re.I)
 _NAMED = {"generator": "generator"}  # what made the page (Discourse, WordPress): not metadata, a hint
 _FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+json")
 
 
 def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str], list[tuple[str, str]]]:
     """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title,
-    publication/modification times and generator, the RSS and Atom feeds it names
+    publication/modification times, generator and where a meta refresh sends its readers, the feeds it names
     (`<link rel="alternate" type="application/rss+xml">`) as addresses, and its translations
     (`<link rel="alternate" hreflang="ko">`) as language and address, itself and `x-default` aside."""
     meta: dict[str, str] = {}
@@ -383,6 +385,10 @@ def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
                 meta[key] = content.strip()
+            elif str(tag.get("http-equiv", "")).lower() == "refresh" and isinstance(content, str):
+                sent = _REFRESH.match(content)  # sent on at once: the page has moved (a reload later is not)
+                if sent and float(sent.group(1)) <= 10 and "refresh" not in meta:
+                    meta["refresh"] = joined(base_url, sent.group(2).strip())
         elif tag.name == "link":
             rel, href = tag.get("rel"), tag.get("href")
             rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()

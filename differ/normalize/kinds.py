@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
+from differ.addresses import page_key
 from differ.errors import NoContentError, NormalizeError
 from differ.fetch.charset import decode
 from differ.normalize import frontmatter
@@ -37,6 +38,7 @@ class Extracted:
     feeds: list[str] = field(default_factory=list)  # the RSS or Atom feeds an HTML page names
     translations: list[tuple[str, str]] = field(default_factory=list)  # its translations: language, address
     generator: str = ""  # what an HTML page says made it (<meta name="generator">)
+    refresh: str = ""  # where an HTML page sends its readers on at once (<meta http-equiv="refresh">)
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,7 @@ def read_html(
     extracted.feeds = feeds
     extracted.translations = translations
     extracted.generator = head.get("generator", "")
+    extracted.refresh = head.get("refresh", "")
     return extracted
 
 
@@ -297,6 +300,14 @@ class HtmlKind(SourceKind):
             source.option("exclude") or (),
             source.option("metadata") or (),
         )
+        if (
+            result.refresh
+            and page_key(result.refresh) != page_key(body.url)
+            and len(result.markdown.split()) < 50
+        ):
+            raise NormalizeError(
+                f"the page sends its readers on to {result.refresh} (a meta refresh): point url at that page"
+            )
         if not any(c.isalnum() for c in result.markdown):
             raise NoContentError(_no_text(source.option("selector"), result.feeds, body.url))
         if result.generator.startswith("Discourse"):  # its page for readers without scripts lists the replies

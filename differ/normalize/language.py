@@ -262,8 +262,8 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
     # asked for languages of other scripts alone, on a page that has them: what was not translated belongs to
     # their half too, code (Latin or no letters) and a Latin heading whose section holds their blocks (a name,
     # "FlexAttention", heading a Korean paragraph)
-    scripts = [block_script(block) for _, _, block in blocks]
-    shared = "Latin" not in wanted and not latin and any(script in wanted for script in scripts)
+    scripts = [block_script(block) for _, _, block in blocks] if "Latin" not in wanted and not latin else []
+    shared = any(script in wanted for script in scripts)
     heads = _headings_over(blocks, scripts, wanted) if shared else []
 
     # for each block, whether the next block told is kept (a heading goes with the section it opens)

@@ -692,6 +692,36 @@ def test_the_half_in_another_script_keeps_what_was_not_translated() -> None:
     assert filter_languages(english, ["ko"]) == ""
 
 
+BILINGUAL_BLOCKS = st.sampled_from(
+    [
+        "한국어 문단입니다. FlexAttention이 빨라졌습니다.",
+        "An English paragraph about FlexAttention.",
+        "## FlexAttention",
+        "## 성능 개선",
+        "### Apple MPS",
+        "```\npip install torch\n```",
+        "```\n# 설치 방법 설명 주석\n```",
+        "    $ python -V",
+        "3.15 / 2.13",
+        "![](chart.png)",
+        "---",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BILINGUAL_BLOCKS, min_size=1, max_size=12))
+def test_the_halves_of_a_bilingual_page_lose_no_block_and_read_again_the_same(blocks: list[str]) -> None:
+    """Each block of a page in Hangul and Latin script is in its Korean half or its English half, as it was; each
+    half, filtered again, is itself."""
+    page = canonicalize("\n\n".join(blocks) + "\n").text
+    halves = {lang: canonicalize(filter_languages(page, [lang])).text for lang in ("ko", "en")}
+    for lang, half in halves.items():
+        assert canonicalize(filter_languages(half, [lang])).text == half
+    kept = {b for half in halves.values() for b in half.strip("\n").split("\n\n")}
+    assert [b for b in page.strip("\n").split("\n\n") if b not in kept] == []
+
+
 # -- invisible characters ------------------------------------------------------------------------------------
 def test_invisible_characters_are_removed_and_counted() -> None:
     result = canonicalize("Before \x08in-projection and\u200b 저장소\n")

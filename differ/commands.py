@@ -70,7 +70,7 @@ def cmd_run(app: App, args: argparse.Namespace) -> int:
 
 def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked: str | None) -> str:
     """How a source's checks go, as `differ sources` says it."""
-    from differ.health import timeliness
+    from differ.health import moved, timeliness
 
     if not checked:
         return "never checked"
@@ -80,7 +80,8 @@ def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked
         return f"failing ({failures}): {state.get('last_error')}"
     if late and late.kind == "overdue":
         return "overdue (see differ status)"
-    return f"deferred: {late.detail}" if late else "ok"
+    fine = f"deferred: {late.detail}" if late else "ok"
+    return f"{fine}; {moved(state)}" if state.get("moved") else fine
 
 
 def sources_report(app: App) -> dict[str, Any]:

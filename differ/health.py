@@ -73,6 +73,8 @@ def health(app: App) -> Health:
         late = timeliness(app, s, state, last)
         if late is not None:
             (out.problems if late.kind == "overdue" else out.notes).append(late)
+        if state.get("moved"):  # followed, so checked as ever; the address will not last for good
+            out.notes.append(Finding("moved", s.key, moved(state)))
         failures = int(state.get("failures") or 0)
         if failures:
             since = f" since {state['failing_since']}" if state.get("failing_since") else ""
@@ -83,6 +85,11 @@ def health(app: App) -> Health:
     out.last_check = max(checks, default=None)
     _outbox(app, now, out)
     return out
+
+
+def moved(state: dict[str, Any]) -> str:
+    """A page that redirects for good (301, 308), said until its `url` is updated."""
+    return f"moved permanently to {state['moved']} (update its url)"
 
 
 def last_checked(app: App, key: str, state: dict[str, Any]) -> str | None:

@@ -113,6 +113,37 @@ def test_an_alert_not_delivered_for_an_hour_or_for_good_is_a_problem(
     ]
 
 
+def test_a_page_that_redirects_for_good_is_checked_and_noted_until_its_url_is_updated(
+    tmp_path: Path, server: Server
+) -> None:
+    """Every redirect permanent (301, 308) to another page: checked there as ever, and `differ status` and
+    `differ sources` say where it now lives; a temporary redirect on the way, or one to the same page by
+    another spelling (a trailing slash), is no move; once `url` names the new address the note is gone."""
+    from differ.commands import sources_report
+
+    server.page("/new/", article("<p>Words.</p>"))
+    server.routes["/old"] = Reply(301, headers={"Location": "/older"})
+    server.routes["/older"] = Reply(308, headers={"Location": "/new/"})
+    server.routes["/moving"] = Reply(301, headers={"Location": "/temp"})
+    server.routes["/temp"] = Reply(302, headers={"Location": "/new/"})
+    server.routes["/new"] = Reply(301, headers={"Location": "/new/"})
+    clock = Clock()
+    moved = f"moved permanently to {server.url('/new/')} (update its url)"
+    for n, (url, said) in enumerate([("/old", moved), ("/moving", ""), ("/new", ""), ("/new/", "")]):
+        app = make_app(one_doc(tmp_path / str(n), server.url(url), extra="robots = false"), clock)
+        assert check(app, app.config.sources())[0].outcome == "new"
+        assert lines(app) == [
+            "differ: 1 source, 0 destinations, last check 2026-07-08T17:45:00Z: ok",
+            *([f"  note: moved: doc/canonical: {said}"] if said else []),
+        ]
+        state = sources_report(app)["documents"][0]["sources"][0]["state"]
+        assert state == (f"ok; {said}" if said else "ok")
+    app = make_app(one_doc(tmp_path / "0", server.url("/new/"), extra="robots = false"), clock)  # url updated
+    clock.advance(60)
+    assert check(app, app.config.sources())[0].outcome == "unchanged"
+    assert lines(app)[1:] == []
+
+
 def test_status_on_the_command_line_exits_1_on_a_problem_with_json_for_machines(
     tmp_path: Path, server: Server
 ) -> None:

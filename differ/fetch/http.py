@@ -57,6 +57,7 @@ class Response:
     attempts: int = 1
     # seconds spent waiting for the host's turn (per-host delay, Crawl-delay, Retry-After)
     waited: float = 0.0
+    moved: str = ""  # where the page says it now lives, when every redirect to here was permanent (301, 308)
 
     @property
     def not_modified(self) -> bool:
@@ -278,6 +279,7 @@ class Fetcher:
     def _follow(self, request: Request, *, limit: int | None = None, truncate: bool = False) -> Response:
         url = request.url
         started = self.clock()
+        permanent = None  # whether every redirect so far was permanent; None before the first
         for _ in range(MAX_REDIRECTS + 1):
             netguard.check_url(url, request.allow_private, proxied=bool(self.proxy))
             if request.robots and not self.allowed_by_robots(url, request.allow_private):
@@ -292,8 +294,10 @@ class Fetcher:
             if status in (301, 302, 303, 307, 308) and "location" in resp_headers:
                 url = joined(url, resp_headers["location"])
                 _followable(status, url)
+                permanent = permanent is not False and status in (301, 308)
                 continue
-            return Response(request.url, url, status, resp_headers, body, self.clock() - started)
+            moved = url if permanent else ""
+            return Response(request.url, url, status, resp_headers, body, self.clock() - started, moved=moved)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
 
     def _get(

@@ -809,6 +809,21 @@ def test_what_comes_before_a_documents_first_element_is_looked_at_in_linear_time
         norm(b"<!---->" * 1000 + b"<post/>", source("feed", entry="x"), "application/xml")
 
 
+@pytest.mark.parametrize(("kind", "expected"), [("text", "plain text"), ("markdown", "a Markdown file")])
+def test_an_html_page_where_a_file_was_expected_is_refused(kind: str, expected: str) -> None:
+    """A site's error or sign-in page served at a Markdown or text file's address is not the file: refused, where
+    it was stored as a version of markup. Markdown that holds HTML, or is served as text/html, is read."""
+    page = b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><p>Sign in to continue.</p></body></html>"
+    with pytest.raises(NormalizeError) as info:
+        norm(page, source(kind=kind), "text/html; charset=utf-8")
+    assert str(info.value) == (
+        f'expected {expected}, got an HTML page: is the address still the file\'s? (kind "html" reads a page)'
+    )
+    assert "Sign in" in norm(page, source(kind=kind), "text/plain").markdown  # what the server says it is
+    markdown = b"# Notes\n\n<details><summary>More</summary>\n\nText.\n\n</details>\n"
+    assert norm(markdown, source(kind=kind), "text/html").markdown.startswith(("# Notes", "\\# Notes"))
+
+
 @pytest.mark.parametrize("kind", ["text", "markdown"])
 def test_binary_content_is_refused_by_text_kinds_but_utf16_text_is_read(kind: str) -> None:
     with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at character 4\)"):

@@ -13,7 +13,7 @@ from differ import options as opt
 from differ.addresses import joined, page_key
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize.kinds import (
-    COMMENT,
+    HTML_START,
     Body,
     Extracted,
     SourceKind,
@@ -35,9 +35,6 @@ CONTENT = ("encoded", "content", "description", "summary")
 DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
 NOT_FEEDS = ("text/html", "application/xhtml+xml")
 FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
-_HTML_START = re.compile(
-    rb"(?:\xef\xbb\xbf)?\s*(?:" + COMMENT + rb"\s*)*+<(?:!DOCTYPE\s+html|html)[\s>]", re.I
-)
 
 
 @dataclass
@@ -74,7 +71,7 @@ class FeedKind(SourceKind):
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         media = media_type(body.content_type)
-        if media in NOT_FEEDS or _HTML_START.match(body.data[:1024]):
+        if media in NOT_FEEDS or HTML_START.match(body.data[:1024]):
             raise NormalizeError(f"expected an RSS, Atom or JSON feed, got an HTML page{_named_feed(body)}")
         entries, warnings = read_feed(body)
         wanted = str(source.option("entry"))

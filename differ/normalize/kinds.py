@@ -211,6 +211,9 @@ FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "feed"}
 COMMENT = rb"<!--[^-]*(?:-(?!->)[^-]*)*-->"
 _PROLOG = rb"(?:\xef\xbb\xbf)?\s*(?:(?:<\?[^?]*(?:\?(?!>)[^?]*)*\?>|" + COMMENT + rb"|<!DOCTYPE[^>]*>)\s*)*+"
 _FEED_START = re.compile(_PROLOG + rb"<(rss|feed|rdf:RDF)[\s>/]")
+HTML_START = re.compile(
+    rb"(?:\xef\xbb\xbf)?\s*(?:" + COMMENT + rb"\s*)*+<(?:!DOCTYPE\s+html|html)[\s>]", re.I
+)
 FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}
 
 
@@ -331,6 +334,7 @@ class MarkdownKind(SourceKind):
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        _not_a_file(body, "a Markdown file")
         text, encoding, warnings = _text(body)
         front = frontmatter.split(text, source.option("metadata"))
         if front.warning:
@@ -346,8 +350,20 @@ class TextKind(SourceKind):
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
+        _not_a_file(body, "plain text")
         text, encoding, warnings = _text(body)
         return Extracted(text_to_markdown(text), {}, encoding, warnings)
+
+
+def _not_a_file(body: Body, expected: str) -> None:
+    """Refuse an HTML page served where a file was expected (a site's error or sign-in page, a file moved and its
+    address now a page about it), which read as text would be stored as a version of markup."""
+    if media_type(body.content_type) in ("text/html", "application/xhtml+xml") and HTML_START.match(
+        body.data[:1024]
+    ):
+        raise NormalizeError(
+            f'expected {expected}, got an HTML page: is the address still the file\'s? (kind "html" reads a page)'
+        )
 
 
 def text_to_markdown(text: str) -> str:

@@ -27,7 +27,7 @@ from differ.diff.blocks import split_blocks
 from differ.errors import ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import load_json, media_type, text_fields
+from differ.normalize.kinds import a_feed, is_json_feed, load_json, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
 
 # What a file's suffix says it holds, and the media type it is read as.
@@ -99,11 +99,12 @@ def parse_settings(pairs: list[str], known: set[str] | None = None) -> dict[str,
 
 
 def _source(
-    settings: dict[str, Any], label: str, url: str, kind: str, data: bytes | None = None
+    settings: dict[str, Any], label: str, url: str, kind: str, data: bytes | None = None, base: str = ""
 ) -> SourceConfig:
     """The side's source: options its kind does not take are left out, so that one `--set` line serves a
     comparison of two kinds (a JSON mirror against an HTML page). A JSON document read already (`data`) whose
-    `field` is not given names its longest text fields, where the body is likely to be."""
+    `field` is not given names its longest text fields, where the body is likely to be, or, a JSON Feed, how to
+    read one of its posts (its links read against `base`, a file's own address)."""
     takes = set(SOURCE_OPTIONS) | set(SOURCE_KINDS[kind].options)
     table = {name: value for name, value in settings.items() if name in takes}
     try:
@@ -112,10 +113,14 @@ def _source(
         if kind != "json" or "field" in table or data is None:
             raise
         try:
-            found = text_fields(load_json(Body(data, None, url)))
+            parsed = load_json(Body(data, None, url))
         except NormalizeError:
             raise exc from None
-        raise ConfigError(f"{exc}{found}") from None
+        if is_json_feed(parsed):  # a blog's JSON Feed: one of its posts is read by the feed kind
+            raise ConfigError(
+                f"{exc}; it is {a_feed('a JSON Feed', Body(data, None, base or url))}"
+            ) from None
+        raise ConfigError(f"{exc}{text_fields(parsed)}") from None
 
 
 def _kind_of_file(path: Path, data: bytes) -> str:
@@ -198,8 +203,8 @@ def _open(
     kind = kind or _kind_of_file(path, data)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.
-    checked = _source(settings, label, "https://localhost/", kind, data)
     base = (Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri()
+    checked = _source(settings, label, "https://localhost/", kind, data, base)
     return replace(checked, url=base), Body(
         data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params
     )

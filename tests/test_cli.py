@@ -1672,6 +1672,22 @@ def test_compare_names_where_a_json_body_is_likely_to_be(tmp_path: Path) -> None
     assert run("compare", copy, copy, "--set", "field=body_md")[0] == ExitCode.OK
 
 
+def test_compare_of_a_json_feed_says_how_to_read_one_of_its_posts(tmp_path: Path) -> None:
+    """A blog's JSON Feed compared without settings is read as JSON, which needs a field: the error says it is a
+    feed, and which post comes first; with `--set entry=…` the feed kind reads that post."""
+    feed = tmp_path / "feed.json"
+    items = [{"id": "2", "url": "https://example.org/1.81", "title": "1.81", "content_text": "Out."}]
+    feed.write_text(json.dumps({"version": "https://jsonfeed.org/version/1.1", "items": items}))
+    assert run("compare", str(feed), str(feed)) == (
+        ExitCode.USAGE,
+        "",
+        f'error: {feed}: --set: missing key "field" (path of the body, e.g. body_md or data.content); it is a JSON '
+        'Feed: kind "feed" reads one of its posts, with entry = the post\'s link (the first: "1.81" '
+        "<https://example.org/1.81>)\n",
+    )
+    assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
+
+
 def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, server: Server) -> None:
     """`differ add --to` says to try the page with `differ fetch`: there a bilingual copy is first said to be one."""
     english = [f"Paragraph {k} tells of feature {k} in the release." for k in range(6)]

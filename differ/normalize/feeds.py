@@ -17,6 +17,7 @@ from differ.normalize.kinds import (
     Body,
     Extracted,
     SourceKind,
+    is_json_feed,
     load_json,
     media_type,
     read_html,
@@ -170,8 +171,8 @@ def _json_feed(body: Body) -> list[Entry]:
     """The items of a JSON Feed (jsonfeed.org, 1.0 and 1.1): `url` its link, `content_html` or else
     `content_text` (then `summary`) its content, `date_published` and `date_modified` its dates."""
     data = load_json(body)
-    items = data.get("items") if isinstance(data, dict) else None
-    if not isinstance(items, list) or not str(data.get("version", "")).startswith("https://jsonfeed.org/"):
+    items = data.get("items") if is_json_feed(data) else None
+    if not isinstance(items, list):
         raise NormalizeError(
             'not a feed: expected a JSON Feed ("version": "https://jsonfeed.org/version/1.1" and "items")'
         )

@@ -226,19 +226,25 @@ def not_a_page(body: Body, media: str) -> str | None:
     None: a URL that serves a feed or an API's JSON is watched through the kind made for it."""
     start = _FEED_START.match(body.data[:4096])
     if start or media in FEED_TYPES:
-        return _a_feed(FEED_NAMES[start.group(1).decode() if start else FEED_TYPES[media]], body)
+        return a_feed(FEED_NAMES[start.group(1).decode() if start else FEED_TYPES[media]], body)
     if media == "application/json" or media.endswith("+json"):
         try:
             data = load_json(body)
         except NormalizeError:
             return None
-        if isinstance(data, dict) and str(data.get("version", "")).startswith("https://jsonfeed.org/"):
-            return _a_feed("a JSON Feed", body)
+        if is_json_feed(data):
+            return a_feed("a JSON Feed", body)
         return f'JSON: kind "json" reads it, with field = the path of the body{text_fields(data)}'
     return None
 
 
-def _a_feed(name: str, body: Body) -> str:
+def is_json_feed(data: Any) -> bool:
+    """Whether parsed JSON is a JSON Feed (jsonfeed.org), which names its version by its address."""
+    return isinstance(data, dict) and str(data.get("version", "")).startswith("https://jsonfeed.org/")
+
+
+def a_feed(name: str, body: Body) -> str:
+    """A feed found where something else was expected, with how to read one of its posts, named by its first."""
     from differ.normalize.feeds import read_feed
 
     try:

@@ -103,7 +103,7 @@ def _checked(found: Found) -> Found:
 
     kind = page.kind or page_kind(page.url, page.settings)
     missing = needs(kind, page.settings)
-    if missing:  # what the other tool read as text, as differ's `json` kind cannot without its field
+    if missing:  # what the other tool read whole: differ's json and feed kinds read one field or one post
         page = Page(page.url, page.title, "text", page.settings, page.id)
         found.notes.append(
             f'read as text; to read it as {kind}, set kind = "{kind}" and {missing[0]} ({missing[1]})'

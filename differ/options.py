@@ -146,6 +146,14 @@ def nonempty_string(value: Any) -> str:
     return text
 
 
+def entry_key(value: Any) -> str:
+    """A feed entry's link or id: a non-empty string, or a whole number (a JSON Feed's id as some feeds write it,
+    `--set entry=87`) as its digits."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return nonempty_string(value)
+
+
 def path(value: Any) -> str:
     """A file's name (empty for none), without NUL, which no file name can hold."""
     text = string(value)

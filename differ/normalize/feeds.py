@@ -59,9 +59,7 @@ class FeedKind(SourceKind):
         "application/json;q=0.9,*/*;q=0.5"
     )
     options: ClassVar[dict[str, Option]] = {
-        "entry": Option(
-            opt.nonempty_string, required=True, help="the post's URL (its link in the feed) or id"
-        ),
+        "entry": Option(opt.entry_key, required=True, help="the post's URL (its link in the feed) or id"),
         "metadata": Option(
             opt.choice_list("title", "published", "updated"),
             ("title", "published", "updated"),

@@ -26,7 +26,7 @@ def add(
     the page's captures in a web archive are stored as its first versions before the file is written, so a
     running `differ run`, which checks an added page at once, finds its history already there."""
     from differ.compare import parse_settings, raw_file
-    from differ.edit import add_source
+    from differ.edit import add_source, plain_address
 
     def backfill(text: str, keys: list[str]) -> None:
         from differ.app import App
@@ -38,9 +38,15 @@ def add(
             config = replace(config, service=replace(config.service, snapshots=snapshots))
         run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
 
-    url = raw_file(args.url) or args.url
-    if url != args.url:
+    raw = raw_file(args.url)
+    url = raw or plain_address(args.url)
+    if raw:
         print(f"watching the file itself, {url}, not the page the forge shows it in", file=out)
+    elif url != args.url:
+        dropped = ["#fragment"] * ("#" in args.url) + ["tracking parameters"] * (
+            url != args.url.split("#")[0]
+        )
+        print(f"watching {url}, the link's {' and '.join(dropped)} left out", file=out)
     added = add_source(
         path,
         url,

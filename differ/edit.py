@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from differ import tomltext
+from differ.addresses import page_key
 from differ.config import ENV_REFERENCE, Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
 
@@ -120,10 +121,13 @@ def _add_mirror(
     """`add_source` for a mirror, from the file as it is now."""
     env = os.environ if env is None else env
     text, config, read_as = _open(path, env)
-    for s in config.sources():
-        at = watch_key(url, settings.get("entry"))
-        if watch_key(s.url, s.options.get("entry")) == at and s.document == to:
-            raise UsageError(f"{at} is already watched, as {s.key}")
+    at = watch_key(page_key(url), settings.get("entry"))
+    for s in config.sources():  # the same page by another spelling (`http:`, `www.`, a slash, `utm_`) too
+        if watch_key(page_key(s.url), s.options.get("entry")) == at and s.document == to:
+            written = f" ({s.url})" if s.url != url else ""
+            raise UsageError(
+                f"{watch_key(url, settings.get('entry'))} is already watched, as {s.key}{written}"
+            )
     table = _table(url, kind, settings)
     stored = _stored_urls(config)
     target = config.document(to)  # names the configured documents when there is no such one
@@ -175,10 +179,16 @@ def _add_documents(
     text, config, read_as = _open(path, env)
     watched = {watch_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
     keys = [watch_key(page.url, page.settings.get("entry")) for page in pages]
+    spelled = {watch_key(page_key(s.url), s.options.get("entry")): s for s in config.sources()}
+    for page, page_at in zip(pages, keys, strict=True):  # the same page by another spelling is watched too
+        same = spelled.get(watch_key(page_key(page.url), page.settings.get("entry")))
+        if same is not None and page_at not in watched:
+            watched[page_at] = same.key
     already = {k: watched[k] for k in keys if k in watched}
     if already and not skip_watched:
         url, key = next(iter(already.items()))
-        raise UsageError(f"{url} is already watched, as {key}")
+        written = next(watch_key(s.url, s.options.get("entry")) for s in config.sources() if s.key == key)
+        raise UsageError(f"{url} is already watched, as {key}" + (f" ({written})" if written != url else ""))
     if watched:
         given = tuple(keys)
         notifiers = [replace(n, pages=given) if n.pages is None else n for n in notifiers]
@@ -284,6 +294,28 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config, str | None]:
         raise ConfigError(f"{path}: cannot read: {exc}")
     text = NEW_FILE if read_as is None else read_as
     return text, parse_config(text, path, env, notifiers=False), read_as
+
+
+SHARED_TRACKING = (
+    "utm_",
+    "fbclid",
+    "gclid",
+    "mc_cid",
+    "mc_eid",
+)  # what a link shared on social media or by mail carries
+
+
+def plain_address(url: str) -> str:
+    """The address of the page a URL as pasted names: without its fragment (never sent to the server) or the
+    tracking parameters of a link shared on social media or by mail (`utm_source`, `fbclid`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url  # refused as it is by the configuration's check
+    pairs = [p for p in parts.query.split("&") if p]
+    kept = [p for p in pairs if not p.split("=", 1)[0].lower().startswith(SHARED_TRACKING)]
+    query = "&".join(kept) if len(kept) != len(pairs) else parts.query
+    return urlunsplit(parts._replace(query=query, fragment=""))
 
 
 def watch_key(url: str, entry: Any = None) -> str:

@@ -86,6 +86,39 @@ def test_a_row_that_only_looks_like_a_header_is_passed_over_in_linear_time(tmp_p
     assert config.read_text().startswith(text)
 
 
+def test_a_link_as_shared_is_watched_as_its_page_and_another_spelling_of_a_watched_page_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A link pasted from social media or a mail carries tracking parameters and a fragment that are no part of
+    the page: left out, and said. The same page spelled otherwise (`http:`, `www.`, a trailing slash, `utm_`) is
+    already watched, as a document or as a mirror of the same document."""
+    config = tmp_path / "config.toml"
+    shared = "https://pytorch.org/blog/post/?utm_source=twitter&id=3&fbclid=IwAR0#top"
+    assert run("--config", str(config), "add", shared) == (
+        ExitCode.OK,
+        "watching https://pytorch.org/blog/post/?id=3, the link's #fragment and tracking parameters left out\n"
+        f"added post/canonical to {config} (a new document); try it: differ --config {config} fetch post/canonical\n",
+        "",
+    )
+    assert run("--config", str(config), "add", "https://example.org/a#part")[1].startswith(
+        "watching https://example.org/a, the link's #fragment left out\n"
+    )
+    written = config.read_text()
+    for again, to in (
+        ("http://www.pytorch.org/blog/post?id=3", ()),
+        ("https://pytorch.org/blog/post?id=3", ("--to", "post")),
+    ):
+        assert run("--config", str(config), "add", again, *to) == (
+            ExitCode.USAGE,
+            "",
+            f"error: {again} is already watched, as post/canonical (https://pytorch.org/blog/post/?id=3)\n",
+        )
+    assert config.read_text() == written
+    assert (
+        run("--config", str(config), "add", "https://pytorch.org/blog/post/?id=4")[0] == ExitCode.OK
+    )  # another
+
+
 def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     url = "https://github.com/pytorch/pytorch/releases/tag/v2.13.0"

@@ -334,11 +334,14 @@ def test_an_imported_job_is_checked_as_urlwatch_filtered_it(tmp_path: Path, serv
 def test_one_page_watched_twice_is_imported_once(tmp_path: Path) -> None:
     (tmp_path / "urls.yaml").write_text(
         "name: all\nurl: https://example.org/post\n---\nname: intro\nurl: https://example.org/post\n"
-        "filter:\n  - css: '#intro'\n"
+        "filter:\n  - css: '#intro'\n---\nname: shared\nurl: http://www.example.org/post/?utm_source=x\n"
+        "---\nname: other\nurl: https://example.org/post?page=2\n"
     )
     assert pages(read(tmp_path / "urls.yaml")) == [
         ("https://example.org/post", {}, []),
         ("intro", "the same page as all above, which is imported"),
+        ("shared", "the same page as all above, which is imported"),  # however spelled
+        ("https://example.org/post?page=2", {}, []),
     ]
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from differ.addresses import page_key
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError, UsageError
 from differ.migrate import changedetection as _changedetection  # noqa: F401  (registers "changedetection")
@@ -69,7 +70,11 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
         watches.left_out += more.left_out
     first: dict[str, int] = {}
     for n, f in enumerate(watches.found, 1):  # one page watched twice, with other filters: the first stays
-        if f.page is not None and (earlier := first.setdefault(f.page.url, n)) != n:
+        same = page_key(f.page.url) if f.page is not None else ""  # however spelled (`www.`, `utm_`, a slash)
+        if (
+            f.page is not None
+            and (earlier := first.setdefault(f"{same} {f.page.settings.get('entry')}", n)) != n
+        ):
             f.page, f.skipped = (
                 None,
                 f"the same page as {watches.found[earlier - 1].name} above, which is imported",

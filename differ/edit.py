@@ -496,6 +496,8 @@ def _remove_source(path: Path, name: str, env: Mapping[str, str] | None = None) 
     env = os.environ if env is None else env
     text = _existing(path)
     config = parse_config(text, path, env, notifiers=False)
+    if "://" in name:  # named by its page's URL
+        name = config.source(name).key
     document_id, slash, source_id = name.partition("/")
     if not document_id or (slash and (not source_id or "/" in source_id)):
         raise UsageError(f"expected DOCUMENT or DOCUMENT/MIRROR, found {json.dumps(name)}")

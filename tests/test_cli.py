@@ -1312,6 +1312,36 @@ def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
     assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
 
 
+def test_a_source_can_be_named_by_its_pages_url_however_spelled(tmp_path: Path, server: Server) -> None:
+    """Where a command takes DOCUMENT or DOCUMENT/SOURCE it takes the page's URL as pasted (`http:`, `www.`, a
+    slash, `utm_`): that source alone is checked, its history and diff shown, its document audited, a mirror
+    removed by it; a URL no source watches, or one two documents watch, is one line saying so."""
+    server.page("/post", article("<p>Words.</p>"))
+    server.page("/gone", article("<p>Words.</p>"))
+    config = write_config(tmp_path, server)
+    post = server.url("/post/") + "?utm_source=chat"  # as pasted
+    code, out, err = run("--config", str(config), "check", post)
+    assert (code, out, err) == (ExitCode.OK, "doc/canonical: new version 1 (first snapshot)\n", "")
+    assert run("--config", str(config), "history", post)[1].startswith(
+        f"doc/canonical  {server.url('/post')}\n"
+    )
+    assert run("--config", str(config), "audit", post)[1].startswith("Doc (doc): canonical version 1")
+    assert run("--config", str(config), "history", "https://example.org/x") == (
+        ExitCode.USAGE,
+        "",
+        "error: no source watches https://example.org/x; configured sources: doc/canonical, doc/gone\n",
+    )
+    assert run("--config", str(config), "remove", server.url("/gone"))[0] == ExitCode.OK
+    with config.open("a") as f:  # the same page a mirror of a second document
+        f.write(f'[[documents]]\nid = "two"\n[documents.canonical]\nurl = "{server.url("/other")}"\n'
+                f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/post")}"\n')  # fmt: skip
+    assert run("--config", str(config), "diff", post) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {post} is watched as doc/canonical, two/copy: name one of them\n",
+    )
+
+
 def test_quiet_check_prints_only_what_needs_attention(tmp_path: Path, server: Server) -> None:
     server.page("/post", article("<p>Text.</p>"))
     config = str(write_config(tmp_path, server))

@@ -282,17 +282,28 @@ class Config:
         return [s for s in self.sources() if not s.paused]
 
     def document(self, doc_id: str) -> DocumentConfig:
+        """Find a document by its id, or by the URL of a page it watches."""
         for doc in self.documents:
             if doc.id == doc_id:
                 return doc
+        if "://" in doc_id:
+            ids = list(dict.fromkeys(s.document for s in self.watching(doc_id)))
+            if len(ids) > 1:
+                raise UsageError(f"{doc_id} is watched in {', '.join(ids)}: name one of them")
+            return self.document(ids[0])
         names = ", ".join(d.id for d in self.documents) or "none configured"
         raise UsageError(f'no document "{doc_id}"; configured documents: {names}')
 
     def source(self, key: str) -> SourceConfig:
-        """Find a source by `DOCUMENT/SOURCE` (or by DOCUMENT alone for its canonical)."""
+        """Find a source by `DOCUMENT/SOURCE` (or by DOCUMENT alone for its canonical, or by its page's URL)."""
         for s in self.sources():
             if s.key == key:
                 return s
+        if "://" in key:
+            found = self.watching(key)
+            if len(found) > 1:
+                raise UsageError(f"{key} is watched as {', '.join(s.key for s in found)}: name one of them")
+            return found[0]
         if "/" not in key:
             return self.document(key).canonical
         names = ", ".join(s.key for s in self.sources()) or "none configured"
@@ -304,14 +315,26 @@ class Config:
             return self.sources()
         chosen: list[SourceConfig] = []
         for key in keys:
-            picked = list(self.document(key).sources) if "/" not in key else [self.source(key)]
+            if "://" in key:
+                picked = self.watching(key)
+            else:
+                picked = list(self.document(key).sources) if "/" not in key else [self.source(key)]
             chosen.extend(s for s in picked if s not in chosen)
         return chosen
+
+    def watching(self, url: str) -> list[SourceConfig]:
+        """The sources that watch the page at `url`, however spelled (`http:`, `www.`, a trailing slash, `utm_`),
+        so that a page can be named as it was pasted; a UsageError when none does."""
+        found = [s for s in self.sources() if page_key(s.url) == page_key(url)]
+        if not found:
+            names = ", ".join(s.key for s in self.sources()) or "none configured"
+            raise UsageError(f"no source watches {url}; configured sources: {names}")
+        return found
 
     def to_check(self, keys: list[str]) -> tuple[list[SourceConfig], list[SourceConfig]]:
         """The sources a check of `keys` covers, and the paused ones it leaves out: a paused source is checked
         only when named as DOCUMENT/SOURCE."""
-        named = set(keys)
+        named = {s.key for key in keys if "://" in key for s in self.watching(key)} | set(keys)
         chosen = self.select(keys)
         left_out = [s for s in chosen if s.paused and s.key not in named]
         return [s for s in chosen if s not in left_out], left_out

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from differ import tomltext
 from differ.addresses import page_key
@@ -307,15 +307,14 @@ SHARED_TRACKING = (
 
 def plain_address(url: str) -> str:
     """The address of the page a URL as pasted names: without its fragment (never sent to the server) or the
-    tracking parameters of a link shared on social media or by mail (`utm_source`, `fbclid`)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url  # refused as it is by the configuration's check
-    pairs = [p for p in parts.query.split("&") if p]
+    tracking parameters of a link shared on social media or by mail (`utm_source`, `fbclid`); the rest as written."""
+    base = url.partition("#")[0]
+    path, _, query = base.partition("?")
+    pairs = [p for p in query.split("&") if p]
     kept = [p for p in pairs if not p.split("=", 1)[0].lower().startswith(SHARED_TRACKING)]
-    query = "&".join(kept) if len(kept) != len(pairs) else parts.query
-    return urlunsplit(parts._replace(query=query, fragment=""))
+    if len(kept) == len(pairs):
+        return base
+    return path + ("?" + "&".join(kept) if kept else "")
 
 
 def watch_key(url: str, entry: Any = None) -> str:

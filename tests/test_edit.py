@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from differ.cli import main
 from differ.config import load_config
-from differ.edit import add_source, host_id, mirror_id, remove_source, slug, unique
+from differ.edit import add_source, host_id, mirror_id, plain_address, remove_source, slug, unique
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.tomltext import value
 from tests.helpers import MESSAGE
@@ -117,6 +117,20 @@ def test_a_link_as_shared_is_watched_as_its_page_and_another_spelling_of_a_watch
     assert (
         run("--config", str(config), "add", "https://pytorch.org/blog/post/?id=4")[0] == ExitCode.OK
     )  # another
+
+
+@pytest.mark.parametrize(
+    ("pasted", "page"),
+    [
+        ("https://x.org/a?id=3&utm_source=chat&fbclid=IwAR0#top", "https://x.org/a?id=3"),
+        ("https://x.org/?utm_medium=mail", "https://x.org/"),
+        ("https://x.org/a?ref=main&gclid=1", "https://x.org/a?ref=main"),  # ref: some sites read it
+        ("https://x.org/a?", "https://x.org/a?"),  # the rest as written
+        ("HTTPS://X.org/a;p?b=1&&c=2", "HTTPS://X.org/a;p?b=1&&c=2"),
+    ],
+)
+def test_the_page_a_link_names(pasted: str, page: str) -> None:
+    assert plain_address(pasted) == page
 
 
 def test_a_release_page_is_added_with_its_forges_kind(tmp_path: Path) -> None:

@@ -23,13 +23,19 @@ def host(url: str) -> str:
         return ""
 
 
+# the tracking parameters of a link shared on social media or by mail, which name no page
+SHARED_TRACKING = ("utm_", "fbclid", "gclid", "mc_cid", "mc_eid")
+
+
 def page_key(url: str) -> str:
-    """What an address points to: its scheme, `www.`, a trailing slash, the fragment and `utm_` tracking
-    parameters aside (`https://www.x.org/a/?utm_source=feed#top` is `x.org:/a?`)."""
+    """What an address points to: its scheme, `www.`, a trailing slash, the fragment and tracking parameters
+    (`utm_…`, `fbclid`) aside (`https://www.x.org/a/?utm_source=feed#top` is `x.org:/a?`)."""
     try:
         parts = urlsplit(url)
         port = parts.port or ""
     except ValueError:
         return url.split("#", 1)[0].rstrip("/")
-    query = "&".join(sorted(q for q in parts.query.split("&") if q and not q.startswith("utm_")))
+    query = "&".join(
+        sorted(q for q in parts.query.split("&") if q and not q.lower().startswith(SHARED_TRACKING))
+    )
     return f"{host(url)}:{port}{parts.path.rstrip('/')}?{query}"

@@ -58,7 +58,7 @@ def add(
         env=env,
         before_write=backfill if args.backfill else None,
     )
-    what = "a new document" if added.new_document else f"a mirror of {args.to}"
+    what = "a new document" if added.new_document else f"a mirror of {added.key.split('/')[0]}"
     config = "" if path == Path("config.toml") else f"--config {path} "
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
     if added.note:

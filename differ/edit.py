@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from differ import tomltext
-from differ.addresses import page_key
+from differ.addresses import SHARED_TRACKING, page_key
 from differ.config import ENV_REFERENCE, Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
 
@@ -121,6 +121,8 @@ def _add_mirror(
     """`add_source` for a mirror, from the file as it is now."""
     env = os.environ if env is None else env
     text, config, read_as = _open(path, env)
+    target = config.document(to)  # names the configured documents when there is no such one
+    to = target.id  # the document may be named by its page's URL
     at = watch_key(page_key(url), settings.get("entry"))
     for s in config.sources():  # the same page by another spelling (`http:`, `www.`, a slash, `utm_`) too
         if watch_key(page_key(s.url), s.options.get("entry")) == at and s.document == to:
@@ -130,7 +132,6 @@ def _add_mirror(
             )
     table = _table(url, kind, settings)
     stored = _stored_urls(config)
-    target = config.document(to)  # names the configured documents when there is no such one
     if title is not None:
         raise UsageError("--title names a new document; a mirror takes its document's title")
     elsewhere = {key.split("/")[1] for key, was in stored.items() if key.startswith(f"{to}/") and was != url}
@@ -294,15 +295,6 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config, str | None]:
         raise ConfigError(f"{path}: cannot read: {exc}")
     text = NEW_FILE if read_as is None else read_as
     return text, parse_config(text, path, env, notifiers=False), read_as
-
-
-SHARED_TRACKING = (
-    "utm_",
-    "fbclid",
-    "gclid",
-    "mc_cid",
-    "mc_eid",
-)  # what a link shared on social media or by mail carries
 
 
 def plain_address(url: str) -> str:

@@ -114,9 +114,9 @@ def test_a_link_as_shared_is_watched_as_its_page_and_another_spelling_of_a_watch
             f"error: {again} is already watched, as post/canonical (https://pytorch.org/blog/post/?id=3)\n",
         )
     assert config.read_text() == written
-    assert (
-        run("--config", str(config), "add", "https://pytorch.org/blog/post/?id=4")[0] == ExitCode.OK
-    )  # another
+    assert run("--config", str(config), "add", "https://pytorch.org/blog/post/?id=4")[0] == ExitCode.OK
+    code, out, _ = run("--config", str(config), "add", "https://m.example/copy", "--to", shared)  # by its URL
+    assert (code, out.split(";")[0]) == (ExitCode.OK, f"added post/m-example to {config} (a mirror of post)")
 
 
 @pytest.mark.parametrize(

@@ -1329,7 +1329,8 @@ def test_a_source_can_be_named_by_its_pages_url_however_spelled(tmp_path: Path, 
     assert run("--config", str(config), "history", "https://example.org/x") == (
         ExitCode.USAGE,
         "",
-        "error: no source watches https://example.org/x; configured sources: doc/canonical, doc/gone\n",
+        "error: no source watches https://example.org/x (to watch it: differ add https://example.org/x); configured "
+        "sources: doc/canonical, doc/gone\n",
     )
     assert run("--config", str(config), "remove", server.url("/gone"))[0] == ExitCode.OK
     with config.open("a") as f:  # the same page a mirror of a second document

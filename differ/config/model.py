@@ -328,7 +328,9 @@ class Config:
         found = [s for s in self.sources() if page_key(s.url) == page_key(url)]
         if not found:
             names = ", ".join(s.key for s in self.sources()) or "none configured"
-            raise UsageError(f"no source watches {url}; configured sources: {names}")
+            raise UsageError(
+                f"no source watches {url} (to watch it: differ add {url}); configured sources: {names}"
+            )
         return found
 
     def to_check(self, keys: list[str]) -> tuple[list[SourceConfig], list[SourceConfig]]:

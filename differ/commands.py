@@ -123,6 +123,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     "last_check": checked,
                     "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
                     "state": status,
+                    "moved": state.get("moved"),  # where every redirect, permanent, now leads; None if none
                     # a canonical's: the translations its page names that no mirror of the document is
                     "translations": [
                         {"language": lang, "url": url}

@@ -1444,6 +1444,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "ignore": [],
         "versions": 1,
         "state": "ok",
+        "moved": None,
         "translations": [],
         "last_audit": None,
     }

@@ -136,8 +136,10 @@ def test_a_page_that_redirects_for_good_is_checked_and_noted_until_its_url_is_up
             "differ: 1 source, 0 destinations, last check 2026-07-08T17:45:00Z: ok",
             *([f"  note: moved: doc/canonical: {said}"] if said else []),
         ]
-        state = sources_report(app)["documents"][0]["sources"][0]["state"]
-        assert state == (f"ok; {said}" if said else "ok")
+        reported = sources_report(app)["documents"][0]["sources"][0]
+        assert (reported["state"], reported["moved"]) == (
+            (f"ok; {said}", server.url("/new/")) if said else ("ok", None)
+        )
     app = make_app(one_doc(tmp_path / "0", server.url("/new/"), extra="robots = false"), clock)  # url updated
     clock.advance(60)
     assert check(app, app.config.sources())[0].outcome == "unchanged"

@@ -252,6 +252,8 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
+    from differ import health
+    from differ.addresses import page_key
     from differ.check import build_request, fetch_failure
     from differ.versions import read_response
 
@@ -275,9 +277,11 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     )
     for warning in result.warnings:
         print(f"<!-- warning: {warning} -->", file=app.err)
+    moved = response.moved if response.moved and page_key(response.moved) != page_key(source.url) else ""
     for note in (
         _language_note(app, source, result.markdown),
         _translations_note(app, source, result.translations),
+        health.moved({"moved": moved}) if moved else "",
     ):
         if note:
             print(f"<!-- note: {note} -->", file=app.err)

@@ -23,7 +23,7 @@ from differ.errors import ExitCode
 from differ.normalize import NORMALIZER_VERSION
 from differ.shapes import RECORD_FIELDS
 from differ.store import Store
-from tests.conftest import ROOT, Server, article
+from tests.conftest import ROOT, Reply, Server, article
 from tests.helpers import store_as_read_by
 
 SERVICE = '[service]\nsnapshots = "{store}"\nper_host_delay = "0s"\nretries = 0\n'
@@ -453,6 +453,18 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
     assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
     assert (
         f"read from <article>, the page names a feed <{server.url('/feed.xml')}>, metadata" in err.getvalue()
+    )
+
+
+def test_fetch_says_a_page_moved_for_good(tmp_path: Path, server: Server) -> None:
+    """`differ add` says to try a page with `differ fetch`: there a page that redirects for good says where."""
+    config = str(write_config(tmp_path, server))
+    server.routes["/post"] = Reply(301, headers={"Location": "/2026/post/"})
+    server.page("/2026/post/", article("<p>First words.</p>"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
+    assert err.getvalue().splitlines()[-1] == (
+        f"<!-- note: moved permanently to {server.url('/2026/post/')} (update its url) -->"
     )
 
 

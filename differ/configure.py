@@ -27,6 +27,7 @@ def add(
     running `differ run`, which checks an added page at once, finds its history already there."""
     from differ.compare import parse_settings, raw_file
     from differ.edit import add_source, plain_address
+    from differ.options import web_address
 
     def backfill(text: str, keys: list[str]) -> None:
         from differ.app import App
@@ -39,7 +40,8 @@ def add(
         run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
 
     raw = raw_file(args.url)
-    url = raw or plain_address(args.url)
+    plain = plain_address(args.url)
+    url = raw or (plain if web_address(plain) else args.url)  # what is no address is refused as typed
     if raw:
         print(f"watching the file itself, {url}, not the page the forge shows it in", file=out)
     elif url != args.url:

@@ -20,6 +20,7 @@ from differ import tomltext
 from differ.addresses import SHARED_TRACKING, page_key
 from differ.config import ENV_REFERENCE, Config, SourceConfig, parse_config
 from differ.errors import ConfigError, UsageError
+from differ.options import web_address
 
 NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
 _PAUSED = re.compile(r"^\s*paused\s*=")
@@ -320,6 +321,8 @@ def page_kind(url: str, settings: Mapping[str, Any]) -> str:
     page's, else what the URL's suffix says (`.json`, `.md`, `.txt`), html when it says nothing."""
     from differ.compare import SUFFIX_KINDS, url_kind
 
+    if web_address(url) is None:
+        return "html"  # no address to read a kind from: refused as such by the configuration's check
     name = PurePosixPath(urlsplit(url).path).name.lower()
     if "entry" in settings or name in FEED_FILES or PurePosixPath(name).suffix in (".rss", ".atom"):
         return "feed"  # an entry is chosen only in a feed
@@ -413,6 +416,8 @@ def slug(url: str) -> str:
     GitHub or GitLab release is named by its repository and tag (`pytorch-v2-13-0`, `rust-latest`)."""
     from differ.normalize.platforms import GitHubKind, GitLabKind
 
+    if web_address(url) is None:
+        return "page"  # no address to name it by: refused as such by the configuration's check
     segments = [s for s in unquote(urlsplit(url).path).split("/") if s]
     release = GitHubKind.document_id(url) or GitLabKind.document_id(url)
     name = release or (segments[-1] if segments else "")
@@ -436,6 +441,8 @@ def mirror_id(url: str) -> str:
     → `de`, `ja.example.org` → `ja`, `/zh-cn/…` → `zh-cn`), else its host (`host_id`)."""
     from differ.config.model import LANGUAGES
 
+    if web_address(url) is None:
+        return "mirror"  # no address to name it by: refused as such by the configuration's check
     parts = urlsplit(url)
     labels = (parts.hostname or "").removeprefix("www.").split(".")
     segments = [s for s in unquote(parts.path).lower().split("/") if s]

@@ -273,6 +273,16 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             ("https://m.example/", "--to", "nope"),
             'error: no document "nope"; configured documents: rust, torch\n',
         ),
+        (  # an address urllib cannot read: refused as the configuration's check refuses it, as typed
+            ("http://[::1",),
+            'error: config.toml: documents[2].canonical.url: expected an http:// or https:// URL, found "http://[::1" '
+            "(nothing was written)\n",
+        ),
+        (
+            ("https://[x/post?utm_source=chat#top", "--to", "torch"),
+            'error: config.toml: documents[1].mirrors[0].url: expected an http:// or https:// URL, found "https://[x/'
+            'post?utm_source=chat#top" (nothing was written)\n',
+        ),
         (  # an address as a browser's bar takes it: with the scheme it likely lacks
             ("pytorch.org/blog/post", "--to", "torch"),
             'error: config.toml: documents[1].mirrors[0].url: expected an http:// or https:// URL, found "pytorch.'

@@ -29,6 +29,7 @@ from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.kinds import a_feed, is_json_feed, load_json, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
+from differ.options import not_a_url, web_address
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -132,6 +133,8 @@ def _kind_of_file(path: Path, data: bytes) -> str:
 
 def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:
     """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize."""
+    if is_url(spec) and web_address(spec) is None:
+        raise UsageError(f"{spec}: {not_a_url(spec)}")
     if kind is None and "entry" in settings:
         kind = "feed"  # an entry is chosen only in a feed, as `differ add` has it
     source, body = (

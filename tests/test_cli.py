@@ -1302,6 +1302,17 @@ def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
     )
 
 
+def test_compare_of_an_address_that_is_none_is_one_line(tmp_path: Path) -> None:
+    page = tmp_path / "a.md"
+    page.write_text("# Notes\n")
+    for bad in ("http://[::1", "https://example.org:99999/"):
+        assert run("compare", bad, str(page)) == (
+            ExitCode.USAGE,
+            "",
+            f'error: {bad}: expected an http:// or https:// URL, found "{bad}"\n',
+        )
+
+
 def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
     """An XHTML page with an XML declaration is read as a page without BeautifulSoup's advice to programmers on
     stderr (a real process: a warning is printed by Python's own handler); a feed is named for what it is."""

@@ -572,6 +572,16 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         with app.carry_on(f"{source.key}: translations not told"):  # told by the next check
             if source.role == "canonical" and (found := _translations_found(app, source, state)):
                 events.append(found)
+        if state.get("moved") and state.get("moved") != state.get("moved_told"):  # told once an address
+            events.append(
+                {
+                    "type": "moved",
+                    "source": source.key,
+                    "title": source_title(app, source),
+                    "url": source.url,
+                    "moved": state["moved"],
+                }
+            )
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due, remember_audits
 
@@ -599,12 +609,17 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             continue
         owed = {"notified": latest} if latest and _notified(state) != latest else {}
         told = state.get("translations", []) != state.get("translations_told", [])
-        if owed or told or "recovered_after" in state:
+        moved = state.get("moved") != state.get("moved_told")
+        if owed or told or moved or "recovered_after" in state:
             state.update(owed)
             state.pop("recovered_after", None)
             state.pop("recovered_since", None)
             if told:  # the translations named are told, whether or not a notifier asks for them
                 state["translations_told"] = state.get("translations", [])
+            if moved and state.get("moved"):  # so is where a page moved
+                state["moved_told"] = state["moved"]
+            elif moved:  # and, its url updated, that it is where it is watched
+                state.pop("moved_told", None)
             # not saved, its alerts are queued again by the next check: the same messages, not sent twice
             with app.carry_on(f"{source.key}: alerts not marked queued"):
                 app.store.save_state(source.key, state)

@@ -154,6 +154,8 @@ STATE_FIELDS: Fields = {
     "reread": dict,
     "translations": list_of(_pair),
     "translations_told": list_of(_pair),
+    "moved": str,
+    "moved_told": str,
 }
 FETCH_FIELDS: Fields = {
     "at": str,

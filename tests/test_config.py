@@ -343,7 +343,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE
             + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "https://h.example/"\nevents = ["changd"]\n',
-            'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, delivery_failed, metadata, translation_found, found "changd"',
+            'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, delivery_failed, metadata, translation_found, moved, found "changd"',
         ),
         (
             BASE

@@ -1884,6 +1884,45 @@ def test_a_translation_a_watched_page_starts_to_name_is_told_once(
     ]
 
 
+def test_a_page_that_moves_for_good_is_told_once_an_address(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """`moved` (asked for in `events`): a page whose every redirect is permanent is told once where it now lives,
+    however many checks follow the redirect; a destination that does not ask is not told; with its url
+    updated nothing more is told, and a later move is told again."""
+    server.page("/2026/post/", article("<p>Text of the post.</p>"))
+    server.routes["/post"] = Reply(301, headers={"Location": "/2026/post/"})
+    receiver.routes["/hooks"] = receiver.routes["/others"] = Reply(200, b"ok")
+    hooks = hooks_toml(receiver.url("/hooks")) + 'events = ["changed", "moved"]\n'
+    others = (
+        hooks.replace('name = "hooks"', 'name = "others"').replace("/hooks", "/others").split("events")[0]
+    )
+    clock = Clock()
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=hooks + others), clock
+    )
+    for _ in range(2):
+        check(app, app.config.sources())
+        clock.advance(3600)
+    told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert [(t["type"], t["data"]["moved"]) for t in told] == [("differ.moved", server.url("/2026/post/"))]
+    assert [json.loads(h.body)["type"] for h in receiver.requests_to("/others")] == []  # not asked for
+    from differ.notify.base import Notifier
+
+    assert (
+        Notifier.title(told[0]["data"] | {"type": "moved"})
+        == f"doc/canonical moved to {server.url('/2026/post/')}"
+    )
+    app = make_app(one_doc(tmp_path, server.url("/2026/post/"), extra="robots = false", notify=hooks), clock)
+    check(app, app.config.sources())  # its url updated: nothing to tell
+    server.routes["/2026/post/"] = Reply(308, headers={"Location": "/2027/post/"})
+    server.page("/2027/post/", article("<p>Text of the post.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    told = [json.loads(h.body)["data"]["moved"] for h in receiver.requests_to("/hooks")]
+    assert told == [server.url("/2026/post/"), server.url("/2027/post/")]
+
+
 _EVERY_KIND = {
     "slack": 'url = "https://hooks.slack.com/services/T/B/X"\n',
     "teams": 'url = "https://example.webhook.office.com/webhookb2/x"\n',

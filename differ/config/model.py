@@ -31,6 +31,7 @@ EVENTS = (
     "delivery_failed",
     "metadata",
     "translation_found",
+    "moved",
 )
 DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "delivery_failed")
 VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff

@@ -287,6 +287,8 @@ class Notifier:
                 f"{event.get('title') or event.get('document')} names {n} translation{'s' if n != 1 else ''} "
                 "differ does not watch"
             )
+        if kind == "moved":
+            return f"{source} moved to {event.get('moved')}"
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {n} update{'s' if n != 1 else ''}"
@@ -319,6 +321,12 @@ class Notifier:
                 *found[:10],
                 *more,
                 f"differ add URL --to {event.get('document')} audits one as a mirror of it.",
+            ]
+        if kind == "moved":
+            return [
+                f"{event.get('url')} now redirects there for good (HTTP 301 or 308); differ follows it and checks "
+                f"the page there as ever.",
+                f"Its url in config.toml can now name the new address ({event.get('source')}).",
             ]
         if kind == "digest":
             out: list[str] = []

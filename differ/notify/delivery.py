@@ -48,6 +48,8 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
         ident = [kind, event.get("source"), event.get("since") or event.get("at")]
     elif kind == "delivery_failed":  # once per run of failures of that destination
         ident = [kind, event.get("notifier"), event.get("since")]
+    elif kind == "moved":  # once per address a page moves to
+        ident = [kind, event.get("source"), event.get("moved")]
     elif kind == "translation_found":  # once per translation found
         ident = [
             kind,

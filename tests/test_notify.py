@@ -1961,6 +1961,27 @@ def test_every_notifier_writes_a_translation_found_alert(tmp_path: Path, kind: s
     assert "https://example.org/ko/release-3-0" in body
 
 
+@pytest.mark.parametrize("kind", sorted(_EVERY_KIND))
+def test_every_notifier_writes_a_moved_alert(tmp_path: Path, kind: str) -> None:
+    """A page moved for good reads in every destination: which source, and where it now lives."""
+    from differ.notify import NOTIFIERS
+    from tests.helpers import notifier_config
+
+    config = notifier_config(tmp_path, kind, _EVERY_KIND[kind] + 'events = ["moved"]\n')
+    event = {
+        "type": "moved",
+        "source": "doc/canonical",
+        "title": "Release 3.0",
+        "url": "https://example.org/release-3-0",
+        "moved": "https://example.org/2026/release-3-0",
+    }
+    body = json.dumps(NOTIFIERS[kind](config).payload(event).body, ensure_ascii=False).replace("\\", "")
+    if kind == "webhook":
+        assert '"type": "differ.moved"' in body and '"moved": "https://example.org/2026/release-3-0"' in body
+    else:
+        assert "doc/canonical moved to https://example.org/2026/release-3-0" in body
+
+
 def _aged(folder: Path, moment: datetime) -> None:
     """Date every file in `folder` at `moment` (as if written then)."""
     for path in folder.iterdir() if folder.is_dir() else ():

@@ -787,6 +787,21 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_links_are_read_against_the_pages_base_as_a_browser_reads_them() -> None:
+    """`<base href>` (its first, itself read against the page's address) is what a page's relative links, images
+    and the translations its head names point from; one that is a script is no base."""
+    body = '<p>See <a href="notes/">the notes</a> and <img src="img/a.png" alt="chart">.</p></article></body></html>'
+    head = '<html><head>{}<link rel="alternate" hreflang="ko" href="ko/post/"></head><body><article>'
+    page = head.format('<base href="/docs/v2/"><base href="https://elsewhere.example/">') + body
+    result = norm(page, source())
+    assert result.markdown == (
+        "See [the notes](https://pytorch.org/docs/v2/notes/) and ![chart](https://pytorch.org/docs/v2/img/a.png).\n"
+    )
+    assert result.translations == [("ko", "https://pytorch.org/docs/v2/ko/post/")]
+    script = norm(head.format('<base href="javascript:alert(1)">') + body, source())
+    assert "(https://pytorch.org/blog/pytorch-2-13-release-blog/notes/)" in script.markdown
+
+
 def test_a_page_that_reloads_itself_or_only_later_is_read() -> None:
     """A meta refresh to the page itself, one after more than ten seconds (a news page reloading), or one on a
     page of text is no move."""

@@ -373,14 +373,25 @@ _FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+
 
 def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[str], list[tuple[str, str]]]:
     """What the page's <head> says of it, in one walk (call before find_root, which drops the head): its title,
-    publication/modification times, generator and where a meta refresh sends its readers, the feeds it names
+    publication/modification times, generator, the address its links are read against (`<base href>`, as `base`)
+    and where a meta refresh sends its readers, the feeds it names
     (`<link rel="alternate" type="application/rss+xml">`) as addresses, and its translations
     (`<link rel="alternate" hreflang="ko">`) as language and address, itself and `x-default` aside."""
     meta: dict[str, str] = {}
     feeds: list[str] = []
     translations: list[tuple[str, str]] = []
+    base = base_url  # what addresses are read against: the first <base href>, as in a browser, from there on
     for tag in tags(first_tag(soup, lambda tag: tag.name == "head") or soup):
-        if tag.name == "meta":
+        if (
+            tag.name == "base"
+            and "base" not in meta
+            and isinstance(href := tag.get("href"), str)
+            and href.strip()
+        ):
+            found = joined(base_url, href.strip())
+            if found.startswith(("http://", "https://", "file:")):  # not a script's or data's
+                meta["base"] = base = found
+        elif tag.name == "meta":
             key = _META.get(str(tag.get("property"))) or _NAMED.get(str(tag.get("name")).lower())
             content = tag.get("content")
             if key and key not in meta and isinstance(content, str):
@@ -388,13 +399,13 @@ def page_head(soup: BeautifulSoup, base_url: str) -> tuple[dict[str, str], list[
             elif str(tag.get("http-equiv", "")).lower() == "refresh" and isinstance(content, str):
                 sent = _REFRESH.match(content)  # sent on at once: the page has moved (a reload later is not)
                 if sent and float(sent.group(1)) <= 10 and "refresh" not in meta:
-                    meta["refresh"] = joined(base_url, sent.group(2).strip())
+                    meta["refresh"] = joined(base, sent.group(2).strip())
         elif tag.name == "link":
             rel, href = tag.get("rel"), tag.get("href")
             rels = [str(r) for r in rel] if isinstance(rel, list) else str(rel or "").split()
             if "alternate" not in rels or not isinstance(href, str) or not href.strip():
                 continue
-            url = joined(base_url, href.strip())
+            url = joined(base, href.strip())
             language = tag.get("hreflang")
             if str(tag.get("type", "")).lower() in _FEED_TYPES:
                 if url not in feeds:

@@ -133,7 +133,7 @@ def read_html(
     head, feeds, translations = htmlconv.page_head(soup, body.url)
     meta = {k: v for k, v in head.items() if k in metadata}
     root = find_root(soup, selector, exclude)
-    converter = htmlconv.Converter(body.url, body.tracking)
+    converter = htmlconv.Converter(head.get("base") or body.url, body.tracking)
     written = write(converter, root)
     extracted = (
         Extracted(converter.convert(root), meta)

@@ -787,6 +787,20 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_hidden_parts_are_left_out_but_a_tab_panel_not_yet_shown_is_read() -> None:
+    """What no reader sees (`hidden`, `aria-hidden="true"`) is no part of the post; a tab panel a reader opens by
+    choosing its tab (another platform's install command) is, hidden or not until then."""
+    page = (
+        '<html><body><article><h2>Install</h2><div role="tabpanel"><pre><code>pip install torch</code></pre></div>'
+        '<div role="tabpanel" hidden><pre><code>pip install torch --index-url https://x.org/cu126</code></pre></div>'
+        '<div hidden><p>A dialog.</p></div><p aria-hidden="true">Decoration.</p><p>The end.</p></article></body></html>'
+    )
+    assert norm(page, source()).markdown == (
+        "## Install\n\n```\npip install torch\n```\n\n```\npip install torch --index-url https://x.org/cu126\n```"
+        "\n\nThe end.\n"
+    )
+
+
 def test_links_are_read_against_the_pages_base_as_a_browser_reads_them() -> None:
     """`<base href>` (its first, itself read against the page's address) is what a page's relative links, images
     and the translations its head names point from; one that is a script is no base."""

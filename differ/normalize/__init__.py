@@ -29,7 +29,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 9: `languages` naming only languages of a script other than Latin keeps, on a page that has them, the code and
 #    the Latin headings over their text (given once for both halves)
 # 10: a page's links are read against its <base href> when it has one, as a browser reads them
-NORMALIZER_VERSION = 10
+# 11: a tab panel hidden until its tab is chosen is read, as the other tabs' content is
+NORMALIZER_VERSION = 11
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

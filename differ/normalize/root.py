@@ -139,8 +139,14 @@ _CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog"}
 
 
 def _hidden(tag: Tag) -> bool:
+    """Hidden from every reader (`hidden`, `aria-hidden="true"`); a tab panel not shown until its tab is chosen is
+    content all the same (a page's install commands for another platform)."""
     attrs = tag.attrs  # read directly: this runs on every element of the page
-    return bool(attrs) and (attrs.get("aria-hidden") == "true" or "hidden" in attrs)
+    return (
+        bool(attrs)
+        and (attrs.get("aria-hidden") == "true" or "hidden" in attrs)
+        and attrs.get("role") != "tabpanel"
+    )
 
 
 def _chrome(tag: Tag) -> bool:

@@ -25,9 +25,8 @@ def add(
     """`differ add`: needs no store, only a configuration file to edit (made if missing); with `--backfill`,
     the page's captures in a web archive are stored as its first versions before the file is written, so a
     running `differ run`, which checks an added page at once, finds its history already there."""
-    from differ.compare import parse_settings, raw_file
-    from differ.edit import add_source, plain_address
-    from differ.options import web_address
+    from differ.compare import parse_settings
+    from differ.edit import add_source, address_to_watch
 
     def backfill(text: str, keys: list[str]) -> None:
         from differ.app import App
@@ -39,16 +38,9 @@ def add(
             config = replace(config, service=replace(config.service, snapshots=snapshots))
         run(App.from_config(config, out=out), config.source(keys[0]), out, archive=args.backfill)
 
-    raw = raw_file(args.url)
-    plain = plain_address(args.url)
-    url = raw or (plain if web_address(plain) else args.url)  # what is no address is refused as typed
-    if raw:
-        print(f"watching the file itself, {url}, not the page the forge shows it in", file=out)
-    elif url != args.url:
-        dropped = ["#fragment"] * ("#" in args.url) + ["tracking parameters"] * (
-            url != args.url.split("#")[0]
-        )
-        print(f"watching {url}, the link's {' and '.join(dropped)} left out", file=out)
+    url, why = address_to_watch(args.url)
+    if why:
+        print(f"watching {url}: {why}", file=out)
     added = add_source(
         path,
         url,

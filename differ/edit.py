@@ -298,6 +298,22 @@ def _open(path: Path, env: Mapping[str, str]) -> tuple[str, Config, str | None]:
     return text, parse_config(text, path, env, notifiers=False), read_as
 
 
+def address_to_watch(url: str) -> tuple[str, str]:
+    """The address differ watches for a URL as given, and why it is another ("" when it is not): a forge's page
+    of a file is the file itself; a link as shared, the page it names. What is no address stays as given, for
+    the configuration's check to refuse as typed."""
+    from differ.compare import raw_file
+
+    raw = raw_file(url)
+    if raw:
+        return raw, "the file itself, not the page the forge shows it in"
+    plain = plain_address(url)
+    if plain == url or web_address(plain) is None:
+        return url, ""
+    dropped = ["#fragment"] * ("#" in url) + ["tracking parameters"] * (plain != url.split("#")[0])
+    return plain, f"the link's {' and '.join(dropped)} left out"
+
+
 def plain_address(url: str) -> str:
     """The address of the page a URL as pasted names: without its fragment (never sent to the server) or the
     tracking parameters of a link shared on social media or by mail (`utm_source`, `fbclid`); the rest as written."""

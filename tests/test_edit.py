@@ -96,12 +96,12 @@ def test_a_link_as_shared_is_watched_as_its_page_and_another_spelling_of_a_watch
     shared = "https://pytorch.org/blog/post/?utm_source=twitter&id=3&fbclid=IwAR0#top"
     assert run("--config", str(config), "add", shared) == (
         ExitCode.OK,
-        "watching https://pytorch.org/blog/post/?id=3, the link's #fragment and tracking parameters left out\n"
+        "watching https://pytorch.org/blog/post/?id=3: the link's #fragment and tracking parameters left out\n"
         f"added post/canonical to {config} (a new document); try it: differ --config {config} fetch post/canonical\n",
         "",
     )
     assert run("--config", str(config), "add", "https://example.org/a#part")[1].startswith(
-        "watching https://example.org/a, the link's #fragment left out\n"
+        "watching https://example.org/a: the link's #fragment left out\n"
     )
     written = config.read_text()
     for again, to in (
@@ -164,7 +164,7 @@ def test_a_files_page_on_a_forge_is_watched_as_the_file_itself(tmp_path: Path, p
     config = tmp_path / "config.toml"
     code, out, err = run("--config", str(config), "add", page)
     assert (code, err) == (ExitCode.OK, "")
-    assert out.splitlines()[0] == f"watching the file itself, {raw}, not the page the forge shows it in"
+    assert out.splitlines()[0] == f"watching {raw}: the file itself, not the page the forge shows it in"
     assert config.read_text().endswith(f'[documents.canonical]\nurl = "{raw}"\nkind = "markdown"\n')
 
 

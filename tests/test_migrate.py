@@ -458,6 +458,28 @@ def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_p
     ]  # fmt: skip
 
 
+def test_an_imported_link_is_watched_as_the_page_or_file_it_names(tmp_path: Path) -> None:
+    """As `differ add` has it: a forge's page of a file is the file itself, a link as shared the page it names,
+    each said in a note."""
+    (tmp_path / "posts.txt").write_text(
+        "https://github.com/rust-lang/blog.rust-lang.org/blob/main/content/Rust-1.66.0.md\n"
+        "https://example.org/post?id=3&utm_source=mail#top\n"
+    )
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / "posts.txt"))
+    assert (code, err) == (ExitCode.OK, "")
+    raw = "https://raw.githubusercontent.com/rust-lang/blog.rust-lang.org/main/content/Rust-1.66.0.md"
+    assert out.splitlines()[1:5] == [
+        f"  rust-1-66-0/canonical  {raw}",
+        "    note: the file itself, not the page the forge shows it in",
+        "  post/canonical  https://example.org/post?id=3",
+        "    note: the link's #fragment and tracking parameters left out",
+    ]
+    assert [(s.url, s.kind) for s in load_config(config, {}).sources()] == [
+        (raw, "markdown"), ("https://example.org/post?id=3", "html"),
+    ]  # fmt: skip
+
+
 URLWATCH_YAML = """\
 display:
   new: true
@@ -625,6 +647,7 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
         "application": {"notification_urls": ["slack://T1/B1/C1/#releases", "mailto://u:p@x.org"]}
     }
     store["watching"]["aaaa"]["notification_urls"] = ["discord://123/tok-en", "slack://T1/B1/C1"]
+    store["watching"]["aaaa"]["url"] += "?utm_source=feed#top"  # watched as the page it names, its alerts too
     store["watching"]["dddd"]["notification_urls"] = "discord://123/tok-en?avatar=no"
     (folder / "url-watches.json").write_text(json.dumps(store))
     config = tmp_path / "config.toml"
@@ -654,6 +677,7 @@ def test_changedetection_notification_urls_become_notifiers_for_their_pages(tmp_
         run("--config", str(config), "config", "check")[1]
         == f"{config}: ok (5 documents, 5 sources (1 paused), 2 notifiers)\n"
     )
+    assert 'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n' in config.read_text()
     before = config.read_text()
     code, out, _ = run("--config", str(config), "import", str(folder))  # again: nothing new, no webhook twice
     assert (code, config.read_text()) == (ExitCode.OK, before) and "  notifier " not in out

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from differ.addresses import page_key
-from differ.edit import Notifier, Page
+from differ.edit import Notifier, Page, address_to_watch
 from differ.errors import ConfigError, UsageError
 from differ.migrate import changedetection as _changedetection  # noqa: F401  (registers "changedetection")
 from differ.migrate import urllist as _urllist  # noqa: F401  (registers "list")
@@ -58,7 +59,7 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
         more = READERS[kind](path)
-        watches.found += [_checked(f) for f in more.found]
+        watches.found += [_checked(_watched_address(f, more.alerts)) for f in more.found]
         for alert in more.alerts:
             why = _refusal(alert, path)
             if why is None:
@@ -80,6 +81,23 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
                 f"the same page as {watches.found[earlier - 1].name} above, which is imported",
             )
     return watches
+
+
+def _watched_address(found: Found, alerts: list[Notifier]) -> Found:
+    """`found` at the address differ watches (a forge's page of a file: the file; a link as shared: the page it
+    names), said in a note; the alerts for it follow it there."""
+    if found.page is None:
+        return found
+    url, said = address_to_watch(found.page.url)
+    if said:
+        found.notes.append(said)
+        for n, alert in enumerate(alerts):
+            if alert.pages is not None and found.page.url in alert.pages:
+                alerts[n] = replace(
+                    alert, pages=tuple(url if p == found.page.url else p for p in alert.pages)
+                )
+        found.page = replace(found.page, url=url)
+    return found
 
 
 def _refusal(alert: Notifier, path: Path) -> str | None:

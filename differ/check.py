@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from differ.addresses import page_key
 from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import (
@@ -379,7 +378,7 @@ def _finish(
             state["recovered_since"] = since
     if entry["outcome"] == "new":
         state["last_change"] = entry["at"]
-    if response.moved and page_key(response.moved) != page_key(response.url):  # said until url is updated
+    if response.moved:  # said until url is updated
         state["moved"] = response.moved
     else:
         state.pop("moved", None)

@@ -81,7 +81,7 @@ def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked
     if late and late.kind == "overdue":
         return "overdue (see differ status)"
     fine = f"deferred: {late.detail}" if late else "ok"
-    return f"{fine}; {moved(state)}" if state.get("moved") else fine
+    return f"{fine}; {moved(state['moved'])}" if state.get("moved") else fine
 
 
 def sources_report(app: App) -> dict[str, Any]:
@@ -253,7 +253,6 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     from differ import health
-    from differ.addresses import page_key
     from differ.check import build_request, fetch_failure
     from differ.versions import read_response
 
@@ -277,11 +276,10 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     )
     for warning in result.warnings:
         print(f"<!-- warning: {warning} -->", file=app.err)
-    moved = response.moved if response.moved and page_key(response.moved) != page_key(source.url) else ""
     for note in (
         _language_note(app, source, result.markdown),
         _translations_note(app, source, result.translations),
-        health.moved({"moved": moved}) if moved else "",
+        health.moved(response.moved) if response.moved else "",
     ):
         if note:
             print(f"<!-- note: {note} -->", file=app.err)

@@ -124,9 +124,9 @@ def _add_mirror(
     text, config, read_as = _open(path, env)
     target = config.document(to)  # names the configured documents when there is no such one
     to = target.id  # the document may be named by its page's URL
-    at = watch_key(page_key(url), settings.get("entry"))
+    at = same_page(url, settings.get("entry"))
     for s in config.sources():  # the same page by another spelling (`http:`, `www.`, a slash, `utm_`) too
-        if watch_key(page_key(s.url), s.options.get("entry")) == at and s.document == to:
+        if same_page(s.url, s.options.get("entry")) == at and s.document == to:
             written = f" ({s.url})" if s.url != url else ""
             raise UsageError(
                 f"{watch_key(url, settings.get('entry'))} is already watched, as {s.key}{written}"
@@ -181,9 +181,9 @@ def _add_documents(
     text, config, read_as = _open(path, env)
     watched = {watch_key(s.url, s.options.get("entry")): s.key for s in config.sources()}
     keys = [watch_key(page.url, page.settings.get("entry")) for page in pages]
-    spelled = {watch_key(page_key(s.url), s.options.get("entry")): s for s in config.sources()}
+    spelled = {same_page(s.url, s.options.get("entry")): s for s in config.sources()}
     for page, page_at in zip(pages, keys, strict=True):  # the same page by another spelling is watched too
-        same = spelled.get(watch_key(page_key(page.url), page.settings.get("entry")))
+        same = spelled.get(same_page(page.url, page.settings.get("entry")))
         if same is not None and page_at not in watched:
             watched[page_at] = same.key
     already = {k: watched[k] for k in keys if k in watched}
@@ -331,6 +331,11 @@ def watch_key(url: str, entry: Any = None) -> str:
     return f"{url} (entry {entry})" if entry else url
 
 
+def same_page(url: str, entry: Any = None) -> str:
+    """`watch_key` of the page however its URL is spelled (`http:`, `www.`, a trailing slash, `utm_`)."""
+    return watch_key(page_key(url), entry)
+
+
 def page_kind(url: str, settings: Mapping[str, Any]) -> str:
     """The kind of a page added without one: a feed's when an entry is chosen or the address is a feed's by
     its usual names (`feed.xml`, `atom.xml`, `feed.json`, `….rss`, WordPress's `/feed/`), a forge's release
@@ -417,7 +422,6 @@ def _stored_urls(config: Config) -> dict[str, str]:
 def _translation_language(config: Config, canonical: str, url: str) -> str | None:
     """The language the canonical page gives `url` as its translation (`<link rel="alternate" hreflang>`, kept
     by each check), as an id: `ko`, `pt-br`."""
-    from differ.addresses import page_key
     from differ.config.model import named_translations
     from differ.store import Store
 

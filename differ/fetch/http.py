@@ -26,7 +26,7 @@ from urllib3.response import BaseHTTPResponse
 from urllib3.util import parse_url
 from urllib3.util.request import ACCEPT_ENCODING
 
-from differ.addresses import joined
+from differ.addresses import joined, page_key
 from differ.errors import BlockedError, FetchError, innermost
 from differ.fetch import netguard, robots
 from differ.fetch.deadline import pool_manager, watchdog
@@ -57,7 +57,9 @@ class Response:
     attempts: int = 1
     # seconds spent waiting for the host's turn (per-host delay, Crawl-delay, Retry-After)
     waited: float = 0.0
-    moved: str = ""  # where the page says it now lives, when every redirect to here was permanent (301, 308)
+    # where the page now lives: another page (not the same by another spelling: `http:`, a slash), reached by
+    # redirects that were each permanent (301, 308)
+    moved: str = ""
 
     @property
     def not_modified(self) -> bool:
@@ -296,7 +298,7 @@ class Fetcher:
                 _followable(status, url)
                 permanent = permanent is not False and status in (301, 308)
                 continue
-            moved = url if permanent else ""
+            moved = url if permanent and page_key(url) != page_key(request.url) else ""
             return Response(request.url, url, status, resp_headers, body, self.clock() - started, moved=moved)
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
 

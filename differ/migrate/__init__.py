@@ -18,8 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from differ.addresses import page_key
-from differ.edit import Notifier, Page, address_to_watch
+from differ.edit import Notifier, Page, address_to_watch, same_page
 from differ.errors import ConfigError, UsageError
 from differ.migrate import changedetection as _changedetection  # noqa: F401  (registers "changedetection")
 from differ.migrate import urllist as _urllist  # noqa: F401  (registers "list")
@@ -71,10 +70,9 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
         watches.left_out += more.left_out
     first: dict[str, int] = {}
     for n, f in enumerate(watches.found, 1):  # one page watched twice, with other filters: the first stays
-        same = page_key(f.page.url) if f.page is not None else ""  # however spelled (`www.`, `utm_`, a slash)
-        if (
+        if (  # however spelled (`www.`, `utm_`, a slash)
             f.page is not None
-            and (earlier := first.setdefault(f"{same} {f.page.settings.get('entry')}", n)) != n
+            and (earlier := first.setdefault(same_page(f.page.url, f.page.settings.get("entry")), n)) != n
         ):
             f.page, f.skipped = (
                 None,

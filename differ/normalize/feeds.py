@@ -49,6 +49,11 @@ class Entry:
     content: str
     content_type: str  # html, text or xhtml
 
+    @property
+    def shown(self) -> str:
+        """The entry as a line names it: `"Announcing 1.2" <https://…/1.2>`, its link alone when it has no title."""
+        return f'"{self.title}" <{self.link}>' if self.title else f"<{self.link}>"
+
 
 @source_kind("feed")
 class FeedKind(SourceKind):
@@ -77,11 +82,7 @@ class FeedKind(SourceKind):
         entry = find_entry(entries, wanted, body.url)
         if entry is None:
             first = entries[0] if entries else None
-            named = (
-                f'; the first is "{first.title}" <{first.link}>'
-                if first and first.title and first.link
-                else ""
-            )
+            named = f"; the first is {first.shown}" if first and first.title and first.link else ""
             count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
             raise NormalizeError(  # not the post emptied: a failure, which alerts after `fail_after` checks
                 f'the feed has no entry whose link or id is "{wanted}" ({count}{named}); '

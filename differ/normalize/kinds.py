@@ -204,7 +204,7 @@ def css_problem(selector: str) -> str | None:
 
 
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
-FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "feed"}
+FEED_TYPES = {"application/rss+xml": "an RSS feed", "application/atom+xml": "an Atom feed"}
 # What may come before a document's first element: an XML declaration or a stylesheet instruction, a comment, a
 # doctype. Each is matched one way only (a comment's text cannot run past its first `-->`), so a page of many
 # `<??>` takes time linear in its length, not exponential.
@@ -214,11 +214,7 @@ _FEED_START = re.compile(_PROLOG + rb"<(rss|feed|rdf:RDF)[\s>/]")
 HTML_START = re.compile(
     rb"(?:\xef\xbb\xbf)?\s*(?:" + COMMENT + rb"\s*)*+<(?:!DOCTYPE\s+html|html)[\s>]", re.I
 )
-FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}
-
-
-def _quoted(title: str) -> str:
-    return f'"{title}" ' if title else ""
+FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}  # by its first element
 
 
 def not_a_page(body: Body, media: str) -> str | None:
@@ -226,7 +222,7 @@ def not_a_page(body: Body, media: str) -> str | None:
     None: a URL that serves a feed or an API's JSON is watched through the kind made for it."""
     start = _FEED_START.match(body.data[:4096])
     if start or media in FEED_TYPES:
-        return a_feed(FEED_NAMES[start.group(1).decode() if start else FEED_TYPES[media]], body)
+        return a_feed(FEED_NAMES[start.group(1).decode()] if start else FEED_TYPES[media], body)
     if media == "application/json" or media.endswith("+json"):
         try:
             data = load_json(body)
@@ -252,7 +248,7 @@ def a_feed(name: str, body: Body) -> str:
     except NormalizeError:
         entries = []
     first = next((e for e in entries if e.link), None)
-    named = f" (the first: {_quoted(first.title)}<{first.link}>)" if first else ""
+    named = f" (the first: {first.shown})" if first else ""
     return f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
 
 

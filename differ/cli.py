@@ -164,6 +164,23 @@ def build_parser() -> argparse.ArgumentParser:
         pa.add_argument(
             "names", nargs="+", metavar="SOURCE", help="DOCUMENT/SOURCE, or DOCUMENT for all its sources"
         )
+    se = sub.add_parser(
+        "set",
+        help="change sources' options in config.toml (url=NEW after a page moved, selector=…, interval=1h)",
+    )
+    se.add_argument(
+        "items",
+        nargs="*",
+        metavar="SOURCE… NAME=VALUE…",
+        help="DOCUMENT/SOURCE, or DOCUMENT for all its sources, then the options as in config.toml",
+    )
+    se.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="take an option out (its default again); repeatable",
+    )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
@@ -423,6 +440,10 @@ def main(
             from differ.configure import pause
 
             return pause(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "set":
+            from differ.configure import set_options
+
+            return set_options(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "remove":
             from differ.configure import remove
 

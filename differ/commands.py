@@ -81,7 +81,7 @@ def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked
     if late and late.kind == "overdue":
         return "overdue (see differ status)"
     fine = f"deferred: {late.detail}" if late else "ok"
-    return f"{fine}; {moved(state['moved'])}" if state.get("moved") else fine
+    return f"{fine}; {moved(state['moved'], source.key)}" if state.get("moved") else fine
 
 
 def sources_report(app: App) -> dict[str, Any]:
@@ -279,7 +279,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     for note in (
         _language_note(app, source, result.markdown),
         _translations_note(app, source, result.translations),
-        health.moved(response.moved) if response.moved else "",
+        health.moved(response.moved, source.key) if response.moved else "",
     ):
         if note:
             print(f"<!-- note: {note} -->", file=app.err)

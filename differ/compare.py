@@ -29,7 +29,7 @@ from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.kinds import a_feed, is_json_feed, load_json, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
-from differ.options import not_a_url, web_address
+from differ.options import meant, not_a_url, web_address
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -79,19 +79,21 @@ def settable() -> set[str]:
     return names
 
 
-def parse_settings(pairs: list[str], known: set[str] | None = None) -> dict[str, Any]:
+def parse_settings(pairs: list[str], known: set[str] | None = None, given: str = "--set: ") -> dict[str, Any]:
     """`--set NAME=VALUE` pairs as a table, of a source's options unless `known` says which: VALUE is read as
     TOML when it is TOML (a list, a number, a quoted string), else taken as it is written, so
-    `--set selector=article .post` needs no quoting."""
+    `--set selector=article .post` needs no quoting. `given` heads an error (how the pairs were given)."""
     table: dict[str, Any] = {}
     known = settable() if known is None else known
     for pair in pairs:
         name, sep, value = pair.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise UsageError(f'--set: expected NAME=VALUE (e.g. --set selector=article), found "{pair}"')
+            raise UsageError(f'{given}expected NAME=VALUE (e.g. --set selector=article), found "{pair}"')
         if known and name not in known:
-            raise UsageError(f'--set: unknown option "{name}"; options: {", ".join(sorted(known))}')
+            raise UsageError(
+                f'{given}unknown option "{name}"{meant(name, known)}; options: {", ".join(sorted(known))}'
+            )
         try:
             table[name] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:

@@ -1,4 +1,4 @@
-"""The commands that need no store, only a configuration file: `differ add`, `differ import`,
+"""The commands that need no store, only a configuration file: `differ add`, `differ import`, `differ set`,
 `differ notify add`, `differ notify remove` and `differ remove` edit it (differ/edit.py does the editing),
 `differ config check` reads it."""
 
@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from differ import tomltext
 from differ.config import load_config
-from differ.errors import ExitCode
+from differ.errors import ExitCode, UsageError
 
 
 def add(
@@ -203,6 +205,60 @@ def pause(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, s
     what = f"no longer checked, {kept} kept" if paused else "checked again"
     print(f"{verb} {', '.join(changed)} in {path} ({what})", file=out)
     return ExitCode.OK
+
+
+def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ set`: options written into (or, `--unset`, taken out of) sources' tables; a running `differ run`
+    reads the file again within seconds. A new `url` is the page a link names, as `differ add` watches it."""
+    from differ.compare import parse_settings, settable
+    from differ.edit import SET_ALSO, address_to_watch
+    from differ.edit import set_options as write
+
+    names = [item for item in args.items if not _SETTING.match(item)]
+    pairs = [item for item in args.items if _SETTING.match(item)]
+    usage = "expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical interval=1h)"
+    if not names:
+        raise UsageError(f"no source named: {usage}")
+    if not pairs and not args.unset:
+        raise UsageError(f"no option given: {usage}, or --unset NAME")
+    known = settable() | SET_ALSO
+    settings = parse_settings(pairs, known, given="")
+    for name in args.unset:
+        if name not in known - {"url"}:
+            raise UsageError(
+                f'--unset: no option "{name}" to take out; options: {", ".join(sorted(known - {"url"}))}'
+            )
+        if name in settings:
+            raise UsageError(f"{name} is both set and taken out: give one of the two")
+    if "url" in settings:
+        url, why = address_to_watch(str(settings["url"]))
+        if why:
+            print(f"watching {url}: {why}", file=out)
+        settings["url"] = url
+    done = write(path, names, settings, args.unset, env)
+    if not done:
+        print(
+            f"nothing to do: {', '.join(names)} {'has' if len(names) == 1 else 'have'} those options already",
+            file=out,
+        )
+        return ExitCode.OK
+    for change in done:
+        was = "not set before" if change.before is None else f"was {tomltext.value(change.before)}"
+        if change.after is None:
+            print(f"{change.key}: {change.name} taken out ({was}; its default again)", file=out)
+        else:
+            print(f"{change.key}: {change.name} = {tomltext.value(change.after)} ({was})", file=out)
+    keys = list(dict.fromkeys(change.key for change in done))
+    read = sorted({change.name for change in done} - _SCHEDULE)
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    tail = f"; try it: differ {config}fetch {keys[0]}" if read and len(keys) == 1 else ""
+    print(f"written to {path}{tail}", file=out)
+    return ExitCode.OK
+
+
+# Options that decide when a source is checked or how its alerts go, not how its page is read.
+_SCHEDULE = {"interval", "paused", "stale_after", "translation"}
+_SETTING = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:

@@ -1,5 +1,6 @@
-"""`differ add`, `differ import`, `differ notify add` and `differ remove`: put new documents, notifiers, or a
-mirror of a document into config.toml, or take one out, without opening an editor. The file is edited as text
+"""`differ add`, `differ import`, `differ notify add`, `differ set` and `differ remove`: put new documents,
+notifiers, or a mirror of a document into config.toml, change a source's options, or take one out, without
+opening an editor. The file is edited as text
 (its comments and layout stay; `tomltext` finds the tables and writes the values), and the result must read back
 as a valid configuration, with the change made and nothing else changed, before it replaces the old file. The
 store is never touched: a page no longer watched keeps its history."""
@@ -789,3 +790,180 @@ def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> tu
         raise ConfigError(f"{path.name}: {name} could not be taken out cleanly; remove it by hand")
     tomltext.write(path, new_text, read_as=text)
     return str(tables[index].get("kind")), snapshots
+
+
+@dataclass(frozen=True)
+class Set:
+    """One option `set_options` changed on a source: its name, the value before (None: not written) and
+    after (None: taken out, its default again)."""
+
+    key: str
+    name: str
+    before: Any
+    after: Any
+
+
+SET_ALSO = {"url", "kind"}  # a source's settings `differ set` takes besides those `--set` does
+
+
+def set_options(
+    path: Path,
+    names: Sequence[str],
+    settings: Mapping[str, Any],
+    unset: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> list[Set]:
+    """Write `settings` into the tables of the sources `names` name (DOCUMENT for all its sources), and take
+    the options `unset` names out, in one write that changes nothing else; returns what changed (an option
+    already so is left as it is). A page's new `url` must not be one its document watches already."""
+    return _again(lambda: _set_options(path, names, settings, unset, env))
+
+
+def _set_options(
+    path: Path,
+    names: Sequence[str],
+    settings: Mapping[str, Any],
+    unset: Sequence[str],
+    env: Mapping[str, str] | None,
+) -> list[Set]:
+    """`set_options`, from the file as it is now."""
+    env = os.environ if env is None else env
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file; there is nothing to set (differ add URL makes it)")
+    text, config, read_as = _open(path, env)
+    chosen = config.select(list(names))
+    if "url" in settings:
+        _new_address(config, chosen, str(settings["url"]))
+    written = tomllib.loads(text)
+    expected = _copy(written)
+    rows = text.splitlines(keepends=True)
+    headers = tomltext.headers(rows)
+    edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
+    done: list[Set] = []
+    for source in chosen:
+        before = _written(written, config, source)
+        after = _written(expected, config, source)
+        start, end = tomltext.source_rows(rows, headers, config, source)
+        kind = str(settings.get("kind", before.get("kind", "html")))
+        kept = {n: v for n, v in {**before, **settings}.items() if n not in unset}
+        _fits(source.key, kind, kept)
+        missing = needs(kind, kept)
+        if missing:
+            name, help = missing
+            raise UsageError(f"{source.key}: a {kind} page needs {name} ({help}): set it too, {name}=…")
+        added = ""
+        for name in [*settings, *unset]:
+            new = settings.get(name)
+            if before.get(name) == new:  # so already (None: not written)
+                continue
+            done.append(Set(source.key, name, before.get(name), new))
+            if new is None:
+                del after[name]
+            else:
+                after[name] = new
+            line = f"{name} = {tomltext.value(new)}\n" if new is not None else ""
+            if name not in before:
+                added += line
+                continue
+            first, last = _key_rows(rows, start, end, name, written, config, source)
+            edits.append((first, last, line))
+        if added:
+            below = tomltext.before_next_comments(rows, start, end)
+            if below == len(rows) and rows and not rows[-1].endswith("\n"):
+                rows[-1] += "\n"
+            edits.append((below, below, added))
+    if not done:
+        return done
+    for start, end, new in sorted(edits, reverse=True):
+        rows[start:end] = [new] if new else []
+    new_text = "".join(rows)
+    try:
+        after_config = parse_config(new_text, path, env, notifiers=False)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    if tomllib.loads(new_text) != expected or len(after_config.sources()) != len(config.sources()):
+        raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
+    tomltext.write(path, new_text, read_as=read_as)
+    return done
+
+
+def _fits(key: str, kind: str, table: Mapping[str, Any]) -> None:
+    """A source's options after a `differ set` must be its kind's: one a new kind does not take is to be taken
+    out with it (UsageError saying so); an unknown kind is the configuration's check to refuse."""
+    from differ.config import SOURCE_OPTIONS
+    from differ.normalize import SOURCE_KINDS
+
+    if kind not in SOURCE_KINDS:
+        return
+    takes = set(SOURCE_OPTIONS) | set(SOURCE_KINDS[kind].options)
+    other = [name for name in table if name not in takes]
+    if other:
+        out = " ".join(f"--unset {name}" for name in other)
+        them = "it" if len(other) == 1 else "them"
+        raise UsageError(
+            f"{key}: kind {json.dumps(kind)} takes no {', '.join(other)}: take {them} out with it ({out})"
+        )
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a parsed TOML document's tables and arrays (their values are never changed in place)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _written(data: dict[str, Any], config: Config, source: SourceConfig) -> dict[str, Any]:
+    """A source's own table in the configuration's parsed TOML."""
+    index = [d.id for d in config.documents].index(source.document)
+    document = data["documents"][index]
+    ids = [m.id for m in config.document(source.document).mirrors]
+    table: dict[str, Any] = (
+        document["canonical"] if source.role == "canonical" else document["mirrors"][ids.index(source.id)]
+    )
+    return table
+
+
+def _key_rows(
+    rows: list[str],
+    start: int,
+    end: int,
+    name: str,
+    written: dict[str, Any],
+    config: Config,
+    source: SourceConfig,
+) -> tuple[int, int]:
+    """The rows that write option `name` in a source's table (a list or a string may take several): the
+    fewest from its `name =` line whose removal leaves the file's tables as they were but for that option."""
+    line = re.compile(rf"^\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')\s*=")
+    first = next((i for i in range(start + 1, end) if line.match(rows[i])), None)
+    if first is not None:
+        want = _copy(written)
+        del _written(want, config, source)[name]
+        for last in range(first + 1, end + 1):
+            try:
+                if tomllib.loads("".join(rows[:first] + rows[last:])) == want:
+                    return first, last
+            except tomllib.TOMLDecodeError:
+                continue
+    raise ConfigError(
+        f"{config.path.name}: {source.key}'s {name} is not written as a line of its table; edit it by hand"
+    )
+
+
+def _new_address(config: Config, chosen: Sequence[SourceConfig], url: str) -> None:
+    """A page's new address names one page, not one its document (or, for a canonical, any document) watches
+    already under another source."""
+    if len(chosen) != 1:
+        raise UsageError("url names one page: set it on one source, as DOCUMENT/SOURCE")
+    source = chosen[0]
+    at = same_page(url, source.options.get("entry"))
+    for other in config.sources():
+        if other.key == source.key or (source.role != "canonical" and other.document != source.document):
+            continue
+        if same_page(other.url, other.options.get("entry")) == at:
+            written = f" ({other.url})" if other.url != url else ""
+            raise UsageError(
+                f"{watch_key(url, source.options.get('entry'))} is already watched, as {other.key}{written}"
+            )

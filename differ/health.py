@@ -74,7 +74,7 @@ def health(app: App) -> Health:
         if late is not None:
             (out.problems if late.kind == "overdue" else out.notes).append(late)
         if state.get("moved"):  # followed, so checked as ever; the address will not last for good
-            out.notes.append(Finding("moved", s.key, moved(state["moved"])))
+            out.notes.append(Finding("moved", s.key, moved(state["moved"], s.key)))
         failures = int(state.get("failures") or 0)
         if failures:
             since = f" since {state['failing_since']}" if state.get("failing_since") else ""
@@ -87,9 +87,10 @@ def health(app: App) -> Health:
     return out
 
 
-def moved(url: str) -> str:
-    """A page that redirects for good (301, 308) to `url`, said until its `url` is updated."""
-    return f"moved permanently to {url} (update its url)"
+def moved(url: str, key: str) -> str:
+    """A page that redirects for good (301, 308) to `url`, said with the command that updates the source's
+    `url`, until it is updated."""
+    return f"moved permanently to {url} (update its url: differ set {key} url={url})"
 
 
 def last_checked(app: App, key: str, state: dict[str, Any]) -> str | None:

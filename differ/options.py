@@ -5,10 +5,11 @@ Source kinds and notifiers declare their options with these, so `differ.config` 
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import SplitResult
@@ -302,6 +303,12 @@ def not_a_url(value: Any) -> str:
     if "://" not in text and _HOST.fullmatch(host) and web_address(f"https://{text}") is not None:
         said += f' (did you mean "https://{text}"?)'
     return said
+
+
+def meant(name: str, names: Iterable[str]) -> str:
+    """` (did you mean "selector"?)` for a name mistyped (`selecter`) among those taken, else ""."""
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
+    return f' (did you mean "{close[0]}"?)' if close else ""
 
 
 def private_access(value: Any) -> bool | tuple[Network, ...]:

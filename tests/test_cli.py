@@ -463,8 +463,43 @@ def test_fetch_says_a_page_moved_for_good(tmp_path: Path, server: Server) -> Non
     server.page("/2026/post/", article("<p>First words.</p>"))
     out, err = io.StringIO(), io.StringIO()
     assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
+    new = server.url("/2026/post/")
     assert err.getvalue().splitlines()[-1] == (
-        f"<!-- note: moved permanently to {server.url('/2026/post/')} (update its url) -->"
+        f"<!-- note: moved permanently to {new} (update its url: differ set doc/canonical url={new}) -->"
+    )
+
+
+def test_the_command_a_moved_page_names_updates_its_url_and_its_history_goes_on(
+    tmp_path: Path, server: Server
+) -> None:
+    """`differ status` names the `differ set` that follows a page's move; run as said, the same source watches
+    the new address: the next check is of the same page (no change), the note is gone, the history goes on."""
+    config = str(write_config(tmp_path, server))
+    server.page("/2026/post/", article("<p>First words.</p>"))
+    server.routes["/post"] = Reply(301, headers={"Location": "/2026/post/"})
+    assert run("--config", config, "remove", "doc/gone")[0] == ExitCode.OK  # never checked: a problem
+    assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+    code, out, _ = run("--config", config, "status")
+    new = server.url("/2026/post/")
+    command = f"differ set doc/canonical url={new}"
+    assert (code, out.splitlines()[1]) == (
+        ExitCode.OK,
+        f"  note: moved: doc/canonical: moved permanently to {new} (update its url: {command})",
+    )
+    assert run("--config", config, *command.split()[1:])[:2] == (
+        ExitCode.OK,
+        f'doc/canonical: url = "{new}" (was "{server.url("/post")}")\n'
+        f"written to {config}; try it: differ --config {config} fetch doc/canonical\n",
+    )
+    del server.routes["/post"]  # the old address is gone for good
+    assert run("--config", config, "check", "doc/canonical")[:2] == (
+        ExitCode.OK,
+        "doc/canonical: unchanged (same body)\n",
+    )
+    assert "moved" not in run("--config", config, "status")[1]
+    server.page("/2026/post/", article("<p>Second words.</p>"))
+    assert run("--config", config, "check", "doc/canonical")[1].startswith(
+        "doc/canonical: new version 2 (1 change)"
     )
 
 

@@ -84,6 +84,11 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             "config.toml: documents[0].colour: unknown key; allowed keys: canonical, id, mirrors, title",
         ),
         (
+            '[[documents]]\nid = "d"\n' + ONE + '[[documents.mirror]]\nurl = "https://example.org/copy"\n',
+            'config.toml: documents[0].mirror: unknown key (did you mean "mirrors"?); allowed keys: canonical, id, '
+            "mirrors, title",
+        ),
+        (
             '[[documents]]\nid = "d"\ntitle = ""\n' + ONE,
             'config.toml: documents[0].title: expected a non-empty string, found ""',
         ),
@@ -210,6 +215,10 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         ("colour = 1\n", "config.toml: colour: unknown key; allowed keys: documents, notify, service"),
         (
+            '[[document]]\nid = "x"\n',
+            'config.toml: document: unknown key (did you mean "documents"?); allowed keys: documents, notify, service',
+        ),
+        (
             '[service]\ninterval = "soon"\n',
             'config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"',
         ),
@@ -261,7 +270,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + 'selctor = "main"\n',
-            "config.toml: documents[0].canonical.selctor: unknown key; allowed keys: allow_private, exclude, headers, id, "
+            'config.toml: documents[0].canonical.selctor: unknown key (did you mean "selector"?); allowed keys: allow_private, exclude, headers, id, '
             "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, translation, url",
         ),
         (

@@ -781,3 +781,174 @@ def test_notify_remove_takes_one_destination_out_with_its_comments(tmp_path: Pat
         "error: inline.toml: its notifiers are not all written as [[notify]] tables; edit it by hand\n",
     )
     assert written != config.read_text() and tomllib.loads(inline.read_text())["notify"][0]["name"] == "a"
+
+
+def test_set_writes_each_option_in_its_source_table_and_nothing_else(tmp_path: Path) -> None:
+    """`differ set`: a new option goes after the last line of the source's own table (before the blank lines
+    and comments leading into the next); one written already has its line (or lines) replaced or, with
+    `--unset`, taken out; the output says what each was."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "set", "rust/wpnews", "interval=1h", "selector=article .post") == (
+        ExitCode.OK,
+        'rust/wpnews: interval = "1h" (not set before)\n'
+        'rust/wpnews: selector = "article .post" (not set before)\n'
+        f"written to {config}; try it: differ --config {config} fetch rust/wpnews\n",
+        "",
+    )
+    wpnews = '[[documents.mirrors]]\nid = "wpnews"\nurl = "https://wpnews.pro/news/rust-1-66"\n'
+    assert config.read_text() == WATCHED.replace(
+        wpnews, wpnews + 'interval = "1h"\nselector = "article .post"\n'
+    )
+    assert run("--config", str(config), "set", "rust/wpnews", "interval=2h", "--unset", "selector")[:2] == (
+        ExitCode.OK,
+        'rust/wpnews: interval = "2h" (was "1h")\n'
+        'rust/wpnews: selector taken out (was "article .post"; its default again)\n'
+        f"written to {config}; try it: differ --config {config} fetch rust/wpnews\n",
+    )
+    assert config.read_text() == WATCHED.replace(wpnews, wpnews + 'interval = "2h"\n')
+    assert run("--config", str(config), "set", "rust", "interval=2h")[:2] == (
+        ExitCode.OK,
+        'rust/canonical: interval = "2h" (not set before)\nrust/ko: interval = "2h" (not set before)\n'
+        f"written to {config}\n",
+    )
+    sources = load_config(config, {"SLACK_WEBHOOK_URL": "https://h.example/"}).sources()
+    assert [(s.key, s.interval) for s in sources] == [
+        ("rust/canonical", 7200.0),
+        ("rust/wpnews", 7200.0),
+        ("rust/ko", 7200.0),
+        ("torch/canonical", None),  # the service's interval
+    ]
+    assert run("--config", str(config), "set", "rust/ko", "interval=2h")[:2] == (
+        ExitCode.OK,
+        "nothing to do: rust/ko has those options already\n",
+    )
+    assert run("--config", str(config), "set", "rust", "--unset", "interval")[0] == ExitCode.OK
+    assert config.read_text() == WATCHED
+
+
+def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_place(tmp_path: Path) -> None:
+    """A list over several lines is one option: replaced or taken out whole, the other lines as they were."""
+    written = (
+        '[[documents]]\nid = "post"\n\n[documents.canonical]\nurl = "https://example.org/post/"\n'
+        'ignore = [\n  \'Views: \\d+\',  # the counter\n  "Share",\n]\nselector = "article"  # the post\n\n'
+        '# the copy\n[[documents.mirrors]]\nid = "copy"\nurl = "https://example.net/post.json"\nkind = "json"\n'
+        'field = "body_md"'  # no newline at the end
+    )
+    config = tmp_path / "config.toml"
+    config.write_text(written)
+    assert run("--config", str(config), "set", "post/canonical", 'ignore=["Views"]')[0] == ExitCode.OK
+    assert config.read_text() == written.replace(
+        "ignore = [\n  'Views: \\d+',  # the counter\n  \"Share\",\n]\n", 'ignore = ["Views"]\n'
+    )
+    assert run("--config", str(config), "set", "post/copy", "interval=1d")[0] == ExitCode.OK
+    assert config.read_text().endswith('field = "body_md"\ninterval = "1d"\n')
+    assert run("--config", str(config), "set", "post/copy", "kind=text", "--unset", "field")[0] == ExitCode.OK
+    assert config.read_text().endswith('kind = "text"\ninterval = "1d"\n')
+    assert run("--config", str(config), "set", "post/canonical", "--unset", "ignore")[0] == ExitCode.OK
+    assert 'url = "https://example.org/post/"\nselector = "article"  # the post\n\n# the copy\n' in (
+        config.read_text()
+    )
+
+
+def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    new = "https://blog.rust-lang.org/2022/12/15/Rust-1.66.0-moved/"
+    assert run("--config", str(config), "set", "rust/canonical", f"url={new}?utm_source=chat#top")[:2] == (
+        ExitCode.OK,
+        f"watching {new}: the link's #fragment and tracking parameters left out\n"
+        'rust/canonical: url = "https://blog.rust-lang.org/2022/12/15/Rust-1.66.0-moved/" '
+        '(was "https://blog.rust-lang.org/2022/12/15/Rust-1.66.0/")\n'
+        f"written to {config}; try it: differ --config {config} fetch rust/canonical\n",
+    )
+    assert config.read_text() == WATCHED.replace("Rust-1.66.0/", "Rust-1.66.0-moved/")
+    # the same page as another source's, however spelled: refused
+    assert run("--config", str(config), "set", "rust/ko", "url=http://www.wpnews.pro/news/rust-1-66/")[
+        ::2
+    ] == (
+        ExitCode.USAGE,
+        "error: http://www.wpnews.pro/news/rust-1-66/ is already watched, as rust/wpnews "
+        "(https://wpnews.pro/news/rust-1-66)\n",
+    )
+    assert run("--config", str(config), "set", "torch", f"url={new}")[::2] == (
+        ExitCode.USAGE,
+        f"error: {new} is already watched, as rust/canonical\n",
+    )
+    assert run("--config", str(config), "set", "rust", "url=https://example.org/x")[::2] == (
+        ExitCode.USAGE,
+        "error: url names one page: set it on one source, as DOCUMENT/SOURCE\n",
+    )
+    assert config.read_text() == WATCHED.replace("Rust-1.66.0/", "Rust-1.66.0-moved/")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["rust/ko", "selecter=article"],
+            'error: unknown option "selecter" (did you mean "selector"?); options: allow_private, api, entry, '
+            "exclude, field, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
+            "selector, slug, stale_after, translation, url\n",
+        ),
+        (
+            ["rust/ko", "interval=soon"],
+            'error: config.toml: documents[0].mirrors[1].interval: expected a duration such as "30m" or "5s", '
+            'found "soon" (nothing was written)\n',
+        ),
+        (
+            ["rust/ko", "kind=json"],
+            "error: rust/ko: a json page needs field (path of the body, e.g. body_md or data.content): set it "
+            "too, field=…\n",
+        ),
+        (
+            ["rust/ko", "selector=article", "kind=text"],
+            'error: rust/ko: kind "text" takes no selector: take it out with it (--unset selector)\n',
+        ),
+        (
+            ["rust/canonical", "headers={}"],
+            "error: config.toml: rust/canonical's headers is not written as a line of its table; edit it by "
+            "hand\n",
+        ),
+        (
+            ["rust/nope", "interval=1h"],
+            'error: no source "rust/nope"; configured sources: rust/canonical, '
+            "rust/wpnews, rust/ko, torch/canonical\n",
+        ),
+        (
+            ["rust/ko"],
+            "error: no option given: expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical "
+            "interval=1h), or --unset NAME\n",
+        ),
+        (
+            ["interval=1h"],
+            "error: no source named: expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical "
+            "interval=1h)\n",
+        ),
+        (
+            ["rust/ko", "--unset", "url"],
+            'error: --unset: no option "url" to take out; options: allow_private, api, entry, exclude, field, '
+            "format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
+            "stale_after, translation\n",
+        ),
+        (
+            ["rust/ko", "interval=1h", "--unset", "interval"],
+            "error: interval is both set and taken out: give one of the two\n",
+        ),
+    ],
+)
+def test_what_cannot_be_set_leaves_the_file_as_it_was(tmp_path: Path, args: list[str], message: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "set", *args)[::2] == (ExitCode.USAGE, message)
+    assert config.read_text() == WATCHED
+
+
+def test_set_without_a_file_says_how_to_make_one(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    assert run("--config", str(config), "set", "rust", "interval=1h") == (
+        ExitCode.USAGE,
+        "",
+        f"error: {config}: no such file; there is nothing to set (differ add URL makes it)\n",
+    )
+    assert not config.exists()

@@ -128,7 +128,10 @@ def test_a_page_that_redirects_for_good_is_checked_and_noted_until_its_url_is_up
     server.routes["/temp"] = Reply(302, headers={"Location": "/new/"})
     server.routes["/new"] = Reply(301, headers={"Location": "/new/"})
     clock = Clock()
-    moved = f"moved permanently to {server.url('/new/')} (update its url)"
+    moved = (
+        f"moved permanently to {server.url('/new/')} (update its url: differ set doc/canonical "
+        f"url={server.url('/new/')})"
+    )
     for n, (url, said) in enumerate([("/old", moved), ("/moving", ""), ("/new", ""), ("/new/", "")]):
         app = make_app(one_doc(tmp_path / str(n), server.url(url), extra="robots = false"), clock)
         assert check(app, app.config.sources())[0].outcome == "new"

@@ -25,7 +25,7 @@ from differ.config.model import (
 )
 from differ.errors import ConfigError
 from differ.files import TooLarge, read_capped
-from differ.options import Invalid, Option, found
+from differ.options import Invalid, Option, found, meant
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
 CONFIG_BYTES = 10_000_000  # a configuration of thousands of pages is a few MB
@@ -75,7 +75,7 @@ class _Loader:
         for name in table:
             if name not in schema:
                 allowed = ", ".join(sorted(schema))
-                raise self.fail(f"{key}.{name}", f"unknown key; allowed keys: {allowed}")
+                raise self.fail(f"{key}.{name}", f"unknown key{meant(name, schema)}; allowed keys: {allowed}")
         values: dict[str, Any] = {}
         from_env: set[str] = set()
         for name, spec in schema.items():
@@ -163,7 +163,10 @@ class _Loader:
         allowed = {"id", "title", "canonical", "mirrors"}
         for name in table:
             if name not in allowed:
-                raise self.fail(f"{key}.{name}", f"unknown key; allowed keys: {', '.join(sorted(allowed))}")
+                raise self.fail(
+                    f"{key}.{name}",
+                    f"unknown key{meant(name, allowed)}; allowed keys: {', '.join(sorted(allowed))}",
+                )
         if "id" not in table:
             raise self.fail(key, 'missing key "id" (the document\'s id)')
         if "canonical" not in table:
@@ -253,7 +256,9 @@ def parse_config(
     allowed = {"service", "documents", "notify"}
     for name in data:
         if name not in allowed:
-            raise loader.fail(name, f"unknown key; allowed keys: {', '.join(sorted(allowed))}")
+            raise loader.fail(
+                name, f"unknown key{meant(name, allowed)}; allowed keys: {', '.join(sorted(allowed))}"
+            )
     service = loader.service(data.get("service"))
     docs_raw = data.get("documents", [])
     if not isinstance(docs_raw, list):

@@ -211,7 +211,7 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     """`differ set`: options written into (or, `--unset`, taken out of) sources' tables; a running `differ run`
     reads the file again within seconds. A new `url` is the page a link names, as `differ add` watches it."""
     from differ.compare import parse_settings, settable
-    from differ.edit import SET_ALSO, address_to_watch
+    from differ.edit import DOCUMENT_SET, SET_ALSO, address_to_watch
     from differ.edit import set_options as write
 
     names = [item for item in args.items if not _SETTING.match(item)]
@@ -221,7 +221,7 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
         raise UsageError(f"no source named: {usage}")
     if not pairs and not args.unset:
         raise UsageError(f"no option given: {usage}, or --unset NAME")
-    known = settable() | SET_ALSO
+    known = settable() | SET_ALSO | DOCUMENT_SET
     settings = parse_settings(pairs, known, given="")
     for name in args.unset:
         if name not in known - {"url"}:

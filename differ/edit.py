@@ -13,6 +13,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -834,56 +835,110 @@ def _set_options(
     chosen = config.select(list(names))
     if "url" in settings:
         _new_address(config, chosen, str(settings["url"]))
+    changes = {**settings, **{name: None for name in unset}}
+    own = {name: changes.pop(name) for name in DOCUMENT_SET if name in changes}
+    documents = _documents(config, names) if own else []
     written = tomllib.loads(text)
     expected = _copy(written)
     rows = text.splitlines(keepends=True)
     headers = tomltext.headers(rows)
     edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
     done: list[Set] = []
-    for source in chosen:
+    for document in documents:
+        start, _ = tomltext.document_span(rows, headers, config, document)
+        end = next((i for i, _, _ in headers if i > start), len(rows))
+        table = Table(document, start, end, partial(_document_table, config, document), path.name)
+        done += _edit(table, own, rows, written, expected, edits)
+    for source in chosen if changes else []:
         before = _written(written, config, source)
-        after = _written(expected, config, source)
-        start, end = tomltext.source_rows(rows, headers, config, source)
-        kind = str(settings.get("kind", before.get("kind", "html")))
-        kept = {n: v for n, v in {**before, **settings}.items() if n not in unset}
+        kind = str(changes.get("kind") or before.get("kind", "html"))
+        kept = {n: v for n, v in {**before, **changes}.items() if v is not None}
         _fits(source.key, kind, kept)
         missing = needs(kind, kept)
         if missing:
             name, help = missing
             raise UsageError(f"{source.key}: a {kind} page needs {name} ({help}): set it too, {name}=…")
-        added = ""
-        for name in [*settings, *unset]:
-            new = settings.get(name)
-            if before.get(name) == new:  # so already (None: not written)
-                continue
-            done.append(Set(source.key, name, before.get(name), new))
-            if new is None:
-                del after[name]
-            else:
-                after[name] = new
-            line = f"{name} = {tomltext.value(new)}\n" if new is not None else ""
-            if name not in before:
-                added += line
-                continue
-            first, last = _key_rows(rows, start, end, name, written, config, source)
-            edits.append((first, last, line))
-        if added:
-            below = tomltext.before_next_comments(rows, start, end)
-            if below == len(rows) and rows and not rows[-1].endswith("\n"):
-                rows[-1] += "\n"
-            edits.append((below, below, added))
+        start, end = tomltext.source_rows(rows, headers, config, source)
+        table = Table(source.key, start, end, partial(_written, config=config, source=source), path.name)
+        done += _edit(table, changes, rows, written, expected, edits)
     if not done:
         return done
-    for start, end, new in sorted(edits, reverse=True):
-        rows[start:end] = [new] if new else []
+    for start, end, line in sorted(edits, reverse=True):
+        rows[start:end] = [line] if line else []
     new_text = "".join(rows)
     try:
-        after_config = parse_config(new_text, path, env, notifiers=False)
+        after = parse_config(new_text, path, env, notifiers=False)
     except ConfigError as exc:
         raise ConfigError(f"{exc} (nothing was written)")
-    if tomllib.loads(new_text) != expected or len(after_config.sources()) != len(config.sources()):
+    if tomllib.loads(new_text) != expected or len(after.sources()) != len(config.sources()):
         raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
     tomltext.write(path, new_text, read_as=read_as)
+    return done
+
+
+DOCUMENT_SET = {"title"}  # a document's settings `differ set` takes when a DOCUMENT is named
+
+
+def _documents(config: Config, names: Sequence[str]) -> list[str]:
+    """The documents whose own settings are set: each named as DOCUMENT (or by its canonical page's URL)."""
+    chosen: list[str] = []
+    for name in names:
+        picked = [s for s in config.watching(name) if s.role == "canonical"] if "://" in name else None
+        if "/" in name and not picked:
+            document = name.split("/")[0] if "://" not in name else config.watching(name)[0].document
+            raise UsageError(
+                f"title is a document's, not a source's: name the document (differ set {document} title=…)"
+            )
+        document = picked[0].document if picked else config.document(name).id
+        if document not in chosen:
+            chosen.append(document)
+    return chosen
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table `differ set` edits: what it is called, its rows [start, end) in the file, and where its values
+    are in the file's parsed TOML."""
+
+    name: str
+    start: int
+    end: int
+    find: Callable[[dict[str, Any]], dict[str, Any]]
+    file: str
+
+
+def _edit(
+    table: Table,
+    changes: Mapping[str, Any],
+    rows: list[str],
+    written: dict[str, Any],
+    expected: dict[str, Any],
+    edits: list[tuple[int, int, str]],
+) -> list[Set]:
+    """The edits (into `edits`) that give `table` the values `changes` names (None: taken out), and the same
+    into `expected`; what changed. A new option goes after the table's last line, before the blank lines and
+    comments leading into the next table."""
+    before, after = table.find(written), table.find(expected)
+    done, added = [], ""
+    for name, new in changes.items():
+        if before.get(name) == new:  # so already (None: not written)
+            continue
+        done.append(Set(table.name, name, before.get(name), new))
+        if new is None:
+            del after[name]
+        else:
+            after[name] = new
+        line = f"{name} = {tomltext.value(new)}\n" if new is not None else ""
+        if name in before:
+            first, last = _key_rows(rows, table, name, written)
+            edits.append((first, last, line))
+        else:
+            added += line
+    if added:
+        below = tomltext.before_next_comments(rows, table.start, table.end)
+        if below == len(rows) and rows and not rows[-1].endswith("\n"):
+            rows[-1] += "\n"
+        edits.append((below, below, added))
     return done
 
 
@@ -914,6 +969,12 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _document_table(config: Config, document: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A document's own table in the configuration's parsed TOML."""
+    table: dict[str, Any] = data["documents"][[d.id for d in config.documents].index(document)]
+    return table
+
+
 def _written(data: dict[str, Any], config: Config, source: SourceConfig) -> dict[str, Any]:
     """A source's own table in the configuration's parsed TOML."""
     index = [d.id for d in config.documents].index(source.document)
@@ -925,30 +986,22 @@ def _written(data: dict[str, Any], config: Config, source: SourceConfig) -> dict
     return table
 
 
-def _key_rows(
-    rows: list[str],
-    start: int,
-    end: int,
-    name: str,
-    written: dict[str, Any],
-    config: Config,
-    source: SourceConfig,
-) -> tuple[int, int]:
-    """The rows that write option `name` in a source's table (a list or a string may take several): the
-    fewest from its `name =` line whose removal leaves the file's tables as they were but for that option."""
+def _key_rows(rows: list[str], table: Table, name: str, written: dict[str, Any]) -> tuple[int, int]:
+    """The rows that write option `name` in a table (a list or a string may take several): the fewest from its
+    `name =` line whose removal leaves the file's tables as they were but for that option."""
     line = re.compile(rf"^\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')\s*=")
-    first = next((i for i in range(start + 1, end) if line.match(rows[i])), None)
+    first = next((i for i in range(table.start + 1, table.end) if line.match(rows[i])), None)
     if first is not None:
         want = _copy(written)
-        del _written(want, config, source)[name]
-        for last in range(first + 1, end + 1):
+        del table.find(want)[name]
+        for last in range(first + 1, table.end + 1):
             try:
                 if tomllib.loads("".join(rows[:first] + rows[last:])) == want:
                     return first, last
             except tomllib.TOMLDecodeError:
                 continue
     raise ConfigError(
-        f"{config.path.name}: {source.key}'s {name} is not written as a line of its table; edit it by hand"
+        f"config.toml: {table.name}'s {name} is not written as a line of its table; edit it by hand"
     )
 
 

@@ -889,7 +889,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
             ["rust/ko", "selecter=article"],
             'error: unknown option "selecter" (did you mean "selector"?); options: allow_private, api, entry, '
             "exclude, field, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
-            "selector, slug, stale_after, translation, url\n",
+            "selector, slug, stale_after, title, translation, url\n",
         ),
         (
             ["rust/ko", "interval=soon"],
@@ -929,7 +929,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
             ["rust/ko", "--unset", "url"],
             'error: --unset: no option "url" to take out; options: allow_private, api, entry, exclude, field, '
             "format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
-            "stale_after, translation\n",
+            "stale_after, title, translation\n",
         ),
         (
             ["rust/ko", "interval=1h", "--unset", "interval"],
@@ -942,6 +942,39 @@ def test_what_cannot_be_set_leaves_the_file_as_it_was(tmp_path: Path, args: list
     config.write_text(WATCHED)
     assert run("--config", str(config), "set", *args)[::2] == (ExitCode.USAGE, message)
     assert config.read_text() == WATCHED
+
+
+def test_set_title_names_a_document_and_writes_it_in_the_document_s_own_table(tmp_path: Path) -> None:
+    """`title` is a document's: written under its [[documents]] header (before its canonical's table), with the
+    sources' options of the same command in theirs; named on a source it is refused, saying how to name it."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "set", "torch", "title=PyTorch 2.13", "interval=1d")[:2] == (
+        ExitCode.OK,
+        'torch: title = "PyTorch 2.13" (not set before)\ntorch/canonical: interval = "1d" (not set before)\n'
+        f"written to {config}\n",
+    )
+    assert config.read_text() == WATCHED.replace(
+        '[[documents]]\nid = "torch"\n\n[documents.canonical]\nurl = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n',
+        '[[documents]]\nid = "torch"\ntitle = "PyTorch 2.13"\n\n[documents.canonical]\n'
+        'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\ninterval = "1d"\n',
+    )
+    page = "https://www.pytorch.org/blog/pytorch-2-13-release-blog"  # the canonical page names its document
+    assert run("--config", str(config), "set", page, "--unset", "title", "--unset", "interval")[:2] == (
+        ExitCode.OK,
+        'torch: title taken out (was "PyTorch 2.13"; its default again)\n'
+        'torch/canonical: interval taken out (was "1d"; its default again)\n'
+        f"written to {config}\n",
+    )
+    assert config.read_text() == WATCHED
+    assert run("--config", str(config), "set", "rust", "title=Rust 1.66")[1].startswith(
+        'rust: title = "Rust 1.66" (was "Rust 1.66.0")\n'
+    )
+    assert 'id = "rust"\ntitle = "Rust 1.66"\n' in config.read_text()
+    assert run("--config", str(config), "set", "rust/ko", "title=x")[::2] == (
+        ExitCode.USAGE,
+        "error: title is a document's, not a source's: name the document (differ set rust title=…)\n",
+    )
 
 
 def test_set_without_a_file_says_how_to_make_one(tmp_path: Path) -> None:

@@ -292,6 +292,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="an option of the notifier, as in config.toml (secret='${WEBHOOK_SECRET}', events='[\"changed\"]')",
     )
+    ns = n_sub.add_parser(
+        "set", help='change a destination\'s options in config.toml (events=["changed", "moved"], mention=…)'
+    )
+    ns.add_argument("name", metavar="NAME", help="the notifier's name (differ sources lists them)")
+    ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")
+    ns.add_argument(
+        "--unset", action="append", default=[], metavar="NAME", help="take an option out (its default again)"
+    )
     nr = n_sub.add_parser("remove", help="take a destination out of config.toml")
     nr.add_argument("name", metavar="NAME")
     nt = n_sub.add_parser("test", help="send a sample message")
@@ -452,6 +460,10 @@ def main(
             from differ.configure import notify_add
 
             return notify_add(args, args.config or DEFAULT_CONFIG, out, env)
+        if args.command == "notify" and args.notify_command == "set":
+            from differ.configure import notify_set
+
+            return notify_set(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "notify" and args.notify_command == "remove":
             from differ.configure import notify_remove
 

@@ -7,14 +7,18 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from differ import tomltext
 from differ.config import load_config
 from differ.errors import ExitCode, UsageError
+from differ.options import meant
+
+if TYPE_CHECKING:
+    from differ.edit import Set
 
 
 def add(
@@ -242,18 +246,59 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
             file=out,
         )
         return ExitCode.OK
+    _say(done, out)
+    keys = list(dict.fromkeys(change.key for change in done if "/" in change.key))
+    read = sorted({change.name for change in done if "/" in change.key} - _SCHEDULE)
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    tail = f"; try it: differ {config}fetch {keys[0]}" if read and len(keys) == 1 else ""
+    print(f"written to {path}{tail}", file=out)
+    return ExitCode.OK
+
+
+def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
+    """`differ notify set NAME NAME=VALUE…`: options written into (or, `--unset`, taken out of) a [[notify]]
+    table; a running `differ run` takes them at once when it reads the file again."""
+    from differ.compare import parse_settings
+    from differ.config import notifier_options
+    from differ.edit import set_notifier
+    from differ.notify import NOTIFIERS
+
+    fixed = {"name", "kind"}  # what names a destination's messages and says how they are sent
+    known = set(notifier_options()).union(*(kind.options for kind in NOTIFIERS.values())) - fixed
+    if not args.pairs and not args.unset:
+        raise UsageError(
+            "no option given: expected NAME NAME=VALUE… "
+            '(e.g. differ notify set slack \'events=["changed", "moved"]\'), or --unset NAME'
+        )
+    settings = parse_settings(args.pairs, known, given="")
+    for name in args.unset:
+        if name not in known:
+            raise UsageError(f'--unset: no option "{name}" to take out{meant(name, known)}')
+        if name in settings:
+            raise UsageError(f"{name} is both set and taken out: give one of the two")
+    result = set_notifier(path, args.name, settings, args.unset, env)
+    if not result.done:
+        print(f"nothing to do: {args.name} has those options already", file=out)
+        return ExitCode.OK
+    _say(result.done, out)
+    config = "" if path == Path("config.toml") else f"--config {path} "
+    print(
+        f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {args.name}",
+        file=out,
+    )
+    if result.note:
+        print(f"note: {result.note}", file=out)
+    return ExitCode.OK
+
+
+def _say(done: Sequence[Set], out: TextIO) -> None:
+    """One line a changed option, with its value before."""
     for change in done:
         was = "not set before" if change.before is None else f"was {tomltext.value(change.before)}"
         if change.after is None:
             print(f"{change.key}: {change.name} taken out ({was}; its default again)", file=out)
         else:
             print(f"{change.key}: {change.name} = {tomltext.value(change.after)} ({was})", file=out)
-    keys = list(dict.fromkeys(change.key for change in done))
-    read = sorted({change.name for change in done} - _SCHEDULE)
-    config = "" if path == Path("config.toml") else f"--config {path} "
-    tail = f"; try it: differ {config}fetch {keys[0]}" if read and len(keys) == 1 else ""
-    print(f"written to {path}{tail}", file=out)
-    return ExitCode.OK
 
 
 # Options that decide when a source is checked or how its alerts go, not how its page is read.

@@ -742,19 +742,19 @@ def _add_notifier(
         raise ConfigError(f"{path.name}: the new notifier did not land where expected; add it by hand")
     written = literal_secrets(settings, notifier.secrets)
     tomltext.write(path, new_text, read_as=read_as, private=bool(written))
-    shared = path.stat().st_mode & 0o077
-    note = (
-        f"{path.name} now holds its {' and '.join(written)}"
-        + (
-            f", and others can read it (mode {path.stat().st_mode & 0o777:o}: chmod 600 {path})"
-            if shared
-            else ""
-        )
-        + ': keep the file private, or write it as "${NAME}" and set NAME in the environment differ runs in'
-        if written
-        else ""
+    return AddedNotifier(name, kind, tuple(documents) or None, _secret_note(path, written))
+
+
+def _secret_note(path: Path, written: Sequence[str]) -> str:
+    """What to do about a notifier's secrets written into the file as they are ("" when none is)."""
+    if not written:
+        return ""
+    mode = path.stat().st_mode
+    shared = f", and others can read it (mode {mode & 0o777:o}: chmod 600 {path})" if mode & 0o077 else ""
+    return (
+        f"{path.name} now holds its {' and '.join(written)}{shared}: keep the file private, or write it as "
+        '"${NAME}" and set NAME in the environment differ runs in'
     )
-    return AddedNotifier(name, kind, tuple(documents) or None, note)
 
 
 def remove_notifier(path: Path, name: str, env: Mapping[str, str] | None = None) -> tuple[str, Path]:
@@ -838,7 +838,7 @@ def _set_options(
     changes = {**settings, **{name: None for name in unset}}
     own = {name: changes.pop(name) for name in DOCUMENT_SET if name in changes}
     documents = _documents(config, names) if own else []
-    written = tomllib.loads(text)
+    written = _toml(text)
     expected = _copy(written)
     rows = text.splitlines(keepends=True)
     headers = tomltext.headers(rows)
@@ -870,7 +870,7 @@ def _set_options(
         after = parse_config(new_text, path, env, notifiers=False)
     except ConfigError as exc:
         raise ConfigError(f"{exc} (nothing was written)")
-    if tomllib.loads(new_text) != expected or len(after.sources()) != len(config.sources()):
+    if _toml(new_text) != expected or len(after.sources()) != len(config.sources()):
         raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
     tomltext.write(path, new_text, read_as=read_as)
     return done
@@ -942,6 +942,130 @@ def _edit(
     return done
 
 
+@dataclass(frozen=True)
+class NotifierSet:
+    """What `set_notifier` changed (secrets shown redacted), and a note when a secret is now written as it is."""
+
+    done: list[Set]
+    note: str = ""
+
+
+def set_notifier(
+    path: Path,
+    name: str,
+    settings: Mapping[str, Any],
+    unset: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> NotifierSet:
+    """Write `settings` into the [[notify]] table named `name`, and take the options `unset` names out, in one
+    write that changes nothing else. Checked as `differ notify add` checks a table: a `${NAME}` a new value
+    takes must be set here; those the file had may be set only where differ runs."""
+    return _again(lambda: _set_notifier(path, name, settings, unset, env))
+
+
+def _set_notifier(
+    path: Path, name: str, settings: Mapping[str, Any], unset: Sequence[str], env: Mapping[str, str] | None
+) -> NotifierSet:
+    """`set_notifier`, from the file as it is now."""
+    from differ.config import redact
+    from differ.notify import NOTIFIERS
+
+    env = os.environ if env is None else env
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file; there is nothing to set (differ notify add KIND makes one)")
+    text, _, read_as = _open(path, env)
+    written = _toml(text)
+    tables = written.get("notify", [])
+    names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
+    if name not in names:
+        raise UsageError(f'no notifier "{name}"; configured notifiers: {", ".join(names) or "none"}')
+    missing = sorted(set(ENV_REFERENCE.findall(json.dumps(dict(settings)))) - set(env))
+    if missing:
+        raise UsageError(
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set here: the notifier is checked "
+            f"with the values differ will run with before it is written; set {'it' if len(missing) == 1 else 'them'} "
+            "and run this again"
+        )
+    rows = text.splitlines(keepends=True)
+    headers = tomltext.headers(rows)
+    starts = [i for i, brackets, table in headers if brackets == "[[" and table == "notify"]
+    if len(starts) != len(tables):
+        raise ConfigError(
+            f"{path.name}: its notifiers are not all written as [[notify]] tables; edit it by hand"
+        )
+    index = names.index(name)
+    end = next((i for i, _, _ in headers if i > starts[index]), len(rows))
+    table = Table(name, starts[index], end, partial(_notify_table, index), path.name)
+    expected = _copy(written)
+    edits: list[tuple[int, int, str]] = []
+    done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
+    if not done:
+        return NotifierSet(done)
+    for first, last, line in sorted(edits, reverse=True):
+        rows[first:last] = [line] if line else []
+    new_text = "".join(rows)
+    try:
+        config = parse_config(
+            new_text, path, env, notifiers=False
+        )  # the others may take variables set elsewhere
+        _check_notifier(table.find(_toml(new_text)), index, config, path, env, settings)
+    except (ConfigError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    if _toml(new_text) != expected:
+        raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
+    kind = NOTIFIERS[str(table.find(expected)["kind"])]
+    secrets = {n for n, spec in kind.options.items() if spec.secret}
+    tomltext.write(path, new_text, read_as=read_as)
+
+    def shown(value: Any) -> Any:
+        return redact(value) if isinstance(value, str) and "${" not in value else value
+
+    done = [
+        replace(d, before=shown(d.before), after=shown(d.after)) if d.name in secrets else d for d in done
+    ]
+    return NotifierSet(done, _secret_note(path, literal_secrets(settings, secrets)))
+
+
+def _check_notifier(
+    table: dict[str, Any],
+    index: int,
+    config: Config,
+    path: Path,
+    env: Mapping[str, str],
+    changed: Mapping[str, Any],
+) -> None:
+    """A [[notify]] table after `differ notify set`, checked as the configuration's are when every `${NAME}` it
+    takes is set here; when one is set only where differ runs, each option set is checked on its own."""
+    from differ.config import check_notifier, notifier_options
+    from differ.notify import NOTIFIERS
+    from differ.options import Invalid
+
+    key = f"notify[{index}]"
+    if not set(ENV_REFERENCE.findall(json.dumps(table))) - set(env):
+        check_notifier(table, key, {d.id for d in config.documents}, path, env)
+        return
+    kind = NOTIFIERS[str(table["kind"])]
+    schema = {**notifier_options(), **kind.options}
+    for name, value in changed.items():
+        if name not in schema:
+            raise ConfigError(f"{path.name}: {key}.{name}: kind {json.dumps(table['kind'])} takes no {name}")
+        try:
+            schema[name].validate(value)
+        except Invalid as exc:
+            raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
+
+
+def _notify_table(index: int, data: dict[str, Any]) -> dict[str, Any]:
+    """The `index`-th [[notify]] table in the configuration's parsed TOML."""
+    table: dict[str, Any] = data["notify"][index]
+    return table
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """A configuration's text as TOML (a byte-order mark, which editors on Windows write, aside)."""
+    return tomllib.loads(text.removeprefix("\ufeff"))
+
+
 def _fits(key: str, kind: str, table: Mapping[str, Any]) -> None:
     """A source's options after a `differ set` must be its kind's: one a new kind does not take is to be taken
     out with it (UsageError saying so); an unknown kind is the configuration's check to refuse."""
@@ -996,7 +1120,7 @@ def _key_rows(rows: list[str], table: Table, name: str, written: dict[str, Any])
         del table.find(want)[name]
         for last in range(first + 1, table.end + 1):
             try:
-                if tomllib.loads("".join(rows[:first] + rows[last:])) == want:
+                if _toml("".join(rows[:first] + rows[last:])) == want:
                     return first, last
             except tomllib.TOMLDecodeError:
                 continue

@@ -985,3 +985,98 @@ def test_set_without_a_file_says_how_to_make_one(tmp_path: Path) -> None:
         f"error: {config}: no such file; there is nothing to set (differ add URL makes it)\n",
     )
     assert not config.exists()
+
+
+def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) -> None:
+    """`differ notify set`: the options go into the [[notify]] table of that name, as `differ set` writes a
+    source's; a `${NAME}` the file had and this shell lacks (the webhook URL, set where differ runs) is taken on
+    trust, and each option set is checked on its own."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    assert run("--config", str(config), "notify", "set", "team", 'events=["changed", "moved"]') == (
+        ExitCode.OK,
+        'team: events = ["changed", "moved"] (not set before)\n'
+        f"written to {config}; see what it will send: differ --config {config} notify preview SOURCE --name team\n",
+        "",
+    )
+    assert config.read_text() == EXISTING + 'events = ["changed", "moved"]\n'
+    assert run("--config", str(config), "notify", "set", "team", "--unset", "events")[0] == ExitCode.OK
+    assert config.read_text() == EXISTING
+    assert run("--config", str(config), "notify", "set", "team", "digest=1h")[0] == ExitCode.OK
+    slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x"}
+    assert load_config(config, slack).notifiers[0].digest == 3600.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["team", 'events=["changd"]'],
+            "error: config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, "
+            'recovered, delivery_failed, metadata, translation_found, moved, found "changd" (nothing was written)\n',
+        ),
+        (
+            ["team", "forum=true"],
+            'error: config.toml: notify[0].forum: kind "slack" takes no forum (nothing was written)\n',
+        ),
+        (["team", "evnts=[]"], 'error: unknown option "evnts" (did you mean "events"?); options: '),
+        (["team", "name=other"], 'error: unknown option "name"; options: '),
+        (["nope", "digest=1h"], 'error: no notifier "nope"; configured notifiers: team\n'),
+        (
+            ["team", "url=${OTHER_URL}"],
+            "error: OTHER_URL is not set here: the notifier is checked with the values differ will run with before "
+            "it is written; set it and run this again\n",
+        ),
+        (
+            ["team"],
+            "error: no option given: expected NAME NAME=VALUE… (e.g. differ notify set slack "
+            '\'events=["changed", "moved"]\'), or --unset NAME\n',
+        ),
+    ],
+)
+def test_what_a_destination_cannot_be_set_to_leaves_the_file_as_it_was(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    code, out, err = run("--config", str(config), "notify", "set", *args)
+    assert (code, out, err[: len(message)]) == (ExitCode.USAGE, "", message)
+    assert config.read_text() == EXISTING
+
+
+def test_notify_set_shows_secrets_redacted_and_says_where_one_is_written_as_it_is(tmp_path: Path) -> None:
+    """Every `${NAME}` set here: the whole table is checked as the configuration's are. A secret is never
+    printed; one written into the file as it is gets the same note as `differ notify add` gives."""
+    from tests.test_notify import SECRET
+
+    config = tmp_path / "config.toml"
+    hook = '[[notify]]\nname = "hook"\nkind = "webhook"\nurl = "https://hooks.example.org/a"\nsecret = "${HOOK_SECRET}"\n'
+    config.write_text(EXISTING + "\n" + hook)
+    config.chmod(0o644)
+    env = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x", "HOOK_SECRET": SECRET}
+    out, err = io.StringIO(), io.StringIO()
+    args = [
+        "--config",
+        str(config),
+        "notify",
+        "set",
+        "hook",
+        "url=https://hooks.example.org/b",
+        f"secret={SECRET}",
+    ]
+    assert main(args, out=out, err=err, env=env) == ExitCode.OK
+    assert out.getvalue() == (
+        'hook: url = "https://hooks.example.org/…" (was "https://hooks.example.org/…")\n'
+        'hook: secret = "whsec_…" (was "${HOOK_SECRET}")\n'
+        f"written to {config}; see what it will send: differ --config {config} notify preview SOURCE --name hook\n"
+        f"note: config.toml now holds its url and secret, and others can read it (mode 644: chmod 600 {config}): keep the "
+        'file private, or write it as "${NAME}" and set NAME in the environment differ runs in\n'
+    )
+    assert SECRET not in out.getvalue() + err.getvalue()
+    assert config.read_text().endswith(f'url = "https://hooks.example.org/b"\nsecret = "{SECRET}"\n')
+    out, err = io.StringIO(), io.StringIO()
+    bad = ["--config", str(config), "notify", "set", "hook", "secret=whsec_!!"]
+    assert main(bad, out=out, err=err, env=env) == ExitCode.USAGE
+    assert err.getvalue() == (
+        'error: config.toml: notify[1].secret: the part after "whsec_" is not valid base64 (nothing was written)\n'
+    )

@@ -724,13 +724,7 @@ def _add_notifier(
         raise UsageError(f'{path.name} sends to this destination already, as notifier "{same.get("name")}"')
     name = name or unique(kind, names)
     table = {"name": name, "kind": kind, **settings, **({"documents": list(documents)} if documents else {})}
-    unset = sorted(set(ENV_REFERENCE.findall(json.dumps(table))) - set(env))
-    if unset:
-        raise UsageError(
-            f"{', '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set here: the notifier is checked with "
-            f"the values differ will run with before it is written; set {'it' if len(unset) == 1 else 'them'} "
-            "and run this again"
-        )
+    _set_here(table, env)
     notifier = check_notifier(table, f"notify ({name})", {d.id for d in config.documents}, path, env)
     new_text = text.rstrip("\n") + ("\n\n" if text.strip() else "") + "[[notify]]\n" + tomltext.lines(table)
     try:
@@ -767,19 +761,10 @@ def _remove_notifier(path: Path, name: str, env: Mapping[str, str] | None) -> tu
     env = os.environ if env is None else env
     text = _existing(path)
     snapshots = parse_config(text, path, env, notifiers=False).service.snapshots  # a broken file is reported
-    tables = tomllib.loads(text.removeprefix("\ufeff")).get("notify", [])
-    names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
-    if name not in names:
-        raise UsageError(f'no notifier "{name}"; configured notifiers: {", ".join(names) or "none"}')
+    tables = _toml(text).get("notify", [])
     rows = text.splitlines(keepends=True)
     headers = tomltext.headers(rows)
-    starts = [i for i, brackets, table in headers if brackets == "[[" and table == "notify"]
-    if len(starts) != len(tables):
-        raise ConfigError(
-            f"{path.name}: its notifiers are not all written as [[notify]] tables; edit it by hand"
-        )
-    index = names.index(name)
-    start = starts[index]
+    index, start = _notifier_at(tables, headers, name, path)
     end = next((i for i, _, table in headers if i > start and not table.startswith("notify.")), len(rows))
     new_text = _cut(rows, start, end)
     try:
@@ -975,27 +960,12 @@ def _set_notifier(
         raise ConfigError(f"{path}: no such file; there is nothing to set (differ notify add KIND makes one)")
     text, _, read_as = _open(path, env)
     written = _toml(text)
-    tables = written.get("notify", [])
-    names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
-    if name not in names:
-        raise UsageError(f'no notifier "{name}"; configured notifiers: {", ".join(names) or "none"}')
-    missing = sorted(set(ENV_REFERENCE.findall(json.dumps(dict(settings)))) - set(env))
-    if missing:
-        raise UsageError(
-            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set here: the notifier is checked "
-            f"with the values differ will run with before it is written; set {'it' if len(missing) == 1 else 'them'} "
-            "and run this again"
-        )
     rows = text.splitlines(keepends=True)
     headers = tomltext.headers(rows)
-    starts = [i for i, brackets, table in headers if brackets == "[[" and table == "notify"]
-    if len(starts) != len(tables):
-        raise ConfigError(
-            f"{path.name}: its notifiers are not all written as [[notify]] tables; edit it by hand"
-        )
-    index = names.index(name)
-    end = next((i for i, _, _ in headers if i > starts[index]), len(rows))
-    table = Table(name, starts[index], end, partial(_notify_table, index), path.name)
+    index, start = _notifier_at(written.get("notify", []), headers, name, path)
+    _set_here(settings, env)
+    end = next((i for i, _, _ in headers if i > start), len(rows))
+    table = Table(name, start, end, partial(_notify_table, index), path.name)
     expected = _copy(written)
     edits: list[tuple[int, int, str]] = []
     done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
@@ -1053,6 +1023,33 @@ def _check_notifier(
             schema[name].validate(value)
         except Invalid as exc:
             raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
+
+
+def _notifier_at(
+    tables: list[Any], headers: list[tuple[int, str, str]], name: str, path: Path
+) -> tuple[int, int]:
+    """Where the [[notify]] table named `name` is: its place among the notifiers, and its header's row."""
+    names = [str(t.get("name")) if isinstance(t, dict) else "" for t in tables]
+    if name not in names:
+        raise UsageError(f'no notifier "{name}"; configured notifiers: {", ".join(names) or "none"}')
+    starts = [i for i, brackets, table in headers if brackets == "[[" and table == "notify"]
+    if len(starts) != len(tables):
+        raise ConfigError(
+            f"{path.name}: its notifiers are not all written as [[notify]] tables; edit it by hand"
+        )
+    index = names.index(name)
+    return index, starts[index]
+
+
+def _set_here(values: Mapping[str, Any], env: Mapping[str, str]) -> None:
+    """A notifier's new values are checked with what differ will run with: each `${NAME}` they take must be set."""
+    unset = sorted(set(ENV_REFERENCE.findall(json.dumps(dict(values)))) - set(env))
+    if unset:
+        raise UsageError(
+            f"{', '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set here: the notifier is checked with "
+            f"the values differ will run with before it is written; set {'it' if len(unset) == 1 else 'them'} "
+            "and run this again"
+        )
 
 
 def _notify_table(index: int, data: dict[str, Any]) -> dict[str, Any]:

@@ -2052,3 +2052,33 @@ def test_a_fault_differ_goes_on_past_shows_its_traceback_only_with_debug(
     code, out, err = run("--debug", "--config", config, "check")
     assert err.startswith("Traceback (most recent call last):\n") and err.endswith("RuntimeError: a fault\n")
     assert out.splitlines()[0] == "doc/canonical: failed: internal error: RuntimeError: a fault"
+
+
+def test_the_deployment_examples_run_commands_differ_takes() -> None:
+    """examples/deploy: the systemd unit and the crontab name commands and options this differ has, so that
+    they do not fall behind the command line."""
+    import configparser
+    import re
+    import shlex
+
+    from differ.cli import build_parser
+
+    deploy = Path(__file__).parent.parent / "examples" / "deploy"
+    unit = configparser.RawConfigParser(strict=True)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read_string((deploy / "differ.service").read_text())
+    assert unit.sections() == ["Unit", "Service", "Install"]
+    start = shlex.split(unit["Service"]["ExecStart"])
+    assert start[0].endswith("/.venv/bin/differ")
+    args = build_parser().parse_args(start[1:])
+    assert (args.command, args.quiet, str(args.config)) == ("run", True, "/srv/differ/config.toml")
+    assert unit["Service"]["ExecReload"] == "/bin/kill -HUP $MAINPID"  # differ run reads config.toml again
+    jobs = [line for line in (deploy / "crontab").read_text().splitlines() if re.match(r"[\d*]", line)]
+    commands = [
+        shlex.split(part.split("$(")[-1].strip().rstrip(")"))
+        for job in jobs
+        for part in re.split(r"&&|\|\|", job)
+        if ".venv/bin/differ" in part
+    ]
+    parsed = [build_parser().parse_args(c[1:]) for c in commands]
+    assert [(a.command, getattr(a, "quiet", None)) for a in parsed] == [("check", True), ("status", None)]

@@ -45,7 +45,7 @@ class CheckResult:
     """What one check of one source found."""
 
     source: str
-    outcome: str  # new, unchanged, failed, held, deferred (and paused, for `differ check` alone)
+    outcome: str  # new, unchanged, failed, held, deferred (and paused, not_due, for `differ check` alone)
     detail: str = ""
     version: int | None = None
     previous: int | None = None
@@ -78,7 +78,8 @@ class CheckResult:
     def quiet(self) -> bool:
         """Nothing a person need read (what `-q` leaves out): unchanged, or a new version whose text and title
         are as they were (only a date moved; alerted only where asked for)."""
-        return self.outcome == "unchanged" or bool(self.event and self.event.get("type") == "metadata")
+        quiet = self.outcome in ("unchanged", "not_due")
+        return quiet or bool(self.event and self.event.get("type") == "metadata")
 
     def line(self) -> str:
         """The check as one line (what a page or a server said is in it, written out where it breaks lines)."""
@@ -97,11 +98,9 @@ class CheckResult:
                 said = [*said, fields] if self.changes else [fields]
             return f"{self.source}: new version {self.version} ({', '.join(said)}{warned})"
         if self.detail:
-            return (
-                f"{self.source}: {self.outcome}: {self.detail}"
-                if self.outcome != "unchanged"
-                else f"{self.source}: unchanged ({self.detail})"
-            )
+            if self.outcome in ("unchanged", "not_due"):
+                return f"{self.source}: {self.outcome.replace('_', ' ')} ({self.detail})"
+            return f"{self.source}: {self.outcome}: {self.detail}"
         return f"{self.source}: {self.outcome}"
 
 

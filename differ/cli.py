@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="json: every source's outcome in one document at the end (differ.check/1), for scripts",
     )
+    c.add_argument(
+        "--due",
+        action="store_true",
+        help="only the sources whose interval has passed since their last check (for cron run more often)",
+    )
     rn = sub.add_parser("run", help="the long-running service: check every source on its schedule")
     rn.add_argument(
         "-q",

@@ -29,6 +29,14 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
     as_json = args.format == "json"
     for source in paused if not args.quiet and not as_json else ():
         print(f"{source.key}: paused", file=app.out)
+    waiting: list[CheckResult] = []
+    if args.due:
+        from differ.health import not_due
+
+        waiting = [CheckResult(s.key, "not_due", said) for s in sources if (said := not_due(app, s))]
+        sources = [s for s in sources if s.key not in {r.source for r in waiting}]
+        for result in waiting if not args.quiet and not as_json else ():
+            print(result.line(), file=app.out)
     tty = app.err.isatty() and len(sources) > 1
     done = 0
 
@@ -45,7 +53,7 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
 
     results = check(app, sources, on_result=show) if sources else []
     if as_json:
-        every = [CheckResult(s.key, "paused") for s in paused] + results
+        every = [CheckResult(s.key, "paused") for s in paused] + waiting + results
         shown = [r.as_json() for r in every if not (args.quiet and (r.quiet or r.outcome == "paused"))]
         if shown or not args.quiet:  # with -q, nothing at all when nothing needs attention
             out = {"schema": "differ.check/1", "results": shown}

@@ -14,6 +14,7 @@ from differ.config import SourceConfig
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
 LATE_GRACE = 300.0
+DUE_SLACK = 300.0
 STUCK = 3600.0  # seconds a message may wait, being retried, before it counts as undelivered
 DEFAULT_FAIL_AFTER = 3  # failures in a row that make a streak a problem when no destination says otherwise
 
@@ -85,6 +86,19 @@ def health(app: App) -> Health:
     out.last_check = max(checks, default=None)
     _outbox(app, now, out)
     return out
+
+
+def not_due(app: App, source: SourceConfig) -> str | None:
+    """Why a check of a source can wait (`differ check --due`, from cron): it was checked less than its interval
+    ago, less the larger of DUE_SLACK and a tenth of the interval, so that a cron job run every interval does not
+    put a page off to its next run for the minutes a pass takes. None when it is due (never checked included)."""
+    state = app.store.state(source.key)
+    last = last_checked(app, source.key, state)
+    age = _seconds_since(app.now(), last) if last else None
+    every = source.interval or app.config.service.interval
+    if age is None or age >= every - max(DUE_SLACK, every / 10):
+        return None
+    return f"checked {_ago(max(age, 0.0))} ago, every {opt.format_duration(every)}"
 
 
 def moved(url: str, key: str) -> str:

@@ -1690,6 +1690,40 @@ def test_check_as_json_gives_every_outcome_in_one_document(tmp_path: Path, serve
     assert [(r["outcome"], r["detail"]) for r in unchanged["results"]] == [("unchanged", "same body")]
 
 
+def test_check_due_checks_only_the_sources_whose_interval_has_passed(tmp_path: Path, server: Server) -> None:
+    """`differ check --due`, for a cron job run more often than the pages' intervals: a source checked less than
+    its interval ago (less the slack a pass takes) waits, said as `not due` (nothing with `-q`, `not_due` in
+    JSON); one never checked, or checked long enough ago, is checked."""
+    config = write_config(tmp_path, server)
+    server.page("/post", article("<p>First words.</p>"))
+    assert run("--config", str(config), "set", "doc/gone", "interval=5m")[0] == ExitCode.OK
+    assert run("--config", str(config), "check", "--due", "doc/canonical") == (
+        ExitCode.OK,
+        "doc/canonical: new version 1 (first snapshot)\n",
+        "",
+    )  # never checked: due
+    assert run("--config", str(config), "check", "--due") == (
+        ExitCode.FAILURE,
+        "doc/canonical: not due (checked 0 seconds ago, every 30m)\ndoc/gone: failed: HTTP 404 Not Found\n",
+        "",
+    )  # every 5 minutes: within the slack, so due at every run
+    assert run("--config", str(config), "check", "--due", "-q", "doc/canonical") == (ExitCode.OK, "", "")
+    code, out, _ = run("--config", str(config), "check", "--due", "--format", "json", "doc/canonical")
+    assert json.loads(out)["results"] == [
+        {
+            "source": "doc/canonical",
+            "outcome": "not_due",
+            "detail": "checked 0 seconds ago, every 30m",
+            "version": None,
+            "previous": None,
+            "changes": 0,
+            "metadata": 0,
+            "warnings": [],
+            "summary": [],
+        }
+    ]
+
+
 def test_a_paused_source_is_checked_only_when_named(tmp_path: Path, server: Server) -> None:
     """`differ pause doc/gone`: `differ check` leaves it out and says so (`-q`: silently), `differ sources`
     shows it paused, and `differ check doc/gone` still checks it."""
@@ -2081,4 +2115,7 @@ def test_the_deployment_examples_run_commands_differ_takes() -> None:
         if ".venv/bin/differ" in part
     ]
     parsed = [build_parser().parse_args(c[1:]) for c in commands]
-    assert [(a.command, getattr(a, "quiet", None)) for a in parsed] == [("check", True), ("status", None)]
+    assert [(a.command, getattr(a, "quiet", None), getattr(a, "due", None)) for a in parsed] == [
+        ("check", True, True),
+        ("status", None, None),
+    ]

@@ -347,3 +347,22 @@ def test_a_problem_is_one_line_whatever_its_error_quotes() -> None:
         "differ: 1 source, 0 destinations, last check 2026-07-08T00:00:00Z: 1 problem\n"
         '  failing: doc/c: the entry "A\\nB" has no text\n'
     )
+
+
+def test_a_source_is_due_once_its_interval_less_the_slack_has_passed(tmp_path: Path, server: Server) -> None:
+    """`differ check --due`: never checked is due; then not before its interval less the larger of five minutes
+    and a tenth of it (a cron job run every hour finds an hourly page due though the last pass took minutes)."""
+    from differ.health import not_due
+
+    server.page("/post", article("<p>Words.</p>"))
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra='robots = false\ninterval = "2h"'), clock)
+    source = app.config.sources()[0]
+    assert not_due(app, source) is None
+    check(app, [source])
+    clock.advance(60)
+    assert not_due(app, source) == "checked 1 minute ago, every 2h"
+    clock.advance(2 * 3600 - 720 - 61)  # 12 minutes (a tenth of 2 hours) and a second short
+    assert not_due(app, source) == "checked 1 hour ago, every 2h"
+    clock.advance(1)
+    assert not_due(app, source) is None

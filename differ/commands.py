@@ -58,7 +58,7 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
         if shown or not args.quiet:  # with -q, nothing at all when nothing needs attention
             out = {"schema": "differ.check/1", "results": shown}
             app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
-    if not sources:
+    if not sources and not waiting:  # a pass that found every page checked in time is a watcher at work
         return ExitCode.OK
     if app.config.service.heartbeat:
         from differ.health import beat

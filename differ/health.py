@@ -203,7 +203,7 @@ def _ago(seconds: float) -> str:
         if seconds >= size:
             n = int(seconds // size)
             return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{int(seconds)} seconds"
+    return f"{int(seconds)} second{'s' if int(seconds) != 1 else ''}"
 
 
 def render(h: Health) -> str:

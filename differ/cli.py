@@ -172,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     se = sub.add_parser(
         "set",
         help="change sources' options in config.toml (url=NEW after a page moved, selector=…, interval=1h)",
+        usage="differ set SOURCE… NAME=VALUE… [--unset NAME]…",
     )
     se.add_argument(
         "items",
@@ -298,7 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="an option of the notifier, as in config.toml (secret='${WEBHOOK_SECRET}', events='[\"changed\"]')",
     )
     ns = n_sub.add_parser(
-        "set", help='change a destination\'s options in config.toml (events=["changed", "moved"], mention=…)'
+        "set",
+        help='change a destination\'s options in config.toml (events=["changed", "moved"], mention=…)',
+        usage="differ notify set NAME NAME=VALUE… [--unset NAME]…",
     )
     ns.add_argument("name", metavar="NAME", help="the notifier's name (differ sources lists them)")
     ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")

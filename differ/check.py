@@ -110,6 +110,17 @@ def fetch_failure(exc: FetchError, request: Request, source: SourceConfig) -> st
     return str(exc) if request.url == source.url else f"{exc} (fetching {request.url})"
 
 
+def watch_so(source: SourceConfig, exc: NormalizeError) -> str:
+    """The command that changes a source's settings to those that read what its page turned out to be (a feed,
+    an API's JSON, another field), when differ can tell them; "" when not."""
+    import shlex
+
+    if not exc.read_with:
+        return ""
+    pairs = " ".join(shlex.quote(f"{name}={value}") for name, value in exc.read_with.items())
+    return f"; to watch it so: differ set {source.key} {pairs}"
+
+
 def fetch_host(source: SourceConfig) -> str:
     """The host a source's requests go to, which is not its page's for a kind read through an API (a GitHub
     release is fetched from api.github.com): what the per-host turns and limits count."""
@@ -187,7 +198,7 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
             return _failed(app, source, state, entry, started, str(exc), now=now)
         normalized = Normalized("", {}, [], warnings=[str(exc)])
     except NormalizeError as exc:
-        return _failed(app, source, state, entry, started, str(exc), now=now)
+        return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
     # the translations a canonical page names, whether or not the page changed

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from differ import options as opt
 from differ.app import App, iso
 from differ.cli import command
-from differ.errors import DifferError, ExitCode, FetchError, StoreDamage, UsageError
+from differ.errors import DifferError, ExitCode, FetchError, NormalizeError, StoreDamage, UsageError
 from differ.records import moment
 from differ.titles import document_title
 
@@ -261,7 +261,7 @@ def cmd_kinds(app: App, args: argparse.Namespace) -> int:
 @command("fetch")
 def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     from differ import health
-    from differ.check import build_request, fetch_failure
+    from differ.check import build_request, fetch_failure, watch_so
     from differ.versions import read_response
 
     source = app.config.source(args.source)
@@ -273,7 +273,12 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
         if said == str(exc):
             raise
         raise FetchError(said, status=exc.status) from exc
-    result = read_response(app, source, response)
+    try:
+        result = read_response(app, source, response)
+    except NormalizeError as exc:
+        if not exc.read_with:
+            raise
+        raise NormalizeError(str(exc) + watch_so(source, exc)) from exc
     print(
         f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
         + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")

@@ -27,7 +27,7 @@ from differ.diff.blocks import split_blocks
 from differ.errors import ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import a_feed, is_json_feed, load_json, media_type, text_fields
+from differ.normalize.kinds import a_feed, is_json_feed, load_json, longest_fields, media_type, text_fields
 from differ.normalize.platforms import ReleaseKind
 from differ.options import meant, not_a_url, web_address
 
@@ -121,9 +121,9 @@ def _source(
             raise exc from None
         if is_json_feed(parsed):  # a blog's JSON Feed: one of its posts is read by the feed kind
             raise ConfigError(
-                f"{exc}; it is {a_feed('a JSON Feed', Body(data, None, base or url))}"
+                f"{exc}; it is {a_feed('a JSON Feed', Body(data, None, base or url))[0]}"
             ) from None
-        raise ConfigError(f"{exc}{text_fields(parsed)}") from None
+        raise ConfigError(f"{exc}{text_fields(longest_fields(parsed))}") from None
 
 
 def _kind_of_file(path: Path, data: bytes) -> str:

@@ -77,7 +77,13 @@ class BlockedError(FetchError):
 
 
 class NormalizeError(DifferError):
-    """A fetched body could not be turned into Markdown."""
+    """A fetched body could not be turned into Markdown. `read_with` names the settings that read it, where
+    differ can tell (a feed where a page was expected: `kind = "feed"` and the first post's link as `entry`), so
+    the failure can say the command that changes them."""
+
+    def __init__(self, message: str, *, read_with: dict[str, str] | None = None):
+        super().__init__(message)
+        self.read_with = read_with or {}
 
 
 class NoContentError(NormalizeError):

@@ -1370,6 +1370,56 @@ def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
     assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
 
 
+def test_a_page_that_turns_out_a_feed_or_json_fails_with_the_command_that_watches_it_so(
+    tmp_path: Path, server: Server
+) -> None:
+    """`differ add` cannot know what an address serves before it is fetched: the check that finds a feed or an
+    API's JSON says the `differ set` that reads it, and that command, run as said, makes the next check store the
+    post; `differ fetch` says the same."""
+    import shlex
+
+    config = write_config(tmp_path, server)
+    assert run("--config", str(config), "remove", "doc/gone")[0] == ExitCode.OK
+    post = server.url("/2026/post?id=3&lang=en")
+    server.page(
+        "/post",
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Blog</title><item><title>Out</title>'
+        f"<link>{post.replace('&', '&amp;')}</link><description>Version 1.81 is out.</description></item></channel></rss>",
+        ctype="application/rss+xml",
+    )
+    code, out, _ = run("--config", str(config), "check")
+    command = f"differ set doc/canonical kind=feed 'entry={post}'"
+    assert (code, out) == (
+        ExitCode.FAILURE,
+        'doc/canonical: failed: expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with '
+        f'entry = the post\'s link (the first: "Out" <{post}>); to watch it so: {command}\n',
+    )
+    code, _, err = run("--config", str(config), "fetch", "doc/canonical")
+    assert (code, err.endswith(f"; to watch it so: {command}\n")) == (ExitCode.FAILURE, True)
+    assert run("--config", str(config), *shlex.split(command)[1:])[0] == ExitCode.OK
+    assert run("--config", str(config), "check")[:2] == (
+        ExitCode.OK,
+        "doc/canonical: new version 1 (first snapshot)\n",
+    )
+    assert run("--config", str(config), "show", "doc/canonical")[1] == "Version 1.81 is out.\n"
+    server.page(
+        "/post", '{"title": "Out", "post": {"text": "Version 1.82 is out."}}', ctype="application/json"
+    )
+    assert (
+        run("--config", str(config), "set", "doc/canonical", "kind=html", "--unset", "entry")[0]
+        == ExitCode.OK
+    )
+    code, out, _ = run("--config", str(config), "check")
+    assert out.endswith("; to watch it so: differ set doc/canonical kind=json field=post.text\n")
+    assert (
+        run("--config", str(config), "set", "doc/canonical", "kind=json", "field=post.text")[0] == ExitCode.OK
+    )
+    assert run("--config", str(config), "check")[:2] == (
+        ExitCode.OK,
+        "doc/canonical: new version 2 (1 change)\n",
+    )
+
+
 def test_a_source_can_be_named_by_its_pages_url_however_spelled(tmp_path: Path, server: Server) -> None:
     """Where a command takes DOCUMENT or DOCUMENT/SOURCE it takes the page's URL as pasted (`http:`, `www.`, a
     slash, `utm_`): that source alone is checked, its history and diff shown, its document audited, a mirror

@@ -787,6 +787,33 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_what_a_body_turned_out_to_be_comes_with_the_settings_that_read_it() -> None:
+    """A feed where a page was expected names its kind and first post, an API's JSON its longest text field, a
+    field not there the longest one, a post's page where its feed was expected the feed it names: the check says
+    the `differ set` that watches it so. Where nothing tells, nothing is offered."""
+
+    def read_with(body: str | bytes, ctype: str, **options: str) -> dict[str, str]:
+        with pytest.raises(NormalizeError) as info:
+            norm(body, source(**options) if options else source(), ctype)
+        return info.value.read_with
+
+    assert read_with(RSS, "application/xml") == {"kind": "feed", "entry": "https://pytorch.org/blog/preview/"}
+    assert read_with(JSON_FEED, "application/feed+json") == {
+        "kind": "feed",
+        "entry": "https://pytorch.org/blog/preview/",
+    }
+    post = '{"title": "PyTorch 2.13", "data": {"body_md": "We are excited to announce PyTorch 2.13."}}'
+    assert read_with(post, "application/json") == {"kind": "json", "field": "data.body_md"}
+    assert read_with(post, "application/json", kind="json", field="body") == {"field": "data.body_md"}
+    assert read_with(post, "application/json", kind="json", field="data") == {"field": "data.body_md"}
+    page = '<html><head><link rel="alternate" type="application/rss+xml" href="/blog/feed.xml"></head><body></body></html>'
+    assert read_with(page, "text/html", kind="feed", url="https://pytorch.org/blog/post/", entry="x") == {
+        "url": "https://pytorch.org/blog/feed.xml"
+    }
+    assert read_with(b"<channel><item>", "application/rss+xml") == {}  # no post to name
+    assert read_with("<html><body></body></html>", "text/html", kind="feed", entry="x") == {}  # no feed named
+
+
 def test_hidden_parts_are_left_out_but_a_tab_panel_not_yet_shown_is_read() -> None:
     """What no reader sees (`hidden`, `aria-hidden="true"`) is no part of the post; a tab panel a reader opens by
     choosing its tab (another platform's install command) is, hidden or not until then."""

@@ -76,7 +76,12 @@ class FeedKind(SourceKind):
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         media = media_type(body.content_type)
         if media in NOT_FEEDS or HTML_START.match(body.data[:1024]):
-            raise NormalizeError(f"expected an RSS, Atom or JSON feed, got an HTML page{_named_feed(body)}")
+            feed = _named_feed(body)
+            named = f"; the page names its feed: url = {feed}" if feed else ""
+            raise NormalizeError(
+                f"expected an RSS, Atom or JSON feed, got an HTML page{named}",
+                read_with={"url": feed} if feed else None,
+            )
         entries, warnings = read_feed(body)
         wanted = str(source.option("entry"))
         entry = find_entry(entries, wanted, body.url)
@@ -103,8 +108,8 @@ class FeedKind(SourceKind):
 
 
 def _named_feed(body: Body) -> str:
-    """The feed a page names in its head (`; the page names its feed: URL`), for a `url` set to the post's page
-    rather than its blog's feed."""
+    """The feed a page names in its head ("" when none), for a `url` set to the post's page rather than its
+    blog's feed."""
     from differ.fetch.charset import decode
     from differ.normalize import html as htmlconv
 
@@ -113,7 +118,7 @@ def _named_feed(body: Body) -> str:
         feeds = htmlconv.page_head(htmlconv.parse_html(text), body.url)[1]
     except NormalizeError:
         return ""
-    return f"; the page names its feed: url = {feeds[0]}" if feeds else ""
+    return feeds[0] if feeds else ""
 
 
 def read_feed(body: Body) -> tuple[list[Entry], list[str]]:

@@ -217,8 +217,9 @@ HTML_START = re.compile(
 FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}  # by its first element
 
 
-def not_a_page(body: Body, media: str) -> str | None:
-    """What a body the `html` kind was given is instead of a page, with the kind that reads it (a feed, JSON), or
+def not_a_page(body: Body, media: str) -> tuple[str, dict[str, str]] | None:
+    """What a body the `html` kind was given is instead of a page, with the kind that reads it (a feed, JSON) and
+    the settings that would (the first post's link as a feed's entry, the longest text field as the body), or
     None: a URL that serves a feed or an API's JSON is watched through the kind made for it."""
     start = _FEED_START.match(body.data[:4096])
     if start or media in FEED_TYPES:
@@ -230,7 +231,9 @@ def not_a_page(body: Body, media: str) -> str | None:
             return None
         if is_json_feed(data):
             return a_feed("a JSON Feed", body)
-        return f'JSON: kind "json" reads it, with field = the path of the body{text_fields(data)}'
+        fields = longest_fields(data)
+        said = f'JSON: kind "json" reads it, with field = the path of the body{text_fields(fields)}'
+        return said, ({"kind": "json", "field": fields[0][1]} if fields else {})
     return None
 
 
@@ -239,8 +242,9 @@ def is_json_feed(data: Any) -> bool:
     return isinstance(data, dict) and str(data.get("version", "")).startswith("https://jsonfeed.org/")
 
 
-def a_feed(name: str, body: Body) -> str:
-    """A feed found where something else was expected, with how to read one of its posts, named by its first."""
+def a_feed(name: str, body: Body) -> tuple[str, dict[str, str]]:
+    """A feed found where something else was expected, with how to read one of its posts, named by its first,
+    and the settings that read that one."""
     from differ.normalize.feeds import read_feed
 
     try:
@@ -249,7 +253,8 @@ def a_feed(name: str, body: Body) -> str:
         entries = []
     first = next((e for e in entries if e.link), None)
     named = f" (the first: {first.shown})" if first else ""
-    return f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
+    said = f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
+    return said, ({"kind": "feed", "entry": first.link} if first else {})
 
 
 @source_kind("html")
@@ -293,7 +298,7 @@ class HtmlKind(SourceKind):
         media = media_type(body.content_type)
         instead = not_a_page(body, media)
         if instead:
-            raise NormalizeError(f"expected an HTML page, got {instead}")
+            raise NormalizeError(f"expected an HTML page, got {instead[0]}", read_with=instead[1])
         if media and media not in HTML_TYPES:
             raise NormalizeError(f'expected an HTML page, got Content-Type "{media}"')
         text, encoding, warnings = _text(body, html=True)
@@ -388,9 +393,15 @@ def json_path(data: Any, path: str) -> Any:
     return current
 
 
-def text_fields(data: Any, most: int = 3) -> str:
-    """The document's longest text fields (`; its longest text fields: body_md (21,870 characters), …`): where
-    a body is likely to be, for a `field` that is not there."""
+def text_fields(fields: list[tuple[int, str]]) -> str:
+    """The longest text fields said (`; its longest text fields: body_md (21,870 characters), …`): where a body
+    is likely to be, for a `field` that is not there."""
+    named = ", ".join(f"{p} ({n:,} character{'s' if n != 1 else ''})" for n, p in fields)
+    return f"; its longest text fields: {named}" if fields else ""
+
+
+def longest_fields(data: Any, most: int = 3) -> list[tuple[int, str]]:
+    """The document's longest text fields, longest first, as (length, path)."""
     found: list[tuple[int, str]] = []
     stack: list[tuple[Any, str, int]] = [(data, "", 0)]
     seen = 0
@@ -403,9 +414,7 @@ def text_fields(data: Any, most: int = 3) -> str:
             stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items())
         elif isinstance(value, list) and depth < 6:
             stack.extend((v, f"{path}.{i}" if path else str(i), depth + 1) for i, v in enumerate(value[:50]))
-    best = sorted(found, key=lambda f: (-f[0], f[1]))[:most]
-    named = ", ".join(f"{p} ({n:,} character{'s' if n != 1 else ''})" for n, p in best)
-    return f"; its longest text fields: {named}" if best else ""
+    return sorted(found, key=lambda f: (-f[0], f[1]))[:most]
 
 
 def load_json(body: Body) -> Any:
@@ -469,14 +478,13 @@ class JsonKind(SourceKind):
         path = source.option("field")
         try:
             value = json_path(data, path)
+            wrong = "" if isinstance(value, str) else f"holds {type(value).__name__}, expected a string"
         except KeyError as exc:
-            raise NormalizeError(
-                f'field "{path}" is missing from the JSON document (no "{exc.args[0]}"){text_fields(data)}'
-            )
-        if not isinstance(value, str):
-            raise NormalizeError(
-                f'field "{path}" holds {type(value).__name__}, expected a string{text_fields(data)}'
-            )
+            wrong = f'is missing from the JSON document (no "{exc.args[0]}")'
+        if wrong:
+            fields = longest_fields(data)
+            read_with = {"field": fields[0][1]} if fields else None
+            raise NormalizeError(f'field "{path}" {wrong}{text_fields(fields)}', read_with=read_with)
         meta: dict[str, Any] = {}
         warnings: list[str] = []
         names = source.option("metadata")

@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 
 from differ.cli import main
 from differ.config import load_config
-from differ.edit import add_source, host_id, mirror_id, plain_address, remove_source, slug, unique
+from differ.edit import (
+    add_source,
+    host_id,
+    mirror_id,
+    plain_address,
+    remove_source,
+    set_options,
+    slug,
+    unique,
+)
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.tomltext import value
 from tests.helpers import MESSAGE
@@ -1080,3 +1089,67 @@ def test_notify_set_shows_secrets_redacted_and_says_where_one_is_written_as_it_i
     assert err.getvalue() == (
         'error: config.toml: notify[1].secret: the part after "whsec_" is not valid base64 (nothing was written)\n'
     )
+
+
+SETTINGS = st.lists(
+    st.tuples(
+        st.sampled_from(["rust", "rust/wpnews", "rust/ko", "torch/canonical"]),
+        st.sampled_from(["interval", "paused", "exclude", "title", "stale_after"]),
+        st.one_of(
+            st.none(),
+            st.sampled_from(["1h", "3d", "Rust 1.66", "#x\"'\\", "키 ✓"]),  # values some options take
+            st.text(max_size=12),
+            st.booleans(),
+            st.lists(st.sampled_from([".share", "nav", "a, b"]) | st.text(max_size=6), max_size=3),
+        ),
+    ),
+    max_size=6,
+)
+
+
+@given(SETTINGS)
+@settings(max_examples=60, deadline=None)
+def test_setting_and_taking_out_options_leaves_the_rest_as_it_was(
+    steps: list[tuple[str, str, object]],
+) -> None:
+    """Whatever is set, to whatever value, in any order (None: taken out): a value the configuration refuses
+    leaves the file as it was; one it takes reads back where it was put; and once every option is taken out
+    again, the file is as it was written, byte for byte."""
+    import tempfile
+
+    from differ.errors import DifferError
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "config.toml"
+        config.write_text(WATCHED)
+        env = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"}
+        for name, option, new in steps:
+            before = config.read_text()
+            names = [name.split("/")[0]] if option == "title" else [name]
+            try:
+                if new is None:
+                    set_options(config, names, {}, [option], env={})
+                else:
+                    set_options(config, names, {option: new}, env={})
+            except DifferError:
+                assert config.read_text() == before
+                continue
+            load_config(config, env)  # valid
+            written = tomllib.loads(config.read_text())
+            tables = {
+                "rust": written["documents"][0],
+                "torch": written["documents"][1],
+                "rust/canonical": written["documents"][0]["canonical"],
+                "rust/wpnews": written["documents"][0]["mirrors"][0],
+                "rust/ko": written["documents"][0]["mirrors"][1],
+                "torch/canonical": written["documents"][1]["canonical"],
+            }
+            chosen = (
+                [names[0]]
+                if option == "title" or "/" in name
+                else [k for k in tables if k.startswith(f"{name}/")]
+            )
+            assert [tables[key].get(option) for key in chosen] == [new] * len(chosen)
+        for name in ("rust", "torch"):
+            set_options(config, [name], {}, ["interval", "paused", "exclude", "title", "stale_after"], env={})
+        assert config.read_text() == WATCHED.replace('title = "Rust 1.66.0"\n', "")

@@ -1153,3 +1153,23 @@ def test_setting_and_taking_out_options_leaves_the_rest_as_it_was(
         for name in ("rust", "torch"):
             set_options(config, [name], {}, ["interval", "paused", "exclude", "title", "stale_after"], env={})
         assert config.read_text() == WATCHED.replace('title = "Rust 1.66.0"\n', "")
+
+
+def test_set_keeps_a_file_s_line_endings_and_byte_order_mark(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes(b"\xef\xbb\xbf" + WATCHED.replace("\n", "\r\n").encode())
+    assert run("--config", str(config), "set", "torch", "interval=1h", "title=PyTorch")[0] == ExitCode.OK
+    assert run("--config", str(config), "notify", "set", "team", "digest=1h")[0] == ExitCode.OK
+    written = config.read_bytes()
+    assert written.startswith(b"\xef\xbb\xbf# Release posts")
+    assert b"\n" not in written.replace(b"\r\n", b"")
+    assert (
+        written.decode().removeprefix("\ufeff").replace("\r\n", "\n")
+        == WATCHED.replace(
+            '[[documents]]\nid = "torch"\n', '[[documents]]\nid = "torch"\ntitle = "PyTorch"\n'
+        ).replace(
+            'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n',
+            'url = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\ninterval = "1h"\n',
+        )
+        + 'digest = "1h"\n'
+    )

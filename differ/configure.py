@@ -229,8 +229,9 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     settings = parse_settings(pairs, known, given="")
     for name in args.unset:
         if name not in known - {"url"}:
+            optional = sorted(known - {"url"})
             raise UsageError(
-                f'--unset: no option "{name}" to take out; options: {", ".join(sorted(known - {"url"}))}'
+                f'--unset: no option "{name}" to take out{meant(name, optional)}; options: {", ".join(optional)}'
             )
         if name in settings:
             raise UsageError(f"{name} is both set and taken out: give one of the two")
@@ -273,7 +274,9 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
     settings = parse_settings(args.pairs, known, given="")
     for name in args.unset:
         if name not in known:
-            raise UsageError(f'--unset: no option "{name}" to take out{meant(name, known)}')
+            raise UsageError(
+                f'--unset: no option "{name}" to take out{meant(name, known)}; options: {", ".join(sorted(known))}'
+            )
         if name in settings:
             raise UsageError(f"{name} is both set and taken out: give one of the two")
     result = set_notifier(path, args.name, settings, args.unset, env)

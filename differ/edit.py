@@ -1,9 +1,9 @@
-"""`differ add`, `differ import`, `differ notify add`, `differ set` and `differ remove`: put new documents,
-notifiers, or a mirror of a document into config.toml, change a source's options, or take one out, without
-opening an editor. The file is edited as text
-(its comments and layout stay; `tomltext` finds the tables and writes the values), and the result must read back
-as a valid configuration, with the change made and nothing else changed, before it replaces the old file. The
-store is never touched: a page no longer watched keeps its history."""
+"""`differ add`, `differ import`, `differ notify add`, `differ set`, `differ notify set` and `differ remove`:
+put new documents, notifiers, or a mirror of a document into config.toml, change their options, or take one
+out, without opening an editor. The file is edited as text (its comments and layout stay; `tomltext` finds the
+tables and writes the values), and the result must read back as a valid configuration, with the change made and
+nothing else changed, before it replaces the old file. The store is never touched: a page no longer watched
+keeps its history."""
 
 from __future__ import annotations
 
@@ -836,7 +836,9 @@ def _set_options(
         done += _edit(table, own, rows, written, expected, edits)
     for source in chosen if changes else []:
         before = _written(written, config, source)
-        kind = str(changes.get("kind") or before.get("kind", "html"))
+        kind = str(
+            (changes["kind"] if "kind" in changes else before.get("kind")) or "html"
+        )  # taken out: html
         kept = {n: v for n, v in {**before, **changes}.items() if v is not None}
         _fits(source.key, kind, kept)
         missing = needs(kind, kept)

@@ -852,6 +852,10 @@ def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_
     )
     assert run("--config", str(config), "set", "post/copy", "interval=1d")[0] == ExitCode.OK
     assert config.read_text().endswith('field = "body_md"\ninterval = "1d"\n')
+    assert run("--config", str(config), "set", "post/copy", "--unset", "kind")[::2] == (
+        ExitCode.USAGE,
+        'error: post/copy: kind "html" takes no field: take it out with it (--unset field)\n',
+    )  # taken out, the kind is html's
     assert run("--config", str(config), "set", "post/copy", "kind=text", "--unset", "field")[0] == ExitCode.OK
     assert config.read_text().endswith('kind = "text"\ninterval = "1d"\n')
     assert run("--config", str(config), "set", "post/canonical", "--unset", "ignore")[0] == ExitCode.OK

@@ -14,6 +14,7 @@ from differ.config import SourceConfig
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
 LATE_GRACE = 300.0
+# Seconds early a source counts as due for `differ check --due` (or a tenth of its interval, when more).
 DUE_SLACK = 300.0
 STUCK = 3600.0  # seconds a message may wait, being retried, before it counts as undelivered
 DEFAULT_FAIL_AFTER = 3  # failures in a row that make a streak a problem when no destination says otherwise

@@ -1980,6 +1980,7 @@ def test_every_notifier_writes_a_moved_alert(tmp_path: Path, kind: str) -> None:
         assert '"type": "differ.moved"' in body and '"moved": "https://example.org/2026/release-3-0"' in body
     else:
         assert "doc/canonical moved to https://example.org/2026/release-3-0" in body
+        assert "differ set doc/canonical url=https://example.org/2026/release-3-0" in body  # what to do
 
 
 def _aged(folder: Path, moment: datetime) -> None:

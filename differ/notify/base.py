@@ -326,7 +326,8 @@ class Notifier:
             return [
                 f"{event.get('url')} now redirects there for good (HTTP 301 or 308); differ follows it and checks "
                 f"the page there as ever.",
-                f"Its url in config.toml can now name the new address ({event.get('source')}).",
+                f"Its url in config.toml can now name the new address: differ set {event.get('source')} "
+                f"url={event.get('moved')}",
             ]
         if kind == "digest":
             out: list[str] = []

@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     se = sub.add_parser(
         "set",
         help="change sources' options in config.toml (url=NEW after a page moved, selector=…, interval=1h)",
-        usage="differ set SOURCE… NAME=VALUE… [--unset NAME]…",
+        usage="differ set SOURCE… NAME=VALUE… [--unset NAME]…\n       differ set --service NAME=VALUE… [--unset NAME]…",
     )
     se.add_argument(
         "items",
@@ -186,6 +186,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="take an option out (its default again); repeatable",
+    )
+    se.add_argument(
+        "--service",
+        action="store_true",
+        help="set the [service] table's options (interval, proxy, heartbeat, …)",
     )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")

@@ -212,46 +212,59 @@ def pause(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, s
 
 
 def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
-    """`differ set`: options written into (or, `--unset`, taken out of) sources' tables; a running `differ run`
-    reads the file again within seconds. A new `url` is the page a link names, as `differ add` watches it."""
+    """`differ set`: options written into (or, `--unset`, taken out of) sources' tables, or with `--service` the
+    [service] table; a running `differ run` reads the file again within seconds (and takes [service] settings
+    when it starts again). A new `url` is the page a link names, as `differ add` watches it."""
     from differ.compare import parse_settings, settable
-    from differ.edit import DOCUMENT_SET, SET_ALSO, address_to_watch
+    from differ.config import SERVICE_OPTIONS
+    from differ.edit import DOCUMENT_SET, SET_ALSO, address_to_watch, set_service
     from differ.edit import set_options as write
 
     names = [item for item in args.items if not _SETTING.match(item)]
     pairs = [item for item in args.items if _SETTING.match(item)]
     usage = "expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical interval=1h)"
-    if not names:
-        raise UsageError(f"no source named: {usage}")
+    if args.service and names:
+        raise UsageError(f"--service sets the [service] table: name no source with it (found {names[0]})")
+    if not names and not args.service:
+        raise UsageError(f"no source named: {usage}, or --service NAME=VALUE… for the [service] table")
     if not pairs and not args.unset:
         raise UsageError(f"no option given: {usage}, or --unset NAME")
-    known = settable() | SET_ALSO | DOCUMENT_SET
+    known = set(SERVICE_OPTIONS) if args.service else settable() | SET_ALSO | DOCUMENT_SET
+    required = set() if args.service else {"url"}
     settings = parse_settings(pairs, known, given="")
     for name in args.unset:
-        if name not in known - {"url"}:
-            optional = sorted(known - {"url"})
+        if name not in known - required:
+            optional = sorted(known - required)
             raise UsageError(
                 f'--unset: no option "{name}" to take out{meant(name, optional)}; options: {", ".join(optional)}'
             )
         if name in settings:
             raise UsageError(f"{name} is both set and taken out: give one of the two")
-    if "url" in settings:
+    if "url" in settings and not args.service:
         url, why = address_to_watch(str(settings["url"]))
         if why:
             print(f"watching {url}: {why}", file=out)
         settings["url"] = url
-    done = write(path, names, settings, args.unset, env)
+    done = (
+        set_service(path, settings, args.unset, env)
+        if args.service
+        else write(path, names, settings, args.unset, env)
+    )
     if not done:
-        print(
-            f"nothing to do: {', '.join(names)} {'has' if len(names) == 1 else 'have'} those options already",
-            file=out,
+        what = (
+            "the [service] table has"
+            if args.service
+            else f"{', '.join(names)} {'has' if len(names) == 1 else 'have'}"
         )
+        print(f"nothing to do: {what} those options already", file=out)
         return ExitCode.OK
     _say(done, out)
     keys = list(dict.fromkeys(change.key for change in done if "/" in change.key))
     read = sorted({change.name for change in done if "/" in change.key} - _SCHEDULE)
     config = "" if path == Path("config.toml") else f"--config {path} "
     tail = f"; try it: differ {config}fetch {keys[0]}" if read and len(keys) == 1 else ""
+    if args.service:
+        tail = "; a running differ run takes [service] settings when it starts again"
     print(f"written to {path}{tail}", file=out)
     return ExitCode.OK
 

@@ -863,6 +863,68 @@ def _set_options(
     return done
 
 
+def set_service(
+    path: Path, settings: Mapping[str, Any], unset: Sequence[str] = (), env: Mapping[str, str] | None = None
+) -> list[Set]:
+    """Write `settings` into the [service] table (made, above the documents, when the file has none), and take
+    the options `unset` names out, in one write that changes nothing else; returns what changed."""
+    return _again(lambda: _set_service(path, settings, unset, env))
+
+
+def _set_service(
+    path: Path, settings: Mapping[str, Any], unset: Sequence[str], env: Mapping[str, str] | None
+) -> list[Set]:
+    """`set_service`, from the file as it is now."""
+    env = os.environ if env is None else env
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file; there is nothing to set (differ add URL makes it)")
+    text, _, read_as = _open(path, env)
+    written = _toml(text)
+    expected = _copy(written)
+    rows = text.splitlines(keepends=True)
+    headers = tomltext.headers(rows)
+    edits: list[tuple[int, int, str]] = []
+    start = next((i for i, brackets, name in headers if brackets == "[" and name == "service"), None)
+    if start is None and "service" in written:
+        raise ConfigError(
+            f"{path.name}: its service settings are not written as a [service] table; edit it by hand"
+        )
+    if start is None:  # a new table, before the first one and the comments that lead into it
+        new = dict(settings)
+        if not new:
+            return []
+        expected["service"] = new
+        first = headers[0][0] if headers else len(rows)
+        at = tomltext.before_next_comments(rows, -1, first) if headers else len(rows)
+        if at == len(rows) and rows and not rows[-1].endswith("\n"):
+            rows[-1] += "\n"
+        edits.append((at, at, "[service]\n" + tomltext.lines(new) + ("\n" if at < len(rows) else "")))
+        done = [Set("service", name, None, value) for name, value in new.items()]
+    else:
+        end = next((i for i, _, _ in headers if i > start), len(rows))
+        table = Table("service", start, end, partial(_service_table), path.name)
+        done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
+    if not done:
+        return done
+    for first_row, last_row, line in sorted(edits, reverse=True):
+        rows[first_row:last_row] = [line] if line else []
+    new_text = "".join(rows)
+    try:
+        parse_config(new_text, path, env, notifiers=False)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (nothing was written)")
+    if _toml(new_text) != expected:
+        raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
+    tomltext.write(path, new_text, read_as=read_as)
+    return done
+
+
+def _service_table(data: dict[str, Any]) -> dict[str, Any]:
+    """The [service] table in the configuration's parsed TOML."""
+    table: dict[str, Any] = data["service"]
+    return table
+
+
 DOCUMENT_SET = {"title"}  # a document's settings `differ set` takes when a DOCUMENT is named
 
 

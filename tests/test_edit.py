@@ -1177,3 +1177,46 @@ def test_set_keeps_a_file_s_line_endings_and_byte_order_mark(tmp_path: Path) -> 
         )
         + 'digest = "1h"\n'
     )
+
+
+def test_set_service_writes_the_service_table_and_makes_one_above_the_documents(tmp_path: Path) -> None:
+    """`differ set --service`: [service]'s options, edited as a source's are; a file without the table gets one
+    before its first table (and the comments that lead into it). A running service takes them when it starts."""
+    from differ.config import SERVICE_OPTIONS
+
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "set", "--service", "interval=2h", "per_host_delay=10s") == (
+        ExitCode.OK,
+        'service: interval = "2h" (was "1h")\nservice: per_host_delay = "10s" (not set before)\n'
+        f"written to {config}; a running differ run takes [service] settings when it starts again\n",
+        "",
+    )
+    assert config.read_text() == WATCHED.replace(
+        'interval = "1h"\n', 'interval = "2h"\nper_host_delay = "10s"\n', 1
+    )
+    assert (
+        run("--config", str(config), "set", "--service", "--unset", "per_host_delay", "interval=1h")[0] == 0
+    )
+    assert config.read_text() == WATCHED
+    bare = WATCHED.replace('[service]\ninterval = "1h"\n\n', "")
+    config.write_text(bare)
+    assert run("--config", str(config), "set", "--service", "--unset", "interval")[1] == (
+        "nothing to do: the [service] table has those options already\n"
+    )
+    assert run("--config", str(config), "set", "--service", "interval=1h")[0] == ExitCode.OK
+    assert config.read_text() == '[service]\ninterval = "1h"\n\n' + bare
+    assert run("--config", str(config), "set", "--service", "intervl=1h")[::2] == (
+        ExitCode.USAGE,
+        'error: unknown option "intervl" (did you mean "interval"?); options: '
+        + ", ".join(sorted(SERVICE_OPTIONS))
+        + "\n",
+    )
+    assert run("--config", str(config), "set", "--service", "rust", "interval=1h")[::2] == (
+        ExitCode.USAGE,
+        "error: --service sets the [service] table: name no source with it (found rust)\n",
+    )
+    assert run("--config", str(config), "set", "--service", "workers=0")[2].endswith(
+        "(nothing was written)\n"
+    )
+    assert config.read_text() == '[service]\ninterval = "1h"\n\n' + bare

@@ -848,18 +848,11 @@ def _set_options(
         start, end = tomltext.source_rows(rows, headers, config, source)
         table = Table(source.key, start, end, partial(_written, config=config, source=source), path.name)
         done += _edit(table, changes, rows, written, expected, edits)
-    if not done:
-        return done
-    for start, end, line in sorted(edits, reverse=True):
-        rows[start:end] = [line] if line else []
-    new_text = "".join(rows)
-    try:
-        after = parse_config(new_text, path, env, notifiers=False)
-    except ConfigError as exc:
-        raise ConfigError(f"{exc} (nothing was written)")
-    if _toml(new_text) != expected or len(after.sources()) != len(config.sources()):
-        raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
-    tomltext.write(path, new_text, read_as=read_as)
+    if done:
+        new_text = _applied(rows, edits)
+        if len(_reads_back(new_text, path, env, expected).sources()) != len(config.sources()):
+            raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
+        tomltext.write(path, new_text, read_as=read_as)
     return done
 
 
@@ -904,19 +897,29 @@ def _set_service(
         end = next((i for i, _, _ in headers if i > start), len(rows))
         table = Table("service", start, end, partial(_service_table), path.name)
         done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
-    if not done:
-        return done
-    for first_row, last_row, line in sorted(edits, reverse=True):
-        rows[first_row:last_row] = [line] if line else []
-    new_text = "".join(rows)
+    if done:
+        new_text = _applied(rows, edits)
+        _reads_back(new_text, path, env, expected)
+        tomltext.write(path, new_text, read_as=read_as)
+    return done
+
+
+def _applied(rows: list[str], edits: list[tuple[int, int, str]]) -> str:
+    """The text with each edit's rows [start, end) replaced by its text (none taking the same rows)."""
+    for start, end, line in sorted(edits, reverse=True):
+        rows[start:end] = [line] if line else []
+    return "".join(rows)
+
+
+def _reads_back(text: str, path: Path, env: Mapping[str, str], expected: dict[str, Any]) -> Config:
+    """An edited configuration, which must be valid and hold exactly the tables and values `expected` does."""
     try:
-        parse_config(new_text, path, env, notifiers=False)
+        config = parse_config(text, path, env, notifiers=False)
     except ConfigError as exc:
         raise ConfigError(f"{exc} (nothing was written)")
-    if _toml(new_text) != expected:
+    if _toml(text) != expected:
         raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
-    tomltext.write(path, new_text, read_as=read_as)
-    return done
+    return config
 
 
 def _service_table(data: dict[str, Any]) -> dict[str, Any]:
@@ -1035,9 +1038,7 @@ def _set_notifier(
     done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
     if not done:
         return NotifierSet(done)
-    for first, last, line in sorted(edits, reverse=True):
-        rows[first:last] = [line] if line else []
-    new_text = "".join(rows)
+    new_text = _applied(rows, edits)
     try:
         config = parse_config(
             new_text, path, env, notifiers=False

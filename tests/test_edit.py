@@ -936,7 +936,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         (
             ["interval=1h"],
             "error: no source named: expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical "
-            "interval=1h)\n",
+            "interval=1h), or --service NAME=VALUE… for the [service] table\n",
         ),
         (
             ["rust/ko", "--unset", "url"],

@@ -282,6 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     cfg_sub = cfg.add_subparsers(dest="config_command", metavar="COMMAND")
     cc = cfg_sub.add_parser("check", help="validate a configuration file without fetching")
     cc.add_argument("file", nargs="?", type=Path, metavar="FILE")
+    ce = cfg_sub.add_parser(
+        "edit",
+        help="open config.toml in $VISUAL or $EDITOR; written back only if it reads as a configuration",
+    )
+    ce.add_argument("file", nargs="?", type=Path, metavar="FILE")
     n = sub.add_parser("notify", help="notification commands")
     n_sub = n.add_subparsers(dest="notify_command", metavar="COMMAND")
     na = n_sub.add_parser("add", help="add a destination to config.toml (checked before it is written)")
@@ -422,6 +427,21 @@ def _store_config(snapshots: Path) -> Config:
     return store_config(snapshots, Store(snapshots).latest_records())
 
 
+def _ask(err: TextIO) -> Callable[[], bool] | None:
+    """On a terminal, a question whether to edit again a file that did not read (yes unless told no)."""
+    if not (sys.stdin.isatty() and err.isatty()):
+        return None
+
+    def again() -> bool:
+        print("edit it again? [Y/n] ", end="", file=err, flush=True)
+        try:
+            return not sys.stdin.readline().strip().lower().startswith("n")
+        except (EOFError, KeyboardInterrupt):
+            return False
+
+    return again
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -482,8 +502,12 @@ def main(
 
             return notify_remove(args, args.config or DEFAULT_CONFIG, out, env)
         if args.command == "config":
+            if args.config_command == "edit":
+                from differ.configure import config_edit
+
+                return config_edit(args.file or args.config or DEFAULT_CONFIG, out, err, env, _ask(err))
             if args.config_command != "check":
-                raise UsageError("usage: differ config check [FILE]")
+                raise UsageError("usage: differ config check [FILE] | differ config edit [FILE]")
             return config_check(args.file or args.config or DEFAULT_CONFIG, out, env)
         if args.command == "verify" and args.git:
             from differ.records import verify_export

@@ -7,14 +7,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from differ import tomltext
 from differ.config import load_config
-from differ.errors import ExitCode, UsageError
+from differ.errors import ConfigError, ExitCode, UsageError
 from differ.options import meant
 
 if TYPE_CHECKING:
@@ -320,6 +320,79 @@ def _say(done: Sequence[Set], out: TextIO) -> None:
 # Options that decide when a source is checked or how its alerts go, not how its page is read.
 _SCHEDULE = {"interval", "paused", "stale_after", "translation"}
 _SETTING = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def config_edit(
+    path: Path,
+    out: TextIO,
+    err: TextIO,
+    env: Mapping[str, str] | None,
+    again: Callable[[], bool] | None = None,
+) -> int:
+    """`differ config edit [FILE]`: the file opened in $VISUAL or $EDITOR (vi), checked as it will run when the
+    editor exits, and written back only then (a new file made from differ's first line); one that does not
+    read is said, and opened again while `again` (asked on a terminal) says so, else kept beside for the user to
+    mend. An edit made meanwhile by another command is never overwritten."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    from differ.edit import NEW_FILE, check_edited
+
+    env = os.environ if env is None else env
+    try:
+        read_as: str | None = tomltext.read(path)
+    except FileNotFoundError:
+        read_as = None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}")
+    editor = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    fd, name = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".toml")  # readable by its owner alone
+    draft = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(NEW_FILE if read_as is None else read_as)
+    while True:
+        try:
+            done = subprocess.run([*editor, str(draft)], env=dict(env), check=False)
+        except OSError as exc:
+            draft.unlink()
+            raise UsageError(
+                f"cannot start the editor {shlex.join(editor)}: {exc.strerror or exc} (set VISUAL or EDITOR)"
+            )
+        if done.returncode != 0:
+            print(
+                f"differ: the editor exited with {done.returncode}; {path} is as it was (your text: {draft})",
+                file=err,
+            )
+            return ExitCode.FAILURE
+        text = draft.read_text(encoding="utf-8")
+        if text == (NEW_FILE if read_as is None else read_as):
+            draft.unlink()
+            print(f"no change: {path} is as it was", file=out)
+            return ExitCode.OK
+        try:
+            config, trusted = check_edited(text, path, env)
+            break
+        except ConfigError as exc:
+            print(f"error: {exc}", file=err)
+            if again is None or not again():
+                print(f"differ: {path} is as it was; your text is in {draft}", file=err)
+                return ExitCode.USAGE
+    try:
+        tomltext.write(path, text, read_as=read_as)
+    except ConfigError as exc:
+        print(f"error: {exc}; your text is in {draft}", file=err)
+        return ExitCode.USAGE
+    draft.unlink()
+    n = len(config.sources())
+    print(
+        f"{path}: written ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
+        f"{n} source{'s' if n != 1 else ''}); a running differ run reads it within seconds",
+        file=out,
+    )
+    for note in trusted:
+        print(f"note: {note}: taken as it will be where differ runs", file=out)
+    return ExitCode.OK
 
 
 def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:

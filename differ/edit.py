@@ -1068,26 +1068,59 @@ def _check_notifier(
     path: Path,
     env: Mapping[str, str],
     changed: Mapping[str, Any],
-) -> None:
-    """A [[notify]] table after `differ notify set`, checked as the configuration's are when every `${NAME}` it
-    takes is set here; when one is set only where differ runs, each option set is checked on its own."""
+) -> list[str]:
+    """A [[notify]] table as edited, checked as the configuration's are when every `${NAME}` it takes is set
+    here; when one is set only where differ runs, each option in `changed` that takes none is checked on its own.
+    Returns the names taken on trust."""
     from differ.config import check_notifier, notifier_options
     from differ.notify import NOTIFIERS
     from differ.options import Invalid
 
     key = f"notify[{index}]"
-    if not set(ENV_REFERENCE.findall(json.dumps(table))) - set(env):
+    untold = sorted(set(ENV_REFERENCE.findall(json.dumps(table))) - set(env))
+    if not untold:
         check_notifier(table, key, {d.id for d in config.documents}, path, env)
-        return
-    kind = NOTIFIERS[str(table["kind"])]
+        return []
+    kind = NOTIFIERS.get(str(table.get("kind")))
+    if kind is None:
+        raise ConfigError(
+            f"{path.name}: {key}.kind: expected one of {', '.join(sorted(NOTIFIERS))}, found {table.get('kind')!r}"
+        )
     schema = {**notifier_options(), **kind.options}
+    missing = next((name for name, spec in schema.items() if spec.required and name not in table), None)
+    if missing:
+        raise ConfigError(f'{path.name}: {key}: missing key "{missing}" ({schema[missing].help})')
     for name, value in changed.items():
         if name not in schema:
             raise ConfigError(f"{path.name}: {key}.{name}: kind {json.dumps(table['kind'])} takes no {name}")
+        if set(ENV_REFERENCE.findall(json.dumps(value))) - set(env):
+            continue
         try:
             schema[name].validate(value)
         except Invalid as exc:
             raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
+    return untold
+
+
+def check_edited(text: str, path: Path, env: Mapping[str, str]) -> tuple[Config, list[str]]:
+    """A configuration edited by hand (`differ config edit`), checked as it will run, and what was taken on
+    trust: a notifier's `${NAME}` set only where differ runs (its options that take none are checked)."""
+    config = parse_config(text, path, env, notifiers=False)
+    tables = _toml(text).get("notify", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        parse_config(text, path, env)  # says what is wrong with them
+    names: set[str] = set()
+    trusted: list[str] = []
+    for index, table in enumerate(tables):
+        untold = _check_notifier(table, index, config, path, env, table)
+        if str(table.get("name")) in names:
+            raise ConfigError(
+                f'{path.name}: notify[{index}].name: duplicate notifier name "{table.get("name")}"'
+            )
+        names.add(str(table.get("name")))
+        if untold:
+            trusted.append(f"notifier {table.get('name')} takes {', '.join(untold)}, not set here")
+    return config, trusted
 
 
 def _notifier_at(

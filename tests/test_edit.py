@@ -1220,3 +1220,111 @@ def test_set_service_writes_the_service_table_and_makes_one_above_the_documents(
         "(nothing was written)\n"
     )
     assert config.read_text() == '[service]\ninterval = "1h"\n\n' + bare
+
+
+def _editor(tmp_path: Path, body: str) -> dict[str, str]:
+    """An editor (a real process, as $EDITOR runs) that runs `body` with `path` the file to edit and `n` how many
+    times it has been opened before."""
+    import sys
+
+    script = tmp_path / "editor.py"
+    count = tmp_path / "opened"
+    script.write_text(
+        "import sys\nfrom pathlib import Path\npath = Path(sys.argv[1])\n"
+        f"count = Path({str(count)!r})\nn = int(count.read_text()) if count.exists() else 0\n"
+        "count.write_text(str(n + 1))\n" + body
+    )
+    return {"EDITOR": f"{sys.executable} {script}"}
+
+
+def test_config_edit_writes_the_file_back_only_when_it_reads(tmp_path: Path) -> None:
+    """`differ config edit`: the file in the user's editor; written back when it reads as a configuration, with a
+    notifier's variable set only where differ runs taken on trust (and said); else the file as it was and the
+    text kept for the user."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    mirror = '\n[[documents.mirrors]]\nid = "copy"\nurl = "https://example.net/torch"\n'
+    env = _editor(
+        tmp_path, f"path.write_text(path.read_text().replace('# Alerts', {mirror!r} + '\\n# Alerts'))\n"
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", str(config), "config", "edit"], out=out, err=err, env=env) == ExitCode.OK
+    assert (out.getvalue(), err.getvalue()) == (
+        f"{config}: written (2 documents, 3 sources); a running differ run reads it within seconds\n"
+        "note: notifier team takes SLACK_WEBHOOK_URL, not set here: taken as it will be where differ runs\n",
+        "",
+    )
+    assert config.read_text() == EXISTING.replace("# Alerts", mirror + "\n# Alerts")
+    written = config.read_text()
+    env = _editor(
+        tmp_path,
+        "path.write_text(path.read_text().replace('url = \"https://example.net/torch\"', 'url = 3'))\n",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", str(config), "config", "edit"], out=out, err=err, env=env) == ExitCode.USAGE
+    draft = err.getvalue().rsplit("your text is in ", 1)[1].strip()
+    assert err.getvalue() == (
+        "error: config.toml: documents[1].mirrors[0].url: expected a string, found 3\n"
+        f"differ: {config} is as it was; your text is in {draft}\n"
+    )
+    assert config.read_text() == written
+    assert "url = 3" in Path(draft).read_text()
+    assert (Path(draft).stat().st_mode & 0o777) == 0o600  # a config may hold secrets
+
+
+def test_config_edit_opens_the_file_again_while_asked_and_never_writes_over_another_edit(
+    tmp_path: Path,
+) -> None:
+    from differ.configure import config_edit
+
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    # the first time a mistake, the second time mended
+    env = _editor(
+        tmp_path,
+        "import re\n"
+        "value = 'soon' if n == 0 else '2h'\n"
+        'path.write_text(re.sub(r\'interval = "[^"]*"\', f\'interval = "{value}"\', path.read_text(), count=1))\n',
+    )
+    asked: list[int] = []
+    out, err = io.StringIO(), io.StringIO()
+    assert config_edit(config, out, err, env, lambda: not asked.append(1) and len(asked) < 3) == ExitCode.OK
+    assert (len(asked), err.getvalue()) == (
+        1,
+        'error: config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"\n',
+    )
+    assert config.read_text() == EXISTING.replace('interval = "1h"', 'interval = "2h"')
+    # another command writes the file while it is open: that edit stays, this one is kept aside
+    env = _editor(
+        tmp_path,
+        f"Path({str(config)!r}).write_text(Path({str(config)!r}).read_text() + '# theirs\\n')\n"
+        "path.write_text(path.read_text() + '# mine\\n')\n",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert config_edit(config, out, err, env) == ExitCode.USAGE
+    assert config.read_text().endswith("# theirs\n")
+    assert "changed while this edit was being made" in err.getvalue()
+    assert err.getvalue().rsplit("your text is in ", 1)[1].strip().endswith(".toml")
+
+
+def test_config_edit_makes_a_new_file_and_says_what_went_wrong_with_the_editor(tmp_path: Path) -> None:
+    config = tmp_path / "new.toml"
+    env = _editor(tmp_path, "path.write_text(path.read_text() + '[service]\\ninterval = \"1h\"\\n')\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--config", str(config), "config", "edit"], out=out, err=err, env=env) == ExitCode.OK
+    assert config.read_text().endswith('[service]\ninterval = "1h"\n')
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["config", "edit", str(config)], out=out, err=err, env=_editor(tmp_path, "")) == ExitCode.OK
+    assert out.getvalue() == f"no change: {config} is as it was\n"
+    failing = _editor(tmp_path, "path.write_text('x'); sys.exit(3)\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["config", "edit", str(config)], out=out, err=err, env=failing) == ExitCode.FAILURE
+    assert err.getvalue().startswith(f"differ: the editor exited with 3; {config} is as it was (your text: ")
+    assert config.read_text().endswith('[service]\ninterval = "1h"\n')
+    out, err = io.StringIO(), io.StringIO()
+    none = {"EDITOR": str(tmp_path / "no-such-editor")}
+    assert main(["config", "edit", str(config)], out=out, err=err, env=none) == ExitCode.USAGE
+    assert err.getvalue() == (
+        f"error: cannot start the editor {tmp_path / 'no-such-editor'}: No such file or directory (set VISUAL or "
+        "EDITOR)\n"
+    )

@@ -1102,15 +1102,21 @@ def _check_notifier(
     return untold
 
 
+STAND_IN = "https://stand-in.invalid/"  # a `${NAME}` outside the notifiers not set here, to check the rest by
+
+
 def check_edited(text: str, path: Path, env: Mapping[str, str]) -> tuple[Config, list[str]]:
     """A configuration edited by hand (`differ config edit`), checked as it will run, and what was taken on
     trust: a notifier's `${NAME}` set only where differ runs (its options that take none are checked)."""
-    config = parse_config(text, path, env, notifiers=False)
-    tables = _toml(text).get("notify", [])
+    data = _toml(text)
+    rest = {key: value for key, value in data.items() if key != "notify"}
+    untold = sorted(set(ENV_REFERENCE.findall(json.dumps(rest, default=str))) - set(env))
+    config = parse_config(text, path, {**env, **dict.fromkeys(untold, STAND_IN)}, notifiers=False)
+    tables = data.get("notify", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         parse_config(text, path, env)  # says what is wrong with them
     names: set[str] = set()
-    trusted: list[str] = []
+    trusted = [f"the sources or the service take {', '.join(untold)}, not set here"] if untold else []
     for index, table in enumerate(tables):
         untold = _check_notifier(table, index, config, path, env, table)
         if str(table.get("name")) in names:

@@ -1328,3 +1328,30 @@ def test_config_edit_makes_a_new_file_and_says_what_went_wrong_with_the_editor(t
         f"error: cannot start the editor {tmp_path / 'no-such-editor'}: No such file or directory (set VISUAL or "
         "EDITOR)\n"
     )
+
+
+def test_a_hand_edited_file_is_checked_as_it_will_run_with_what_is_set_only_there_taken_on_trust() -> None:
+    from differ.edit import check_edited
+
+    text = WATCHED.replace(
+        'Accept-Language = "en"\n', 'Accept-Language = "en"\nAuthorization = "${TOKEN}"\n', 1
+    )
+    config, trusted = check_edited(text, Path("config.toml"), {})
+    assert [s.key for s in config.sources()] == [
+        "rust/canonical",
+        "rust/wpnews",
+        "rust/ko",
+        "torch/canonical",
+    ]
+    assert trusted == [
+        "the sources or the service take TOKEN, not set here",
+        "notifier team takes SLACK_WEBHOOK_URL, not set here",
+    ]
+    with pytest.raises(ConfigError, match=r"^config.toml: notify\[0\].events: expected items from"):
+        check_edited(text + 'events = ["changd"]\n', Path("config.toml"), {})  # the rest of it is checked
+    hook = '\n[[notify]]\nname = "hook"\nkind = "webhook"\nsecret = "${HOOK_SECRET}"\n'
+    with pytest.raises(ConfigError, match=r'^config.toml: notify\[1\]: missing key "url"'):
+        check_edited(text + hook, Path("config.toml"), {})
+    both = text + '\n[[notify]]\nname = "team"\nkind = "slack"\nurl = "${X}"\n'
+    with pytest.raises(ConfigError, match='duplicate notifier name "team"'):
+        check_edited(both, Path("config.toml"), {})

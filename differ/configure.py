@@ -18,6 +18,8 @@ from differ.errors import ConfigError, ExitCode, UsageError
 from differ.options import meant
 
 if TYPE_CHECKING:
+    import subprocess
+
     from differ.edit import Set
 
 
@@ -334,7 +336,6 @@ def config_edit(
     read is said, and opened again while `again` (asked on a terminal) says so, else kept beside for the user to
     mend. An edit made meanwhile by another command is never overwritten."""
     import shlex
-    import subprocess
     import tempfile
 
     from differ.edit import NEW_FILE, check_edited
@@ -353,7 +354,7 @@ def config_edit(
         f.write(NEW_FILE if read_as is None else read_as)
     while True:
         try:
-            done = subprocess.run([*editor, str(draft)], env=dict(env), check=False)
+            done = _run_editor([*editor, str(draft)], env)
         except OSError as exc:
             draft.unlink()
             raise UsageError(
@@ -393,6 +394,24 @@ def config_edit(
     for note in trusted:
         print(f"note: {note}: taken as it will be where differ runs", file=out)
     return ExitCode.OK
+
+
+def _run_editor(command: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """Run the editor as git does: Ctrl-C is the editor's while it runs (vi cancels a command with it), so it
+    neither stops differ nor kills the editor; the editor itself takes it as it would from a shell."""
+    import signal
+    import subprocess
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return subprocess.run(
+            command,
+            env=dict(env),
+            check=False,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:

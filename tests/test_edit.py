@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tomllib
 from pathlib import Path
 
@@ -1355,3 +1356,31 @@ def test_a_hand_edited_file_is_checked_as_it_will_run_with_what_is_set_only_ther
     both = text + '\n[[notify]]\nname = "team"\nkind = "slack"\nurl = "${X}"\n'
     with pytest.raises(ConfigError, match='duplicate notifier name "team"'):
         check_edited(both, Path("config.toml"), {})
+
+
+def test_ctrl_c_in_the_editor_is_the_editor_s(tmp_path: Path) -> None:
+    """As git does: while the editor runs, Ctrl-C (SIGINT to the terminal's process group) is the editor's to
+    take (vi cancels a command with it); differ goes on and writes the file when the editor exits. A real
+    process, in a process group of its own."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import os, signal, sys, time\nfrom pathlib import Path\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)  # as vi does\n"
+        "os.killpg(os.getpgid(0), signal.SIGINT)\ntime.sleep(0.2)\n"
+        "path = Path(sys.argv[1])\npath.write_text(path.read_text().replace('\"1h\"', '\"2h\"'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "differ", "--config", str(config), "config", "edit"],
+        env={**os.environ, "EDITOR": f"{sys.executable} {editor}"},
+        capture_output=True,
+        text=True,
+        start_new_session=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert config.read_text() == EXISTING.replace('"1h"', '"2h"')

@@ -132,6 +132,7 @@ def _add_mirror(
             written = f" ({s.url})" if s.url != url else ""
             raise UsageError(
                 f"{watch_key(url, settings.get('entry'))} is already watched, as {s.key}{written}"
+                + _to_change(s, kind, settings)
             )
     table = _table(url, kind, settings)
     stored = _stored_urls(config)
@@ -155,6 +156,24 @@ def _add_mirror(
         before_write(new_text, [key])
     tomltext.write(path, new_text, read_as=read_as)
     return Added(key, False, private_note(source))
+
+
+def _to_change(source: SourceConfig, kind: str | None, settings: Mapping[str, Any]) -> str:
+    """For a page added again with other settings: the command that gives them to the source watching it (a
+    feed's entry names the page, so it is never one of them)."""
+    import shlex
+
+    given = {
+        **({"kind": kind} if kind and kind != source.kind else {}),
+        **{n: v for n, v in settings.items() if n != "entry" and source.options.get(n) != v},
+    }
+    if not given:
+        return ""
+    pairs = " ".join(
+        shlex.quote(f"{name}={tomltext.value(v) if not isinstance(v, str) else v}")
+        for name, v in given.items()
+    )
+    return f"; to watch it so: differ set {source.key} {pairs}"
 
 
 @dataclass(frozen=True)
@@ -192,7 +211,12 @@ def _add_documents(
     if already and not skip_watched:
         url, key = next(iter(already.items()))
         written = next(watch_key(s.url, s.options.get("entry")) for s in config.sources() if s.key == key)
-        raise UsageError(f"{url} is already watched, as {key}" + (f" ({written})" if written != url else ""))
+        page = next(p for p, at in zip(pages, keys, strict=True) if at == url)
+        raise UsageError(
+            f"{url} is already watched, as {key}"
+            + (f" ({written})" if written != url else "")
+            + _to_change(config.source(key), page.kind, page.settings)
+        )
     if watched:
         given = tuple(keys)
         notifiers = [replace(n, pages=given) if n.pages is None else n for n in notifiers]

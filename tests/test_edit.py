@@ -1384,3 +1384,30 @@ def test_ctrl_c_in_the_editor_is_the_editor_s(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert config.read_text() == EXISTING.replace('"1h"', '"2h"')
+
+
+def test_a_page_added_again_with_other_settings_is_told_the_set_that_gives_them(tmp_path: Path) -> None:
+    """`differ add URL --set …` of a page already watched: refused, with the `differ set` that changes the
+    watching source's settings to those asked (shell-quoted; what it has already, and a feed's entry, left
+    out)."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    page = "https://pytorch.org/blog/pytorch-2-13-release-blog/"
+    assert run(
+        "--config", str(config), "add", page, "--set", "selector=article .post", "--set", "interval=1h"
+    )[::2] == (
+        ExitCode.USAGE,
+        f"error: {page} is already watched, as torch/canonical; to watch it so: differ set torch/canonical "
+        "'selector=article .post' interval=1h\n",
+    )
+    assert run("--config", str(config), "add", page.replace("https://", "http://www."), "--kind", "html")[
+        2
+    ] == (
+        f"error: {page.replace('https://', 'http://www.')} is already watched, as torch/canonical ({page})\n"
+    )
+    assert run("--config", str(config), "add", "https://wpnews.pro/news/rust-1-66", "--to", "rust", "--set",
+               'exclude=[".share"]')[2] == (
+        "error: https://wpnews.pro/news/rust-1-66 is already watched, as rust/wpnews; to watch it so: differ set "
+        "rust/wpnews 'exclude=[\".share\"]'\n"
+    )  # fmt: skip
+    assert config.read_text() == WATCHED

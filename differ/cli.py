@@ -192,6 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="set the [service] table's options (interval, proxy, heartbeat, …)",
     )
+    se.add_argument(
+        "--set",
+        dest="pairs",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option, as after SOURCE",
+    )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
@@ -315,6 +323,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ns.add_argument("name", metavar="NAME", help="the notifier's name (differ sources lists them)")
     ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")
+    ns.add_argument(
+        "--set",
+        dest="more",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option, as after NAME",
+    )
     ns.add_argument(
         "--unset", action="append", default=[], metavar="NAME", help="take an option out (its default again)"
     )

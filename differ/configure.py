@@ -223,7 +223,9 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     from differ.edit import set_options as write
 
     names = [item for item in args.items if not _SETTING.match(item)]
-    pairs = [item for item in args.items if _SETTING.match(item)]
+    pairs = [
+        item for item in args.items if _SETTING.match(item)
+    ] + args.pairs  # `--set NAME=VALUE` as for add
     usage = "expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical interval=1h)"
     if args.service and names:
         raise UsageError(f"--service sets the [service] table: name no source with it (found {names[0]})")
@@ -281,12 +283,13 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
 
     fixed = {"name", "kind"}  # what names a destination's messages and says how they are sent
     known = set(notifier_options()).union(*(kind.options for kind in NOTIFIERS.values())) - fixed
-    if not args.pairs and not args.unset:
+    pairs = args.pairs + args.more  # `--set NAME=VALUE` as for notify add
+    if not pairs and not args.unset:
         raise UsageError(
             "no option given: expected NAME NAME=VALUE… "
             '(e.g. differ notify set slack \'events=["changed", "moved"]\'), or --unset NAME'
         )
-    settings = parse_settings(args.pairs, known, given="")
+    settings = parse_settings(pairs, known, given="")
     for name in args.unset:
         if name not in known:
             raise UsageError(

@@ -420,7 +420,7 @@ def private_note(source: SourceConfig) -> str | None:
         return None
     return (
         f"{host} is a {reason} address, which differ refuses to fetch unless the source allows it: "
-        "set allow_private = true on it (or add it with --set allow_private=true)"
+        f"differ set {source.key} allow_private=true"
     )
 
 

@@ -212,8 +212,10 @@ def test_a_page_on_a_private_address_is_added_with_a_note_saying_what_it_needs(t
     assert code == ExitCode.OK
     assert out.splitlines()[1] == (
         "note: 127.0.0.1 is a loopback address, which differ refuses to fetch unless the source allows it: "
-        "set allow_private = true on it (or add it with --set allow_private=true)"
+        "differ set post/canonical allow_private=true"
     )
+    assert run("--config", str(config), *out.splitlines()[1].split(": ")[-1].split()[1:])[0] == ExitCode.OK
+    assert load_config(config).sources()[0].allow_private is True  # the command as said
     code, out, _ = run("--config", str(config), "add", "http://10.1.2.3/mirror/", "--to", "post")
     assert out.splitlines()[1].startswith("note: 10.1.2.3 is a private address,")
     code, out, _ = run(
@@ -835,6 +837,12 @@ def test_set_writes_each_option_in_its_source_table_and_nothing_else(tmp_path: P
     )
     assert run("--config", str(config), "set", "rust", "--unset", "interval")[0] == ExitCode.OK
     assert config.read_text() == WATCHED
+    assert run("--config", str(config), "set", "rust/ko", "--set", "interval=3h")[
+        :2
+    ] == (  # as `differ add` has it
+        ExitCode.OK,
+        f'rust/ko: interval = "3h" (not set before)\nwritten to {config}\n',
+    )
 
 
 def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_place(tmp_path: Path) -> None:
@@ -1016,7 +1024,7 @@ def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) 
     assert config.read_text() == EXISTING + 'events = ["changed", "moved"]\n'
     assert run("--config", str(config), "notify", "set", "team", "--unset", "events")[0] == ExitCode.OK
     assert config.read_text() == EXISTING
-    assert run("--config", str(config), "notify", "set", "team", "digest=1h")[0] == ExitCode.OK
+    assert run("--config", str(config), "notify", "set", "team", "--set", "digest=1h")[0] == ExitCode.OK
     slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x"}
     assert load_config(config, slack).notifiers[0].digest == 3600.0
 
@@ -1164,7 +1172,7 @@ def test_set_keeps_a_file_s_line_endings_and_byte_order_mark(tmp_path: Path) -> 
     config = tmp_path / "config.toml"
     config.write_bytes(b"\xef\xbb\xbf" + WATCHED.replace("\n", "\r\n").encode())
     assert run("--config", str(config), "set", "torch", "interval=1h", "title=PyTorch")[0] == ExitCode.OK
-    assert run("--config", str(config), "notify", "set", "team", "digest=1h")[0] == ExitCode.OK
+    assert run("--config", str(config), "notify", "set", "team", "--set", "digest=1h")[0] == ExitCode.OK
     written = config.read_bytes()
     assert written.startswith(b"\xef\xbb\xbf# Release posts")
     assert b"\n" not in written.replace(b"\r\n", b"")

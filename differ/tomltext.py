@@ -154,7 +154,10 @@ def write(path: Path, text: str, *, read_as: str | None, private: bool = False) 
     secret); a crash leaves the old file or the new. Only if it still reads as `read_as`,
     the text the edit was made from (None: there was no file), checked and replaced under a lock on its
     folder: two edits at once (two `differ add`, `differ pause` during `differ add --backfill`, an editor)
-    never lose one another; the later is refused and writes nothing."""
+    never lose one another; the later is refused and writes nothing. A symbolic link (a configuration kept
+    with one's dotfiles) stays one: the file it names is written."""
+    if path.is_symlink():
+        path = path.resolve()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # `differ add` makes a new file where it is told
         fd = os.open(path.parent, os.O_RDONLY)

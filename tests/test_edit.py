@@ -1419,3 +1419,20 @@ def test_a_page_added_again_with_other_settings_is_told_the_set_that_gives_them(
         "rust/wpnews 'exclude=[\".share\"]'\n"
     )  # fmt: skip
     assert config.read_text() == WATCHED
+
+
+def test_a_configuration_kept_behind_a_symbolic_link_stays_behind_it(tmp_path: Path) -> None:
+    """Every edit (add, set, remove, config edit …) writes the file a link names, and the link stays a link."""
+    (tmp_path / "dotfiles").mkdir()
+    kept = tmp_path / "dotfiles" / "differ.toml"
+    kept.write_text(WATCHED)
+    config = tmp_path / "config.toml"
+    config.symlink_to(Path("dotfiles") / "differ.toml")
+    assert run("--config", str(config), "set", "rust/ko", "interval=2h")[0] == ExitCode.OK
+    assert run("--config", str(config), "add", "https://example.org/new-post/")[0] == ExitCode.OK
+    assert run("--config", str(config), "remove", "new-post")[0] == ExitCode.OK
+    assert config.is_symlink()
+    assert kept.read_text() == WATCHED.replace(
+        'url = "https://example.org/ko/rust-1-66"\n',
+        'url = "https://example.org/ko/rust-1-66"\ninterval = "2h"\n',
+    )

@@ -350,7 +350,11 @@ def config_edit(
         read_as = None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}")
-    editor = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    named = env.get("VISUAL") or env.get("EDITOR") or ""
+    try:
+        editor = shlex.split(named) or ["vi"]
+    except ValueError as exc:  # an unclosed quote
+        raise UsageError(f"the editor {named!r} (VISUAL or EDITOR) does not read as a command: {exc}")
     fd, name = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".toml")  # readable by its owner alone
     draft = Path(name)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -369,12 +373,12 @@ def config_edit(
                 file=err,
             )
             return ExitCode.FAILURE
-        text = draft.read_text(encoding="utf-8")
-        if text == (NEW_FILE if read_as is None else read_as):
-            draft.unlink()
-            print(f"no change: {path} is as it was", file=out)
-            return ExitCode.OK
         try:
+            text = _draft_text(draft, path)
+            if text == (NEW_FILE if read_as is None else read_as):
+                draft.unlink()
+                print(f"no change: {path} is as it was", file=out)
+                return ExitCode.OK
             config, trusted = check_edited(text, path, env)
             break
         except ConfigError as exc:
@@ -397,6 +401,15 @@ def config_edit(
     for note in trusted:
         print(f"note: {note}: taken as it will be where differ runs", file=out)
     return ExitCode.OK
+
+
+def _draft_text(draft: Path, path: Path) -> str:
+    """The text the editor left, with its line endings as differ reads a configuration's (the file's own are
+    given back when it is written)."""
+    try:
+        return draft.read_text(encoding="utf-8").replace("\r\n", "\n").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path.name}: not UTF-8 text (byte {exc.start}); save it as UTF-8")
 
 
 def _run_editor(command: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[bytes]:

@@ -1436,3 +1436,40 @@ def test_a_configuration_kept_behind_a_symbolic_link_stays_behind_it(tmp_path: P
         'url = "https://example.org/ko/rust-1-66"\n',
         'url = "https://example.org/ko/rust-1-66"\ninterval = "2h"\n',
     )
+
+
+def test_config_edit_reads_what_any_editor_leaves_and_refuses_an_editor_it_cannot_run(tmp_path: Path) -> None:
+    """CRLF line endings or a byte-order mark from the editor are no change of their own (the file keeps its
+    own); bytes that are not UTF-8 are said in one line, the file as it was; an EDITOR that does not read as a
+    command is one line, exit 2."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    crlf = _editor(
+        tmp_path, "path.write_bytes(b'\\xef\\xbb\\xbf' + path.read_bytes().replace(b'\\n', b'\\r\\n'))\n"
+    )
+    assert run_with(crlf, "--config", str(config), "config", "edit") == (
+        ExitCode.OK, f"no change: {config} is as it was\n", ""
+    )  # fmt: skip
+    mended = _editor(
+        tmp_path, "path.write_bytes(path.read_bytes().replace(b'1h', b'2h').replace(b'\\n', b'\\r\\n'))\n"
+    )
+    assert run_with(mended, "--config", str(config), "config", "edit")[0] == ExitCode.OK
+    assert config.read_bytes() == EXISTING.replace("1h", "2h").encode()  # LF, as the file had them
+    latin = _editor(tmp_path, "path.write_bytes(path.read_bytes() + '# café'.encode('latin-1'))\n")
+    code, _, err = run_with(latin, "--config", str(config), "config", "edit")
+    assert (code, err.splitlines()[0]) == (
+        ExitCode.USAGE,
+        f"error: config.toml: not UTF-8 text (byte {len(EXISTING.encode()) + 5}); save it as UTF-8",
+    )
+    assert run_with({"EDITOR": "vi 'unclosed"}, "--config", str(config), "config", "edit") == (
+        ExitCode.USAGE,
+        "",
+        'error: the editor "vi \'unclosed" (VISUAL or EDITOR) does not read as a command: No closing quotation\n',
+    )
+    assert config.read_bytes() == EXISTING.replace("1h", "2h").encode()
+
+
+def run_with(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), out=out, err=err, env=env)
+    return code, out.getvalue(), err.getvalue()

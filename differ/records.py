@@ -8,6 +8,7 @@ import argparse
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -38,13 +39,15 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         out = _history_json(app, source, shown, found, args)
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
+    moved = _new_addresses(versions)
     rows = [
         (
             str(v.number),
             v.fetched_at,
             v.hash[:12],
             size_text(int(v.record.get("raw_bytes", 0))),
-            _changed(found[v.number], _pair(app, source, v)) if asked else describe(v),
+            (_changed(found[v.number], _pair(app, source, v)) if asked else describe(v))
+            + (f"; url now {moved[v.number]}" if v.number in moved else ""),
         )
         for v in shown
     ]
@@ -72,6 +75,17 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     for line in reach:
         print(line, file=app.out)
     return ExitCode.OK
+
+
+def _new_addresses(versions: Sequence[Version]) -> dict[int, str]:
+    """The versions fetched from another `url` than the one before (`differ set SOURCE url=…` after a page
+    moved), with that address: where the record shows the source was pointed elsewhere."""
+    out: dict[int, str] = {}
+    for before, v in pairwise(versions):
+        url = v.record.get("url")
+        if url and before.record.get("url") and url != before.record.get("url"):
+            out[v.number] = str(url)
+    return out
 
 
 def _with_changes(
@@ -163,6 +177,7 @@ def _history_json(
                 "fetched_at": v.fetched_at,
                 "hash": v.hash,
                 "raw_bytes": int(v.record.get("raw_bytes", 0)),
+                "url": v.record.get("url"),
                 **changes(v),
                 **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
                 **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),

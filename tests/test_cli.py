@@ -501,6 +501,13 @@ def test_the_command_a_moved_page_names_updates_its_url_and_its_history_goes_on(
     assert run("--config", config, "check", "doc/canonical")[1].startswith(
         "doc/canonical: new version 2 (1 change)"
     )
+    history = run("--config", config, "history", "doc/canonical")[1].splitlines()
+    assert history[-1].endswith(f"; url now {new}")  # the record says where the source was pointed
+    assert not history[-2].endswith(new)
+    versions = json.loads(run("--config", config, "history", "doc/canonical", "--format", "json")[1])[
+        "versions"
+    ]
+    assert [v["url"] for v in versions] == [server.url("/post"), new]
 
 
 def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watched(

@@ -245,10 +245,21 @@ def choice_list(*allowed: str) -> Validator:
         items = string_list(value)
         for item in items:
             if item not in allowed:
-                raise Invalid(f"expected items from {', '.join(allowed)}, found {found(item)}")
+                raise Invalid(
+                    f"expected items from {', '.join(allowed)}, found {found(item)}{_unquoted(item)}"
+                )
         return items
 
     return check
+
+
+def _unquoted(item: str) -> str:
+    """A hint for a list whose quotes a shell took out (`--set events=["changed"]` arrives as `[changed]`)."""
+    if not (item.startswith("[") and item.endswith("]")):
+        return ""
+    names = [part.strip() for part in item[1:-1].split(",") if part.strip()]
+    written = "[" + ", ".join(f'"{name}"' for name in names) + "]"
+    return f" (a list whose quotes the shell took out? quote it whole: '…={written}')"
 
 
 def string_table(value: Any) -> dict[str, str]:

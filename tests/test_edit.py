@@ -957,6 +957,12 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
             ["rust/ko", "interval=1h", "--unset", "interval"],
             "error: interval is both set and taken out: give one of the two\n",
         ),
+        (  # `languages=["ko"]` unquoted: the shell took the quotes out
+            ["rust/ko", "languages=[ko, ja]"],
+            "error: config.toml: documents[0].mirrors[1].languages: expected items from en, de, es, fr, it, nl, pt, "
+            'sv, pl, tr, id, vi, ko, ja, zh, ru, uk, el, ar, he, found "[ko, ja]" (a list whose quotes the shell '
+            'took out? quote it whole: \'…=["ko", "ja"]\') (nothing was written)\n',
+        ),
     ],
 )
 def test_what_cannot_be_set_leaves_the_file_as_it_was(tmp_path: Path, args: list[str], message: str) -> None:

@@ -334,6 +334,7 @@ def private_access(value: Any) -> bool | tuple[Network, ...]:
         except ValueError:
             raise Invalid(
                 f'expected true, false or a list of addresses such as "127.0.0.1/32", found {found(item)}'
+                + _unquoted(item)
             )
     return tuple(networks)
 

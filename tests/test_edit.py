@@ -957,6 +957,12 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
             ["rust/ko", "interval=1h", "--unset", "interval"],
             "error: interval is both set and taken out: give one of the two\n",
         ),
+        (
+            ["rust/ko", "allow_private=[127.0.0.1]"],
+            "error: config.toml: documents[0].mirrors[1].allow_private: expected true, false or a list of addresses "
+            'such as "127.0.0.1/32", found "[127.0.0.1]" (a list whose quotes the shell took out? quote it whole: '
+            "'…=[\"127.0.0.1\"]') (nothing was written)\n",
+        ),
         (  # `languages=["ko"]` unquoted: the shell took the quotes out
             ["rust/ko", "languages=[ko, ja]"],
             "error: config.toml: documents[0].mirrors[1].languages: expected items from en, de, es, fr, it, nl, pt, "

@@ -1123,6 +1123,18 @@ def _check_notifier(
             schema[name].validate(value)
         except Invalid as exc:
             raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
+    known = {d.id for d in config.documents}
+    named = table.get("documents", [])
+    unknown = (
+        next((d for d in named if isinstance(d, str) and d not in known), None)
+        if isinstance(named, list)
+        else None
+    )
+    if unknown is not None:
+        raise ConfigError(
+            f'{path.name}: {key}.documents: no document "{unknown}"; configured documents: '
+            f"{', '.join(sorted(known)) or 'none'}"
+        )
     return untold
 
 

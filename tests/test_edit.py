@@ -1050,6 +1050,11 @@ def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) 
             'recovered, delivery_failed, metadata, translation_found, moved, found "changd" (nothing was written)\n',
         ),
         (
+            ["team", 'documents=["rust", "nope"]'],
+            'error: config.toml: notify[0].documents: no document "nope"; configured documents: rust, torch '
+            "(nothing was written)\n",
+        ),
+        (
             ["team", "forum=true"],
             'error: config.toml: notify[0].forum: kind "slack" takes no forum (nothing was written)\n',
         ),

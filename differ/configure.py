@@ -355,7 +355,11 @@ def config_edit(
         editor = shlex.split(named) or ["vi"]
     except ValueError as exc:  # an unclosed quote
         raise UsageError(f"the editor {named!r} (VISUAL or EDITOR) does not read as a command: {exc}")
-    fd, name = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".toml")  # readable by its owner alone
+    try:  # beside the file, where a copy kept after a mistake is found; readable by its owner alone
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-edit-", suffix=".toml")
+    except OSError as exc:
+        raise ConfigError(f"{path.parent}: cannot write a copy to edit: {exc.strerror or exc}")
     draft = Path(name)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(NEW_FILE if read_as is None else read_as)

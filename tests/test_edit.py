@@ -1296,6 +1296,7 @@ def test_config_edit_writes_the_file_back_only_when_it_reads(tmp_path: Path) -> 
     assert config.read_text() == written
     assert "url = 3" in Path(draft).read_text()
     assert (Path(draft).stat().st_mode & 0o777) == 0o600  # a config may hold secrets
+    assert Path(draft).parent == config.parent and Path(draft).name.startswith(".config-edit-")
 
 
 def test_config_edit_opens_the_file_again_while_asked_and_never_writes_over_another_edit(

@@ -1067,7 +1067,7 @@ def _set_notifier(
         config = parse_config(
             new_text, path, env, notifiers=False
         )  # the others may take variables set elsewhere
-        _check_notifier(table.find(_toml(new_text)), index, config, path, env, settings)
+        _check_notifier(table.find(_toml(new_text)), index, config, path, env)
     except (ConfigError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{exc} (nothing was written)")
     if _toml(new_text) != expected:
@@ -1086,24 +1086,21 @@ def _set_notifier(
 
 
 def _check_notifier(
-    table: dict[str, Any],
-    index: int,
-    config: Config,
-    path: Path,
-    env: Mapping[str, str],
-    changed: Mapping[str, Any],
+    table: dict[str, Any], index: int, config: Config, path: Path, env: Mapping[str, str]
 ) -> list[str]:
-    """A [[notify]] table as edited, checked as the configuration's are when every `${NAME}` it takes is set
-    here; when one is set only where differ runs, each option in `changed` that takes none is checked on its own.
-    Returns the names taken on trust."""
+    """A [[notify]] table as edited, checked as the configuration's are. A `${NAME}` not set here (set only where
+    differ runs) is taken on trust: the options that take one are checked with a stand-in and an error about
+    them passed over; every other option, the documents named and the kind's own checks are checked. Returns
+    the names taken on trust."""
     from differ.config import check_notifier, notifier_options
     from differ.notify import NOTIFIERS
     from differ.options import Invalid
 
     key = f"notify[{index}]"
+    documents = {d.id for d in config.documents}
     untold = sorted(set(ENV_REFERENCE.findall(json.dumps(table))) - set(env))
     if not untold:
-        check_notifier(table, key, {d.id for d in config.documents}, path, env)
+        check_notifier(table, key, documents, path, env)
         return []
     kind = NOTIFIERS.get(str(table.get("kind")))
     if kind is None:
@@ -1111,30 +1108,30 @@ def _check_notifier(
             f"{path.name}: {key}.kind: expected one of {', '.join(sorted(NOTIFIERS))}, found {table.get('kind')!r}"
         )
     schema = {**notifier_options(), **kind.options}
-    missing = next((name for name, spec in schema.items() if spec.required and name not in table), None)
-    if missing:
-        raise ConfigError(f'{path.name}: {key}: missing key "{missing}" ({schema[missing].help})')
-    for name, value in changed.items():
+    trusted = {
+        name for name, value in table.items() if set(ENV_REFERENCE.findall(json.dumps(value))) - set(env)
+    }
+    for name, value in table.items():  # each on its own first: an error about a trusted one stops the rest
         if name not in schema:
             raise ConfigError(f"{path.name}: {key}.{name}: kind {json.dumps(table['kind'])} takes no {name}")
-        if set(ENV_REFERENCE.findall(json.dumps(value))) - set(env):
-            continue
-        try:
-            schema[name].validate(value)
-        except Invalid as exc:
-            raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
-    known = {d.id for d in config.documents}
+        if name not in trusted:
+            try:
+                schema[name].validate(value)
+            except Invalid as exc:
+                raise ConfigError(f"{path.name}: {key}.{name}: {exc}")
     named = table.get("documents", [])
-    unknown = (
-        next((d for d in named if isinstance(d, str) and d not in known), None)
-        if isinstance(named, list)
-        else None
-    )
+    unknown = next((d for d in named if d not in documents), None) if isinstance(named, list) else None
     if unknown is not None:
         raise ConfigError(
             f'{path.name}: {key}.documents: no document "{unknown}"; configured documents: '
-            f"{', '.join(sorted(known)) or 'none'}"
+            f"{', '.join(sorted(documents)) or 'none'}"
         )
+    try:  # the whole table, the kind's own checks with it, a stand-in for each value not set here
+        check_notifier(table, key, documents, path, {**env, **dict.fromkeys(untold, STAND_IN)})
+    except ConfigError as exc:
+        about = str(exc).removeprefix(f"{path.name}: {key}").lstrip(".").split(":", 1)[0]
+        if about not in trusted:
+            raise
     return untold
 
 
@@ -1154,7 +1151,7 @@ def check_edited(text: str, path: Path, env: Mapping[str, str]) -> tuple[Config,
     names: set[str] = set()
     trusted = [f"the sources or the service take {', '.join(untold)}, not set here"] if untold else []
     for index, table in enumerate(tables):
-        untold = _check_notifier(table, index, config, path, env, table)
+        untold = _check_notifier(table, index, config, path, env)
         if str(table.get("name")) in names:
             raise ConfigError(
                 f'{path.name}: notify[{index}].name: duplicate notifier name "{table.get("name")}"'

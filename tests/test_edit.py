@@ -1379,6 +1379,19 @@ def test_a_hand_edited_file_is_checked_as_it_will_run_with_what_is_set_only_ther
     hook = '\n[[notify]]\nname = "hook"\nkind = "webhook"\nsecret = "${HOOK_SECRET}"\n'
     with pytest.raises(ConfigError, match=r'^config.toml: notify\[1\]: missing key "url"'):
         check_edited(text + hook, Path("config.toml"), {})
+    with pytest.raises(
+        ConfigError, match=r"^config.toml: notify\[1\].url: expected an http:// or https:// URL$"
+    ):
+        check_edited(
+            text + hook + 'url = "ftp://hooks.example.org/a"\n', Path("config.toml"), {}
+        )  # the kind's
+    assert check_edited(text + hook + 'url = "https://hooks.example.org/a"\n', Path("config.toml"), {})[
+        1
+    ] == [
+        "the sources or the service take TOKEN, not set here",
+        "notifier team takes SLACK_WEBHOOK_URL, not set here",
+        "notifier hook takes HOOK_SECRET, not set here",
+    ]  # its secret, a stand-in for which is no "whsec_…", passed over
     both = text + '\n[[notify]]\nname = "team"\nkind = "slack"\nurl = "${X}"\n'
     with pytest.raises(ConfigError, match='duplicate notifier name "team"'):
         check_edited(both, Path("config.toml"), {})

@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument(
         "--set",
         dest="pairs",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="NAME=VALUE",
         help="an option, as after SOURCE",
@@ -326,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     ns.add_argument(
         "--set",
         dest="more",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="NAME=VALUE",
         help="an option, as after NAME",

@@ -843,6 +843,10 @@ def test_set_writes_each_option_in_its_source_table_and_nothing_else(tmp_path: P
         ExitCode.OK,
         f'rust/ko: interval = "3h" (not set before)\nwritten to {config}\n',
     )
+    assert run("--config", str(config), "set", "rust/ko", "--set", "interval=4h", "stale_after=1d")[:2] == (
+        ExitCode.OK,
+        f'rust/ko: interval = "4h" (was "3h")\nrust/ko: stale_after = "1d" (not set before)\nwritten to {config}\n',
+    )  # a setting after --set's own, as a shell user writes it
 
 
 def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_place(tmp_path: Path) -> None:

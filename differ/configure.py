@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from differ import tomltext
 from differ.config import load_config
@@ -61,7 +61,7 @@ def add(
         before_write=backfill if args.backfill else None,
     )
     what = "a new document" if added.new_document else f"a mirror of {added.key.split('/')[0]}"
-    config = "" if path == Path("config.toml") else f"--config {path} "
+    config = _config_option(path)
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
     if added.note:
         print(f"note: {added.note}", file=out)
@@ -82,7 +82,7 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
         settings = {"url": args.url, **settings}
     added = add_notifier(path, args.kind, settings, name=args.name, documents=args.documents, env=env)
     which = ", ".join(added.documents) if added.documents else "every document"
-    config = "" if path == Path("config.toml") else f"--config {path} "
+    config = _config_option(path)
     print(
         f"added notifier {added.name} ({added.kind}, {which}) to {path}; try it: differ {config}notify test "
         f"{added.name}",
@@ -174,7 +174,7 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     if args.dry_run and tables:
         print(f"\n# to be added to {path}:\n\n{tables}", file=out, end="")
     elif added:
-        config = "" if path == Path("config.toml") else f"--config {path} "
+        config = _config_option(path)
         print(f"try them: differ {config}check", file=out)
     return ExitCode.OK
 
@@ -217,7 +217,7 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     """`differ set`: options written into (or, `--unset`, taken out of) sources' tables, or with `--service` the
     [service] table; a running `differ run` reads the file again within seconds (and takes [service] settings
     when it starts again). A new `url` is the page a link names, as `differ add` watches it."""
-    from differ.compare import parse_settings, settable
+    from differ.compare import settable
     from differ.config import SERVICE_OPTIONS
     from differ.edit import DOCUMENT_SET, SET_ALSO, address_to_watch, set_service
     from differ.edit import set_options as write
@@ -234,16 +234,7 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     if not pairs and not args.unset:
         raise UsageError(f"no option given: {usage}, or --unset NAME")
     known = set(SERVICE_OPTIONS) if args.service else settable() | SET_ALSO | DOCUMENT_SET
-    required = set() if args.service else {"url"}
-    settings = parse_settings(pairs, known, given="")
-    for name in args.unset:
-        if name not in known - required:
-            optional = sorted(known - required)
-            raise UsageError(
-                f'--unset: no option "{name}" to take out{meant(name, optional)}; options: {", ".join(optional)}'
-            )
-        if name in settings:
-            raise UsageError(f"{name} is both set and taken out: give one of the two")
+    settings = _changes(pairs, args.unset, known, set() if args.service else {"url"})
     if "url" in settings and not args.service:
         url, why = address_to_watch(str(settings["url"]))
         if why:
@@ -265,7 +256,7 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     _say(done, out)
     keys = list(dict.fromkeys(change.key for change in done if "/" in change.key))
     read = sorted({change.name for change in done if "/" in change.key} - _SCHEDULE)
-    config = "" if path == Path("config.toml") else f"--config {path} "
+    config = _config_option(path)
     tail = f"; try it: differ {config}fetch {keys[0]}" if read and len(keys) == 1 else ""
     if args.service:
         tail = "; a running differ run takes [service] settings when it starts again"
@@ -276,7 +267,6 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
 def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
     """`differ notify set NAME NAME=VALUE…`: options written into (or, `--unset`, taken out of) a [[notify]]
     table; a running `differ run` takes them at once when it reads the file again."""
-    from differ.compare import parse_settings
     from differ.config import notifier_options
     from differ.edit import set_notifier
     from differ.notify import NOTIFIERS
@@ -289,20 +279,13 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
             "no option given: expected NAME NAME=VALUE… "
             '(e.g. differ notify set slack \'events=["changed", "moved"]\'), or --unset NAME'
         )
-    settings = parse_settings(pairs, known, given="")
-    for name in args.unset:
-        if name not in known:
-            raise UsageError(
-                f'--unset: no option "{name}" to take out{meant(name, known)}; options: {", ".join(sorted(known))}'
-            )
-        if name in settings:
-            raise UsageError(f"{name} is both set and taken out: give one of the two")
+    settings = _changes(pairs, args.unset, known, set())
     result = set_notifier(path, args.name, settings, args.unset, env)
     if not result.done:
         print(f"nothing to do: {args.name} has those options already", file=out)
         return ExitCode.OK
     _say(result.done, out)
-    config = "" if path == Path("config.toml") else f"--config {path} "
+    config = _config_option(path)
     print(
         f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {args.name}",
         file=out,
@@ -325,6 +308,28 @@ def _say(done: Sequence[Set], out: TextIO) -> None:
 # Options that decide when a source is checked or how its alerts go, not how its page is read.
 _SCHEDULE = {"interval", "paused", "stale_after", "translation"}
 _SETTING = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _config_option(path: Path) -> str:
+    """`--config FILE ` for the commands a line suggests, when the file is not the default one."""
+    return "" if path == Path("config.toml") else f"--config {path} "
+
+
+def _changes(pairs: list[str], unset: list[str], known: set[str], required: set[str]) -> dict[str, Any]:
+    """`NAME=VALUE` pairs as a table of the options `known` names, and the options `--unset` takes out (not a
+    `required` one, nor one also set) checked."""
+    from differ.compare import parse_settings
+
+    settings = parse_settings(pairs, known, given="")
+    optional = sorted(known - required)
+    for name in unset:
+        if name not in optional:
+            raise UsageError(
+                f'--unset: no option "{name}" to take out{meant(name, optional)}; options: {", ".join(optional)}'
+            )
+        if name in settings:
+            raise UsageError(f"{name} is both set and taken out: give one of the two")
+    return settings
 
 
 def config_edit(

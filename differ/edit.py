@@ -126,14 +126,11 @@ def _add_mirror(
     text, config, read_as = _open(path, env)
     target = config.document(to)  # names the configured documents when there is no such one
     to = target.id  # the document may be named by its page's URL
-    at = same_page(url, settings.get("entry"))
-    for s in config.sources():  # the same page by another spelling (`http:`, `www.`, a slash, `utm_`) too
-        if same_page(s.url, s.options.get("entry")) == at and s.document == to:
-            written = f" ({s.url})" if s.url != url else ""
-            raise UsageError(
-                f"{watch_key(url, settings.get('entry'))} is already watched, as {s.key}{written}"
-                + _to_change(s, kind, settings)
-            )
+    same = _watched_by([s for s in config.sources() if s.document == to], url, settings.get("entry"))
+    if same is not None:
+        raise UsageError(
+            _already_watched(url, settings.get("entry"), same) + _to_change(same, kind, settings)
+        )
     table = _table(url, kind, settings)
     stored = _stored_urls(config)
     if title is not None:
@@ -156,6 +153,19 @@ def _add_mirror(
         before_write(new_text, [key])
     tomltext.write(path, new_text, read_as=read_as)
     return Added(key, False, private_note(source))
+
+
+def _watched_by(sources: Iterable[SourceConfig], url: str, entry: Any) -> SourceConfig | None:
+    """The first of `sources` watching the page at `url` (a feed's `entry` in it), however either is spelled
+    (`http:`, `www.`, a trailing slash, `utm_`)."""
+    at = same_page(url, entry)
+    return next((s for s in sources if same_page(s.url, s.options.get("entry")) == at), None)
+
+
+def _already_watched(url: str, entry: Any, by: SourceConfig) -> str:
+    """`URL is already watched, as KEY (URL as written there)`."""
+    written = f" ({by.url})" if by.url != url else ""
+    return f"{watch_key(url, entry)} is already watched, as {by.key}{written}"
 
 
 def _to_change(source: SourceConfig, kind: str | None, settings: Mapping[str, Any]) -> str:
@@ -838,19 +848,14 @@ def _set_options(
 ) -> list[Set]:
     """`set_options`, from the file as it is now."""
     env = os.environ if env is None else env
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file; there is nothing to set (differ add URL makes it)")
-    text, config, read_as = _open(path, env)
+    text, config, read_as = _existing_config(path, env, "differ add URL makes it")
     chosen = config.select(list(names))
     if "url" in settings:
         _new_address(config, chosen, str(settings["url"]))
     changes = {**settings, **{name: None for name in unset}}
     own = {name: changes.pop(name) for name in DOCUMENT_SET if name in changes}
     documents = _documents(config, names) if own else []
-    written = _toml(text)
-    expected = _copy(written)
-    rows = text.splitlines(keepends=True)
-    headers = tomltext.headers(rows)
+    written, expected, rows, headers = _parsed(text)
     edits: list[tuple[int, int, str]] = []  # rows [start, end) replaced by the text
     done: list[Set] = []
     for document in documents:
@@ -893,13 +898,8 @@ def _set_service(
 ) -> list[Set]:
     """`set_service`, from the file as it is now."""
     env = os.environ if env is None else env
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file; there is nothing to set (differ add URL makes it)")
-    text, _, read_as = _open(path, env)
-    written = _toml(text)
-    expected = _copy(written)
-    rows = text.splitlines(keepends=True)
-    headers = tomltext.headers(rows)
+    text, _, read_as = _existing_config(path, env, "differ add URL makes it")
+    written, expected, rows, headers = _parsed(text)
     edits: list[tuple[int, int, str]] = []
     start = next((i for i, brackets, name in headers if brackets == "[" and name == "service"), None)
     if start is None and "service" in written:
@@ -926,6 +926,23 @@ def _set_service(
         _reads_back(new_text, path, env, expected)
         tomltext.write(path, new_text, read_as=read_as)
     return done
+
+
+def _existing_config(path: Path, env: Mapping[str, str], making: str) -> tuple[str, Config, str | None]:
+    """`_open` of a file there must be something to set in (`making` says what writes one)."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file; there is nothing to set ({making})")
+    return _open(path, env)
+
+
+def _parsed(
+    text: str,
+) -> tuple[dict[str, Any], dict[str, Any], list[str], list[tuple[int, str, str]]]:
+    """A configuration's text as `differ set` edits it: its parsed TOML, a copy for what the edit must give, its
+    rows and its table headers."""
+    written = _toml(text)
+    rows = text.splitlines(keepends=True)
+    return written, _copy(written), rows, tomltext.headers(rows)
 
 
 def _applied(rows: list[str], edits: list[tuple[int, int, str]]) -> str:
@@ -1047,31 +1064,24 @@ def _set_notifier(
     from differ.notify import NOTIFIERS
 
     env = os.environ if env is None else env
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file; there is nothing to set (differ notify add KIND makes one)")
-    text, _, read_as = _open(path, env)
-    written = _toml(text)
-    rows = text.splitlines(keepends=True)
-    headers = tomltext.headers(rows)
+    text, _, read_as = _existing_config(path, env, "differ notify add KIND makes one")
+    written, expected, rows, headers = _parsed(text)
     index, start = _notifier_at(written.get("notify", []), headers, name, path)
     _set_here(settings, env)
     end = next((i for i, _, _ in headers if i > start), len(rows))
     table = Table(name, start, end, partial(_notify_table, index), path.name)
-    expected = _copy(written)
     edits: list[tuple[int, int, str]] = []
     done = _edit(table, {**settings, **{n: None for n in unset}}, rows, written, expected, edits)
     if not done:
         return NotifierSet(done)
     new_text = _applied(rows, edits)
+    config = _reads_back(
+        new_text, path, env, expected
+    )  # the other notifiers may take variables set elsewhere
     try:
-        config = parse_config(
-            new_text, path, env, notifiers=False
-        )  # the others may take variables set elsewhere
-        _check_notifier(table.find(_toml(new_text)), index, config, path, env)
-    except (ConfigError, tomllib.TOMLDecodeError) as exc:
+        _check_notifier(table.find(expected), index, config, path, env)
+    except ConfigError as exc:
         raise ConfigError(f"{exc} (nothing was written)")
-    if _toml(new_text) != expected:
-        raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
     kind = NOTIFIERS[str(table.find(expected)["kind"])]
     secrets = {n for n, spec in kind.options.items() if spec.secret}
     tomltext.write(path, new_text, read_as=read_as)
@@ -1098,7 +1108,7 @@ def _check_notifier(
 
     key = f"notify[{index}]"
     documents = {d.id for d in config.documents}
-    untold = sorted(set(ENV_REFERENCE.findall(json.dumps(table))) - set(env))
+    untold = _untold(table, env)
     if not untold:
         check_notifier(table, key, documents, path, env)
         return []
@@ -1108,9 +1118,7 @@ def _check_notifier(
             f"{path.name}: {key}.kind: expected one of {', '.join(sorted(NOTIFIERS))}, found {table.get('kind')!r}"
         )
     schema = {**notifier_options(), **kind.options}
-    trusted = {
-        name for name, value in table.items() if set(ENV_REFERENCE.findall(json.dumps(value))) - set(env)
-    }
+    trusted = {name for name, value in table.items() if _untold(value, env)}
     for name, value in table.items():  # each on its own first: an error about a trusted one stops the rest
         if name not in schema:
             raise ConfigError(f"{path.name}: {key}.{name}: kind {json.dumps(table['kind'])} takes no {name}")
@@ -1143,7 +1151,7 @@ def check_edited(text: str, path: Path, env: Mapping[str, str]) -> tuple[Config,
     trust: a notifier's `${NAME}` set only where differ runs (its options that take none are checked)."""
     data = _toml(text)
     rest = {key: value for key, value in data.items() if key != "notify"}
-    untold = sorted(set(ENV_REFERENCE.findall(json.dumps(rest, default=str))) - set(env))
+    untold = _untold(rest, env)
     config = parse_config(text, path, {**env, **dict.fromkeys(untold, STAND_IN)}, notifiers=False)
     tables = data.get("notify", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
@@ -1178,9 +1186,14 @@ def _notifier_at(
     return index, starts[index]
 
 
+def _untold(value: Any, env: Mapping[str, str]) -> list[str]:
+    """The `${NAME}`s a value (a table, a list, a string) takes that `env` does not set, sorted."""
+    return sorted(set(ENV_REFERENCE.findall(json.dumps(value, default=str))) - set(env))
+
+
 def _set_here(values: Mapping[str, Any], env: Mapping[str, str]) -> None:
     """A notifier's new values are checked with what differ will run with: each `${NAME}` they take must be set."""
-    unset = sorted(set(ENV_REFERENCE.findall(json.dumps(dict(values)))) - set(env))
+    unset = _untold(dict(values), env)
     if unset:
         raise UsageError(
             f"{', '.join(unset)} {'is' if len(unset) == 1 else 'are'} not set here: the notifier is checked with "
@@ -1269,12 +1282,11 @@ def _new_address(config: Config, chosen: Sequence[SourceConfig], url: str) -> No
     if len(chosen) != 1:
         raise UsageError("url names one page: set it on one source, as DOCUMENT/SOURCE")
     source = chosen[0]
-    at = same_page(url, source.options.get("entry"))
-    for other in config.sources():
-        if other.key == source.key or (source.role != "canonical" and other.document != source.document):
-            continue
-        if same_page(other.url, other.options.get("entry")) == at:
-            written = f" ({other.url})" if other.url != url else ""
-            raise UsageError(
-                f"{watch_key(url, source.options.get('entry'))} is already watched, as {other.key}{written}"
-            )
+    others = [
+        o
+        for o in config.sources()
+        if o.key != source.key and (source.role == "canonical" or o.document == source.document)
+    ]
+    same = _watched_by(others, url, source.options.get("entry"))
+    if same is not None:
+        raise UsageError(_already_watched(url, source.options.get("entry"), same))

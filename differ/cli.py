@@ -58,6 +58,26 @@ def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes")
     )
 
 
+def _set_and_unset(parser: argparse.ArgumentParser, dest: str, after: str) -> None:
+    """`--set NAME=VALUE…` (as `differ add` takes them) and `--unset NAME` for a command that changes options."""
+    parser.add_argument(
+        "--set",
+        dest=dest,
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"an option, as after {after}",
+    )
+    parser.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="take an option out (its default again); repeatable",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="differ",
@@ -180,26 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SOURCE… NAME=VALUE…",
         help="DOCUMENT/SOURCE, or DOCUMENT for all its sources, then the options as in config.toml",
     )
-    se.add_argument(
-        "--unset",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="take an option out (its default again); repeatable",
-    )
+    _set_and_unset(se, "pairs", "SOURCE")
     se.add_argument(
         "--service",
         action="store_true",
         help="set the [service] table's options (interval, proxy, heartbeat, …)",
-    )
-    se.add_argument(
-        "--set",
-        dest="pairs",
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option, as after SOURCE",
     )
     h = sub.add_parser("history", help="the versions of a source")
     h.add_argument("source", metavar="SOURCE")
@@ -324,18 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ns.add_argument("name", metavar="NAME", help="the notifier's name (differ sources lists them)")
     ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")
-    ns.add_argument(
-        "--set",
-        dest="more",
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option, as after NAME",
-    )
-    ns.add_argument(
-        "--unset", action="append", default=[], metavar="NAME", help="take an option out (its default again)"
-    )
+    _set_and_unset(ns, "more", "NAME")
     nr = n_sub.add_parser("remove", help="take a destination out of config.toml")
     nr.add_argument("name", metavar="NAME")
     nt = n_sub.add_parser("test", help="send a sample message")

@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
         help='change a destination\'s options in config.toml (events=["changed", "moved"], mention=…)',
         usage="differ notify set NAME NAME=VALUE… [--unset NAME]…",
     )
-    ns.add_argument("name", metavar="NAME", help="the notifier's name (differ sources lists them)")
+    ns.add_argument("name", nargs="?", metavar="NAME", help="the notifier's name (differ sources lists them)")
     ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")
     _set_and_unset(ns, "more", "NAME")
     nr = n_sub.add_parser("remove", help="take a destination out of config.toml")

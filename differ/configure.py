@@ -222,10 +222,9 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
     from differ.edit import DOCUMENT_SET, SET_ALSO, address_to_watch, set_service
     from differ.edit import set_options as write
 
-    names = [item for item in args.items if not _SETTING.match(item)]
-    pairs = [
-        item for item in args.items if _SETTING.match(item)
-    ] + args.pairs  # `--set NAME=VALUE` as for add
+    words = args.items + args.pairs  # `--set a=1 SOURCE` takes SOURCE after the pair as --set's
+    names = [word for word in words if not _SETTING.match(word)]
+    pairs = [word for word in words if _SETTING.match(word)]
     usage = "expected SOURCE… NAME=VALUE… (e.g. differ set pytorch-2-13/canonical interval=1h)"
     if args.service and names:
         raise UsageError(f"--service sets the [service] table: name no source with it (found {names[0]})")
@@ -273,21 +272,27 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
 
     fixed = {"name", "kind"}  # what names a destination's messages and says how they are sent
     known = set(notifier_options()).union(*(kind.options for kind in NOTIFIERS.values())) - fixed
-    pairs = args.pairs + args.more  # `--set NAME=VALUE` as for notify add
+    words = [*filter(None, [args.name]), *args.pairs, *args.more]  # `--set a=1 NAME` takes NAME as --set's
+    names = [word for word in words if not _SETTING.match(word)]
+    if len(names) != 1:
+        found = f"found {', '.join(names)}" if names else "found none"
+        raise UsageError(f"expected one destination's NAME and its NAME=VALUE… options ({found})")
+    name = names[0]
+    pairs = [word for word in words if _SETTING.match(word)]
     if not pairs and not args.unset:
         raise UsageError(
             "no option given: expected NAME NAME=VALUE… "
             '(e.g. differ notify set slack \'events=["changed", "moved"]\'), or --unset NAME'
         )
     settings = _changes(pairs, args.unset, known, set())
-    result = set_notifier(path, args.name, settings, args.unset, env)
+    result = set_notifier(path, name, settings, args.unset, env)
     if not result.done:
-        print(f"nothing to do: {args.name} has those options already", file=out)
+        print(f"nothing to do: {name} has those options already", file=out)
         return ExitCode.OK
     _say(result.done, out)
     config = _config_option(path)
     print(
-        f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {args.name}",
+        f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {name}",
         file=out,
     )
     if result.note:

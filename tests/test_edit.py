@@ -847,6 +847,10 @@ def test_set_writes_each_option_in_its_source_table_and_nothing_else(tmp_path: P
         ExitCode.OK,
         f'rust/ko: interval = "4h" (was "3h")\nrust/ko: stale_after = "1d" (not set before)\nwritten to {config}\n',
     )  # a setting after --set's own, as a shell user writes it
+    assert run("--config", str(config), "set", "--set", "interval=5h", "rust/ko")[:2] == (
+        ExitCode.OK,
+        f'rust/ko: interval = "5h" (was "4h")\nwritten to {config}\n',
+    )  # the source after --set's pair is still the source
 
 
 def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_place(tmp_path: Path) -> None:
@@ -1043,6 +1047,10 @@ def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) 
     assert run("--config", str(config), "notify", "set", "team", "--set", "digest=1h")[0] == ExitCode.OK
     slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/x"}
     assert load_config(config, slack).notifiers[0].digest == 3600.0
+    assert run("--config", str(config), "notify", "set", "--set", "digest=2h", "team")[0] == ExitCode.OK
+    assert load_config(config, slack).notifiers[0].digest == 7200.0  # the name after --set's pair
+    assert run("--config", str(config), "notify", "set", "digest=3h", "team")[0] == ExitCode.OK
+    assert load_config(config, slack).notifiers[0].digest == 10800.0  # and before it
 
 
 @pytest.mark.parametrize(
@@ -1065,6 +1073,11 @@ def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) 
         (["team", "evnts=[]"], 'error: unknown option "evnts" (did you mean "events"?); options: '),
         (["team", "name=other"], 'error: unknown option "name"; options: '),
         (["nope", "digest=1h"], 'error: no notifier "nope"; configured notifiers: team\n'),
+        (
+            ["team", "digest", "1h"],
+            "error: expected one destination's NAME and its NAME=VALUE… options (found team, digest, 1h)\n",
+        ),
+        ([], "error: expected one destination's NAME and its NAME=VALUE… options (found none)\n"),
         (
             ["team", "url=${OTHER_URL}"],
             "error: OTHER_URL is not set here: the notifier is checked with the values differ will run with before "

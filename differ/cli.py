@@ -11,7 +11,15 @@ from typing import TextIO
 from differ import __version__
 from differ import options as opt
 from differ.app import App
-from differ.config import DEFAULT_CONFIG, WEB_ARCHIVE, Config, ServiceConfig, load_config, store_config
+from differ.config import (
+    CHANGE_KINDS,
+    DEFAULT_CONFIG,
+    WEB_ARCHIVE,
+    Config,
+    ServiceConfig,
+    load_config,
+    store_config,
+)
 from differ.errors import ConfigError, DifferError, ExitCode, UsageError, refused
 
 # differ.diff.FORMATS, named here so that reading the command line loads no diff code (a test keeps them equal)
@@ -55,6 +63,14 @@ def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes")
         metavar="WORD",
         help=f"only {picks} whose block has this word or phrase, before or after (case aside, * any "
         "characters but a space; repeatable)",
+    )
+    parser.add_argument(
+        "--change",
+        dest="kinds",
+        action="append",
+        choices=CHANGE_KINDS,
+        metavar="KIND",
+        help=f"only {picks} of this kind: {', '.join(CHANGE_KINDS)} (repeatable)",
     )
 
 

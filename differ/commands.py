@@ -158,6 +158,7 @@ def sources_report(app: App) -> dict[str, Any]:
             "events": list(n.events),
             "sections": list(n.sections),
             "words": list(n.words),
+            "changes": list(n.changes),
             "digest": opt.format_duration(n.digest) if n.digest else None,
         }
         for n in app.config.notifiers
@@ -218,6 +219,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             f"notify {n['name']}  [{n['kind']}]  {n['target']}  events: {', '.join(n['events'])}"
             + (f"  sections: {', '.join(n['sections'])}" if n["sections"] else "")
             + (f"  words: {', '.join(n['words'])}" if n["words"] else "")
+            + (f"  changes: {', '.join(n['changes'])}" if n["changes"] else "")
             + (f"  digest: {n['digest']}" if n["digest"] else ""),
             file=app.out,
         )
@@ -387,10 +389,9 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError("only one side can be read from standard input (-)")
     if args.audit and args.format == "unified":
         raise UsageError("--format unified is a diff's; an audit is text, markdown, json or html")
-    if args.audit and (args.sections or args.words):
-        raise UsageError(
-            f"--{'section' if args.sections else 'word'} narrows a diff; an audit reads the whole copy"
-        )
+    if args.audit and (args.sections or args.words or args.kinds):
+        flag = "section" if args.sections else "word" if args.words else "change"
+        raise UsageError(f"--{flag} narrows a diff; an audit reads the whole copy")
     translation = settings.pop("translation", None)  # how the copy is audited, not how a side is read
     if translation is not None and not args.audit:
         raise UsageError("--set translation: only an audit reads a copy as a translation; add --audit")

@@ -32,7 +32,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
 
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
-    asked = args.sections or args.words
+    asked = args.sections or args.words or args.kinds
     found = _with_changes(app, source, versions, args) if asked else {}
     shown = [v for v in versions if v.number in found] if asked else versions
     if args.format == "json":
@@ -54,7 +54,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
     kept = (
         f"{len(shown)} of {len(versions)} version{'s' if len(versions) != 1 else ''} with a change "
-        + narrowed_to(args.sections or (), args.words or ())
+        + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
         if asked
         else ""
     )
@@ -117,7 +117,7 @@ def _changed(d: Diff, pair: Versions | None) -> str:
     from differ.diff.summary import around_word, describe, narrowed_to, order, quote
     from differ.site import one_line, shortened
 
-    which, n = narrowed_to(d.within, d.mentioning), len(d.changes) - d.explaining
+    which, n = narrowed_to(d.within, d.mentioning, d.kinds), len(d.changes) - d.explaining
     if pair is None:
         passage = around_word(d.changes[0].after or "", d.mentioning)
         return shortened(f"first snapshot: {n} passage{'s' if n != 1 else ''} {which}: {quote(passage, 200)}")
@@ -171,6 +171,7 @@ def _history_json(
         "role": source.role,
         **({"within": list(args.sections)} if args.sections else {}),
         **({"mentioning": list(args.words)} if args.words else {}),
+        **({"kinds": list(args.kinds)} if args.kinds else {}),
         "versions": [
             {
                 "version": v.number,
@@ -185,7 +186,7 @@ def _history_json(
             for v in versions
         ],
     }
-    if source.role == "mirror" and not (args.sections or args.words):
+    if source.role == "mirror" and not (args.sections or args.words or args.kinds):
         out["canonical_edits"] = reach(app, source) or []
     return out
 
@@ -326,9 +327,9 @@ def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Ve
 
 
 def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
-    """The diff `--section` and `--word` ask for: the changes under the headings they match and with those words
-    (`differ diff`, `compare`)."""
-    asked = "--section" if args.sections else "--word" if args.words else ""
+    """The diff `--section`, `--word` and `--change` ask for: the changes under the headings they match, with
+    those words and of those kinds (`differ diff`, `compare`)."""
+    asked = "--section" if args.sections else "--word" if args.words else "--change" if args.kinds else ""
     if asked and args.format == "unified":
         raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
     if not asked:
@@ -344,7 +345,8 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
             checked.append(check(given or []))
         except Invalid:
             raise UsageError(f"{flag}: expected {example}, found nothing") from None
-    return picked(d, *checked)
+    sections, words = checked
+    return picked(d, sections, words, args.kinds or ())
 
 
 @command("diff")

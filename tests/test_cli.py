@@ -157,6 +157,45 @@ def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched
     )
 
 
+def test_history_narrowed_to_a_kind_of_change_lists_the_versions_with_one(
+    tmp_path: Path, server: Server
+) -> None:
+    """`history --change removed`: when a passage was taken out; `--change added` starts at the first version,
+    whose passages all came then."""
+    config = str(write_config(tmp_path, server))
+    pages = ["<p>Alpha.</p><p>Beta.</p>", "<p>Alpha.</p>", "<p>Alpha!</p>", "<p>Alpha!</p><p>Gamma.</p>"]
+    for body in pages:
+        server.page("/post", article(body))
+        assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+
+    def rows(*options: str) -> list[str]:
+        code, out, err = run("--config", config, "history", "doc/canonical", *options)
+        assert (code, err) == (ExitCode.OK, "")
+        return [out.splitlines()[1]] + [
+            re.sub(r"^ +(\d+)  \S+Z  [0-9a-f]{12} +\S+ KB  ", r"\1 ", line) for line in out.splitlines()[3:]
+        ]
+
+    assert rows("--change", "removed") == [
+        "  1 of 4 versions with a change of kind removed",
+        '2 1 change of kind removed: Post: removed "Beta."',
+    ]
+    assert rows("--change", "added", "--change", "modified") == [
+        "  3 of 4 versions with a change of kinds added, modified",
+        '1 first snapshot: 3 passages of kinds added, modified: "Post"',
+        '3 1 change of kinds added, modified: Post: "Alpha." → "Alpha!"',
+        '4 1 change of kinds added, modified: added at the end: "Gamma."',
+    ]
+    code, out, _ = run(
+        "--config", config, "history", "doc/canonical", "--change", "removed", "--format", "json"
+    )
+    data = json.loads(out)
+    assert (data["kinds"], [(v["version"], v["changes"], v["left_out"]) for v in data["versions"]]) == (
+        ["removed"],
+        [(2, 1, 0)],
+    )
+    assert run("--config", config, "history", "doc/canonical", "--change", "deleted")[0] == ExitCode.USAGE
+
+
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> None:
     config = str(write_config(tmp_path, server))
     assert run("--config", str(tmp_path / "none.toml"), "check") == (
@@ -954,6 +993,41 @@ def test_a_diff_can_be_narrowed_to_changes_with_some_words(
     )
 
 
+def test_a_diff_can_be_narrowed_to_some_kinds_of_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--change: the changes of those kinds, with the author's note that explains the edit, and how many are
+    left out; refused for an audit."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    diff = ("--config", "kept/demo.toml", "diff", "pytorch-2-13/canonical")
+    code, out, _ = run(*diff, "--change", "modified")
+    assert (code, out.split("\n\n")[0].splitlines()[0]) == (
+        ExitCode.OK,
+        "PyTorch 2.13 Release Blog (canonical), version 1 → 2: 2 changes of kind modified (0 left out).",
+    )  # the author's note, added, is shown as the edit's explanation but not counted
+    code, out, _ = run(*diff, "--change", "added", "--format", "json")
+    data = json.loads(out)
+    assert (data["summary"][0], [c["kind"] for c in data["changes"]], data["kinds"], data["left_out"]) == (
+        "PyTorch 2.13 Release Blog (canonical), version 1 → 2: 1 change of kind added (2 left out).",
+        ["added"],
+        ["added"],
+        2,
+    )
+    code, out, _ = run(*diff, "--change", "removed", "--change", "moved")
+    assert out.splitlines()[0].endswith(": 0 changes of kinds removed, moved (3 left out).")
+    assert run(*diff, "--change", "added", "--format", "unified")[2] == (
+        "error: --change picks changes; --format unified is a line diff of the whole documents\n"
+    )
+    old, new = ("kept/" + p for p in ("a.md", "b.md"))
+    Path(old).write_text("# A\n\nOne.\n")
+    Path(new).write_text("# A\n\nTwo.\n")
+    assert run("compare", old, new, "--audit", "--change", "added")[2] == (
+        "error: --change narrows a diff; an audit reads the whole copy\n"
+    )
+    assert run("compare", old, new, "--change", "deleted")[0] == ExitCode.USAGE  # argparse names the kinds
+
+
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--version, --from and --to take a time: the version stored by then (a date alone: the end of that day)."""
     monkeypatch.chdir(tmp_path)
@@ -1642,8 +1716,8 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
         "  every source also takes: allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
         " stale_after, translation, url",
-        "  every notifier also takes: digest, documents, events, fail_after, retry_for, sections, sources, timeout,"
-        " words",
+        "  every notifier also takes: changes, digest, documents, events, fail_after, retry_for, sections, sources,"
+        " timeout, words",
     ]
     starts = {len(row) - len(row[2:].split(" ", 1)[1].lstrip()) for row in rows}
     assert len(starts) == 1  # every description begins in the same column

@@ -547,6 +547,29 @@ def test_a_notifiers_words_match_a_changes_block_before_or_after(tmp_path: Path)
     )  # the item that is wrong, not "found a list"
 
 
+def test_a_notifiers_changes_name_the_kinds_of_change_it_hears_of(tmp_path: Path) -> None:
+    from tests.helpers import notifier_config, notifier_error
+
+    hook = 'url = "https://hooks.slack.com/services/T/B/X"\n'
+    config = notifier_config(tmp_path, "slack", hook + 'changes = ["removed", "modified"]\n')
+    assert config.changes == ("removed", "modified")
+
+    def diff(*kinds: str) -> dict[str, object]:
+        return {
+            "changes": [{"kind": kind, "section": ["Post"], "before": "A.", "after": "B."} for kind in kinds]
+        }
+
+    assert config.wants_changes(diff("added", "modified"))
+    assert not config.wants_changes(diff("added", "moved", "link", "invisible"))
+    both = notifier_config(tmp_path, "slack", hook + 'changes = ["removed"]\nwords = ["A"]\n')
+    assert both.wants_changes(diff("removed")) and not both.wants_changes(diff("modified"))
+    assert notifier_config(tmp_path, "slack", hook).wants_changes(diff("invisible"))  # every kind by default
+    assert notifier_error(tmp_path, "slack", hook + 'changes = ["deleted"]\n') == (
+        "notify[0].changes: expected items from added, removed, modified, moved, link, invisible, found "
+        '"deleted"'
+    )
+
+
 def test_a_notifiers_sections_match_any_heading_above_a_change(tmp_path: Path) -> None:
     from tests.helpers import notifier_config
 

@@ -909,6 +909,47 @@ def test_what_a_page_was_fetched_with_is_named(tmp_path: Path, job: dict[str, ob
     assert read(tmp_path / "urls.yaml")[0].notes == [note]
 
 
+@pytest.mark.parametrize(
+    ("name", "watch", "note"),
+    [
+        (
+            "urls.yaml",
+            {"additions_only": True},
+            "was told of additions (additions_only) only; differ tells every change, and a [[notify]] with changes "
+            '= ["added", "modified"] hears of those alone',
+        ),
+        (
+            "urls.yaml",
+            {"deletions_only": True},
+            "was told of deletions (deletions_only) only; differ tells every change, and a [[notify]] with changes "
+            '= ["removed", "modified"] hears of those alone',
+        ),
+        (
+            "watch.json",
+            {"filter_text_added": False, "filter_text_replaced": False},
+            "was told of lines removed only; differ tells every change, and a [[notify]] with changes = "
+            '["removed"] hears of those alone',
+        ),
+        (
+            "watch.json",
+            {"filter_text_added": False, "filter_text_removed": False, "filter_text_replaced": False},
+            "was told of no change (filter_text_added, _removed and _replaced off); differ tells every one",
+        ),
+        ("watch.json", {"filter_text_added": True, "filter_text_removed": True}, None),
+    ],
+)
+def test_a_watch_told_of_some_kinds_of_change_only_names_the_notify_setting_that_does_it(
+    tmp_path: Path, name: str, watch: dict[str, object], note: str | None
+) -> None:
+    """urlwatch's additions_only and deletions_only, changedetection.io's filter_text_added, _removed and
+    _replaced: a setting of the alert in differ (a destination's `changes`), not of the page, so named."""
+    import yaml
+
+    job = {"url": "https://example.org/post", **watch}
+    (tmp_path / name).write_text(yaml.safe_dump(job) if name.endswith(".yaml") else json.dumps(job))
+    assert read(tmp_path / name)[0].notes == ([note] if note else [])
+
+
 def test_one_content_root_and_the_other_selectors_named(tmp_path: Path) -> None:
     (tmp_path / "urls.yaml").write_text(
         "url: https://example.org/a\nfilter:\n  - css: main\n  - css: .post\n"

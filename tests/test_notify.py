@@ -201,6 +201,44 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
     )
 
 
+def test_a_destination_for_some_kinds_of_change_hears_only_of_those(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """`changes = ["removed"]`: a passage taken out is told, with the other changes of that edit left out and
+    counted; an edit that only adds or rewords is not told at all (as urlwatch's deletions_only has it)."""
+    receiver.routes["/hooks"] = Reply(204)
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>Kept.</p><p>Beta: a feature.</p>", "<p>Kept, reworded.</p><p>Beta: a feature.</p><p>New.</p>",
+        kind="webhook", path="/hooks", extra='changes = ["removed"]\n',
+    )  # fmt: skip
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert receiver.requests_to("/hooks") == []  # a rewording and an addition: not what it is for
+    server.page("/post", article("<p>Kept, reworded again.</p><p>New.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [hit] = receiver.requests_to("/hooks")
+    diff = json.loads(hit.body)["data"]["diff"]
+    assert [c["kind"] for c in diff["changes"]] == ["removed"]
+    assert (diff["summary"], diff["kinds"], diff["left_out"]) == (
+        [
+            "Doc (canonical), version 2 → 3: 1 change of kind removed (1 left out).",
+            '• Post: removed "Beta: a feature."',
+        ],
+        ["removed"],
+        1,
+    )
+    from differ.check import change_event
+    from differ.notify import preview
+    from differ.versions import diff_versions
+
+    store = app.store  # type: ignore[attr-defined]
+    old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
+    source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
+    event = change_event(app, source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
+    [said] = preview(app, event)  # type: ignore[arg-type]
+    assert (said.body, said.reason) == (None, "no change of its kinds (removed)")
+
+
 def test_a_destination_for_some_words_hears_only_of_edits_with_them(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

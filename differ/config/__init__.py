@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from differ.config.loader import adhoc_source, check_notifier, load_config, notifier_options, parse_config
 from differ.config.model import (
+    CHANGE_KINDS,
     DEFAULT_CONFIG,
     DEFAULT_EVENTS,
     DEFAULT_USER_AGENT,
@@ -30,6 +31,7 @@ from differ.config.model import (
 from differ.config.stored import store_config, with_stored
 
 __all__ = [
+    "CHANGE_KINDS",
     "DEFAULT_CONFIG",
     "DEFAULT_EVENTS",
     "DEFAULT_USER_AGENT",

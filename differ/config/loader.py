@@ -12,6 +12,7 @@ from typing import Any
 from differ import __version__
 from differ import options as opt
 from differ.config.model import (
+    CHANGE_KINDS,
     DEFAULT_EVENTS,
     ENV_REFERENCE,
     EVENTS,
@@ -223,6 +224,7 @@ class _Loader:
             events=values["events"],
             sections=values["sections"],
             words=values["words"],
+            changes=values["changes"],
             digest=values["digest"],
             fail_after=values["fail_after"],
             retry_for=values["retry_for"],
@@ -330,6 +332,9 @@ def notifier_options() -> dict[str, Option]:
         "events": Option(opt.choice_list(*EVENTS), DEFAULT_EVENTS, "which events"),
         "sections": Option(opt.heading_list, (), "only edits under these headings (* any characters)"),
         "words": Option(opt.word_list, (), "only edits whose text has one of these words (* any characters)"),
+        "changes": Option(
+            opt.choice_list(*CHANGE_KINDS), (), "only edits of these kinds (removed, modified, …)"
+        ),
         "digest": Option(opt.duration(1), None, "collect events and send one message per period"),
         "fail_after": Option(opt.integer(1), 3, "consecutive failures before fetch_failing"),
         "retry_for": Option(opt.duration(1), 86400.0, "how long to retry a delivery before giving up"),

@@ -33,6 +33,14 @@ EVENTS = (
     "translation_found",
     "moved",
 )
+CHANGE_KINDS = (
+    "added",
+    "removed",
+    "modified",
+    "moved",
+    "link",
+    "invisible",
+)  # a diff's, as `changes` names them
 DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "delivery_failed")
 VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff
 
@@ -224,6 +232,7 @@ class NotifierConfig:
     events: tuple[str, ...] = DEFAULT_EVENTS
     sections: tuple[str, ...] = ()  # only edits under a heading one of these patterns matches
     words: tuple[str, ...] = ()  # only edits whose block has one of these words
+    changes: tuple[str, ...] = ()  # only edits of these kinds (removed, modified, …)
     digest: float | None = None
     fail_after: int = 3
     retry_for: float = 86400.0
@@ -246,16 +255,23 @@ class NotifierConfig:
             return False
         return not self.sources or source_key in self.sources or document in self.sources
 
+    @property
+    def narrows(self) -> bool:
+        """Whether this notifier hears of some changes of an edit only (`sections`, `words`, `changes`)."""
+        return bool(self.sections or self.words or self.changes)
+
     def wants_changes(self, diff: Mapping[str, Any]) -> bool:
         """Whether an edit touches what this notifier is for: a change under a heading that one of `sections`
-        matches (case aside, `*` any run of characters) whose block, before or after, has one of `words`.
-        Without either, every edit."""
-        if not self.sections and not self.words:
+        matches (case aside, `*` any run of characters) whose block, before or after, has one of `words`, of a
+        kind `changes` names. Without any, every edit."""
+        if not self.narrows:
             return True
         from differ.diff.summary import asked_for
 
         changes = diff.get("changes") or []
-        return any(asked_for(c, self.sections, self.words) for c in changes if isinstance(c, dict))
+        return any(
+            asked_for(c, self.sections, self.words, self.changes) for c in changes if isinstance(c, dict)
+        )
 
     def fingerprint(self) -> str:
         """A digest of the settings, so a destination disabled by a 410 comes back when they change."""

@@ -53,7 +53,7 @@ def collector_paused() -> Iterator[None]:
 class Change:
     """One change between two versions."""
 
-    kind: str  # added, removed, modified, moved, link, invisible
+    kind: str  # added, removed, modified, moved, link, invisible (differ.config.CHANGE_KINDS)
     section: tuple[str, ...]
     before: str | None
     after: str | None
@@ -124,12 +124,13 @@ class Diff:
     b_markdown: str = field(default="", repr=False)
     within: tuple[str, ...] = ()  # narrowed to some sections: the headings its changes are under
     mentioning: tuple[str, ...] = ()  # narrowed to changes with some words: the words they have
+    kinds: tuple[str, ...] = ()  # narrowed to changes of some kinds (removed, modified, …)
     left_out: int = 0  # and how many changes elsewhere it leaves out
     explaining: int = 0  # the author's notes it keeps only as the edit's explanation (not asked for)
 
     @property
     def narrowed(self) -> bool:
-        return bool(self.within or self.mentioning)
+        return bool(self.within or self.mentioning or self.kinds)
 
     def narrowing(self) -> dict[str, Any]:
         """The JSON fields of a narrowed diff: what it was narrowed to and how many changes it leaves out."""
@@ -138,6 +139,7 @@ class Diff:
         return {
             **({"within": list(self.within)} if self.within else {}),
             **({"mentioning": list(self.mentioning)} if self.mentioning else {}),
+            **({"kinds": list(self.kinds)} if self.kinds else {}),
             "left_out": self.left_out,
         }
 

@@ -241,11 +241,13 @@ def _authors_note(change: Change) -> bool:
     return change.kind in ("added", "modified") and is_edit_note(change.after)
 
 
-def picked(d: Diff, sections: Sequence[str] = (), words: Sequence[str] = ()) -> Diff:
-    """The changes under a heading one of `sections` matches (case aside, `*` any run of characters) and whose
-    block, before or after, has one of `words` (`words_in`), with the author's note on the edit wherever it
-    stands, the metadata left out: what a reader who follows some sections of a post, or some subject, wants
-    to see."""
+def picked(
+    d: Diff, sections: Sequence[str] = (), words: Sequence[str] = (), kinds: Sequence[str] = ()
+) -> Diff:
+    """The changes under a heading one of `sections` matches (case aside, `*` any run of characters), whose
+    block, before or after, has one of `words` (`words_in`) and whose kind is one of `kinds`, with the author's
+    note on the edit wherever it stands, the metadata left out: what a reader who follows some sections of a
+    post, or some subject, or only what was taken out, wants to see."""
     found = [
         (
             c,
@@ -254,7 +256,11 @@ def picked(d: Diff, sections: Sequence[str] = (), words: Sequence[str] = ()) -> 
         )
         for c in d.changes
     ]
-    hits = [(c, h, w) for c, h, w in found if (h or not sections) and (w or not words)]
+    hits = [
+        (c, h, w)
+        for c, h, w in found
+        if (h or not sections) and (w or not words) and (not kinds or c.kind in kinds)
+    ]
     kept_ids = {id(c) for c, _, _ in hits}
     kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and _authors_note(c))]
     within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
@@ -264,6 +270,7 @@ def picked(d: Diff, sections: Sequence[str] = (), words: Sequence[str] = ()) -> 
         [],
         within=within,
         mentioning=mentioning,
+        kinds=tuple(kinds),
         left_out=len(d.changes) - len(kept),
         explaining=len(kept) - len(hits),
     )
@@ -417,7 +424,8 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         asked = len(d.changes) - d.explaining
         count = f"{asked} change{'' if asked == 1 else 's'}"
         lines[0] = (
-            f"{_subject(versions)}: {count} {narrowed_to(d.within, d.mentioning)} ({d.left_out} elsewhere)."
+            f"{_subject(versions)}: {count} {narrowed_to(d.within, d.mentioning, d.kinds)} "
+            f"({d.left_out} {'left out' if d.kinds else 'elsewhere'})."
         )
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
@@ -428,10 +436,12 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     return lines
 
 
-def narrowed_to(within: Sequence[str], mentioning: Sequence[str]) -> str:
-    """What a narrowed diff keeps, in words: `under "Security", mentioning "CVE-*"`."""
-    which = ([f"under {', '.join(quote(h, 60) for h in within)}"] if within else []) + (
-        [f"mentioning {', '.join(quote(w, 60) for w in mentioning)}"] if mentioning else []
+def narrowed_to(within: Sequence[str], mentioning: Sequence[str], kinds: Sequence[str] = ()) -> str:
+    """What a narrowed diff keeps, in words: `under "Security", mentioning "CVE-*"`, `of kind removed`."""
+    which = (
+        ([f"under {', '.join(quote(h, 60) for h in within)}"] if within else [])
+        + ([f"mentioning {', '.join(quote(w, 60) for w in mentioning)}"] if mentioning else [])
+        + ([f"of kind{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"] if kinds else [])
     )
     return ", ".join(which)
 
@@ -456,18 +466,26 @@ def mentions(change: dict[str, Any], words: Sequence[str]) -> list[str]:
     return words_in([str(change.get(side) or "") for side in ("before", "after")], words)
 
 
-def asked_for(change: dict[str, Any], sections: Sequence[str], words: Sequence[str]) -> bool:
-    """Whether a change (its JSON form) is under a heading one of `sections` matches and has one of `words`
-    (either left empty asks for nothing of it): what a destination that follows them hears of."""
-    return (not sections or bool(under(change, sections))) and (not words or bool(mentions(change, words)))
+def asked_for(
+    change: dict[str, Any], sections: Sequence[str], words: Sequence[str], kinds: Sequence[str] = ()
+) -> bool:
+    """Whether a change (its JSON form) is under a heading one of `sections` matches, has one of `words` and is
+    of one of `kinds` (any left empty asks for nothing of it): what a destination that follows them hears of."""
+    return (
+        (not sections or bool(under(change, sections)))
+        and (not words or bool(mentions(change, words)))
+        and (not kinds or change.get("kind") in kinds)
+    )
 
 
-def narrowed(diff: dict[str, Any], sections: Sequence[str], words: Sequence[str] = ()) -> dict[str, Any]:
-    """A diff's JSON for a destination that follows some sections or words: the changes under those headings
-    and with those words, summarized anew, its headline naming them and counting the changes left out
-    (`left_out`)."""
+def narrowed(
+    diff: dict[str, Any], sections: Sequence[str], words: Sequence[str] = (), kinds: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A diff's JSON for a destination that follows some sections, words or kinds of change: the changes under
+    those headings, with those words and of those kinds, summarized anew, its headline naming them and counting
+    the changes left out (`left_out`)."""
     changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    if all(asked_for(c, sections, words) for c in changes):
+    if all(asked_for(c, sections, words, kinds) for c in changes):
         return diff
     sides: list[dict[str, Any]] = [
         side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
@@ -480,7 +498,7 @@ def narrowed(diff: dict[str, Any], sections: Sequence[str], words: Sequence[str]
         a_name=str(sides[0].get("name") or ""),
         b_name=str(sides[1].get("name") or ""),
     )
-    d = picked(Diff([Change.from_json(c) for c in changes]), sections, words)
+    d = picked(Diff([Change.from_json(c) for c in changes]), sections, words, kinds)
     kept = [c.as_json() for c in d.changes]
     return {**diff, "summary": summarize(d, versions), "changes": kept, **d.narrowing()}
 

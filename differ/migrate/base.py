@@ -79,3 +79,13 @@ def secret_note(key: str, what: str = "", held: str = "the notification URL") ->
         f"its {what or key} is written as {held} held it; to keep it out of the file, put it in an environment "
         f'variable and write {key} = "${{NAME}}"'
     )
+
+
+def kinds_note(told: str, kinds: list[str]) -> str:
+    """The note under a page whose watcher told of some kinds of change only (`told`, in words): differ keeps
+    and tells every change, and a destination's `changes` is how it hears of those alone."""
+    written = ", ".join(f'"{k}"' for k in kinds)
+    return (
+        f"was told of {told} only; differ tells every change, and a [[notify]] with changes = [{written}] hears "
+        "of those alone"
+    )

@@ -17,7 +17,7 @@ from differ.edit import Page
 from differ.errors import ConfigError
 from differ.files import TooLarge
 from differ.migrate import apprise
-from differ.migrate.base import IMPORT_BYTES, Found, Watches, narrow, read_file, reader, strings
+from differ.migrate.base import IMPORT_BYTES, Found, Watches, kinds_note, narrow, read_file, reader, strings
 from differ.options import format_duration
 
 _UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
@@ -113,6 +113,18 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
         notes.append(
             "its trigger, extract or must-not-be-present text has no counterpart in differ; left out"
         )
+    lines = {
+        "added": "added",
+        "removed": "removed",
+        "replaced": "modified",
+    }  # its filter_text_… as differ's kinds
+    told = [name for name in lines if watch.get(f"filter_text_{name}", True) is not False]
+    if not told:
+        notes.append(
+            "was told of no change (filter_text_added, _removed and _replaced off); differ tells every one"
+        )
+    elif len(told) < len(lines):
+        notes.append(kinds_note(f"lines {' or '.join(told)}", [lines[name] for name in told]))
     interval = _interval(watch)
     if interval:
         settings["interval"] = interval

@@ -10,7 +10,7 @@ from typing import Any
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError
-from differ.migrate.base import Found, Watches, narrow, read_file, reader, secret_note
+from differ.migrate.base import Found, Watches, kinds_note, narrow, read_file, reader, secret_note
 
 # urlwatch filters that only reformat text: differ's own reading of the page does their work
 _FORMATTING = {
@@ -149,6 +149,10 @@ def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
         notes.append("had ssl_no_verify; differ always verifies certificates")
     for kind, arg in _urlwatch_filters(job.get("filter")):
         _urlwatch_filter(kind, arg, settings, notes)
+    if job.get("additions_only"):
+        notes.append(kinds_note("additions (additions_only)", ["added", "modified"]))
+    elif job.get("deletions_only"):
+        notes.append(kinds_note("deletions (deletions_only)", ["removed", "modified"]))
     title = str(job["name"]) if job.get("name") else None
     read_as = "json" if "field" in settings else None
     return Found(name, Page(url, title=title, kind=read_as, settings=settings), notes)

@@ -84,26 +84,25 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
     if not config.wants(kind, _subject(event)):
         return f"it is for {', '.join(config.documents or config.sources)}"
     if kind in VERSION_EVENTS and not config.wants_changes(event.get("diff") or {}):
-        wanted = ([f"under its sections ({', '.join(config.sections)})"] if config.sections else []) + (
-            [f"with its words ({', '.join(config.words)})"] if config.words else []
+        wanted = (
+            ([f"under its sections ({', '.join(config.sections)})"] if config.sections else [])
+            + ([f"with its words ({', '.join(config.words)})"] if config.words else [])
+            + ([f"of its kinds ({', '.join(config.changes)})"] if config.changes else [])
         )
         return f"no change {' and '.join(wanted)}"  # an edit elsewhere, or of something else
     return ""
 
 
 def _for(config: NotifierConfig, event: dict[str, Any]) -> dict[str, Any]:
-    """The event as this destination hears of it: one that follows some sections or words gets a new version's
-    changes under them and with them, summarized anew, and the count of those left out."""
+    """The event as this destination hears of it: one that follows some sections, words or kinds of change gets
+    a new version's changes under them, with them and of them, summarized anew, and the count of those left
+    out."""
     diff = event.get("diff")
-    if (
-        not (config.sections or config.words)
-        or event.get("type") not in VERSION_EVENTS
-        or not isinstance(diff, dict)
-    ):
+    if not config.narrows or event.get("type") not in VERSION_EVENTS or not isinstance(diff, dict):
         return event
     from differ.diff.summary import narrowed
 
-    return {**event, "diff": narrowed(diff, config.sections, config.words)}
+    return {**event, "diff": narrowed(diff, config.sections, config.words, config.changes)}
 
 
 def _wanted(config: NotifierConfig, event: dict[str, Any]) -> bool:

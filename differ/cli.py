@@ -312,6 +312,11 @@ def build_parser() -> argparse.ArgumentParser:
     cfg_sub = cfg.add_subparsers(dest="config_command", metavar="COMMAND")
     cc = cfg_sub.add_parser("check", help="validate a configuration file without fetching")
     cc.add_argument("file", nargs="?", type=Path, metavar="FILE")
+    cc.add_argument(
+        "--trust-unset",
+        action="store_true",
+        help="take a ${NAME} not set here (a secret set only where differ runs) on trust and check the rest",
+    )
     ce = cfg_sub.add_parser(
         "edit",
         help="open config.toml in $VISUAL or $EDITOR; written back only if it reads as a configuration",
@@ -536,7 +541,9 @@ def main(
                 return config_edit(args.file or args.config or DEFAULT_CONFIG, out, err, env, _ask(err))
             if args.config_command != "check":
                 raise UsageError("usage: differ config check [FILE] | differ config edit [FILE]")
-            return config_check(args.file or args.config or DEFAULT_CONFIG, out, env)
+            return config_check(
+                args.file or args.config or DEFAULT_CONFIG, out, env, trust_unset=args.trust_unset
+            )
         if args.command == "verify" and args.git:
             from differ.records import verify_export
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from differ import tomltext
-from differ.config import load_config
+from differ.config import DEFAULT_CONFIG, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.options import meant
 
@@ -444,15 +445,40 @@ def _run_editor(command: list[str], env: Mapping[str, str]) -> subprocess.Comple
         signal.signal(signal.SIGINT, previous)
 
 
-def config_check(path: Path, out: TextIO, env: Mapping[str, str] | None = None) -> int:
-    """`differ config check [FILE]`: validate without fetching; needs no store, so it takes no App."""
-    config = load_config(path, env)
+def config_check(
+    path: Path, out: TextIO, env: Mapping[str, str] | None = None, *, trust_unset: bool = False
+) -> int:
+    """`differ config check [FILE]`: validate without fetching; needs no store, so it takes no App. With
+    `trust_unset` (where the secrets are not set: CI, a laptop), a `${NAME}` not set here is taken as it will be
+    where differ runs, and the rest checked."""
+    from differ.config.loader import ENV_UNSET, config_text
+    from differ.edit import check_edited
+
+    env = os.environ if env is None else env
+    trusted: list[str] = []
+    try:
+        if trust_unset:
+            text = config_text(path)
+            config, trusted = check_edited(text, path, env)
+            notifiers = len(tomllib.loads(text.removeprefix("\ufeff")).get("notify") or [])
+        else:
+            config = load_config(path, env)
+            notifiers = len(config.notifiers)
+    except ConfigError as exc:
+        if trust_unset or not ENV_UNSET.search(str(exc)):
+            raise
+        where = "" if path == DEFAULT_CONFIG else f" {path}"
+        raise ConfigError(
+            f"{exc} (where it is set only where differ runs: differ config check{where} --trust-unset)"
+        )
     n = len(config.sources())
     paused = sum(s.paused for s in config.sources())
     print(
         f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
-        f"{n} source{'s' if n != 1 else ''}{f' ({paused} paused)' if paused else ''}, {len(config.notifiers)} "
-        f"notifier{'s' if len(config.notifiers) != 1 else ''})",
+        f"{n} source{'s' if n != 1 else ''}{f' ({paused} paused)' if paused else ''}, {notifiers} "
+        f"notifier{'s' if notifiers != 1 else ''})",
         file=out,
     )
+    for note in trusted:
+        print(f"note: {note}: taken as it will be where differ runs", file=out)
     return ExitCode.OK

@@ -1414,6 +1414,36 @@ def test_a_hand_edited_file_is_checked_as_it_will_run_with_what_is_set_only_ther
         check_edited(both, Path("config.toml"), {})
 
 
+def test_config_check_takes_what_is_set_only_where_differ_runs_on_trust_when_asked(tmp_path: Path) -> None:
+    """Where the secrets are not set (CI, a laptop), `config check` says which is missing and how to check the
+    rest; `--trust-unset` checks it as `differ config edit` does and names what it took on trust."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "config", "check") == (
+        ExitCode.USAGE,
+        "",
+        "error: config.toml: notify[0].url: environment variable SLACK_WEBHOOK_URL is not set (where it is set "
+        f"only where differ runs: differ config check {config} --trust-unset)\n",
+    )
+    assert run("--config", str(config), "config", "check", "--trust-unset") == (
+        ExitCode.OK,
+        f"{config}: ok (2 documents, 4 sources, 1 notifier)\n"
+        "note: notifier team takes SLACK_WEBHOOK_URL, not set here: taken as it will be where differ runs\n",
+        "",
+    )
+    config.write_text(WATCHED + 'events = ["changd"]\n')
+    code, out, err = run("--config", str(config), "config", "check", "--trust-unset")
+    assert (code, out, err[:54]) == (
+        ExitCode.USAGE,
+        "",
+        "error: config.toml: notify[0].events: expected items f",
+    )  # the rest of it is checked
+    config.write_text(WATCHED.replace('id = "ko"', 'id = "ko"\nrobots = "no"', 1))
+    assert run("--config", str(config), "config", "check")[2] == (
+        'error: config.toml: documents[0].mirrors[1].robots: expected true or false, found "no"\n'
+    )  # a mistake of its own comes first, with no word of --trust-unset
+
+
 def test_ctrl_c_in_the_editor_is_the_editor_s(tmp_path: Path) -> None:
     """As git does: while the editor runs, Ctrl-C (SIGINT to the terminal's process group) is the editor's to
     take (vi cancels a command with it); differ goes on and writes the file when the editor exits. A real

@@ -33,6 +33,10 @@ CONFIG_BYTES = 10_000_000  # a configuration of thousands of pages is a few MB
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
+ENV_UNSET_SAYS = "environment variable {} is not set"
+ENV_UNSET = re.compile(ENV_UNSET_SAYS.format(r"[A-Za-z_][A-Za-z0-9_]*") + "$")  # the error, as said
+
+
 class _Loader:
     """Walks the TOML document, keeping the file name for messages."""
 
@@ -53,7 +57,7 @@ class _Loader:
                 nonlocal used
                 used = True
                 if m.group(1) not in self.env:
-                    raise self.fail(key, f"environment variable {m.group(1)} is not set")
+                    raise self.fail(key, ENV_UNSET_SAYS.format(m.group(1)))
                 return self.env[m.group(1)]
 
             return ENV_REFERENCE.sub(sub, value), used
@@ -305,8 +309,13 @@ class _CommandLine(_Loader):
 
 def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:
     """Read and validate a configuration file."""
+    return parse_config(config_text(path), path, env)
+
+
+def config_text(path: Path) -> str:
+    """A configuration file's text, or the one line that says why it cannot be read."""
     try:
-        text = read_capped(path, CONFIG_BYTES).decode("utf-8")
+        return read_capped(path, CONFIG_BYTES).decode("utf-8")
     except TooLarge as exc:
         raise ConfigError(f"{path}: {exc}; expected a config.toml file (they are a few KB)")
     except FileNotFoundError:
@@ -317,7 +326,6 @@ def load_config(path: Path, env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(f"{path.name}: not UTF-8 text (byte {exc.start}); save the file as UTF-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}")
-    return parse_config(text, path, env)
 
 
 def notifier_options() -> dict[str, Option]:

@@ -789,7 +789,8 @@ def test_bad_html_input(body: bytes, ctype: str, message: str) -> None:
 
 def test_what_a_body_turned_out_to_be_comes_with_the_settings_that_read_it() -> None:
     """A feed where a page was expected names its kind and first post, an API's JSON its longest text field, a
-    field not there the longest one, a post's page where its feed was expected the feed it names: the check says
+    field not there the longest one, a post's page where its feed was expected the feed it names, a page that
+    sends its readers on (a meta refresh) the page it sends them to: the check says
     the `differ set` that watches it so. Where nothing tells, nothing is offered."""
 
     def read_with(body: str | bytes, ctype: str, **options: str) -> dict[str, str]:
@@ -810,6 +811,12 @@ def test_what_a_body_turned_out_to_be_comes_with_the_settings_that_read_it() -> 
     assert read_with(page, "text/html", kind="feed", url="https://pytorch.org/blog/post/", entry="x") == {
         "url": "https://pytorch.org/blog/feed.xml"
     }
+    stub = (
+        '<html><head><meta http-equiv="refresh" content="0; url=/blog/new-post/"></head><body></body></html>'
+    )
+    assert read_with(stub, "text/html", url="https://pytorch.org/blog/old-post/") == {
+        "url": "https://pytorch.org/blog/new-post/"
+    }  # a post moved, its old address a meta refresh to the new
     assert read_with(b"<channel><item>", "application/rss+xml") == {}  # no post to name
     assert read_with("<html><body></body></html>", "text/html", kind="feed", entry="x") == {}  # no feed named
 

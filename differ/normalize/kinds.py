@@ -316,7 +316,8 @@ class HtmlKind(SourceKind):
             and len(result.markdown.split()) < 50
         ):
             raise NormalizeError(
-                f"the page sends its readers on to {result.refresh} (a meta refresh): point url at that page"
+                f"the page sends its readers on to {result.refresh} (a meta refresh): point url at that page",
+                read_with={"url": result.refresh},
             )
         if not any(c.isalnum() for c in result.markdown):
             raise NoContentError(_no_text(source.option("selector"), result.feeds, body.url))

@@ -237,8 +237,7 @@ def _add_documents(
         if page_at in watched:
             continue
         elsewhere = {key.split("/")[0] for key, was in stored.items() if was != page.url}
-        named = str(page.settings.get("entry") or page.url)  # a feed's post is named by its own address
-        document = page.id or unique(slug(named), taken | elsewhere)
+        document = page.id or unique(document_id(page.url, page.settings.get("entry")), taken | elsewhere)
         taken.add(document)
         key = f"{document}/canonical"
         watched[page_at], expected[key] = key, page.url
@@ -465,6 +464,16 @@ def _translation_language(config: Config, canonical: str, url: str) -> str | Non
         return None
     named = named_translations(Store(config.service.snapshots).state(canonical).get("translations"))
     return next((_id(lang) or None for lang, at in named if page_key(at) == page_key(url)), None)
+
+
+def document_id(url: str, entry: Any = None) -> str:
+    """A new document's id: a feed's post named by its own address, a feed's list of posts (`entry = "*"`) by
+    its host (`blog-rust-lang-org-posts`), any other page by its URL (`slug`)."""
+    from differ.normalize.feeds import EVERY_POST
+
+    if entry == EVERY_POST:
+        return f"{host_id(url)}-posts"
+    return slug(str(entry or url))
 
 
 def slug(url: str) -> str:

@@ -611,6 +611,46 @@ def test_a_post_is_watched_in_its_blogs_feed(tmp_path: Path, server: Server) -> 
     )
 
 
+def test_a_blogs_feed_watched_whole_tells_of_each_new_post_with_its_address(
+    tmp_path: Path, server: Server
+) -> None:
+    """`entry = "*"`: the feed's list of posts is the document; a post coming in is one change that quotes its
+    title and address, one retitled is an edit of its item, and an edit of a post's text is no change of the list."""
+    old = (
+        "Release 2.13",
+        "https://blog.example.org/2026/07/08/release-2-13/",
+        "2026-07-08T17:00:00Z",
+        "<p>A.</p>",
+    )
+    server.page("/feed.xml", atom(old), "application/atom+xml")
+    config = one_doc(tmp_path, server.url("/feed.xml"), kind="feed", extra='entry = "*"\nrobots = false')
+    app = make_app(config)
+    src = config.sources()[0]
+    assert check_source(app, src).line() == "doc/canonical: new version 1 (first snapshot)"
+    new = (
+        "Release 2.14",
+        "https://blog.example.org/2026/08/01/release-2-14/",
+        "2026-08-01T00:00:00Z",
+        "<p>B.</p>",
+    )
+    server.page("/feed.xml", atom(new, (*old[:3], "<p>A, edited.</p>")), "application/atom+xml")
+    result = check_source(app, src)
+    assert (result.line(), result.summary[1:]) == (
+        "doc/canonical: new version 2 (1 change)",
+        ['• Blog: added "Release 2.14" <https://blog.example.org/2026/08/01/release-2-14/>'],
+    )
+    server.page("/feed.xml", atom(("Release 2.14: out now", *new[1:]), old), "application/atom+xml")
+    result = check_source(app, src)
+    assert (result.line(), result.summary[1:]) == (
+        "doc/canonical: new version 3 (1 change)",
+        ['• Blog › Release 2.14: added ": out now"'],
+    )
+    server.page("/feed.xml", atom(("Release 2.14: out now", *new[1:])), "application/atom+xml")
+    assert check_source(app, src).summary[1:] == [
+        '• Blog: removed "Release 2.13" <https://blog.example.org/2026/07/08/release-2-13/>'
+    ]  # a post that dropped off the feed: `changes = ["added"]` on a destination hears of new posts alone
+
+
 def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: Server) -> None:
     """A damaged file of one source's history fails that source's check, counted and alerted as any failing
     check, while every other source is checked, notified, audited and published; mended, it catches up."""

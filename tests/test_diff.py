@@ -177,6 +177,34 @@ def test_a_summary_says_a_link_changed_with_the_words_around_it() -> None:
     ]
 
 
+def test_a_link_added_or_taken_out_whole_is_quoted_with_its_address() -> None:
+    """A block that is one link (a post in a list of posts, a download) says where it points when it comes or
+    goes, and keeps it in its JSON; a link among other words, or an image, does not make the block one."""
+    from differ.diff.engine import Diff
+
+    a = "# Posts\n\n- [Release 2.13](https://x.org/2.13)\n- Old: [notes](https://x.org/n)\n- [Gone post](https://x.org/g)\n"
+    b = (
+        "# Posts\n\n- [Security advisory](https://x.org/s)\n- [Release 2.13](https://x.org/2.13)\n\n"
+        "See [it](https://x.org/i) here.\n\n![chart](c.png)\n"
+    )
+    d = diff(a, b)
+    assert summarize(d, V)[1:] == [
+        '• Posts: added "Security advisory" <https://x.org/s>',
+        '• Posts: removed "Old: notes"',
+        '• Posts: removed "Gone post" <https://x.org/g>',
+        '• added at the end: "See it here."',
+        '• added at the end: "chart"',
+    ]
+    assert [c.as_json().get("target") for c in d.changes] == [
+        "https://x.org/s",
+        None,
+        "https://x.org/g",
+        None,
+        None,
+    ]
+    assert summarize(Diff([Change.from_json(c.as_json()) for c in d.changes]), V) == summarize(d, V)
+
+
 def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
     from differ.diff.engine import Change, Diff
 

@@ -201,8 +201,15 @@ def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
         ("rust-1-98-0/canonical", other),
     ]
     assert run("--config", str(config), "add", "https://x.example/feed.xml", "--kind", "feed")[2] == (
-        "error: https://x.example/feed.xml: a feed page needs entry (the post's URL (its link in the feed) or id): "
-        "add it with --set entry=…\n"
+        "error: https://x.example/feed.xml: a feed page needs entry (the post's URL (its link in the feed) or id; "
+        '"*" for the list of posts): add it with --set entry=…\n'
+    )
+    assert run("--config", str(config), "add", feed, "--set", "entry=*")[1].startswith(
+        "added blog-rust-lang-org-posts/canonical to"
+    )  # the list of posts, named by its host
+    assert [(s.key, s.options["entry"]) for s in load_config(config).sources()][-1] == (
+        "blog-rust-lang-org-posts/canonical",
+        "*",
     )
 
 
@@ -308,7 +315,7 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
         (  # a feed's usual names (a JSON Feed's too, WordPress's feed): one of its posts
             ("https://m.example/feed.json",),
             "error: https://m.example/feed.json: a feed page needs entry (the post's URL (its link in the feed) or "
-            "id): add it with --set entry=…\n",
+            'id; "*" for the list of posts): add it with --set entry=…\n',
         ),
         (
             ("https://m.example/blog/feed/",),

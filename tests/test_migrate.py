@@ -424,9 +424,9 @@ def test_a_list_of_urls_with_titles_and_comments(tmp_path: Path) -> None:
 
 
 def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_path: Path) -> None:
-    """The other tool watched an API's JSON, or a whole feed, as text; differ's `json` kind needs the body's field
-    and its `feed` kind one post, so the page comes as `text` (what it was) with a note saying how to read one,
-    and the other pages come with it."""
+    """The other tool watched an API's JSON, or a whole feed, as text; differ's `json` kind needs the body's field,
+    so the page comes as `text` (what it was) with a note saying how to read one, and a whole feed as its list of
+    posts (what such a watch is for), and the other pages come with them."""
     (tmp_path / "urls.yaml").write_text(
         "url: https://example.org/api/post.json\n---\nurl: https://example.org/a\n"
         "---\nurl: https://example.org/b.json\nfilter:\n  - jq: .data[0] | .body\n"
@@ -437,25 +437,29 @@ def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_p
     code, out, err = run("--config", str(config), "import", str(tmp_path / "urls.yaml"))
     note = 'note: read as text; to read it as json, set kind = "json" and field (path of the body, e.g. body_md or data.content)'
     assert (code, err) == (ExitCode.OK, "")
-    assert out.splitlines() == [
-        f"imported 5 pages from {tmp_path / 'urls.yaml'} into {config}",
-        "  post/canonical  https://example.org/api/post.json",
-        f"    {note}",
-        "  a/canonical  https://example.org/a",
-        "  b/canonical  https://example.org/b.json",
-        "    note: its jq filter has no counterpart in differ; left out",
-        f"    {note}",
-        "  c/canonical  https://example.org/api/c",  # a jq query naming one field is the json kind's field
-        "  feed/canonical  https://example.org/blog/feed/",  # a whole feed, as urlwatch read it
-        '    note: read as text; to read it as feed, set kind = "feed" and entry (the post\'s URL (its link in the '
-        "feed) or id)",
-        f"try them: differ --config {config} check",
-    ]
+    assert (
+        out.splitlines()
+        == [
+            f"imported 5 pages from {tmp_path / 'urls.yaml'} into {config}",
+            "  post/canonical  https://example.org/api/post.json",
+            f"    {note}",
+            "  a/canonical  https://example.org/a",
+            "  b/canonical  https://example.org/b.json",
+            "    note: its jq filter has no counterpart in differ; left out",
+            f"    {note}",
+            "  c/canonical  https://example.org/api/c",  # a jq query naming one field is the json kind's field
+            "  example-org-posts/canonical  https://example.org/blog/feed/",  # a whole feed, as urlwatch watched it
+            '    note: read as its list of posts (entry = "*"): a new post is a change; to watch one post\'s text, set '
+            "entry to its URL",
+            f"try them: differ --config {config} check",
+        ]
+    )
     loaded = load_config(config, {})
     assert [(s.key, s.kind, s.options.get("field")) for s in loaded.sources()] == [
         ("post/canonical", "text", None), ("a/canonical", "html", None), ("b/canonical", "text", None),
-        ("c/canonical", "json", "data.content"), ("feed/canonical", "text", None),
+        ("c/canonical", "json", "data.content"), ("example-org-posts/canonical", "feed", None),
     ]  # fmt: skip
+    assert loaded.sources()[-1].options["entry"] == "*"
 
 
 def test_an_imported_link_is_watched_as_the_page_or_file_it_names(tmp_path: Path) -> None:
@@ -994,7 +998,8 @@ def test_urlwatchs_email_reporter_becomes_an_email_notifier_with_its_password_fr
         }
     ]
     assert run("--config", str(config), "config", "check")[2] == (
-        "error: config.toml: notify[0].password: environment variable SMTP_PASSWORD is not set\n"
+        "error: config.toml: notify[0].password: environment variable SMTP_PASSWORD is not set (where it is set "
+        f"only where differ runs: differ config check {config} --trust-unset)\n"
     )
     out_ = io.StringIO()
     assert (

@@ -439,6 +439,48 @@ def test_feed_kind_reads_one_entry(
     assert (result.markdown, result.metadata) == (markdown, metadata)
 
 
+@pytest.mark.parametrize(
+    ("feed", "markdown"),
+    [
+        (  # RSS: the channel's title, not an item's; each post's title linking to its address
+            RSS,
+            "# PyTorch\n\n- [PyTorch 2.14 preview](https://pytorch.org/blog/preview/)\n"
+            "- [PyTorch 2.13 Release Blog](https://pytorch.org/blog/pytorch-2-13-release-blog/)\n",
+        ),
+        (  # Atom: the alternate link; an entry without one named by its id
+            ATOM,
+            "# Rust Blog\n\n- [Announcing Rust 1.97.0](https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/)\n"
+            "- [Plain](urn:plain)\n",
+        ),
+        (  # JSON Feed: a link against the feed's address
+            JSON_FEED,
+            "# PyTorch\n\n- [PyTorch 2.14 preview](https://blog.example.org/blog/preview/)\n"
+            "- [PyTorch 2.13 Release Blog](https://pytorch.org/blog/pytorch-2-13-release-blog/)\n",
+        ),
+        (  # no title of its own, a post without one: its address; page text stays text
+            '<rss version="2.0"><channel><item><link>https://x.example/a</link></item>'
+            "<item><title>A *b* &lt;script&gt;</title><link>https://x.example/b</link></item></channel></rss>",
+            "- [https://x.example/a](https://x.example/a)\n- [A \\*b\\* \\<script>](https://x.example/b)\n",
+        ),
+    ],
+)
+def test_a_feed_watched_whole_is_its_list_of_posts(feed: str, markdown: str) -> None:
+    """`entry = "*"`: the feed's posts in its order, each its title linking to it, under the feed's title (kept
+    as metadata): a new post is an item added, whatever its text says."""
+    result = norm(
+        feed, source("feed", url="https://blog.example.org/feed.xml", entry="*"), "application/rss+xml"
+    )
+    assert result.markdown == markdown
+    assert result.metadata == ({"title": markdown[2:].split("\n")[0]} if markdown.startswith("# ") else {})
+    assert result.root == "the feed's 2 entries"
+    with pytest.raises(NoContentError, match="^the feed has no entries$"):
+        norm(
+            '<rss version="2.0"><channel><title>Empty</title></channel></rss>',
+            source("feed", entry="*"),
+            "application/rss+xml",
+        )
+
+
 def test_addresses_urllib_cannot_read_are_kept_as_the_page_wrote_them() -> None:
     """A link to `http://[oops/` or to a port that is not a number is a broken link on the page, not a page
     that cannot be read: its words and address are kept, in a page's head, its body and a feed's entries."""

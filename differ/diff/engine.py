@@ -68,6 +68,9 @@ class Change:
     parent: str = ""  # a nested list item's: the label of the item it is in
     cells: list[dict[str, str]] = field(default_factory=list)  # a table row's changed cells, by column
     bare: tuple[str, str] = ("", "")  # before and after without inline HTML tags, where a block had any
+    target: str = (
+        ""  # an added or removed block that is one link (a post in a list of posts): where it points
+    )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:
@@ -86,6 +89,7 @@ class Change:
             parent=str(data.get("parent") or ""),
             cells=list(data.get("cells") or []),
             bare=(str(bare.get("before") or ""), str(bare.get("after") or "")),
+            target=str(data.get("target") or ""),
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -106,6 +110,8 @@ class Change:
             data["parent"] = self.parent
         if self.cells:
             data["cells"] = self.cells
+        if self.target:
+            data["target"] = self.target
         if any(self.bare):  # the sides without their inline HTML tags, as summaries quote them
             data["bare"] = {"before": self.bare[0] or None, "after": self.bare[1] or None}
         return data
@@ -243,6 +249,10 @@ def _change(
     its section, kind, label and parent item."""
     shown = new or old
     assert shown is not None  # a change has a block on one side at least
+    if kind in ("added", "removed") and len(shown.links) == 1 and not shown.images:
+        text, url = shown.links[0]
+        if " ".join(text.split()) == shown.text and url:
+            more.setdefault("target", url)
     return Change(
         kind,
         shown.section,

@@ -174,12 +174,13 @@ def _described(change: Change) -> list[str]:
             return f"{place} ({moved}): " if place else f"{moved}: "
         return f"{place}: " if place else ""
 
+    target = f" <{change.target}>" if change.target else ""  # a link added or taken out: where it points
     if change.kind == "added":
         if change.at_end:
-            return [f"added at the end: {quote(shown_after)}"]
-        return [f"{at(whole=True)}added {quote(shown_after)}"]
+            return [f"added at the end: {quote(shown_after)}{target}"]
+        return [f"{at(whole=True)}added {quote(shown_after)}{target}"]
     if change.kind == "removed":
-        return [f"{at(whole=True)}removed {quote(shown_before)}"]
+        return [f"{at(whole=True)}removed {quote(shown_before)}{target}"]
     if change.kind == "moved":
         return [f"{at(whole=True)}{_moved(change)}: {quote(shown_after, 80)}"]
     if change.kind in ("link", "invisible"):

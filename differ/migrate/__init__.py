@@ -117,6 +117,7 @@ def _checked(found: Found) -> Found:
     cannot) left out with a note, so one watch's setting never stops the others from being imported."""
     from differ.config import adhoc_source
     from differ.edit import needs, page_kind
+    from differ.normalize.feeds import EVERY_POST
 
     page = found.page
     if page is None:
@@ -124,7 +125,14 @@ def _checked(found: Found) -> Found:
 
     kind = page.kind or page_kind(page.url, page.settings)
     missing = needs(kind, page.settings)
-    if missing:  # what the other tool read whole: differ's json and feed kinds read one field or one post
+    if kind == "feed" and missing:  # a whole feed, as the other tool watched it: its posts coming and going
+        page = Page(page.url, page.title, kind, {**page.settings, "entry": EVERY_POST}, page.id)
+        found.notes.append(
+            'read as its list of posts (entry = "*"): a new post is a change; to watch one post\'s text, set '
+            "entry to its URL"
+        )
+        found.page, missing = page, None
+    if missing:  # what the other tool read whole: differ's json kind reads one field
         page = Page(page.url, page.title, "text", page.settings, page.id)
         found.notes.append(
             f'read as text; to read it as {kind}, set kind = "{kind}" and {missing[0]} ({missing[1]})'

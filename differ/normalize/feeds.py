@@ -36,6 +36,7 @@ CONTENT = ("encoded", "content", "description", "summary")
 DATES = {"published": ("published", "pubDate", "issued", "date"), "updated": ("updated", "modified")}
 NOT_FEEDS = ("text/html", "application/xhtml+xml")
 FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
+EVERY_POST = "*"  # the `entry` that watches the feed's list of posts rather than one post
 
 
 @dataclass
@@ -64,7 +65,11 @@ class FeedKind(SourceKind):
         "application/json;q=0.9,*/*;q=0.5"
     )
     options: ClassVar[dict[str, Option]] = {
-        "entry": Option(opt.entry_key, required=True, help="the post's URL (its link in the feed) or id"),
+        "entry": Option(
+            opt.entry_key,
+            required=True,
+            help='the post\'s URL (its link in the feed) or id; "*" for the list of posts',
+        ),
         "metadata": Option(
             opt.choice_list("title", "published", "updated"),
             ("title", "published", "updated"),
@@ -82,8 +87,10 @@ class FeedKind(SourceKind):
                 f"expected an RSS, Atom or JSON feed, got an HTML page{named}",
                 read_with={"url": feed} if feed else None,
             )
-        entries, warnings = read_feed(body)
+        title, entries, warnings = read_titled_feed(body)
         wanted = str(source.option("entry"))
+        if wanted == EVERY_POST:
+            return _posts(title, entries, body, source, warnings)
         entry = find_entry(entries, wanted, body.url)
         if entry is None:
             first = entries[0] if entries else None
@@ -107,6 +114,32 @@ class FeedKind(SourceKind):
         return result
 
 
+def _posts(
+    title: str, entries: list[Entry], body: Body, source: SourceConfig, warnings: list[str]
+) -> Extracted:
+    """The feed as its list of posts (`entry = "*"`), in its order: a heading of the feed's title, then each
+    post's title linking to it, read as a page is, so a new post is one item added (an alert quotes it with its
+    address), a retitled one an item modified, a post's new address a link change."""
+    from html import escape
+
+    if not entries:
+        raise NoContentError("the feed has no entries" + "".join(f"; {w}" for w in warnings))
+    items = "".join(_post_item(e.title, e.link or e.id) for e in entries)
+    heading = f"<h1>{escape(title)}</h1>" if title else ""
+    result = read_html(f"<article>{heading}<ul>{items}</ul></article>", body, source, None, (), ())
+    result.metadata = {"title": title} if title and "title" in (source.option("metadata") or ()) else {}
+    result.root = f"the feed's {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+    result.warnings = [*result.warnings, *warnings]
+    return result
+
+
+def _post_item(title: str, address: str) -> str:
+    """A post as an item of the list: its title (its address when it has none) linking to it."""
+    from html import escape
+
+    return f'<li><a href="{escape(address)}">{escape(title or address)}</a></li>'
+
+
 def _named_feed(body: Body) -> str:
     """The feed a page names in its head ("" when none), for a `url` set to the post's page rather than its
     blog's feed."""
@@ -126,12 +159,18 @@ def read_feed(body: Body) -> tuple[list[Entry], list[str]]:
     Many feeds in use are not quite XML (a bare `&` in a title, an HTML entity such as `&nbsp;`): one that does not
     parse is read again with those two mended, with a warning. Entities are never resolved and nothing is
     fetched, so a feed cannot make differ read a file or another address."""
+    _, entries, warnings = read_titled_feed(body)
+    return entries, warnings
+
+
+def read_titled_feed(body: Body) -> tuple[str, list[Entry], list[str]]:
+    """A feed's own title ("" when it has none) with its entries and what was wrong with it, as `read_feed`."""
     from lxml import etree
 
     if not body.data.strip():
         raise NormalizeError("empty body")
     if media_type(body.content_type).endswith("json") or body.data.lstrip()[:1] == b"{":
-        return _json_feed(body), []
+        return _json_feed(body)
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
     warnings: list[str] = []
     try:
@@ -150,7 +189,17 @@ def read_feed(body: Body) -> tuple[list[Entry], list[str]]:
         )
     if _name(root) not in FEED_ROOTS:
         raise NormalizeError(f"not a feed: expected <rss> or <feed> (Atom) at the top, found <{_name(root)}>")
-    return [_entry(el, body.url) for el in root.iter() if _name(el) in ("item", "entry")], warnings
+    entries = [_entry(el, body.url) for el in root.iter() if _name(el) in ("item", "entry")]
+    return _feed_title(root), entries, warnings
+
+
+def _feed_title(root: etree._Element) -> str:
+    """The feed's own `<title>`: Atom's under `<feed>`, RSS's under `<channel>` (an item's is its post's)."""
+    for el in (root, *(child for child in root if _name(child) == "channel")):
+        for child in el:
+            if _name(child) == "title":
+                return " ".join((child.text or "").split())
+    return ""
 
 
 _AMPERSAND = re.compile(rb"&(?!#[0-9]+;|#x[0-9A-Fa-f]+;|[A-Za-z][A-Za-z0-9]*;)")
@@ -171,8 +220,8 @@ def _mend(data: bytes) -> bytes:
     return _NAMED.sub(named, _AMPERSAND.sub(b"&amp;", data))
 
 
-def _json_feed(body: Body) -> list[Entry]:
-    """The items of a JSON Feed (jsonfeed.org, 1.0 and 1.1): `url` its link, `content_html` or else
+def _json_feed(body: Body) -> tuple[str, list[Entry], list[str]]:
+    """The title and items of a JSON Feed (jsonfeed.org, 1.0 and 1.1): `url` its link, `content_html` or else
     `content_text` (then `summary`) its content, `date_published` and `date_modified` its dates."""
     data = load_json(body)
     items = data.get("items") if is_json_feed(data) else None
@@ -180,7 +229,9 @@ def _json_feed(body: Body) -> list[Entry]:
         raise NormalizeError(
             'not a feed: expected a JSON Feed ("version": "https://jsonfeed.org/version/1.1" and "items")'
         )
-    return [_json_item(item, body.url) for item in items if isinstance(item, dict)]
+    title = data.get("title")
+    entries = [_json_item(item, body.url) for item in items if isinstance(item, dict)]
+    return " ".join(title.split()) if isinstance(title, str) else "", entries, []
 
 
 def _json_item(item: dict[str, Any], feed_url: str) -> Entry:

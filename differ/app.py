@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TextIO
@@ -51,6 +51,7 @@ class App:
     index_written: float | None = None  # when this process last wrote it (monotonic)
     reload: Callable[[], Config] | None = None  # reads the configuration again as the command line did
     debug: bool = False  # --debug: a fault differ goes on past is shown with its traceback
+    env: Mapping[str, str] | None = None  # the environment the configuration was read with (None: os.environ)
     _fetcher: Fetcher | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

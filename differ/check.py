@@ -23,6 +23,7 @@ from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.limits import host_key
 from differ.normalize import SOURCE_KINDS, Normalized
+from differ.options import format_duration, web_address
 from differ.site import write_site
 from differ.store import Version, sha256
 from differ.titles import source_title
@@ -55,6 +56,7 @@ class CheckResult:
     summary: list[str] = field(default_factory=list)
     event: dict[str, Any] | None = None
     translations: bool = False  # the translations the page names changed (its report page is written again)
+    followed: list[dict[str, str]] = field(default_factory=list)  # new posts of a followed feed now watched
 
     @property
     def failed(self) -> bool:
@@ -72,6 +74,7 @@ class CheckResult:
             "metadata": self.metadata,
             "warnings": self.warnings,
             "summary": self.summary,
+            **({"followed": self.followed} if self.followed else {}),
         }
 
     @property
@@ -86,6 +89,17 @@ class CheckResult:
         from differ.options import one_line
 
         return one_line(self._line())
+
+    def follow_line(self) -> str:
+        """The new posts of a followed feed now watched, as one line ("" when none)."""
+        from differ.diff.summary import quote
+        from differ.options import one_line
+
+        if not self.followed:
+            return ""
+        n = len(self.followed)
+        posts = ", ".join(f"{p['source']} ({quote(p['title'], 80)})" for p in self.followed)
+        return one_line(f"{self.source}: now watching {n} new post{'s' if n != 1 else ''}: {posts}")
 
     def _line(self) -> str:
         if self.outcome == "new":
@@ -336,6 +350,63 @@ def _translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -
     }
 
 
+def follow(
+    app: App, source: SourceConfig, result: CheckResult, state: dict[str, Any]
+) -> list[dict[str, str]]:
+    """The posts that came into a followed feed's list (`follow` on a feed watched with entry = "*") since the
+    last version followed, whose titles have one of its words, each added to the configuration as a document of
+    its own, as `differ add` adds a page (one watched already is left as it is): the new sources' keys, the
+    posts' addresses and titles. The version followed is kept only once the file is written, so a process that
+    dies between follows it again, adding nothing twice."""
+    from differ.diff.summary import words_in
+    from differ.edit import Page, add_documents
+
+    patterns = source.option("follow") if source.kind == "feed" else None
+    if not patterns:
+        return []
+    latest = app.store.latest_number(source.key)
+    if "followed" not in state:  # set just now: this check's new posts are followed, none from before
+        new = result.outcome == "new" and result.previous is not None
+        state["followed"] = result.previous if new else latest
+    start = max(1, int(state["followed"]))
+    posts: dict[str, str] = {}
+    for number in range(start + 1, latest + 1):
+        old, new_version = app.store.version(source.key, number - 1), app.store.version(source.key, number)
+        for change in diff_versions(app.store, old, new_version, app=app, source=source).changes:
+            title = change.bare[1] or change.after or ""
+            if change.kind == "added" and web_address(change.target) and words_in([title], patterns):
+                posts.setdefault(change.target, title)
+    added: list[dict[str, str]] = []
+    if posts:
+        pages = [Page(url, title=title, settings=_carried(source)) for url, title in posts.items()]
+        done = add_documents(app.config.path, pages, app.env, skip_watched=True)
+        new_pages = [page for page in pages if page.url not in done.watched]
+        added = [
+            {"source": made.key, "url": page.url, "title": page.title or ""}
+            for made, page in zip(done.sources, new_pages, strict=True)
+        ]
+    state["followed"] = latest
+    app.store.save_state(source.key, state)
+    return added
+
+
+def _carried(source: SourceConfig) -> dict[str, Any]:
+    """What a followed feed's new posts are fetched with as the feed is: its headers, interval, robots.txt and
+    private addresses (a blog on the intranet)."""
+    carried: dict[str, Any] = {"headers": dict(source.headers)} if source.headers else {}
+    if source.interval is not None:
+        carried["interval"] = format_duration(source.interval)
+    if not source.robots:
+        carried["robots"] = False
+    if source.allow_private:
+        carried["allow_private"] = (
+            source.allow_private
+            if isinstance(source.allow_private, bool)
+            else [str(network) for network in source.allow_private]
+        )
+    return carried
+
+
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
     if not normalized.markdown.strip():
         return normalized.warnings[0] if normalized.warnings else "content is empty"
@@ -534,6 +605,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     heads: list[tuple[SourceConfig, int, dict[str, Any]]] = []
     for source, result in zip(sources, results, strict=True):
         state = app.store.state(source.key)
+        with app.carry_on(f"{source.key}: new posts not followed"):  # followed by the next check
+            result.followed = follow(app, source, result, state)
         made: list[dict[str, Any]] | None = None
         with app.carry_on(f"{source.key}: alerts not made"):
             latest = app.store.latest_number(source.key)

@@ -557,6 +557,7 @@ def main(
         app.out, app.err = out, err
         app.reload = lambda: _load(args, env)
         app.debug = args.debug
+        app.env = env
         try:
             return COMMANDS[args.command](app, args)
         finally:

@@ -52,6 +52,9 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
             app.err.flush()
 
     results = check(app, sources, on_result=show) if sources else []
+    for result in results if not as_json else ():
+        if result.followed:  # once the check's alerts are made: the new posts of followed feeds
+            print(result.follow_line(), file=app.out)
     if as_json:
         every = [CheckResult(s.key, "paused") for s in paused] + waiting + results
         shown = [r.as_json() for r in every if not (args.quiet and (r.quiet or r.outcome == "paused"))]

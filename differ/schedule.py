@@ -221,6 +221,8 @@ def _check_one(
         lines = [f"{iso(app.now())} {result.line()}"]
         if result.outcome == "new":
             lines += [f"    {line}" for line in result.summary[1:]]
+        if result.followed:
+            lines.append(f"{iso(app.now())} {result.follow_line()}")
         print("\n".join(lines), file=app.out, flush=True)
     return results
 

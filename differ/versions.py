@@ -31,13 +31,16 @@ def content_identity(n: Normalized) -> str:
     )
 
 
+NOT_READING = {"follow"}  # options of a kind that say what to do with what was read, not how to read it
+
+
 def reading(app: App, source: SourceConfig) -> str:
     """A digest of the settings that decide how a body is read (kind, its options, languages, ignored text,
     tracking parameters). A version read with other settings is read again before it is compared, so that editing
     a selector or an exclude list is never reported as a change of the page."""
     settings = {
         "kind": source.kind,
-        "options": dict(source.options),
+        "options": {name: value for name, value in source.options.items() if name not in NOT_READING},
         "languages": source.languages,
         "tracking": app.config.service.tracking_params,
     }

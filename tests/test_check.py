@@ -651,6 +651,18 @@ def test_a_blogs_feed_watched_whole_tells_of_each_new_post_with_its_address(
     ]  # a post that dropped off the feed: `changes = ["added"]` on a destination hears of new posts alone
 
 
+def test_following_a_feeds_new_posts_is_no_setting_of_how_it_is_read(tmp_path: Path) -> None:
+    """`follow` says what to do with a new post, not how the feed is read: setting it re-reads no version."""
+    from differ.versions import reading
+
+    def how(extra: str) -> str:
+        config = one_doc(tmp_path, "https://blog.example.org/feed.xml", kind="feed", extra=extra)
+        return reading(make_app(config), config.sources()[0])
+
+    assert how('entry = "*"') == how('entry = "*"\nfollow = ["*"]')
+    assert how('entry = "*"') != how('entry = "https://blog.example.org/post/"')
+
+
 def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: Server) -> None:
     """A damaged file of one source's history fails that source's check, counted and alerted as any failing
     check, while every other source is checked, notified, audited and published; mended, it catches up."""

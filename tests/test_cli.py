@@ -196,6 +196,79 @@ def test_history_narrowed_to_a_kind_of_change_lists_the_versions_with_one(
     assert run("--config", config, "history", "doc/canonical", "--change", "deleted")[0] == ExitCode.USAGE
 
 
+def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
+    tmp_path: Path, server: Server
+) -> None:
+    """`follow` on a feed's list of posts: each post that comes in with one of its words in its title is added to
+    config.toml as `differ add` adds a page (titled, fetched as the feed is), said after the check and checked
+    from the next; the posts there before, and those without the words, are not; a check that follows again (a
+    process that died before it kept what it followed) adds nothing twice."""
+    import tomllib
+
+    from differ.config import load_config
+
+    def feed(*posts: tuple[str, str]) -> str:
+        items = "".join(
+            f"<item><title>{t}</title><link>{server.url(path)}</link></item>" for t, path in posts
+        )
+        return f'<rss version="2.0"><channel><title>Blog</title>{items}</channel></rss>'
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + f'[[documents]]\nid = "blog"\n[documents.canonical]\nurl = "{server.url("/feed.xml")}"\nkind = "feed"\n'
+        'entry = "*"\nfollow = ["release*"]\nrobots = false\nallow_private = ["127.0.0.1"]\ninterval = "2h"\n'
+    )
+    old = ("Release 2.13", "/2.13")
+    server.page("/feed.xml", feed(old), "application/rss+xml")
+    assert run("--config", str(config), "check") == (
+        ExitCode.OK,
+        "blog/canonical: new version 1 (first snapshot)\n",
+        "",
+    )
+    server.page(
+        "/feed.xml", feed(("Team news", "/news"), ("Releases: 2.14", "/2.14"), old), "application/rss+xml"
+    )
+    server.page("/2.14", article("<p>PyTorch 2.14 is out.</p>", "Releases: 2.14"))
+    code, out, err = run("--config", str(config), "check")
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines() == [
+        "blog/canonical: new version 2 (2 changes)",
+        'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")',
+    ]
+    [doc] = tomllib.loads(config.read_text())["documents"][1:]
+    assert (doc["id"], doc["title"]) == ("2-14", "Releases: 2.14")
+    assert doc["canonical"] == {
+        "url": server.url("/2.14"),
+        "interval": "2h",
+        "robots": False,
+        "allow_private": ["127.0.0.1/32"],
+    }
+    assert run("--config", str(config), "check") == (
+        ExitCode.OK,
+        "blog/canonical: unchanged (same body)\n2-14/canonical: new version 1 (first snapshot)\n",
+        "",
+    )
+    state = tmp_path / "snapshots" / "sources" / "blog" / "canonical" / "state.json"
+    kept = json.loads(state.read_text())
+    assert kept["followed"] == 2
+    state.write_text(
+        json.dumps({**kept, "followed": 1, "body_sha256": ""})
+    )  # as if it died before keeping it
+    before = config.read_text()
+    assert (
+        run("--config", str(config), "check", "blog/canonical")[1]
+        == "blog/canonical: unchanged (page noise only)\n"
+    )
+    assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2
+    assert [s.key for s in load_config(config, {}).sources()] == ["blog/canonical", "2-14/canonical"]
+    config.write_text(before.replace('entry = "*"', f'entry = "{server.url("/2.14")}"'))
+    assert run("--config", str(config), "config", "check")[2] == (
+        'error: config.toml: documents[0].canonical.follow: only a feed\'s list of posts (entry = "*") has new '
+        "posts to follow\n"
+    )
+
+
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> None:
     config = str(write_config(tmp_path, server))
     assert run("--config", str(tmp_path / "none.toml"), "check") == (
@@ -1232,7 +1305,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
-        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, format, headers, '
+        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, follow, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"

@@ -320,12 +320,12 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
         (
             ("https://m.example/blog/feed/",),
             "error: https://m.example/blog/feed/: a feed page needs entry (the post's URL (its link in the feed) or "
-            "id): add it with --set entry=…\n",
+            'id; "*" for the list of posts): add it with --set entry=…\n',
         ),
         (
             ("https://m.example/posts.atom",),
             "error: https://m.example/posts.atom: a feed page needs entry (the post's URL (its link in the feed) or "
-            "id): add it with --set entry=…\n",
+            'id; "*" for the list of posts): add it with --set entry=…\n',
         ),
         (
             ("https://m.example/api/post", "--kind", "json"),
@@ -925,7 +925,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         (
             ["rust/ko", "selecter=article"],
             'error: unknown option "selecter" (did you mean "selector"?); options: allow_private, api, entry, '
-            "exclude, field, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
+            "exclude, field, follow, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
             "selector, slug, stale_after, title, translation, url\n",
         ),
         (
@@ -965,7 +965,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         (
             ["rust/ko", "--unset", "url"],
             'error: --unset: no option "url" to take out; options: allow_private, api, entry, exclude, field, '
-            "format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
+            "follow, format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
             "stale_after, title, translation\n",
         ),
         (

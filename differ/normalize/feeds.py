@@ -24,7 +24,7 @@ from differ.normalize.kinds import (
     source_kind,
     text_to_markdown,
 )
-from differ.options import Option
+from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -75,7 +75,17 @@ class FeedKind(SourceKind):
             ("title", "published", "updated"),
             "entry fields to keep and compare",
         ),
+        "follow": Option(
+            opt.word_list,
+            (),
+            'with entry = "*": add each new post whose title has one of these words as a document ("*": every post)',
+        ),
     }
+
+    @classmethod
+    def check(cls, source: SourceConfig) -> None:
+        if source.option("follow") and source.option("entry") != EVERY_POST:
+            raise Invalid('only a feed\'s list of posts (entry = "*") has new posts to follow', key="follow")
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:

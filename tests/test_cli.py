@@ -1055,15 +1055,6 @@ def test_a_diff_can_be_narrowed_to_changes_with_some_words(
         "",
         'error: --word: expected a word or a pattern such as "CVE-*", found nothing\n',
     )
-    assert run(*diff, "--word", "x", "--format", "unified")[2] == (
-        "error: --word picks changes; --format unified is a line diff of the whole documents\n"
-    )
-    old, new = ("kept/" + p for p in ("a.md", "b.md"))
-    Path(old).write_text("# A\n\nOne.\n")
-    Path(new).write_text("# A\n\nTwo.\n")
-    assert run("compare", old, new, "--audit", "--word", "x")[2] == (
-        "error: --word narrows a diff; an audit reads the whole copy\n"
-    )
 
 
 def test_a_diff_can_be_narrowed_to_some_kinds_of_change(
@@ -1089,16 +1080,20 @@ def test_a_diff_can_be_narrowed_to_some_kinds_of_change(
     )
     code, out, _ = run(*diff, "--change", "removed", "--change", "moved")
     assert out.splitlines()[0].endswith(": 0 changes of kinds removed, moved (3 left out).")
-    assert run(*diff, "--change", "added", "--format", "unified")[2] == (
-        "error: --change picks changes; --format unified is a line diff of the whole documents\n"
+    assert run(*diff, "--change", "deleted")[0] == ExitCode.USAGE  # argparse names the kinds
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--section", "x"), ("--word", "x"), ("--change", "added")])
+def test_a_narrowed_diff_is_no_line_diff_and_no_audit(tmp_path: Path, flag: str, value: str) -> None:
+    old, new = tmp_path / "a.md", tmp_path / "b.md"
+    old.write_text("# A\n\nOne.\n")
+    new.write_text("# A\n\nTwo.\n")
+    assert run("compare", str(old), str(new), flag, value, "--format", "unified")[2] == (
+        f"error: {flag} picks changes; --format unified is a line diff of the whole documents\n"
     )
-    old, new = ("kept/" + p for p in ("a.md", "b.md"))
-    Path(old).write_text("# A\n\nOne.\n")
-    Path(new).write_text("# A\n\nTwo.\n")
-    assert run("compare", old, new, "--audit", "--change", "added")[2] == (
-        "error: --change narrows a diff; an audit reads the whole copy\n"
+    assert run("compare", str(old), str(new), "--audit", flag, value)[2] == (
+        f"error: {flag} narrows a diff; an audit reads the whole copy\n"
     )
-    assert run("compare", old, new, "--change", "deleted")[0] == ExitCode.USAGE  # argparse names the kinds
 
 
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

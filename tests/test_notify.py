@@ -201,6 +201,20 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
     )
 
 
+def first_edit_preview(app: object) -> Any:
+    """What the one destination would be sent for the edit of doc/canonical's version 1 to 2."""
+    from differ.check import change_event
+    from differ.notify import preview
+    from differ.versions import diff_versions
+
+    store = app.store  # type: ignore[attr-defined]
+    old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
+    source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
+    event = change_event(app, source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
+    [said] = preview(app, event)  # type: ignore[arg-type]
+    return said
+
+
 def test_a_destination_for_some_kinds_of_change_hears_only_of_those(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
@@ -227,15 +241,7 @@ def test_a_destination_for_some_kinds_of_change_hears_only_of_those(
         ["removed"],
         1,
     )
-    from differ.check import change_event
-    from differ.notify import preview
-    from differ.versions import diff_versions
-
-    store = app.store  # type: ignore[attr-defined]
-    old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
-    source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
-    event = change_event(app, source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
-    [said] = preview(app, event)  # type: ignore[arg-type]
+    said = first_edit_preview(app)
     assert (said.body, said.reason) == (None, "no change of its kinds (removed)")
 
 
@@ -266,15 +272,7 @@ def test_a_destination_for_some_words_hears_only_of_edits_with_them(
         1,
         False,
     )
-    from differ.check import change_event
-    from differ.notify import preview
-    from differ.versions import diff_versions
-
-    store = app.store  # type: ignore[attr-defined]
-    old, new = store.version("doc/canonical", 1), store.version("doc/canonical", 2)
-    source = app.config.source("doc/canonical")  # type: ignore[attr-defined]
-    event = change_event(app, source, old, new, diff_versions(store, old, new, app=app, source=source))  # type: ignore[arg-type]
-    [said] = preview(app, event)  # type: ignore[arg-type]
+    said = first_edit_preview(app)
     assert (said.body, said.reason) == (None, "no change with its words (CVE-*, security)")
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,18 +105,9 @@ def test_check_history_show_diff_verify(tmp_path: Path, server: Server) -> None:
     assert "damaged: doc/canonical version 1: normalized Markdown was altered\n" in out
 
 
-def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched_it(
-    tmp_path: Path, server: Server
-) -> None:
-    """`history --word` / `--section`: the versions whose edit has such a change (the first version when it has
-    such passages), each with how many and the first of them, as `git log -S` finds a string."""
-    config = str(write_config(tmp_path, server))
-    pages = [
-        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>No known issues.</p>",
-        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
-        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
-        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>No known issues.</p>",
-    ]
+def history_rows(config: str, server: Server, pages: list[str]) -> Callable[..., list[str]]:
+    """Each page checked as a version of doc/canonical in turn; then `rows(*options)` is `differ history` with
+    those options, as its headline and a row a version (number and description; time, hash and size left out)."""
     for body in pages:
         server.page("/post", article(body))
         assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
@@ -128,6 +120,22 @@ def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched
         return [lines[1]] + [
             re.sub(r"^ +(\d+)  \S+Z  [0-9a-f]{12} +\S+ KB  ", r"\1 ", line) for line in lines[3:]
         ]
+
+    return rows
+
+
+def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched_it(
+    tmp_path: Path, server: Server
+) -> None:
+    """`history --word` / `--section`: the versions whose edit has such a change (the first version when it has
+    such passages), each with how many and the first of them, as `git log -S` finds a string."""
+    config = str(write_config(tmp_path, server))
+    rows = history_rows(config, server, [
+        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>No known issues.</p>",
+        "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
+        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>Fixed CVE-2026-1234 in the parser.</p>",
+        "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>No known issues.</p>",
+    ])  # fmt: skip
 
     assert rows("--word", "cve-*") == [
         '  2 of 4 versions with a change mentioning "cve-*"',
@@ -164,16 +172,7 @@ def test_history_narrowed_to_a_kind_of_change_lists_the_versions_with_one(
     whose passages all came then."""
     config = str(write_config(tmp_path, server))
     pages = ["<p>Alpha.</p><p>Beta.</p>", "<p>Alpha.</p>", "<p>Alpha!</p>", "<p>Alpha!</p><p>Gamma.</p>"]
-    for body in pages:
-        server.page("/post", article(body))
-        assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
-
-    def rows(*options: str) -> list[str]:
-        code, out, err = run("--config", config, "history", "doc/canonical", *options)
-        assert (code, err) == (ExitCode.OK, "")
-        return [out.splitlines()[1]] + [
-            re.sub(r"^ +(\d+)  \S+Z  [0-9a-f]{12} +\S+ KB  ", r"\1 ", line) for line in out.splitlines()[3:]
-        ]
+    rows = history_rows(config, server, pages)
 
     assert rows("--change", "removed") == [
         "  1 of 4 versions with a change of kind removed",

@@ -125,6 +125,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     "kind": s.kind,
                     "url": s.url,
                     "entry": s.option("entry"),  # one feed can carry several watched posts: which one this is
+                    "follow": list(s.option("follow") or ()),  # a feed's list of posts: the new posts it adds
                     "interval": opt.format_duration(s.interval or interval),
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
@@ -204,7 +205,10 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             when = "paused" if s["paused"] else f"every {s['interval']}"
             print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
             if s["entry"]:
-                print(f"    entry: {s['entry']}", file=app.out)
+                every = " (the list of posts)" if s["entry"] == "*" else ""
+                print(f"    entry: {s['entry']}{every}", file=app.out)
+            if s["follow"]:
+                print(f"    follows new posts with: {', '.join(s['follow'])}", file=app.out)
             if s["ignore"]:
                 print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
             if s["translations"]:

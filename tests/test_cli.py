@@ -1693,6 +1693,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "kind": "html",
         "url": server.url("/post"),
         "entry": None,
+        "follow": [],
         "interval": "30m",
         "paused": False,
         "stale_after": None,
@@ -1812,6 +1813,21 @@ def test_sources_names_the_post_a_feed_source_watches(tmp_path: Path) -> None:
         "    entry: https://blog.rust-lang.org/2026/08/01/Rust-1.98.0/",
         "    versions: 0  last check: -  last change: -  state: never checked",
     ]
+    code, _, _ = run(
+        "--config", str(config), "add", feed, "--set", "entry=*", "--set", 'follow=["Announcing*"]'
+    )
+    assert code == ExitCode.OK
+    listed = run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources")[1].splitlines()
+    assert listed[-4:] == [
+        f"  blog-rust-lang-org-posts/canonical  [canonical, feed, every 30m]  {feed}",
+        "    entry: * (the list of posts)",
+        "    follows new posts with: Announcing*",
+        "    versions: 0  last check: -  last change: -  state: never checked",
+    ]
+    data = json.loads(
+        run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources", "--format", "json")[1]
+    )
+    assert [s["follow"] for d in data["documents"] for s in d["sources"]] == [[], [], ["Announcing*"]]
 
 
 def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

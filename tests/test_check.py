@@ -1006,6 +1006,7 @@ FAULT_SITES = [
     ("differ.check", "change_event"),
     ("differ.check", "missed_events"),
     ("differ.check", "_translations_found"),
+    ("differ.check", "follow"),
     ("differ.check", "write_feed"),
     ("differ.versions", "normalize"),
     ("differ.audit.report", "audit_document"),

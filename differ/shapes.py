@@ -146,6 +146,7 @@ STATE_FIELDS: Fields = {
     "last_check": str,
     "last_change": str,
     "notified": int,
+    "followed": int,
     "pending": str,
     "pending_since": str,
     "recovered_after": int,

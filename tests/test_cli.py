@@ -229,6 +229,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         "/feed.xml", feed(("Team news", "/news"), ("Releases: 2.14", "/2.14"), old), "application/rss+xml"
     )
     server.page("/2.14", article("<p>PyTorch 2.14 is out.</p>", "Releases: 2.14"))
+    unfollowed = config.read_text()
     code, out, err = run("--config", str(config), "check")
     assert (code, err) == (ExitCode.OK, "")
     assert out.splitlines() == [
@@ -251,15 +252,20 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     state = tmp_path / "snapshots" / "sources" / "blog" / "canonical" / "state.json"
     kept = json.loads(state.read_text())
     assert kept["followed"] == 2
-    state.write_text(
-        json.dumps({**kept, "followed": 1, "body_sha256": ""})
-    )  # as if it died before keeping it
     before = config.read_text()
+    config.write_text(unfollowed)
+    state.write_text(json.dumps({**kept, "followed": 1}))  # as if it died after storing version 2
+    assert run("--config", str(config), "check", "blog/canonical")[1] == (
+        "blog/canonical: unchanged (same body)\n"
+        'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")\n'
+    )  # followed by the next check
+    assert config.read_text() == before
+    state.write_text(json.dumps({**kept, "followed": 1}))  # as if it died after writing the file
     assert (
         run("--config", str(config), "check", "blog/canonical")[1]
-        == "blog/canonical: unchanged (page noise only)\n"
+        == "blog/canonical: unchanged (same body)\n"
     )
-    assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2
+    assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2  # nothing twice
     assert [s.key for s in load_config(config, {}).sources()] == ["blog/canonical", "2-14/canonical"]
     config.write_text(before.replace('entry = "*"', f'entry = "{server.url("/2.14")}"'))
     assert run("--config", str(config), "config", "check")[2] == (

@@ -370,12 +370,14 @@ def follow(
         state["followed"] = result.previous if new else latest
     start = max(1, int(state["followed"]))
     posts: dict[str, str] = {}
-    for number in range(start + 1, latest + 1):
-        old, new_version = app.store.version(source.key, number - 1), app.store.version(source.key, number)
-        for change in diff_versions(app.store, old, new_version, app=app, source=source).changes:
-            title = change.bare[1] or change.after or ""
-            if change.kind == "added" and web_address(change.target) and words_in([title], patterns):
-                posts.setdefault(change.target, title)
+    if start < latest:
+        known = _listed_posts(app.store.markdown(app.store.version(source.key, start)))
+        for number in range(start + 1, latest + 1):
+            listed = _listed_posts(app.store.markdown(app.store.version(source.key, number)))
+            for url, title in listed.items():
+                if url not in known and web_address(url) and words_in([title], patterns):
+                    posts.setdefault(url, title)
+            known |= listed
     added: list[dict[str, str]] = []
     if posts:
         pages = [Page(url, title=title, settings=_carried(source)) for url, title in posts.items()]
@@ -388,6 +390,18 @@ def follow(
     state["followed"] = latest
     app.store.save_state(source.key, state)
     return added
+
+
+def _listed_posts(markdown: str) -> dict[str, str]:
+    """The posts a feed's list of posts names (`entry = "*"`): each item that is one link, its address and title.
+    A new post is an address the list did not have, however the diff pairs the items around it."""
+    from differ.diff.blocks import split_blocks
+
+    return {
+        block.links[0][1]: block.text
+        for block in split_blocks(markdown)
+        if block.kind == "item" and len(block.links) == 1 and block.links[0][1]
+    }
 
 
 def _carried(source: SourceConfig) -> dict[str, Any]:

@@ -267,6 +267,14 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     )
     assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2  # nothing twice
     assert [s.key for s in load_config(config, {}).sources()] == ["blog/canonical", "2-14/canonical"]
+    server.page(
+        "/feed.xml", feed(("Release 2.15", "/2.15"), ("Releases: 2.14", "/2.14")), "application/rss+xml"
+    )
+    code, out, _ = run("--config", str(config), "check", "blog/canonical", "--format", "json")
+    assert json.loads(out)["results"][0]["followed"] == [
+        {"source": "2-15/canonical", "url": server.url("/2.15"), "title": "Release 2.15"}
+    ]
+    before = config.read_text()
     config.write_text(before.replace('entry = "*"', f'entry = "{server.url("/2.14")}"'))
     assert run("--config", str(config), "config", "check")[2] == (
         'error: config.toml: documents[0].canonical.follow: only a feed\'s list of posts (entry = "*") has new '

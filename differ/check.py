@@ -398,9 +398,9 @@ def _listed_posts(markdown: str) -> dict[str, str]:
     from differ.diff.blocks import split_blocks
 
     return {
-        block.links[0][1]: block.text
+        block.whole_link: block.text
         for block in split_blocks(markdown)
-        if block.kind == "item" and len(block.links) == 1 and block.links[0][1]
+        if block.kind == "item" and block.whole_link
     }
 
 

@@ -205,6 +205,30 @@ def test_a_link_added_or_taken_out_whole_is_quoted_with_its_address() -> None:
     assert summarize(Diff([Change.from_json(c.as_json()) for c in d.changes]), V) == summarize(d, V)
 
 
+def test_two_links_with_neither_text_nor_target_in_common_are_two_things_however_alike() -> None:
+    """A post that drops off a list of posts as a newer one with a like title comes in is one removed and one
+    added, wherever they stand; one link whose target alone changed is a link change, whose text alone changed
+    an edit."""
+    a = "# Blog\n\n- [Team news](http://x/news)\n- [Rust 1.97](http://x/1.97)\n- [Announcing Rust 1.88.0](http://x/1.88)\n"
+    b = "# Blog\n\n- [Announcing Rust 1.98.0](http://x/1.98)\n- [Rust 1.97](http://x/1.97)\n"
+    assert [(c.kind, c.before or c.after) for c in diff(a, b).changes] == [
+        ("removed", "Team news"),
+        ("added", "Announcing Rust 1.98.0"),
+        ("removed", "Announcing Rust 1.88.0"),
+    ]
+    assert (
+        diff("[Announcing Rust 1.88.0](http://x/1.88)\n", "[Announcing Rust 1.98.0](http://x/1.98)\n")
+        .changes[0]
+        .kind
+        == "removed"
+    )  # a paragraph alone in its place too
+    download = "- [Download 2.13](http://x/2.13)\n"
+    assert [c.kind for c in diff(download, download.replace("2.13)", "2.13b)")).changes] == ["link"]
+    assert [c.kind for c in diff(download, download.replace("Download 2.13", "Download 2.15")).changes] == [
+        "modified"
+    ]
+
+
 def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
     from differ.diff.engine import Change, Diff
 

@@ -30,7 +30,7 @@ PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger ru
 def similarity(a: Block, b: Block) -> float:
     """How much of two blocks' words is the same, 0 to 1; a pair that cannot reach PAIR_THRESHOLD may be given
     any lower value (found from word counts alone, without aligning the words)."""
-    if a.kind != b.kind and {a.kind, b.kind} != {"paragraph", "item"}:
+    if (a.kind != b.kind and {a.kind, b.kind} != {"paragraph", "item"}) or a.other_link(b):
         return 0.0
     wa, wb = _words(a), _words(b)
     if not wa and not wb:
@@ -260,7 +260,7 @@ def pair(
 
 def _rewritten(x: Block, y: Block) -> bool:
     """Two blocks that, alone in one place, are one prose block rewritten: paragraphs of one kind, or quotes."""
-    if x.kind != y.kind:
+    if x.kind != y.kind or x.other_link(y):
         return False
     return (x.kind == "paragraph" and x.top == y.top and x.depth == y.depth) or x.kind == "quote"
 

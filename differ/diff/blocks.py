@@ -51,6 +51,21 @@ class Block:
         return f"{self.kind}\x1f{self.text}"
 
     @property
+    def whole_link(self) -> str:
+        """Where the block points when it is one link and nothing else (a post in a list of posts, a
+        download), else ""."""
+        if len(self.links) != 1 or self.images:
+            return ""
+        text, url = self.links[0]
+        return url if " ".join(text.split()) == self.text else ""
+
+    def other_link(self, other: Block) -> bool:
+        """Whether two blocks are links to two different things: each one link and nothing else, with neither
+        their text nor their target in common (never one block rewritten, however alike their words)."""
+        mine, theirs = self.whole_link, other.whole_link
+        return bool(mine and theirs) and mine != theirs and self.text != other.text
+
+    @property
     def label(self) -> str:
         """A short name for the block in summaries: an item's bold lead, or its first words, up to the end of its
         first sentence when that comes early (`Smaller wheels …`, not `Smaller wheels. They are 45% …`)."""

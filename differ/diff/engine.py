@@ -249,10 +249,8 @@ def _change(
     its section, kind, label and parent item."""
     shown = new or old
     assert shown is not None  # a change has a block on one side at least
-    if kind in ("added", "removed") and len(shown.links) == 1 and not shown.images:
-        text, url = shown.links[0]
-        if " ".join(text.split()) == shown.text and url:
-            more.setdefault("target", url)
+    if kind in ("added", "removed") and shown.whole_link:
+        more.setdefault("target", shown.whole_link)
     return Change(
         kind,
         shown.section,

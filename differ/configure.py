@@ -35,7 +35,8 @@ def add(
     the page's captures in a web archive are stored as its first versions before the file is written, so a
     running `differ run`, which checks an added page at once, finds its history already there."""
     from differ.compare import parse_settings
-    from differ.edit import add_source, address_to_watch
+    from differ.edit import add_source, address_to_watch, page_kind
+    from differ.normalize.feeds import EVERY_POST
 
     def backfill(text: str, keys: list[str]) -> None:
         from differ.app import App
@@ -50,6 +51,14 @@ def add(
     url, why = address_to_watch(args.url)
     if why:
         print(f"watching {url}: {why}", file=out)
+    settings = parse_settings(args.set)
+    whole_feed = (
+        args.to is None and "entry" not in settings and (args.kind or page_kind(url, settings)) == "feed"
+    )
+    if (
+        whole_feed
+    ):  # a feed added as a document of its own, no post named: the feed, as other watchers have it
+        settings["entry"] = EVERY_POST
     added = add_source(
         path,
         url,
@@ -57,13 +66,20 @@ def add(
         id=args.id,
         title=args.title,
         kind=args.kind,
-        settings=parse_settings(args.set),
+        settings=settings,
         env=env,
         before_write=backfill if args.backfill else None,
     )
     what = "a new document" if added.new_document else f"a mirror of {added.key.split('/')[0]}"
     config = _config_option(path)
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
+    if whole_feed:
+        print(
+            f'note: watching the feed\'s list of posts (entry = "*"), where a new post is a change; differ '
+            f"{config}add {url} --set entry=POST_URL watches one post's text, and differ {config}set {added.key} "
+            "'follow=[\"*\"]' each new post as a document of its own",
+            file=out,
+        )
     if added.note:
         print(f"note: {added.note}", file=out)
     return ExitCode.OK

@@ -200,17 +200,25 @@ def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
         ("rust-1-97-0/canonical", post),
         ("rust-1-98-0/canonical", other),
     ]
-    assert run("--config", str(config), "add", "https://x.example/feed.xml", "--kind", "feed")[2] == (
-        "error: https://x.example/feed.xml: a feed page needs entry (the post's URL (its link in the feed) or id; "
-        '"*" for the list of posts): add it with --set entry=…\n'
-    )
-    assert run("--config", str(config), "add", feed, "--set", "entry=*")[1].startswith(
-        "added blog-rust-lang-org-posts/canonical to"
-    )  # the list of posts, named by its host
+    assert run("--config", str(config), "add", "https://x.example/posts.atom", "--to", "rust-1-97-0")[2] == (
+        "error: https://x.example/posts.atom: a feed page needs entry (the post's URL (its link in the feed) or "
+        'id; "*" for the list of posts): add it with --set entry=…\n'
+    )  # a mirror: which post
+    assert run("--config", str(config), "add", feed) == (
+        ExitCode.OK,
+        f"added blog-rust-lang-org-posts/canonical to {config} (a new document); try it: differ --config "
+        f"{config} fetch blog-rust-lang-org-posts/canonical\n"
+        'note: watching the feed\'s list of posts (entry = "*"), where a new post is a change; differ --config '
+        f"{config} add {feed} --set entry=POST_URL watches one post's text, and differ --config {config} set "
+        "blog-rust-lang-org-posts/canonical 'follow=[\"*\"]' each new post as a document of its own\n",
+        "",
+    )  # a feed named alone: the feed, as other watchers have it; the document named by its host
     assert [(s.key, s.options["entry"]) for s in load_config(config).sources()][-1] == (
         "blog-rust-lang-org-posts/canonical",
         "*",
     )
+    other = "https://x.example/feed.json"
+    assert run("--config", str(config), "add", other, "--set", "entry=*")[1].splitlines()[1:] == []  # no note
 
 
 def test_a_page_on_a_private_address_is_added_with_a_note_saying_what_it_needs(tmp_path: Path) -> None:
@@ -312,19 +320,14 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             "error: https://m.example/post.json: a json page needs field (path of the body, e.g. body_md or "
             "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
         ),
-        (  # a feed's usual names (a JSON Feed's too, WordPress's feed): one of its posts
-            ("https://m.example/feed.json",),
+        (  # a feed's usual names (a JSON Feed's too, WordPress's feed), as a mirror: which of its posts
+            ("https://m.example/feed.json", "--to", "torch"),
             "error: https://m.example/feed.json: a feed page needs entry (the post's URL (its link in the feed) or "
             'id; "*" for the list of posts): add it with --set entry=…\n',
         ),
         (
-            ("https://m.example/blog/feed/",),
+            ("https://m.example/blog/feed/", "--to", "torch"),
             "error: https://m.example/blog/feed/: a feed page needs entry (the post's URL (its link in the feed) or "
-            'id; "*" for the list of posts): add it with --set entry=…\n',
-        ),
-        (
-            ("https://m.example/posts.atom",),
-            "error: https://m.example/posts.atom: a feed page needs entry (the post's URL (its link in the feed) or "
             'id; "*" for the list of posts): add it with --set entry=…\n',
         ),
         (

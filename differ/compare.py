@@ -27,7 +27,16 @@ from differ.diff.blocks import split_blocks
 from differ.errors import ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
-from differ.normalize.kinds import a_feed, is_json_feed, load_json, longest_fields, media_type, text_fields
+from differ.normalize.feeds import EVERY_POST
+from differ.normalize.kinds import (
+    a_feed,
+    is_json_feed,
+    load_json,
+    longest_fields,
+    media_type,
+    starts_as_feed,
+    text_fields,
+)
 from differ.normalize.platforms import ReleaseKind
 from differ.options import meant, not_a_url, web_address
 
@@ -110,6 +119,8 @@ def _source(
     read one of its posts (its links read against `base`, a file's own address)."""
     takes = set(SOURCE_OPTIONS) | set(SOURCE_KINDS[kind].options)
     table = {name: value for name, value in settings.items() if name in takes}
+    if kind == "feed" and "entry" not in table:  # two feeds, no post named: their lists of posts
+        table["entry"] = EVERY_POST
     try:
         return adhoc_source({**table, "id": label, "url": url, "kind": kind})
     except ConfigError as exc:
@@ -130,6 +141,8 @@ def _kind_of_file(path: Path, data: bytes) -> str:
     kind = SUFFIX_KINDS.get(path.suffix.lower())
     if kind:
         return kind
+    if starts_as_feed(data):
+        return "feed"
     return "html" if data.lstrip()[:1] == b"<" else "markdown"
 
 

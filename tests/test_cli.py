@@ -1512,7 +1512,8 @@ def test_compare_of_an_address_that_is_none_is_one_line(tmp_path: Path) -> None:
 
 def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
     """An XHTML page with an XML declaration is read as a page without BeautifulSoup's advice to programmers on
-    stderr (a real process: a warning is printed by Python's own handler); a feed is named for what it is."""
+    stderr (a real process: a warning is printed by Python's own handler); a feed file is read as its list of
+    posts, one post of it with `entry`, and read as a page it is named for what it is."""
     page = tmp_path / "page.xml"
     page.write_text('<?xml version="1.0"?>\n<doc><p>Version 1.81 is out.</p></doc>\n')
     command = [sys.executable, "-m", "differ", "compare", "--kind", "html", str(page), str(page)]
@@ -1523,13 +1524,25 @@ def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
         '<?xml version="1.0"?><rss version="2.0"><channel><title>Blog</title><item><title>1.81</title>'
         "<link>https://example.org/1.81</link><description>Out.</description></item></channel></rss>"
     )
-    assert run("compare", str(feed), str(feed)) == (
+    newer = tmp_path / "newer.xml"
+    newer.write_text(
+        feed.read_text().replace(
+            "<item>", "<item><title>1.82</title><link>https://example.org/1.82</link></item><item>", 1
+        )
+    )
+    assert run("compare", str(feed), str(newer)) == (
+        ExitCode.FAILURE,
+        f'{feed} → {newer}: 1 change.\n• Blog: added "1.82" <https://example.org/1.82>\n\n[added] Blog › 1.82\n'
+        "  + 1.82\n",
+        "",
+    )
+    assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
+    assert run("compare", str(feed), str(feed), "--kind", "html") == (
         ExitCode.USAGE,
         "",
         f'error: {feed}: expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = '
         'the post\'s link (the first: "1.81" <https://example.org/1.81>)\n',
     )
-    assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
 
 
 def test_a_page_that_turns_out_a_feed_or_json_fails_with_the_command_that_watches_it_so(

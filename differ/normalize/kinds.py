@@ -217,6 +217,11 @@ HTML_START = re.compile(
 FEED_NAMES = {"rss": "an RSS feed", "feed": "an Atom feed", "rdf:RDF": "an RSS feed"}  # by its first element
 
 
+def starts_as_feed(data: bytes) -> bool:
+    """Whether a body's first element is an RSS or Atom feed's."""
+    return _FEED_START.match(data[:4096]) is not None
+
+
 def not_a_page(body: Body, media: str) -> tuple[str, dict[str, str]] | None:
     """What a body the `html` kind was given is instead of a page, with the kind that reads it (a feed, JSON) and
     the settings that would (the first post's link as a feed's entry, the longest text field as the body), or

@@ -621,6 +621,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         state = app.store.state(source.key)
         with app.carry_on(f"{source.key}: new posts not followed"):  # followed by the next check
             result.followed = follow(app, source, result, state)
+        if result.followed and result.event is not None:  # its alert says so
+            result.event["followed"] = [post["source"] for post in result.followed]
         made: list[dict[str, Any]] | None = None
         with app.carry_on(f"{source.key}: alerts not made"):
             latest = app.store.latest_number(source.key)

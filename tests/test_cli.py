@@ -196,7 +196,7 @@ def test_history_narrowed_to_a_kind_of_change_lists_the_versions_with_one(
 
 
 def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
-    tmp_path: Path, server: Server
+    tmp_path: Path, server: Server, receiver: Server
 ) -> None:
     """`follow` on a feed's list of posts: each post that comes in with one of its words in its title is added to
     config.toml as `differ add` adds a page (titled, fetched as the feed is), said after the check and checked
@@ -205,6 +205,9 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     import tomllib
 
     from differ.config import load_config
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
 
     def feed(*posts: tuple[str, str]) -> str:
         items = "".join(
@@ -217,6 +220,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         SERVICE.format(store=tmp_path / "snapshots")
         + f'[[documents]]\nid = "blog"\n[documents.canonical]\nurl = "{server.url("/feed.xml")}"\nkind = "feed"\n'
         'entry = "*"\nfollow = ["release*"]\nrobots = false\nallow_private = ["127.0.0.1"]\ninterval = "2h"\n'
+        + notify_toml(receiver)
     )
     old = ("Release 2.13", "/2.13")
     server.page("/feed.xml", feed(old), "application/rss+xml")
@@ -236,6 +240,10 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         "blog/canonical: new version 2 (2 changes)",
         'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")',
     ]
+    [alert] = [json.loads(hit.body)["blocks"] for hit in receiver.requests_to("/services/T/B/X")]
+    assert alert[-1]["elements"][0]["text"].endswith(
+        " · now watching 2-14/canonical"
+    )  # the alert says so too
     [doc] = tomllib.loads(config.read_text())["documents"][1:]
     assert (doc["id"], doc["title"]) == ("2-14", "Releases: 2.14")
     assert doc["canonical"] == {

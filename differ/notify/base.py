@@ -358,6 +358,8 @@ class Notifier:
                 parts.append(str(to["fetched_at"]))
         elif event.get("at"):
             parts.append(str(event["at"]))
+        if event.get("followed"):  # a feed's new posts differ began to watch
+            parts.append(f"now watching {', '.join(str(key) for key in event['followed'])}")
         return " · ".join(parts)
 
 

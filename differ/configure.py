@@ -55,9 +55,8 @@ def add(
     whole_feed = (
         args.to is None and "entry" not in settings and (args.kind or page_kind(url, settings)) == "feed"
     )
-    if (
-        whole_feed
-    ):  # a feed added as a document of its own, no post named: the feed, as other watchers have it
+    # A feed added as a document of its own, no post named: the feed, as other watchers have it.
+    if whole_feed:
         settings["entry"] = EVERY_POST
     added = add_source(
         path,

@@ -57,7 +57,7 @@ def add(
     )
     # A feed added as a document of its own, no post named: the feed, as other watchers have it.
     if whole_feed:
-        settings["entry"] = EVERY_POST
+        settings = {"entry": EVERY_POST, **settings}
     added = add_source(
         path,
         url,
@@ -73,10 +73,14 @@ def add(
     config = _config_option(path)
     print(f"added {added.key} to {path} ({what}); try it: differ {config}fetch {added.key}", file=out)
     if whole_feed:
+        follow = (
+            ""
+            if "follow" in settings
+            else f", and differ {config}set {added.key} 'follow=[\"*\"]' each new post as a document of its own"
+        )
         print(
             f'note: watching the feed\'s list of posts (entry = "*"), where a new post is a change; differ '
-            f"{config}add {url} --set entry=POST_URL watches one post's text, and differ {config}set {added.key} "
-            "'follow=[\"*\"]' each new post as a document of its own",
+            f"{config}add {url} --set entry=POST_URL watches one post's text{follow}",
             file=out,
         )
     if added.note:

@@ -219,6 +219,16 @@ def test_a_feed_entry_is_added_as_a_feed_source(tmp_path: Path) -> None:
     )
     other = "https://x.example/feed.json"
     assert run("--config", str(config), "add", other, "--set", "entry=*")[1].splitlines()[1:] == []  # no note
+    followed = "https://y.example/feed/"
+    code, out, _ = run("--config", str(config), "add", followed, "--set", 'follow=["release*"]')
+    assert (code, out.splitlines()[1]) == (
+        ExitCode.OK,
+        'note: watching the feed\'s list of posts (entry = "*"), where a new post is a change; differ --config '
+        f"{config} add {followed} --set entry=POST_URL watches one post's text",
+    )  # its new posts followed already: no word of follow
+    assert config.read_text().endswith(
+        f'url = "{followed}"\nkind = "feed"\nentry = "*"\nfollow = ["release*"]\n'
+    )
 
 
 def test_a_page_on_a_private_address_is_added_with_a_note_saying_what_it_needs(tmp_path: Path) -> None:

@@ -33,14 +33,8 @@ EVENTS = (
     "translation_found",
     "moved",
 )
-CHANGE_KINDS = (
-    "added",
-    "removed",
-    "modified",
-    "moved",
-    "link",
-    "invisible",
-)  # a diff's, as `changes` names them
+# The kinds of a diff's changes, as a notifier's `changes` and `--change` name them.
+CHANGE_KINDS = ("added", "removed", "modified", "moved", "link", "invisible")
 DEFAULT_EVENTS = ("changed", "mirror_drift", "fetch_failing", "recovered", "delivery_failed")
 VERSION_EVENTS = ("changed", "metadata")  # the events of a new version, which carry its diff
 

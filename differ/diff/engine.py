@@ -68,9 +68,8 @@ class Change:
     parent: str = ""  # a nested list item's: the label of the item it is in
     cells: list[dict[str, str]] = field(default_factory=list)  # a table row's changed cells, by column
     bare: tuple[str, str] = ("", "")  # before and after without inline HTML tags, where a block had any
-    target: str = (
-        ""  # an added or removed block that is one link (a post in a list of posts): where it points
-    )
+    # An added or removed block that is one link (a post in a list of posts): where it points.
+    target: str = ""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Change:

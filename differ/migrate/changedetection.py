@@ -113,11 +113,8 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
         notes.append(
             "its trigger, extract or must-not-be-present text has no counterpart in differ; left out"
         )
-    lines = {
-        "added": "added",
-        "removed": "removed",
-        "replaced": "modified",
-    }  # its filter_text_… as differ's kinds
+    # Its filter_text_added, _removed and _replaced, as differ's kinds of change.
+    lines = {"added": "added", "removed": "removed", "replaced": "modified"}
     told = [name for name in lines if watch.get(f"filter_text_{name}", True) is not False]
     if not told:
         notes.append(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -572,6 +573,28 @@ def test_any_feed_reads_or_is_refused_in_one_line(text: str) -> None:
         assert "\n" not in str(exc) and str(exc)
     else:
         assert result.markdown.strip()
+
+
+POST_TITLES = st.text(
+    alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")), max_size=40
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(POST_TITLES, min_size=1, max_size=8))
+def test_a_feeds_list_of_posts_names_each_post_by_its_title_and_address(titles: list[str]) -> None:
+    """Whatever a post's title holds (Markdown's and HTML's own characters too), the list has one item a post,
+    read back as that title linking to that address: what a followed feed's new posts are found by."""
+    from xml.sax.saxutils import escape
+
+    from differ.check import _listed_posts
+
+    posts = {f"https://x.example/p/{n}": title for n, title in enumerate(titles)}
+    items = "".join(f"<item><title>{escape(t)}</title><link>{url}</link></item>" for url, t in posts.items())
+    feed = f'<rss version="2.0"><channel><title>Blog</title>{items}</channel></rss>'
+    result = norm(feed, source("feed", url="https://x.example/feed.xml", entry="*"), "application/rss+xml")
+    shown = {url: unicodedata.normalize("NFC", " ".join(t.split())) or url for url, t in posts.items()}
+    assert _listed_posts(result.markdown) == shown  # in Unicode's composed form, as all page text
 
 
 def test_a_feed_cannot_make_differ_read_a_file_or_expand_entities(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sys
@@ -137,8 +138,14 @@ def _source(
         raise ConfigError(f"{exc}{text_fields(longest_fields(parsed))}") from None
 
 
-def _kind_of_file(path: Path, data: bytes) -> str:
+def _kind_of_file(path: Path, data: bytes, settings: dict[str, Any]) -> str:
+    """The kind a file is read as: by its name, else by its start; a feed (RSS, Atom, or a JSON Feed where no
+    `field` is given) as a feed, which with no `entry` is its list of posts."""
     kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if kind == "json" and "field" not in settings:
+        with contextlib.suppress(NormalizeError):
+            if is_json_feed(load_json(Body(data, "application/json", "https://localhost/"))):
+                return "feed"
     if kind:
         return kind
     if starts_as_feed(data):
@@ -218,7 +225,7 @@ def _open(
         raise UsageError(f"{spec}: is a folder; expected a file, an http(s):// URL or -")
     except OSError as exc:
         raise UsageError(f"{spec}: cannot read: {exc.strerror}")
-    kind = kind or _kind_of_file(path, data)
+    kind = kind or _kind_of_file(path, data, settings)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.
     base = (Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri()

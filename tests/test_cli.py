@@ -2066,13 +2066,21 @@ def test_compare_names_where_a_json_body_is_likely_to_be(tmp_path: Path) -> None
     assert run("compare", copy, copy, "--set", "field=body_md")[0] == ExitCode.OK
 
 
-def test_compare_of_a_json_feed_says_how_to_read_one_of_its_posts(tmp_path: Path) -> None:
-    """A blog's JSON Feed compared without settings is read as JSON, which needs a field: the error says it is a
-    feed, and which post comes first; with `--set entry=…` the feed kind reads that post."""
+def test_compare_of_a_json_feed_reads_its_list_of_posts_or_one_post(tmp_path: Path) -> None:
+    """A blog's JSON Feed compared without settings is read as its list of posts, as an RSS or Atom file is;
+    with `--set entry=…` the feed kind reads that post; read as JSON (`--kind json`), the error says it is a
+    feed, and which post comes first."""
     feed = tmp_path / "feed.json"
     items = [{"id": "2", "url": "https://example.org/1.81", "title": "1.81", "content_text": "Out."}]
     feed.write_text(json.dumps({"version": "https://jsonfeed.org/version/1.1", "items": items}))
-    assert run("compare", str(feed), str(feed)) == (
+    newer = tmp_path / "newer.json"
+    added = {"id": "3", "url": "https://example.org/1.82", "title": "1.82", "content_text": "Out."}
+    newer.write_text(json.dumps({"version": "https://jsonfeed.org/version/1.1", "items": [added, *items]}))
+    assert run("compare", str(feed), str(newer))[:2] == (
+        ExitCode.FAILURE,
+        f'{feed} → {newer}: 1 change.\n• added "1.82" <https://example.org/1.82>\n\n[added] 1.82\n  + 1.82\n',
+    )
+    assert run("compare", str(feed), str(feed), "--kind", "json") == (
         ExitCode.USAGE,
         "",
         f'error: {feed}: --set: missing key "field" (path of the body, e.g. body_md or data.content); it is a JSON '

@@ -23,7 +23,7 @@ from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.limits import host_key
 from differ.normalize import SOURCE_KINDS, Normalized
-from differ.options import format_duration, web_address
+from differ.options import web_address
 from differ.site import write_site
 from differ.store import Version, sha256
 from differ.titles import source_title
@@ -350,6 +350,11 @@ def _translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -
     }
 
 
+# What a followed feed's new posts are fetched with as the feed is (a blog on the intranet, behind a header);
+# its `follow_with` adds to them and overrides them.
+CARRIED = ("headers", "interval", "robots", "allow_private")
+
+
 def follow(
     app: App, source: SourceConfig, result: CheckResult, state: dict[str, Any]
 ) -> list[dict[str, str]]:
@@ -359,7 +364,7 @@ def follow(
     posts' addresses and titles. The version followed is kept only once the file is written, so a process that
     dies between follows it again, adding nothing twice."""
     from differ.diff.summary import words_in
-    from differ.edit import Page, add_documents
+    from differ.edit import Page, add_documents, written_options
 
     patterns = source.option("follow") if source.kind == "feed" else None
     if not patterns:
@@ -380,7 +385,11 @@ def follow(
             known |= listed
     added: list[dict[str, str]] = []
     if posts:
-        pages = [Page(url, title=title, settings=_carried(source)) for url, title in posts.items()]
+        written = written_options(app.config.path, source.key, app.env)  # its `${NAME}`s as written
+        settings = {name: written[name] for name in CARRIED if name in written}
+        settings.update(written.get("follow_with") or {})
+        kind = settings.pop("kind", None)
+        pages = [Page(url, title=title, kind=kind, settings=settings) for url, title in posts.items()]
         done = add_documents(app.config.path, pages, app.env, skip_watched=True)
         new_pages = [page for page in pages if page.url not in done.watched]
         added = [
@@ -402,23 +411,6 @@ def _listed_posts(markdown: str) -> dict[str, str]:
         for block in split_blocks(markdown)
         if block.kind == "item" and block.whole_link
     }
-
-
-def _carried(source: SourceConfig) -> dict[str, Any]:
-    """What a followed feed's new posts are fetched with as the feed is: its headers, interval, robots.txt and
-    private addresses (a blog on the intranet)."""
-    carried: dict[str, Any] = {"headers": dict(source.headers)} if source.headers else {}
-    if source.interval is not None:
-        carried["interval"] = format_duration(source.interval)
-    if not source.robots:
-        carried["robots"] = False
-    if source.allow_private:
-        carried["allow_private"] = (
-            source.allow_private
-            if isinstance(source.allow_private, bool)
-            else [str(network) for network in source.allow_private]
-        )
-    return carried
 
 
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:

@@ -1255,6 +1255,16 @@ def _document_table(config: Config, document: str, data: dict[str, Any]) -> dict
     return table
 
 
+def written_options(path: Path, key: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A source's table as the file writes it now, its `${NAME}`s unexpanded: what is copied elsewhere (a
+    followed feed's options into its new posts' tables) without writing a secret out."""
+    from differ.config.loader import config_text
+
+    text = config_text(path)
+    config = parse_config(text, path, os.environ if env is None else env, notifiers=False)
+    return _written(_toml(text), config, config.source(key))
+
+
 def _written(data: dict[str, Any], config: Config, source: SourceConfig) -> dict[str, Any]:
     """A source's own table in the configuration's parsed TOML."""
     index = [d.id for d in config.documents].index(source.document)

@@ -31,7 +31,10 @@ def content_identity(n: Normalized) -> str:
     )
 
 
-NOT_READING = {"follow"}  # options of a kind that say what to do with what was read, not how to read it
+NOT_READING = {
+    "follow",
+    "follow_with",
+}  # options of a kind that say what to do with what was read, not how to read it
 
 
 def reading(app: App, source: SourceConfig) -> str:

@@ -659,7 +659,7 @@ def test_following_a_feeds_new_posts_is_no_setting_of_how_it_is_read(tmp_path: P
         config = one_doc(tmp_path, "https://blog.example.org/feed.xml", kind="feed", extra=extra)
         return reading(make_app(config), config.sources()[0])
 
-    assert how('entry = "*"') == how('entry = "*"\nfollow = ["*"]')
+    assert how('entry = "*"') == how('entry = "*"\nfollow = ["*"]\nfollow_with = { selector = "article" }')
     assert how('entry = "*"') != how('entry = "https://blog.example.org/post/"')
 
 

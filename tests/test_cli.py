@@ -209,6 +209,11 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
 
     receiver.routes["/services/T/B/X"] = slack_receiver
 
+    def go(*args: str) -> tuple[int, str, str]:  # differ where the feed's token is set
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(args), out=out, err=err, env={"BLOG_TOKEN": "s3cret"})
+        return code, out.getvalue(), err.getvalue()
+
     def feed(*posts: tuple[str, str]) -> str:
         items = "".join(
             f"<item><title>{t}</title><link>{server.url(path)}</link></item>" for t, path in posts
@@ -220,11 +225,12 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         SERVICE.format(store=tmp_path / "snapshots")
         + f'[[documents]]\nid = "blog"\n[documents.canonical]\nurl = "{server.url("/feed.xml")}"\nkind = "feed"\n'
         'entry = "*"\nfollow = ["release*"]\nrobots = false\nallow_private = ["127.0.0.1"]\ninterval = "2h"\n'
+        'headers = { X-Token = "${BLOG_TOKEN}" }\nfollow_with = { selector = "article", interval = "3h" }\n'
         + notify_toml(receiver)
     )
     old = ("Release 2.13", "/2.13")
     server.page("/feed.xml", feed(old), "application/rss+xml")
-    assert run("--config", str(config), "check") == (
+    assert go("--config", str(config), "check") == (
         ExitCode.OK,
         "blog/canonical: new version 1 (first snapshot)\n",
         "",
@@ -234,7 +240,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     )
     server.page("/2.14", article("<p>PyTorch 2.14 is out.</p>", "Releases: 2.14"))
     unfollowed = config.read_text()
-    code, out, err = run("--config", str(config), "check")
+    code, out, err = go("--config", str(config), "check")
     assert (code, err) == (ExitCode.OK, "")
     assert out.splitlines() == [
         "blog/canonical: new version 2 (2 changes)",
@@ -248,11 +254,14 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     assert (doc["id"], doc["title"]) == ("2-14", "Releases: 2.14")
     assert doc["canonical"] == {
         "url": server.url("/2.14"),
-        "interval": "2h",
+        "headers": {"X-Token": "${BLOG_TOKEN}"},  # as the feed's table writes it: no secret written out
+        "interval": "3h",  # follow_with's, over the feed's
         "robots": False,
-        "allow_private": ["127.0.0.1/32"],
+        "allow_private": ["127.0.0.1"],
+        "selector": "article",
     }
-    assert run("--config", str(config), "check") == (
+    assert "s3cret" not in config.read_text()
+    assert go("--config", str(config), "check") == (
         ExitCode.OK,
         "blog/canonical: unchanged (same body)\n2-14/canonical: new version 1 (first snapshot)\n",
         "",
@@ -263,31 +272,39 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     before = config.read_text()
     config.write_text(unfollowed)
     state.write_text(json.dumps({**kept, "followed": 1}))  # as if it died after storing version 2
-    assert run("--config", str(config), "check", "blog/canonical")[1] == (
+    assert go("--config", str(config), "check", "blog/canonical")[1] == (
         "blog/canonical: unchanged (same body)\n"
         'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")\n'
     )  # followed by the next check
     assert config.read_text() == before
     state.write_text(json.dumps({**kept, "followed": 1}))  # as if it died after writing the file
     assert (
-        run("--config", str(config), "check", "blog/canonical")[1]
-        == "blog/canonical: unchanged (same body)\n"
+        go("--config", str(config), "check", "blog/canonical")[1] == "blog/canonical: unchanged (same body)\n"
     )
     assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2  # nothing twice
-    assert [s.key for s in load_config(config, {}).sources()] == ["blog/canonical", "2-14/canonical"]
+    assert [s.key for s in load_config(config, {"BLOG_TOKEN": "s3cret"}).sources()] == ["blog/canonical", "2-14/canonical"]
     server.page(
         "/feed.xml", feed(("Release 2.15", "/2.15"), ("Releases: 2.14", "/2.14")), "application/rss+xml"
     )
-    code, out, _ = run("--config", str(config), "check", "blog/canonical", "--format", "json")
+    code, out, _ = go("--config", str(config), "check", "blog/canonical", "--format", "json")
     assert json.loads(out)["results"][0]["followed"] == [
         {"source": "2-15/canonical", "url": server.url("/2.15"), "title": "Release 2.15"}
     ]
     before = config.read_text()
     config.write_text(before.replace('entry = "*"', f'entry = "{server.url("/2.14")}"'))
-    assert run("--config", str(config), "config", "check")[2] == (
+    assert go("--config", str(config), "config", "check")[2] == (
         'error: config.toml: documents[0].canonical.follow: only a feed\'s list of posts (entry = "*") has new '
         "posts to follow\n"
     )
+    for written, said in (
+        ('{ selecter = "article" }', 'selecter: unknown key (did you mean "selector"?); allowed keys: '),
+        ('{ url = "https://x.example/" }', "url is each new post's own, not set here"),
+        ('{ kind = "json" }', 'missing key "field"'),
+        ('"article"', 'expected a table of source options, found "article"'),
+    ):
+        config.write_text(before.replace('{ selector = "article", interval = "3h" }', written))
+        err = go("--config", str(config), "config", "check")[2]
+        assert err.startswith(f"error: config.toml: documents[0].canonical.follow_with: {said}"), err
 
 
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> None:

@@ -39,6 +39,12 @@ FEED_ROOTS = ("rss", "feed", "RDF")  # RSS 0.9x and 2.0, Atom, RSS 1.0
 EVERY_POST = "*"  # the `entry` that watches the feed's list of posts rather than one post
 
 
+def _settings_table(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise Invalid(f"expected a table of source options, found {opt.found(value)}")
+    return dict(value)
+
+
 @dataclass
 class Entry:
     """One item or entry of a feed, as read: its address, id, title, dates and content."""
@@ -80,12 +86,19 @@ class FeedKind(SourceKind):
             (),
             'with entry = "*": add each new post whose title has one of these words as a document ("*": every post)',
         ),
+        "follow_with": Option(
+            _settings_table, {}, 'with follow: each new post\'s source options ({ selector = "article" })'
+        ),
     }
 
     @classmethod
     def check(cls, source: SourceConfig) -> None:
-        if source.option("follow") and source.option("entry") != EVERY_POST:
-            raise Invalid('only a feed\'s list of posts (entry = "*") has new posts to follow', key="follow")
+        for name in ("follow", "follow_with"):
+            if source.option(name) and source.option("entry") != EVERY_POST:
+                raise Invalid('only a feed\'s list of posts (entry = "*") has new posts to follow', key=name)
+        given = source.option("follow_with")
+        if given:
+            _check_post_settings(given)
 
     @classmethod
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
@@ -122,6 +135,20 @@ class FeedKind(SourceKind):
         result.root = f"the feed's entry <{entry.link or entry.id}>"
         result.warnings = [*result.warnings, *warnings]
         return result
+
+
+def _check_post_settings(given: dict[str, Any]) -> None:
+    """`follow_with`, checked as a new post's source will be (an html page unless it names its kind)."""
+    from differ.config import adhoc_source
+    from differ.errors import ConfigError
+
+    own = sorted({"id", "url"} & set(given))
+    if own:
+        raise Invalid(f"{own[0]} is each new post's own, not set here", key="follow_with")
+    try:
+        adhoc_source({"kind": "html", **given, "url": "https://example.org/post/"})
+    except ConfigError as exc:
+        raise Invalid(str(exc).removeprefix("--set ").removeprefix("--set: "), key="follow_with") from None
 
 
 def _posts(

@@ -282,7 +282,10 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         go("--config", str(config), "check", "blog/canonical")[1] == "blog/canonical: unchanged (same body)\n"
     )
     assert config.read_text() == before and json.loads(state.read_text())["followed"] == 2  # nothing twice
-    assert [s.key for s in load_config(config, {"BLOG_TOKEN": "s3cret"}).sources()] == ["blog/canonical", "2-14/canonical"]
+    assert [s.key for s in load_config(config, {"BLOG_TOKEN": "s3cret"}).sources()] == [
+        "blog/canonical",
+        "2-14/canonical",
+    ]
     server.page(
         "/feed.xml", feed(("Release 2.15", "/2.15"), ("Releases: 2.14", "/2.14")), "application/rss+xml"
     )

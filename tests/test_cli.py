@@ -1341,7 +1341,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
-        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, follow, format, headers, '
+        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, follow, follow_with, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"

@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from differ import options as opt
+from differ import tomltext
 from differ.app import App, iso
 from differ.cli import command
 from differ.errors import DifferError, ExitCode, FetchError, NormalizeError, StoreDamage, UsageError
@@ -126,6 +127,7 @@ def sources_report(app: App) -> dict[str, Any]:
                     "url": s.url,
                     "entry": s.option("entry"),  # one feed can carry several watched posts: which one this is
                     "follow": list(s.option("follow") or ()),  # a feed's list of posts: the new posts it adds
+                    "follow_with": dict(s.option("follow_with") or {}),  # and their own options
                     "interval": opt.format_duration(s.interval or interval),
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
@@ -208,7 +210,9 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 every = " (the list of posts)" if s["entry"] == "*" else ""
                 print(f"    entry: {s['entry']}{every}", file=app.out)
             if s["follow"]:
-                print(f"    follows new posts with: {', '.join(s['follow'])}", file=app.out)
+                given = "; ".join(f"{k} = {tomltext.value(v)}" for k, v in s["follow_with"].items())
+                read = f" (watched with {given})" if given else ""
+                print(f"    follows new posts with: {', '.join(s['follow'])}{read}", file=app.out)
             if s["ignore"]:
                 print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
             if s["translations"]:

@@ -1749,6 +1749,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "url": server.url("/post"),
         "entry": None,
         "follow": [],
+        "follow_with": {},
         "interval": "30m",
         "paused": False,
         "stale_after": None,
@@ -1868,21 +1869,24 @@ def test_sources_names_the_post_a_feed_source_watches(tmp_path: Path) -> None:
         "    entry: https://blog.rust-lang.org/2026/08/01/Rust-1.98.0/",
         "    versions: 0  last check: -  last change: -  state: never checked",
     ]
-    code, _, _ = run(
-        "--config", str(config), "add", feed, "--set", "entry=*", "--set", 'follow=["Announcing*"]'
-    )
+    follow = ("--set", 'follow=["Announcing*"]', "--set", 'follow_with={ selector = "article .post" }')
+    code, _, _ = run("--config", str(config), "add", feed, "--set", "entry=*", *follow)
     assert code == ExitCode.OK
     listed = run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources")[1].splitlines()
     assert listed[-4:] == [
         f"  blog-rust-lang-org-posts/canonical  [canonical, feed, every 30m]  {feed}",
         "    entry: * (the list of posts)",
-        "    follows new posts with: Announcing*",
+        '    follows new posts with: Announcing* (watched with selector = "article .post")',
         "    versions: 0  last check: -  last change: -  state: never checked",
     ]
     data = json.loads(
         run("--config", str(config), "--snapshots", str(tmp_path / "s"), "sources", "--format", "json")[1]
     )
-    assert [s["follow"] for d in data["documents"] for s in d["sources"]] == [[], [], ["Announcing*"]]
+    assert [(s["follow"], s["follow_with"]) for d in data["documents"] for s in d["sources"]] == [
+        ([], {}),
+        ([], {}),
+        (["Announcing*"], {"selector": "article .post"}),
+    ]
 
 
 def test_text_diff_is_coloured_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -370,6 +370,7 @@ def follow(
     if not patterns:
         return []
     latest = app.store.latest_number(source.key)
+    kept = state.get("followed")
     if "followed" not in state:  # set just now: this check's new posts are followed, none from before
         new = result.outcome == "new" and result.previous is not None
         state["followed"] = result.previous if new else latest
@@ -396,8 +397,9 @@ def follow(
             {"source": made.key, "url": page.url, "title": page.title or ""}
             for made, page in zip(done.sources, new_pages, strict=True)
         ]
-    state["followed"] = latest
-    app.store.save_state(source.key, state)
+    if kept != latest:  # a check that found no new version writes nothing
+        state["followed"] = latest
+        app.store.save_state(source.key, state)
     return added
 
 

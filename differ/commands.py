@@ -190,6 +190,7 @@ def _audited(entry: Any) -> dict[str, Any] | None:
 @command("sources")
 def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.audit.report import audit_headline
+    from differ.normalize.feeds import EVERY_POST
 
     report = sources_report(app)
     damaged = any(s["state"].startswith("damaged: ") for doc in report["documents"] for s in doc["sources"])
@@ -207,7 +208,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             when = "paused" if s["paused"] else f"every {s['interval']}"
             print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
             if s["entry"]:
-                every = " (the list of posts)" if s["entry"] == "*" else ""
+                every = " (the list of posts)" if s["entry"] == EVERY_POST else ""
                 print(f"    entry: {s['entry']}{every}", file=app.out)
             if s["follow"]:
                 given = "; ".join(f"{k} = {tomltext.value(v)}" for k, v in s["follow_with"].items())
@@ -391,7 +392,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
     from differ.options import found
-    from differ.records import narrowed
+    from differ.records import narrowed, narrowing
 
     if args.kind is not None and args.kind not in SOURCE_KINDS:
         raise UsageError(f'--kind: expected one of {", ".join(sorted(SOURCE_KINDS))}, found "{args.kind}"')
@@ -400,9 +401,8 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError("only one side can be read from standard input (-)")
     if args.audit and args.format == "unified":
         raise UsageError("--format unified is a diff's; an audit is text, markdown, json or html")
-    if args.audit and (args.sections or args.words or args.kinds):
-        flag = "section" if args.sections else "word" if args.words else "change"
-        raise UsageError(f"--{flag} narrows a diff; an audit reads the whole copy")
+    if args.audit and (flag := narrowing(args)):
+        raise UsageError(f"{flag} narrows a diff; an audit reads the whole copy")
     translation = settings.pop("translation", None)  # how the copy is audited, not how a side is read
     if translation is not None and not args.audit:
         raise UsageError("--set translation: only an audit reads a copy as a translation; add --audit")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from differ import tomltext
-from differ.config import DEFAULT_CONFIG, load_config
+from differ.config import DEFAULT_CONFIG, Config, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.options import meant
 
@@ -158,7 +158,7 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     pages = [f for f in found if f.page is not None and f.page.url not in watched]
     verb = "would import" if args.dry_run else "imported"
     files = " and ".join(args.files)
-    print(f"{verb} {len(added)} page{'s' if len(added) != 1 else ''} from {files} into {path}", file=out)
+    print(f"{verb} {_plural(len(added), 'page')} from {files} into {path}", file=out)
     for f, a in zip(pages, added, strict=True):
         assert f.page is not None
         print(f"  {a.key}  {f.page.url}", file=out)
@@ -337,7 +337,7 @@ _SETTING = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 def _config_option(path: Path) -> str:
     """`--config FILE ` for the commands a line suggests, when the file is not the default one."""
-    return "" if path == Path("config.toml") else f"--config {path} "
+    return "" if path == DEFAULT_CONFIG else f"--config {path} "
 
 
 def _changes(pairs: list[str], unset: list[str], known: set[str], required: set[str]) -> dict[str, Any]:
@@ -426,14 +426,8 @@ def config_edit(
         print(f"error: {exc}; your text is in {draft}", file=err)
         return ExitCode.USAGE
     draft.unlink()
-    n = len(config.sources())
-    print(
-        f"{path}: written ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
-        f"{n} source{'s' if n != 1 else ''}); a running differ run reads it within seconds",
-        file=out,
-    )
-    for note in trusted:
-        print(f"note: {note}: taken as it will be where differ runs", file=out)
+    print(f"{path}: written ({_counted(config)}); a running differ run reads it within seconds", file=out)
+    _say_trusted(trusted, out)
     return ExitCode.OK
 
 
@@ -490,14 +484,27 @@ def config_check(
         raise ConfigError(
             f"{exc} (where it is set only where differ runs: differ config check{where} --trust-unset)"
         )
-    n = len(config.sources())
     paused = sum(s.paused for s in config.sources())
     print(
-        f"{path}: ok ({len(config.documents)} document{'s' if len(config.documents) != 1 else ''}, "
-        f"{n} source{'s' if n != 1 else ''}{f' ({paused} paused)' if paused else ''}, {notifiers} "
-        f"notifier{'s' if notifiers != 1 else ''})",
+        f"{path}: ok ({_counted(config)}{f' ({paused} paused)' if paused else ''}, "
+        f"{_plural(notifiers, 'notifier')})",
         file=out,
     )
+    _say_trusted(trusted, out)
+    return ExitCode.OK
+
+
+def _plural(n: int, noun: str) -> str:
+    """`1 source`, `3 sources`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _counted(config: Config) -> str:
+    """`2 documents, 4 sources`: what a configuration watches."""
+    return f"{_plural(len(config.documents), 'document')}, {_plural(len(config.sources()), 'source')}"
+
+
+def _say_trusted(trusted: Sequence[str], out: TextIO) -> None:
+    """What a check of the file took on trust (a `${NAME}` set only where differ runs), one note each."""
     for note in trusted:
         print(f"note: {note}: taken as it will be where differ runs", file=out)
-    return ExitCode.OK

@@ -874,9 +874,8 @@ def _set_options(
         done += _edit(table, own, rows, written, expected, edits)
     for source in chosen if changes else []:
         before = _written(written, config, source)
-        kind = str(
-            (changes["kind"] if "kind" in changes else before.get("kind")) or "html"
-        )  # taken out: html
+        # The kind it will have: the one set, else the one written; none (or taken out) is html.
+        kind = str((changes["kind"] if "kind" in changes else before.get("kind")) or "html")
         kept = {n: v for n, v in {**before, **changes}.items() if v is not None}
         _fits(source.key, kind, kept)
         missing = needs(kind, kept)
@@ -1084,9 +1083,8 @@ def _set_notifier(
     if not done:
         return NotifierSet(done)
     new_text = _applied(rows, edits)
-    config = _reads_back(
-        new_text, path, env, expected
-    )  # the other notifiers may take variables set elsewhere
+    # The other notifiers may take variables set only where differ runs: they are not read here.
+    config = _reads_back(new_text, path, env, expected)
     try:
         _check_notifier(table.find(expected), index, config, path, env)
     except ConfigError as exc:
@@ -1258,10 +1256,7 @@ def _document_table(config: Config, document: str, data: dict[str, Any]) -> dict
 def written_options(path: Path, key: str, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A source's table as the file writes it now, its `${NAME}`s unexpanded: what is copied elsewhere (a
     followed feed's options into its new posts' tables) without writing a secret out."""
-    from differ.config.loader import config_text
-
-    text = config_text(path)
-    config = parse_config(text, path, os.environ if env is None else env, notifiers=False)
+    text, config, _ = _open(path, os.environ if env is None else env)
     return _written(_toml(text), config, config.source(key))
 
 
@@ -1291,7 +1286,7 @@ def _key_rows(rows: list[str], table: Table, name: str, written: dict[str, Any])
             except tomllib.TOMLDecodeError:
                 continue
     raise ConfigError(
-        f"config.toml: {table.name}'s {name} is not written as a line of its table; edit it by hand"
+        f"{table.file}: {table.name}'s {name} is not written as a line of its table; edit it by hand"
     )
 
 

@@ -32,7 +32,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
 
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
-    asked = args.sections or args.words or args.kinds
+    asked = narrowing(args)
     found = _with_changes(app, source, versions, args) if asked else {}
     shown = [v for v in versions if v.number in found] if asked else versions
     if args.format == "json":
@@ -186,7 +186,7 @@ def _history_json(
             for v in versions
         ],
     }
-    if source.role == "mirror" and not (args.sections or args.words or args.kinds):
+    if source.role == "mirror" and not narrowing(args):
         out["canonical_edits"] = reach(app, source) or []
     return out
 
@@ -326,10 +326,16 @@ def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Ve
     return app.store.version(key, new.number - 1), new
 
 
+def narrowing(args: argparse.Namespace) -> str:
+    """The first of `--section`, `--word` and `--change` a command was given, "" when none (the whole diff)."""
+    given = (("--section", args.sections), ("--word", args.words), ("--change", args.kinds))
+    return next((flag for flag, values in given if values), "")
+
+
 def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
     """The diff `--section`, `--word` and `--change` ask for: the changes under the headings they match, with
     those words and of those kinds (`differ diff`, `compare`)."""
-    asked = "--section" if args.sections else "--word" if args.words else "--change" if args.kinds else ""
+    asked = narrowing(args)
     if asked and args.format == "unified":
         raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
     if not asked:

@@ -584,6 +584,19 @@ def test_similar_blocks_pair_alike_whichever_version_comes_first() -> None:
     assert [c.kind for c in diff(b, a).changes] == ["modified", "added"]
 
 
+def test_an_item_whose_first_word_lost_its_capital_is_that_item_rewritten() -> None:
+    a = "## Changes\n\n- Faster startup\n- New API\n"
+    b = "## Changes\n\n- Much faster startup\n- New API\n"
+    (change,) = diff(a, b).changes
+    assert (change.kind, change.before, change.after) == ("modified", "Faster startup", "Much faster startup")
+    assert change.ops == [{"op": "replace", "before": "Faster", "after": "Much faster"}]
+    (back,) = diff(b, a).changes
+    assert (back.kind, back.ops) == (
+        "modified",
+        [{"op": "replace", "before": "Much faster", "after": "Faster"}],
+    )
+
+
 def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
     from differ.diff.summary import words_in
 

@@ -65,10 +65,11 @@ def _code_lines(block: Block) -> list[tuple[str, ...]]:
 
 
 def _words(block: Block) -> list[str]:
-    """The block's words (computed once a block)."""
+    """The block's words, case aside (computed once a block): "Faster startup" and "Much faster startup" share
+    two words, as a reader sees them."""
     known: list[str] | None = block.__dict__.get("_words")
     if known is None:
-        known = block.__dict__["_words"] = words(block.text)
+        known = block.__dict__["_words"] = words(block.text.casefold())
     return known
 
 

@@ -235,10 +235,17 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--format", choices=("text", "json"), default="text")
     s = sub.add_parser("show", help="the normalized Markdown (or raw body) of a version")
     s.add_argument("source", metavar="SOURCE")
+    s.add_argument("at", nargs="?", metavar="N", help="the version (as --version N)")
     s.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
     s.add_argument("--raw", action="store_true", help="the raw body as fetched")
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")
+    d.add_argument(
+        "at",
+        nargs="*",
+        metavar="N",
+        help="one version: what it changed (as --to N); two: from the first to the second (--from N --to M)",
+    )
     d.add_argument(
         "--from", dest="a", metavar="N", help=f"old version: {WHICH} (default: the one before --to)"
     )
@@ -410,6 +417,28 @@ def build_parser() -> argparse.ArgumentParser:
 READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify", "export"})
 
 
+def _versions_given(args: argparse.Namespace) -> str | None:
+    """`differ show SOURCE 3` as `--version 3`, `differ diff SOURCE 2 5` as `--from 2 --to 5` (and `diff SOURCE
+    5` as `--to 5`: what version 5 changed); what was wrong, if anything."""
+    at = getattr(args, "at", None)
+    if not at:
+        return None
+    if args.command == "show":
+        if args.number is not None and args.number != at:
+            return f"version given twice ({at} and --version {args.number}); give one"
+        args.number = at
+        return None
+    if len(at) > 2:
+        return f"expected at most two versions (from and to), found {len(at)}: {' '.join(at)}"
+    named = dict(zip(("a", "b") if len(at) == 2 else ("b",), at, strict=True))
+    for dest, value in named.items():
+        option = "--from" if dest == "a" else "--to"
+        if getattr(args, dest) is not None and getattr(args, dest) != value:
+            return f"version given twice ({value} and {option} {getattr(args, dest)}); give one"
+        setattr(args, dest, value)
+    return None
+
+
 def _positive(text: str) -> int:
     """A count given on the command line: a whole number of at least 1."""
     if not text.isdecimal() or int(text) < 1:
@@ -496,6 +525,9 @@ def main(
         return ExitCode.OK
     if not args.command:
         parser.print_help(out)
+        return ExitCode.USAGE
+    if said := _versions_given(args):
+        print(f"error: {said}", file=err)
         return ExitCode.USAGE
     import differ.commands
     import differ.records  # noqa: F401

@@ -1153,6 +1153,28 @@ def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: py
         ExitCode.OK,
         "PyTorch 2.13 Release Blog (canonical), version 2 → 2: 0 changes.",
     )
+    # The versions may stand after the source, as in git: one for diff is what that version changed
+    canonical = ("pytorch-2-13/canonical",)
+    assert run(*config, "diff", *canonical, "1", "2") == by_number
+    assert run(*config, "diff", *canonical, "2") == by_number
+    assert run(*config, "diff", *canonical, "2026-07-08T18:00Z", "2") == by_number
+    assert run(*config, "diff", *canonical, "2", "--to", "2") == by_number  # the same twice is no harm
+    assert run(*config, "show", *canonical, "1") == run(*config, "show", *canonical, "--version", "1")
+    assert run(*config, "diff", *canonical, "1", "2", "2") == (
+        ExitCode.USAGE,
+        "",
+        "error: expected at most two versions (from and to), found 3: 1 2 2\n",
+    )
+    assert run(*config, "diff", *canonical, "1", "2", "--from", "2") == (
+        ExitCode.USAGE,
+        "",
+        "error: version given twice (1 and --from 2); give one\n",
+    )
+    assert run(*config, "show", *canonical, "1", "--version", "2") == (
+        ExitCode.USAGE,
+        "",
+        "error: version given twice (1 and --version 2); give one\n",
+    )
     first = run(*config, "show", "pytorch-2-13/canonical", "--version", "1")
     assert run(*config, "show", "pytorch-2-13/canonical", "--version", "2026-07-08T17:45:00Z") == first
     assert run(*config, "show", "pytorch-2-13/canonical", "--version", "2026-07-07") == (

@@ -540,6 +540,88 @@ def test_a_copys_comments_are_one_extra_finding() -> None:
     ]
 
 
+def test_a_passage_the_copy_put_its_own_in_place_of_is_replaced() -> None:
+    canon = (
+        "# Widget 3.0\n\nWe are happy to announce Widget 3.0, the fastest release yet.\n\n## Install\n\n"
+        "Run the installer from the downloads page and restart your shell afterwards.\n\n## Thanks\n\n"
+        "Thanks to all 42 contributors.\n"
+    )
+    spam = "Visit our partner store for a discounted licence key."
+    copy = canon.replace("Run the installer from the downloads page and restart your shell afterwards.", spam)
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    (found,) = compare(blocks, mirror, al)
+    assert found.as_json() == {
+        "kind": "replaced",
+        "section": ["Widget 3.0", "Install"],
+        "canonical": "Run the installer from the downloads page and restart your shell afterwards.",
+        "mirror": spam,
+        "detail": "paragraph",
+    }
+    assert finding_line(found) == (
+        'replaced [Widget 3.0 › Install]: "Run the installer from the downloads page and restart your shell '
+        'afterwards." → "Visit our partner store for a discounted licence key."'
+    )
+    # A section renamed is its heading replaced
+    renamed = split_blocks(canon.replace("## Thanks", "## Our gratitude"))
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(renamed))
+    assert [finding_line(f) for f in compare(blocks, renamed, al)] == [
+        'replaced [Widget 3.0]: "Thanks" → "Our gratitude"'
+    ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(BLOCKS, st.data())
+def test_one_passage_put_in_place_of_another_is_one_replaced(blocks: list[str], data: st.DataObject) -> None:
+    prose = [i for i, b in enumerate(blocks) if not b.startswith(("#", "`"))]
+    if not prose:
+        return
+    gone = data.draw(st.sampled_from(prose))
+    md = "\n\n".join(blocks) + "\n"
+    copy = "\n\n".join("Omega sigma tau upsilon." if i == gone else b for i, b in enumerate(blocks)) + "\n"
+    canon = split_blocks(md)
+    _, al = best_version([(1, Stream.of(canon))], Stream.of(split_blocks(copy)))
+    findings = compare(canon, split_blocks(copy), al)
+    assert [(f.kind, f.canonical, f.mirror) for f in findings] == [
+        ("replaced", split_blocks(blocks[gone])[0].text, "Omega sigma tau upsilon.")
+    ]
+
+
+PROSE = "# Widget\n\nAlpha beta gamma delta.\n\nEpsilon zeta eta.\n\nTheta iota kappa lambda mu.\n\nNu xi omicron pi rho.\n"
+
+
+@pytest.mark.parametrize(
+    ("canon", "copy", "expected"),
+    [
+        pytest.param(  # two blocks gone where one of the copy's own stands: which one it replaced is not clear
+            PROSE,
+            "# Widget\n\nAlpha beta gamma delta.\n\nOur own words here.\n\nNu xi omicron pi rho.\n",
+            ["missing", "missing", "extra"],
+            id="two-for-one",
+        ),
+        pytest.param(  # the copy's own paragraph stands elsewhere
+            PROSE,
+            "# Widget\n\nOur own words here.\n\nAlpha beta gamma delta.\n\nEpsilon zeta eta.\n\n"
+            "Nu xi omicron pi rho.\n",
+            ["missing", "extra"],
+            id="elsewhere",
+        ),
+        pytest.param(  # a paragraph in place of a code block: the code is missing (its commands are judged so)
+            PROSE.replace("Nu xi", "```\npip install differ --upgrade\n```\n\nNu xi"),
+            PROSE.replace("Nu xi", "Our own words here.\n\nNu xi"),
+            ["missing", "extra"],
+            id="code",
+        ),
+    ],
+)
+def test_a_block_gone_and_one_of_the_copys_own_stay_apart_unless_one_stands_for_the_other(
+    canon: str, copy: str, expected: list[str]
+) -> None:
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    assert [f.kind for f in compare(blocks, mirror, al)] == expected
+
+
 def test_altered_words_are_reported_with_their_operations() -> None:
     canon = "# Title\n\nThe release has 3,328 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"
     mirror = "# Title\n\nThe release has 3,238 commits from 526 contributors.\n\nAnother paragraph stays as it was.\n"

@@ -1469,10 +1469,13 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
     )
     assert lines[2] == '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"'
     code, out, _ = run("compare", canonical, translation, "--audit", *page, "--set", "translation=false")
-    assert (code, out.splitlines()[0]) == (  # word by word: translated words are altered, missing and extra
+    # word by word: translated words are altered, missing and extra, a translated paragraph alone in its place
+    # replaced
+    assert (code, out.splitlines()[0]) == (
         ExitCode.FAILURE,
-        f"{translation} against {canonical}: coverage 28.6%; 97 findings",
+        f"{translation} against {canonical}: coverage 28.6%; 90 findings",
     )
+    assert sum(line.startswith("  • replaced [") for line in out.splitlines()) == 7
     assert "note:" not in out
     code, out, _ = run("compare", canonical, translation, "--audit", *page, "--set", "translation=true")
     assert out.splitlines()[0].endswith("7 findings") and "note:" not in out

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
@@ -42,13 +43,23 @@ if TYPE_CHECKING:
     from differ.config import DocumentConfig, SourceConfig
 
 SCHEMA = "differ.audit/1"
-KINDS = ("stale", "missing", "moved", "extra", "altered", "link", "code_corrupted", "token_mismatch")
+KINDS = (
+    "stale",
+    "missing",
+    "moved",
+    "extra",
+    "replaced",
+    "altered",
+    "link",
+    "code_corrupted",
+    "token_mismatch",
+)
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
 # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
-# 5: a translation audited block by block
-AUDIT_RULES = 5
+# 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`
+AUDIT_RULES = 6
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 CODE_SIMILAR = 80.0
@@ -215,6 +226,7 @@ def compare(
         for owner in {al.canonical.owner[k] for k in range(i1, i2)}:
             changed.setdefault(owner, []).append((i1, i2, j1, j2))
     missing: set[int] = set()
+    lacking: dict[int, int] = {}  # a missing block's finding (by id), and the block
     run: list[Finding] = []  # missing blocks in a row, reported when the run ends
     section: tuple[Finding, int] | None = None  # a moved heading's finding, and where its last block went
     for index, block in enumerate(canonical):
@@ -224,6 +236,7 @@ def compare(
         if canon_share[index] < MISSING_BELOW and index not in moved:
             missing.add(index)
             run.append(Finding("missing", block.section, block.text, None, block.kind))
+            lacking[id(run[-1])] = index
             continue
         findings.extend(in_a_row(run))
         run = []
@@ -266,6 +279,7 @@ def compare(
             findings.append(Finding("altered", block.section, block.text, mirror_text, block.kind, ops))
     findings.extend(in_a_row(run))
     placed = set(moved.values())
+    own: dict[int, int] = {}  # an extra block's finding (by id), and the block
     run, last = [], -1
     for index in unmatched:
         block = mirror[index]
@@ -275,11 +289,62 @@ def compare(
                 findings.extend(in_a_row(run))
                 run = []
             run.append(Finding("extra", nearest[index], None, block.text, block.kind))
+            own[id(run[-1])] = index
             last = index
     findings.extend(in_a_row(run))
+    findings = _replaced(findings, canonical, mirror, al, lacking, own)
     findings.extend(link_findings(canonical, mirror, al.partners, missing, pages))
     findings.extend(code_findings(canonical, mirror, missing))
     return findings
+
+
+def _replaced(
+    findings: list[Finding],
+    canonical: list[Block],
+    mirror: list[Block],
+    al: Alignment,
+    lacking: dict[int, int],
+    own: dict[int, int],
+) -> list[Finding]:
+    """The findings with a block missing and one of the copy's own where it stood, alone there and of one kind,
+    told as one: `replaced`, the canonical's text and what the copy has in its place (a paragraph swapped for an
+    advertisement, a section renamed). Blocks in a run of `IN_A_ROW` stay one finding of their run."""
+    canon_at, mirror_at = _places(al.canonical, al.matched_a), _places(al.mirror, al.matched_b)
+    gone = {id(f): f for f in findings if f.kind == "missing" and f.count == 1 and id(f) in lacking}
+    added = {id(f): f for f in findings if f.kind == "extra" and f.count == 1 and id(f) in own}
+    meets: dict[int, list[int]] = {k: [] for k in gone}
+    met: dict[int, list[int]] = {k: [] for k in added}
+    for g in gone:
+        lo, hi = canon_at[lacking[g]]
+        for e in added:
+            a_lo, a_hi = mirror_at[own[e]]
+            if max(lo, a_lo) <= min(hi, a_hi):  # no word either side carries stands between them
+                meets[g].append(e)
+                met[e].append(g)
+    swapped: dict[int, Finding] = {}
+    for g, found in meets.items():
+        if len(found) != 1 or len(met[found[0]]) != 1:
+            continue
+        old, new = canonical[lacking[g]], mirror[own[found[0]]]
+        if old.kind == "code" or (old.kind != new.kind and {old.kind, new.kind} != {"paragraph", "item"}):
+            continue
+        swapped[g] = Finding("replaced", old.section, old.text, new.text, old.kind)
+        swapped[found[0]] = swapped[g]
+    out: list[Finding] = []
+    for f in findings:
+        told = swapped.get(id(f))
+        if told is None:
+            out.append(f)
+        elif f.kind == "missing":
+            out.append(told)
+    return out
+
+
+def _places(stream: Stream, matched: list[bool]) -> list[tuple[int, int]]:
+    """Where each block stands among the words both sides carry: how many come before it, and how many by its
+    end (the n-th such word of the canonical is the n-th of the copy)."""
+    before = list(accumulate(matched, initial=0))
+    return [(before[stream.start[k]], before[stream.start[k + 1]]) for k in range(len(stream.blocks))]
 
 
 def _opens(heading: Finding, block: Block) -> bool:

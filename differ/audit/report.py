@@ -88,6 +88,8 @@ def finding_line(f: Finding) -> str:
         return f'missing{where}: "{_cut(f.canonical)}"'
     if f.kind == "extra":
         return f'extra{where}: "{_cut(f.mirror)}"'
+    if f.kind == "replaced":
+        return f'replaced{where}: "{_cut(f.canonical, 100)}" → "{_cut(f.mirror, 100)}"'
     if f.kind == "moved":
         return f'moved{where}: "{_cut(f.canonical)}" ({finding_detail(f)})'
     if f.kind == "link":

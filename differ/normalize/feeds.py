@@ -64,7 +64,7 @@ class Entry:
 
 @source_kind("feed")
 class FeedKind(SourceKind):
-    """One post in its blog's RSS, Atom or JSON Feed; `entry` is the post's URL (or the entry's id)."""
+    """One post in its blog's RSS, Atom or JSON Feed (`entry`: its URL or id), or its list of posts (`entry = "*"`)."""
 
     accept = (
         "application/atom+xml,application/rss+xml,application/feed+json,application/xml;q=0.9,text/xml;q=0.9,"

@@ -1,5 +1,5 @@
 """The commands that need no store, only a configuration file: `differ add`, `differ import`, `differ set`,
-`differ notify add`, `differ notify remove` and `differ remove` edit it (differ/edit.py does the editing),
+`differ notify add`, `differ notify remove` and `differ remove` edit it (the differ.edit package does the editing),
 `differ config check` reads it."""
 
 from __future__ import annotations

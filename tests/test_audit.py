@@ -852,7 +852,7 @@ def test_command_lines_a_copy_corrupted_alike_are_one_finding_with_their_count()
 def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
     """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the section the
     canonical block of the matched word just before the block leads into), in one pass over the words."""
-    from differ.audit import _nearest_sections, under
+    from differ.audit.findings import _nearest_sections, under
 
     def searched(al: object, mirror_index: int) -> tuple[str, ...]:  # the definition, quadratic
         positions = [k for k, o in enumerate(al.mirror.owner) if o < mirror_index and al.matched_b[k]]  # type: ignore[attr-defined]

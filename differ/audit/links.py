@@ -4,15 +4,12 @@ goes to another site)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from differ.addresses import host, joined, page_key
 from differ.audit.align import fold
+from differ.audit.model import Finding
 from differ.diff.blocks import Block
-
-if TYPE_CHECKING:
-    from differ.audit import Finding
 
 
 def link_findings(
@@ -28,8 +25,6 @@ def link_findings(
     own site is its copy of what is linked (a translation links its own pages), and an image may be served from
     anywhere."""
     own = host(pages[1])
-    from differ.audit import Finding  # the package imports this module
-
     findings: list[Finding] = []
     for index, block in enumerate(canonical):
         if not block.links or index in skip or index not in partners:
@@ -76,8 +71,6 @@ def paired_link_findings(
     """Links a translation points elsewhere: the words of a link are translated, so the links of a block (or of
     blocks rendered together) are taken in order against those of the blocks that render it, when both have as
     many. A target on the copy's own site is its copy of what is linked."""
-    from differ.audit import Finding
-
     own = host(pages[1])
     findings: list[Finding] = []
     for ours_at, theirs_at in groups:

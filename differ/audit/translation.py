@@ -12,15 +12,20 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from differ.audit.align import Stream, fold
+from differ.audit.findings import (
+    code_findings,
+    command_lines,
+    in_a_row,
+    looks_like_command,
+    token_detail,
+    under,
+)
+from differ.audit.model import Finding
 from differ.audit.tokens import invariant_tokens
 from differ.diff.align import increasing_run
 from differ.diff.blocks import Block
-
-if TYPE_CHECKING:
-    from differ.audit import Finding
 
 # Latin words a translation keeps (names, terms, identifiers): two letters or more, digits and dots inside.
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9+]")
@@ -296,7 +301,6 @@ def carried(stream: Stream, mirror: Sequence[Block], pairing: Pairing, page: Seq
     """The share of the canonical's words (its word `stream`) the translation renders: its paired blocks, and its
     code blocks whose every command the copy has as it is. `page`: the whole page of a copy whose `languages`
     kept a part of it, whose untranslated blocks and commands count too."""
-    from differ.audit import command_lines
 
     canonical, words = stream.blocks, stream.per_block
     if not sum(words):
@@ -323,7 +327,6 @@ def compare(
     """Missing, extra, token-mismatch, relinked and corrupted-code findings of a translation against one
     canonical version. `page`: the whole page of a copy whose `languages` kept a part of it: a canonical block
     it has as it is (a name no one translates) is not missing, and its commands are the page's."""
-    from differ.audit import Finding, code_findings, in_a_row, looks_like_command, token_detail, under
     from differ.audit.links import paired_link_findings
 
     together = groups(pairing.pairs)

@@ -1,0 +1,127 @@
+"""What an audit finds: each way a copy differs from its canonical (`Finding`), a mirror's findings and the canonical
+version it matches (`MirrorAudit`), and a document's audit (`AuditReport`), with their JSON (`differ.audit/1`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "differ.audit/1"
+KINDS = (
+    "stale",
+    "missing",
+    "moved",
+    "extra",
+    "replaced",
+    "altered",
+    "link",
+    "code_corrupted",
+    "token_mismatch",
+)
+
+
+@dataclass
+class Finding:
+    """One way a mirror differs from its canonical."""
+
+    kind: str
+    section: tuple[str, ...]
+    canonical: str | None
+    mirror: str | None
+    detail: str = ""
+    ops: list[dict[str, str]] = field(default_factory=list)
+    count: int = 1  # blocks in a row: the first's text as `canonical` or `mirror`, the last's as `detail`
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "section": list(self.section),
+            "canonical": self.canonical,
+            "mirror": self.mirror,
+        }
+        if self.detail:
+            data["detail"] = self.detail
+        if self.ops:
+            data["ops"] = self.ops
+        if self.count > 1:
+            data["count"] = self.count
+        return data
+
+    @property
+    def key(self) -> str:
+        return (
+            f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
+            + (f"|{self.count}" if self.count > 1 else "")
+        )
+
+
+@dataclass
+class MirrorAudit:
+    """The findings for one mirror."""
+
+    id: str
+    url: str
+    version: int | None
+    fetched_at: str | None
+    matches_version: int | None
+    coverage: float
+    findings: list[Finding] = field(default_factory=list)
+    #: for each canonical edit: which mirror version first carried it, if any
+    reached: list[dict[str, Any]] = field(default_factory=list)
+    #: behind the canonical but within its `stale_after`: when it is stale unless it catches up
+    stale_from: str | None = None
+    #: what the reader should know to read the findings (a copy in another language than the canonical)
+    note: str | None = None
+    #: audited as a translation (block by block, for what a translation keeps) rather than word by word
+    translation: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "version": self.version,
+            "fetched_at": self.fetched_at,
+            "matches_version": self.matches_version,
+            "coverage": round(self.coverage, 4),
+            "findings": [f.as_json() for f in self.findings],
+            "reached": self.reached,
+            "stale_from": self.stale_from,
+            "note": self.note,
+            "translation": self.translation,
+        }
+
+    @property
+    def signature(self) -> str:
+        """Changes whenever the findings change: what mirror_drift alerts on."""
+        blob = json.dumps([self.matches_version, sorted(f.key for f in self.findings)])
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass
+class AuditReport:
+    """The audit of one document: its canonical version and every mirror's findings."""
+
+    document: str
+    title: str
+    canonical_version: int | None
+    canonical_fetched_at: str | None
+    mirrors: list[MirrorAudit] = field(default_factory=list)
+    #: mirrors a damaged file of their own kept from being audited, and what is damaged
+    unread: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "document": self.document,
+            "title": self.title,
+            "canonical_version": self.canonical_version,
+            "canonical_fetched_at": self.canonical_fetched_at,
+            "mirrors": [m.as_json() for m in self.mirrors],
+            **(
+                {"unread": [{"mirror": m, "error": why} for m, why in self.unread.items()]}
+                if self.unread
+                else {}
+            ),
+        }

@@ -373,16 +373,28 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
 @command("audit")
 def cmd_audit(app: App, args: argparse.Namespace) -> int:
     from differ.audit import audit_document, render_audit
+    from differ.audit.report import render_audits
 
-    docs = [app.config.document(args.document)] if args.document else list(app.config.documents)
-    if not docs:
+    if args.document:
+        docs = [app.config.document(args.document)]
+        if not docs[0].mirrors:
+            raise UsageError(
+                f"{docs[0].id} has no mirrors to audit; add one: differ add URL --to {docs[0].id}"
+            )
+    elif not app.config.documents:
         raise UsageError(f"{app.config.path.name} configures no documents")
-    findings, unread = 0, False
-    for doc in docs:
-        report = audit_document(app, doc)
-        findings += sum(len(m.findings) for m in report.mirrors)
-        unread = unread or bool(report.unread)
-        app.out.write(render_audit(report, args.format))
+    else:
+        docs = [d for d in app.config.documents if d.mirrors]  # a page watched alone has nothing to audit
+        if not docs:
+            raise UsageError(
+                f"{app.config.path.name} configures no mirrors to audit; add one: differ add URL --to DOCUMENT"
+            )
+    reports = [audit_document(app, doc) for doc in docs]
+    findings = sum(len(m.findings) for report in reports for m in report.mirrors)
+    unread = any(report.unread for report in reports)
+    app.out.write(
+        render_audit(reports[0], args.format) if args.document else render_audits(reports, args.format)
+    )
     return ExitCode.FAILURE if unread or (args.exit_code and findings) else ExitCode.OK
 
 

@@ -545,8 +545,18 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         site == "the reports site: kept/snapshots/reports/index.html" and Path(site.split(": ")[1]).is_file()
     )
     config = str(tmp_path / "kept" / "demo.toml")
-    code, out, _ = run("--config", config, "audit", "--format", "json")
-    assert run("--config", config, "audit", "--format", "json", "--exit-code") == (ExitCode.FAILURE, out, "")
+    code, out, _ = run("--config", config, "audit", "pytorch-2-13", "--format", "json")
+    assert run("--config", config, "audit", "pytorch-2-13", "--format", "json", "--exit-code") == (
+        ExitCode.FAILURE,
+        out,
+        "",
+    )
+    # Without a document named, every document with mirrors, in one object
+    every = run("--config", config, "audit", "--format", "json")
+    assert (every[0], json.loads(every[1])) == (
+        ExitCode.OK,
+        {"schema": "differ.audits/1", "documents": [json.loads(out)]},
+    )
     data = json.loads(out)
     assert (code, data["schema"], data["document"], data["canonical_version"]) == (
         0,
@@ -584,6 +594,43 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     ]
     code, out, _ = run("--config", config, "audit", "--format", "html")
     assert "canonical version 2 (2026-07-08T21:00:00Z): not yet" in out
+
+
+def test_audit_without_a_document_is_every_document_with_mirrors_in_one_output(
+    tmp_path: Path, server: Server
+) -> None:
+    """Two documents with a mirror each and one page watched alone: text one audit after the other, JSON one
+    object, HTML one page; the page alone is not audited, and named, is refused with what would audit it."""
+    config = write_config(tmp_path, server)
+    local = 'robots = false\nallow_private = ["127.0.0.1"]\n'
+    text = config.read_text().replace("/gone", "/copy")
+    text += f'[[documents]]\nid = "two"\n[documents.canonical]\nurl = "{server.url("/two")}"\n{local}'
+    text += f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\n{local}'
+    text += f'[[documents]]\nid = "alone"\n[documents.canonical]\nurl = "{server.url("/alone")}"\n{local}'
+    config.write_text(text)
+    for path in ("/post", "/two", "/alone", "/copy"):
+        server.page(path, article("<p>The same words for everyone.</p>"))
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    code, out, _ = run("--config", str(config), "audit")
+    heads = [line.split(":")[0] for line in out.splitlines() if not line.startswith((" ", "copy:", "gone:"))]
+    assert (code, heads) == (ExitCode.OK, ["Doc (doc)", "Post (two)"])
+    code, out, _ = run("--config", str(config), "audit", "--format", "json")
+    data = json.loads(out)
+    assert (data["schema"], [d["document"] for d in data["documents"]]) == ("differ.audits/1", ["doc", "two"])
+    assert [d["schema"] for d in data["documents"]] == ["differ.audit/1"] * 2
+    code, out, _ = run("--config", str(config), "audit", "--format", "html")
+    assert (out.count("<!DOCTYPE html>"), out.count("<section>"), "Audit of 2 documents" in out) == (
+        1,
+        2,
+        True,
+    )
+    code, out, _ = run("--config", str(config), "audit", "--format", "markdown")
+    assert "findings\n\n**Post (two)" in out  # apart, so that the second does not join the first's list
+    assert run("--config", str(config), "audit", "alone") == (
+        ExitCode.USAGE,
+        "",
+        "error: alone has no mirrors to audit; add one: differ add URL --to alone\n",
+    )
 
 
 def test_fetch_prints_the_markdown_and_where_it_was_read(

@@ -138,13 +138,12 @@ def audit_headline(
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
+    """One document's audit as text, Markdown, JSON (`differ.audit/1`) or a standalone HTML page."""
     if fmt == "json":
         return json.dumps(report.as_json(), ensure_ascii=False, indent=2) + "\n"
-    head = f"{report.title} ({report.document}): canonical version {report.canonical_version}" + (
-        f" of {report.canonical_fetched_at}" if report.canonical_fetched_at else ""
-    )
+    head = _head(report)
     if report.canonical_version is None:
-        return head.split(":")[0] + ": no canonical version stored yet (run: differ check)\n"
+        return _no_canonical(report) + "\n"
     if fmt == "html":
         return html_page(report, head)
     lines = [head]
@@ -162,9 +161,51 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_audits(reports: list[AuditReport], fmt: str) -> str:
+    """The audits of every document as one output: one JSON object listing them (`differ.audits/1`), one HTML
+    page with a section a document, or their text or Markdown one after the other."""
+    if fmt == "json":
+        every = {"schema": AUDITS_SCHEMA, "documents": [r.as_json() for r in reports]}
+        return json.dumps(every, ensure_ascii=False, indent=2) + "\n"
+    if fmt == "html":
+        from differ.site import page
+
+        sections = "".join(
+            f"<section>{_html_body(r, _head(r)) if r.canonical_version is not None else _p(_no_canonical(r))}</section>"
+            for r in reports
+        )
+        return page(f"Audit of {len(reports)} document{'s' if len(reports) != 1 else ''}", sections)
+    return ("\n" if fmt == "markdown" else "").join(render_audit(r, fmt) for r in reports)
+
+
+AUDITS_SCHEMA = "differ.audits/1"
+
+
+def _head(report: AuditReport) -> str:
+    """An audit's first line: the document and the canonical version it was audited against."""
+    return f"{report.title} ({report.document}): canonical version {report.canonical_version}" + (
+        f" of {report.canonical_fetched_at}" if report.canonical_fetched_at else ""
+    )
+
+
+def _p(text: str) -> str:
+    return f"<p>{html.escape(text)}</p>"
+
+
+def _no_canonical(report: AuditReport) -> str:
+    return f"{report.title} ({report.document}): no canonical version stored yet (run: differ check)"
+
+
 def html_page(report: AuditReport, head: str) -> str:
-    """A standalone page; every piece of page text is escaped and no script may run. A mirror with no stored
-    version (a copy audited on the spot by `differ compare --audit`) has no version line and no history."""
+    """A standalone page; every piece of page text is escaped and no script may run."""
+    from differ.site import page
+
+    return page(head, _html_body(report, head))
+
+
+def _html_body(report: AuditReport, head: str) -> str:
+    """An audit as HTML, headed `head`. A mirror with no stored version (a copy audited on the spot by `differ
+    compare --audit`) has no version line and no history."""
     e = html.escape
     parts = [f"<h1>{e(head)}</h1>"]
     for m in report.mirrors:
@@ -190,9 +231,7 @@ def html_page(report: AuditReport, head: str) -> str:
         )
     for mirror, why in report.unread.items():
         parts.append(f"<h2>{e(mirror)}</h2><p>Not audited: {e(why)}</p>")
-    from differ.site import page
-
-    return page(head, "".join(parts))
+    return "".join(parts)
 
 
 def audit_path(store: Store, document: str) -> Path:

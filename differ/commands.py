@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from differ import options as opt
@@ -16,6 +17,9 @@ from differ.records import moment
 from differ.titles import document_title
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from differ.check import CheckResult
     from differ.config import SourceConfig
     from differ.notify import Outbox
 
@@ -56,6 +60,7 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
     for result in results if not as_json else ():
         if result.followed:  # once the check's alerts are made: the new posts of followed feeds
             print(result.follow_line(), file=app.out)
+    results += _followed_now(app, results, show)
     if as_json:
         every = [CheckResult(s.key, "paused") for s in paused] + waiting + results
         shown = [r.as_json() for r in every if not (args.quiet and (r.quiet or r.outcome == "paused"))]
@@ -71,6 +76,23 @@ def cmd_check(app: App, args: argparse.Namespace) -> int:
         if said != "sent":
             print(f"differ: heartbeat {said}", file=app.err)
     return ExitCode.FAILURE if any(r.failed for r in results) else ExitCode.OK
+
+
+def _followed_now(
+    app: App, results: list[CheckResult], show: Callable[[CheckResult], None]
+) -> list[CheckResult]:
+    """The new posts followed feeds added to the configuration, checked now: their first version is the post as
+    it was found, so an edit made before the next check is one too (`differ run` checks them when it reads the
+    file again)."""
+    from differ.check import check
+
+    keys = [post["source"] for result in results for post in result.followed]
+    if not keys or app.reload is None:
+        return []
+    with app.carry_on("new posts checked at the next check"):
+        app.config = replace(app.reload(), service=app.config.service)
+        return check(app, [app.config.source(key) for key in keys], on_result=show)
+    return []
 
 
 @command("run")

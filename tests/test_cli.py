@@ -200,7 +200,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
 ) -> None:
     """`follow` on a feed's list of posts: each post that comes in with one of its words in its title is added to
     config.toml as `differ add` adds a page (titled, fetched as the feed is), said after the check and checked
-    from the next; the posts there before, and those without the words, are not; a check that follows again (a
+    then, so its first version is the post as it came out; the posts there before, and those without the words, are not; a check that follows again (a
     process that died before it kept what it followed) adds nothing twice."""
     import tomllib
 
@@ -245,6 +245,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     assert out.splitlines() == [
         "blog/canonical: new version 2 (2 changes)",
         'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")',
+        "2-14/canonical: new version 1 (first snapshot)",
     ]
     [alert] = [json.loads(hit.body)["blocks"] for hit in receiver.requests_to("/services/T/B/X")]
     assert alert[-1]["elements"][0]["text"].endswith(
@@ -263,7 +264,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     assert "s3cret" not in config.read_text()
     assert go("--config", str(config), "check") == (
         ExitCode.OK,
-        "blog/canonical: unchanged (same body)\n2-14/canonical: new version 1 (first snapshot)\n",
+        "blog/canonical: unchanged (same body)\n2-14/canonical: unchanged (same body)\n",
         "",
     )
     state = tmp_path / "snapshots" / "sources" / "blog" / "canonical" / "state.json"
@@ -275,6 +276,7 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
     assert go("--config", str(config), "check", "blog/canonical")[1] == (
         "blog/canonical: unchanged (same body)\n"
         'blog/canonical: now watching 1 new post: 2-14/canonical ("Releases: 2.14")\n'
+        "2-14/canonical: unchanged (same body)\n"  # its history taken up again
     )  # followed by the next check
     assert config.read_text() == before
     state.write_text(json.dumps({**kept, "followed": 1}))  # as if it died after writing the file
@@ -290,9 +292,14 @@ def test_a_followed_feed_s_new_posts_are_watched_as_documents_of_their_own(
         "/feed.xml", feed(("Release 2.15", "/2.15"), ("Releases: 2.14", "/2.14")), "application/rss+xml"
     )
     code, out, _ = go("--config", str(config), "check", "blog/canonical", "--format", "json")
-    assert json.loads(out)["results"][0]["followed"] == [
+    results = json.loads(out)["results"]
+    assert results[0]["followed"] == [
         {"source": "2-15/canonical", "url": server.url("/2.15"), "title": "Release 2.15"}
     ]
+    assert (code, [(r["source"], r["outcome"]) for r in results]) == (
+        ExitCode.FAILURE,  # the new post is checked with the feed: its page is not there yet
+        [("blog/canonical", "new"), ("2-15/canonical", "failed")],
+    )
     before = config.read_text()
     config.write_text(before.replace('entry = "*"', f'entry = "{server.url("/2.14")}"'))
     assert go("--config", str(config), "config", "check")[2] == (

@@ -262,7 +262,11 @@ def cmd_log(app: App, args: argparse.Namespace) -> int:
         }
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
+    # the failures of every source: those without any in one line at the end, not a line each
+    brief = args.failures and not args.sources
     for s, checks in logs:
+        if brief and not checks:
+            continue
         print(f"{s.key}  {s.url}", file=app.out)
         if not checks:
             print(f"  no {'failed ' if args.failures else ''}checks logged", file=app.out)
@@ -279,6 +283,12 @@ def cmd_log(app: App, args: argparse.Namespace) -> int:
                 + _check_detail(e),
                 file=app.out,
             )
+    if brief and (rest := sum(1 for _, checks in logs if not checks)):
+        sources = f"{rest} source{'s' if rest != 1 else ''}"
+        if rest < len(logs):
+            print(f"no failed checks logged for the other {sources.removeprefix('1 ')}", file=app.out)
+        else:
+            print(f"no failed checks logged ({sources})", file=app.out)
     return ExitCode.OK
 
 

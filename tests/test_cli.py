@@ -942,6 +942,11 @@ def test_log_shows_the_latest_checks(
     tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = str(write_config(tmp_path, server))
+    assert run("--config", config, "log", "--failures") == (
+        ExitCode.OK,
+        "no failed checks logged (2 sources)\n",
+        "",
+    )
     server.page("/post", article("<p>First words.</p>"))
     run("--config", config, "check")
     server.page("/post", article("<p>First words, edited.</p>"))
@@ -967,6 +972,13 @@ def test_log_shows_the_latest_checks(
     )
     code, out, _ = run("--config", config, "log", "doc/canonical", "-n", "1", "--failures")
     assert (code, out) == (ExitCode.OK, f"doc/canonical  {server.url('/post')}\n  no failed checks logged\n")
+    code, out, _ = run("--config", config, "log", "-n", "1", "--failures")  # every source: the failing ones
+    assert plain(out) == (
+        f"doc/gone  {server.url('/gone')}\n"
+        "  checked               status  outcome         size      time  detail\n"
+        "  TIME     404  failed             - N ms  HTTP 404 Not Found\n"
+        "no failed checks logged for the other source\n"
+    )
     code, out, _ = run("--config", config, "log", "doc", "-n", "1", "--format", "json")
     logged = json.loads(out)
     assert logged["schema"] == "differ.log/1"

@@ -171,13 +171,20 @@ def _replaced(
     added = {id(f): f for f in findings if f.kind == "extra" and f.count == 1 and id(f) in own}
     meets: dict[int, list[int]] = {k: [] for k in gone}
     met: dict[int, list[int]] = {k: [] for k in added}
-    for g in gone:
-        lo, hi = canon_at[lacking[g]]
-        for e in added:
-            a_lo, a_hi = mirror_at[own[e]]
-            if max(lo, a_lo) <= min(hi, a_hi):  # no word either side carries stands between them
+    # Both sides' places only grow along the text: one sweep pairs those that overlap (no word either side
+    # carries stands between them), however many blocks a copy has of its own.
+    theirs = sorted((mirror_at[own[e]], e) for e in added)
+    first = 0
+    for (lo, hi), g in sorted((canon_at[lacking[g]], g) for g in gone):
+        while first < len(theirs) and theirs[first][0][1] < lo:
+            first += 1
+        at = first
+        while at < len(theirs) and theirs[at][0][0] <= hi:
+            (a_lo, a_hi), e = theirs[at]
+            if max(lo, a_lo) <= min(hi, a_hi):
                 meets[g].append(e)
                 met[e].append(g)
+            at += 1
     swapped: dict[int, Finding] = {}
     for g, found in meets.items():
         if len(found) != 1 or len(met[found[0]]) != 1:

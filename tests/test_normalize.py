@@ -587,7 +587,7 @@ def test_a_feeds_list_of_posts_names_each_post_by_its_title_and_address(titles: 
     read back as that title linking to that address: what a followed feed's new posts are found by."""
     from xml.sax.saxutils import escape
 
-    from differ.check import _listed_posts
+    from differ.follow import _listed_posts
 
     posts = {f"https://x.example/p/{n}": title for n, title in enumerate(titles)}
     items = "".join(f"<item><title>{escape(t)}</title><link>{url}</link></item>" for url, t in posts.items())

@@ -222,8 +222,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="set the [service] table's options (interval, proxy, heartbeat, …)",
     )
-    h = sub.add_parser("history", help="the versions of a source")
-    h.add_argument("source", metavar="SOURCE")
+    h = sub.add_parser("history", help="the versions of a source, or of every source in the order stored")
+    h.add_argument(
+        "source", nargs="?", metavar="SOURCE", help="default: every source's versions, the latest last"
+    )
+    h.add_argument(
+        "--since",
+        metavar="TIME",
+        help="only the versions stored since a time (2026-07-01, 2026-07-01T09:00Z) or so long ago (7d, 12h)",
+    )
+    h.add_argument(
+        "-n",
+        dest="count",
+        type=_positive,
+        metavar="N",
+        help="only the latest N versions (of every source, by default 20, or all since --since)",
+    )
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
     _section_option(h, "the versions with a change")
     lg = sub.add_parser("log", help="the latest checks of sources: when, HTTP status, outcome, size, time")

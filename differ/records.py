@@ -30,11 +30,20 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     from differ.audit import reach_lines
     from differ.diff.summary import narrowed_to
 
+    if args.source is None:
+        return _timeline(app, args)
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
+    since = _since(app, args.since)
+    first = next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
     asked = narrowing(args)
-    found = _with_changes(app, source, versions, args) if asked else {}
-    shown = [v for v in versions if v.number in found] if asked else versions
+    found = (
+        _with_changes(app, source, versions[first:], args, versions[first - 1] if first else None)
+        if asked
+        else {}
+    )
+    shown = [v for v in versions[first:] if v.number in found] if asked else versions[first:]
+    shown = shown[-args.count :] if args.count else shown
     if args.format == "json":
         out = _history_json(app, source, shown, found, args)
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
@@ -52,12 +61,17 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         for v in shown
     ]
     reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
+    window = versions[first:]
     kept = (
-        f"{len(shown)} of {len(versions)} version{'s' if len(versions) != 1 else ''} with a change "
+        f"{len(shown)} of {len(window)} version{'s' if len(window) != 1 else ''} with a change "
         + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
         if asked
         else ""
     )
+    if since is not None and asked:
+        kept += f", stored since {iso(since)}"
+    elif since is not None:
+        kept = f"{len(shown)} version{'s' if len(shown) != 1 else ''} stored since {iso(since)}"
     if args.format == "html":
         app.out.write(_history_html(source.key, source.url, rows, reach, kept))
         return ExitCode.OK
@@ -77,6 +91,77 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _since(app: App, text: str | None) -> datetime | None:
+    """`--since`: a time (a date alone is that day's start) or a duration before now (`7d`, `12h`)."""
+    if text is None:
+        return None
+    from differ.options import parse_duration
+
+    try:
+        return app.now() - timedelta(seconds=parse_duration(text.strip()))
+    except Invalid:
+        return moment(text, start=True, what="a duration (7d, 12h) or a time")
+
+
+def _stored(v: Version) -> datetime:
+    return datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00"))
+
+
+def _timeline(app: App, args: argparse.Namespace) -> int:
+    """`differ history` without a source: the versions every source stored (since `--since`, or the latest
+    `-n`), in the order they were stored: when, which source, and what changed (with `--section`, `--word` or
+    `--change`, only the versions with such changes)."""
+    from differ.diff.summary import narrowed_to
+
+    if args.format == "html":
+        raise UsageError("every source's history is text or JSON; name a SOURCE for its page")
+    since = _since(app, args.since)
+    count = args.count or (None if since else 20)
+    asked = narrowing(args)
+    rows: list[tuple[Version, SourceConfig, Diff | None]] = []
+    for source in app.config.sources():
+        versions = app.store.versions(source.key)
+        first = (
+            next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
+        )
+        if count is not None and not asked:
+            first = max(first, len(versions) - count)  # no source can give more than the latest `count`
+        window = versions[first:]
+        found = (
+            _with_changes(app, source, window, args, versions[first - 1] if first else None) if asked else {}
+        )
+        rows += [(v, source, found.get(v.number)) for v in window if not asked or v.number in found]
+    rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
+    rows = rows[-count:] if count is not None else rows
+    if args.format == "json":
+        out: dict[str, object] = {
+            "schema": "differ.timeline/1",
+            "since": iso(since) if since else None,
+            **({"within": list(args.sections)} if args.sections else {}),
+            **({"mentioning": list(args.words)} if args.words else {}),
+            **({"kinds": list(args.kinds)} if args.kinds else {}),
+            "versions": [{"source": source.key, **_version_json(app, source, v, d)} for v, source, d in rows],
+        }
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    which = (f" stored since {iso(since)}" if since else "") + (
+        " with a change " + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
+        if asked
+        else ""
+    )
+    if not rows:
+        print(f"no versions{which or ' stored yet (run: differ check)'}", file=app.out)
+        return ExitCode.OK
+    cut = f" (the latest {count}; -n N for more)" if len(rows) == count and not args.count else ""
+    print(f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}", file=app.out)
+    width = max(len(source.key) for _, source, _ in rows)
+    print(f"  {'fetched':20}  {'source':{width}}  {'#':>3}  change", file=app.out)
+    for v, source, d in rows:
+        said = _changed(d, _pair(app, source, v)) if d is not None else describe(v)
+        print(f"  {v.fetched_at:20}  {source.key:{width}}  {v.number:>3}  {said}", file=app.out)
+    return ExitCode.OK
+
+
 def _new_addresses(versions: Sequence[Version]) -> dict[int, str]:
     """The versions fetched from another `url` than the one before (`differ set SOURCE url=…` after a page
     moved), with that address: where the record shows the source was pointed elsewhere."""
@@ -89,15 +174,19 @@ def _new_addresses(versions: Sequence[Version]) -> dict[int, str]:
 
 
 def _with_changes(
-    app: App, source: SourceConfig, versions: Sequence[Version], args: argparse.Namespace
+    app: App,
+    source: SourceConfig,
+    versions: Sequence[Version],
+    args: argparse.Namespace,
+    before: Version | None = None,
 ) -> dict[int, Diff]:
     """The versions whose edit (for the first, whose text) has passages under `--section` and with `--word`,
-    each with those changes: when a passage came, changed and went, as `git log -S` tells of a string."""
+    each with those changes: when a passage came, changed and went, as `git log -S` tells of a string.
+    `before`: the version before the first of `versions`, when they do not start at the first."""
     from differ.diff import diff
     from differ.versions import diff_versions
 
     found: dict[int, Diff] = {}
-    before: Version | None = None
     for v in versions:
         if before is None:
             whole = diff("", app.store.markdown(v))  # the first version: every block added
@@ -147,22 +236,6 @@ def _history_json(
     reached it. With `--section` or `--word`, only the versions with such changes, each with those changes'
     summary and how many it left out."""
     from differ.audit.report import reach
-    from differ.diff import summarize
-
-    def changes(v: Version) -> dict[str, object]:
-        if v.number not in found:
-            return {
-                "changes": int(v.record.get("changes", 0)),
-                "summary": list(v.record.get("summary") or []),
-            }
-        d, pair = found[v.number], _pair(app, source, v)
-        if pair is None:
-            return {"changes": 0, "summary": [], "passages": len(d.changes)}
-        return {
-            "changes": len(d.changes) - d.explaining,
-            "summary": summarize(d, pair),
-            "left_out": d.left_out,
-        }
 
     out: dict[str, object] = {
         "schema": "differ.history/1",
@@ -172,23 +245,41 @@ def _history_json(
         **({"within": list(args.sections)} if args.sections else {}),
         **({"mentioning": list(args.words)} if args.words else {}),
         **({"kinds": list(args.kinds)} if args.kinds else {}),
-        "versions": [
-            {
-                "version": v.number,
-                "fetched_at": v.fetched_at,
-                "hash": v.hash,
-                "raw_bytes": int(v.record.get("raw_bytes", 0)),
-                "url": v.record.get("url"),
-                **changes(v),
-                **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
-                **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
-            }
-            for v in versions
-        ],
+        "versions": [_version_json(app, source, v, found.get(v.number)) for v in versions],
     }
     if source.role == "mirror" and not narrowing(args):
         out["canonical_edits"] = reach(app, source) or []
     return out
+
+
+def _version_json(app: App, source: SourceConfig, v: Version, d: Diff | None) -> dict[str, object]:
+    """A version as `differ.history/1` lists it; `d`: its changes a `--section`, `--word` or `--change` keeps,
+    when one was given (the first version's: its passages)."""
+    from differ.diff import summarize
+
+    if d is None:
+        changes: dict[str, object] = {
+            "changes": int(v.record.get("changes", 0)),
+            "summary": list(v.record.get("summary") or []),
+        }
+    elif (pair := _pair(app, source, v)) is None:
+        changes = {"changes": 0, "summary": [], "passages": len(d.changes)}
+    else:
+        changes = {
+            "changes": len(d.changes) - d.explaining,
+            "summary": summarize(d, pair),
+            "left_out": d.left_out,
+        }
+    return {
+        "version": v.number,
+        "fetched_at": v.fetched_at,
+        "hash": v.hash,
+        "raw_bytes": int(v.record.get("raw_bytes", 0)),
+        "url": v.record.get("url"),
+        **changes,
+        **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
+        **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
+    }
 
 
 def _history_html(

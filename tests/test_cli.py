@@ -1203,6 +1203,76 @@ def test_a_narrowed_diff_is_no_line_diff_and_no_audit(tmp_path: Path, flag: str,
     )
 
 
+def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`differ history` alone: what every page and copy stored, the latest last (the latest 20, or since a time
+    or so long ago), narrowed as a source's history is; JSON `differ.timeline/1`."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    config = ("--config", "kept/demo.toml")
+    note = '"Updated (7/8): Removed two instances of prototype which is a de…'
+    assert run(*config, "history") == (
+        ExitCode.OK,
+        "4 versions\n"
+        "  fetched               source                     #  change\n"
+        "  2026-07-08T17:45:00Z  pytorch-2-13/canonical     1  first snapshot\n"
+        "  2026-07-08T17:45:00Z  pytorch-2-13/wpnews        1  first snapshot\n"
+        f"  2026-07-08T21:00:00Z  pytorch-2-13/canonical     2  3 changes: author's note (added at the end): {note}\n"
+        "  2026-07-09T09:40:00Z  pytorch-2-13/pytorch-kr    1  first snapshot\n",
+        "",
+    )
+    code, out, _ = run(*config, "history", "--since", "2026-07-08T20:00Z")
+    assert out.splitlines()[0] == "2 versions stored since 2026-07-08T20:00:00Z"
+    assert run(*config, "history", "--since", "2026-07-09")[1].splitlines()[::2] == [
+        "1 version stored since 2026-07-09T00:00:00Z",  # a date alone: since that day began
+        "  2026-07-09T09:40:00Z  pytorch-2-13/pytorch-kr    1  first snapshot",
+    ]
+    assert run(*config, "history", "--since", "7d")[1].startswith("no versions stored since 2026-")  # by now
+    assert (
+        run(*config, "history", "-n", "1")[1]
+        .splitlines()[-1]
+        .endswith("pytorch-2-13/pytorch-kr    1  first snapshot")
+    )
+    code, out, _ = run(*config, "history", "--word", "prototype", "--since", "2026-07-08T18:00Z")
+    assert [line[24:50].strip() for line in out.splitlines()[2:]] == [
+        "pytorch-2-13/canonical",
+        "pytorch-2-13/pytorch-kr",  # its first version has the author's note, which names it
+    ]
+    assert (
+        out.splitlines()[0]
+        == '2 versions stored since 2026-07-08T18:00:00Z with a change mentioning "prototype"'
+    )
+    data = json.loads(run(*config, "history", "--format", "json", "--since", "2026-07-08T20:00Z")[1])
+    assert (data["schema"], data["since"], [(v["source"], v["version"]) for v in data["versions"]]) == (
+        "differ.timeline/1",
+        "2026-07-08T20:00:00Z",
+        [("pytorch-2-13/canonical", 2), ("pytorch-2-13/pytorch-kr", 1)],
+    )
+    assert data["versions"][0]["changes"] == 3 and data["versions"][0]["summary"][0].endswith(
+        "3 changes (and 1 metadata field)."
+    )
+    assert (
+        run(*config, "history", "pytorch-2-13/canonical", "-n", "1")[1].splitlines()[2].startswith("    2  ")
+    )
+    canonical = ("pytorch-2-13/canonical",)
+    code, out, _ = run(*config, "history", *canonical, "--since", "2026-07-08T20:00Z", "--word", "prototype")
+    assert out.splitlines()[1] == (
+        '  1 of 1 version with a change mentioning "prototype", stored since 2026-07-08T20:00:00Z'
+    )
+    assert run(*config, "history", *canonical, "--since", "2026-07-09")[1].splitlines()[1:] == [
+        "  0 versions stored since 2026-07-09T00:00:00Z"
+    ]
+    assert run(*config, "history", "--since", "last week") == (
+        ExitCode.USAGE,
+        "",
+        'error: expected a duration (7d, 12h) or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "last week"\n',
+    )
+    assert run(*config, "history", "--format", "html")[2] == (
+        "error: every source's history is text or JSON; name a SOURCE for its page\n"
+    )
+
+
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--version, --from and --to take a time: the version stored by then (a date alone: the end of that day)."""
     monkeypatch.chdir(tmp_path)

@@ -544,6 +544,7 @@ def main(
         print(f"error: {said}", file=err)
         return ExitCode.USAGE
     import differ.commands
+    import differ.history
     import differ.records  # noqa: F401
     from differ.configure import config_check
 

@@ -1,0 +1,301 @@
+"""`differ history`: a source's versions, or every source's in the order they were stored, each with what it
+changed; narrowed, like `git log -S`, to the versions whose edit touched a passage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from differ.app import App, iso
+from differ.cli import command
+from differ.config import SourceConfig
+from differ.errors import ExitCode, UsageError
+from differ.options import Invalid
+from differ.records import moment, narrowed, narrowing
+from differ.site import describe, size_text
+from differ.store import Version
+from differ.titles import source_title
+
+if TYPE_CHECKING:
+    from differ.diff import Diff, Versions
+
+
+@command("history")
+def cmd_history(app: App, args: argparse.Namespace) -> int:
+    from differ.audit import reach_lines
+    from differ.diff.summary import narrowed_to
+
+    if args.source is None:
+        return _timeline(app, args)
+    source = app.config.source(args.source)
+    versions = app.store.versions(source.key)
+    since = _since(app, args.since)
+    first = next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
+    asked = narrowing(args)
+    found = (
+        _with_changes(app, source, versions[first:], args, versions[first - 1] if first else None)
+        if asked
+        else {}
+    )
+    shown = [v for v in versions[first:] if v.number in found] if asked else versions[first:]
+    shown = shown[-args.count :] if args.count else shown
+    if args.format == "json":
+        out = _history_json(app, source, shown, found, args)
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    moved = _new_addresses(versions)
+    rows = [
+        (
+            str(v.number),
+            v.fetched_at,
+            v.hash[:12],
+            size_text(int(v.record.get("raw_bytes", 0))),
+            (_changed(found[v.number], _pair(app, source, v)) if asked else describe(v))
+            + (f"; url now {moved[v.number]}" if v.number in moved else ""),
+        )
+        for v in shown
+    ]
+    reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
+    window = versions[first:]
+    kept = (
+        f"{len(shown)} of {len(window)} version{'s' if len(window) != 1 else ''} with a change "
+        + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
+        if asked
+        else ""
+    )
+    if since is not None and asked:
+        kept += f", stored since {iso(since)}"
+    elif since is not None:
+        kept = f"{len(shown)} version{'s' if len(shown) != 1 else ''} stored since {iso(since)}"
+    if args.format == "html":
+        app.out.write(_history_html(source.key, source.url, rows, reach, kept))
+        return ExitCode.OK
+    print(f"{source.key}  {source.url}", file=app.out)
+    if not versions:
+        print("  no versions yet (run: differ check " + source.key + ")", file=app.out)
+        return ExitCode.OK
+    if kept:
+        print(f"  {kept}", file=app.out)
+        if not shown:
+            return ExitCode.OK
+    print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
+    for number, fetched, digest, size, change in rows:
+        print(f"  {number:>3}  {fetched:20}  {digest}  {size:>9}  {change}", file=app.out)
+    for line in reach:
+        print(line, file=app.out)
+    return ExitCode.OK
+
+
+def _since(app: App, text: str | None) -> datetime | None:
+    """`--since`: a time (a date alone is that day's start) or a duration before now (`7d`, `12h`)."""
+    if text is None:
+        return None
+    from differ.options import parse_duration
+
+    try:
+        return app.now() - timedelta(seconds=parse_duration(text.strip()))
+    except Invalid:
+        return moment(text, start=True, what="a duration (7d, 12h) or a time")
+
+
+def _stored(v: Version) -> datetime:
+    return datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00"))
+
+
+def _timeline(app: App, args: argparse.Namespace) -> int:
+    """`differ history` without a source: the versions every source stored (since `--since`, or the latest
+    `-n`), in the order they were stored: when, which source, and what changed (with `--section`, `--word` or
+    `--change`, only the versions with such changes)."""
+    from differ.diff.summary import narrowed_to
+
+    if args.format == "html":
+        raise UsageError("every source's history is text or JSON; name a SOURCE for its page")
+    since = _since(app, args.since)
+    count = args.count or (None if since else 20)
+    asked = narrowing(args)
+    rows: list[tuple[Version, SourceConfig, Diff | None]] = []
+    for source in app.config.sources():
+        versions = app.store.versions(source.key)
+        first = (
+            next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
+        )
+        if count is not None and not asked:
+            first = max(first, len(versions) - count)  # no source can give more than the latest `count`
+        window = versions[first:]
+        found = (
+            _with_changes(app, source, window, args, versions[first - 1] if first else None) if asked else {}
+        )
+        rows += [(v, source, found.get(v.number)) for v in window if not asked or v.number in found]
+    rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
+    rows = rows[-count:] if count is not None else rows
+    if args.format == "json":
+        out: dict[str, object] = {
+            "schema": "differ.timeline/1",
+            "since": iso(since) if since else None,
+            **({"within": list(args.sections)} if args.sections else {}),
+            **({"mentioning": list(args.words)} if args.words else {}),
+            **({"kinds": list(args.kinds)} if args.kinds else {}),
+            "versions": [{"source": source.key, **_version_json(app, source, v, d)} for v, source, d in rows],
+        }
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    which = (f" stored since {iso(since)}" if since else "") + (
+        " with a change " + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
+        if asked
+        else ""
+    )
+    if not rows:
+        print(f"no versions{which or ' stored yet (run: differ check)'}", file=app.out)
+        return ExitCode.OK
+    cut = f" (the latest {count}; -n N for more)" if len(rows) == count and not args.count else ""
+    print(f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}", file=app.out)
+    width = max(len(source.key) for _, source, _ in rows)
+    print(f"  {'fetched':20}  {'source':{width}}  {'#':>3}  change", file=app.out)
+    for v, source, d in rows:
+        said = _changed(d, _pair(app, source, v)) if d is not None else describe(v)
+        print(f"  {v.fetched_at:20}  {source.key:{width}}  {v.number:>3}  {said}", file=app.out)
+    return ExitCode.OK
+
+
+def _new_addresses(versions: Sequence[Version]) -> dict[int, str]:
+    """The versions fetched from another `url` than the one before (`differ set SOURCE url=…` after a page
+    moved), with that address: where the record shows the source was pointed elsewhere."""
+    out: dict[int, str] = {}
+    for before, v in pairwise(versions):
+        url = v.record.get("url")
+        if url and before.record.get("url") and url != before.record.get("url"):
+            out[v.number] = str(url)
+    return out
+
+
+def _with_changes(
+    app: App,
+    source: SourceConfig,
+    versions: Sequence[Version],
+    args: argparse.Namespace,
+    before: Version | None = None,
+) -> dict[int, Diff]:
+    """The versions whose edit (for the first, whose text) has passages under `--section` and with `--word`,
+    each with those changes: when a passage came, changed and went, as `git log -S` tells of a string.
+    `before`: the version before the first of `versions`, when they do not start at the first."""
+    from differ.diff import diff
+    from differ.versions import diff_versions
+
+    found: dict[int, Diff] = {}
+    for v in versions:
+        if before is None:
+            whole = diff("", app.store.markdown(v))  # the first version: every block added
+        else:
+            whole = diff_versions(app.store, before, v, app=app, source=source)
+        picked = narrowed(whole, args)
+        if picked.changes:
+            found[v.number] = picked
+        before = v
+    return found
+
+
+def _changed(d: Diff, pair: Versions | None) -> str:
+    """A history row for a version a `--section` or `--word` history keeps: how many of its changes (for the
+    first version, `pair` None, its passages) are asked for, and the first of them (the author's note only
+    when nothing else is)."""
+    from differ.diff.summary import around_word, describe, narrowed_to, order, quote
+    from differ.site import one_line, shortened
+
+    which, n = narrowed_to(d.within, d.mentioning, d.kinds), len(d.changes) - d.explaining
+    if pair is None:
+        passage = around_word(d.changes[0].after or "", d.mentioning)
+        return shortened(f"first snapshot: {n} passage{'s' if n != 1 else ''} {which}: {quote(passage, 200)}")
+    said = f"{n} change{'s' if n != 1 else ''} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
+    noted = order(d.changes)
+    change = next((c for c, note in noted if not note), noted[0][0])
+    return shortened(f"{said}: {one_line(describe(change))}")
+
+
+def _pair(app: App, source: SourceConfig, v: Version) -> Versions | None:
+    """A version and the one before it, as summaries name them (None for the first)."""
+    from differ.versions import version_pair
+
+    if v.number == 1:
+        return None
+    return version_pair(source, app.store.version(source.key, v.number - 1), v, source_title(app, source))
+
+
+def _history_json(
+    app: App,
+    source: SourceConfig,
+    versions: Sequence[Version],
+    found: Mapping[int, Diff],
+    args: argparse.Namespace,
+) -> dict[str, object]:
+    """`differ.history/1`: the source and its versions, oldest first; for a mirror, when each canonical edit
+    reached it. With `--section` or `--word`, only the versions with such changes, each with those changes'
+    summary and how many it left out."""
+    from differ.audit.report import reach
+
+    out: dict[str, object] = {
+        "schema": "differ.history/1",
+        "source": source.key,
+        "url": source.url,
+        "role": source.role,
+        **({"within": list(args.sections)} if args.sections else {}),
+        **({"mentioning": list(args.words)} if args.words else {}),
+        **({"kinds": list(args.kinds)} if args.kinds else {}),
+        "versions": [_version_json(app, source, v, found.get(v.number)) for v in versions],
+    }
+    if source.role == "mirror" and not narrowing(args):
+        out["canonical_edits"] = reach(app, source) or []
+    return out
+
+
+def _version_json(app: App, source: SourceConfig, v: Version, d: Diff | None) -> dict[str, object]:
+    """A version as `differ.history/1` lists it; `d`: its changes a `--section`, `--word` or `--change` keeps,
+    when one was given (the first version's: its passages)."""
+    from differ.diff import summarize
+
+    if d is None:
+        changes: dict[str, object] = {
+            "changes": int(v.record.get("changes", 0)),
+            "summary": list(v.record.get("summary") or []),
+        }
+    elif (pair := _pair(app, source, v)) is None:
+        changes = {"changes": 0, "summary": [], "passages": len(d.changes)}
+    else:
+        changes = {
+            "changes": len(d.changes) - d.explaining,
+            "summary": summarize(d, pair),
+            "left_out": d.left_out,
+        }
+    return {
+        "version": v.number,
+        "fetched_at": v.fetched_at,
+        "hash": v.hash,
+        "raw_bytes": int(v.record.get("raw_bytes", 0)),
+        "url": v.record.get("url"),
+        **changes,
+        **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
+        **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
+    }
+
+
+def _history_html(
+    key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str], kept: str = ""
+) -> str:
+    """A standalone page; every piece of page text is escaped and no script may run."""
+    from html import escape as e
+
+    from differ.site import page
+
+    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
+    return page(
+        f"{key} history",
+        f"<h1>{e(key)}</h1><p>{e(url)}</p>"
+        + (f"<p>{e(kept)}</p>" if kept else "")
+        + "<table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
+        f"<th>Size</th><th>Change</th></tr>{body}</table>"
+        + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
+    )

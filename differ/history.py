@@ -34,7 +34,9 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     versions = app.store.versions(source.key)
     since = _since(app, args.since)
-    first = next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
+    first = (
+        next((i for i, v in enumerate(versions) if v.fetched_time >= since), len(versions)) if since else 0
+    )
     asked = narrowing(args)
     found = (
         _with_changes(app, source, versions[first:], args, versions[first - 1] if first else None)
@@ -102,8 +104,18 @@ def _since(app: App, text: str | None) -> datetime | None:
         return moment(text, start=True, what="a duration (7d, 12h) or a time")
 
 
-def _stored(v: Version) -> datetime:
-    return datetime.fromisoformat(v.fetched_at.replace("Z", "+00:00"))
+def _recent(app: App, key: str, since: datetime | None, count: int | None) -> list[Version]:
+    """A source's versions stored since `since`, at most its latest `count`, oldest first: read from the newest
+    back, so a long history costs what is shown, not every record."""
+    found: list[Version] = []
+    number = app.store.latest_number(key)
+    while number >= 1 and (count is None or len(found) < count):
+        v = app.store.version(key, number)
+        if since is not None and v.fetched_time < since:
+            break
+        found.append(v)
+        number -= 1
+    return found[::-1]
 
 
 def _timeline(app: App, args: argparse.Namespace) -> int:
@@ -119,16 +131,15 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     asked = narrowing(args)
     rows: list[tuple[Version, SourceConfig, Diff | None]] = []
     for source in app.config.sources():
-        versions = app.store.versions(source.key)
-        first = (
-            next((i for i, v in enumerate(versions) if _stored(v) >= since), len(versions)) if since else 0
-        )
-        if count is not None and not asked:
-            first = max(first, len(versions) - count)  # no source can give more than the latest `count`
-        window = versions[first:]
-        found = (
-            _with_changes(app, source, window, args, versions[first - 1] if first else None) if asked else {}
-        )
+        if asked and since is None:  # the latest versions with such a change may be any
+            window = app.store.versions(source.key)
+        else:  # no source can give more than the latest `count`
+            window = _recent(app, source.key, since, None if asked else count)
+        found = {}
+        if asked and window:
+            first = window[0].number
+            before = app.store.version(source.key, first - 1) if first > 1 else None
+            found = _with_changes(app, source, window, args, before)
         rows += [(v, source, found.get(v.number)) for v in window if not asked or v.number in found]
     rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
     rows = rows[-count:] if count is not None else rows

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 @command("history")
 def cmd_history(app: App, args: argparse.Namespace) -> int:
+    """A source's versions (those `--since` a time, its latest `-n`, those with a change asked for), or without a
+    source, every source's in the order stored."""
     from differ.audit import reach_lines
     from differ.diff.summary import narrowed_to
 

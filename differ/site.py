@@ -265,9 +265,27 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     return page(f"{title}: versions and mirrors", "".join(parts))
 
 
+LATEST_EDITS = 10  # the sources edited last, at the top of the index
+
+
 def index_page(store: Store, config: Config, generated: str) -> str:
-    """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity."""
-    rows = [row for doc in config.documents for row in _document_rows(store, doc)]
+    """Every document and source: versions, the latest change, fetch state and, for mirrors, fidelity; above
+    them, the sources edited last (their latest versions, which the rows read anyway)."""
+    rows: list[str] = []
+    edited: list[tuple[Version, DocumentConfig, SourceConfig]] = []
+    for doc in config.documents:
+        rows += _document_rows(store, doc, edited)
+    edited.sort(key=lambda found: (found[0].fetched_at, found[2].key), reverse=True)
+    latest = "".join(
+        f"<tr><td>{_link(f'{doc.id}/index.html', document_title(store, doc))}</td><td>{e(source.id)}</td>"
+        f"{_latest_cell(store, source, v, doc.id + '/')}</tr>"
+        for v, doc, source in edited[:LATEST_EDITS]
+    )
+    edits = (
+        f"<h2>Latest edits</h2><table><tr><th>Document</th><th>Source</th><th>Change</th></tr>{latest}</table>"
+        if latest
+        else ""
+    )
     table = (
         "<table><tr><th>Document</th><th>Source</th><th>Versions</th><th>Latest change</th><th>State</th></tr>"
         + "".join(rows)
@@ -277,7 +295,8 @@ def index_page(store: Store, config: Config, generated: str) -> str:
     )
     return page(
         "differ: documents",
-        f"<h1>Documents</h1>{table}<p class=quiet>Written by differ at {e(generated)}.</p>",
+        f"<h1>Documents</h1>{edits}{'<h2>Every source</h2>' if edits else ''}{table}"
+        f"<p class=quiet>Written by differ at {e(generated)}.</p>",
     )
 
 
@@ -290,8 +309,11 @@ def _newest(store: Store, key: str) -> tuple[Version | None, str]:
         return None, str(exc)
 
 
-def _document_rows(store: Store, doc: DocumentConfig) -> list[str]:
-    """A document's rows of the index, a row a source."""
+def _document_rows(
+    store: Store, doc: DocumentConfig, edited: list[tuple[Version, DocumentConfig, SourceConfig]]
+) -> list[str]:
+    """A document's rows of the index, a row a source; the sources whose latest version is an edit (not the
+    first) go into `edited`."""
     from differ.audit.report import last_audit
 
     rows = []
@@ -299,6 +321,8 @@ def _document_rows(store: Store, doc: DocumentConfig) -> list[str]:
     canonical, damaged = _newest(store, doc.canonical.key)
     for i, source in enumerate(doc.sources):
         latest, damage = (canonical, damaged) if i == 0 else _newest(store, source.key)
+        if latest is not None and latest.number > 1:
+            edited.append((latest, doc, source))
         state, good = _fetch_state(store, source)
         if damage:
             state, good = f"damaged: {damage}", False

@@ -56,7 +56,11 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
     server.page("/post", article("<p>The release is out since Monday.</p><p>Install it with pip.</p>"))
     clock.advance(3600)
     check(app, app.config.sources())  # type: ignore[attr-defined]
-    assert rows(index)[1:] == [
+    assert rows(index)[:2] == [  # the sources edited last first, then every source
+        ["Document", "Source", "Change"],
+        ["Doc", "canonical", f"2026-07-08T18:45:00Z: {CHANGE}"],
+    ]
+    assert rows(index)[3:] == [
         [
             "Doc",
             "canonical canonical",
@@ -71,7 +75,11 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
         ],
     ]
-    assert links(index) == ["doc/index.html", "doc/canonical/diff-2.html"]
+    assert links(index) == ["doc/index.html", "doc/canonical/diff-2.html"] * 2
+    assert [h.get_text() for h in BeautifulSoup(index.read_text(), "lxml").find_all("h2")] == [
+        "Latest edits",
+        "Every source",
+    ]
     assert (index.parent / "doc/canonical/diff-2.html").is_file()
     assert rows(page) == [
         ["Mirror", "Against the canonical", "Findings"],
@@ -146,7 +154,7 @@ def test_the_index_is_rewritten_at_most_every_few_seconds(tmp_path: Path, server
     assert rows(index)[1][2] == "1"
     clock.advance(INDEX_EVERY)
     flush_index(app)  # type: ignore[arg-type]
-    assert rows(index)[1][2] == "2"
+    assert rows(index)[3][2] == "2"  # under the latest edits
     assert app.index_pending is False  # type: ignore[attr-defined]
 
 

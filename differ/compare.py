@@ -140,8 +140,13 @@ def _source(
 
 def _kind_of_file(path: Path, data: bytes, settings: dict[str, Any]) -> str:
     """The kind a file is read as: by its name, else by its start; a feed (RSS, Atom, or a JSON Feed where no
-    `field` is given) as a feed, which with no `entry` is its list of posts."""
+    `field` is given) as a feed, which with no `entry` is its list of posts; JSON kept as text (an API's answer
+    saved as `.txt`) as JSON when a `field` to read is given."""
     kind = SUFFIX_KINDS.get(path.suffix.lower())
+    if kind in ("text", None) and "field" in settings and data.lstrip()[:1] in (b"{", b"["):
+        with contextlib.suppress(NormalizeError):
+            load_json(Body(data, "application/json", "https://localhost/"))
+            return "json"
     if kind == "json" and "field" not in settings:
         with contextlib.suppress(NormalizeError):
             if is_json_feed(load_json(Body(data, "application/json", "https://localhost/"))):

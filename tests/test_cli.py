@@ -1584,6 +1584,28 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     assert (code, out) == (ExitCode.OK, f"**{head}**\n\n")
 
 
+def test_compare_reads_json_kept_as_text_by_the_field_given(tmp_path: Path) -> None:
+    """The aggregator's API answer saved as `.txt` (as the seed was): with `field`, read as JSON, so its copy of
+    the post is audited; without, as the text it was saved as."""
+    import shutil
+
+    from tests.helpers import REPLAY
+
+    canonical = str(REPLAY / "canonical" / "fetch-1.html")
+    saved = tmp_path / "wpnews-answer.txt"
+    shutil.copy(REPLAY / "mirrors" / "wpnews.json", saved)
+    page = ("--set", "selector=article .entry-content")
+    code, out, _ = run("compare", canonical, str(saved), "--audit", *page, "--set", "field=body_md")
+    assert (code, out.splitlines()[0]) == (
+        ExitCode.FAILURE,
+        f"{saved} against {canonical}: coverage 100.0%; 2 findings",
+    )
+    code, out, _ = run("compare", canonical, str(saved), "--audit", *page)
+    assert (
+        int(out.splitlines()[0].rsplit("; ", 1)[1].split()[0]) > 50
+    )  # JSON read as text: findings everywhere
+
+
 def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
     """The Korean translation is audited as one by its script; `--set translation=…` says what it is instead,
     and is refused where it means nothing."""

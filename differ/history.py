@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
-from differ.errors import ExitCode, UsageError
+from differ.errors import ExitCode, StoreDamage, UsageError
 from differ.options import Invalid
 from differ.records import moment, narrowed, narrowing
 from differ.site import describe, size_text
@@ -132,17 +132,13 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     count = args.count or (None if since else 20)
     asked = narrowing(args)
     rows: list[tuple[Version, SourceConfig, Diff | None]] = []
+    damaged = False
     for source in app.config.sources():
-        if asked and since is None:  # the latest versions with such a change may be any
-            window = app.store.versions(source.key)
-        else:  # no source can give more than the latest `count`
-            window = _recent(app, source.key, since, None if asked else count)
-        found = {}
-        if asked and window:
-            first = window[0].number
-            before = app.store.version(source.key, first - 1) if first > 1 else None
-            found = _with_changes(app, source, window, args, before)
-        rows += [(v, source, found.get(v.number)) for v in window if not asked or v.number in found]
+        try:
+            rows += _listed(app, source, since, count, args)
+        except StoreDamage as exc:  # the others are listed; `differ verify` tells what else is damaged
+            app.tell(f"{source.key}: not listed", str(exc))
+            damaged = True
     rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
     rows = rows[-count:] if count is not None else rows
     if args.format == "json":
@@ -155,7 +151,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
             "versions": [{"source": source.key, **_version_json(app, source, v, d)} for v, source, d in rows],
         }
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.OK
+        return ExitCode.FAILURE if damaged else ExitCode.OK
     which = (f" stored since {iso(since)}" if since else "") + (
         " with a change " + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
         if asked
@@ -163,7 +159,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     )
     if not rows:
         print(f"no versions{which or ' stored yet (run: differ check)'}", file=app.out)
-        return ExitCode.OK
+        return ExitCode.FAILURE if damaged else ExitCode.OK
     cut = f" (the latest {count}; -n N for more)" if len(rows) == count and not args.count else ""
     print(f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}", file=app.out)
     width = max(len(source.key) for _, source, _ in rows)
@@ -171,7 +167,25 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     for v, source, d in rows:
         said = _changed(d, _pair(app, source, v)) if d is not None else describe(v)
         print(f"  {v.fetched_at:20}  {source.key:{width}}  {v.number:>3}  {said}", file=app.out)
-    return ExitCode.OK
+    return ExitCode.FAILURE if damaged else ExitCode.OK
+
+
+def _listed(
+    app: App, source: SourceConfig, since: datetime | None, count: int | None, args: argparse.Namespace
+) -> list[tuple[Version, SourceConfig, Diff | None]]:
+    """A source's rows of the timeline: its versions since `since` (at most its latest `count`), or with a
+    change asked for, those with one."""
+    asked = narrowing(args)
+    if asked and since is None:  # the latest versions with such a change may be any
+        window = app.store.versions(source.key)
+    else:  # no source can give more than the latest `count`
+        window = _recent(app, source.key, since, None if asked else count)
+    found = {}
+    if asked and window:
+        first = window[0].number
+        before = app.store.version(source.key, first - 1) if first > 1 else None
+        found = _with_changes(app, source, window, args, before)
+    return [(v, source, found.get(v.number)) for v in window if not asked or v.number in found]
 
 
 def _new_addresses(versions: Sequence[Version]) -> dict[int, str]:

@@ -2418,6 +2418,12 @@ def test_sources_names_a_damaged_source_and_lists_the_others(tmp_path: Path, ser
         damaged,
         "ok",
     )
+    code, out, err = run("--config", config, "history")  # every source's: the others listed, exit 1
+    assert (code, out.splitlines()[2][24:], err) == (
+        ExitCode.FAILURE,
+        "doc/gone    1  first snapshot",
+        f"differ: doc/canonical: not listed: {damaged.removeprefix('damaged: ')}\n",
+    )
 
 
 def test_damage_beside_the_record_is_one_line_or_read_past(tmp_path: Path, server: Server) -> None:

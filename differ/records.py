@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from differ.app import App, iso
 from differ.cli import command
-from differ.errors import ExitCode, UsageError
+from differ.errors import ExitCode, StoreDamage, UsageError
 from differ.options import Invalid, heading_list, one_line, word_list
 from differ.site import size_text
 from differ.store import Version
@@ -211,9 +211,17 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
             raise UsageError(
                 f"{app.config.path.name} configures no mirrors to audit; add one: differ add URL --to DOCUMENT"
             )
-    reports = [audit_document(app, doc) for doc in docs]
+    reports, unread = [], False
+    for doc in docs:
+        try:
+            reports.append(audit_document(app, doc))
+        except StoreDamage as exc:  # a canonical's history damaged: the other documents are audited
+            if args.document:
+                raise  # the document asked for: one line, exit 3
+            app.tell(f"{doc.id}: not audited", str(exc))
+            unread = True
     findings = sum(len(m.findings) for report in reports for m in report.mirrors)
-    unread = any(report.unread for report in reports)
+    unread = unread or any(report.unread for report in reports)
     app.out.write(
         render_audit(reports[0], args.format) if args.document else render_audits(reports, args.format)
     )

@@ -638,6 +638,16 @@ def test_audit_without_a_document_is_every_document_with_mirrors_in_one_output(
         "",
         "error: alone has no mirrors to audit; add one: differ add URL --to alone\n",
     )
+    record = tmp_path / "snapshots/sources/doc/canonical/versions/000001.json"
+    record.write_text("[]")  # a canonical's history damaged: the other documents are audited
+    code, out, err = run("--config", str(config), "audit")
+    assert (code, out.splitlines()[0].split(":")[0], err.split(": ")[:2]) == (
+        ExitCode.FAILURE,
+        "Post (two)",
+        ["differ", "doc"],
+    )
+    assert err.startswith("differ: doc: not audited: ") and err.count("\n") == 1
+    assert run("--config", str(config), "audit", "doc")[0] == ExitCode.STORE  # asked for by name: one line
 
 
 def test_fetch_prints_the_markdown_and_where_it_was_read(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
-from differ.errors import ExitCode, StoreDamage, UsageError
+from differ.errors import ExitCode, StoreDamage
 from differ.options import Invalid
 from differ.records import moment, narrowed, narrowing
 from differ.site import describe, size_text
@@ -126,8 +126,6 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     `--change`, only the versions with such changes)."""
     from differ.diff.summary import narrowed_to
 
-    if args.format == "html":
-        raise UsageError("every source's history is text or JSON; name a SOURCE for its page")
     since = _since(app, args.since)
     count = args.count or (None if since else 20)
     asked = narrowing(args)
@@ -157,17 +155,42 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
         if asked
         else ""
     )
-    if not rows:
-        print(f"no versions{which or ' stored yet (run: differ check)'}", file=app.out)
-        return ExitCode.FAILURE if damaged else ExitCode.OK
     cut = f" (the latest {count}; -n N for more)" if len(rows) == count and not args.count else ""
-    print(f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}", file=app.out)
-    width = max(len(source.key) for _, source, _ in rows)
-    print(f"  {'fetched':20}  {'source':{width}}  {'#':>3}  change", file=app.out)
-    for v, source, d in rows:
-        said = _changed(d, _pair(app, source, v)) if d is not None else describe(v)
-        print(f"  {v.fetched_at:20}  {source.key:{width}}  {v.number:>3}  {said}", file=app.out)
+    head = (
+        f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}"
+        if rows
+        else f"no versions{which or ' stored yet (run: differ check)'}"
+    )
+    lines = [
+        (
+            v.fetched_at,
+            source.key,
+            str(v.number),
+            _changed(d, _pair(app, source, v)) if d is not None else describe(v),
+        )
+        for v, source, d in rows
+    ]
+    if args.format == "html":
+        app.out.write(_timeline_html(head, lines))
+        return ExitCode.FAILURE if damaged else ExitCode.OK
+    print(head, file=app.out)
+    width = max((len(key) for _, key, _, _ in lines), default=0)
+    if lines:
+        print(f"  {'fetched':20}  {'source':{width}}  {'#':>3}  change", file=app.out)
+    for fetched, key, number, said in lines:
+        print(f"  {fetched:20}  {key:{width}}  {number:>3}  {said}", file=app.out)
     return ExitCode.FAILURE if damaged else ExitCode.OK
+
+
+def _timeline_html(head: str, lines: Sequence[tuple[str, str, str, str]]) -> str:
+    """The timeline as a standalone page; every piece of page text is escaped and no script may run."""
+    from html import escape as e
+
+    from differ.site import page
+
+    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in line) + "</tr>" for line in lines)
+    table = f"<table><tr><th>Fetched</th><th>Source</th><th>#</th><th>Change</th></tr>{body}</table>"
+    return page("differ: versions", f"<h1>{e(head)}</h1>" + (table if lines else ""))
 
 
 def _listed(

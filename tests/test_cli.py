@@ -1084,6 +1084,7 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         (tmp_path / "snapshots/reports/doc/canonical/diff-2.html").read_text(),
         (tmp_path / "snapshots/reports/index.html").read_text(),
         (tmp_path / "snapshots/reports/doc/index.html").read_text(),
+        run("--config", config, "history", "--format", "html")[1],
     ]
     for page in pages:
         parser = _Scripts()
@@ -1092,6 +1093,7 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         assert "default-src 'none'" in page
     assert "&lt;script&gt;" in pages[0] and "&lt;script&gt;" in pages[4]
     assert "&lt;script&gt;alert(5)" in pages[6]  # the mirror's extra passage, in the document's page
+    assert "&lt;script&gt;" in pages[7]  # the timeline of every source: the edit's words
 
 
 def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1278,8 +1280,19 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
         "",
         'error: expected a duration (7d, 12h) or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "last week"\n',
     )
-    assert run(*config, "history", "--format", "html")[2] == (
-        "error: every source's history is text or JSON; name a SOURCE for its page\n"
+    from bs4 import BeautifulSoup
+
+    code, out, _ = run(*config, "history", "--format", "html", "--since", "2026-07-09")
+    cells = [
+        [c.get_text() for c in tr.find_all(["td", "th"])] for tr in BeautifulSoup(out, "lxml").find_all("tr")
+    ]
+    assert (code, BeautifulSoup(out, "lxml").h1.get_text(), cells) == (
+        ExitCode.OK,
+        "1 version stored since 2026-07-09T00:00:00Z",
+        [
+            ["Fetched", "Source", "#", "Change"],
+            ["2026-07-09T09:40:00Z", "pytorch-2-13/pytorch-kr", "1", "first snapshot"],
+        ],
     )
 
 

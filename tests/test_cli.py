@@ -2296,6 +2296,36 @@ def test_compare_names_where_a_json_body_is_likely_to_be(tmp_path: Path) -> None
     assert run("compare", copy, copy, "--set", "field=body_md")[0] == ExitCode.OK
 
 
+def test_a_feed_sorted_by_its_entries_updated_date_lists_its_posts_as_published(tmp_path: Path) -> None:
+    """An Atom feed ordered by `updated` puts an edited post on top: the list of posts is newest published
+    first, so the edit moves nothing (a post new since is still one added); a feed whose entries do not all say
+    when they were published keeps its own order."""
+
+    def atom(*posts: tuple[str, str, str]) -> str:
+        entries = "".join(
+            f"<entry><title>{t}</title><link href='https://blog.example.org/{t}/'/><id>{t}</id>"
+            f"<published>{p}</published><updated>{p}</updated></entry>"
+            for t, p, _ in posts
+        )
+        return f"<feed xmlns='http://www.w3.org/2005/Atom'><title>Blog</title>{entries}</feed>"
+
+    old = tmp_path / "old.xml"
+    new = tmp_path / "new.xml"
+    a, b = ("a", "2026-07-01T10:00:00Z", ""), ("b", "2026-07-08T10:00:00+02:00", "")
+    old.write_text(atom(b, a))
+    new.write_text(atom(a, b))  # "a" edited, so on top by its updated date
+    assert run("compare", str(old), str(new)) == (ExitCode.OK, f"{old} → {new}: 0 changes.\n", "")
+    c = ("c", "Thu, 09 Jul 2026 08:00:00 GMT", "")  # RFC 822, as RSS writes it
+    new.write_text(atom(a, c, b))
+    code, out, _ = run("compare", str(old), str(new))
+    assert (code, out.splitlines()[:2]) == (
+        ExitCode.FAILURE,
+        [f"{old} → {new}: 1 change.", '• Blog: added "c" <https://blog.example.org/c/>'],
+    )
+    new.write_text(atom(a, b).replace("<published>2026-07-01T10:00:00Z</published>", ""))
+    assert run("compare", str(old), str(new))[1].splitlines()[0] == f"{old} → {new}: 1 change."  # "a" moved
+
+
 def test_compare_of_a_json_feed_reads_its_list_of_posts_or_one_post(tmp_path: Path) -> None:
     """A blog's JSON Feed compared without settings is read as its list of posts, as an RSS or Atom file is;
     with `--set entry=…` the feed kind reads that post; read as JSON (`--kind json`), the error says it is a

@@ -30,7 +30,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #    the Latin headings over their text (given once for both halves)
 # 10: a page's links are read against its <base href> when it has one, as a browser reads them
 # 11: a tab panel hidden until its tab is chosen is read, as the other tabs' content is
-NORMALIZER_VERSION = 11
+# 12: a feed's list of posts is newest published first when every entry says when (an edit does not move it)
+NORMALIZER_VERSION = 12
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
@@ -154,20 +155,46 @@ def _check_post_settings(given: dict[str, Any]) -> None:
 def _posts(
     title: str, entries: list[Entry], body: Body, source: SourceConfig, warnings: list[str]
 ) -> Extracted:
-    """The feed as its list of posts (`entry = "*"`), in its order: a heading of the feed's title, then each
-    post's title linking to it, read as a page is, so a new post is one item added (an alert quotes it with its
-    address), a retitled one an item modified, a post's new address a link change."""
+    """The feed as its list of posts (`entry = "*"`), newest published first: a heading of the feed's title, then
+    each post's title linking to it, read as a page is, so a new post is one item added (an alert quotes it with
+    its address), a retitled one an item modified, a post's new address a link change."""
     from html import escape
 
     if not entries:
         raise NoContentError("the feed has no entries" + "".join(f"; {w}" for w in warnings))
-    items = "".join(_post_item(e.title, e.link or e.id) for e in entries)
+    items = "".join(_post_item(e.title, e.link or e.id) for e in _by_publishing(entries))
     heading = f"<h1>{escape(title)}</h1>" if title else ""
     result = read_html(f"<article>{heading}<ul>{items}</ul></article>", body, source, None, (), ())
     result.metadata = {"title": title} if title and "title" in (source.option("metadata") or ()) else {}
     result.root = f"the feed's {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
     result.warnings = [*result.warnings, *warnings]
     return result
+
+
+def _by_publishing(entries: list[Entry]) -> list[Entry]:
+    """The entries newest published first when every one says when it was (a feed sorted by its entries'
+    `updated` puts a post on top each time it is edited, which the list would show as a move); else, and among
+    those published at once, in the feed's order."""
+    when = [w for w in map(_published, entries) if w is not None]
+    if len(when) < len(entries):
+        return entries
+    return [entries[i] for i in sorted(range(len(entries)), key=when.__getitem__, reverse=True)]
+
+
+def _published(entry: Entry) -> datetime | None:
+    """When an entry says it was published (ISO 8601, as Atom and JSON Feed write it, or RFC 822, as RSS does),
+    in UTC; None when it does not say, or not readably."""
+    from email.utils import parsedate_to_datetime
+
+    text = entry.dates.get("published", "").strip()
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def _post_item(title: str, address: str) -> str:

@@ -149,7 +149,7 @@ WATCHES = {
         "url": "https://api.example.org/post.json",
         "include_filters": ["json:$.body_md"],
         "fetch_backend": "html_webdriver",
-        "trigger_text": ["released"],
+        "trigger_text": ["released", "/v\\d+/"],
         "time_between_check": {"hours": 6},  # the tool's default is used: no interval of its own
     },
 }
@@ -192,7 +192,9 @@ EXPECTED_WATCHES = [
         {"field": "body_md"},
         [
             "was loaded in a browser; differ reads the page as served, without running its scripts",
-            "its trigger, extract or must-not-be-present text has no counterpart in differ; left out",
+            "was told only of changes with its trigger text; differ tells every change, and a [[notify]] with "
+            'words = ["*released*"] hears of those that mention it alone',
+            "its /regex/ trigger, extract or must-not-be-present text has no counterpart in differ; left out",
         ],
     ),
 ]

@@ -109,9 +109,17 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
     ignore = [_ignored_line(t) for t in strings(watch.get("ignore_text"))]
     if ignore:
         settings["ignore"] = ignore
-    if watch.get("trigger_text") or watch.get("text_should_not_be_present") or watch.get("extract_text"):
+    triggers = [t.strip() for t in strings(watch.get("trigger_text")) if t.strip()]
+    plain = [t for t in triggers if not re.fullmatch(r"/.*/[a-z]*", t)]
+    if plain:  # a line with the text anywhere, case aside: differ's words with * on both sides
+        words = ", ".join(json.dumps(f"*{t}*", ensure_ascii=False) for t in plain)
         notes.append(
-            "its trigger, extract or must-not-be-present text has no counterpart in differ; left out"
+            "was told only of changes with its trigger text; differ tells every change, and a [[notify]] with "
+            f"words = [{words}] hears of those that mention it alone"
+        )
+    if len(plain) < len(triggers) or watch.get("text_should_not_be_present") or watch.get("extract_text"):
+        notes.append(
+            "its /regex/ trigger, extract or must-not-be-present text has no counterpart in differ; left out"
         )
     # Its filter_text_added, _removed and _replaced, as differ's kinds of change.
     lines = {"added": "added", "removed": "removed", "replaced": "modified"}

@@ -120,6 +120,9 @@ def _recent(app: App, key: str, since: datetime | None, count: int | None) -> li
     return found[::-1]
 
 
+LATEST = 20  # every source's latest versions listed when neither -n nor --since says
+
+
 def _timeline(app: App, args: argparse.Namespace) -> int:
     """`differ history` without a source: the versions every source stored (since `--since`, or the latest
     `-n`), in the order they were stored: when, which source, and what changed (with `--section`, `--word` or
@@ -127,7 +130,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     from differ.diff.summary import narrowed_to
 
     since = _since(app, args.since)
-    count = args.count or (None if since else 20)
+    count = args.count or (None if since else LATEST)
     asked = narrowing(args)
     rows: list[tuple[Version, SourceConfig, Diff | None]] = []
     damaged = False
@@ -138,6 +141,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
             app.tell(f"{source.key}: not listed", str(exc))
             damaged = True
     rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
+    more = count is not None and len(rows) > count
     rows = rows[-count:] if count is not None else rows
     if args.format == "json":
         out: dict[str, object] = {
@@ -155,7 +159,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
         if asked
         else ""
     )
-    cut = f" (the latest {count}; -n N for more)" if len(rows) == count and not args.count else ""
+    cut = f" (the latest {count}; -n N for more)" if more and not args.count else ""
     head = (
         f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}"
         if rows

@@ -1236,6 +1236,10 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
     )
     code, out, _ = run(*config, "history", "--since", "2026-07-08T20:00Z")
     assert out.splitlines()[0] == "2 versions stored since 2026-07-08T20:00:00Z"
+    monkeypatch.setattr("differ.history.LATEST", 3)  # more versions than are listed by default: said so
+    assert run(*config, "history")[1].splitlines()[0] == "3 versions (the latest 3; -n N for more)"
+    monkeypatch.setattr("differ.history.LATEST", 4)  # as many as there are: nothing more to list
+    assert run(*config, "history")[1].splitlines()[0] == "4 versions"
     assert run(*config, "history", "--since", "2026-07-09")[1].splitlines()[::2] == [
         "1 version stored since 2026-07-09T00:00:00Z",  # a date alone: since that day began
         "  2026-07-09T09:40:00Z  pytorch-2-13/pytorch-kr    1  first snapshot",

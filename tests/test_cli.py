@@ -2328,6 +2328,8 @@ def test_a_feed_sorted_by_its_entries_updated_date_lists_its_posts_as_published(
     )
     new.write_text(atom(a, b).replace("<published>2026-07-01T10:00:00Z</published>", ""))
     assert run("compare", str(old), str(new))[1].splitlines()[0] == f"{old} → {new}: 1 change."  # "a" moved
+    new.write_text(atom(a, ("d", "9999-12-31T23:59:59-05:00", "")))  # a date past year 9999 in UTC: not one
+    assert run("compare", str(new), str(new)) == (ExitCode.OK, f"{new} → {new}: 0 changes.\n", "")
 
 
 def test_compare_of_a_json_feed_reads_its_list_of_posts_or_one_post(tmp_path: Path) -> None:

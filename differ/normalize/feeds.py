@@ -194,7 +194,10 @@ def _published(entry: Entry) -> datetime | None:
             when = parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
             return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+    try:
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:  # past year 9999, or before year 1, in UTC
+        return None
 
 
 def _post_item(title: str, address: str) -> str:

@@ -93,13 +93,12 @@ class CheckResult:
     def follow_line(self) -> str:
         """The new posts of a followed feed now watched, as one line ("" when none)."""
         from differ.diff.summary import quote
-        from differ.options import one_line
+        from differ.options import one_line, plural
 
         if not self.followed:
             return ""
-        n = len(self.followed)
         posts = ", ".join(f"{p['source']} ({quote(p['title'], 80)})" for p in self.followed)
-        return one_line(f"{self.source}: now watching {n} new post{'s' if n != 1 else ''}: {posts}")
+        return one_line(f"{self.source}: now watching {plural(len(self.followed), 'new post')}: {posts}")
 
     def _line(self) -> str:
         if self.outcome == "new":

@@ -3,7 +3,6 @@ kind, normalized and diffed exactly as a watched source's versions are."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 import sys
@@ -143,19 +142,28 @@ def _kind_of_file(path: Path, data: bytes, settings: dict[str, Any]) -> str:
     `field` is given) as a feed, which with no `entry` is its list of posts; JSON kept as text (an API's answer
     saved as `.txt`) as JSON when a `field` to read is given."""
     kind = SUFFIX_KINDS.get(path.suffix.lower())
-    if kind in ("text", None) and "field" in settings and data.lstrip()[:1] in (b"{", b"["):
-        with contextlib.suppress(NormalizeError):
-            load_json(Body(data, "application/json", "https://localhost/"))
-            return "json"
-    if kind == "json" and "field" not in settings:
-        with contextlib.suppress(NormalizeError):
-            if is_json_feed(load_json(Body(data, "application/json", "https://localhost/"))):
-                return "feed"
+    if (
+        kind in ("text", None)
+        and "field" in settings
+        and data.lstrip()[:1] in (b"{", b"[")
+        and _json(data) is not None
+    ):
+        return "json"
+    if kind == "json" and "field" not in settings and is_json_feed(_json(data)):
+        return "feed"
     if kind:
         return kind
     if starts_as_feed(data):
         return "feed"
     return "html" if data.lstrip()[:1] == b"<" else "markdown"
+
+
+def _json(data: bytes) -> Any:
+    """A file's bytes as JSON, or None when they are not JSON."""
+    try:
+        return load_json(Body(data, "application/json", "https://localhost/"))
+    except NormalizeError:
+        return None
 
 
 def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:

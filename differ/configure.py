@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from differ import tomltext
 from differ.config import DEFAULT_CONFIG, Config, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
-from differ.options import meant
+from differ.options import meant, plural
 
 if TYPE_CHECKING:
     import subprocess
@@ -158,7 +158,7 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     pages = [f for f in found if f.page is not None and f.page.url not in watched]
     verb = "would import" if args.dry_run else "imported"
     files = " and ".join(args.files)
-    print(f"{verb} {_plural(len(added), 'page')} from {files} into {path}", file=out)
+    print(f"{verb} {plural(len(added), 'page')} from {files} into {path}", file=out)
     for f, a in zip(pages, added, strict=True):
         assert f.page is not None
         print(f"  {a.key}  {f.page.url}", file=out)
@@ -487,21 +487,16 @@ def config_check(
     paused = sum(s.paused for s in config.sources())
     print(
         f"{path}: ok ({_counted(config)}{f' ({paused} paused)' if paused else ''}, "
-        f"{_plural(notifiers, 'notifier')})",
+        f"{plural(notifiers, 'notifier')})",
         file=out,
     )
     _say_trusted(trusted, out)
     return ExitCode.OK
 
 
-def _plural(n: int, noun: str) -> str:
-    """`1 source`, `3 sources`."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _counted(config: Config) -> str:
     """`2 documents, 4 sources`: what a configuration watches."""
-    return f"{_plural(len(config.documents), 'document')}, {_plural(len(config.sources()), 'source')}"
+    return f"{plural(len(config.documents), 'document')}, {plural(len(config.sources()), 'source')}"
 
 
 def _say_trusted(trusted: Sequence[str], out: TextIO) -> None:

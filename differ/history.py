@@ -14,7 +14,7 @@ from differ.app import App, iso
 from differ.cli import command
 from differ.config import SourceConfig
 from differ.errors import ExitCode, StoreDamage
-from differ.options import Invalid
+from differ.options import Invalid, plural
 from differ.records import moment, narrowed, narrowing
 from differ.site import describe, size_text
 from differ.store import Version
@@ -29,7 +29,6 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     """A source's versions (those `--since` a time, its latest `-n`, those with a change asked for), or without a
     source, every source's in the order stored."""
     from differ.audit import reach_lines
-    from differ.diff.summary import narrowed_to
 
     if args.source is None:
         return _timeline(app, args)
@@ -65,16 +64,11 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     ]
     reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
     window = versions[first:]
-    kept = (
-        f"{len(shown)} of {len(window)} version{'s' if len(window) != 1 else ''} with a change "
-        + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
-        if asked
-        else ""
-    )
+    kept = f"{len(shown)} of {plural(len(window), 'version')} with a change {_asked(args)}" if asked else ""
     if since is not None and asked:
         kept += f", stored since {iso(since)}"
     elif since is not None:
-        kept = f"{len(shown)} version{'s' if len(shown) != 1 else ''} stored since {iso(since)}"
+        kept = f"{plural(len(shown), 'version')} stored since {iso(since)}"
     if args.format == "html":
         app.out.write(_history_html(source.key, source.url, rows, reach, kept))
         return ExitCode.OK
@@ -92,6 +86,19 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     for line in reach:
         print(line, file=app.out)
     return ExitCode.OK
+
+
+def _asked(args: argparse.Namespace) -> str:
+    """What `--section`, `--word` and `--change` ask for, in words (`mentioning "CVE"`)."""
+    from differ.diff.summary import narrowed_to
+
+    return narrowed_to(args.sections or (), args.words or (), args.kinds or ())
+
+
+def _asked_json(args: argparse.Namespace) -> dict[str, list[str]]:
+    """What `--section`, `--word` and `--change` ask for, as the JSON forms name them."""
+    named = {"within": args.sections, "mentioning": args.words, "kinds": args.kinds}
+    return {key: list(value) for key, value in named.items() if value}
 
 
 def _since(app: App, text: str | None) -> datetime | None:
@@ -127,7 +134,6 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     """`differ history` without a source: the versions every source stored (since `--since`, or the latest
     `-n`), in the order they were stored: when, which source, and what changed (with `--section`, `--word` or
     `--change`, only the versions with such changes)."""
-    from differ.diff.summary import narrowed_to
 
     since = _since(app, args.since)
     count = args.count or (None if since else LATEST)
@@ -140,6 +146,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
         except StoreDamage as exc:  # the others are listed; `differ verify` tells what else is damaged
             app.tell(f"{source.key}: not listed", str(exc))
             damaged = True
+    code = ExitCode.FAILURE if damaged else ExitCode.OK
     rows.sort(key=lambda row: (row[0].fetched_at, row[1].key, row[0].number))
     more = count is not None and len(rows) > count
     rows = rows[-count:] if count is not None else rows
@@ -147,21 +154,17 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
         out: dict[str, object] = {
             "schema": "differ.timeline/1",
             "since": iso(since) if since else None,
-            **({"within": list(args.sections)} if args.sections else {}),
-            **({"mentioning": list(args.words)} if args.words else {}),
-            **({"kinds": list(args.kinds)} if args.kinds else {}),
+            **_asked_json(args),
             "versions": [{"source": source.key, **_version_json(app, source, v, d)} for v, source, d in rows],
         }
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
-        return ExitCode.FAILURE if damaged else ExitCode.OK
+        return code
     which = (f" stored since {iso(since)}" if since else "") + (
-        " with a change " + narrowed_to(args.sections or (), args.words or (), args.kinds or ())
-        if asked
-        else ""
+        f" with a change {_asked(args)}" if asked else ""
     )
     cut = f" (the latest {count}; -n N for more)" if more and not args.count else ""
     head = (
-        f"{len(rows)} version{'s' if len(rows) != 1 else ''}{which}{cut}"
+        f"{plural(len(rows), 'version')}{which}{cut}"
         if rows
         else f"no versions{which or ' stored yet (run: differ check)'}"
     )
@@ -176,14 +179,14 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     ]
     if args.format == "html":
         app.out.write(_timeline_html(head, lines))
-        return ExitCode.FAILURE if damaged else ExitCode.OK
+        return code
     print(head, file=app.out)
     width = max((len(key) for _, key, _, _ in lines), default=0)
     if lines:
         print(f"  {'fetched':20}  {'source':{width}}  {'#':>3}  change", file=app.out)
     for fetched, key, number, said in lines:
         print(f"  {fetched:20}  {key:{width}}  {number:>3}  {said}", file=app.out)
-    return ExitCode.FAILURE if damaged else ExitCode.OK
+    return code
 
 
 def _timeline_html(head: str, lines: Sequence[tuple[str, str, str, str]]) -> str:
@@ -295,9 +298,7 @@ def _history_json(
         "source": source.key,
         "url": source.url,
         "role": source.role,
-        **({"within": list(args.sections)} if args.sections else {}),
-        **({"mentioning": list(args.words)} if args.words else {}),
-        **({"kinds": list(args.kinds)} if args.kinds else {}),
+        **_asked_json(args),
         "versions": [_version_json(app, source, v, found.get(v.number)) for v in versions],
     }
     if source.role == "mirror" and not narrowing(args):

@@ -40,6 +40,11 @@ def _escaped(ch: str) -> str:
     return ch
 
 
+def plural(n: int, noun: str) -> str:
+    """`1 source`, `3 sources`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def one_line(text: str) -> str:
     """A message as one line: its control characters and line breaks written out (a page's title, a value typed
     on the command line may hold them); quotes and backslashes stay as they are."""

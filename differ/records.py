@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 from differ.app import App, iso
 from differ.cli import command
 from differ.errors import ExitCode, StoreDamage, UsageError
-from differ.options import Invalid, heading_list, one_line, word_list
+from differ.options import Invalid, heading_list, one_line, plural, word_list
 from differ.site import size_text
 from differ.store import Version
 from differ.titles import source_title
@@ -96,11 +96,11 @@ def cmd_log(app: App, args: argparse.Namespace) -> int:
                 file=app.out,
             )
     if brief and (rest := sum(1 for _, checks in logs if not checks)):
-        sources = f"{rest} source{'s' if rest != 1 else ''}"
-        if rest < len(logs):
-            print(f"no failed checks logged for the other {sources.removeprefix('1 ')}", file=app.out)
+        if rest == len(logs):
+            print(f"no failed checks logged ({plural(rest, 'source')})", file=app.out)
         else:
-            print(f"no failed checks logged ({sources})", file=app.out)
+            other = "source" if rest == 1 else plural(rest, "source")
+            print(f"no failed checks logged for the other {other}", file=app.out)
     return ExitCode.OK
 
 

@@ -166,9 +166,11 @@ def _replaced(
     """The findings with a block missing and one of the copy's own where it stood, alone there and of one kind,
     told as one: `replaced`, the canonical's text and what the copy has in its place (a paragraph swapped for an
     advertisement, a section renamed). Blocks in a run of `IN_A_ROW` stay one finding of their run."""
-    canon_at, mirror_at = _places(al.canonical, al.matched_a), _places(al.mirror, al.matched_b)
     gone = {id(f): f for f in findings if f.kind == "missing" and f.count == 1 and id(f) in lacking}
     added = {id(f): f for f in findings if f.kind == "extra" and f.count == 1 and id(f) in own}
+    if not gone or not added:  # most audits: nothing to pair, and no places to count
+        return findings
+    canon_at, mirror_at = _places(al.canonical, al.matched_a), _places(al.mirror, al.matched_b)
     meets: dict[int, list[int]] = {k: [] for k in gone}
     met: dict[int, list[int]] = {k: [] for k in added}
     # Both sides' places only grow along the text: one sweep pairs those that overlap (no word either side

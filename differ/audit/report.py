@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, audit_document
 from differ.diff.blocks import md_text
 from differ.errors import StoreDamage
+from differ.options import plural
 from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
@@ -171,10 +172,16 @@ def render_audits(reports: list[AuditReport], fmt: str) -> str:
         from differ.site import page
 
         sections = "".join(
-            f"<section>{_html_body(r, _head(r)) if r.canonical_version is not None else _p(_no_canonical(r))}</section>"
+            "<section>"
+            + (
+                _html_body(r, _head(r))
+                if r.canonical_version is not None
+                else f"<p>{html.escape(_no_canonical(r))}</p>"
+            )
+            + "</section>"
             for r in reports
         )
-        return page(f"Audit of {len(reports)} document{'s' if len(reports) != 1 else ''}", sections)
+        return page(f"Audit of {plural(len(reports), 'document')}", sections)
     return ("\n" if fmt == "markdown" else "").join(render_audit(r, fmt) for r in reports)
 
 
@@ -186,10 +193,6 @@ def _head(report: AuditReport) -> str:
     return f"{report.title} ({report.document}): canonical version {report.canonical_version}" + (
         f" of {report.canonical_fetched_at}" if report.canonical_fetched_at else ""
     )
-
-
-def _p(text: str) -> str:
-    return f"<p>{html.escape(text)}</p>"
 
 
 def _no_canonical(report: AuditReport) -> str:

@@ -25,6 +25,18 @@ SECRET = "whsec_" + base64.b64encode(b"c" * 32).decode()
 SOURCES = 4
 
 
+class Aim:
+    """When to kill a check: moments spread around how long one takes here. That shifts with the machine's load
+    (other tests run beside this one), so it is nudged after every round: longer after a check that was killed,
+    shorter after one that finished first, which keeps about half of them killed at moments from start-up on."""
+
+    def __init__(self, took: float) -> None:
+        self.took = took
+
+    def after(self, killed: bool) -> None:
+        self.took *= 1.05 if killed else 0.95
+
+
 def config(tmp: Path, server: Server, receiver: Server) -> Path:
     text = (
         f'[service]\nsnapshots = "{tmp / "snap"}"\nper_host_delay = "0s"\nretries = 0\nworkers = 4\n'
@@ -74,7 +86,7 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
             ).stdout
         )
         times.append(time.monotonic() - started)
-    took = sorted(times)[1]
+    aim = Aim(sorted(times)[1])
     kills = 0
     for _ in range(100):
         for i in rng.sample(range(SOURCES), rng.randint(0, 2)):  # a few pages really change each round
@@ -90,10 +102,12 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
             stderr=subprocess.PIPE,
             text=True,
         )
-        time.sleep(rng.uniform(0.1, 1.5) * took)  # kills land in start-up, during the check and after it
-        if proc.poll() is None:
+        time.sleep(rng.uniform(0.1, 1.5) * aim.took)  # kills land in start-up, during the check and after it
+        killed = proc.poll() is None
+        if killed:
             proc.send_signal(signal.SIGKILL)
             kills += 1
+        aim.after(killed)
         out, _ = proc.communicate()
         note(out)
     final = subprocess.run(
@@ -114,7 +128,7 @@ def test_sigkill_during_checks_loses_nothing(tmp_path: Path, server: Server, rec
     assert verify.returncode == 0, verify.stdout
     store = Store(tmp_path / "snap")
     stored = {(f"s{i}", v.number): v for i in range(SOURCES) for v in store.versions(f"doc/s{i}")}
-    assert kills >= 30, f"only {kills} of 100 checks were killed (a check took {took:.2f} s)"
+    assert kills >= 30, f"only {kills} of 100 checks were killed (a check took about {aim.took:.2f} s)"
     assert reported <= set(stored)  # every version a completed check reported is there
     for i in range(SOURCES):  # the last revision of every page is stored
         latest = store.latest(f"doc/s{i}")
@@ -254,7 +268,7 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
         started = time.monotonic()
         subprocess.run(command, env=env, capture_output=True, timeout=120)
         times.append(time.monotonic() - started)
-    took = sorted(times)[1]
+    aim = Aim(sorted(times)[1])
     rounds: list[tuple[bool, bool, bool, int, int]] = []  # (page down, fetched, finished, first second, last)
     revision, copied, failing, kills = 1, 1, False, 0
     for round_ in range(50):
@@ -272,16 +286,19 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
         hits = len(server.requests_to("/d"))
         first = int(time.time())
         proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.1, 2.0) * took)
-        if round_ >= 2 and proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
+        time.sleep(rng.uniform(0.1, 2.0) * aim.took)
+        if round_ >= 2:
+            killed = proc.poll() is None
+            if killed:
+                proc.send_signal(signal.SIGKILL)
+                kills += 1
+            aim.after(killed)
         finished = proc.wait() != -signal.SIGKILL
         rounds.append((failing, len(server.requests_to("/d")) > hits, finished, first, int(time.time())))
     server.routes["/d"] = down  # the page is back for the last check, which ends the last streak
     final = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert final.returncode == 0, final.stdout + final.stderr
-    assert kills >= 15, f"only {kills} of 50 checks were killed (a check took {took:.2f} s)"
+    assert kills >= 15, f"only {kills} of 50 checks were killed (a check took about {aim.took:.2f} s)"
 
     alerts = list(first_deliveries(receiver).values())
     store = Store(tmp_path / "snap")

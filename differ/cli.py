@@ -115,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     c = sub.add_parser("check", help="fetch, store, diff and notify once")
-    c.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    c.add_argument(
+        "sources", nargs="*", default=[], metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)"
+    )
     c.add_argument(
         "-q",
         "--quiet",
@@ -213,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument(
         "items",
         nargs="*",
+        default=[],
         metavar="SOURCE… NAME=VALUE…",
         help="DOCUMENT/SOURCE, or DOCUMENT for all its sources, then the options as in config.toml",
     )
@@ -241,7 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--format", choices=("text", "json", "html"), default="text")
     _section_option(h, "the versions with a change")
     lg = sub.add_parser("log", help="the latest checks of sources: when, HTTP status, outcome, size, time")
-    lg.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    lg.add_argument(
+        "sources", nargs="*", default=[], metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)"
+    )
     lg.add_argument(
         "-n", dest="count", type=_positive, default=20, metavar="N", help="how many (default: 20)"
     )
@@ -257,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument(
         "at",
         nargs="*",
+        default=[],
         metavar="N",
         help="one version: what it changed (as --to N); two: from the first to the second (--from N --to M)",
     )
@@ -278,7 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the store's versions to a git repository: a commit a version, dated when fetched",
     )
     ex.add_argument("dir", metavar="DIR", help="a git repository, or a new or empty folder to make one in")
-    ex.add_argument("sources", nargs="*", metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)")
+    ex.add_argument(
+        "sources", nargs="*", default=[], metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)"
+    )
     ex.add_argument("--branch", default="differ", help="the branch written (default: differ)")
     ex.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing unless versions were added (for cron)"
@@ -328,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bf.add_argument("--dry-run", action="store_true", help="read and compare the captures; store nothing")
     r = sub.add_parser("renormalize", help="rebuild normalized Markdown from raw bodies with this normalizer")
-    r.add_argument("sources", nargs="*", metavar="SOURCE")
+    r.add_argument("sources", nargs="*", default=[], metavar="SOURCE")
     cfg = sub.add_parser("config", help="configuration commands")
     cfg_sub = cfg.add_subparsers(dest="config_command", metavar="COMMAND")
     cc = cfg_sub.add_parser("check", help="validate a configuration file without fetching")
@@ -370,7 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
         usage="differ notify set NAME NAME=VALUE… [--unset NAME]…",
     )
     ns.add_argument("name", nargs="?", metavar="NAME", help="the notifier's name (differ sources lists them)")
-    ns.add_argument("pairs", nargs="*", metavar="NAME=VALUE", help="its options, as in config.toml")
+    ns.add_argument(
+        "pairs", nargs="*", default=[], metavar="NAME=VALUE", help="its options, as in config.toml"
+    )
     _set_and_unset(ns, "more", "NAME")
     nr = n_sub.add_parser("remove", help="take a destination out of config.toml")
     nr.add_argument("name", metavar="NAME")

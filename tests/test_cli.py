@@ -371,6 +371,26 @@ def test_every_command_has_help_and_is_documented() -> None:
         assert help_text.returncode == 0 and help_text.stdout.startswith("usage: differ " + name)
 
 
+def test_a_missing_argument_names_only_what_is_required() -> None:
+    """A positional that may be left out (`SOURCE…`, `N…`) is never named among the required ones."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    parsers = list(sub.choices.values())  # type: ignore[union-attr]
+    for p in parsers:
+        for action in p._actions:
+            if action.option_strings:
+                continue
+            if action.choices and isinstance(action.choices, dict):
+                parsers += action.choices.values()
+            elif action.nargs in ("*", "?"):
+                assert not action.required, (p.prog, action.metavar)
+    said = subprocess.run([sys.executable, "-m", "differ", "export"], capture_output=True, text=True)
+    assert (said.returncode, said.stderr.splitlines()[-1]) == (
+        ExitCode.USAGE,
+        "differ export: error: the following arguments are required: DIR",
+    )
+
+
 def test_readme_config_examples_load() -> None:
     from differ.config import parse_config
 

@@ -425,6 +425,25 @@ def test_a_list_of_urls_with_titles_and_comments(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("posts.txt", "# nothing yet\n\n", "a list of pages (an http or https URL a line)"),
+        ("urls.yaml", "", "urlwatch's jobs (urls.yaml: a job a YAML document, each with a url)"),
+    ],
+)
+def test_a_file_with_no_page_in_it_is_refused(tmp_path: Path, name: str, text: str, expected: str) -> None:
+    (tmp_path / name).write_text(text)
+    config = tmp_path / "config.toml"
+    code, out, err = run("--config", str(config), "import", str(tmp_path / name))
+    assert (code, out, err) == (
+        ExitCode.USAGE,
+        "",
+        f"error: {tmp_path / name}: no page found in it; expected {expected}\n",
+    )
+    assert not config.exists()
+
+
 def test_a_json_document_without_its_field_is_imported_as_text_with_a_note(tmp_path: Path) -> None:
     """The other tool watched an API's JSON, or a whole feed, as text; differ's `json` kind needs the body's field,
     so the page comes as `text` (what it was) with a note saying how to read one, and a whole feed as its list of

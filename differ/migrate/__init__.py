@@ -43,6 +43,14 @@ def guess(path: Path) -> str:
     )
 
 
+#: what a file read as each tool's was expected to hold, for one that holds no page at all (changedetection.io's
+#: reader says so itself, naming the files it looked for)
+_EXPECTED = {
+    "urlwatch": "urlwatch's jobs (urls.yaml: a job a YAML document, each with a url)",
+    "list": "a list of pages (an http or https URL a line)",
+}
+
+
 def read(path: Path, tool: str | None = None) -> list[Found]:
     """The watches in `path`, read as `tool` wrote them (guessed from the path when not given)."""
     return read_all([path], tool).found
@@ -68,6 +76,11 @@ def read_all(paths: list[Path], tool: str | None = None) -> Watches:
                     f"{path.name}: its {alert.kind} alert, which differ would refuse: {why}"
                 )
         watches.left_out += more.left_out
+    if not (watches.found or watches.alerts or watches.left_out):
+        raise UsageError(
+            f"{' and '.join(map(str, paths))}: no page found in {'them' if len(paths) > 1 else 'it'}; "
+            f"expected {_EXPECTED.get(kind, 'a watch list')}"
+        )
     first: dict[str, int] = {}
     for n, f in enumerate(watches.found, 1):  # one page watched twice, with other filters: the first stays
         if (  # however spelled (`www.`, `utm_`, a slash)

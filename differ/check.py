@@ -19,26 +19,31 @@ from differ.errors import (
     StoreConflict,
     StoreDamage,
 )
+from differ.events import (
+    change_event,
+    missed_events,
+    moved_event,
+    notified_up_to,
+    streak_events,
+    translations_found,
+)
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.limits import host_key
 from differ.follow import follow
 from differ.normalize import SOURCE_KINDS, Normalized
 from differ.site import write_site
-from differ.store import Version, sha256
-from differ.titles import source_title
+from differ.store import sha256
 from differ.turns import Turns
 from differ.versions import (
     content_identity,
-    diff_versions,
     latest_identity,
     read_response,
     store_version,
-    version_pair,
 )
 
 if TYPE_CHECKING:
-    from differ.diff import Diff
+    pass
 
 
 @dataclass
@@ -274,53 +279,6 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
     return result
 
 
-def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
-    """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
-    title changed (only a date, say), which notifiers get only when they ask for it."""
-    from differ.diff.render import as_json
-    from differ.diff.summary import names_the_post
-
-    named = d.changes or any(names_the_post(m["field"]) for m in d.metadata)
-    kind = "changed" if named else "metadata"
-    return {
-        "type": kind,
-        "source": source.key,
-        "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
-    }
-
-
-def missed_events(
-    app: App,
-    source: SourceConfig,
-    known: dict[str, Any] | None = None,
-    *,
-    latest: int | None = None,
-    state: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """Change events for versions committed but never handed to the notifiers (a crash in between). The
-    source's latest version number and state are read here unless the caller has them."""
-    latest = app.store.latest_number(source.key) if latest is None else latest
-    if not latest:
-        return []
-    notified = _notified(app.store.state(source.key) if state is None else state)
-    known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
-    events = []
-    for number in range(max(notified, 1) + 1, latest + 1):
-        if known and known_version == number:
-            events.append(known)
-            continue
-        old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
-        events.append(
-            change_event(app, source, old, new, diff_versions(app.store, old, new, app=app, source=source))
-        )
-    return events
-
-
-def _notified(state: dict[str, Any]) -> int:
-    """The last version whose change was handed to the notifiers; a first version needs no event."""
-    return int(state.get("notified", 1))
-
-
 def _translations(state: dict[str, Any], named: list[tuple[str, str]]) -> None:
     """Keep the translations a canonical page names (`hreflang`) in its state, for `differ sources` and the
     reports site: a link in the page's head is not in its Markdown, so a new one makes no new version."""
@@ -328,25 +286,6 @@ def _translations(state: dict[str, Any], named: list[tuple[str, str]]) -> None:
         state["translations"] = [[language, url] for language, url in named]
     else:
         state.pop("translations", None)
-
-
-def _translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -> dict[str, Any] | None:
-    """The `translation_found` event of a canonical page that names translations (`hreflang`) no mirror watches
-    and that were not told yet (`translations_told`, set once the event is in the outbox: a process that dies
-    before queues the same message again)."""
-    named = state.get("translations") or []
-    told = state.get("translations_told") or []
-    doc = app.config.document(source.document)
-    new = [t for t in doc.unwatched(named) if list(t) not in told]
-    if not new:
-        return None
-    return {
-        "type": "translation_found",
-        "source": source.key,
-        "document": doc.id,
-        "title": source_title(app, source),
-        "translations": [{"language": lang, "url": url} for lang, url in new],
-    }
 
 
 def _anomaly(app: App, normalized: Normalized, previous_words: int) -> str | None:
@@ -560,54 +499,12 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         else:
             events.extend(made)
             heads.append((source, latest, state))
-        if state.get("recovered_after"):  # this check's, or one a process that died before queueing it owes
-            since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
-            if since:  # the streak's own alert first: queued once by its id, so owed only if a process died
-                events.append(
-                    {
-                        "type": "fetch_failing",
-                        "source": source.key,
-                        "title": source_title(app, source),
-                        "failures": state["recovered_after"],
-                        "error": state.get("last_error") or "",
-                        **since,
-                    }
-                )
-            events.append(
-                {
-                    "type": "recovered",
-                    "source": source.key,
-                    "title": source_title(app, source),
-                    "failures": state["recovered_after"],
-                    **since,
-                }
-            )
-        if result.failed:
-            # Every check of a failing streak hands its alert over; it is queued once, the streak its id.
-            since = {"since": state["failing_since"]} if state.get("failing_since") else {}
-            events.append(
-                {
-                    "type": "fetch_failing",
-                    "source": source.key,
-                    "title": source_title(app, source),
-                    "failures": state.get("failures", 1),
-                    "error": result.detail,
-                    **since,
-                }
-            )
+        events.extend(streak_events(app, source, state, result.detail if result.failed else None))
         with app.carry_on(f"{source.key}: translations not told"):  # told by the next check
-            if source.role == "canonical" and (found := _translations_found(app, source, state)):
+            if source.role == "canonical" and (found := translations_found(app, source, state)):
                 events.append(found)
-        if state.get("moved") and state.get("moved") != state.get("moved_told"):  # told once an address
-            events.append(
-                {
-                    "type": "moved",
-                    "source": source.key,
-                    "title": source_title(app, source),
-                    "url": source.url,
-                    "moved": state["moved"],
-                }
-            )
+        if move := moved_event(app, source, state):  # told once an address
+            events.append(move)
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
     from differ.audit.report import audit_after_check, audits_due, remember_audits
 
@@ -633,7 +530,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     for source, latest, state in heads:
         if source.key in owing:
             continue
-        owed = {"notified": latest} if latest and _notified(state) != latest else {}
+        owed = {"notified": latest} if latest and notified_up_to(state) != latest else {}
         told = state.get("translations", []) != state.get("translations_told", [])
         moved = state.get("moved") != state.get("moved_told")
         if owed or told or moved or "recovered_after" in state:

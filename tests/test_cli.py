@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from differ.cli import build_parser, main
+from differ.arguments import build_parser
+from differ.cli import main
 from differ.errors import ExitCode
 from differ.normalize import NORMALIZER_VERSION
 from differ.shapes import RECORD_FIELDS
@@ -1493,7 +1494,7 @@ def test_compare_as_a_unified_diff_of_the_normalized_documents(tmp_path: Path) -
 
 
 def test_the_command_lines_diff_formats_are_the_renderers() -> None:
-    from differ.cli import DIFF_FORMATS
+    from differ.arguments import DIFF_FORMATS
     from differ.diff import FORMATS
 
     assert DIFF_FORMATS == FORMATS
@@ -2664,7 +2665,7 @@ def test_the_deployment_examples_run_commands_differ_takes() -> None:
     import configparser
     import shlex
 
-    from differ.cli import build_parser
+    from differ.arguments import build_parser
 
     deploy = Path(__file__).parent.parent / "examples" / "deploy"
     unit = configparser.RawConfigParser(strict=True)

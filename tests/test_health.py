@@ -119,7 +119,7 @@ def test_a_page_that_redirects_for_good_is_checked_and_noted_until_its_url_is_up
     """Every redirect permanent (301, 308) to another page: checked there as ever, and `differ status` and
     `differ sources` say where it now lives; a temporary redirect on the way, or one to the same page by
     another spelling (a trailing slash), is no move; once `url` names the new address the note is gone."""
-    from differ.commands import sources_report
+    from differ.overview import sources_report
 
     server.page("/new/", article("<p>Words.</p>"))
     server.routes["/old"] = Reply(301, headers={"Location": "/older"})

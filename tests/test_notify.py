@@ -203,7 +203,7 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
 
 def first_edit_preview(app: object) -> Any:
     """What the one destination would be sent for the edit of doc/canonical's version 1 to 2."""
-    from differ.check import change_event
+    from differ.events import change_event
     from differ.notify import preview
     from differ.versions import diff_versions
 

@@ -1,0 +1,142 @@
+"""The events a check hands to the notifiers, made from what it stored and what a source's state owes: a new
+version's `changed` (or `metadata`) event, those a crash left unmade, a failing streak and its recovery, the
+translations a canonical page starts to name, and a page's move. Each is a plain dict (`type`, `source`, …), queued
+once by its id (notify.delivery), so one made again after a crash is the same message."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from differ.titles import source_title
+from differ.versions import diff_versions, version_pair
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import SourceConfig
+    from differ.diff import Diff
+    from differ.store import Version
+
+
+def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: Diff) -> dict[str, Any]:
+    """The `changed` event for notifiers, the diff in its JSON schema; `metadata` when neither the text nor a
+    title changed (only a date, say), which notifiers get only when they ask for it."""
+    from differ.diff.render import as_json
+    from differ.diff.summary import names_the_post
+
+    named = d.changes or any(names_the_post(m["field"]) for m in d.metadata)
+    kind = "changed" if named else "metadata"
+    return {
+        "type": kind,
+        "source": source.key,
+        "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
+    }
+
+
+def missed_events(
+    app: App,
+    source: SourceConfig,
+    known: dict[str, Any] | None = None,
+    *,
+    latest: int | None = None,
+    state: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Change events for versions committed but never handed to the notifiers (a crash in between). The
+    source's latest version number and state are read here unless the caller has them."""
+    latest = app.store.latest_number(source.key) if latest is None else latest
+    if not latest:
+        return []
+    notified = notified_up_to(app.store.state(source.key) if state is None else state)
+    known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
+    events = []
+    for number in range(max(notified, 1) + 1, latest + 1):
+        if known and known_version == number:
+            events.append(known)
+            continue
+        old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
+        events.append(
+            change_event(app, source, old, new, diff_versions(app.store, old, new, app=app, source=source))
+        )
+    return events
+
+
+def notified_up_to(state: dict[str, Any]) -> int:
+    """The last version whose change was handed to the notifiers; a first version needs no event."""
+    return int(state.get("notified", 1))
+
+
+def translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The `translation_found` event of a canonical page that names translations (`hreflang`) no mirror watches
+    and that were not told yet (`translations_told`, set once the event is in the outbox: a process that dies
+    before queues the same message again)."""
+    named = state.get("translations") or []
+    told = state.get("translations_told") or []
+    doc = app.config.document(source.document)
+    new = [t for t in doc.unwatched(named) if list(t) not in told]
+    if not new:
+        return None
+    return {
+        "type": "translation_found",
+        "source": source.key,
+        "document": doc.id,
+        "title": source_title(app, source),
+        "translations": [{"language": lang, "url": url} for lang, url in new],
+    }
+
+
+def streak_events(
+    app: App, source: SourceConfig, state: dict[str, Any], failed: str | None
+) -> list[dict[str, Any]]:
+    """A failing streak's events: `fetch_failing` for a check that failed (`failed` is what went wrong; every
+    check of a streak hands it over, queued once, the streak its id), and `recovered` once a check succeeds
+    after one (this check's, or one a process that died before queueing it owes), the streak's own alert
+    first."""
+    events: list[dict[str, Any]] = []
+    title = source_title(app, source)
+    if state.get("recovered_after"):
+        since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
+        if since:  # queued once by its id, so owed only if a process died
+            events.append(
+                {
+                    "type": "fetch_failing",
+                    "source": source.key,
+                    "title": title,
+                    "failures": state["recovered_after"],
+                    "error": state.get("last_error") or "",
+                    **since,
+                }
+            )
+        events.append(
+            {
+                "type": "recovered",
+                "source": source.key,
+                "title": title,
+                "failures": state["recovered_after"],
+                **since,
+            }
+        )
+    if failed is not None:
+        since = {"since": state["failing_since"]} if state.get("failing_since") else {}
+        events.append(
+            {
+                "type": "fetch_failing",
+                "source": source.key,
+                "title": title,
+                "failures": state.get("failures", 1),
+                "error": failed,
+                **since,
+            }
+        )
+    return events
+
+
+def moved_event(app: App, source: SourceConfig, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The `moved` event of a page that redirects for good to an address it was not told of yet."""
+    if not state.get("moved") or state.get("moved") == state.get("moved_told"):
+        return None
+    return {
+        "type": "moved",
+        "source": source.key,
+        "title": source_title(app, source),
+        "url": source.url,
+        "moved": state["moved"],
+    }

@@ -1,0 +1,176 @@
+"""`differ sources`: every configured document, source and notifier with its settings and state, as text or as
+`differ.sources/1` JSON (a notifier named by its target, secrets left out)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from differ import options as opt
+from differ import tomltext
+from differ.app import App
+from differ.cli import command
+from differ.errors import ExitCode, StoreDamage
+from differ.titles import document_title
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+
+
+def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked: str | None) -> str:
+    """How a source's checks go, as `differ sources` says it."""
+    from differ.health import moved, timeliness
+
+    if not checked:
+        return "never checked"
+    failures = state.get("failures", 0)
+    late = None if source.paused else timeliness(app, source, state, checked)
+    if failures:
+        return f"failing ({failures}): {state.get('last_error')}"
+    if late and late.kind == "overdue":
+        return "overdue (see differ status)"
+    fine = f"deferred: {late.detail}" if late else "ok"
+    return f"{fine}; {moved(state['moved'], source.key)}" if state.get("moved") else fine
+
+
+def sources_report(app: App) -> dict[str, Any]:
+    """Every configured document, source and notifier with its settings and state: what `differ sources` shows
+    (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
+    from differ.audit.report import last_audit
+    from differ.feed import feed_path, feed_url
+    from differ.health import last_checked
+    from differ.notify import NOTIFIERS
+
+    interval, base = app.config.service.interval, app.config.service.base_url
+    documents = []
+    for doc in app.config.documents:
+        feed = feed_path(app.store, doc.id)
+        audited = last_audit(app.store, doc.id) if doc.mirrors else {}
+        sources = []
+        for s in doc.sources:
+            state = app.store.state(s.key)
+            checked = last_checked(app, s.key, state)
+            status, number = _fetch_status(app, s, state, checked), 0
+            try:
+                number = app.store.latest_number(s.key)
+                latest = app.store.version(s.key, number) if number else None
+            except StoreDamage as exc:  # named, and the other sources listed (`differ verify` tells the rest)
+                latest, status = None, f"damaged: {exc}"
+            sources.append(
+                {
+                    "source": s.key,
+                    "role": s.role,
+                    "kind": s.kind,
+                    "url": s.url,
+                    "entry": s.option("entry"),  # one feed can carry several watched posts: which one this is
+                    "follow": list(s.option("follow") or ()),  # a feed's list of posts: the new posts it adds
+                    "follow_with": dict(s.option("follow_with") or {}),  # and their own options
+                    "interval": opt.format_duration(s.interval or interval),
+                    "paused": s.paused,
+                    "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
+                    "translation": s.translation,  # as configured: None, as its scripts say
+                    "ignore": list(s.ignore),
+                    "versions": number,
+                    "last_check": checked,
+                    "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
+                    "state": status,
+                    "moved": state.get("moved"),  # where every redirect, permanent, now leads; None if none
+                    # a canonical's: the translations its page names that no mirror of the document is
+                    "translations": [
+                        {"language": lang, "url": url}
+                        for lang, url in doc.unwatched(state.get("translations") or [])
+                    ]
+                    if s.role == "canonical"
+                    else [],
+                    "last_audit": _audited(audited.get(s.id)) if s.role == "mirror" else None,
+                }
+            )
+        documents.append(
+            {
+                "id": doc.id,
+                "title": document_title(app.store, doc),
+                "feed": (feed_url(base, doc.id) if base else str(feed)) if feed.is_file() else None,
+                "sources": sources,
+            }
+        )
+    notifiers = [
+        {
+            "name": n.name,
+            "kind": n.kind,
+            "target": NOTIFIERS[n.kind](n).target(),
+            "events": list(n.events),
+            "sections": list(n.sections),
+            "words": list(n.words),
+            "changes": list(n.changes),
+            "digest": opt.format_duration(n.digest) if n.digest else None,
+        }
+        for n in app.config.notifiers
+    ]
+    return {"schema": "differ.sources/1", "documents": documents, "notifiers": notifiers}
+
+
+def _audited(entry: Any) -> dict[str, Any] | None:
+    """A mirror's last audit as `differ sources` gives it, from the record the audit keeps."""
+    if not isinstance(entry, dict):
+        return None
+    return {
+        "version": entry.get("version"),
+        "translation": bool(entry.get("translation")),
+        "matches_version": entry.get("matches_version"),
+        "canonical_version": entry.get("canonical_version"),
+        "stale_from": entry.get("stale_from"),
+        "coverage": entry.get("coverage") if isinstance(entry.get("coverage"), int | float) else 0.0,
+        "findings": len(entry.get("findings") or []),
+    }
+
+
+@command("sources")
+def cmd_sources(app: App, args: argparse.Namespace) -> int:
+    from differ.audit.report import audit_headline
+    from differ.normalize.feeds import EVERY_POST
+
+    report = sources_report(app)
+    damaged = any(s["state"].startswith("damaged: ") for doc in report["documents"] for s in doc["sources"])
+    done = ExitCode.FAILURE if damaged else ExitCode.OK
+    if args.format == "json":
+        app.out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        return done
+    for doc in report["documents"]:
+        print(f"{doc['id']}  {doc['title']}", file=app.out)
+        if doc["feed"]:
+            print(f"  feed: {doc['feed']}", file=app.out)
+        for s in doc["sources"]:
+            grace = f", stale after {s['stale_after']}" if s["stale_after"] else ""
+            grace += {True: ", a translation", False: ", word by word", None: ""}[s["translation"]]
+            when = "paused" if s["paused"] else f"every {s['interval']}"
+            print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
+            if s["entry"]:
+                every = " (the list of posts)" if s["entry"] == EVERY_POST else ""
+                print(f"    entry: {s['entry']}{every}", file=app.out)
+            if s["follow"]:
+                given = "; ".join(f"{k} = {tomltext.value(v)}" for k, v in s["follow_with"].items())
+                read = f" (watched with {given})" if given else ""
+                print(f"    follows new posts with: {', '.join(s['follow'])}{read}", file=app.out)
+            if s["ignore"]:
+                print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
+            if s["translations"]:
+                named = ", ".join(f"{t['language']} <{t['url']}>" for t in s["translations"])
+                print(f"    translations not watched: {named}", file=app.out)
+            print(
+                f"    versions: {s['versions']}  last check: {s['last_check'] or '-'}  "
+                f"last change: {s['last_change'] or '-'}  state: {s['state']}",
+                file=app.out,
+            )
+            if s["last_audit"]:
+                print(f"    last audit: {audit_headline(**s['last_audit'])}", file=app.out)
+    for n in report["notifiers"]:
+        print(
+            f"notify {n['name']}  [{n['kind']}]  {n['target']}  events: {', '.join(n['events'])}"
+            + (f"  sections: {', '.join(n['sections'])}" if n["sections"] else "")
+            + (f"  words: {', '.join(n['words'])}" if n["words"] else "")
+            + (f"  changes: {', '.join(n['changes'])}" if n["changes"] else "")
+            + (f"  digest: {n['digest']}" if n["digest"] else ""),
+            file=app.out,
+        )
+    return done

@@ -849,6 +849,80 @@ def test_command_lines_a_copy_corrupted_alike_are_one_finding_with_their_count()
     assert findings[0].as_json()["count"] == 3
 
 
+def _inline(canonical_md: str, mirror_md: str) -> list[str]:
+    canonical, mirror = split_blocks(canonical_md), split_blocks(mirror_md)
+    return [
+        finding_line(f) for f in compare(canonical, mirror, align(Stream.of(canonical), Stream.of(mirror)))
+    ]
+
+
+def test_inline_code_the_copy_typeset_is_corrupted() -> None:
+    """A command in a sentence is checked character by character, as a code block's lines are: the word-by-word
+    audit reads `–upgrade` as `--upgrade` (a reader would), a shell does not."""
+    canonical = "# Install\n\nRun `pip install --upgrade widget` and `widget --config 'a b'`, then restart.\n"
+    copy = "# Install\n\nRun pip install –upgrade widget and widget —config ‘a b’, then restart.\n"
+    assert _inline(canonical, copy) == [
+        'code corrupted [Install]: "pip install –upgrade widget" ("--upgrade" → "–upgrade"; expected "pip install'
+        ' --upgrade widget")',
+        'code corrupted [Install]: "widget —config ‘a b’" ("--config \'a b\'" → "—config ‘a b’"; expected "widget'
+        " --config 'a b'\")",
+    ]
+    assert _inline(canonical, canonical.replace("`", "")) == []  # the same characters, without the markup
+    assert _inline(canonical, copy.replace("—config", "–config").replace("–upgrade", "—upgrade")) == [
+        'code corrupted [Install]: "pip install —upgrade widget" ("--upgrade" → "—upgrade"; expected "pip install'
+        ' --upgrade widget")',
+        'code corrupted [Install]: "widget –config ‘a b’" ("--config \'a b\'" → "–config ‘a b’"; expected "widget'
+        " --config 'a b'\")",
+    ]
+
+
+def test_inline_code_is_corrupted_only_where_the_copy_has_it_typeset_on_its_own() -> None:
+    """Not a piece of a longer word (`--pre` in "non–prerelease"), not a command the copy left out (the word by
+    word audit says what it lacks), and not a typesetting the canonical itself has elsewhere."""
+    canonical = "# Install\n\nUse `--pre` for previews.\n\nThe non-prerelease build is stable.\n"
+    assert _inline(canonical, "# Install\n\nUse previews.\n\nThe non–prerelease build is stable.\n") == [
+        'altered [Install]: "Use --pre for previews." (dropped "pre for")'
+    ]
+    canonical = "# Install\n\nUse `--pre` for previews (–pre in the old docs).\n"
+    assert _inline(canonical, "# Install\n\nUse –pre for previews (–pre in the old docs).\n") == []
+    canonical = "# Install\n\nUse `x --pre` for previews.\n"
+    assert _inline(canonical, "# Install\n\nUse x\n–pre for previews.\n") == [
+        'code corrupted [Install]: "x –pre" ("--pre" → "–pre"; expected "x --pre")'
+    ]
+
+
+def test_an_altered_passages_words_are_quoted_and_spacing_alone_shown_as_written() -> None:
+    def line(before: str, after: str) -> str:
+        ops = [{"op": "replace", "before": before, "after": after}]
+        return finding_line(Finding("altered", ("S",), "x", "y", "paragraph", ops))
+
+    assert [
+        line("pre for", ""),
+        line("", "two words"),
+        line("a b", "c"),
+        line("a  b", "a b"),
+        line(" ", ""),
+    ] == [
+        'altered [S]: "x" (dropped "pre for")',
+        'altered [S]: "x" (added "two words")',
+        'altered [S]: "x" ("a b" → "c")',
+        "altered [S]: \"x\" ('a  b' → 'a b')",
+        "altered [S]: \"x\" (dropped ' ')",
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab -–—‘’“”'\".…\n\t", max_size=40))
+def test_untypesetting_keeps_where_each_character_came_from(text: str) -> None:
+    from differ.audit.code import untypeset
+
+    plain, at = untypeset(text)
+    assert len(at) == len(plain) + 1 and at[-1] == len(text) and at == sorted(at)
+    assert untypeset(plain)[0] == plain
+    for k, char in enumerate(plain):  # each character is what typesetting made of the text from where it came
+        assert untypeset(text[at[k] : at[k + 1]])[0] == char
+
+
 def test_the_section_before_each_extra_block_is_found_in_one_pass() -> None:
     """`_nearest_sections` gives, for every mirror block, what the word-by-word search gives (the section the
     canonical block of the matched word just before the block leads into), in one pass over the words."""

@@ -10,15 +10,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from differ.audit.align import Stream, align
+from differ.audit.code import code_findings, command_lines, looks_like_command
 from differ.audit.findings import (
     AUDIT_RULES,
     best_version,
     carried,
-    code_findings,
-    command_lines,
     compare,
     in_a_row,
-    looks_like_command,
     pair_translations,
     token_detail,
     token_mismatches,

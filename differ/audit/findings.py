@@ -11,6 +11,7 @@ from itertools import accumulate
 from rapidfuzz import fuzz, process
 
 from differ.audit.align import Alignment, Stream, align, fold, shares
+from differ.audit.code import code_findings, looks_like_command
 from differ.audit.links import link_findings
 from differ.audit.model import Finding
 from differ.audit.tokens import invariant_tokens, overlap
@@ -21,11 +22,11 @@ from differ.diff.words import join_words, word_ops
 # recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
 # the pages being the same, are not drift.
 # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
-# 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`
-AUDIT_RULES = 6
+# 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
+# 7: inline code checked character by character (`code_corrupted`)
+AUDIT_RULES = 7
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
-CODE_SIMILAR = 80.0
 MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)
 MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not paired by chance
 MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
@@ -41,22 +42,6 @@ def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tupl
             best = (al.ratio, number, al)
     assert best is not None
     return best[1], best[2]
-
-
-def command_lines(block: Block) -> list[str]:
-    return [
-        line.strip()
-        for line in block.text.split("\n")
-        if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))
-    ]
-
-
-def _char_detail(expected: str, found: str) -> str:
-    parts = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, expected, found, autojunk=False).get_opcodes():
-        if tag != "equal":
-            parts.append(f'"{expected[i1:i2]}" → "{found[j1:j2]}"')
-    return ", ".join(parts[:5])
 
 
 def compare(
@@ -323,11 +308,6 @@ def _bilingual_duplicate(canonical: str, mirror: str) -> bool:
     return len(parts) > 1 and " ".join(fold(canonical).split()) in parts
 
 
-def looks_like_command(block: Block, canonical: list[Block]) -> bool:
-    lines = [line for b in canonical if b.kind == "code" for line in b.text.split("\n")]
-    return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
-
-
 def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
     """For each mirror block, the canonical section just before it, found through the matched words before
     it: the n-th matched mirror word is the n-th matched canonical word. One pass, however many blocks are
@@ -348,47 +328,6 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
 def under(block: Block) -> tuple[str, ...]:
     """The section of what follows a block: a heading's own, or the block's."""
     return (*block.section, block.bare or block.text) if block.kind == "heading" else block.section
-
-
-def code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
-    """Command lines of the canonical's code blocks (but those in `skip`, reported missing whole), compared
-    character by character with the mirror's lines. A line the mirror lacks is corrupted when a line of the
-    mirror is nearly it (`–index-url` for `--index-url`), and missing when none is: a line that copies another
-    command of the canonical exactly (`…/cu128` where `…/cu130` was dropped) is that command, not a corruption.
-    Lines of a block corrupted alike (`–index-url` in each install command) are one finding with their count."""
-    candidates = [
-        " ".join(line.split())
-        for b in mirror
-        for line in (b.text.split("\n") if b.kind == "code" else [b.text])
-        if line.strip()
-    ]
-    findings: list[Finding] = []
-    if not candidates:
-        return findings
-    present = set(candidates)
-    corrupted: dict[tuple[int, str], Finding] = {}
-    commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in command_lines(b)}
-    loose = [c for c in candidates if c not in commands]
-    for index, block in enumerate(canonical):
-        if block.kind != "code" or index in skip:
-            continue
-        for line in command_lines(block):
-            wanted = " ".join(line.split())
-            if wanted in present:
-                continue
-            match = process.extractOne(wanted, loose, scorer=fuzz.ratio) if loose else None
-            if match is None or match[1] < CODE_SIMILAR:
-                findings.append(Finding("missing", block.section, wanted, None, "code"))
-                continue
-            found = match[0]
-            detail = _char_detail(wanted, found)
-            same = corrupted.get((index, detail))
-            if same is not None:  # the same slip in another line of the block: one finding, counted
-                same.count += 1
-                continue
-            corrupted[index, detail] = Finding("code_corrupted", block.section, wanted, found, detail)
-            findings.append(corrupted[index, detail])
-    return findings
 
 
 def pair_translations(

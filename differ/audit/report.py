@@ -50,7 +50,7 @@ def corruption(expected: str, found: str, limit: int = 4) -> str:
 def _word_op(op: dict[str, str]) -> str:
     old, new = op.get("before", ""), op.get("after", "")
     # spacing alone is shown as Python writes it, so it can be seen
-    spacing = any(c.isspace() for c in old + new) and not (old.strip() and new.strip())
+    spacing = old.split() == new.split()
     q = repr if spacing else (lambda t: f'"{t}"')
     return f"dropped {q(old)}" if not new else f"added {q(new)}" if not old else f"{q(old)} → {q(new)}"
 

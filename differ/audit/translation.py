@@ -14,11 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from differ.audit.align import Stream, fold
+from differ.audit.code import code_findings, command_lines, looks_like_command
 from differ.audit.findings import (
-    code_findings,
-    command_lines,
     in_a_row,
-    looks_like_command,
     token_detail,
     under,
 )

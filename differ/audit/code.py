@@ -1,0 +1,193 @@
+"""Commands a copy must carry character for character: the command lines of the canonical's code blocks, and
+the inline code of its text (`pip install --pre torch` in a sentence). The word-by-word audit reads past
+typesetting (curly quotes, dashes) as a reader does; a shell does not, so here `–index-url` for `--index-url`
+is a corruption."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from rapidfuzz import fuzz, process
+
+from differ.audit.model import Finding
+from differ.diff.blocks import Block
+
+CODE_SIMILAR = 80.0
+
+
+def command_lines(block: Block) -> list[str]:
+    return [
+        line.strip()
+        for line in block.text.split("\n")
+        if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))
+    ]
+
+
+def _char_detail(expected: str, found: str) -> str:
+    parts = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, expected, found, autojunk=False).get_opcodes():
+        if tag != "equal":
+            parts.append(f'"{expected[i1:i2]}" → "{found[j1:j2]}"')
+    return ", ".join(parts[:5])
+
+
+def looks_like_command(block: Block, canonical: list[Block]) -> bool:
+    lines = [line for b in canonical if b.kind == "code" for line in b.text.split("\n")]
+    return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
+
+
+def code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -> list[Finding]:
+    """Command lines of the canonical's code blocks (but those in `skip`, reported missing whole), compared
+    character by character with the mirror's lines. A line the mirror lacks is corrupted when a line of the
+    mirror is nearly it (`–index-url` for `--index-url`), and missing when none is: a line that copies another
+    command of the canonical exactly (`…/cu128` where `…/cu130` was dropped) is that command, not a corruption.
+    Lines of a block corrupted alike (`–index-url` in each install command) are one finding with their count."""
+    candidates = [
+        " ".join(line.split())
+        for b in mirror
+        for line in (b.text.split("\n") if b.kind == "code" else [b.text])
+        if line.strip()
+    ]
+    findings: list[Finding] = inline_code_findings(canonical, mirror)
+    if not candidates:
+        return findings
+    present = set(candidates)
+    corrupted: dict[tuple[int, str], Finding] = {}
+    commands = {" ".join(line.split()) for b in canonical if b.kind == "code" for line in command_lines(b)}
+    loose = [c for c in candidates if c not in commands]
+    for index, block in enumerate(canonical):
+        if block.kind != "code" or index in skip:
+            continue
+        for line in command_lines(block):
+            wanted = " ".join(line.split())
+            if wanted in present:
+                continue
+            match = process.extractOne(wanted, loose, scorer=fuzz.ratio) if loose else None
+            if match is None or match[1] < CODE_SIMILAR:
+                findings.append(Finding("missing", block.section, wanted, None, "code"))
+                continue
+            found = match[0]
+            detail = _char_detail(wanted, found)
+            same = corrupted.get((index, detail))
+            if same is not None:  # the same slip in another line of the block: one finding, counted
+                same.count += 1
+                continue
+            corrupted[index, detail] = Finding("code_corrupted", block.section, wanted, found, detail)
+            findings.append(corrupted[index, detail])
+    return findings
+
+
+# A code span as CommonMark reads one: a run of backticks, then what comes before the next run as long.
+_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# What typesetting makes of what a command needs exact: dashes, quotes, three dots, spacing.
+_TYPESET = re.compile(
+    r"[-\u2010-\u2015\u2212]+|\.\.\.|\u2026|\s+|[\u2018\u2019\u201a\u201b\u2032]|[\u201c-\u201f\u2033]"
+)
+_WORD = re.compile(r"\w+")
+_RISKY = re.compile(r"-|'|\"|\.\.\.")  # inline code typesetting can corrupt
+
+
+def code_spans(block: Block) -> list[str]:
+    """The inline code of a block as its Markdown writes it, spacing made single."""
+    return [" ".join(m.group(2).split()) for m in _SPAN.finditer(block.source)]
+
+
+def untypeset(text: str) -> tuple[str, list[int]]:
+    """`text` with typesetting undone (a run of dashes one "-", curly quotes straight, "..." as "…", any spacing
+    one space), and for each of its characters where it came from in `text` (and one more for its end)."""
+    out: list[str] = []
+    at: list[int] = []
+    pos = 0
+    for m in _TYPESET.finditer(text):
+        out.append(text[pos : m.start()])
+        at.extend(range(pos, m.start()))
+        token = m.group()
+        if token[0].isspace():
+            out.append(" ")
+        elif token in ("...", "\u2026"):
+            out.append("\u2026")
+        elif token[0] in "\u2018\u2019\u201a\u201b\u2032":
+            out.append("'")
+        elif token[0] in "\u201c\u201d\u201e\u201f\u2033":
+            out.append('"')
+        else:
+            out.append("-")
+        at.append(m.start())
+        pos = m.end()
+    out.append(text[pos:])
+    at.extend(range(pos, len(text) + 1))
+    return "".join(out), at
+
+
+def inline_code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
+    """Inline code of the canonical's text (with a dash, a quote or three dots, which typesetting changes) that
+    the copy has only typeset: `–upgrade` for `--upgrade`, `’` for `'`. A span the copy lacks altogether is left
+    to the word-by-word audit, and a typesetting the canonical itself has somewhere is the copy carrying it."""
+    spans: dict[str, int] = {}
+    for index, block in enumerate(canonical):
+        if block.kind != "code":
+            for span in code_spans(block):
+                if len(span) >= 4 and _RISKY.search(span) and any(c.isalnum() for c in span):
+                    spans.setdefault(span, index)
+    kept = {span for b in mirror if b.kind != "code" for span in code_spans(b)}  # a copy that kept the markup
+    doubtful = [span for span in spans if span not in kept]
+    if not doubtful:
+        return []
+    copy = Typeset("\n".join(b.text for b in mirror))
+    own: Typeset | None = None
+    findings: list[Finding] = []
+    corrupted: dict[tuple[int, str], Finding] = {}
+    for span in doubtful:
+        forms = copy.forms(span)
+        if not forms or span in forms:
+            continue
+        own = own or Typeset("\n".join(b.text for b in canonical))
+        found = next((f for f in forms if f not in own.forms(span)), None)
+        if found is None:
+            continue
+        index = spans[span]
+        detail = _char_detail(span, found)
+        same = corrupted.get((index, detail))
+        if same is not None:  # the same slip in another command of the paragraph: one finding, counted
+            same.count += 1
+            continue
+        corrupted[index, detail] = Finding("code_corrupted", canonical[index].section, span, found, detail)
+        findings.append(corrupted[index, detail])
+    return findings
+
+
+class Typeset:
+    """A text read past its typesetting (`untypeset`), its words indexed: where it has a span, however typeset,
+    is found from the span's rarest word, so a copy with thousands of commands is searched in linear time."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.plain, self.at = untypeset(text)
+        self.words: dict[str, list[int]] = {}
+        for m in _WORD.finditer(self.plain):
+            self.words.setdefault(m.group(), []).append(m.start())
+
+    def forms(self, span: str) -> list[str]:
+        """Each way the text writes `span` on its own (not a piece of a longer word or option: `--pre` is not in
+        "non-prerelease"), spacing made single, in the order they come."""
+        want = untypeset(span)[0]
+        inner = [(m.group(), m.start()) for m in _WORD.finditer(want)]
+        if not inner:
+            return []
+        word, offset = min(inner, key=lambda w: len(self.words.get(w[0], ())))
+        out: list[str] = []
+        for place in self.words.get(word, ()):
+            start, end = place - offset, place - offset + len(want)
+            if start < 0 or not self.plain.startswith(want, start):
+                continue
+            before = self.plain[start - 1] if start else " "
+            after = self.plain[end] if end < len(self.plain) else " "
+            if (want[0].isalnum() or want[0] == "-") and (before.isalnum() or before == "-"):
+                continue
+            if want[-1].isalnum() and after.isalnum():
+                continue
+            found = " ".join(self.text[self.at[start] : self.at[end]].split())
+            if found not in out:
+                out.append(found)
+        return out

@@ -211,10 +211,10 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
         return _unchanged(app, source, state, before, entry, started, response, "same body")
     try:
         normalized = read_response(app, source, response)
-    except NoContentError as exc:
-        if latest is None:
-            return _failed(app, source, state, entry, started, str(exc), now=now)
-        normalized = Normalized("", {}, [], warnings=[str(exc)])
+    except (
+        NoContentError
+    ) as exc:  # nothing to compare (a selector lost in a redesign, a login wall): a failure
+        return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
     except NormalizeError as exc:
         return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
     except RecursionError:

@@ -87,7 +87,8 @@ class NormalizeError(DifferError):
 
 
 class NoContentError(NormalizeError):
-    """The page has no content where the source says to look (held as an extraction anomaly)."""
+    """The page has no content where the source says to look: the check fails (nothing to compare), and a
+    version is never stored empty."""
 
 
 class StoreError(DifferError):

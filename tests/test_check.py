@@ -50,19 +50,19 @@ def test_a_passing_anomaly_leaves_nothing(tmp_path: Path, server: Server) -> Non
     )
     source = app.config.sources()[0]
     check_source(app, source)
-    server.page("/post", "<html><body><h1>Service unavailable</h1></body></html>")
+    server.page("/post", SHRUNK)
     assert check_source(app, source).outcome == "held"
     server.page("/post", FULL)
     clock.advance(3600)
     assert check_source(app, source).line() == "doc/canonical: unchanged (same body)"
-    server.page("/post", "<html><body><h1>Service unavailable</h1></body></html>")
+    server.page("/post", SHRUNK)
     clock.advance(60)
     assert check_source(app, source).outcome == "held"  # a new streak starts from scratch
     assert [v.number for v in app.store.versions("doc/canonical")] == [1]
     assert "pending" in app.store.state("doc/canonical")
 
 
-def test_a_page_that_scripts_fill_in_fails_first_and_is_held_later(tmp_path: Path, server: Server) -> None:
+def test_a_page_that_scripts_fill_in_fails_first_and_later(tmp_path: Path, server: Server) -> None:
     shell = '<html><body><div id="app"></div><script src="/app.js"></script></body></html>'
     server.page("/post", shell)
     clock = Clock()
@@ -76,11 +76,56 @@ def test_a_page_that_scripts_fill_in_fails_first_and_is_held_later(tmp_path: Pat
     assert app.store.versions("doc/canonical") == []
     server.page("/post", FULL)
     assert check_source(app, source).line() == "doc/canonical: new version 1 (first snapshot)"
-    server.page("/post", shell)  # a redesign that moved the text into scripts: held, as any sudden loss
-    assert check_source(app, source).line() == (
-        "doc/canonical: held: the page has no text as served (is it filled in by JavaScript? differ reads the HTML "
-        "without running scripts; point url at a page or API that serves the text); stored only if still so in 600s"
+    server.page(
+        "/post", shell
+    )  # a redesign that moved the text into scripts: nothing to compare, never stored
+    clock.advance(3600)
+    for _ in range(2):
+        assert check_source(app, source).line() == (
+            "doc/canonical: failed: the page has no text as served (is it filled in by JavaScript? differ reads the "
+            "HTML without running scripts; point url at a page or API that serves the text)"
+        )
+    assert [v.number for v in app.store.versions("doc/canonical")] == [1]
+
+
+def test_a_selector_that_stops_matching_fails_naming_where_the_text_went(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A redesign that renamed the post's element: each check fails (no version stored empty, so no alert that
+    everything was removed) saying where the text is now and the command that reads it there; after
+    `fail_after` checks the failing streak is alerted, and the page back as it was is a recovery, unchanged."""
+    from tests.test_notify import hooks_toml
+
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/post", FULL)
+    clock = Clock()
+    app = make_app(
+        one_doc(
+            tmp_path,
+            server.url("/post"),
+            extra='robots = false\nselector = "article"',
+            notify=hooks_toml(receiver.url("/hooks")),
+        ),
+        clock,
     )
+    [source] = app.config.sources()
+    assert [r.line() for r in check(app, [source])] == ["doc/canonical: new version 1 (first snapshot)"]
+    server.page("/post", FULL.replace("<article>", "<main>").replace("</article>", "</main>"))
+    failed = (
+        'doc/canonical: failed: selector "article" matches nothing on the page; its text is in <main> (285 words); '
+        "to watch it so: differ set doc/canonical selector=main"
+    )
+    for _ in range(3):
+        clock.advance(1800)
+        assert [r.line() for r in check(app, [source])] == [failed]
+    assert [v.number for v in app.store.versions("doc/canonical")] == [1]
+    told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert [(t["type"], t["data"]["failures"]) for t in told] == [("differ.fetch_failing", 3)]
+    server.page("/post", FULL)
+    clock.advance(1800)
+    assert [r.line() for r in check(app, [source])] == ["doc/canonical: unchanged (same body)"]
+    told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
+    assert [t["type"] for t in told] == ["differ.fetch_failing", "differ.recovered"]
 
 
 def test_a_slow_host_does_not_hold_up_the_others(tmp_path: Path, server: Server) -> None:

@@ -961,8 +961,36 @@ def test_binary_content_is_refused_by_text_kinds_but_utf16_text_is_read(kind: st
 
 
 def test_selector_that_matches_nothing() -> None:
-    with pytest.raises(NoContentError, match='selector "article .entry-content" matches nothing on the page'):
+    with pytest.raises(
+        NoContentError, match='^selector "article .entry-content" matches nothing on the page$'
+    ):
         norm("<html><body><p>redesigned</p></body></html>", source(selector="article .entry-content"))
+
+
+@pytest.mark.parametrize(
+    ("body", "said", "read_with"),
+    [
+        ("<main><p>The post, moved.</p></main>", "; its text is in <main> (3 words)", {"selector": "main"}),
+        (
+            '<div role="main"><p>Moved here.</p></div>',
+            "; its text is in [role=main] (2 words)",
+            {"selector": "[role=main]"},
+        ),
+        ("<article><p>One.</p></article><article><p>Two.</p></article>", "", {}),  # which one: not said
+        ("<main></main><p>Loose text.</p>", "", {}),
+    ],
+)
+def test_a_selector_that_matches_nothing_names_where_the_text_is(
+    body: str, said: str, read_with: dict[str, str]
+) -> None:
+    """A redesign that renamed the post's element: the element the page's text is now in, when it has one, as
+    the setting that reads it (`differ check` and `differ fetch` turn it into a `differ set` command)."""
+    with pytest.raises(NoContentError) as info:
+        norm(f"<html><body><nav>Home</nav>{body}</body></html>", source(selector=".post"))
+    assert (str(info.value), info.value.read_with) == (
+        f'selector ".post" matches nothing on the page{said}',
+        read_with,
+    )
 
 
 @pytest.mark.parametrize(

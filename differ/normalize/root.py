@@ -55,13 +55,13 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
 
     _prune(soup, unwanted)
     root: Tag | None
+    matches = candidates["article"] or candidates["main"] or candidates["role"]
     if selector:
         root = _select_one(soup, selector)
         if root is None:
-            raise NoContentError(f'selector "{selector}" matches nothing on the page')
+            raise _unmatched(selector, matches)
         _prune(root, _hidden)
     else:
-        matches = candidates["article"] or candidates["main"] or candidates["role"]
         if len(matches) > 1:
             root = max(matches, key=lambda t: len(t.get_text()))
         else:
@@ -79,6 +79,19 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
         except Exception as exc:
             raise NormalizeError(f'exclude selector "{pattern}" is not valid CSS: {str(exc).splitlines()[0]}')
     return root
+
+
+def _unmatched(selector: str, matches: list[Tag]) -> NoContentError:
+    """A selector that matches nothing, said with where the page's text is now when it has one element for it
+    (an <article>, <main> or [role=main] with words), as the setting that reads it: a redesign that renamed the
+    post's element is mended in one command."""
+    said = f'selector "{selector}" matches nothing on the page'
+    words = len(matches[0].get_text().split()) if len(matches) == 1 else 0
+    if not words:
+        return NoContentError(said)
+    named = matches[0].name in ("article", "main")
+    element, shown = (matches[0].name, f"<{matches[0].name}>") if named else ("[role=main]", "[role=main]")
+    return NoContentError(f"{said}; its text is in {shown} ({words} words)", read_with={"selector": element})
 
 
 def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:

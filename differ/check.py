@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import (
+    BlockedError,
     FetchError,
     NoContentError,
     NormalizeError,
@@ -125,7 +126,12 @@ class CheckResult:
 def fetch_failure(exc: FetchError, request: Request, source: SourceConfig) -> str:
     """A failed fetch as users read it; with the address asked when the kind asks another than `url` (a
     release's API object, a WordPress post's REST route), which is the one a 404 is about."""
-    return str(exc) if request.url == source.url else f"{exc} (fetching {request.url})"
+    said = (
+        exc.allow_with(f"differ set {source.key} allow_private=true")
+        if isinstance(exc, BlockedError)
+        else str(exc)
+    )
+    return said if request.url == source.url else f"{said} (fetching {request.url})"
 
 
 def watch_so(source: SourceConfig, exc: NormalizeError) -> str:

@@ -24,7 +24,7 @@ from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
 from differ.diff.blocks import split_blocks
-from differ.errors import ConfigError, NormalizeError, UsageError
+from differ.errors import BlockedError, ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.feeds import EVERY_POST
@@ -211,7 +211,12 @@ def _fetch(
     url, base = archived or (raw_file(spec) or spec, None)
     kind = kind or (None if archived else url_kind(spec))
     source = _source(settings, label, url, kind or "html")
-    response = app.fetcher.fetch(build_request(source, {}))
+    try:
+        response = app.fetcher.fetch(build_request(source, {}))
+    except BlockedError as exc:  # a page on this machine or the intranet: the option that reaches it here
+        if not exc.refused:
+            raise
+        raise BlockedError(exc.allow_with("--set allow_private=true"), refused=exc.refused) from None
     if kind is None:
         guessed = MEDIA_KINDS.get(media_type(response.header("content-type")), "html")
         if guessed == "text" and url.lower().endswith((".md", ".markdown")):

@@ -73,7 +73,17 @@ class FetchError(DifferError):
 
 
 class BlockedError(FetchError):
-    """A request was refused before it was sent (robots.txt, private address)."""
+    """A request was refused before it was sent (robots.txt, private address). `refused` is, for a private
+    address, what was refused, which the caller follows with the setting that allows it where it can name it
+    (`differ set DOC/SOURCE allow_private=true`, `--set allow_private=true`)."""
+
+    def __init__(self, message: str, *, refused: str = ""):
+        super().__init__(message)
+        self.refused = refused
+
+    def allow_with(self, how: str) -> str:
+        """The refusal followed by `how` to allow it; the message as it is when not about a private address."""
+        return f"{self.refused}; to reach it: {how}" if self.refused else str(self)
 
 
 class NormalizeError(DifferError):

@@ -1522,8 +1522,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", old, new) == (
         ExitCode.USAGE,
         "",
-        f"error: {old}: refused 127.0.0.1 (127.0.0.1): loopback address; set allow_private for this source to "
-        "reach it\n",
+        f"error: {old}: refused 127.0.0.1 (127.0.0.1): loopback address; to reach it: --set allow_private=true\n",
     )
     assert run("compare", old, server.url("/gone"), *local)[::2] == (
         ExitCode.USAGE,

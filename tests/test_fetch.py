@@ -638,8 +638,8 @@ def test_private_redirect_is_refused(server: Server, tmp_path: Path) -> None:
     app = make_app(one_doc(tmp_path, server.url("/go"), extra="robots = false"))
     result = check_source(app, app.config.sources()[0])
     assert result.line() == (
-        "doc/canonical: failed: refused 127.0.0.2 (127.0.0.2): loopback address; set "
-        "allow_private for this source to reach it"
+        "doc/canonical: failed: refused 127.0.0.2 (127.0.0.2): loopback address; to reach it: differ set "
+        "doc/canonical allow_private=true"
     )
 
 

@@ -60,6 +60,9 @@ def refusal(address: IPAddress, allow: bool | tuple[Network, ...]) -> str | None
     return reason
 
 
+ALLOW = "set allow_private for this source to reach it"  # where the caller cannot name the setting itself
+
+
 def check_url(url: str, allow: bool | tuple[Network, ...], *, proxied: bool = False) -> None:
     """Raise BlockedError when a URL's host resolves to an address that is not allowed. Through a proxy, a name
     that does not resolve here is left to the proxy, which resolves it (and must refuse internal names itself)."""
@@ -77,9 +80,8 @@ def check_url(url: str, allow: bool | tuple[Network, ...], *, proxied: bool = Fa
     for address in addresses:
         reason = refusal(address, allow)
         if reason is not None:
-            raise BlockedError(
-                f"refused {host} ({address}): {reason} address; set allow_private for this source to reach it"
-            )
+            refused = f"refused {host} ({address}): {reason} address"
+            raise BlockedError(f"{refused}; {ALLOW}", refused=refused)
 
 
 _guard = threading.local()
@@ -110,7 +112,6 @@ def check_peer(sock: socket.socket) -> None:
     address = ipaddress.ip_address(peer.split("%", 1)[0])
     reason = refusal(address, allow)
     if reason is not None:
-        raise BlockedError(
-            f"refused a connection to {address}: {reason} address (the name resolved to a public one when "
-            "checked); set allow_private for this source to reach it"
-        )
+        refused = f"refused a connection to {address}: {reason} address (the name resolved to a public one"
+        refused += " when checked)"
+        raise BlockedError(f"{refused}; {ALLOW}", refused=refused)

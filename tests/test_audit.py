@@ -911,6 +911,27 @@ def test_an_altered_passages_words_are_quoted_and_spacing_alone_shown_as_written
     ]
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="a` \n", max_size=40))
+def test_inline_code_is_read_as_commonmark_reads_it(text: str) -> None:
+    """The code spans found in a block are markdown-it's (CommonMark), spacing made single."""
+    from markdown_it import MarkdownIt
+
+    from differ.audit.code import code_spans
+    from differ.diff.blocks import Block
+
+    source = "\n".join("a" + line for line in text.split("\n"))  # one paragraph: no blank line, no fence
+    tokens = MarkdownIt("commonmark").parse(source)
+    spans = [
+        " ".join(child.content.split())
+        for token in tokens
+        if token.type == "inline"
+        for child in token.children or []
+        if child.type == "code_inline"
+    ]
+    assert code_spans(Block("paragraph", "", source)) == spans
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab -–—‘’“”'\".…\n\t", max_size=40))
 def test_untypesetting_keeps_where_each_character_came_from(text: str) -> None:

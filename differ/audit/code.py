@@ -78,8 +78,7 @@ def code_findings(canonical: list[Block], mirror: list[Block], skip: set[int]) -
     return findings
 
 
-# A code span as CommonMark reads one: a run of backticks, then what comes before the next run as long.
-_SPAN = re.compile(r"(?<![\\`])(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_TICKS = re.compile(r"`+")
 # What typesetting makes of what a command needs exact: dashes, quotes, three dots, spacing.
 _TYPESET = re.compile(
     r"[-\u2010-\u2015\u2212]+|\.\.\.|\u2026|\s+|[\u2018\u2019\u201a\u201b\u2032]|[\u201c-\u201f\u2033]"
@@ -89,8 +88,25 @@ _RISKY = re.compile(r"-|'|\"|\.\.\.")  # inline code typesetting can corrupt
 
 
 def code_spans(block: Block) -> list[str]:
-    """The inline code of a block as its Markdown writes it, spacing made single."""
-    return [" ".join(m.group(2).split()) for m in _SPAN.finditer(block.source)]
+    """The inline code of a block as its Markdown writes it, spacing made single: as CommonMark reads a code
+    span, a run of backticks to the next run as long (an escaped one is text), in one pass over the runs."""
+    text = block.source
+    runs = [m for m in _TICKS.finditer(text) if not (m.start() and text[m.start() - 1] == "\\")]
+    closer: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):  # each run's next run as long
+        length = runs[k].end() - runs[k].start()
+        closer[k], last[length] = last.get(length), k
+    spans: list[str] = []
+    k = 0
+    while k < len(runs):
+        end = closer[k]
+        if end is None:  # no run closes it: backticks as text
+            k += 1
+            continue
+        spans.append(" ".join(text[runs[k].end() : runs[end].start()].split()))
+        k = end + 1
+    return spans
 
 
 def untypeset(text: str) -> tuple[str, list[int]]:

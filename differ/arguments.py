@@ -1,5 +1,5 @@
 """The `differ` command line as argparse reads it: every command, its arguments and their help (the help is the
-README's Commands table in short). Reading it loads no pipeline code, so `differ --help` is quick."""
+commands documented in docs/commands.md, in short). Reading it loads no pipeline code, so `differ --help` is quick."""
 
 from __future__ import annotations
 

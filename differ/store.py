@@ -1,6 +1,6 @@
 """The snapshot store: every version of every source, raw and normalized, hash-chained and verifiable.
 
-Layout (see README "The store"):
+Layout (see docs/how-it-works.md, "The store"):
 
     snapshots/
       STORE                          format marker

@@ -128,7 +128,7 @@ def test_corpus_translations_pair_with_their_originals() -> None:
             assert abs(i - j) <= 8
 
 
-# The true differences token_mismatch finds in the corpus's Korean translations (documented in the README):
+# The true differences token_mismatch finds in the corpus's Korean translations (in docs/how-it-works.md):
 # numbers written out in words on one side, a parenthesis the translation drops, and a stray space in the
 # English original ("torch. Stream").
 CORPUS_TRUE_DIFFERENCES = {

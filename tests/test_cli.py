@@ -361,11 +361,13 @@ def test_version_says_whether_the_writer_is_compiled() -> None:
 
 
 def test_every_command_has_help_and_is_documented() -> None:
+    """Each command is in the README's table and told in full in docs/commands.md."""
     readme = (ROOT / "README.md").read_text()
+    full = (ROOT / "docs" / "commands.md").read_text()
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name in sub.choices:  # type: ignore[union-attr]
-        assert f"differ {name}" in readme, name
+        assert f"differ {name}" in readme and f"`differ {name}" in full, name
         help_text = subprocess.run(
             [sys.executable, "-m", "differ", name, "--help"], capture_output=True, text=True
         )
@@ -392,12 +394,14 @@ def test_a_missing_argument_names_only_what_is_required() -> None:
     )
 
 
+DOCS = [ROOT / "README.md", ROOT / "RELIABILITY.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
 def test_readme_config_examples_load() -> None:
     from differ.config import parse_config
 
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```toml\n(.*?)```", readme, re.DOTALL)
-    assert blocks
+    blocks = [block for doc in DOCS for block in re.findall(r"```toml\n(.*?)```", doc.read_text(), re.DOTALL)]
+    assert len(blocks) >= 2
     for block in blocks:
         parse_config(
             block,
@@ -408,6 +412,28 @@ def test_readme_config_examples_load() -> None:
                 "SMTP_PASSWORD": "secret",
             },
         )
+
+
+def test_the_docs_links_lead_somewhere() -> None:
+    """Every link from the README or a doc to another file of the project names a file there, and a heading
+    of it when it names one (as GitHub makes a heading's anchor)."""
+
+    def anchors(doc: Path) -> set[str]:
+        headings = re.findall(r"(?m)^#+ (.+)$", doc.read_text())
+        return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+    links = 0
+    for doc in DOCS:
+        prose = re.sub(r"(?s)```.*?```|`[^`\n]*`", "", doc.read_text())  # code is not a link
+        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (doc.parent / path).resolve() if path else doc
+            assert linked.is_file(), f"{doc.name}: {target}"
+            assert not anchor or anchor in anchors(linked), f"{doc.name}: {target}"
+            links += 1
+    assert links >= 10
 
 
 def test_run_service_stops_cleanly_on_sigterm(tmp_path: Path, server: Server) -> None:

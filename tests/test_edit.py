@@ -74,7 +74,7 @@ def test_a_new_file_gets_a_document(tmp_path: Path) -> None:
         f"try it: differ --config {config} fetch pytorch-2-13-release-blog/canonical\n"
     )
     assert config.read_text() == (
-        "# differ's configuration; README.md lists every option. Check it with: differ config check\n\n"
+        "# differ's configuration; docs/configuration.md lists every option. Check it with: differ config check\n\n"
         '[[documents]]\nid = "pytorch-2-13-release-blog"\ntitle = "PyTorch 2.13"\n\n'
         '[documents.canonical]\nurl = "https://pytorch.org/blog/pytorch-2-13-release-blog/"\n'
         'selector = "article .entry-content"\n'

@@ -14,7 +14,9 @@ from differ import tomltext
 from differ.config import Config, SourceConfig, parse_config
 from differ.errors import ConfigError
 
-NEW_FILE = "# differ's configuration; README.md lists every option. Check it with: differ config check\n"
+NEW_FILE = (
+    "# differ's configuration; docs/configuration.md lists every option. Check it with: differ config check\n"
+)
 
 
 # Called with a configuration's new text and the keys of the sources it adds, before it is written.

@@ -1,6 +1,6 @@
 """Keep only the blocks of a page written in the wanted languages, told apart by script.
 
-Rules (documented in the README):
+Rules (documented in docs/how-it-works.md):
 - Each word is assigned the script of its letters (a word with any Hangul is Hangul; kana makes it Japanese).
 - A block is in a non-Latin script when at least 20% of its words are in that script (Korean prose carries many
   English terms; English prose almost never carries Hangul), otherwise in the script with most words.

@@ -28,15 +28,8 @@ from differ.errors import BlockedError, ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.feeds import EVERY_POST
-from differ.normalize.kinds import (
-    a_feed,
-    is_json_feed,
-    load_json,
-    longest_fields,
-    media_type,
-    starts_as_feed,
-    text_fields,
-)
+from differ.normalize.jsondoc import load_json, longest_fields, text_fields
+from differ.normalize.kinds import a_feed, is_json_feed, media_type, starts_as_feed
 from differ.normalize.platforms import ReleaseKind
 from differ.options import meant, not_a_url, web_address
 

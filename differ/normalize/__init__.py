@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.errors import NormalizeError
 from differ.normalize import feeds as _feeds  # noqa: F401  (registers feed)
+from differ.normalize import jsondoc as _jsondoc  # noqa: F401  (registers json)
 from differ.normalize import platforms as _platforms  # noqa: F401  (registers wordpress, discourse, github, gitlab)
 from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, describe, source_kind
 

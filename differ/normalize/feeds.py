@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from differ import options as opt
 from differ.addresses import joined, page_key
 from differ.errors import NoContentError, NormalizeError
+from differ.normalize.jsondoc import load_json
 from differ.normalize.kinds import (
     HTML_START,
     Body,
     Extracted,
     SourceKind,
     is_json_feed,
-    load_json,
     media_type,
     read_html,
     source_kind,

@@ -10,11 +10,11 @@ from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
 from differ.errors import NormalizeError
+from differ.normalize.jsondoc import load_json
 from differ.normalize.kinds import (
     Body,
     Extracted,
     SourceKind,
-    load_json,
     read_html,
     source_kind,
 )

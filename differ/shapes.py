@@ -157,6 +157,7 @@ STATE_FIELDS: Fields = {
     "translations_told": list_of(_pair),
     "moved": str,
     "moved_told": str,
+    "vary": dict,
 }
 FETCH_FIELDS: Fields = {
     "at": str,

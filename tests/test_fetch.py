@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import re
 import socket
 import ssl
@@ -51,6 +52,34 @@ LOCAL = (ipaddress.ip_network("127.0.0.1/32"),)
 
 def get(f: Fetcher, url: str, **kw: object) -> object:
     return f.fetch(Request(url, allow_private=LOCAL, robots=bool(kw.pop("robots", False)), **kw))  # type: ignore[arg-type]
+
+
+def test_validators_are_sent_only_for_the_variant_they_were_given_for(server: Server, tmp_path: Path) -> None:
+    """A page that varies on Accept-Language, with an ETag its server gives every language alike: once the
+    source asks for another language, its last validators are not sent (a 304 would keep the English page as
+    the Korean one); then they are, for the Korean page. A header it does not vary on changes nothing."""
+    server.page("/post", PAGE, etag='"v1"', headers={"Vary": "Accept-Encoding, Accept-Language"})
+
+    def checked(headers: str) -> tuple[str, str | None]:
+        app = make_app(
+            one_doc(tmp_path, server.url("/post"), extra=f"robots = false\nheaders = {{ {headers} }}")
+        )
+        line = check_source(app, app.config.sources()[0]).line()
+        return line, server.requests_to("/post")[-1].headers.get("if-none-match")
+
+    assert checked('"Accept-Language" = "en"') == ("doc/canonical: new version 1 (first snapshot)", None)
+    assert checked('"Accept-Language" = "en"') == ("doc/canonical: unchanged (not modified)", '"v1"')
+    server.page(
+        "/post", PAGE.replace("Hello", "안녕하세요"), etag='"v1"', headers={"Vary": "Accept-Language"}
+    )
+    assert checked('"Accept-Language" = "ko"') == ("doc/canonical: new version 2 (1 change)", None)
+    assert checked('"Accept-Language" = "ko"') == ("doc/canonical: unchanged (not modified)", '"v1"')
+    assert checked('"Accept-Language" = "ko", "X-Trace" = "1"') == (
+        "doc/canonical: unchanged (not modified)",
+        '"v1"',
+    )
+    state = json.loads((tmp_path / "snapshots/sources/doc/canonical/state.json").read_text())
+    assert state["vary"]["on"] == ["accept-language"] and "ko" not in json.dumps(state)
 
 
 def test_etag_round_trip_and_304_does_no_parsing(

@@ -60,6 +60,8 @@ class Response:
     # where the page now lives: another page (not the same by another spelling: `http:`, a slash), reached by
     # redirects that were each permanent (301, 308)
     moved: str = ""
+    # the request's own headers (its source's and its kind's; not the fetcher's, nor the validators)
+    sent: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def not_modified(self) -> bool:
@@ -299,7 +301,16 @@ class Fetcher:
                 permanent = permanent is not False and status in (301, 308)
                 continue
             moved = url if permanent and page_key(url) != page_key(request.url) else ""
-            return Response(request.url, url, status, resp_headers, body, self.clock() - started, moved=moved)
+            return Response(
+                request.url,
+                url,
+                status,
+                resp_headers,
+                body,
+                self.clock() - started,
+                moved=moved,
+                sent=request.headers,
+            )
         raise FetchError(f"more than {MAX_REDIRECTS} redirects (last to {url})")
 
     def _get(

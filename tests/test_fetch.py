@@ -522,6 +522,57 @@ def test_robots_txt_unreadable_blocks_the_host_until_it_can_be_read(server: Serv
     assert len(server.requests_to("/robots.txt")) == 2
 
 
+def test_the_rules_robots_txt_last_gave_stand_while_it_cannot_be_read(server: Server) -> None:
+    """RFC 9309 §2.4: past its day, a robots.txt that cannot be read leaves the rules it last gave standing (it
+    is asked for again every five minutes), so a host whose robots.txt fails for a while is checked as it said;
+    only after 30 days without one does the host count as disallowing everything."""
+    server.page("/robots.txt", "User-agent: *\nDisallow: /private\n", ctype="text/plain")
+    server.page("/p", PAGE)
+    clock = Clock()
+    f = fetcher(clock)
+    assert get(f, server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
+    server.routes["/robots.txt"] = Reply(503)
+    clock.advance(24 * 3600 + 1)
+    assert get(f, server.url("/p"), robots=True).status == 200  # type: ignore[attr-defined]
+    with pytest.raises(BlockedError, match="disallows /private"):
+        get(f, server.url("/private"), robots=True)
+    assert len(server.requests_to("/robots.txt")) == 2
+    clock.advance(60)
+    get(f, server.url("/p"), robots=True)
+    assert len(server.requests_to("/robots.txt")) == 2  # not asked again within the five minutes
+    clock.advance(300)
+    get(f, server.url("/p"), robots=True)
+    assert len(server.requests_to("/robots.txt")) == 3
+    clock.advance(30 * 86400)
+    with pytest.raises(BlockedError, match="could not be read"):
+        get(f, server.url("/p"), robots=True)
+
+
+def test_the_rules_robots_txt_last_gave_stand_between_runs_while_it_cannot_be_read(
+    server: Server, tmp_path: Path
+) -> None:
+    """From cron, each run a new process: the rules kept in the store stand while robots.txt fails, and stay
+    kept (an answer that could not be read is not written over them)."""
+    server.page("/robots.txt", "User-agent: *\nDisallow: /private\n", ctype="text/plain")
+    server.page("/p", PAGE)
+    kept = Store(tmp_path / "snap").robots_files()
+    clock = Clock()
+
+    def run(path: str = "/p") -> object:
+        f = fetcher(clock)
+        f.keep_robots(kept)
+        return get(f, server.url(path), robots=True)
+
+    run()
+    server.routes["/robots.txt"] = Reply(503)
+    for _ in range(2):
+        clock.advance(25 * 3600)
+        assert run().status == 200  # type: ignore[attr-defined]
+        with pytest.raises(BlockedError, match="disallows /private"):
+            run("/private")
+    assert len(server.requests_to("/robots.txt")) == 5  # each run past the day asks again
+
+
 def test_robots_txt_of_an_unreachable_host_names_the_network_error() -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

@@ -37,6 +37,9 @@ MAX_REDIRECTS = 5
 ROBOTS_TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most 24 hours, as a rule)
 # How long a robots.txt that could not be read blocks its host before it is asked for again.
 UNREADABLE_TTL = 300.0
+# How long the rules a robots.txt last gave stand while it cannot be read (RFC 9309 §2.4 lets a crawler keep its
+# cached copy past the day while the file is unreachable; §2.3.1.4 names 30 days as a reasonably long time).
+UNREACHABLE_GRACE = 30 * 86400.0
 CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
 # compressions a server may send though differ asks for gzip or deflate, which urllib3 reads only with packages
@@ -147,6 +150,7 @@ class Fetcher:
         if contact:
             self.headers["From"] = contact
         self._robots: dict[str, tuple[float, robots.Rules]] = {}
+        self._read_at: dict[str, float] = {}  # when each host's robots.txt was last read (wall time)
         self._robots_lock = threading.Lock()
         self._robots_loading: dict[str, threading.Lock] = {}
         self.kept: robots.Kept | None = None
@@ -212,12 +216,18 @@ class Fetcher:
                     cached = self._robots.get(origin)
                 if cached is None or now - cached[0] > _ttl(cached[1]):
                     rules, age = self._kept_robots(origin)
+                    last = None
                     if rules is None:
                         rules, age = self._load_robots(origin, allow_private), 0.0
-                        if self.kept is not None:
+                        last = self._last_read(origin, cached) if rules.unreadable else None
+                        if last is not None:  # its last rules stand, and it is asked for again in a while
+                            rules, age = last, ROBOTS_TTL - UNREADABLE_TTL
+                        elif self.kept is not None:
                             self.kept.save(
                                 origin, {"agent": self.agent_token, "at": self.wall(), **rules.to_json()}
                             )
+                    if last is None and not rules.unreadable:
+                        self._read_at[origin] = self.wall() - age
                     self.limiter.at_least(host_key(url), min(rules.crawl_delay or 0.0, CRAWL_DELAY_CAP))
                     cached = (now - age, rules)
                     with self._robots_lock:
@@ -228,6 +238,22 @@ class Fetcher:
         """Keep robots.txt answers in `kept` between runs: a check run from cron then asks each host for
         robots.txt once a day (RFC 9309 §2.4), not once a run."""
         self.kept = kept
+
+    def _last_read(self, origin: str, cached: tuple[float, robots.Rules] | None) -> robots.Rules | None:
+        """The rules robots.txt gave when it was last read, here or by an earlier run, while that was under
+        UNREACHABLE_GRACE ago: a host whose robots.txt fails for a while is checked as it last said."""
+        found: list[tuple[float, robots.Rules]] = []
+        if cached is not None and not cached[1].unreadable and origin in self._read_at:
+            found.append((self._read_at[origin], cached[1]))
+        entry = self.kept.load(origin) if self.kept is not None else None
+        if entry and entry.get("agent") == self.agent_token and isinstance(entry.get("at"), int | float):
+            rules = robots.Rules.from_json(entry)
+            if rules is not None and not rules.unreadable:
+                found.append((float(entry["at"]), rules))
+        if not found:
+            return None
+        at, rules = max(found, key=lambda f: f[0])
+        return rules if 0 <= self.wall() - at <= UNREACHABLE_GRACE else None
 
     def _kept_robots(self, origin: str) -> tuple[robots.Rules | None, float]:
         """An answer kept by an earlier run for this user agent, still fresh, and how old it is."""

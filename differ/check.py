@@ -4,7 +4,7 @@ both call `check`; failures of one source never stop the others."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -31,6 +31,7 @@ from differ.events import (
 from differ.feed import write_feed
 from differ.fetch import Request, Response
 from differ.fetch.limits import host_key
+from differ.fetch.variants import keyed_by, same_variant
 from differ.follow import follow
 from differ.normalize import SOURCE_KINDS, Normalized
 from differ.site import write_site
@@ -157,7 +158,7 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     kind = SOURCE_KINDS[source.kind]
     url = kind.fetch_url(source)
     headers = {"Accept": kind.accept, **kind.headers, **source.headers}
-    same = state.get("url") == url and _same_variant(state.get("vary"), headers)
+    same = state.get("url") == url and same_variant(state.get("vary"), headers)
     return Request(
         url=url,
         headers=headers,
@@ -166,32 +167,6 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
         robots=source.robots,
         allow_private=source.allow_private,
     )
-
-
-def variant(names: Iterable[str], headers: Mapping[str, str]) -> str:
-    """A digest of the request headers a response varies on (`*`: all of them), which keys its validators: a
-    conditional request for another variant (another `Accept-Language`, another cookie) could be answered 304
-    for a page it never got. Kept as a digest, since such a header may be a credential."""
-    sent = {name.lower(): value for name, value in headers.items()}
-    wanted = sorted(sent) if "*" in names else sorted({name.lower() for name in names})
-    return sha256("\n".join(f"{name}: {sent.get(name, '')}" for name in wanted).encode())
-
-
-def _same_variant(vary: dict[str, Any] | None, headers: Mapping[str, str]) -> bool:
-    """Whether `headers` ask for the variant the validators were given for (yes when the response varied on
-    nothing; no when what was kept of it does not read)."""
-    if vary is None:
-        return True
-    names = vary.get("on")
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return False
-    return variant(names, headers) == vary.get("sha256")
-
-
-def _vary(response: Response) -> dict[str, Any] | None:
-    """What keys a response's validators, for `build_request` (None when it varies on nothing)."""
-    names = [name.strip().lower() for name in (response.header("vary") or "").split(",") if name.strip()]
-    return {"on": names, "sha256": variant(names, response.sent)} if names else None
 
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
@@ -384,7 +359,7 @@ def _finish(
             state["etag"] = response.header("etag")
             state["last_modified"] = response.header("last-modified")
             state["body_sha256"] = entry.get("body_sha256")
-            if vary := _vary(response):
+            if vary := keyed_by(response):
                 state["vary"] = vary
             else:
                 state.pop("vary", None)

@@ -166,6 +166,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"<!-- warning: {warning} -->", file=app.err)
     for note in (
+        _platform_note(source, result.generator),
         _language_note(app, source, result.markdown),
         _translations_note(app, source, result.translations),
         health.moved(response.moved, source.key) if response.moved else "",
@@ -174,6 +175,17 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
             print(f"<!-- note: {note} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+def _platform_note(source: SourceConfig, generator: str) -> str | None:
+    """For a WordPress page read whole (no selector), the kind that reads the post itself through the site's
+    REST API, without the theme around it: what the page would change with, short of the post."""
+    if source.kind != "html" or source.option("selector") or not generator.lower().startswith("wordpress"):
+        return None
+    return (
+        f"the page is made by {generator.split()[0]}: differ set {source.key} kind=wordpress reads the post "
+        "itself through the site's REST API, without the theme around it (or selector=… the element it is in)"
+    )
 
 
 def _translations_note(app: App, source: SourceConfig, translations: list[tuple[str, str]]) -> str | None:

@@ -774,6 +774,23 @@ def test_the_command_a_moved_page_names_updates_its_url_and_its_history_goes_on(
     assert [v["url"] for v in versions] == [server.url("/post"), new]
 
 
+def test_fetch_of_a_wordpress_page_read_whole_names_the_kind_that_reads_the_post(
+    tmp_path: Path, server: Server
+) -> None:
+    """The theme around a WordPress post changes with the site; the REST API serves the post alone."""
+    config = write_config(tmp_path, server)
+    made = '<meta name="generator" content="WordPress 6.8.1">'
+    server.page("/post", article("<p>First words.</p>").replace("</head>", made + "</head>"))
+    code, _, err = run("--config", str(config), "fetch", "doc/canonical")
+    assert (code, err.splitlines()[-1]) == (
+        ExitCode.OK,
+        "<!-- note: the page is made by WordPress: differ set doc/canonical kind=wordpress reads the post itself "
+        "through the site's REST API, without the theme around it (or selector=… the element it is in) -->",
+    )
+    assert run("--config", str(config), "set", "doc/canonical", "selector=article")[0] == ExitCode.OK
+    assert "WordPress" not in run("--config", str(config), "fetch", "doc/canonical")[2]
+
+
 def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watched(
     tmp_path: Path, server: Server
 ) -> None:

@@ -76,6 +76,7 @@ class Normalized:
     feeds: list[str] = field(default_factory=list, compare=False)  # the RSS or Atom feeds an HTML page names
     # the translations an HTML page names (<link rel="alternate" hreflang>): language, address
     translations: list[tuple[str, str]] = field(default_factory=list, compare=False)
+    generator: str = field(default="", compare=False)  # what an HTML page says made it (WordPress, Discourse)
 
     counted: int | None = field(default=None, repr=False, compare=False)  # words, where counted on the way
 
@@ -121,6 +122,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
         root=extracted.root,
         feeds=extracted.feeds,
         translations=extracted.translations,
+        generator=extracted.generator,
         counted=None if source.languages or ignored else extracted.words,  # filtering changes the count
     )
 

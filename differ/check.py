@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from differ.app import App, iso, parse_iso
 from differ.config import VERSION_EVENTS, SourceConfig
@@ -43,9 +43,6 @@ from differ.versions import (
     read_response,
     store_version,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass
@@ -220,9 +217,7 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
         return _unchanged(app, source, state, before, entry, started, response, "same body")
     try:
         normalized = read_response(app, source, response)
-    except (
-        NoContentError
-    ) as exc:  # nothing to compare (a selector lost in a redesign, a login wall): a failure
+    except NoContentError as exc:  # nothing to compare (a selector lost in a redesign, a login wall)
         return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
     except NormalizeError as exc:
         return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)

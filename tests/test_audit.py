@@ -937,7 +937,8 @@ def test_inline_code_is_read_as_commonmark_reads_it(text: str) -> None:
 def test_untypesetting_keeps_where_each_character_came_from(text: str) -> None:
     from differ.audit.code import untypeset
 
-    plain, at = untypeset(text)
+    plain, where = untypeset(text)
+    at = list(where)
     assert len(at) == len(plain) + 1 and at[-1] == len(text) and at == sorted(at)
     assert untypeset(plain)[0] == plain
     for k, char in enumerate(plain):  # each character is what typesetting made of the text from where it came

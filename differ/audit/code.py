@@ -6,6 +6,8 @@ is a corruption."""
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz, process
@@ -109,11 +111,12 @@ def code_spans(block: Block) -> list[str]:
     return spans
 
 
-def untypeset(text: str) -> tuple[str, list[int]]:
+def untypeset(text: str) -> tuple[str, Sequence[int]]:
     """`text` with typesetting undone (a run of dashes one "-", curly quotes straight, "..." as "…", any spacing
-    one space), and for each of its characters where it came from in `text` (and one more for its end)."""
+    one space), and for each of its characters where it came from in `text` (and one more for its end), as
+    machine integers: a list of Python ints would take 36 bytes a character."""
     out: list[str] = []
-    at: list[int] = []
+    at = array("q")
     pos = 0
     for m in _TYPESET.finditer(text):
         out.append(text[pos : m.start()])

@@ -771,9 +771,9 @@ def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: 
     ]
     assert titles == [
         "Other changed (canonical)",
-        "doc/canonical is failing (2 checks in a row)",
+        "doc (canonical) is failing (2 checks in a row)",  # its record damaged: called by its id
         "Doc changed (canonical)",
-        "doc/canonical recovered after 2 failed checks",
+        "Doc (canonical) recovered after 2 failed checks",
         "Mirror mirror of Doc: is stale: matches version 1, canonical is at 2",
     ]
     assert damaged in json.loads(receiver.requests_to("/services/T/B/X")[1].body)["text"]

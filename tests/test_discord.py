@@ -62,7 +62,7 @@ def test_a_forum_gets_a_post_a_document_and_its_alerts_reply_there(
     assert [m["embeds"][0]["title"] for m in messages] == [  # type: ignore[index]
         "Doc changed (canonical)",
         "Doc changed (canonical)",
-        "doc/canonical is failing (1 check in a row)",
+        "Doc (canonical) is failing (1 check in a row)",
     ]
     assert Outbox(later.store).threads("team") == {"doc": post}  # type: ignore[attr-defined]
 

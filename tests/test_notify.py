@@ -560,8 +560,8 @@ def test_a_page_failing_for_days_is_in_one_digest_not_every_one(
     dispatch(app, [])  # type: ignore[arg-type]
     lines = [json.loads(h.body)["text"].split("\n")[1:] for h in receiver.requests_to("/services/T/B/X")]
     assert lines == [
-        ["• doc/canonical is failing (1 check in a row)"],
-        ["• doc/canonical recovered after 5 failed checks"],
+        ["• Doc (canonical) is failing (1 check in a row)"],
+        ["• Doc (canonical) recovered after 5 failed checks"],
     ]
     assert Outbox(app.store).buffered("team") == []  # type: ignore[attr-defined]
 
@@ -614,8 +614,8 @@ def test_fetch_failing_once_then_recovered(tmp_path: Path, server: Server, recei
         json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")
     ]
     assert titles == [
-        "doc/canonical is failing (2 checks in a row)",
-        "doc/canonical recovered after 3 failed checks",
+        "Doc (canonical) is failing (2 checks in a row)",
+        "Doc (canonical) recovered after 3 failed checks",
     ]
 
 
@@ -666,7 +666,9 @@ def test_a_failing_alert_owed_by_a_process_that_died_comes_with_the_next_check(
     for _ in range(2):
         clock.advance(60)
         check(make_app(config, clock), config.sources())
-    assert slack_titles(receiver) == ["doc/canonical is failing (3 checks in a row)"]  # told late, not never
+    assert slack_titles(receiver) == [
+        "Doc (canonical) is failing (3 checks in a row)"
+    ]  # told late, not never
     server.page("/post", article("<p>Back.</p>"))
     clock.advance(60)
     dies_before_queueing(monkeypatch, make_app(config, clock))  # back, and the recovery is owed
@@ -675,8 +677,8 @@ def test_a_failing_alert_owed_by_a_process_that_died_comes_with_the_next_check(
     clock.advance(60)
     check(make_app(config, clock), config.sources())
     assert slack_titles(receiver) == [
-        "doc/canonical is failing (3 checks in a row)",
-        "doc/canonical recovered after 4 failed checks",
+        "Doc (canonical) is failing (3 checks in a row)",
+        "Doc (canonical) recovered after 4 failed checks",
     ]
 
 
@@ -702,15 +704,15 @@ def test_a_failing_alert_owed_when_the_page_comes_back_is_sent_before_the_recove
         clock.advance(60)
         check(make_app(config, clock), config.sources())
     told = [
-        "doc/canonical is failing (2 checks in a row)",
-        "doc/canonical recovered after 2 failed checks",
+        "Doc (canonical) is failing (2 checks in a row)",
+        "Doc (canonical) recovered after 2 failed checks",
     ]
     assert slack_titles(receiver) == told
     server.routes["/post"] = Reply(500)
     for _ in range(2):
         clock.advance(60)
         check(make_app(config, clock), config.sources())
-    assert slack_titles(receiver) == [*told, "doc/canonical is failing (2 checks in a row)"]
+    assert slack_titles(receiver) == [*told, "Doc (canonical) is failing (2 checks in a row)"]
 
 
 def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
@@ -734,7 +736,7 @@ def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
     for _ in range(3):
         clock.advance(60)
         check(app, config.sources())
-    assert slack_titles(receiver) == ["doc/canonical is failing (2 checks in a row)"]
+    assert slack_titles(receiver) == ["Doc (canonical) is failing (2 checks in a row)"]
 
 
 def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
@@ -1507,7 +1509,7 @@ def test_zulip_puts_a_failing_page_in_its_documents_topic(
     fields = dict(parse_qsl(hit.body.decode()))
     assert (fields["topic"], fields["content"].splitlines()[0]) == (
         "Doc",
-        "**doc/canonical is failing \\(1 check in a row\\)**",
+        "**Doc \\(canonical\\) is failing \\(1 check in a row\\)**",
     )
 
 
@@ -1947,7 +1949,7 @@ def test_a_page_that_moves_for_good_is_told_once_an_address(
 
     assert (
         Notifier.title(told[0]["data"] | {"type": "moved"})
-        == f"doc/canonical moved to {server.url('/2026/post/')}"
+        == f"Doc (canonical) moved to {server.url('/2026/post/')}"
     )
     app = make_app(one_doc(tmp_path, server.url("/2026/post/"), extra="robots = false", notify=hooks), clock)
     check(app, app.config.sources())  # its url updated: nothing to tell
@@ -2015,7 +2017,7 @@ def test_every_notifier_writes_a_moved_alert(tmp_path: Path, kind: str) -> None:
     if kind == "webhook":
         assert '"type": "differ.moved"' in body and '"moved": "https://example.org/2026/release-3-0"' in body
     else:
-        assert "doc/canonical moved to https://example.org/2026/release-3-0" in body
+        assert "Release 3.0 (canonical) moved to https://example.org/2026/release-3-0" in body
         assert "differ set doc/canonical url=https://example.org/2026/release-3-0" in body  # what to do
 
 
@@ -2110,8 +2112,8 @@ def test_digested_events_are_pruned_and_a_streak_handed_over_again_is_not_sent_a
         dispatch(app, [])  # type: ignore[arg-type]
     lines = [json.loads(h.body)["text"].split("\n")[1:] for h in receiver.requests_to("/services/T/B/X")]
     assert lines == [
-        ["• doc/canonical is failing (1 check in a row)"],
-        ["• doc/canonical recovered after 3 failed checks"],
+        ["• Doc (canonical) is failing (1 check in a row)"],
+        ["• Doc (canonical) recovered after 3 failed checks"],
     ]
 
 

@@ -86,7 +86,9 @@ def test_a_documents_alerts_share_one_thread_across_processes(
     first, second, failing = api.messages
     assert "thread_ts" not in first and str(first["text"]).startswith("Doc changed (canonical)")
     assert (second["thread_ts"], second["reply_broadcast"]) == (first["ts"], True)
-    assert failing["thread_ts"] == first["ts"] and str(failing["text"]).startswith("doc/canonical is failing")
+    assert failing["thread_ts"] == first["ts"] and str(failing["text"]).startswith(
+        "Doc (canonical) is failing"
+    )
     assert Outbox(later.store).threads("team") == {"doc": first["ts"]}
     sent = Outbox(later.store).messages("team", "sent")
     assert TOKEN not in json.dumps([m.data for m in sent])

@@ -272,12 +272,14 @@ class Notifier:
                 f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}: "
                 f"{event.get('headline', 'fidelity changed')}"
             )
+        # a page's own events: by its post's title, as a change is ("Widget 3.0 (canonical) is failing")
+        named = f"{event['title']} ({source.split('/', 1)[-1]})" if event.get("title") else source
         if kind == "fetch_failing":
             n = event.get("failures")
-            return f"{source} is failing ({n} check{'' if n == 1 else 's'} in a row)"
+            return f"{named} is failing ({n} check{'' if n == 1 else 's'} in a row)"
         if kind == "recovered":
             n = event.get("failures")
-            return f"{source} recovered after {n} failed check{'' if n == 1 else 's'}"
+            return f"{named} recovered after {n} failed check{'' if n == 1 else 's'}"
         if kind == "delivery_failed":
             where = f" ({event.get('kind')})" if event.get("kind") else ""
             return f"Alerts to {event.get('notifier')}{where} are not getting through"
@@ -288,7 +290,7 @@ class Notifier:
                 "differ does not watch"
             )
         if kind == "moved":
-            return f"{source} moved to {event.get('moved')}"
+            return f"{named} moved to {event.get('moved')}"
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {n} update{'s' if n != 1 else ''}"
@@ -306,7 +308,7 @@ class Notifier:
         if kind == "fetch_failing":
             return [f"Last error: {event.get('error', '')}"]
         if kind == "recovered":
-            return ["Fetching works again."]
+            return [f"{event.get('source')} is checked as before again."]
         if kind == "delivery_failed":
             lost = [str(x) for x in event.get("lost") or []]
             return [

@@ -308,7 +308,7 @@ class Notifier:
         if kind == "fetch_failing":
             return [f"Last error: {event.get('error', '')}"]
         if kind == "recovered":
-            return [f"{event.get('source')} is checked as before again."]
+            return [f"Checks of {event.get('source')} succeed again."]
         if kind == "delivery_failed":
             lost = [str(x) for x in event.get("lost") or []]
             return [

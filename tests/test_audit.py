@@ -911,6 +911,31 @@ def test_an_altered_passages_words_are_quoted_and_spacing_alone_shown_as_written
     ]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=4),
+    marks=st.lists(st.sampled_from(["--", "-", "'", '"', "..."]), min_size=1, max_size=4),
+)
+def test_a_typeset_inline_command_is_corrupted_and_a_plain_one_is_not(
+    words: list[str], marks: list[str]
+) -> None:
+    """Any inline command with a dash, a quote or three dots: the copy with it as written (markup or not) has
+    no finding about it, and the copy with it typeset has exactly one, naming it."""
+    span = " ".join(mark + word for mark, word in zip(marks * len(words), words, strict=False))
+    if len(span) < 4:
+        span += " ok"
+    typeset = (
+        span.replace("--", "\u2013").replace("'", "\u2019").replace('"', "\u201d").replace("...", "\u2026")
+    )
+    canonical = f"# Install\n\nRun `{span}` now.\n"
+    assert _inline(canonical, canonical) == [] and _inline(canonical, canonical.replace("`", "")) == []
+    if typeset != span:
+        corrupted = [
+            line for line in _inline(canonical, f"# Install\n\nRun {typeset} now.\n") if "corrupted" in line
+        ]
+        assert len(corrupted) == 1 and f'expected "{span}"' in corrupted[0]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="a` \n", max_size=40))
 def test_inline_code_is_read_as_commonmark_reads_it(text: str) -> None:

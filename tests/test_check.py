@@ -774,7 +774,7 @@ def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: 
         "doc (canonical) is failing (2 checks in a row)",  # its record damaged: called by its id
         "Doc changed (canonical)",
         "Doc (canonical) recovered after 2 failed checks",
-        "Mirror mirror of Doc: is stale: matches version 1, canonical is at 2",
+        "Mirror mirror of Doc is stale: matches version 1, canonical is at 2",
     ]
     assert damaged in json.loads(receiver.requests_to("/services/T/B/X")[1].body)["text"]
 
@@ -872,7 +872,7 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
     ]
     assert titles == [
         "Doc changed (canonical)",
-        "Mirror a of Doc: is stale: matches version 1, canonical is at 2",
+        "Mirror a of Doc is stale: matches version 1, canonical is at 2",
     ]
     report = audit_document(app, app.config.document("doc"))
     assert render_audit(report, "text").splitlines()[1:] == [
@@ -943,14 +943,14 @@ def test_a_fault_of_differs_in_one_documents_after_work_leaves_the_others_told(
     ]
     assert titles() == [
         "One changed (canonical)",
-        "Mirror copy of Two: is stale: matches version 1, canonical is at 2",
+        "Mirror copy of Two is stale: matches version 1, canonical is at 2",
     ]
     monkeypatch.undo()
     clock.advance(3600)
     check(app, app.config.sources())
     assert titles()[2:] == [
         "Two changed (canonical)",
-        "Mirror copy of One: is stale: matches version 1, canonical is at 2",
+        "Mirror copy of One is stale: matches version 1, canonical is at 2",
     ]
 
 

@@ -545,7 +545,7 @@ def test_demo_replays_the_edit() -> None:
     assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
     assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text
     assert (
-        "Slack: Mirror wpnews of PyTorch 2.13 Release Blog: is stale: matches version 1, canonical is at 2"
+        "Slack: Mirror wpnews of PyTorch 2.13 Release Blog is stale: matches version 1, canonical is at 2"
         in text
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text

@@ -268,10 +268,11 @@ class Notifier:
                 what = f"has a new release, {release[1]}"
             return f"{diff.get('title') or source} {what} ({source.split('/', 1)[-1]})"
         if kind == "mirror_drift":
-            return (
-                f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}: "
-                f"{event.get('headline', 'fidelity changed')}"
-            )
+            headline = str(event.get("headline", "fidelity changed"))
+            said = (
+                " " if headline.startswith(("is ", "caught up")) else ": "
+            )  # "… is stale", "…: 2 new findings"
+            return f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}{said}{headline}"
         # a page's own events: by its post's title, as a change is ("Widget 3.0 (canonical) is failing")
         named = f"{event['title']} ({source.split('/', 1)[-1]})" if event.get("title") else source
         if kind == "fetch_failing":

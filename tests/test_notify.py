@@ -1698,7 +1698,7 @@ def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
     lines = out.splitlines()
     assert lines[:2] == ["doc/copy: a mirror_drift alert, as its findings stand now", "translators (ntfy):"]
     body = json.loads("\n".join(lines[2:]))
-    assert body["title"].startswith("Mirror copy of Doc ")
+    assert body["title"] == "Mirror copy of Doc: 2 findings"  # its first audit: what it finds, not a change
     assert "• new: missing" in body["message"] and "Install" in body["message"]
     assert receiver.hits == []
     assert run("--config", str(config), "notify", "preview", "doc/c", "--drift")[2] == (

@@ -335,6 +335,12 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
 def _headline(
     before: int | None, m: MirrorAudit, canonical: int | None, added: list[str], gone: list[str]
 ) -> str:
+    if before is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
+        return (
+            f"{len(added)} finding{'s' if len(added) != 1 else ''}"
+            if added
+            else f"matches canonical version {canonical}"
+        )
     if before != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
             return f"caught up with canonical version {canonical}"

@@ -269,9 +269,8 @@ class Notifier:
             return f"{diff.get('title') or source} {what} ({source.split('/', 1)[-1]})"
         if kind == "mirror_drift":
             headline = str(event.get("headline", "fidelity changed"))
-            said = (
-                " " if headline.startswith(("is ", "caught up")) else ": "
-            )  # "… is stale", "…: 2 new findings"
+            # a headline that ends a sentence reads on ("… is stale: …"), a count after a colon ("…: 2 findings")
+            said = " " if headline.startswith(("is ", "caught up")) else ": "
             return f"Mirror {event.get('mirror')} of {event.get('title') or event.get('document')}{said}{headline}"
         # a page's own events: by its post's title, as a change is ("Widget 3.0 (canonical) is failing")
         named = f"{event['title']} ({source.split('/', 1)[-1]})" if event.get("title") else source

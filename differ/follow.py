@@ -26,7 +26,7 @@ def follow(
     its own, as `differ add` adds a page (one watched already is left as it is): the new sources' keys, the
     posts' addresses and titles. The version followed is kept only once the file is written, so a process that
     dies between follows it again, adding nothing twice."""
-    from differ.diff.summary import words_in
+    from differ.diff.narrow import words_in
     from differ.edit import Page, add_documents, written_options
 
     patterns = source.option("follow") if source.kind == "feed" else None

@@ -259,7 +259,8 @@ def _changed(d: Diff, pair: Versions | None) -> str:
     """A history row for a version a `--section` or `--word` history keeps: how many of its changes (for the
     first version, `pair` None, its passages) are asked for, and the first of them (the author's note only
     when nothing else is)."""
-    from differ.diff.summary import around_word, describe, narrowed_to, order, quote
+    from differ.diff.narrow import around_word
+    from differ.diff.summary import describe, narrowed_to, order, quote
     from differ.site import one_line, shortened
 
     which, n = narrowed_to(d.within, d.mentioning, d.kinds), len(d.changes) - d.explaining

@@ -162,7 +162,7 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
         raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
     if not asked:
         return d
-    from differ.diff.summary import picked
+    from differ.diff.narrow import picked
 
     checked = []
     for flag, given, check, example in (

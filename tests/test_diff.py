@@ -598,7 +598,7 @@ def test_an_item_whose_first_word_lost_its_capital_is_that_item_rewritten() -> N
 
 
 def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
-    from differ.diff.summary import words_in
+    from differ.diff.narrow import words_in
 
     text = "Fixes CVE-2026-41 (a breaking\nchange) in the C++ API; see security.md."
     assert words_in([text], ["cve-*", "breaking change", "C++", "security", "api"]) == [
@@ -631,7 +631,7 @@ def test_words_are_found_whole_case_aside_with_stars_and_phrases() -> None:
 
 
 def test_heading_patterns_have_one_wildcard_and_fold_case() -> None:
-    from differ.diff.summary import headings_matching
+    from differ.diff.narrow import headings_matching
 
     headings = ["Post", "[Prototype] CuTeDSL", "Security fixes", "What?", "Whatever", "Straße", "P"]
     assert headings_matching(headings, ["[prototype]*", "security*", "what?", "STRASSE", "[pq]"]) == [
@@ -650,7 +650,7 @@ def test_heading_patterns_have_one_wildcard_and_fold_case() -> None:
 def test_a_narrowed_diff_keeps_exactly_the_changes_it_asks_for(
     a: str, b: str, sections: list[str], some: list[str]
 ) -> None:
-    from differ.diff.summary import headings_matching, picked, words_in
+    from differ.diff.narrow import headings_matching, picked, words_in
 
     d = diff(a, b)
     n = picked(d, sections, some)

@@ -9,7 +9,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from differ.diff.summary import around_word, headings_matching, words_in
+from differ.diff.narrow import around_word, headings_matching, words_in
 from differ.wildcard import WordPattern, fits
 
 

@@ -260,7 +260,7 @@ class NotifierConfig:
         kind `changes` names. Without any, every edit."""
         if not self.narrows:
             return True
-        from differ.diff.summary import asked_for
+        from differ.diff.narrow import asked_for
 
         changes = diff.get("changes") or []
         return any(

@@ -100,7 +100,7 @@ def _for(config: NotifierConfig, event: dict[str, Any]) -> dict[str, Any]:
     diff = event.get("diff")
     if not config.narrows or event.get("type") not in VERSION_EVENTS or not isinstance(diff, dict):
         return event
-    from differ.diff.summary import narrowed
+    from differ.diff.narrow import narrowed
 
     return {**event, "diff": narrowed(diff, config.sections, config.words, config.changes)}
 

@@ -30,12 +30,10 @@ _STYLE = (
 
 
 def page(title: str, body: str) -> str:
-    """A standalone page: every piece of page text is escaped by the caller, and no script may run."""
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>\n"
-    )
+    """A standalone page in the reports' style: every piece of page text is escaped by the caller."""
+    from differ.diff.render import standalone
+
+    return standalone(title, _STYLE, body)
 
 
 def size_text(n: int) -> str:

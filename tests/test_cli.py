@@ -1155,6 +1155,7 @@ def test_every_html_output_is_inert_against_a_hostile_page(tmp_path: Path, serve
         parser.feed(page)
         assert parser.bad == [], page[:300]
         assert "default-src 'none'" in page
+        assert '<meta name=viewport content="width=device-width, initial-scale=1">' in page  # phones
     assert "&lt;script&gt;" in pages[0] and "&lt;script&gt;" in pages[4]
     assert "&lt;script&gt;alert(5)" in pages[6]  # the mirror's extra passage, in the document's page
     assert "&lt;script&gt;" in pages[7]  # the timeline of every source: the edit's words

@@ -237,13 +237,23 @@ def to_html(d: Diff, v: Versions) -> str:
         for m in d.metadata
     )
     summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{e(lines[0])}</title><style>{_CSS}</style></head><body>"
+    return standalone(
+        lines[0],
+        _CSS,
         f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
         "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
-        f"<tbody>{''.join(rows)}{meta}</tbody></table></body></html>\n"
+        f"<tbody>{''.join(rows)}{meta}</tbody></table>",
+    )
+
+
+def standalone(title: str, style: str, body: str) -> str:
+    """A page of its own, every HTML output's: the body's page text escaped by the caller, no script allowed to
+    run (Content-Security-Policy), and laid out for the screen it is read on, a phone's too."""
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>{body}</body></html>\n"
     )
 
 

@@ -1087,6 +1087,23 @@ def test_markdown_table_strikes_out_and_bolds_the_changed_words() -> None:
     ]
 
 
+def test_markdown_table_keeps_a_code_blocks_lines_apart() -> None:
+    """A table cell is one line of Markdown: a code block's lines are parted by <br> (GitHub renders it), the
+    page's own `<br>` escaped; a paragraph's soft breaks are spaces."""
+    a = "# Install\n\n```sh\npip install torch==2.13\necho '<br>'\n```\n\nOne\ntwo.\n"
+    b = "# Install\n\n```sh\npip install torch==2.13.1\necho '<br>'\nexport X=1\n```\n\nOne\nthree.\n"
+    rows = [
+        line for line in render(diff(a, b), V, "markdown").splitlines() if line.startswith("| modified |")
+    ]
+    assert [row.split(" | ")[2:] for row in rows] == [
+        [
+            "pip install torch==~~2.13~~<br>echo '\\<br\\>'",
+            "pip install torch==**2.13.1**<br>echo '\\<br\\>'<br>**export X=1** |",
+        ],
+        ["One ~~two~~.", "One **three**. |"],
+    ]
+
+
 def _shown_text(markdown: str) -> str:
     """The text a reader sees where `markdown` is rendered (GitHub's flavour: strikethrough and tables on)."""
     from markdown_it import MarkdownIt

@@ -142,7 +142,9 @@ def to_markdown(d: Diff, v: Versions) -> str:
                     md_escape(change.before or "", inline=True),
                     md_escape(change.after or "", inline=True),
                 ]
-            out.append("| " + " | ".join(cell.replace("\n", " ") for cell in cells) + " |")
+            # a cell is one line: a code block's lines are kept apart by <br>, a paragraph's by a space
+            br = "<br>" if change.block == "code" else " "
+            out.append("| " + " | ".join(cell.replace("\n", br) for cell in cells) + " |")
     return "\n".join(out) + "\n"
 
 

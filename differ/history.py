@@ -23,6 +23,10 @@ from differ.titles import source_title
 if TYPE_CHECKING:
     from differ.diff import Diff, Versions
 
+    #: a version's changes a `--section`, `--word` or `--change` keeps, and the versions they are between
+    #: (None for a first version, whose passages they are)
+    Found = tuple[Diff, Versions | None]
+
 
 @command("history")
 def cmd_history(app: App, args: argparse.Namespace) -> int:
@@ -57,7 +61,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
             v.fetched_at,
             v.hash[:12],
             size_text(int(v.record.get("raw_bytes", 0))),
-            (_changed(found[v.number], _pair(app, source, v)) if asked else describe(v))
+            (_changed(*found[v.number]) if asked else describe(v))
             + (f"; url now {moved[v.number]}" if v.number in moved else ""),
         )
         for v in shown
@@ -138,7 +142,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     since = _since(app, args.since)
     count = args.count or (None if since else LATEST)
     asked = narrowing(args)
-    rows: list[tuple[Version, SourceConfig, Diff | None]] = []
+    rows: list[tuple[Version, SourceConfig, Found | None]] = []
     damaged = False
     for source in app.config.sources():
         try:
@@ -155,7 +159,7 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
             "schema": "differ.timeline/1",
             "since": iso(since) if since else None,
             **_asked_json(args),
-            "versions": [{"source": source.key, **_version_json(app, source, v, d)} for v, source, d in rows],
+            "versions": [{"source": source.key, **_version_json(v, hit)} for v, source, hit in rows],
         }
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return code
@@ -173,9 +177,9 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
             v.fetched_at,
             source.key,
             str(v.number),
-            _changed(d, _pair(app, source, v)) if d is not None else describe(v),
+            _changed(*hit) if hit is not None else describe(v),
         )
-        for v, source, d in rows
+        for v, source, hit in rows
     ]
     if args.format == "html":
         app.out.write(_timeline_html(head, lines))
@@ -195,14 +199,22 @@ def _timeline_html(head: str, lines: Sequence[tuple[str, str, str, str]]) -> str
 
     from differ.site import page
 
-    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in line) + "</tr>" for line in lines)
-    table = f"<table><tr><th>Fetched</th><th>Source</th><th>#</th><th>Change</th></tr>{body}</table>"
+    table = _table(("Fetched", "Source", "#", "Change"), lines)
     return page("differ: versions", f"<h1>{e(head)}</h1>" + (table if lines else ""))
+
+
+def _table(heads: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """An HTML table of page text, every cell escaped."""
+    from html import escape as e
+
+    head = "".join(f"<th>{e(h)}</th>" for h in heads)
+    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _listed(
     app: App, source: SourceConfig, since: datetime | None, count: int | None, args: argparse.Namespace
-) -> list[tuple[Version, SourceConfig, Diff | None]]:
+) -> list[tuple[Version, SourceConfig, Found | None]]:
     """A source's rows of the timeline: its versions since `since` (at most its latest `count`), or with a
     change asked for, those with one."""
     asked = narrowing(args)
@@ -235,14 +247,16 @@ def _with_changes(
     versions: Sequence[Version],
     args: argparse.Namespace,
     before: Version | None = None,
-) -> dict[int, Diff]:
+) -> dict[int, Found]:
     """The versions whose edit (for the first, whose text) has passages under `--section` and with `--word`,
-    each with those changes: when a passage came, changed and went, as `git log -S` tells of a string.
-    `before`: the version before the first of `versions`, when they do not start at the first."""
+    each with those changes and the pair of versions they are between (None for the first): when a passage came,
+    changed and went, as `git log -S` tells of a string. `before`: the version before the first of `versions`,
+    when they do not start at the first."""
     from differ.diff import diff
-    from differ.versions import diff_versions
+    from differ.versions import diff_versions, version_pair
 
-    found: dict[int, Diff] = {}
+    title = source_title(app, source)
+    found: dict[int, Found] = {}
     for v in versions:
         if before is None:
             whole = diff("", app.store.markdown(v))  # the first version: every block added
@@ -250,7 +264,7 @@ def _with_changes(
             whole = diff_versions(app.store, before, v, app=app, source=source)
         picked = narrowed(whole, args)
         if picked.changes:
-            found[v.number] = picked
+            found[v.number] = (picked, version_pair(source, before, v, title) if before else None)
         before = v
     return found
 
@@ -266,27 +280,18 @@ def _changed(d: Diff, pair: Versions | None) -> str:
     which, n = narrowed_to(d.within, d.mentioning, d.kinds), len(d.changes) - d.explaining
     if pair is None:
         passage = around_word(d.changes[0].after or "", d.mentioning)
-        return shortened(f"first snapshot: {n} passage{'s' if n != 1 else ''} {which}: {quote(passage, 200)}")
-    said = f"{n} change{'s' if n != 1 else ''} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
+        return shortened(f"first snapshot: {plural(n, 'passage')} {which}: {quote(passage, 200)}")
+    said = f"{plural(n, 'change')} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
     noted = order(d.changes)
     change = next((c for c, note in noted if not note), noted[0][0])
     return shortened(f"{said}: {one_line(describe(change))}")
-
-
-def _pair(app: App, source: SourceConfig, v: Version) -> Versions | None:
-    """A version and the one before it, as summaries name them (None for the first)."""
-    from differ.versions import version_pair
-
-    if v.number == 1:
-        return None
-    return version_pair(source, app.store.version(source.key, v.number - 1), v, source_title(app, source))
 
 
 def _history_json(
     app: App,
     source: SourceConfig,
     versions: Sequence[Version],
-    found: Mapping[int, Diff],
+    found: Mapping[int, Found],
     args: argparse.Namespace,
 ) -> dict[str, object]:
     """`differ.history/1`: the source and its versions, oldest first; for a mirror, when each canonical edit
@@ -300,26 +305,28 @@ def _history_json(
         "url": source.url,
         "role": source.role,
         **_asked_json(args),
-        "versions": [_version_json(app, source, v, found.get(v.number)) for v in versions],
+        "versions": [_version_json(v, found.get(v.number)) for v in versions],
     }
     if source.role == "mirror" and not narrowing(args):
         out["canonical_edits"] = reach(app, source) or []
     return out
 
 
-def _version_json(app: App, source: SourceConfig, v: Version, d: Diff | None) -> dict[str, object]:
-    """A version as `differ.history/1` lists it; `d`: its changes a `--section`, `--word` or `--change` keeps,
-    when one was given (the first version's: its passages)."""
+def _version_json(v: Version, hit: Found | None) -> dict[str, object]:
+    """A version as `differ.history/1` lists it; `hit`: its changes a `--section`, `--word` or `--change` keeps,
+    when one was given (the first version's: its passages), and the versions they are between."""
     from differ.diff import summarize
 
-    if d is None:
+    if hit is None:
         changes: dict[str, object] = {
             "changes": int(v.record.get("changes", 0)),
             "summary": list(v.record.get("summary") or []),
         }
-    elif (pair := _pair(app, source, v)) is None:
+    elif (pair := hit[1]) is None:
+        d = hit[0]
         changes = {"changes": 0, "summary": [], "passages": len(d.changes)}
     else:
+        d = hit[0]
         changes = {
             "changes": len(d.changes) - d.explaining,
             "summary": summarize(d, pair),
@@ -345,13 +352,11 @@ def _history_html(
 
     from differ.site import page
 
-    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
     return page(
         f"{key} history",
         f"<h1>{e(key)}</h1><p>{e(url)}</p>"
         + (f"<p>{e(kept)}</p>" if kept else "")
-        + "<table><tr><th>#</th><th>Fetched</th><th>Hash</th>"
-        f"<th>Size</th><th>Change</th></tr>{body}</table>"
+        + _table(("#", "Fetched", "Hash", "Size", "Change"), rows)
         + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
     )

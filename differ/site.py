@@ -272,7 +272,9 @@ def index_page(store: Store, config: Config, generated: str) -> str:
     rows: list[str] = []
     edited: list[tuple[Version, DocumentConfig, SourceConfig]] = []
     for doc in config.documents:
-        rows += _document_rows(store, doc, edited)
+        more, latest_edits = _document_rows(store, doc)
+        rows += more
+        edited += latest_edits
     edited.sort(key=lambda found: (found[0].fetched_at, found[2].key), reverse=True)
     latest = "".join(
         f"<tr><td>{_link(f'{doc.id}/index.html', document_title(store, doc))}</td><td>{e(source.id)}</td>"
@@ -308,13 +310,14 @@ def _newest(store: Store, key: str) -> tuple[Version | None, str]:
 
 
 def _document_rows(
-    store: Store, doc: DocumentConfig, edited: list[tuple[Version, DocumentConfig, SourceConfig]]
-) -> list[str]:
-    """A document's rows of the index, a row a source; the sources whose latest version is an edit (not the
-    first) go into `edited`."""
+    store: Store, doc: DocumentConfig
+) -> tuple[list[str], list[tuple[Version, DocumentConfig, SourceConfig]]]:
+    """A document's rows of the index, a row a source, and the sources whose latest version is an edit (not the
+    first), with it: read here anyway, they head the index."""
     from differ.audit.report import last_audit
 
     rows = []
+    edited = []
     audit = last_audit(store, doc.id)
     canonical, damaged = _newest(store, doc.canonical.key)
     for i, source in enumerate(doc.sources):
@@ -337,7 +340,7 @@ def _document_rows(
             f"<td>{latest.number if latest else 0}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
             f"{_state_cell(state, good)}</tr>"
         )
-    return rows
+    return rows, edited
 
 
 INDEX_EVERY = 5.0  # seconds: the least time between two rewrites of the index in one process

@@ -336,11 +336,7 @@ def _headline(
     before: int | None, m: MirrorAudit, canonical: int | None, added: list[str], gone: list[str]
 ) -> str:
     if before is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
-        return (
-            f"{len(added)} finding{'s' if len(added) != 1 else ''}"
-            if added
-            else f"matches canonical version {canonical}"
-        )
+        return plural(len(added), "finding") if added else f"matches canonical version {canonical}"
     if before != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
             return f"caught up with canonical version {canonical}"

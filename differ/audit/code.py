@@ -86,7 +86,9 @@ _TYPESET = re.compile(
     r"[-\u2010-\u2015\u2212]+|\.\.\.|\u2026|\s+|[\u2018\u2019\u201a\u201b\u2032]|[\u201c-\u201f\u2033]"
 )
 _WORD = re.compile(r"\w+")
-_RISKY = re.compile(r"-|'|\"|\.\.\.")  # inline code typesetting can corrupt
+_PUNCTUATION = re.compile(r"[^\w\s]")  # what a copy can lose, add or typeset in inline code
+_OPENERS = "([{<\"'\u201c\u2018\u00ab"
+_CLOSERS = ".,;:!?)]}>\"'\u201d\u2019\u00bb"
 
 
 def code_spans(block: Block) -> list[str]:
@@ -140,14 +142,16 @@ def untypeset(text: str) -> tuple[str, Sequence[int]]:
 
 
 def inline_code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
-    """Inline code of the canonical's text (with a dash, a quote or three dots, which typesetting changes) that
-    the copy has only typeset: `–upgrade` for `--upgrade`, `’` for `'`. A span the copy lacks altogether is left
-    to the word-by-word audit, and a typesetting the canonical itself has somewhere is the copy carrying it."""
+    """Inline code of the canonical's text (with punctuation, which a copy can lose or typeset) that the copy
+    has only typeset (`–upgrade` for `--upgrade`, `’` for `'`) or with its words and other punctuation
+    (`torch=2.13` for `torch==2.13`, which the word-by-word audit reads as the same words). A span the copy
+    lacks altogether is left to the word-by-word audit, and a writing the canonical itself has somewhere is the
+    copy carrying it."""
     spans: dict[str, int] = {}
     for index, block in enumerate(canonical):
         if block.kind != "code":
             for span in code_spans(block):
-                if len(span) >= 4 and _RISKY.search(span) and any(c.isalnum() for c in span):
+                if len(span) >= 4 and _PUNCTUATION.search(span) and any(c.isalnum() for c in span):
                     spans.setdefault(span, index)
     kept = {span for b in mirror if b.kind != "code" for span in code_spans(b)}  # a copy that kept the markup
     doubtful = [span for span in spans if span not in kept]
@@ -158,11 +162,12 @@ def inline_code_findings(canonical: list[Block], mirror: list[Block]) -> list[Fi
     findings: list[Finding] = []
     corrupted: dict[tuple[int, str], Finding] = {}
     for span in doubtful:
-        forms = copy.forms(span)
+        forms = copy.forms(span) or copy.altered(span)
         if not forms or span in forms:
             continue
         own = own or Typeset("\n".join(b.text for b in canonical))
-        found = next((f for f in forms if f not in own.forms(span)), None)
+        carried = own.forms(span) + own.altered(span)  # the canonical's own writings of it
+        found = next((f for f in forms if f not in carried), None)
         if found is None:
             continue
         index = spans[span]
@@ -183,21 +188,32 @@ class Typeset:
     def __init__(self, text: str) -> None:
         self.text = text
         self.plain, self.at = untypeset(text)
-        self.words: dict[str, list[int]] = {}
-        for m in _WORD.finditer(self.plain):
-            self.words.setdefault(m.group(), []).append(m.start())
+        self.tokens = array("q")  # each word's start and end in `plain`, one after the other
+        self.words: dict[str, list[int]] = {}  # a word's places: its indexes in the text's sequence of words
+        for k, m in enumerate(_WORD.finditer(self.plain)):
+            self.tokens.extend((m.start(), m.end()))
+            self.words.setdefault(m.group(), []).append(k)
+
+    def _places(self, want: str) -> tuple[list[tuple[str, int]], int, list[int]]:
+        """The words of `want` with their offsets, which of them is the text's rarest, and that word's places."""
+        inner = [(m.group(), m.start()) for m in _WORD.finditer(want)]
+        if not inner:
+            return inner, 0, []
+        rarest = min(range(len(inner)), key=lambda k: len(self.words.get(inner[k][0], ())))
+        return inner, rarest, self.words.get(inner[rarest][0], [])
+
+    def _written(self, start: int, end: int) -> str:
+        return " ".join(self.text[self.at[start] : self.at[end]].split())
 
     def forms(self, span: str) -> list[str]:
         """Each way the text writes `span` on its own (not a piece of a longer word or option: `--pre` is not in
         "non-prerelease"), spacing made single, in the order they come."""
         want = untypeset(span)[0]
-        inner = [(m.group(), m.start()) for m in _WORD.finditer(want)]
-        if not inner:
-            return []
-        word, offset = min(inner, key=lambda w: len(self.words.get(w[0], ())))
+        inner, rarest, places = self._places(want)
         out: list[str] = []
-        for place in self.words.get(word, ()):
-            start, end = place - offset, place - offset + len(want)
+        for place in places:
+            start = self.tokens[2 * place] - inner[rarest][1]
+            end = start + len(want)
             if start < 0 or not self.plain.startswith(want, start):
                 continue
             before = self.plain[start - 1] if start else " "
@@ -206,7 +222,54 @@ class Typeset:
                 continue
             if want[-1].isalnum() and after.isalnum():
                 continue
-            found = " ".join(self.text[self.at[start] : self.at[end]].split())
+            found = self._written(start, end)
             if found not in out:
+                out.append(found)
+        return out
+
+    def altered(self, span: str) -> list[str]:
+        """Each place the text has the words of `span`, in order and nothing else between them, but not its
+        punctuation (`torch=2.13` for `torch==2.13`, `-pre` for `--pre`), as written there. Sentence punctuation
+        around it is not the span's: `(-pre).` is read as `-pre`."""
+        want = untypeset(span)[0]
+        inner, rarest, places = self._places(want)
+        if not inner:
+            return []
+        head, tail = want[: inner[0][1]].lstrip(), want[inner[-1][1] + len(inner[-1][0]) :].rstrip()
+        out: list[str] = []
+        for place in places:
+            first, last = place - rarest, place - rarest + len(inner) - 1
+            if first < 0 or 2 * last + 1 >= len(self.tokens):
+                continue
+            if any(
+                self.plain[self.tokens[2 * (first + k)] : self.tokens[2 * (first + k) + 1]] != w
+                for k, (w, _) in enumerate(inner)
+            ):
+                continue
+            start, end = self.tokens[2 * first], self.tokens[2 * last + 1]
+            if head:
+                lead = start
+                while lead and not self.plain[lead - 1].isspace() and not self.plain[lead - 1].isalnum():
+                    lead -= 1
+                while lead < start and self.plain[lead] in _OPENERS and not head.startswith(self.plain[lead]):
+                    lead += 1
+                start = start - len(head) if self.plain[lead:start].endswith(head) else lead
+            if tail:
+                trail = end
+                while (
+                    trail < len(self.plain)
+                    and not self.plain[trail].isspace()
+                    and not self.plain[trail].isalnum()
+                ):
+                    trail += 1
+                while (
+                    trail > end
+                    and self.plain[trail - 1] in _CLOSERS
+                    and not self.plain[end:trail].startswith(tail)
+                ):
+                    trail -= 1
+                end = end + len(tail) if self.plain[end:trail].startswith(tail) else trail
+            found = self._written(start, end)
+            if untypeset(found)[0] != want and found not in out:
                 out.append(found)
         return out

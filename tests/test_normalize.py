@@ -737,24 +737,45 @@ def test_language_rules() -> None:
 
 
 def test_the_half_in_another_script_keeps_what_was_not_translated() -> None:
-    """Asked for Korean alone, a bilingual page's Korean half keeps its code (Latin, or no letters) and a Latin
-    heading over Korean text (a name: "FlexAttention"), which were given once for both halves; a Latin heading
-    over English alone with its code, English prose and a list of names stay out. The English half is as it was, and a page
-    with no Korean still has no Korean half."""
+    """Asked for Korean alone, a bilingual page's Korean half keeps its code (Latin, or no letters), a Latin
+    heading over Korean text (a name: "FlexAttention") and a list of names alone, which were given once for both
+    halves; a Latin heading over English alone with its code and list, and English prose (in a list too), stay
+    out. The English half is as it was, and a page with no Korean still has no Korean half."""
     md = (
         "# PyTorch 2.13 릴리즈 / PyTorch 2.13 Release\n\n발표하게 되어 기쁩니다.\n\nWe are excited to announce it.\n\n"
         "## FlexAttention\n\n### On Apple Silicon\n\nFlexAttention은 이제 동작합니다.\n\nFlexAttention now works.\n\n"
-        "```\npip install torch\n```\n\n    $ python -c 'import torch'\n\n- torch.compile\n- CUDA 12.6\n\n"
-        "## Credits\n\nThanks to everyone.\n\n```\n>>> 1 + 1\n```\n"
+        "```\npip install torch\n```\n\n    $ python -c 'import torch'\n\n- torch.compile\n- CUDA 12.6\n"
+        "- Works with the new compiler\n\n"
+        "## Credits\n\nThanks to everyone.\n\n```\n>>> 1 + 1\n```\n\n- Alice Smith\n"
     )
     assert filter_languages(md, ["ko"]) == (
         "# PyTorch 2.13 릴리즈\n\n발표하게 되어 기쁩니다.\n\n## FlexAttention\n\n### On Apple Silicon\n\n"
-        "FlexAttention은 이제 동작합니다.\n\n```\npip install torch\n```\n\n    $ python -c 'import torch'\n"
+        "FlexAttention은 이제 동작합니다.\n\n```\npip install torch\n```\n\n    $ python -c 'import torch'\n\n"
+        "- torch.compile\n- CUDA 12.6\n"
     )
     english = md.replace("# PyTorch 2.13 릴리즈 / ", "# ").replace("발표하게 되어 기쁩니다.\n\n", "")
     english = english.replace("FlexAttention은 이제 동작합니다.\n\n", "")
     assert filter_languages(md, ["en"]) == english
     assert filter_languages(english, ["ko"]) == ""
+
+
+def test_a_translated_posts_korean_half_keeps_the_figures_given_once() -> None:
+    """The PyTorch Korea translation of "Accelerating Large Language Models" gives its list of timings once,
+    after a Korean and an English sentence introducing it: the Korean half keeps it (it ended at "정확한 수치는
+    다음과 같습니다:", the list lost)."""
+    post = CORPUS / "PyTorchKR__pytorch.kr__2023-04-19-accelerating-large-language-models" / "rev-04.md"
+    ko = filter_languages(post.read_text(), ["ko"])
+    assert "정확한 수치는 다음과 같습니다:\n\n* baseline (nanoGPT implementation): ~143ms\n" in ko
+    assert "* flash_attention + padded vocab: ~87ms (64.37% faster)\n" in ko
+    assert "Here are the exact figures" not in ko
+
+
+def test_the_half_in_another_script_keeps_a_table_of_names_given_once() -> None:
+    table = "| Platform | CUDA |\n| --- | --- |\n| Linux x86_64 | 12.6 |\n"
+    prose = "| Note |\n| --- |\n| Use the wheel for this platform |\n"
+    md = f"## 지원 플랫폼\n\n지원되는 플랫폼입니다.\n\nSupported platforms.\n\n{table}\n{prose}"
+    assert filter_languages(md, ["ko"]) == f"## 지원 플랫폼\n\n지원되는 플랫폼입니다.\n\n{table}"
+    assert filter_languages(md, ["en"]) == f"Supported platforms.\n\n{table}\n{prose}"
 
 
 BILINGUAL_BLOCKS = st.sampled_from(

@@ -32,7 +32,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 10: a page's links are read against its <base href> when it has one, as a browser reads them
 # 11: a tab panel hidden until its tab is chosen is read, as the other tabs' content is
 # 12: a feed's list of posts is newest published first when every entry says when (an edit does not move it)
-NORMALIZER_VERSION = 12
+# 13: `languages` naming only languages of a script other than Latin keeps, too, the list items and tables of
+#     names alone (no short word of any language) in the sections it keeps; every other page reads as with 12
+NORMALIZER_VERSION = 13
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -8,7 +8,8 @@ Rules (documented in docs/how-it-works.md):
 - Lists are filtered item by item.
 - Asked for languages of other scripts alone (["ko"]), a page that has them keeps what was given once for both
   halves: a heading in Latin script whose section holds their blocks (a name, "FlexAttention"), and the code
-  (Latin, or no letters) in the sections it keeps.
+  (Latin, or no letters), the list items and the tables of names alone (no short word of any language:
+  `torch.compile`, "Linux x86_64") in the sections it keeps.
 - A heading, a paragraph that is only bold text, or a one-line paragraph of at most 24 words, of the form
   "X / Y" where X and Y are in different scripts and each has balanced brackets
   ("성능 개선 / Performance Improvements") is split at the slash and each side goes to its own language.
@@ -280,6 +281,8 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
             chosen = []
             for item in _list_items(tokens, at, lines):
                 keep = keeps(item)
+                if shared and keep is False and section_kept and _names_only(item):
+                    keep = True  # names given once for both halves (`torch.compile`, "Linux x86_64")
                 if previous_kept if keep is None else keep:
                     chosen.append(item)
             if chosen:
@@ -304,12 +307,20 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
                 keep = True
             elif token.type in ("fence", "code_block"):
                 keep = section_kept  # code in a section of the half, not in one left untranslated
+            elif token.type == "table_open" and _names_only(block):
+                keep = section_kept  # a table of names and figures, given once for both halves
         previous_kept = bool(previous_kept if keep is None else keep)
         if previous_kept:
             kept.append(block)
         if token.type == "heading_open":
             section_kept = previous_kept
     return "\n\n".join(kept) + "\n" if kept else ""
+
+
+def _names_only(text: str) -> bool:
+    """Whether a Latin-script text has no short word of any language (`torch.compile`, "Linux x86_64",
+    "FlexAttention"): names, which a bilingual page gives once for both of its halves."""
+    return block_script(text) == "Latin" and not latin_words(text)
 
 
 def _headings_over(

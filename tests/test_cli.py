@@ -1843,7 +1843,7 @@ def test_compare_of_xml_says_what_it_is_in_one_line(tmp_path: Path) -> None:
         ExitCode.USAGE,
         "",
         f'error: {feed}: expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = '
-        'the post\'s link (the first: "1.81" <https://example.org/1.81>)\n',
+        'the post\'s link (the first: "1.81" <https://example.org/1.81>), or its list of posts, with entry = "*"\n',
     )
 
 
@@ -1869,7 +1869,8 @@ def test_a_page_that_turns_out_a_feed_or_json_fails_with_the_command_that_watche
     assert (code, out) == (
         ExitCode.FAILURE,
         'doc/canonical: failed: expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with '
-        f'entry = the post\'s link (the first: "Out" <{post}>); to watch it so: {command}\n',
+        f'entry = the post\'s link (the first: "Out" <{post}>), or its list of posts, with entry = "*"; to watch it'
+        f" so: {command}\n",
     )
     code, _, err = run("--config", str(config), "fetch", "doc/canonical")
     assert (code, err.endswith(f"; to watch it so: {command}\n")) == (ExitCode.FAILURE, True)
@@ -2415,7 +2416,7 @@ def test_compare_of_a_json_feed_reads_its_list_of_posts_or_one_post(tmp_path: Pa
         "",
         f'error: {feed}: --set: missing key "field" (path of the body, e.g. body_md or data.content); it is a JSON '
         'Feed: kind "feed" reads one of its posts, with entry = the post\'s link (the first: "1.81" '
-        "<https://example.org/1.81>)\n",
+        '<https://example.org/1.81>), or its list of posts, with entry = "*"\n',
     )
     assert run("compare", str(feed), str(feed), "--set", "entry=https://example.org/1.81")[0] == ExitCode.OK
     assert (

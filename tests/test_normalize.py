@@ -826,24 +826,24 @@ def test_invisible_characters_are_removed_and_counted() -> None:
             RSS.encode(),
             "application/xml",
             'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s '
-            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>)',
+            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>), or its list of posts, with entry = "*"',
         ),
         (
             b"\xef\xbb\xbf" + ATOM.replace("?>\n", "?>\n<!-- generated -->\n", 1).encode(),
             "text/html",
             'expected an HTML page, got an Atom feed: kind "feed" reads one of its posts, with entry = the post\'s '
-            'link (the first: "Announcing Rust 1.97.0" <https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/>)',
+            'link (the first: "Announcing Rust 1.97.0" <https://blog.rust-lang.org/2026/07/09/Rust-1.97.0/>), or its list of posts, with entry = "*"',
         ),
         (  # named by its media type, though it does not parse
             b"<channel><item>",
             "application/rss+xml",
-            'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s link',
+            'expected an HTML page, got an RSS feed: kind "feed" reads one of its posts, with entry = the post\'s link, or its list of posts, with entry = "*"',
         ),
         (
             JSON_FEED.encode(),
             "application/feed+json",
             'expected an HTML page, got a JSON Feed: kind "feed" reads one of its posts, with entry = the post\'s '
-            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>)',
+            'link (the first: "PyTorch 2.14 preview" <https://pytorch.org/blog/preview/>), or its list of posts, with entry = "*"',
         ),
         (  # an API's JSON: where its body is likely to be
             b'{"title": "PyTorch 2.13", "body_md": "We are excited to announce PyTorch 2.13."}',

@@ -249,8 +249,8 @@ def is_json_feed(data: Any) -> bool:
 
 
 def a_feed(name: str, body: Body) -> tuple[str, dict[str, str]]:
-    """A feed found where something else was expected, with how to read one of its posts, named by its first,
-    and the settings that read that one."""
+    """A feed found where something else was expected, with how to read one of its posts, named by its first, or
+    its list of posts, and the settings that read that first post."""
     from differ.normalize.feeds import read_feed
 
     try:
@@ -259,7 +259,10 @@ def a_feed(name: str, body: Body) -> tuple[str, dict[str, str]]:
         entries = []
     first = next((e for e in entries if e.link), None)
     named = f" (the first: {first.shown})" if first else ""
-    said = f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}'
+    said = (
+        f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}, or its list of posts,'
+        ' with entry = "*"'
+    )
     return said, ({"kind": "feed", "entry": first.link} if first else {})
 
 

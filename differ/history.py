@@ -263,7 +263,7 @@ def _with_changes(
         else:
             whole = diff_versions(app.store, before, v, app=app, source=source)
         picked = narrowed(whole, args)
-        if picked.changes:
+        if picked.changes or picked.metadata:
             found[v.number] = (picked, version_pair(source, before, v, title) if before else None)
         before = v
     return found
@@ -274,14 +274,16 @@ def _changed(d: Diff, pair: Versions | None) -> str:
     first version, `pair` None, its passages) are asked for, and the first of them (the author's note only
     when nothing else is)."""
     from differ.diff.narrow import around_word
-    from differ.diff.summary import describe, narrowed_to, order, quote
+    from differ.diff.summary import asked_count, describe, meta_line, narrowed_to, order, quote
     from differ.site import one_line, shortened
 
     which, n = narrowed_to(d.within, d.mentioning, d.kinds), len(d.changes) - d.explaining
     if pair is None:
         passage = around_word(d.changes[0].after or "", d.mentioning)
         return shortened(f"first snapshot: {plural(n, 'passage')} {which}: {quote(passage, 200)}")
-    said = f"{plural(n, 'change')} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
+    said = f"{asked_count(d)} {which}" + (f" ({d.left_out} elsewhere)" if d.left_out else "")
+    if not d.changes:  # a metadata field alone has the words (a title)
+        return shortened(f"{said}: {meta_line(d.metadata[0])[0]}")
     noted = order(d.changes)
     change = next((c for c, note in noted if not note), noted[0][0])
     return shortened(f"{said}: {one_line(describe(change))}")
@@ -329,6 +331,7 @@ def _version_json(v: Version, hit: Found | None) -> dict[str, object]:
         d = hit[0]
         changes = {
             "changes": len(d.changes) - d.explaining,
+            **({"metadata": len(d.metadata)} if d.metadata else {}),  # fields with the words (a title)
             "summary": summarize(d, pair),
             "left_out": d.left_out,
         }

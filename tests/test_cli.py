@@ -166,6 +166,25 @@ def test_history_narrowed_to_a_word_or_a_section_lists_the_versions_that_touched
     )
 
 
+def test_history_narrowed_to_a_word_finds_a_title_that_has_it(tmp_path: Path, server: Server) -> None:
+    config = str(write_config(tmp_path, server))
+    page = "<!DOCTYPE html><html><head><title>{}</title></head><body><article><p>Text.</p></article></body></html>"
+    for title in ("Widget 3.0", "Widget 3.0 security release"):
+        server.page("/post", page.format(title))
+        assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+    code, out, _ = run("--config", config, "history", "doc/canonical", "--word", "security")
+    row = ' 1 metadata field mentioning "security": metadata › title: "Widget 3.0" → "Widget 3.0 security release"'
+    assert (code, out.splitlines()[1], out.splitlines()[3].endswith(row)) == (
+        ExitCode.OK,
+        '  1 of 2 versions with a change mentioning "security"',
+        True,
+    )
+    data = json.loads(
+        run("--config", config, "history", "doc/canonical", "--word", "security", "--format", "json")[1]
+    )
+    assert [(v["version"], v["changes"], v["metadata"]) for v in data["versions"]] == [(2, 0, 1)]
+
+
 def test_history_narrowed_to_a_kind_of_change_lists_the_versions_with_one(
     tmp_path: Path, server: Server
 ) -> None:
@@ -1239,6 +1258,42 @@ def test_a_diff_can_be_narrowed_to_changes_with_some_words(
         "",
         'error: --word: expected a word or a pattern such as "CVE-*", found nothing\n',
     )
+
+
+def test_a_diff_narrowed_to_words_keeps_a_metadata_field_that_has_them(tmp_path: Path) -> None:
+    """A title that now says "security release" is what a reader following "security" wants to see, though it
+    is under no heading: kept with --word alone (and of a kind --change names), left out with --section."""
+    old, new = tmp_path / "a.md", tmp_path / "b.md"
+    old.write_text("---\ntitle: Widget 3.0 released\n---\n# Notes\n\nA crash fixed.\n")
+    new.write_text("---\ntitle: Widget 3.0 security release\n---\n# Notes\n\nA crash fixed in the parser.\n")
+    title = '• metadata › title: "Widget 3.0 released" → "Widget 3.0 security release"\n'
+    assert run("compare", str(old), str(new), "--word", "security") == (
+        ExitCode.FAILURE,
+        f'{old} → {new}: 1 metadata field mentioning "security" (1 elsewhere).\n{title}',
+        "",
+    )
+    code, out, _ = run("compare", str(old), str(new), "--word", "secur*", "--word", "parser")
+    assert (code, out.splitlines()[:3]) == (
+        ExitCode.FAILURE,
+        [
+            f'{old} → {new}: 1 change and 1 metadata field mentioning "parser", "secur*" (0 elsewhere).',
+            title.rstrip("\n"),
+            '• Notes: added "in the parser"',
+        ],
+    )
+    data = json.loads(run("compare", str(old), str(new), "--word", "security", "--format", "json")[1])
+    assert (data["changes"], data["metadata"], data["mentioning"], data["left_out"]) == (
+        [],
+        [{"field": "title", "before": "Widget 3.0 released", "after": "Widget 3.0 security release"}],
+        ["security"],
+        1,
+    )
+    assert (
+        run("compare", str(old), str(new), "--word", "security", "--change", "modified")[0]
+        == ExitCode.FAILURE
+    )
+    for narrower in (("--change", "removed"), ("--section", "Notes")):
+        assert run("compare", str(old), str(new), "--word", "security", *narrower)[0] == ExitCode.OK
 
 
 def test_a_diff_can_be_narrowed_to_some_kinds_of_change(

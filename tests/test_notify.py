@@ -276,6 +276,38 @@ def test_a_destination_for_some_words_hears_only_of_edits_with_them(
     assert (said.body, said.reason) == (None, "no change with its words (CVE-*, security)")
 
 
+def test_a_destination_for_some_words_hears_of_a_title_that_has_them(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A post retitled "… security release", its text unchanged: the title is under no heading, and what a
+    destination following "security" is for; one following sections hears nothing of it."""
+    receiver.routes["/hooks"] = Reply(204)
+    receiver.routes["/fixes"] = Reply(204)
+    page = "<!DOCTYPE html><html><head><title>{}</title></head><body><article><h1>Widget</h1><p>Text.</p></article>"
+    server.page("/post", page.format("Widget 3.0"))
+    clock = Clock()
+    notify = notify_toml(receiver, kind="webhook", path="/hooks", extra='words = ["security"]\n')
+    notify += notify_toml(receiver, kind="webhook", path="/fixes", extra='sections = ["Fixes"]\n').replace(
+        '"team"', '"fixes"'
+    )
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify), clock)
+    check(app, app.config.sources())
+    server.page("/post", page.format("Widget 3.0 security release"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    [hit] = receiver.requests_to("/hooks")
+    diff = json.loads(hit.body)["data"]["diff"]
+    assert (diff["summary"], diff["changes"], diff["metadata"]) == (
+        [
+            "Doc (canonical), version 1 → 2: 1 metadata field changed, the text did not.",
+            '• metadata › title: "Widget 3.0" → "Widget 3.0 security release"',
+        ],
+        [],
+        [{"field": "title", "before": "Widget 3.0", "after": "Widget 3.0 security release"}],
+    )  # all of it is what the destination is for: sent whole
+    assert receiver.requests_to("/fixes") == []
+
+
 def test_mentions_never_ping(tmp_path: Path, server: Server, receiver: Server) -> None:
     receiver.routes["/services/T/B/X"] = slack_receiver
     evil = "<p>Hi &lt;!channel&gt; and &lt;!here&gt; &lt;@U123&gt; &lt;!everyone&gt; &amp; friends</p>"

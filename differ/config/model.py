@@ -257,14 +257,20 @@ class NotifierConfig:
     def wants_changes(self, diff: Mapping[str, Any]) -> bool:
         """Whether an edit touches what this notifier is for: a change under a heading that one of `sections`
         matches (case aside, `*` any run of characters) whose block, before or after, has one of `words`, of a
-        kind `changes` names. Without any, every edit."""
+        kind `changes` names, or (without `sections`) a metadata field whose value has one of `words`. Without
+        any, every edit."""
         if not self.narrows:
             return True
-        from differ.diff.narrow import asked_for
+        from differ.diff.narrow import asked_for, metadata_asked_for
 
         changes = diff.get("changes") or []
+        metadata = diff.get("metadata") or []
         return any(
             asked_for(c, self.sections, self.words, self.changes) for c in changes if isinstance(c, dict)
+        ) or any(
+            metadata_asked_for(m, self.sections, self.words, self.changes)
+            for m in metadata
+            if isinstance(m, dict)
         )
 
     def fingerprint(self) -> str:

@@ -5,6 +5,7 @@ found as whole words, but in Korean, Chinese and Japanese, where no space parts 
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -19,8 +20,9 @@ def picked(
 ) -> Diff:
     """The changes under a heading one of `sections` matches (case aside, `*` any run of characters), whose
     block, before or after, has one of `words` (`words_in`) and whose kind is one of `kinds`, with the author's
-    note on the edit wherever it stands, the metadata left out: what a reader who follows some sections of a
-    post, or some subject, or only what was taken out, wants to see."""
+    note on the edit wherever it stands: what a reader who follows some sections of a post, or some subject, or
+    only what was taken out, wants to see. The metadata is under no heading: a field is kept only when words are
+    asked for and no sections, and its value has one (a title that now says "security release")."""
     found = [
         (
             c,
@@ -34,13 +36,16 @@ def picked(
         for c, h, w in found
         if (h or not sections) and (w or not words) and (not kinds or c.kind in kinds)
     ]
+    fields = [(m, meta_mentions(m, words)) for m in d.metadata] if words and not sections else []
+    fields = [(m, w) for m, w in fields if w and (not kinds or meta_kind(m) in kinds)]
     kept_ids = {id(c) for c, _, _ in hits}
     kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and authors_note(c))]
     within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
-    mentioning = tuple(dict.fromkeys(x for _, _, w in hits for x in w)) or tuple(words)
+    said = [x for _, _, w in hits for x in w] + [x for _, w in fields for x in w]
+    mentioning = tuple(dict.fromkeys(said)) or tuple(words)
     return Diff(
         kept,
-        [],
+        [m for m, _ in fields],
         within=within,
         mentioning=mentioning,
         kinds=tuple(kinds),
@@ -53,6 +58,26 @@ def words_in(texts: Sequence[str], words: Sequence[str]) -> list[str]:
     """Which of `words` the texts have, as whole words, case aside: `*` stands for any characters but a space
     (`CVE-*`, `deprecat*`), and the words of a phrase may stand on two lines (`breaking change`)."""
     return [w for w in words if any(_word_pattern(w).search(t) for t in texts)]
+
+
+def meta_kind(meta: dict[str, Any]) -> str:
+    """A metadata field's change as a kind of change: `added`, `removed` or `modified`."""
+    return "added" if meta.get("before") is None else "removed" if meta.get("after") is None else "modified"
+
+
+def meta_mentions(meta: dict[str, Any], words: Sequence[str]) -> list[str]:
+    """Which of `words` a metadata field's value has, before or after (a list's or a table's as JSON)."""
+
+    def text(value: Any) -> str:
+        return (
+            value
+            if isinstance(value, str)
+            else ""
+            if value is None
+            else json.dumps(value, ensure_ascii=False)
+        )
+
+    return words_in([text(meta.get("before")), text(meta.get("after"))], words)
 
 
 def around_word(text: str, words: Sequence[str], context: int = 40) -> str:
@@ -120,6 +145,19 @@ def asked_for(
     )
 
 
+def metadata_asked_for(
+    meta: dict[str, Any], sections: Sequence[str], words: Sequence[str], kinds: Sequence[str] = ()
+) -> bool:
+    """Whether a metadata field's change (its JSON form) is what a destination that follows words hears of: one
+    whose value has one of them, of one of `kinds`, for a destination that follows no sections."""
+    return (
+        not sections
+        and bool(words)
+        and bool(meta_mentions(meta, words))
+        and (not kinds or meta_kind(meta) in kinds)
+    )
+
+
 def narrowed(
     diff: dict[str, Any], sections: Sequence[str], words: Sequence[str] = (), kinds: Sequence[str] = ()
 ) -> dict[str, Any]:
@@ -127,7 +165,10 @@ def narrowed(
     those headings, with those words and of those kinds, summarized anew, its headline naming them and counting
     the changes left out (`left_out`)."""
     changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    if all(asked_for(c, sections, words, kinds) for c in changes):
+    metadata = [m for m in diff.get("metadata") or [] if isinstance(m, dict)]
+    if all(asked_for(c, sections, words, kinds) for c in changes) and all(
+        metadata_asked_for(m, sections, words, kinds) for m in metadata
+    ):
         return diff
     sides: list[dict[str, Any]] = [
         side if isinstance(side := diff.get(name), dict) else {} for name in ("from", "to")
@@ -140,6 +181,12 @@ def narrowed(
         a_name=str(sides[0].get("name") or ""),
         b_name=str(sides[1].get("name") or ""),
     )
-    d = picked(Diff([Change.from_json(c) for c in changes]), sections, words, kinds)
+    d = picked(Diff([Change.from_json(c) for c in changes], metadata), sections, words, kinds)
     kept = [c.as_json() for c in d.changes]
-    return {**diff, "summary": summarize(d, versions), "changes": kept, **d.narrowing()}
+    return {
+        **diff,
+        "summary": summarize(d, versions),
+        "changes": kept,
+        "metadata": d.metadata,
+        **d.narrowing(),
+    }

@@ -315,6 +315,16 @@ def new_release(metadata: list[dict[str, Any]]) -> tuple[str, str] | None:
     return None
 
 
+def asked_count(d: Diff) -> str:
+    """How much of a narrowed diff was asked for: its changes (not the author's note kept to explain the edit)
+    and its metadata fields (`1 change and 1 metadata field`, `1 metadata field`, `0 changes`)."""
+    asked, fields = len(d.changes) - d.explaining, len(d.metadata)
+    return " and ".join(
+        ([f"{asked} change{'' if asked == 1 else 's'}"] if asked or not fields else [])
+        + ([f"{fields} metadata field{'' if fields == 1 else 's'}"] if fields else [])
+    )
+
+
 def narrowed_to(within: Sequence[str], mentioning: Sequence[str], kinds: Sequence[str] = ()) -> str:
     """What a narrowed diff keeps, in words: `under "Security", mentioning "CVE-*"`, `of kind removed`."""
     which = (
@@ -350,14 +360,13 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         else:
             items.append(describe(change))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
-    items[notes:notes] = [_meta_line(m) for m in titles]
-    items.extend(_meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
+    items[notes:notes] = [meta_line(m) for m in titles]
+    items.extend(meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
     lines = [headline(versions, len(d.changes), len(d.metadata))]
     if (
         d.narrowed
     ):  # to some sections, or some words; an author's note kept to explain the edit is not counted
-        asked = len(d.changes) - d.explaining
-        count = f"{asked} change{'' if asked == 1 else 's'}"
+        count = asked_count(d)
         lines[0] = (
             f"{_subject(versions)}: {count} {narrowed_to(d.within, d.mentioning, d.kinds)} "
             f"({d.left_out} {'left out' if d.kinds else 'elsewhere'})."
@@ -401,12 +410,12 @@ def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> l
     before, after = release
     lines = [f"{_subject(versions)}: a new release, {after} (was {before})."]
     fields = [m for m in d.metadata if field_name(m["field"]) != "tag_name"]
-    lines += [f"• {_meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
+    lines += [f"• {meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
     if d.changes:
         count = f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"
         lines.append(f"• its notes: {count} from those of {before} (the diff shows them word by word)")
     return lines
 
 
-def _meta_line(meta: dict[str, Any]) -> list[str]:
+def meta_line(meta: dict[str, Any]) -> list[str]:
     return [f"metadata › {meta['field']}: {_meta_change(meta['before'], meta['after'])}"]

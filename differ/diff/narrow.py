@@ -36,8 +36,9 @@ def picked(
         for c, h, w in found
         if (h or not sections) and (w or not words) and (not kinds or c.kind in kinds)
     ]
-    fields = [(m, meta_mentions(m, words)) for m in d.metadata] if words and not sections else []
-    fields = [(m, w) for m, w in fields if w and (not kinds or meta_kind(m) in kinds)]
+    fields = [
+        (m, meta_mentions(m, words)) for m in d.metadata if metadata_asked_for(m, sections, words, kinds)
+    ]
     kept_ids = {id(c) for c, _, _ in hits}
     kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and authors_note(c))]
     within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
@@ -67,17 +68,13 @@ def meta_kind(meta: dict[str, Any]) -> str:
 
 def meta_mentions(meta: dict[str, Any], words: Sequence[str]) -> list[str]:
     """Which of `words` a metadata field's value has, before or after (a list's or a table's as JSON)."""
+    return words_in([_value_text(meta.get("before")), _value_text(meta.get("after"))], words)
 
-    def text(value: Any) -> str:
-        return (
-            value
-            if isinstance(value, str)
-            else ""
-            if value is None
-            else json.dumps(value, ensure_ascii=False)
-        )
 
-    return words_in([text(meta.get("before")), text(meta.get("after"))], words)
+def _value_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def around_word(text: str, words: Sequence[str], context: int = 40) -> str:

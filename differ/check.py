@@ -514,20 +514,30 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         if move := moved_event(app, source, state):  # told once an address
             events.append(move)
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
-    from differ.audit.report import audit_after_check, audits_due, remember_audits
+    audits: dict[str, Any] = {}
+    mirrored = any(app.config.document(doc).mirrors for doc in _documents(r.source for r in results))
+    if mirrored:
+        # here: a check of pages without mirrors loads no audit
+        from differ.audited import audits_due
 
-    audited = set(changed_docs)
-    with app.carry_on("audits due not looked for"):  # those that changed are audited; the rest next time
-        audited |= audits_due(app, _documents(r.source for r in results) - changed_docs)
-    drift, audits = audit_after_check(app, audited) if audited else ([], {})
-    events.extend(drift)
+        audited = set(changed_docs)
+        with app.carry_on("audits due not looked for"):  # those that changed are audited; the rest next time
+            audited |= audits_due(app, _documents(r.source for r in results) - changed_docs)
+        if audited:
+            from differ.audit.report import audit_after_check
+
+            drift, audits = audit_after_check(app, audited)
+            events.extend(drift)
     unqueued = notify.dispatch(app, events, deliver_now=False)
     # The events are in the outbox now: a crash from here on loses none. What owed them is settled only
     # below, so a process that dies before that leaves them owed to the next check (queued again as the
     # same messages), and its feeds and pages to be written again; so does an event a destination could
     # not queue (a fault in making its message).
     owing = {e.get("source") for e in unqueued} | {e.get("document") for e in unqueued}
-    remember_audits(app, {doc: audit for doc, audit in audits.items() if doc not in owing})
+    if mirrored:
+        from differ.audited import remember_audits
+
+        remember_audits(app, {doc: audit for doc, audit in audits.items() if doc not in owing})
     missed = _documents(e["source"] for e in events if e["type"] in VERSION_EVENTS)
     for document in sorted(changed_docs | missed):  # once per document, versions a crash kept included
         with app.carry_on(f"{document}: feed not written"):

@@ -26,12 +26,12 @@ def follow(
     its own, as `differ add` adds a page (one watched already is left as it is): the new sources' keys, the
     posts' addresses and titles. The version followed is kept only once the file is written, so a process that
     dies between follows it again, adding nothing twice."""
-    from differ.diff.narrow import words_in
-    from differ.edit import Page, add_documents, written_options
-
     patterns = source.option("follow") if source.kind == "feed" else None
     if not patterns:
         return []
+    from differ.diff.narrow import words_in  # here: a check of pages that follow nothing loads no diff
+    from differ.edit import Page, add_documents, written_options
+
     latest = app.store.latest_number(source.key)
     kept = state.get("followed")
     if "followed" not in state:  # set just now: this check's new posts are followed, none from before

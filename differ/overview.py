@@ -37,7 +37,7 @@ def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked
 def sources_report(app: App) -> dict[str, Any]:
     """Every configured document, source and notifier with its settings and state: what `differ sources` shows
     (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
-    from differ.audit.report import last_audit
+    from differ.audited import last_audit
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked
     from differ.notify import NOTIFIERS

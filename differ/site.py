@@ -203,7 +203,7 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
-    from differ.audit.report import last_audit
+    from differ.audited import last_audit
 
     audit = last_audit(store, doc.id)
     canonical, _ = _newest(store, doc.canonical.key)
@@ -314,7 +314,7 @@ def _document_rows(
 ) -> tuple[list[str], list[tuple[Version, DocumentConfig, SourceConfig]]]:
     """A document's rows of the index, a row a source, and the sources whose latest version is an edit (not the
     first), with it: read here anyway, they head the index."""
-    from differ.audit.report import last_audit
+    from differ.audited import last_audit
 
     rows = []
     edited = []

@@ -9,8 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from differ import check, notify
-from differ.audit import report
+from differ import audited, check, notify
 from differ.cli import main
 from differ.notify.outbox import Message, Outbox
 
@@ -51,7 +50,7 @@ STEPS: dict[str, Callable[[], None]] = {
     "stored": lambda: before(check, "_after"),  # every source checked and its state saved, nothing queued
     "audited": lambda: before(notify, "dispatch"),  # the mirrors audited, their drift not queued
     "queued": lambda: after(notify, "dispatch"),  # alerts in the outbox, nothing they settle settled
-    "remembered": lambda: after(report, "remember_audits"),  # the audit recorded, owed alerts not settled
+    "remembered": lambda: after(audited, "remember_audits"),  # the audit recorded, owed alerts not settled
     "settled": lambda: before(notify, "deliver"),  # everything written, nothing sent
     "delivered": delivered,  # a receiver has the first message, the outbox does not know
 }

@@ -638,7 +638,7 @@ def test_an_audit_a_dead_process_did_not_write_is_done_with_the_next_check(
 ) -> None:
     """The first check stores both pages and dies before writing its audit; the next check, though no page
     changed, audits the document (the reports site and drift alerts need that record)."""
-    import differ.audit.report
+    import differ.audited
     from differ.check import check
 
     server.page("/canon", article("<p>Version one of the announcement text, long enough to align.</p>"))
@@ -654,7 +654,7 @@ def test_an_audit_a_dead_process_did_not_write_is_done_with_the_next_check(
         raise Died
 
     with monkeypatch.context() as patched:
-        patched.setattr(differ.audit.report, "remember_audits", die)
+        patched.setattr(differ.audited, "remember_audits", die)
         with pytest.raises(Died):
             check(make_app(config), config.sources())
     assert not record.exists()
@@ -1320,7 +1320,8 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
     assert f"<p>Note: {html.escape(notes[0])}</p>" in render_audit(report, "html")
     markdown = render_audit(report, "markdown").splitlines()
     assert markdown[3].startswith("  - note: 97 of its 189 blocks") and markdown[4].startswith("  - altered ")
-    from differ.audit.report import drift_events, remember_audits
+    from differ.audit.report import drift_events
+    from differ.audited import remember_audits
     from differ.site import document_page
 
     events, current = drift_events(app, report)  # type: ignore[arg-type]

@@ -837,7 +837,8 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
     """One mirror's damaged record no longer keeps its document's other mirrors from being audited: they are,
     and their drift is told; the damaged one's last audit stands, and `differ audit` names it."""
     from differ.audit import audit_document
-    from differ.audit.report import last_audit, render_audit
+    from differ.audit.report import render_audit
+    from differ.audited import last_audit
     from tests.test_notify import notify_toml, slack_receiver
 
     receiver.routes["/services/T/B/X"] = slack_receiver
@@ -1058,7 +1059,7 @@ FAULT_SITES = [
     ("differ.versions", "normalize"),
     ("differ.audit.report", "audit_document"),
     ("differ.audit.report", "drift_events"),
-    ("differ.audit.report", "audits_due"),
+    ("differ.audited", "audits_due"),
     ("differ.site", "document_page"),
     ("differ.site", "write_archives"),
     ("differ.site", "index_page"),
@@ -1144,3 +1145,50 @@ def test_a_fault_for_one_document_never_holds_up_anothers_alerts(
     slack = [json.loads(h.body)["blocks"][0]["text"]["text"] for h in receiver.requests_to("/services/T/B/X")]
     assert [b["data"]["source"] for b in hooks if b["type"] == "differ.changed"].count("two/canonical") == 1
     assert slack.count("Two changed (canonical)") == 1 and len(ids) == len(set(ids))
+
+
+# What reads, diffs or audits a page: a check that finds every page as it was needs none of it.
+READERS = ("bs4", "lxml", "markdown_it", "mdformat", "rapidfuzz", "deepdiff", "differ.audit", "differ.diff")
+_CHECK_AND_LIST_MODULES = (
+    "import sys\nfrom differ.cli import main\ncode = main(['--config', sys.argv[1], 'check'])\n"
+    "print('\\n'.join(['exit %d' % code, *sorted(sys.modules)]))\n"
+)
+
+
+def test_a_check_that_finds_nothing_new_loads_no_page_reader(tmp_path: Path, server: Server) -> None:
+    """The check that runs most often, pages unchanged (a mirror's document too, whose audit is not due), starts
+    without BeautifulSoup, lxml, markdown-it, the diff or the audit, as its memory and start-up need; the first
+    check, which reads the pages, loads them."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    server.page("/c", article("<p>Widget 3.0 is out, with a faster start and many fixes.</p>"))
+    server.page("/m", article("<p>Widget 3.0 is out, with a faster start and many fixes.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/c")}"\nselector = "article"\n'
+        'robots = false\nallow_private = ["127.0.0.1"]\n'
+        f'[[documents.mirrors]]\nid = "m"\nurl = "{server.url("/m")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\n'
+    )
+
+    def loaded() -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHECK_AND_LIST_MODULES, str(config)],
+            env={"PYTHONPATH": str(ROOT), "PATH": ""},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        lines = done.stdout.splitlines()
+        assert "exit 0" in lines, done.stdout + done.stderr
+        return {
+            name.split(".")[0] if not name.startswith("differ.") else ".".join(name.split(".")[:2])
+            for name in lines
+        }
+
+    assert set(READERS) - {"deepdiff"} <= loaded()  # the first check reads both pages and audits the mirror
+    assert set(READERS) & loaded() == set()

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from differ.audit.align import Stream, align
 from differ.audit.code import code_findings, command_lines, looks_like_command
 from differ.audit.findings import (
-    AUDIT_RULES,
     best_version,
     carried,
     compare,
@@ -24,6 +23,7 @@ from differ.audit.findings import (
 )
 from differ.audit.language import reading, translated
 from differ.audit.model import SCHEMA, AuditReport, Finding, MirrorAudit
+from differ.audited import AUDIT_RULES
 from differ.diff.blocks import Block, md_text, split_blocks
 from differ.errors import StoreDamage
 

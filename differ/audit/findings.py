@@ -18,13 +18,6 @@ from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block
 from differ.diff.words import join_words, word_ops
 
-# Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
-# recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
-# the pages being the same, are not drift.
-# 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
-# 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
-# 7: inline code checked character by character (`code_corrupted`)
-AUDIT_RULES = 7
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)

@@ -8,18 +8,14 @@ import json
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
-from differ.audit import AUDIT_RULES, AuditReport, Finding, MirrorAudit, audit_document
+from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
+from differ.audited import AUDIT_RULES, last_audit
 from differ.diff.blocks import md_text
-from differ.errors import StoreDamage
 from differ.options import plural
-from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from differ.app import App
-    from differ.config import DocumentConfig, SourceConfig
-    from differ.store import Store
+    from differ.config import SourceConfig
 
 FORMATS = ("text", "markdown", "json", "html")
 
@@ -237,25 +233,6 @@ def _html_body(report: AuditReport, head: str) -> str:
     return "".join(parts)
 
 
-def audit_path(store: Store, document: str) -> Path:
-    """Where the last audit of a document is kept, to tell mirror drift (and for the reports site)."""
-    return store.root / "audits" / f"{document}.json"
-
-
-def last_audit(store: Store, document: str) -> dict[str, Any]:
-    """The record of a document's last audit, by mirror id (empty when there is none, or it does not read; a
-    mirror's entry that does not read is left out, as if that mirror had not been audited)."""
-    try:
-        audit = json_object(audit_path(store, document))
-    except (OSError, ValueError):
-        return {}
-    return {
-        mirror: entry
-        for mirror, entry in audit.items()
-        if isinstance(entry, dict) and shape_problem(entry, AUDIT_FIELDS, AUDIT_REQUIRED) is None
-    }
-
-
 def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """`mirror_drift` events for mirrors whose findings changed since the last audit, and the record of this
     one, which `remember_audits` writes once the events are in the outbox (written first, a crash in between
@@ -289,18 +266,6 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         if isinstance(previous.get(mirror), dict):
             current[mirror] = previous[mirror]
     return events, current
-
-
-def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
-    """Write each document's audit record, what the next audit tells drift against."""
-    from differ.files import atomic_write
-    from differ.store import canonical_json
-
-    with app.store.writing():
-        for document, current in audits.items():
-            # not kept, its drift is told again by the next check: the same alerts, not sent twice
-            with app.carry_on(f"{document}: audit not kept"):
-                atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")
 
 
 def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> dict[str, Any]:
@@ -346,48 +311,6 @@ def _headline(
     if gone and not added:
         return f"{len(gone)} finding{'s' if len(gone) != 1 else ''} resolved"
     return "findings changed"
-
-
-def audits_due(app: App, documents: set[str]) -> set[str]:
-    """Those of `documents` whose last audit is out of date though no page changed in this check: a mirror's
-    time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), or
-    the audit is older than the versions stored (a process that stored them died before auditing them)."""
-    from differ.app import iso
-
-    now = iso(app.now())
-    due = set()
-    for doc in app.config.documents:
-        if doc.id not in documents or not doc.mirrors:
-            continue
-        with app.carry_on(f"{doc.id}: not audited"):
-            if _due(app, doc, now):
-                due.add(doc.id)
-    return due
-
-
-def _due(app: App, doc: DocumentConfig, now: str) -> bool:
-    audit = last_audit(app.store, doc.id)
-    if not audit:  # never audited (a process died before its first audit was written)
-        return True
-    canonical = app.store.latest_number(doc.canonical.key)
-    for mirror in doc.mirrors:
-        entry = audit.get(mirror.id)
-        if not isinstance(entry, dict):
-            continue  # a mirror added since: audited with the next change
-        try:
-            latest = app.store.latest_number(mirror.key)
-        except StoreDamage:
-            continue  # its own check says so; audited again once it reads
-        stale_from = entry.get("stale_from")
-        audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
-        # stale from now on, older than the versions stored, or by other rules (by another differ)
-        if (isinstance(stale_from, str) and stale_from <= now) or audited != (
-            latest or None,
-            canonical or None,
-            AUDIT_RULES,
-        ):
-            return True
-    return False
 
 
 def audit_after_check(

@@ -207,6 +207,6 @@ _JQ_PATH = re.compile(r"\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 def _as_xpath(path: str) -> str:
     """urlwatch's XPath as a differ selector: marked `xpath:` where it does not start as only XPath can."""
-    from differ.normalize import xpath
+    from differ.normalize.selectors import is_xpath
 
-    return path.strip() if xpath.is_xpath(path) else f"xpath:{path.strip()}"
+    return path.strip() if is_xpath(path) else f"xpath:{path.strip()}"

@@ -286,12 +286,13 @@ class HtmlKind(SourceKind):
         chosen = [("selector", source.option("selector"))] + [
             ("exclude", p) for p in source.option("exclude")
         ]
-        from differ.normalize import (
-            xpath,
-        )  # here: lxml and bs4 are loaded when a page is read, not at start-up
+        # no page reader here: the configuration is read at start-up
+        from differ.normalize.selectors import is_xpath
 
         for key, selector in chosen:
-            if selector and xpath.is_xpath(str(selector)):
+            if selector and is_xpath(str(selector)):
+                from differ.normalize import xpath  # lxml, for an XPath selector alone
+
                 problem = xpath.problem(str(selector))
                 if problem:
                     raise Invalid(

@@ -17,25 +17,11 @@ from bs4.element import Comment, NavigableString, PreformattedString
 from lxml import etree
 
 from differ.errors import NormalizeError
+from differ.normalize.selectors import PREFIXES as PREFIXES
+from differ.normalize.selectors import expression as expression
+from differ.normalize.selectors import is_xpath as is_xpath
 
-PREFIXES = ("xpath:", "xpath1:")
-_STARTS = ("/", "(", "./", "../")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # what lxml refuses to hold
-
-
-def is_xpath(selector: str) -> bool:
-    """Whether `selector` is read as XPath rather than CSS."""
-    text = selector.strip()
-    return text.startswith(PREFIXES) or text.startswith(_STARTS)
-
-
-def expression(selector: str) -> str:
-    """The XPath expression of `selector`, its `xpath:` prefix taken off."""
-    text = selector.strip()
-    for prefix in PREFIXES:
-        if text.startswith(prefix):
-            return text[len(prefix) :].strip()
-    return text
 
 
 @lru_cache(maxsize=256)

@@ -1,0 +1,98 @@
+"""The audits kept in the store: where a document's last audit is, what it says, and which documents are due to
+be audited again though no page changed. Every check reads these, so this loads no audit engine (the word
+alignment, rapidfuzz, markdown-it): a check of unchanged pages stays light."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from differ.errors import StoreDamage
+from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import DocumentConfig
+    from differ.store import Store
+
+# Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
+# recorded under other rules is done again at the next check, and the findings that changed with the rules alone,
+# the pages being the same, are not drift.
+# 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
+# 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
+# 7: inline code checked character by character (`code_corrupted`); 8: inline code whose punctuation the copy
+# changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too
+AUDIT_RULES = 8
+
+
+def audit_path(store: Store, document: str) -> Path:
+    """Where the last audit of a document is kept, to tell mirror drift (and for the reports site)."""
+    return store.root / "audits" / f"{document}.json"
+
+
+def last_audit(store: Store, document: str) -> dict[str, Any]:
+    """The record of a document's last audit, by mirror id (empty when there is none, or it does not read; a
+    mirror's entry that does not read is left out, as if that mirror had not been audited)."""
+    try:
+        audit = json_object(audit_path(store, document))
+    except (OSError, ValueError):
+        return {}
+    return {
+        mirror: entry
+        for mirror, entry in audit.items()
+        if isinstance(entry, dict) and shape_problem(entry, AUDIT_FIELDS, AUDIT_REQUIRED) is None
+    }
+
+
+def audits_due(app: App, documents: set[str]) -> set[str]:
+    """Those of `documents` whose last audit is out of date though no page changed in this check: a mirror's
+    time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), or
+    the audit is older than the versions stored (a process that stored them died before auditing them)."""
+    from differ.app import iso
+
+    now = iso(app.now())
+    due = set()
+    for doc in app.config.documents:
+        if doc.id not in documents or not doc.mirrors:
+            continue
+        with app.carry_on(f"{doc.id}: not audited"):
+            if _due(app, doc, now):
+                due.add(doc.id)
+    return due
+
+
+def _due(app: App, doc: DocumentConfig, now: str) -> bool:
+    audit = last_audit(app.store, doc.id)
+    if not audit:  # never audited (a process died before its first audit was written)
+        return True
+    canonical = app.store.latest_number(doc.canonical.key)
+    for mirror in doc.mirrors:
+        entry = audit.get(mirror.id)
+        if not isinstance(entry, dict):
+            continue  # a mirror added since: audited with the next change
+        try:
+            latest = app.store.latest_number(mirror.key)
+        except StoreDamage:
+            continue  # its own check says so; audited again once it reads
+        stale_from = entry.get("stale_from")
+        audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
+        # stale from now on, older than the versions stored, or by other rules (by another differ)
+        if (isinstance(stale_from, str) and stale_from <= now) or audited != (
+            latest or None,
+            canonical or None,
+            AUDIT_RULES,
+        ):
+            return True
+    return False
+
+
+def remember_audits(app: App, audits: dict[str, dict[str, Any]]) -> None:
+    """Write each document's audit record, what the next audit tells drift against."""
+    from differ.files import atomic_write
+    from differ.store import canonical_json
+
+    with app.store.writing():
+        for document, current in audits.items():
+            # not kept, its drift is told again by the next check: the same alerts, not sent twice
+            with app.carry_on(f"{document}: audit not kept"):
+                atomic_write(audit_path(app.store, document), canonical_json(current) + b"\n")

@@ -517,8 +517,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     audits: dict[str, Any] = {}
     mirrored = any(app.config.document(doc).mirrors for doc in _documents(r.source for r in results))
     if mirrored:
-        # here: a check of pages without mirrors loads no audit
-        from differ.audited import audits_due
+        from differ.audited import audits_due  # light: the audit engine loads when an audit is due
 
         audited = set(changed_docs)
         with app.carry_on("audits due not looked for"):  # those that changed are audited; the rest next time

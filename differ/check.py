@@ -15,7 +15,6 @@ from differ.config import VERSION_EVENTS, SourceConfig
 from differ.errors import (
     BlockedError,
     FetchError,
-    NoContentError,
     NormalizeError,
     StoreConflict,
     StoreDamage,
@@ -217,9 +216,7 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
         return _unchanged(app, source, state, before, entry, started, response, "same body")
     try:
         normalized = read_response(app, source, response)
-    except NoContentError as exc:  # nothing to compare (a selector lost in a redesign, a login wall)
-        return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
-    except NormalizeError as exc:
+    except NormalizeError as exc:  # NoContentError too: nothing to compare (a selector lost in a redesign)
         return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
     except RecursionError:
         return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
@@ -514,14 +511,15 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         if move := moved_event(app, source, state):  # told once an address
             events.append(move)
     changed_docs = _documents(r.source for r in results if r.outcome == "new")
+    checked_docs = _documents(r.source for r in results)
     audits: dict[str, Any] = {}
-    mirrored = any(app.config.document(doc).mirrors for doc in _documents(r.source for r in results))
+    mirrored = any(app.config.document(doc).mirrors for doc in checked_docs)
     if mirrored:
         from differ.audited import audits_due  # light: the audit engine loads when an audit is due
 
         audited = set(changed_docs)
         with app.carry_on("audits due not looked for"):  # those that changed are audited; the rest next time
-            audited |= audits_due(app, _documents(r.source for r in results) - changed_docs)
+            audited |= audits_due(app, checked_docs - changed_docs)
         if audited:
             from differ.audit.report import audit_after_check
 

@@ -325,8 +325,7 @@ def _version_json(v: Version, hit: Found | None) -> dict[str, object]:
             "summary": list(v.record.get("summary") or []),
         }
     elif (pair := hit[1]) is None:
-        d = hit[0]
-        changes = {"changes": 0, "summary": [], "passages": len(d.changes)}
+        changes = {"changes": 0, "summary": [], "passages": len(hit[0].changes)}
     else:
         d = hit[0]
         changes = {

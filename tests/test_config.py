@@ -504,12 +504,13 @@ def test_css_selectors_are_checked_when_the_configuration_is_read() -> None:
 def test_xpath_selectors_are_told_from_css() -> None:
     """A selector that starts as only XPath can (or says `xpath:`) is XPath; the rest is CSS."""
     from differ.normalize import xpath
+    from differ.normalize.selectors import is_xpath
 
     for selector in ("//article", "(//h2)[1]", "./div", "xpath:div[@id='post']", "xpath1://main"):
-        assert xpath.is_xpath(selector)
+        assert is_xpath(selector)
         assert xpath.problem(selector) is None
     for selector in ("article", ".entry-content", "div > p", "[role=main]"):
-        assert not xpath.is_xpath(selector)
+        assert not is_xpath(selector)
 
 
 def test_a_notifiers_words_match_a_changes_block_before_or_after(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from differ.diff.engine import Change, Diff
 from differ.diff.words import code_lines, common_ends, line_opcodes
+from differ.options import plural
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -320,8 +321,8 @@ def asked_count(d: Diff) -> str:
     and its metadata fields (`1 change and 1 metadata field`, `1 metadata field`, `0 changes`)."""
     asked, fields = len(d.changes) - d.explaining, len(d.metadata)
     return " and ".join(
-        ([f"{asked} change{'' if asked == 1 else 's'}"] if asked or not fields else [])
-        + ([f"{fields} metadata field{'' if fields == 1 else 's'}"] if fields else [])
+        ([plural(asked, "change")] if asked or not fields else [])
+        + ([plural(fields, "metadata field")] if fields else [])
     )
 
 

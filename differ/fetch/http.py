@@ -107,6 +107,13 @@ def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
     return None
 
 
+def _fresh(kept: tuple[float, robots.Rules] | None, wall: float) -> tuple[robots.Rules | None, float]:
+    """A kept answer's rules and age while it is fresh (RFC 9309 §2.4), else (None, 0)."""
+    if kept is None or not 0 <= wall - kept[0] <= _ttl(kept[1]):
+        return None, 0.0
+    return kept[1], wall - kept[0]
+
+
 def _ttl(rules: robots.Rules) -> float:
     return UNREADABLE_TTL if rules.unreadable else ROBOTS_TTL
 
@@ -215,11 +222,12 @@ class Fetcher:
                 with self._robots_lock:
                     cached = self._robots.get(origin)
                 if cached is None or now - cached[0] > _ttl(cached[1]):
-                    rules, age = self._kept_robots(origin)
+                    kept = self._kept_robots(origin)
+                    rules, age = _fresh(kept, self.wall())
                     last = None
                     if rules is None:
                         rules, age = self._load_robots(origin, allow_private), 0.0
-                        last = self._last_read(origin, cached) if rules.unreadable else None
+                        last = self._last_read(origin, cached, kept) if rules.unreadable else None
                         if last is not None:  # its last rules stand, and it is asked for again in a while
                             rules, age = last, ROBOTS_TTL - UNREADABLE_TTL
                         elif self.kept is not None:
@@ -239,36 +247,33 @@ class Fetcher:
         robots.txt once a day (RFC 9309 §2.4), not once a run."""
         self.kept = kept
 
-    def _last_read(self, origin: str, cached: tuple[float, robots.Rules] | None) -> robots.Rules | None:
-        """The rules robots.txt gave when it was last read, here or by an earlier run, while that was under
-        UNREACHABLE_GRACE ago: a host whose robots.txt fails for a while is checked as it last said."""
+    def _last_read(
+        self, origin: str, cached: tuple[float, robots.Rules] | None, kept: tuple[float, robots.Rules] | None
+    ) -> robots.Rules | None:
+        """The rules robots.txt gave when it was last read, here (`cached`) or by an earlier run (`kept`), while
+        that was under UNREACHABLE_GRACE ago: a host whose robots.txt fails for a while is checked as it last
+        said."""
         found: list[tuple[float, robots.Rules]] = []
         if cached is not None and not cached[1].unreadable and origin in self._read_at:
             found.append((self._read_at[origin], cached[1]))
-        entry = self.kept.load(origin) if self.kept is not None else None
-        if entry and entry.get("agent") == self.agent_token and isinstance(entry.get("at"), int | float):
-            rules = robots.Rules.from_json(entry)
-            if rules is not None and not rules.unreadable:
-                found.append((float(entry["at"]), rules))
+        if kept is not None and not kept[1].unreadable:
+            found.append(kept)
         if not found:
             return None
         at, rules = max(found, key=lambda f: f[0])
         return rules if 0 <= self.wall() - at <= UNREACHABLE_GRACE else None
 
-    def _kept_robots(self, origin: str) -> tuple[robots.Rules | None, float]:
-        """An answer kept by an earlier run for this user agent, still fresh, and how old it is."""
+    def _kept_robots(self, origin: str) -> tuple[float, robots.Rules] | None:
+        """The answer an earlier run kept for this user agent: when it was read (wall time), and its rules."""
         entry = self.kept.load(origin) if self.kept is not None else None
         if (
             not entry
             or entry.get("agent") != self.agent_token
             or not isinstance(entry.get("at"), int | float)
         ):
-            return None, 0.0
+            return None
         rules = robots.Rules.from_json(entry)
-        age = self.wall() - float(entry["at"])
-        if rules is None or not 0 <= age <= _ttl(rules):
-            return None, 0.0
-        return rules, age
+        return None if rules is None else (float(entry["at"]), rules)
 
     def robots_refusal(self, url: str) -> str:
         """Why robots.txt refuses `url`, in the words of an error line."""

@@ -251,7 +251,7 @@ def is_json_feed(data: Any) -> bool:
 def a_feed(name: str, body: Body) -> tuple[str, dict[str, str]]:
     """A feed found where something else was expected, with how to read one of its posts, named by its first, or
     its list of posts, and the settings that read that first post."""
-    from differ.normalize.feeds import read_feed
+    from differ.normalize.feeds import EVERY_POST, read_feed
 
     try:
         entries = read_feed(body)[0]
@@ -261,7 +261,7 @@ def a_feed(name: str, body: Body) -> tuple[str, dict[str, str]]:
     named = f" (the first: {first.shown})" if first else ""
     said = (
         f'{name}: kind "feed" reads one of its posts, with entry = the post\'s link{named}, or its list of posts,'
-        ' with entry = "*"'
+        f' with entry = "{EVERY_POST}"'
     )
     return said, ({"kind": "feed", "entry": first.link} if first else {})
 

@@ -14,6 +14,7 @@ from bs4.element import PageElement
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize import xpath
 from differ.normalize.kinds import simple_selector
+from differ.normalize.selectors import is_xpath
 
 if TYPE_CHECKING:
     import soupsieve
@@ -68,7 +69,7 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
             root = matches[0] if matches else soup.body or soup
         _prune(root, _chrome)
     for pattern in exclude:
-        if xpath.is_xpath(pattern):
+        if is_xpath(pattern):
             for node in xpath.select(root, pattern):
                 if any(parent is root for parent in node.parents):
                     node.extract()
@@ -97,7 +98,7 @@ def _unmatched(selector: str, matches: list[Tag]) -> NoContentError:
 def _select_one(soup: BeautifulSoup, selector: str) -> Tag | None:
     """The first element in document order that `selector` matches. A simple selector (`article`,
     `.entry-content`, `div#main.post`) is matched in one walk; XPath goes to lxml, other CSS to soupsieve."""
-    if xpath.is_xpath(selector):
+    if is_xpath(selector):
         return next(iter(xpath.select(soup, selector)), None)
     simple = simple_selector(selector)
     if simple:

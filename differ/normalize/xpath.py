@@ -17,9 +17,7 @@ from bs4.element import Comment, NavigableString, PreformattedString
 from lxml import etree
 
 from differ.errors import NormalizeError
-from differ.normalize.selectors import PREFIXES as PREFIXES
-from differ.normalize.selectors import expression as expression
-from differ.normalize.selectors import is_xpath as is_xpath
+from differ.normalize.selectors import expression
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # what lxml refuses to hold
 

@@ -275,11 +275,11 @@ class Notifier:
         # a page's own events: by its post's title, as a change is ("Widget 3.0 (canonical) is failing")
         named = f"{event['title']} ({source.split('/', 1)[-1]})" if event.get("title") else source
         if kind == "fetch_failing":
-            n = event.get("failures")
-            return f"{named} is failing ({n} check{'' if n == 1 else 's'} in a row)"
+            n = int(event.get("failures") or 0)
+            return f"{named} is failing ({opt.plural(n, 'check')} in a row)"
         if kind == "recovered":
-            n = event.get("failures")
-            return f"{named} recovered after {n} failed check{'' if n == 1 else 's'}"
+            n = int(event.get("failures") or 0)
+            return f"{named} recovered after {opt.plural(n, 'failed check')}"
         if kind == "delivery_failed":
             where = f" ({event.get('kind')})" if event.get("kind") else ""
             return f"Alerts to {event.get('notifier')}{where} are not getting through"

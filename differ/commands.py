@@ -17,14 +17,15 @@ from differ.records import moment
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from differ.check import CheckResult
+    from differ.checked import CheckResult
     from differ.config import SourceConfig
     from differ.notify import Outbox
 
 
 @command("check")
 def cmd_check(app: App, args: argparse.Namespace) -> int:
-    from differ.check import CheckResult, check
+    from differ.check import check
+    from differ.checked import CheckResult
 
     sources, paused = app.config.to_check(args.sources)
     if not sources and not paused:

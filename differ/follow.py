@@ -9,7 +9,7 @@ from differ.options import web_address
 
 if TYPE_CHECKING:
     from differ.app import App
-    from differ.check import CheckResult
+    from differ.checked import CheckResult
     from differ.config import SourceConfig
 
 

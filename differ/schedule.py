@@ -21,7 +21,8 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.check import CheckResult, check, fetch_host
+from differ.check import check, fetch_host
+from differ.checked import CheckResult
 from differ.config import Config, SourceConfig
 from differ.errors import DifferError, ExitCode
 from differ.turns import HostGate

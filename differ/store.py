@@ -43,6 +43,7 @@ from differ.files import RollingLog, append_line, atomic_write, lock_within, tem
 from differ.shapes import FETCH_FIELDS, STATE_FIELDS, damage, fields_kept, json_object, record_problem
 
 if TYPE_CHECKING:
+    from differ.fetch.robots import KeptFiles
     from differ.verify import VerifyReport
 
 FORMAT = "differ.store/1"
@@ -75,30 +76,6 @@ def report_url(base_url: str, key: str, number: int) -> str:
     """Where the HTML diff that made version `number` of `key` is read once `reports/` is published at
     `base_url` (the layout `Store.report_path` writes)."""
     return f"{base_url.rstrip('/')}/{key}/diff-{number}.html"
-
-
-class RobotsFiles:
-    """robots.txt answers kept between runs, one file per origin in `robots/`: a cache (written without fsync;
-    losing it costs one request per host), not part of the record."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-
-    def _path(self, origin: str) -> Path:
-        return self.folder / (re.sub(r"[^A-Za-z0-9.-]+", "_", origin) + ".json")
-
-    def load(self, origin: str) -> dict[str, Any] | None:
-        try:
-            entry = json.loads(self._path(origin).read_bytes())
-        except (OSError, ValueError):
-            return None
-        return entry if isinstance(entry, dict) and entry.get("origin") == origin else None
-
-    def save(self, origin: str, entry: dict[str, Any]) -> None:
-        with contextlib.suppress(OSError):  # a cache that cannot be written is asked again next run
-            atomic_write(
-                self._path(origin), canonical_json({**entry, "origin": origin}) + b"\n", durable=False
-            )
 
 
 @dataclass
@@ -521,9 +498,11 @@ class Store:
     def _fetch_log(self, key: str) -> RollingLog:
         return RollingLog(self.source_dir(key) / "fetches.jsonl", self.fetch_log_limit)
 
-    def robots_files(self) -> RobotsFiles:
+    def robots_files(self) -> KeptFiles:
         """Where the fetcher keeps robots.txt answers between runs."""
-        return RobotsFiles(self.root / "robots")
+        from differ.fetch.robots import KeptFiles
+
+        return KeptFiles(self.root / "robots")
 
     def state(self, key: str) -> dict[str, Any]:
         try:

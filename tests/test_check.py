@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from differ.check import CheckResult, check, check_source
+from differ.check import check, check_source
+from differ.checked import CheckResult
 from differ.config import SourceConfig
 from differ.errors import StoreError
 from differ.turns import Turns

@@ -2512,7 +2512,7 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
 def test_an_error_and_a_check_are_one_line_whatever_they_quote(tmp_path: Path) -> None:
     """A name typed with a line break, a page's title with a control character: written out, so an error
     stays the one line the CLI promises and a check the one line its log keeps."""
-    from differ.check import CheckResult
+    from differ.checked import CheckResult
 
     config = tmp_path / "config.toml"
     config.write_text('[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "https://example.org/post"\n')

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from differ.diff import Versions, apply, diff, is_edit_note, render, split_blocks, summarize, word_ops
 from differ.diff.blocks import words
-from differ.diff.engine import Change
+from differ.diff.changes import Change
 from tests.helpers import replay_fetch
 
 V = Versions(
@@ -180,7 +180,7 @@ def test_a_summary_says_a_link_changed_with_the_words_around_it() -> None:
 def test_a_link_added_or_taken_out_whole_is_quoted_with_its_address() -> None:
     """A block that is one link (a post in a list of posts, a download) says where it points when it comes or
     goes, and keeps it in its JSON; a link among other words, or an image, does not make the block one."""
-    from differ.diff.engine import Diff
+    from differ.diff.changes import Diff
 
     a = "# Posts\n\n- [Release 2.13](https://x.org/2.13)\n- Old: [notes](https://x.org/n)\n- [Gone post](https://x.org/g)\n"
     b = (
@@ -226,7 +226,7 @@ def test_two_links_with_neither_text_nor_target_in_common_are_two_things_however
 
 
 def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
-    from differ.diff.engine import Change, Diff
+    from differ.diff.changes import Change, Diff
 
     a = TABLE + "\n## Notes\n\n- **Linux**: wheels\n  - CUDA 12.9\n\nSee [docs](https://x.org/1).\n"
     a += "\n<small>Figure 1</small> is drawn here.\n"

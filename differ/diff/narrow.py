@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from differ.diff.engine import Change, Diff
+from differ.diff.changes import Change, Diff
 from differ.diff.summary import Versions, authors_note, summarize
 from differ.wildcard import WordPattern, fits, word_pattern
 

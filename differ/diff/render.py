@@ -12,7 +12,7 @@ from typing import Any
 
 from differ.diff.blocks import md_text as md_escape
 from differ.diff.blocks import word_spans
-from differ.diff.engine import Change, Diff
+from differ.diff.changes import Change, Diff
 from differ.diff.summary import Versions, meta_value, summarize, where
 from differ.diff.words import code_opcodes, word_opcodes
 

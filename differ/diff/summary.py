@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from differ.diff.engine import Change, Diff
+from differ.diff.changes import Change, Diff
 from differ.diff.words import code_lines, common_ends, line_opcodes
 from differ.options import plural
 

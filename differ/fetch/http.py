@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import random
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,12 +33,6 @@ from differ.fetch.limits import MAX_WAIT, HostLimiter, host_key, parse_retry_aft
 from differ.options import Network
 
 MAX_REDIRECTS = 5
-ROBOTS_TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most 24 hours, as a rule)
-# How long a robots.txt that could not be read blocks its host before it is asked for again.
-UNREADABLE_TTL = 300.0
-# How long the rules a robots.txt last gave stand while it cannot be read (RFC 9309 §2.4 lets a crawler keep its
-# cached copy past the day while the file is unreachable; §2.3.1.4 names 30 days as a reasonably long time).
-UNREACHABLE_GRACE = 30 * 86400.0
 CRAWL_DELAY_CAP = 60.0  # the longest Crawl-delay honoured between two requests to one host
 RETRYABLE_STATUS = {500, 502, 503, 504, 429}
 # compressions a server may send though differ asks for gzip or deflate, which urllib3 reads only with packages
@@ -107,17 +100,6 @@ def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
     return None
 
 
-def _fresh(kept: tuple[float, robots.Rules] | None, wall: float) -> tuple[robots.Rules | None, float]:
-    """A kept answer's rules and age while it is fresh (RFC 9309 §2.4), else (None, 0)."""
-    if kept is None or not 0 <= wall - kept[0] <= _ttl(kept[1]):
-        return None, 0.0
-    return kept[1], wall - kept[0]
-
-
-def _ttl(rules: robots.Rules) -> float:
-    return UNREADABLE_TTL if rules.unreadable else ROBOTS_TTL
-
-
 class Fetcher:
     """One connection pool shared by every fetch of a run, with per-host politeness. It speaks to urllib3 (the
     HTTP engine under requests) directly: requests' session layer merged settings, cookies and hooks on every
@@ -156,12 +138,8 @@ class Fetcher:
         self.headers = {"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate", "Accept": "*/*"}
         if contact:
             self.headers["From"] = contact
-        self._robots: dict[str, tuple[float, robots.Rules]] = {}
-        self._read_at: dict[str, float] = {}  # when each host's robots.txt was last read (wall time)
-        self._robots_lock = threading.Lock()
-        self._robots_loading: dict[str, threading.Lock] = {}
-        self.kept: robots.Kept | None = None
         self.agent_token = user_agent.split("/", 1)[0].strip() or "differ"
+        self.robots = robots.Answers(self.agent_token, clock, wall)
 
     def close(self) -> None:
         self.pool.clear()
@@ -211,78 +189,23 @@ class Fetcher:
             raise FetchError(f"HTTP {response.status} {_reason(response.status)}", status=response.status)
 
     def allowed_by_robots(self, url: str, allow_private: bool | tuple[Network, ...] = False) -> bool:
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        now = self.clock()
-        with self._robots_lock:
-            cached = self._robots.get(origin)
-            loading = self._robots_loading.setdefault(origin, threading.Lock())
-        if cached is None or now - cached[0] > _ttl(cached[1]):
-            with loading:  # one fetch of robots.txt per host, however many sources ask at once
-                with self._robots_lock:
-                    cached = self._robots.get(origin)
-                if cached is None or now - cached[0] > _ttl(cached[1]):
-                    kept = self._kept_robots(origin)
-                    rules, age = _fresh(kept, self.wall())
-                    last = None
-                    if rules is None:
-                        rules, age = self._load_robots(origin, allow_private), 0.0
-                        last = self._last_read(origin, cached, kept) if rules.unreadable else None
-                        if last is not None:  # its last rules stand, and it is asked for again in a while
-                            rules, age = last, ROBOTS_TTL - UNREADABLE_TTL
-                        elif self.kept is not None:
-                            self.kept.save(
-                                origin, {"agent": self.agent_token, "at": self.wall(), **rules.to_json()}
-                            )
-                    if last is None and not rules.unreadable:
-                        self._read_at[origin] = self.wall() - age
-                    self.limiter.at_least(host_key(url), min(rules.crawl_delay or 0.0, CRAWL_DELAY_CAP))
-                    cached = (now - age, rules)
-                    with self._robots_lock:
-                        self._robots[origin] = cached
-        return cached[1].allows(url)
+        rules, new = self.robots.rules(url, lambda origin: self._load_robots(origin, allow_private))
+        if new:
+            self.limiter.at_least(host_key(url), min(rules.crawl_delay or 0.0, CRAWL_DELAY_CAP))
+        return rules.allows(url)
 
     def keep_robots(self, kept: robots.Kept) -> None:
         """Keep robots.txt answers in `kept` between runs: a check run from cron then asks each host for
         robots.txt once a day (RFC 9309 §2.4), not once a run."""
-        self.kept = kept
-
-    def _last_read(
-        self, origin: str, cached: tuple[float, robots.Rules] | None, kept: tuple[float, robots.Rules] | None
-    ) -> robots.Rules | None:
-        """The rules robots.txt gave when it was last read, here (`cached`) or by an earlier run (`kept`), while
-        that was under UNREACHABLE_GRACE ago: a host whose robots.txt fails for a while is checked as it last
-        said."""
-        found: list[tuple[float, robots.Rules]] = []
-        if cached is not None and not cached[1].unreadable and origin in self._read_at:
-            found.append((self._read_at[origin], cached[1]))
-        if kept is not None and not kept[1].unreadable:
-            found.append(kept)
-        if not found:
-            return None
-        at, rules = max(found, key=lambda f: f[0])
-        return rules if 0 <= self.wall() - at <= UNREACHABLE_GRACE else None
-
-    def _kept_robots(self, origin: str) -> tuple[float, robots.Rules] | None:
-        """The answer an earlier run kept for this user agent: when it was read (wall time), and its rules."""
-        entry = self.kept.load(origin) if self.kept is not None else None
-        if (
-            not entry
-            or entry.get("agent") != self.agent_token
-            or not isinstance(entry.get("at"), int | float)
-        ):
-            return None
-        rules = robots.Rules.from_json(entry)
-        return None if rules is None else (float(entry["at"]), rules)
+        self.robots.kept = kept
 
     def robots_refusal(self, url: str) -> str:
         """Why robots.txt refuses `url`, in the words of an error line."""
         parts = urlsplit(url)
-        with self._robots_lock:
-            cached = self._robots.get(f"{parts.scheme}://{parts.netloc}")
-        if cached is not None and cached[1].unreadable:
+        cached = self.robots.cached(url)
+        if cached is not None and cached.unreadable:
             return (
-                f"robots.txt of {parts.netloc} could not be read ({cached[1].unreadable}), so nothing on that host "
+                f"robots.txt of {parts.netloc} could not be read ({cached.unreadable}), so nothing on that host "
                 "is fetched until it can be (RFC 9309); set robots = false for this source to override"
             )
         return (

@@ -1,15 +1,29 @@
-"""robots.txt per RFC 9309: groups by product token, longest match wins, `*` and `$` patterns."""
+"""robots.txt per RFC 9309: groups by product token, longest match wins, `*` and `$` patterns; and its answers
+kept by origin (`Answers`), as long as §2.4 lets them stand."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
+from differ.files import atomic_write
 from differ.wildcard import fits
 
 MAX_BYTES = 512 * 1024
+TTL = 24 * 3600.0  # how long robots.txt is kept (RFC 9309 §2.4: at most 24 hours, as a rule)
+# How long a robots.txt that could not be read blocks its host before it is asked for again.
+UNREADABLE_TTL = 300.0
+# How long the rules a robots.txt last gave stand while it cannot be read (RFC 9309 §2.4 lets a crawler keep its
+# cached copy past the day while the file is unreachable; §2.3.1.4 names 30 days as a reasonably long time).
+UNREACHABLE_GRACE = 30 * 86400.0
 
 
 @dataclass
@@ -69,7 +83,117 @@ class Kept(Protocol):
     def save(self, origin: str, entry: dict[str, Any]) -> None: ...
 
 
+class KeptFiles:
+    """robots.txt answers kept between runs, one file per origin in a folder (the store's `robots/`): a cache
+    (written without fsync; losing it costs one request per host), not part of the record."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, origin: str) -> Path:
+        return self.folder / (re.sub(r"[^A-Za-z0-9.-]+", "_", origin) + ".json")
+
+    def load(self, origin: str) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(self._path(origin).read_bytes())
+        except (OSError, ValueError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("origin") == origin else None
+
+    def save(self, origin: str, entry: dict[str, Any]) -> None:
+        text = json.dumps({**entry, "origin": origin}, sort_keys=True, separators=(",", ":"))
+        with contextlib.suppress(OSError):  # a cache that cannot be written is asked again next run
+            atomic_write(self._path(origin), text.encode() + b"\n", durable=False)
+
+
 ALLOW_ALL = Rules()
+Dated = tuple[float, Rules]  # rules and when they were read (a clock's time)
+
+
+class Answers:
+    """The robots.txt answer of each origin for one user agent: read once per host however many sources ask at
+    once, kept a day (five minutes for one that could not be read), kept between runs in `kept` when given, and
+    while a host's robots.txt cannot be read, its last rules standing for UNREACHABLE_GRACE."""
+
+    def __init__(self, agent: str, clock: Callable[[], float], wall: Callable[[], float]) -> None:
+        self.agent, self.clock, self.wall = agent, clock, wall
+        self.kept: Kept | None = None
+        self._rules: dict[str, Dated] = {}  # by origin, dated by `clock`
+        self._read_at: dict[str, float] = {}  # when each host's robots.txt was last read (wall time)
+        self._lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}
+
+    def rules(self, url: str, load: Callable[[str], Rules]) -> tuple[Rules, bool]:
+        """The rules for `url`'s origin, read with `load(origin)` when none are fresh, and whether they are new
+        here (read, or taken from `kept`), so their Crawl-delay is to be applied."""
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        now = self.clock()
+        with self._lock:
+            cached = self._rules.get(origin)
+            loading = self._loading.setdefault(origin, threading.Lock())
+        if cached is not None and now - cached[0] <= _ttl(cached[1]):
+            return cached[1], False
+        with loading:  # one fetch of robots.txt per host, however many sources ask at once
+            with self._lock:
+                cached = self._rules.get(origin)
+            if cached is not None and now - cached[0] <= _ttl(cached[1]):
+                return cached[1], False
+            kept = self._kept(origin)
+            rules, age = _fresh(kept, self.wall())
+            last = None
+            if rules is None:
+                rules, age = load(origin), 0.0
+                last = self._last_read(origin, cached, kept) if rules.unreadable else None
+                if last is not None:  # its last rules stand, and it is asked for again in a while
+                    rules, age = last, TTL - UNREADABLE_TTL
+                elif self.kept is not None:
+                    self.kept.save(origin, {"agent": self.agent, "at": self.wall(), **rules.to_json()})
+            if last is None and not rules.unreadable:
+                self._read_at[origin] = self.wall() - age
+            with self._lock:
+                self._rules[origin] = (now - age, rules)
+            return rules, True
+
+    def cached(self, url: str) -> Rules | None:
+        """The rules last found for `url`'s origin, fresh or not."""
+        parts = urlsplit(url)
+        with self._lock:
+            found = self._rules.get(f"{parts.scheme}://{parts.netloc}")
+        return found[1] if found else None
+
+    def _last_read(self, origin: str, cached: Dated | None, kept: Dated | None) -> Rules | None:
+        """The rules robots.txt gave when it was last read, here (`cached`) or by an earlier run (`kept`), while
+        that was under UNREACHABLE_GRACE ago: a host whose robots.txt fails for a while is checked as it last
+        said."""
+        found: list[Dated] = []
+        if cached is not None and not cached[1].unreadable and origin in self._read_at:
+            found.append((self._read_at[origin], cached[1]))
+        if kept is not None and not kept[1].unreadable:
+            found.append(kept)
+        if not found:
+            return None
+        at, rules = max(found, key=lambda f: f[0])
+        return rules if 0 <= self.wall() - at <= UNREACHABLE_GRACE else None
+
+    def _kept(self, origin: str) -> Dated | None:
+        """The answer an earlier run kept for this user agent: when it was read (wall time), and its rules."""
+        entry = self.kept.load(origin) if self.kept is not None else None
+        if not entry or entry.get("agent") != self.agent or not isinstance(entry.get("at"), int | float):
+            return None
+        rules = Rules.from_json(entry)
+        return None if rules is None else (float(entry["at"]), rules)
+
+
+def _fresh(kept: Dated | None, wall: float) -> tuple[Rules | None, float]:
+    """A kept answer's rules and age while it is fresh (RFC 9309 §2.4), else (None, 0)."""
+    if kept is None or not 0 <= wall - kept[0] <= _ttl(kept[1]):
+        return None, 0.0
+    return kept[1], wall - kept[0]
+
+
+def _ttl(rules: Rules) -> float:
+    return UNREADABLE_TTL if rules.unreadable else TTL
 
 
 def unreadable(reason: str) -> Rules:

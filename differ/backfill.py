@@ -19,6 +19,7 @@ from differ.config import WEB_ARCHIVE, SourceConfig
 from differ.errors import FetchError, NormalizeError, UsageError
 from differ.fetch import Request, Response
 from differ.normalize import SOURCE_KINDS, Normalized
+from differ.options import plural
 from differ.store import Version
 from differ.versions import content_identity, read_response, store_version
 
@@ -67,7 +68,7 @@ class Step:
         when = self.capture.at.strftime("%Y-%m-%d %H:%M")
         if self.outcome == "new":
             what = f"version {self.version}" + (
-                f" ({self.changes} change{'s' if self.changes != 1 else ''})" if self.version != 1 else ""
+                f" ({plural(self.changes, 'change')})" if self.version != 1 else ""
             )
         elif self.outcome == "same":
             what = "same text (page noise only)"
@@ -173,7 +174,7 @@ def plan(
     stored = app.store.latest(source.key)
     if stored is not None and fetched_itself(stored):
         raise UsageError(
-            f"{source.key} already has {stored.number} version{'s' if stored.number != 1 else ''}: captures "
+            f"{source.key} already has {plural(stored.number, 'version')}: captures "
             "can only come before the first (the record only grows); backfill a page right after adding it"
         )
     if stored is not None:  # an earlier backfill stopped: go on after its last capture
@@ -309,7 +310,7 @@ def run(
     found = plan(app, source, archive, since, until, limit, every)
     stored = app.store.latest(source.key)
     print(
-        f"{source.key}: {len(found)} capture{'s' if len(found) != 1 else ''} of "
+        f"{source.key}: {plural(len(found), 'capture')} of "
         f"{SOURCE_KINDS[source.kind].fetch_url(source)} in {archive.rstrip('/')}"
         + (f" after {stored.fetched_at}, the last one stored" if stored else ""),
         file=out,
@@ -333,10 +334,7 @@ def summary_line(source: SourceConfig, steps: list[Step], dry_run: bool = False)
     if not steps:
         return f"{source.key}: nothing to store"
     stored = "would store" if dry_run else "stored"
-    line = (
-        f"{source.key}: {stored} {new} version{'s' if new != 1 else ''} from {len(steps)} "
-        f"capture{'s' if len(steps) != 1 else ''}"
-    )
+    line = f"{source.key}: {stored} {plural(new, 'version')} from {plural(len(steps), 'capture')}"
     if failed:
         line += f"; {failed} could not be read"
     if steps[-1].outcome == "stopped":

@@ -67,13 +67,15 @@ class CheckResult:
         return one_line(f"{self.source}: now watching {plural(len(self.followed), 'new post')}: {posts}")
 
     def _line(self) -> str:
+        from differ.options import plural
+
         if self.outcome == "new":
             warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""
             if self.previous is None:
                 return f"{self.source}: new version {self.version} (first snapshot{warned})"
-            said = [f"{self.changes} change{'' if self.changes == 1 else 's'}"]
+            said = [plural(self.changes, "change")]
             if self.metadata:
-                fields = f"{self.metadata} metadata field{'' if self.metadata == 1 else 's'}"
+                fields = plural(self.metadata, "metadata field")
                 said = [*said, fields] if self.changes else [fields]
             return f"{self.source}: new version {self.version} ({', '.join(said)}{warned})"
         if self.detail:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from differ.app import App, iso
 from differ.cli import command
 from differ.errors import DifferError, ExitCode, FetchError, NormalizeError, StoreDamage, UsageError
+from differ.options import plural
 from differ.records import moment
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ def _translations_note(app: App, source: SourceConfig, translations: list[tuple[
     named = ", ".join(f"{language} <{url}>" for language, url in new[:5])
     more = f" and {len(new) - 5} more" if len(new) > 5 else ""
     return (
-        f"the page names {len(new)} translation{'s' if len(new) != 1 else ''} not watched yet: {named}{more}; "
+        f"the page names {plural(len(new), 'translation')} not watched yet: {named}{more}; "
         f"differ add URL --to {doc.id} audits one as a mirror of it"
     )
 
@@ -325,7 +326,7 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
             app.store.add_normalized(v, NORMALIZER_VERSION, read_version(app, source, v).markdown)
             made += 1
     print(
-        f"renormalized {made} version{'s' if made != 1 else ''} with normalizer {NORMALIZER_VERSION}",
+        f"renormalized {plural(made, 'version')} with normalizer {NORMALIZER_VERSION}",
         file=app.out,
     )
     return ExitCode.OK

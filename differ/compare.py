@@ -31,7 +31,7 @@ from differ.normalize.feeds import EVERY_POST
 from differ.normalize.jsondoc import load_json, longest_fields, text_fields
 from differ.normalize.kinds import a_feed, is_json_feed, media_type, starts_as_feed
 from differ.normalize.platforms import ReleaseKind
-from differ.options import meant, not_a_url, web_address
+from differ.options import meant, not_a_url, plural, web_address
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -311,7 +311,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "json":
         return render_stored(report, fmt)
     m = report.mirrors[0]
-    count = f"{len(m.findings)} finding{'s' if len(m.findings) != 1 else ''}"
+    count = plural(len(m.findings), "finding")
     reading = ", a translation," if m.translation else ""
     head = f"{m.id}{reading} against {report.title}: coverage {m.coverage:.1%}; {count}"
     lines = [finding_line(f) for f in m.findings]

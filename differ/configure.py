@@ -125,7 +125,7 @@ def notify_remove(args: argparse.Namespace, path: Path, out: TextIO, env: Mappin
     held = Outbox(Store(snapshots)).give_up(args.name, "its [[notify]] was removed from the configuration")
     if held:
         said += (
-            f"; the {held} alert{'s' if held != 1 else ''} it had not delivered {'are' if held != 1 else 'is'} "
+            f"; the {plural(held, 'alert')} it had not delivered {'are' if held != 1 else 'is'} "
             f"kept in {snapshots / 'outbox' / args.name / 'failed'} (differ outbox retry ID sends one to a "
             "notifier of that name)"
         )

@@ -11,6 +11,7 @@ from typing import Any
 from differ import options as opt
 from differ.app import App, parse_iso
 from differ.config import SourceConfig
+from differ.options import plural
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
 LATE_GRACE = 300.0
@@ -80,7 +81,7 @@ def health(app: App) -> Health:
         failures = int(state.get("failures") or 0)
         if failures:
             since = f" since {state['failing_since']}" if state.get("failing_since") else ""
-            said = f"{failures} failed check{'s' if failures != 1 else ''} in a row{since}: {state.get('last_error')}"
+            said = f"{plural(failures, 'failed check')} in a row{since}: {state.get('last_error')}"
             (out.problems if failures >= fail_after else out.notes).append(
                 Finding("failing" if failures >= fail_after else "failed", s.key, said)
             )
@@ -190,7 +191,7 @@ def _outbox(app: App, now: datetime, out: Health) -> None:
 
 
 def _count(messages: list[Any]) -> str:
-    return f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
+    return plural(len(messages), "message")
 
 
 def _seconds_since(now: datetime, when: object) -> float | None:
@@ -203,15 +204,15 @@ def _ago(seconds: float) -> str:
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= size:
             n = int(seconds // size)
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{int(seconds)} second{'s' if int(seconds) != 1 else ''}"
+            return plural(n, unit)
+    return plural(int(seconds), "second")
 
 
 def render(h: Health) -> str:
     """One line with the verdict, then a line a problem, then the notes."""
-    head = f"differ: {h.sources} source{'s' if h.sources != 1 else ''}, {h.destinations} destination"
-    head += f"{'s' if h.destinations != 1 else ''}, last check {h.last_check or 'never'}: "
-    head += "ok" if h.ok else f"{len(h.problems)} problem{'s' if len(h.problems) != 1 else ''}"
+    head = f"differ: {plural(h.sources, 'source')}, {plural(h.destinations, 'destination')}"
+    head += f", last check {h.last_check or 'never'}: "
+    head += "ok" if h.ok else plural(len(h.problems), "problem")
     lines = [head]
     lines += [f"  {p.kind}: {p.subject}: {opt.one_line(p.detail)}" for p in h.problems]
     lines += [f"  note: {n.kind}: {n.subject}: {opt.one_line(n.detail)}" for n in h.notes]

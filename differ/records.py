@@ -253,8 +253,8 @@ def cmd_export(app: App, args: argparse.Namespace) -> int:
         else (f" ({done.new} new)")
     )
     print(
-        f"exported {done.versions} version{'s' if done.versions != 1 else ''} of {done.sources} "
-        f"source{'s' if done.sources != 1 else ''}{new} to {made}{repo}: branch {done.branch} at {done.tip[:12]} "
+        f"exported {plural(done.versions, 'version')} of {plural(done.sources, 'source')}{new} to {made}{repo}: "
+        f"branch {done.branch} at {done.tip[:12]} "
         f"(see git -C {repo} log -p {done.branch})",
         file=app.out,
     )
@@ -268,11 +268,7 @@ def verify_export(repo: Path, branch: str, out: TextIO) -> int:
     checked = verify_git(repo, branch)
     for problem in checked.problems:
         print(f"damaged: {problem}", file=out)
-    state = (
-        "ok"
-        if not checked.problems
-        else f"{len(checked.problems)} problem{'s' if len(checked.problems) != 1 else ''}"
-    )
+    state = "ok" if not checked.problems else plural(len(checked.problems), "problem")
     unchecked = checked.commits - checked.records
     without = (
         f" ({unchecked} without a record: exported without --raw, only their order checked)"
@@ -293,7 +289,7 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
         print(f"note: {note}", file=app.out)
     for problem in report.problems:
         print(f"damaged: {problem}", file=app.out)
-    state = "ok" if report.ok else f"{len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}"
+    state = "ok" if report.ok else plural(len(report.problems), "problem")
     print(
         f"{app.store.root}: {report.sources} sources, {report.versions} versions, {report.blobs} raw bodies: "
         f"{state}",

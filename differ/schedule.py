@@ -25,6 +25,7 @@ from differ.check import check, fetch_host
 from differ.checked import CheckResult
 from differ.config import Config, SourceConfig
 from differ.errors import DifferError, ExitCode
+from differ.options import plural
 from differ.turns import HostGate
 
 DELIVERY_EVERY = 5.0
@@ -171,7 +172,7 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
             scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler))
             if source.interval != before[key].interval:
                 scheduler.reschedule_job(key, trigger=_trigger(app, source))
-    parts = [f"{len(after)} source{'s' if len(after) != 1 else ''}"]
+    parts = [plural(len(after), "source")]
     if len(configured) > len(after):
         parts[0] += f" ({len(configured) - len(after)} paused)"
     parts += [
@@ -314,8 +315,7 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     watch = ConfigWatch(app.config.path)
     paused = f" ({len(every) - len(sources)} paused)" if len(every) > len(sources) else ""
     print(
-        f"differ: watching {len(sources)} source{'s' if len(sources) != 1 else ''}{paused}; store "
-        f"{app.store.root}; Ctrl-C to stop",
+        f"differ: watching {plural(len(sources), 'source')}{paused}; store {app.store.root}; Ctrl-C to stop",
         file=app.err,
         flush=True,
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
+from differ.options import plural
 from differ.store import Store, Version
 from differ.titles import document_title
 
@@ -61,7 +62,7 @@ def _what_changed(v: Version) -> str:
     first = one_line([str(line) for line in summary[1:3]])[2:]
     if n == 0 and first:  # only metadata changed: say which field
         return first
-    return f"{n} change{'s' if n != 1 else ''}" + (f": {first}" if first else "")
+    return plural(n, "change") + (f": {first}" if first else "")
 
 
 def one_line(lines: Sequence[str]) -> str:
@@ -116,7 +117,7 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         else f"catching up: matches version {matches} of {canonical}, stale from {entry['stale_from']}"
         if behind
         else f"stale: matches version {matches} of {canonical}",
-        f"{findings} finding{'s' if findings != 1 else ''}",
+        plural(findings, "finding"),
     ]
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")

@@ -26,6 +26,7 @@ from differ.audit.model import SCHEMA, AuditReport, Finding, MirrorAudit
 from differ.audited import AUDIT_RULES
 from differ.diff.blocks import Block, md_text, split_blocks
 from differ.errors import StoreDamage
+from differ.options import plural
 
 __all__ = [
     "AUDIT_RULES",
@@ -210,7 +211,7 @@ def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Fin
         "\n".join(lines),
         None,
         f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
-        f"{since} (now version {latest}), so the mirror misses {len(d)} change{'s' if len(d) != 1 else ''}",
+        f"{since} (now version {latest}), so the mirror misses {plural(len(d), 'change')}",
     )
 
 

@@ -130,7 +130,7 @@ def audit_headline(
         state = f"stale (the canonical is at version {canonical_version})"
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
-        f"{matches_version} — {state}; coverage {coverage:.1%}; {findings} finding{'s' if findings != 1 else ''}"
+        f"{matches_version} — {state}; coverage {coverage:.1%}; {plural(findings, 'finding')}"
     )
 
 
@@ -307,9 +307,9 @@ def _headline(
             return f"caught up with canonical version {canonical}"
         return f"is stale: matches version {m.matches_version}, canonical is at {canonical}"
     if added and not gone:
-        return f"{len(added)} new finding{'s' if len(added) != 1 else ''}"
+        return plural(len(added), "new finding")
     if gone and not added:
-        return f"{len(gone)} finding{'s' if len(gone) != 1 else ''} resolved"
+        return f"{plural(len(gone), 'finding')} resolved"
     return "findings changed"
 
 

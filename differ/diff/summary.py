@@ -251,11 +251,11 @@ def order(changes: list[Change]) -> list[tuple[Change, bool]]:
 
 
 def headline(versions: Versions, count: int, metadata: int = 0) -> str:
-    fields = f"{metadata} metadata field{'s' if metadata != 1 else ''}"
+    fields = plural(metadata, "metadata field")
     if count == 0 and metadata:
         said = f"{fields} changed, the text did not"
     else:
-        said = f"{count} change{'' if count == 1 else 's'}" + (f" (and {fields})" if metadata else "")
+        said = plural(count, "change") + (f" (and {fields})" if metadata else "")
     return f"{_subject(versions)}: {said}."
 
 
@@ -377,7 +377,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         lines.extend(text[1:])
     rest = len(items) - max_lines
     if rest > 0:
-        lines.append(f"…and {rest} more change{'s' if rest != 1 else ''}")
+        lines.append(f"…and {plural(rest, 'more change')}")
     return lines
 
 
@@ -413,7 +413,7 @@ def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> l
     fields = [m for m in d.metadata if field_name(m["field"]) != "tag_name"]
     lines += [f"• {meta_line(m)[0]}" for m in sorted(fields, key=lambda m: not names_the_post(m["field"]))]
     if d.changes:
-        count = f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"
+        count = plural(len(d.changes), "change")
         lines.append(f"• its notes: {count} from those of {before} (the diff shows them word by word)")
     return lines
 

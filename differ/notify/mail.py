@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, document_of, notifier
-from differ.options import Invalid, Option
+from differ.options import Invalid, Option, plural
 
 T = TypeVar("T")
 
@@ -164,7 +164,7 @@ class Email(Notifier):
             said = "; ".join(f"{rcpt}: {_said(code, text)}" for rcpt, (code, text) in refused.items())
             raise NotifyError(f"the relay refuses {said}")
         login = f"logged in as {o['username']}, " if o["username"] else ""
-        count = f"{len(recipients)} recipient{'s' if len(recipients) != 1 else ''}"
+        count = plural(len(recipients), "recipient")
         return f"{o['host']}:{self.port()} ({o['security']}): {login}takes mail from {sender} to {count}"
 
     def _relay(self, do: Callable[[smtplib.SMTP], T]) -> T:

@@ -778,6 +778,25 @@ def test_the_half_in_another_script_keeps_a_table_of_names_given_once() -> None:
     assert filter_languages(md, ["en"]) == f"Supported platforms.\n\n{table}\n{prose}"
 
 
+def test_the_half_in_another_script_keeps_a_line_of_names_given_once() -> None:
+    """A paragraph of names alone ("TorchVision, TorchAudio, TorchText", `torch.compile`) after a Korean and an
+    English sentence is the Korean half's too; an English line that is not names ("Happy coding!", "Enjoy!",
+    "Thanks to everyone") is the English half's alone, and so are a line of names in an English-only section and
+    one that gives again the names of the Korean line before it ("API Unstable" after "API 안정성: Unstable")."""
+    names = "TorchVision, TorchAudio, TorchText"
+    md = (
+        f"## 라이브러리\n\n함께 발표합니다:\n\nReleased alongside:\n\n{names}\n\n`torch.compile` x86_64\n\n"
+        "즐거운 코딩 되세요!\n\nHappy coding!\n\nEnjoy!\n\nThanks to everyone\n\n"
+        "API 안정성: Unstable\n\nAPI Unstable\n\n"
+        "## Credits\n\nWith thanks to these teams.\n\nPyTorch Korea, PyTorch Foundation\n"
+    )
+    assert filter_languages(md, ["ko"]) == (
+        f"## 라이브러리\n\n함께 발표합니다:\n\n{names}\n\n`torch.compile` x86_64\n\n즐거운 코딩 되세요!\n\n"
+        "API 안정성: Unstable\n"
+    )
+    assert names in filter_languages(md, ["en"])
+
+
 BILINGUAL_BLOCKS = st.sampled_from(
     [
         "한국어 문단입니다. FlexAttention이 빨라졌습니다.",

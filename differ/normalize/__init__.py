@@ -34,7 +34,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 12: a feed's list of posts is newest published first when every entry says when (an edit does not move it)
 # 13: `languages` naming only languages of a script other than Latin keeps, too, the list items and tables of
 #     names alone (no short word of any language) in the sections it keeps; every other page reads as with 12
-NORMALIZER_VERSION = 13
+# 14: and a paragraph of names alone (a feature's title, "CUDA", over its Korean paragraph) but one whose names
+#     the Korean block before it has; every other page reads as with 13
+NORMALIZER_VERSION = 14
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -758,6 +758,53 @@ def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:
     ]
 
 
+def test_a_line_edited_among_lines_rewritten_is_that_edit() -> None:
+    """A command whose version was bumped, with new lines after it, is the bump and the new lines, not one
+    replacement of everything; a line that is only somewhat like another (the `#[path …]` and `#[doc …]`
+    attributes above) stays rewritten. The same the other way round."""
+    old = "pip install torch==2.12\n"
+    new = 'pip install torch==2.13\npip install torchvision==0.28\npython -c "import torch"\n'
+    assert word_ops(old, new, code=True) == [
+        {"op": "replace", "before": "2.12", "after": "2.13"},
+        {"op": "insert", "after": 'pip install torchvision==0.28\npython -c "import torch"'},
+    ]
+    assert word_ops(new, old, code=True) == [
+        {"op": "replace", "before": "2.13", "after": "2.12"},
+        {"op": "delete", "before": 'pip install torchvision==0.28\npython -c "import torch"'},
+    ]
+    d = diff(f"# Install\n\n```\n{old}```\n", f"# Install\n\n```\n{new}```\n")
+    assert render(d, V, "text").splitlines()[-3:] == [
+        "  pip install torch==[-2.12-] {+2.13+}",
+        "  {+pip install torchvision==0.28",
+        '  python -c "import torch"+}',
+    ]
+
+
+CODE_LINES = st.sampled_from(
+    ["pip install torch==2.12", "pip install torch==2.13", "pip list", "import torch", "x = f(a, b)", "y = 1"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CODE_LINES, max_size=8), st.lists(CODE_LINES, max_size=8))
+def test_code_lines_align_as_the_mirror_of_the_other_way_round(a: list[str], b: list[str]) -> None:
+    """The opcodes of two code blocks' lines cover both in order, and those of b against a are those of a
+    against b turned round, lines paired among rewritten ones included."""
+    from differ.diff.words import line_opcodes
+
+    la, lb = [tuple(words(line)) for line in a], [tuple(words(line)) for line in b]
+    ops = list(line_opcodes(la, lb))
+    i = j = 0
+    for tag, i1, i2, j1, j2, alike in ops:
+        assert (i1, j1) == (i, j) and (i2 > i1 or j2 > j1)
+        assert tag != "equal" or la[i1:i2] == lb[j1:j2]
+        assert not alike or tag == "replace"
+        i, j = i2, j2
+    assert (i, j) == (len(la), len(lb))
+    swap = {"insert": "delete", "delete": "insert"}
+    assert list(line_opcodes(lb, la)) == [(swap.get(t, t), j1, j2, i1, i2, k) for t, i1, i2, j1, j2, k in ops]
+
+
 def test_items_before_the_first_heading_are_placed_under_the_sentence_that_introduces_them() -> None:
     a = (
         "PyTorch 1.10 is out. The full release notes are available here. Highlights include:\n\n"

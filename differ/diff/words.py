@@ -4,9 +4,11 @@ lines, and a word or two a sentence and its rewrite happen to share folded into 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import Any
 
 from differ.diff.blocks import word_matches, words
@@ -50,9 +52,7 @@ class Alignment:
         self.a, self.b, self.head, self.tail = a, b, head, tail
         middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
         self.middle = len(middle_a), len(middle_b)
-        self.matcher = SequenceMatcher(
-            None, middle_a, middle_b, autojunk=_equal_pairs(middle_a, middle_b) > BIG
-        )
+        self.matcher = _matcher(middle_a, middle_b)
 
     def ratio(self) -> float:
         total = len(self.a) + len(self.b)
@@ -74,6 +74,54 @@ class Alignment:
             la, lb = len(self.a), len(self.b)
             out.append(("equal", la - self.tail, la, lb - self.tail, lb))
         return merged(out)  # the middle may start or end equal: one run, as difflib gives it
+
+
+WORK = 2_000_000  # pairs of equal elements difflib may visit looking for matches before autojunk is taken (a
+# diff of the benchmark's 1 MB pages visits at most 180,000)
+
+
+class _TooLong(Exception):
+    pass
+
+
+class _Budgeted(SequenceMatcher):  # type: ignore[type-arg]
+    """difflib's matcher, without autojunk, giving up (`_TooLong`) once its search for matches would visit more
+    than WORK pairs of equal elements. Each match it finds searches again the stretches on either side, and
+    the pairs of a word that recurs in both (`=` in lines `x1 = 1` … rewritten `y1 = f(1)` …) are visited once
+    a match: a thousand such lines took 50 s. The cost of a search is bounded by counting, for each element of
+    its stretch of `a`, the places of `b` that hold it."""
+
+    def __init__(self, a: Sequence[Any], b: Sequence[Any]) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        self.left: float = WORK
+        in_b = Counter(b)
+        self.visits = [0, *accumulate(in_b.get(x, 0) for x in a)]
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> Any:
+        ahi = len(self.visits) - 1 if ahi is None else ahi
+        self.left -= self.visits[ahi] - self.visits[alo]
+        if self.left < 0:
+            raise _TooLong
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _matcher(a: Sequence[Any], b: Sequence[Any]) -> SequenceMatcher:  # type: ignore[type-arg]
+    """difflib's matcher of two sequences, its matches found: without autojunk while that takes under WORK
+    visits (`_Budgeted`), else with it (the commonest elements matched only alongside rarer ones)."""
+    if _equal_pairs(a, b) <= BIG:
+        budgeted = _Budgeted(a, b)
+        try:
+            budgeted.get_matching_blocks()
+        except _TooLong:
+            pass
+        else:
+            budgeted.left = math.inf  # its matches found: a search asked of it later (longest_run) is free
+            return budgeted
+    matcher = SequenceMatcher(None, a, b, autojunk=True)
+    matcher.get_matching_blocks()
+    return matcher
 
 
 def merged(ops: Sequence[Opcode]) -> list[Opcode]:
@@ -178,20 +226,73 @@ def code_ops(
     return ops
 
 
-def line_opcodes(
-    a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]
-) -> Iterator[tuple[str, int, int, int, int, bool]]:
+LineOpcode = tuple[str, int, int, int, int, bool]
+
+
+def line_opcodes(a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]) -> Iterator[LineOpcode]:
     """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
-    whether its lines are alike, a line edited (diffed word by word) rather than rewritten. What the ops, every
-    output and the summary of a code block are made from."""
+    whether its lines are alike, a line edited (diffed word by word) rather than rewritten. Lines replaced by
+    others unalike as a whole are paired where one is nearly another (`_paired_lines`): a version bumped in a
+    command that now has new lines after it is that bump. What the ops, every output and the summary of a code
+    block are made from. Worked out in one order whichever is `a` (`aligned`), so b against a is the mirror."""
     alignment, swapped = aligned(a, b)
-    ops = turned(alignment.opcodes()) if swapped else alignment.opcodes()
-    for tag, l1, l2, m1, m2 in ops:
-        alike = tag == "replace" and (
-            ratio([w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line])
-            >= CODE_LINES_ALIKE
-        )
-        yield tag, l1, l2, m1, m2, alike
+    x, y = (b, a) if swapped else (a, b)
+    for tag, l1, l2, m1, m2 in alignment.opcodes():
+        runs = _paired_lines(x, y, l1, l2, m1, m2) if tag == "replace" else [(tag, l1, l2, m1, m2, False)]
+        for t, i1, i2, j1, j2, alike in runs:
+            yield (_TURNED.get(t, t), j1, j2, i1, i2, alike) if swapped else (t, i1, i2, j1, j2, alike)
+
+
+_TURNED = {"insert": "delete", "delete": "insert"}
+LINES_PAIRED = 0.75  # word similarity at which a line of a rewritten run is paired with one of the other side
+PAIRING_LIMIT = 2_500  # pairs of lines compared, at most, to pair the lines of one rewritten run
+
+
+def _paired_lines(
+    a: Sequence[tuple[str, ...]],
+    b: Sequence[tuple[str, ...]],
+    l1: int,
+    l2: int,
+    m1: int,
+    m2: int,
+    budget: list[int] | None = None,
+) -> list[LineOpcode]:
+    """Lines `a[l1:l2]` replaced by `b[m1:m2]`: alike as a whole, one run diffed word by word; else cut at their
+    most alike pair of lines, if it is LINES_PAIRED alike, and the lines on either side of it in turn (as
+    difflib's ndiff pairs lines); lines left unpaired are removed, added or replaced whole. At most
+    PAIRING_LIMIT pairs of lines are compared for one run, however it is cut (`budget`, what is left)."""
+    budget = [PAIRING_LIMIT] if budget is None else budget
+    if l1 == l2 or m1 == m2:
+        tag = "insert" if l1 == l2 else "delete"
+        return [(tag, l1, l2, m1, m2, False)] if (l1, m1) != (l2, m2) else []
+    old, new = [w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]
+    if _at_most(old, new) >= CODE_LINES_ALIKE and ratio(old, new) >= CODE_LINES_ALIKE:
+        return [("replace", l1, l2, m1, m2, True)]
+    best, pair = LINES_PAIRED, None
+    if (l2 - l1) * (m2 - m1) <= budget[0]:
+        budget[0] -= (l2 - l1) * (m2 - m1)
+        for i in range(l1, l2):
+            for j in range(m1, m2):
+                size = len(a[i]) + len(b[j])
+                if size and 2 * min(len(a[i]), len(b[j])) / size >= best:  # else it cannot be more alike
+                    alike = ratio(a[i], b[j])
+                    if alike > best or (alike == best and pair is None):
+                        best, pair = alike, (i, j)
+    if pair is None:
+        return [("replace", l1, l2, m1, m2, False)]
+    i, j = pair
+    return [
+        *_paired_lines(a, b, l1, i, m1, j, budget),
+        ("replace", i, i + 1, j, j + 1, True),
+        *_paired_lines(a, b, i + 1, l2, j + 1, m2, budget),
+    ]
+
+
+def _at_most(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """The most `ratio` can be: as if every element the two have in common were matched (difflib's
+    quick_ratio), found in one pass where the ratio of a thousand lines rewritten takes difflib a second."""
+    total = len(a) + len(b)
+    return 2 * sum((Counter(a) & Counter(b)).values()) / total if total else 1.0
 
 
 def ratio(a: Sequence[Any], b: Sequence[Any]) -> float:

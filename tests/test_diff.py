@@ -1075,7 +1075,7 @@ def test_long_documents_apply_and_mirror(a: str, edits: list[tuple[int, str]], r
     st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
 )
 def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]) -> None:
-    from differ.diff.align import anchored_opcodes
+    from differ.diff.sequences import anchored_opcodes
 
     i = j = 0
     for tag, i1, i2, j1, j2 in anchored_opcodes(ka, kb):
@@ -1089,7 +1089,7 @@ def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]
 def test_nth_copies_pair_each_copy_with_its_namesake_as_far_as_both_sides_go() -> None:
     from collections import Counter
 
-    from differ.diff.align import _nth_copies
+    from differ.diff.sequences import _nth_copies
 
     ka, kb = ["x", "y", "x", "x", "z"], ["y", "x", "x", "w"]
     assert _nth_copies(ka, kb, Counter(kb)) == [(0, 1), (1, 0), (2, 2)]
@@ -1245,11 +1245,12 @@ def test_text_output_marks_exactly_what_the_ops_say(a_words: list[str], b_words:
 
 def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() -> None:
     """difflib's work grows with the pairs of equal words: in a 10,000-line code block `(` and `=` make
-    billions. The common start and end are set apart, and beyond BIG pairs the commonest words are matched only
-    beside rarer ones; an ordinary post and its copy stay well under BIG and align exactly as difflib does."""
+    billions. The common start and end are set apart, and beyond BIG pairs the sequences are first cut at the
+    words found once in each (or the n-th copy of a word at its n-th copy); an ordinary post and its copy stay
+    well under BIG and align exactly as difflib does."""
     import random
 
-    from differ.diff.words import BIG, Alignment, _equal_pairs
+    from differ.diff.sequences import BIG, Alignment, _equal_pairs
 
     rng = random.Random(7)
     code = [f"x{rng.randint(0, 99)} = f({rng.randint(0, 9)}, ({rng.randint(0, 9)}))" for _ in range(10_000)]
@@ -1259,7 +1260,7 @@ def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() ->
     tokens = [w for line in code for w in words(line)]
     others = [w for line in rewritten for w in words(line)]
     assert _equal_pairs(tokens, others) > BIG
-    assert Alignment(tokens, others).matcher.bpopular  # the commonest words are not matched on their own
+    assert Alignment(tokens, others).by == "anchored"
     edited = list(code)
     edited[5_000] = "changed = 1"
     one = Alignment(tokens, [w for line in edited for w in words(line)])
@@ -1272,6 +1273,30 @@ def test_words_that_recur_on_every_line_do_not_make_the_alignment_quadratic() ->
     ]
     post = replay_fetch(3).markdown
     assert _equal_pairs(words(post), words(post)) < BIG // 10
+
+
+def test_a_lock_file_with_every_line_changed_is_each_lines_edit() -> None:
+    """Every line of a lock file edited: each edit found is a match difflib searches around again, visiting
+    every pair of `"` and `:` once a line. Past WORK such visits the words are cut first at those found once
+    on each side, and each line's edit is still its own: the version and the hash, nothing else."""
+    from differ.diff.sequences import WORK, Alignment, _Budgeted, _TooLong
+
+    n = 300
+    old = "\n".join(f'    "pkg{i}": {{"version": "1.{i}.0", "sha": "a{i:04d}"}},' for i in range(n))
+    new = "\n".join(f'    "pkg{i}": {{"version": "1.{i}.1", "sha": "b{i:04d}"}},' for i in range(n))
+    with pytest.raises(_TooLong):  # difflib alone would go past the bound
+        _Budgeted(words(old), words(new)).get_matching_blocks()
+    assert Alignment(words(old), words(new)).by == "anchored"
+    expected = []
+    for i in range(n):
+        expected += [
+            {"op": "replace", "before": f"1.{i}.0", "after": f"1.{i}.1"},
+            {"op": "replace", "before": f"a{i:04d}", "after": f"b{i:04d}"},
+        ]
+    assert word_ops(old, new, code=True) == expected
+    # a post against its edited version, word by word, is well within the bound: difflib's own alignment
+    post = Alignment(words(replay_fetch(1).markdown), words(replay_fetch(3).markdown))
+    assert post.by == "difflib" and len(post.a) > 3_000 and WORK >= 1_000_000
 
 
 def test_diffs_at_once_pause_the_cycle_collector_and_leave_it_as_they_found_it() -> None:

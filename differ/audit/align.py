@@ -10,10 +10,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from differ.diff.align import anchored_opcodes, increasing_run
 from differ.diff.blocks import Block
-from differ.diff.words import Alignment as WordAlignment
-from differ.diff.words import Opcode, common_ends, merged, shifted
+from differ.diff.sequences import Alignment as WordAlignment
+from differ.diff.sequences import Opcode, anchored_opcodes, common_ends, increasing_run, merged, shifted
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)

@@ -22,8 +22,8 @@ from differ.audit.findings import (
 )
 from differ.audit.model import Finding
 from differ.audit.tokens import invariant_tokens
-from differ.diff.align import increasing_run
 from differ.diff.blocks import Block
+from differ.diff.sequences import increasing_run
 
 # Latin words a translation keeps (names, terms, identifiers): two letters or more, digits and dots inside.
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9+]")

@@ -4,23 +4,12 @@ are one block rewritten (same text, similar words, or a shared run of words) pai
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
 from differ.diff.blocks import Block, words
-from differ.diff.words import (
-    BIG,
-    CodeLine,
-    aligned,
-    code_lines,
-    common_ends,
-    ordered_opcodes,
-    ratio,
-    shifted,
-    turned,
-)
+from differ.diff.sequences import BIG, aligned, anchored_opcodes, common_ends, ordered_opcodes, ratio, turned
+from differ.diff.words import CodeLine, code_lines
 
 PAIR_THRESHOLD = 0.4  # word similarity at which a removed and an added block are one modified block
 SHARED_RUN = 10  # words in a row that make two blocks one block rewritten, whatever the rest
@@ -148,72 +137,6 @@ def _judged(ops: Sequence[tuple[str, int, int, int, int]], ka: list[str]) -> tup
         sum(n * (i + j) for n, i, j in equal),
         [key for n, i, _ in equal for key in ka[i : i + n]],
     )
-
-
-ANCHORED = 64  # longer runs are first cut at blocks found once in each version (patience diff)
-
-
-def anchored_opcodes(ka: list[str], kb: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
-    """difflib opcodes for two key lists. Long lists are cut at their unique common keys taken in order
-    (the longest increasing run of them), and only the gaps between go to SequenceMatcher, which is quadratic
-    where keys repeat (a release post's sections share many equal lines)."""
-    if len(ka) < ANCHORED or len(kb) < ANCHORED:
-        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
-    count_a, count_b = Counter(ka), Counter(kb)
-    where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
-    pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
-    if not pairs:
-        # No key found once on each side (a document of repeated sections, reordered): take the n-th copy of
-        # a key on one side for its n-th copy on the other, so SequenceMatcher only sees short gaps.
-        pairs = _nth_copies(ka, kb, count_b)
-    if not pairs:
-        return SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
-    ops: list[tuple[str, int, int, int, int]] = []
-    i0 = j0 = 0
-    for i, j in [*increasing_run(pairs), (len(ka), len(kb))]:
-        if i > i0 or j > j0:  # the gap before this anchor: keys unique within it may anchor it in turn
-            ops.extend(shifted(anchored_opcodes(ka[i0:i], kb[j0:j]), i0, j0))
-        if i < len(ka):
-            ops.append(("equal", i, i + 1, j, j + 1))
-        i0, j0 = i + 1, j + 1
-    return ops
-
-
-def _nth_copies(ka: list[str], kb: list[str], count_b: Counter[str]) -> list[tuple[int, int]]:
-    """Pairs of the n-th copy of a key in `ka` and its n-th copy in `kb`, for as many copies as both have."""
-    where_b: dict[str, list[int]] = defaultdict(list)
-    for j, k in enumerate(kb):
-        where_b[k].append(j)
-    seen: Counter[str] = Counter()
-    pairs = []
-    for i, k in enumerate(ka):
-        n = seen[k]
-        if n < count_b[k]:
-            pairs.append((i, where_b[k][n]))
-            seen[k] = n + 1
-    return pairs
-
-
-def increasing_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest run of pairs (in order of their first index) whose second indices increase."""
-    tail_j: list[int] = []  # tail_j[k]: the smallest last j of an increasing run of length k + 1
-    tail_at: list[int] = []  # the pair that ends that run
-    back = [-1] * len(pairs)
-    for n, (_, j) in enumerate(pairs):
-        k = bisect_left(tail_j, j)
-        if k:
-            back[n] = tail_at[k - 1]
-        if k == len(tail_j):
-            tail_j.append(j)
-            tail_at.append(n)
-        else:
-            tail_j[k], tail_at[k] = j, n
-    run: list[tuple[int, int]] = []
-    n = tail_at[-1] if tail_at else -1
-    while n >= 0:
-        run.append(pairs[n])
-        n = back[n]
-    return run[::-1]
 
 
 def pair(

@@ -14,7 +14,8 @@ from typing import Any
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
 from differ.diff.blocks import Block, split_blocks, words
 from differ.diff.changes import Change, Diff
-from differ.diff.words import code_ops, ordered_opcodes, word_ops
+from differ.diff.sequences import ordered_opcodes
+from differ.diff.words import code_ops, word_ops
 
 
 class _Pause:

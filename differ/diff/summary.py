@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from differ.diff.changes import Change, Diff
-from differ.diff.words import code_lines, common_ends, line_opcodes
+from differ.diff.sequences import common_ends
+from differ.diff.words import code_lines, line_opcodes
 from differ.options import plural
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and

@@ -1,17 +1,13 @@
-"""Inside a block: how two sequences of words, or two code blocks' lines, align. difflib's alignment with the
-common start and end set apart first (`Alignment`), word operations quoted as the block spells them, code read by
-lines, and a word or two a sentence and its rewrite happen to share folded into the edit."""
+"""Inside a block: how two sequences of words, or two code blocks' lines, align (`differ.diff.sequences`), word
+operations quoted as the block spells them, code read by lines, and a word or two a sentence and its rewrite
+happen to share folded into the edit."""
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from difflib import SequenceMatcher
-from itertools import accumulate
-from typing import Any
 
 from differ.diff.blocks import word_matches, words
+from differ.diff.sequences import Opcode, aligned, at_most, ratio, turned
 
 
 def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, str]]:
@@ -35,119 +31,7 @@ def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, s
     return ops
 
 
-Opcode = tuple[str, int, int, int, int]
 CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
-BIG = 10_000_000  # pairs of equal words beyond which difflib's work (quadratic in them) is cut short
-
-
-class Alignment:
-    """difflib's alignment of two word sequences, with their common start and end set apart first: an edit in
-    a long block then aligns only what lies between. difflib's work grows with the pairs of equal words, which
-    is quadratic in words that recur (`(` and `=` in a 10,000-line code block: 22 million pairs, where a 2,500
-    word post and its copy have 30,000); beyond BIG pairs, the commonest words are not matched on their own
-    (difflib's autojunk), only alongside the rarer words around them."""
-
-    def __init__(self, a: Sequence[Any], b: Sequence[Any]):
-        head, tail = common_ends(a, b)
-        self.a, self.b, self.head, self.tail = a, b, head, tail
-        middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
-        self.middle = len(middle_a), len(middle_b)
-        self.matcher = _matcher(middle_a, middle_b)
-
-    def ratio(self) -> float:
-        total = len(self.a) + len(self.b)
-        if not total:
-            return 1.0
-        inner = sum(m.size for m in self.matcher.get_matching_blocks())
-        return 2 * (self.head + self.tail + inner) / total
-
-    def longest_run(self) -> int:
-        found = self.matcher.find_longest_match(0, self.middle[0], 0, self.middle[1])
-        return max(self.head, self.tail, found.size)
-
-    def opcodes(self) -> list[Opcode]:
-        h = self.head
-        out: list[Opcode] = [("equal", 0, h, 0, h)] if h else []
-        if any(self.middle):
-            out += [(t, i1 + h, i2 + h, j1 + h, j2 + h) for t, i1, i2, j1, j2 in self.matcher.get_opcodes()]
-        if self.tail:
-            la, lb = len(self.a), len(self.b)
-            out.append(("equal", la - self.tail, la, lb - self.tail, lb))
-        return merged(out)  # the middle may start or end equal: one run, as difflib gives it
-
-
-WORK = 2_000_000  # pairs of equal elements difflib may visit looking for matches before autojunk is taken (a
-# diff of the benchmark's 1 MB pages visits at most 180,000)
-
-
-class _TooLong(Exception):
-    pass
-
-
-class _Budgeted(SequenceMatcher):  # type: ignore[type-arg]
-    """difflib's matcher, without autojunk, giving up (`_TooLong`) once its search for matches would visit more
-    than WORK pairs of equal elements. Each match it finds searches again the stretches on either side, and
-    the pairs of a word that recurs in both (`=` in lines `x1 = 1` … rewritten `y1 = f(1)` …) are visited once
-    a match: a thousand such lines took 50 s. The cost of a search is bounded by counting, for each element of
-    its stretch of `a`, the places of `b` that hold it."""
-
-    def __init__(self, a: Sequence[Any], b: Sequence[Any]) -> None:
-        super().__init__(None, a, b, autojunk=False)
-        self.left: float = WORK
-        in_b = Counter(b)
-        self.visits = [0, *accumulate(in_b.get(x, 0) for x in a)]
-
-    def find_longest_match(
-        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
-    ) -> Any:
-        ahi = len(self.visits) - 1 if ahi is None else ahi
-        self.left -= self.visits[ahi] - self.visits[alo]
-        if self.left < 0:
-            raise _TooLong
-        return super().find_longest_match(alo, ahi, blo, bhi)
-
-
-def _matcher(a: Sequence[Any], b: Sequence[Any]) -> SequenceMatcher:  # type: ignore[type-arg]
-    """difflib's matcher of two sequences, its matches found: without autojunk while that takes under WORK
-    visits (`_Budgeted`), else with it (the commonest elements matched only alongside rarer ones)."""
-    if _equal_pairs(a, b) <= BIG:
-        budgeted = _Budgeted(a, b)
-        try:
-            budgeted.get_matching_blocks()
-        except _TooLong:
-            pass
-        else:
-            budgeted.left = math.inf  # its matches found: a search asked of it later (longest_run) is free
-            return budgeted
-    matcher = SequenceMatcher(None, a, b, autojunk=True)
-    matcher.get_matching_blocks()
-    return matcher
-
-
-def merged(ops: Sequence[Opcode]) -> list[Opcode]:
-    """Opcodes with empty ones left out and neighbouring equal runs made one, as difflib gives them."""
-    out: list[Opcode] = []
-    for op in ops:
-        if op[1] == op[2] and op[3] == op[4]:
-            continue
-        if out and op[0] == "equal" == out[-1][0]:
-            out[-1] = ("equal", out[-1][1], op[2], out[-1][3], op[4])
-        else:
-            out.append(op)
-    return out
-
-
-def shifted(ops: Sequence[Opcode], i: int, j: int) -> list[Opcode]:
-    """Opcodes of two stretches, as positions in the sequences they start at `i` and `j` of."""
-    return [(tag, i1 + i, i2 + i, j1 + j, j2 + j) for tag, i1, i2, j1, j2 in ops]
-
-
-def _equal_pairs(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """How many pairs of equal elements two sequences hold (what difflib's work grows with)."""
-    if len(a) * len(b) <= BIG:
-        return len(a) * len(b)
-    ca, cb = Counter(a), Counter(b)
-    return sum(n * cb[x] for x, n in ca.items() if x in cb)
 
 
 def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
@@ -157,31 +41,6 @@ def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     alignment, swapped = aligned(a, b)
     ops = _coincidences_folded(alignment.opcodes())
     return turned(ops) if swapped else ops
-
-
-def aligned(a: Sequence[Any], b: Sequence[Any]) -> tuple[Alignment, bool]:
-    """The `Alignment` of two sequences made in one order whichever is `a` (the lesser first), and whether that
-    was b against a: difflib breaks ties between equally long matches, and so its ratio, by which sequence comes
-    first, and the diff of b and a must be the mirror image of the diff of a and b."""
-    swapped = list(b) < list(a)
-    return (Alignment(b, a) if swapped else Alignment(a, b)), swapped
-
-
-def ordered_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[Opcode]:
-    """difflib's opcodes of two short sequences, taken in one order whichever is `a` (difflib breaks ties by
-    which comes first), so those of b against a are those of a against b turned round."""
-    if list(b) < list(a):
-        return turned(ordered_opcodes(b, a))
-    return [
-        (str(t), i1, i2, j1, j2)
-        for t, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    ]
-
-
-def turned(ops: Sequence[Opcode]) -> list[Opcode]:
-    """Opcodes of b against a, from those of a against b."""
-    swap = {"insert": "delete", "delete": "insert"}
-    return [(swap.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in ops]
 
 
 # Where a line of code starts and ends in its block, and its words.
@@ -266,7 +125,7 @@ def _paired_lines(
         tag = "insert" if l1 == l2 else "delete"
         return [(tag, l1, l2, m1, m2, False)] if (l1, m1) != (l2, m2) else []
     old, new = [w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]
-    if _at_most(old, new) >= CODE_LINES_ALIKE and ratio(old, new) >= CODE_LINES_ALIKE:
+    if at_most(old, new) >= CODE_LINES_ALIKE and ratio(old, new) >= CODE_LINES_ALIKE:
         return [("replace", l1, l2, m1, m2, True)]
     best, pair = LINES_PAIRED, None
     if (l2 - l1) * (m2 - m1) <= budget[0]:
@@ -286,18 +145,6 @@ def _paired_lines(
         ("replace", i, i + 1, j, j + 1, True),
         *_paired_lines(a, b, i + 1, l2, j + 1, m2, budget),
     ]
-
-
-def _at_most(a: Sequence[Any], b: Sequence[Any]) -> float:
-    """The most `ratio` can be: as if every element the two have in common were matched (difflib's
-    quick_ratio), found in one pass where the ratio of a thousand lines rewritten takes difflib a second."""
-    total = len(a) + len(b)
-    return 2 * sum((Counter(a) & Counter(b)).values()) / total if total else 1.0
-
-
-def ratio(a: Sequence[Any], b: Sequence[Any]) -> float:
-    """How alike two sequences are, 0 to 1, the same whichever is `a` (`aligned`)."""
-    return aligned(a, b)[0].ratio()
 
 
 def code_opcodes(
@@ -369,15 +216,3 @@ def join_words(tokens: list[str]) -> str:
             out += " "
         out += tok
     return out
-
-
-def common_ends(a: Sequence[Any], b: Sequence[Any]) -> tuple[int, int]:
-    """Lengths of the common prefix and suffix, so alignment only works on the middle."""
-    n = min(len(a), len(b))
-    head = 0
-    while head < n and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    return head, tail

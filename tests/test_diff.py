@@ -996,6 +996,20 @@ def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:
     ]
 
 
+def test_a_code_block_without_a_language_is_named_by_its_first_line() -> None:
+    """Not by the first words of its lines run together (`pip install torch==2.13 pip install …`)."""
+    a = "# Install\n\n```\npip install torch==2.12\npip list\n```\n"
+    d = diff(a, a.replace("2.12", "2.13"))
+    assert summarize(d, V)[1:] == [
+        '• Install › pip install torch==2.13 …: "pip install torch==2.12"',
+        '  → "pip install torch==2.13"',
+    ]
+    one = "# Install\n\n```\npip install torch\n```\n"
+    assert summarize(diff(one, one.replace("torch", "torch --pre")), V)[1:] == [
+        '• Install › pip install torch: added "--pre"'  # named as it was: the words added are the change
+    ]
+
+
 def test_word_operations_quote_the_block_as_it_is_spelled() -> None:
     assert word_ops("Cast it (e.g. Bar::C as u8) first.", "Cast it first.") == [
         {"op": "delete", "before": "(e.g. Bar::C as u8)"}

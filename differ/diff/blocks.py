@@ -77,6 +77,11 @@ class Block:
             return "column headings"
         if self.kind == "row" and self.cells and self.cells[0]:  # a row is named by its first cell
             return self.cells[0]
+        if self.kind == "code":  # its first line, as code is read: not the start of the next run into it
+            lines = [line for line in self.text.split("\n") if line.strip()]
+            first = lines[0].split() if lines else []
+            more = len(first) > 6 or len(lines) > 1
+            return " ".join(first[:6]) + (" …" if more else "")
         words = (self.bare or self.text).split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 # 3: word operations aligned in one order whichever side is which; 4: a copy's title kept apart from its body;
 # 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
 # 7: inline code checked character by character (`code_corrupted`); 8: inline code whose punctuation the copy
-# changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too
-AUDIT_RULES = 8
+# changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too; 9: and so are the long options and pinned
+# versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code)
+AUDIT_RULES = 9
 
 
 def audit_path(store: Store, document: str) -> Path:

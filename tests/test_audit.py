@@ -913,6 +913,27 @@ def test_inline_code_whose_punctuation_the_copy_changed_is_corrupted() -> None:
     assert _inline(canonical + said, faithful_but_two + said) == []
 
 
+def test_a_command_the_canonical_writes_as_plain_words_is_checked_as_inline_code_is() -> None:
+    """A long option or a pinned version in a sentence not marked as code (`--pre`, `torch==2.13`, as a page
+    without code markup writes them) is a command all the same: a copy's `–pre` or `torch=2.13` is corrupted.
+    Written alike, or inside marked code (checked once, as that code), it is no finding; a dash between words
+    ("this -- that") and a comparison ("a >= b") are no command."""
+    canonical = (
+        "# Install\n\nInstall the preview with pip install --pre torch==2.13 (or --index-url=https://x.org/cu130)."
+        "\n\nThis -- that, when a >= b.\n"
+    )
+    copy = canonical.replace("--pre", "–pre").replace("torch==", "torch=").replace("-- that", "– that")
+    assert _inline(canonical, copy) == [
+        'code corrupted [Install]: "–pre" ("--pre" → "–pre"; expected "--pre")',
+        'code corrupted [Install]: "torch=2.13" ("torch==2.13" → "torch=2.13"; expected "torch==2.13")',
+    ]
+    assert _inline(canonical, canonical) == []
+    marked = "# Install\n\nRun `pip install --pre torch` now.\n"
+    assert _inline(marked, marked.replace("`", "").replace("--pre", "–pre")) == [
+        'code corrupted [Install]: "pip install –pre torch" ("--pre" → "–pre"; expected "pip install --pre torch")'
+    ]
+
+
 def test_an_altered_passages_words_are_quoted_and_spacing_alone_shown_as_written() -> None:
     def line(before: str, after: str) -> str:
         ops = [{"op": "replace", "before": before, "after": after}]

@@ -141,6 +141,20 @@ def untypeset(text: str) -> tuple[str, Sequence[int]]:
     return "".join(out), at
 
 
+# A command's words that a text gives without marking them as code: a long option (`--index-url`, `--pre`) or a
+# version pinned (`torch==2.13`, `numpy>=2`), each a word of its own.
+_PROSE_COMMAND = re.compile(
+    r"(?<![^\s(])(?:--[A-Za-z][\w-]*(?:=[\w/:-]+(?:\.[\w/:-]+)*)?|[A-Za-z][\w.-]*(?:==|>=|<=|~=|!=)[\w*]+(?:\.[\w*]+)*)"
+    r"(?=[\s,;:)]|[.!?](?:\s|$)|$)"
+)
+
+
+def prose_commands(text: str) -> list[str]:
+    """The options and pinned versions a text writes as plain words (`pip install --pre torch==2.13` in a
+    sentence): a copy's `–pre` or `torch=2.13` breaks them as it breaks inline code."""
+    return _PROSE_COMMAND.findall(text)
+
+
 def inline_code_findings(canonical: list[Block], mirror: list[Block]) -> list[Finding]:
     """Inline code of the canonical's text (with punctuation, which a copy can lose or typeset) that the copy
     has only typeset (`–upgrade` for `--upgrade`, `’` for `'`) or with its words and other punctuation
@@ -150,9 +164,13 @@ def inline_code_findings(canonical: list[Block], mirror: list[Block]) -> list[Fi
     spans: dict[str, int] = {}
     for index, block in enumerate(canonical):
         if block.kind != "code":
-            for span in code_spans(block):
+            marked = code_spans(block)
+            for span in marked:
                 if len(span) >= 4 and _PUNCTUATION.search(span) and any(c.isalnum() for c in span):
                     spans.setdefault(span, index)
+            for command in prose_commands(block.text):
+                if not any(command in span for span in marked):
+                    spans.setdefault(command, index)
     kept = {span for b in mirror if b.kind != "code" for span in code_spans(b)}  # a copy that kept the markup
     doubtful = [span for span in spans if span not in kept]
     if not doubtful:

@@ -144,7 +144,7 @@ def untypeset(text: str) -> tuple[str, Sequence[int]]:
 # A command's words that a text gives without marking them as code: a long option (`--index-url`, `--pre`) or a
 # version pinned (`torch==2.13`, `numpy>=2`), each a word of its own.
 _PROSE_COMMAND = re.compile(
-    r"(?<![^\s(])(?:--[A-Za-z][\w-]*(?:=[\w/:-]+(?:\.[\w/:-]+)*)?|[A-Za-z][\w.-]*(?:==|>=|<=|~=|!=)[\w*]+(?:\.[\w*]+)*)"
+    r"(?<![^\s(])(?:--[A-Za-z][\w-]*(?:=[\w/:-]+(?:\.[\w/:-]+)*)?|[A-Za-z][\w.-]*(?:==|>=|<=|~=|!=)[\w*+]+(?:\.[\w*+]+)*)"
     r"(?=[\s,;:)]|[.!?](?:\s|$)|$)"
 )
 

@@ -12,13 +12,11 @@ from itertools import accumulate
 from typing import Any
 
 Opcode = tuple[str, int, int, int, int]
-
-
-BIG = 10_000_000  # pairs of equal words beyond which difflib's work (quadratic in them) is cut short
-
-
-WORK = 2_000_000  # pairs of equal elements difflib may visit looking for matches before autojunk is taken (a
-# diff of the benchmark's 1 MB pages visits at most 180,000)
+TURNED = {"insert": "delete", "delete": "insert"}  # an opcode's tag, of b against a
+BIG = 10_000_000  # pairs of equal elements beyond which difflib is not tried (its work is quadratic in them)
+# Pairs of equal elements difflib may visit looking for matches before the sequences are cut first at the elements
+# found once in each (a diff of the benchmark's 1 MB pages visits at most 180,000).
+WORK = 2_000_000
 
 
 class Alignment:
@@ -135,8 +133,7 @@ def ordered_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[Opcode]:
 
 def turned(ops: Sequence[Opcode]) -> list[Opcode]:
     """Opcodes of b against a, from those of a against b."""
-    swap = {"insert": "delete", "delete": "insert"}
-    return [(swap.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in ops]
+    return [(TURNED.get(t, t), j1, j2, i1, i2) for t, i1, i2, j1, j2 in ops]
 
 
 def merged(ops: Sequence[Opcode]) -> list[Opcode]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from differ.diff.blocks import word_matches, words
-from differ.diff.sequences import Opcode, aligned, at_most, ratio, turned
+from differ.diff.sequences import TURNED, Opcode, aligned, at_most, ratio, turned
 
 
 def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, str]]:
@@ -99,10 +99,9 @@ def line_opcodes(a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]) -> 
     for tag, l1, l2, m1, m2 in alignment.opcodes():
         runs = _paired_lines(x, y, l1, l2, m1, m2) if tag == "replace" else [(tag, l1, l2, m1, m2, False)]
         for t, i1, i2, j1, j2, alike in runs:
-            yield (_TURNED.get(t, t), j1, j2, i1, i2, alike) if swapped else (t, i1, i2, j1, j2, alike)
+            yield (TURNED.get(t, t), j1, j2, i1, i2, alike) if swapped else (t, i1, i2, j1, j2, alike)
 
 
-_TURNED = {"insert": "delete", "delete": "insert"}
 LINES_PAIRED = 0.75  # word similarity at which a line of a rewritten run is paired with one of the other side
 PAIRING_LIMIT = 2_500  # pairs of lines compared, at most, to pair the lines of one rewritten run
 

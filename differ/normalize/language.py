@@ -313,11 +313,10 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
                 # "TorchVision, TorchAudio, TorchText" after both halves' sentences, a label ("CUDA") over a
                 # Korean paragraph; not the English side of the Korean block before it ("API Unstable" after
                 # "API 안정성: Unstable"), which already has its names
-                before = blocks[place - 1][2] if place else ""
                 said = (
-                    scripts[place - 1] in wanted and all(w in before for w in _names(block))
-                    if place
-                    else False
+                    place > 0
+                    and scripts[place - 1] in wanted
+                    and all(w in blocks[place - 1][2] for w in _names(block))
                 )
                 keep = section_kept and not said
         previous_kept = bool(previous_kept if keep is None else keep)
@@ -343,8 +342,8 @@ def _names(text: str) -> list[str]:
 
 def _a_line_of_names(text: str) -> bool:
     """Whether a Latin-script paragraph is names alone, as a bilingual page gives them once for both halves: no
-    short word of any language, every word capitalized or written as a name (`x86_64`, `torch.compile`), and
-    more than one plain capitalized word (an "Enjoy!" or "Highlights" is the English half's)."""
+    short word of any language, and every word capitalized or written as a name (`x86_64`, `torch.compile`); a
+    word alone must be written as a name ("FlexAttention"): an "Enjoy!" or "Highlights" is the English half's."""
     if not _names_only(text):
         return False
     found = _names(text)

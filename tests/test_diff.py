@@ -780,6 +780,22 @@ def test_a_line_edited_among_lines_rewritten_is_that_edit() -> None:
     ]
 
 
+def test_a_run_of_lines_found_alike_is_aligned_word_by_word_once() -> None:
+    """The word alignment that found a run of lines alike is the one its ops are made from (a lock file's every
+    line edited was aligned twice), handed over in the order the blocks were given, either way round."""
+    from differ.diff.words import Known, line_opcodes, word_opcodes
+
+    old = [tuple(words(line)) for line in ["x = f(a, b)", "y = 1", "end"]]
+    new = [tuple(words(line)) for line in ["x = f(a, c)", "y = 2", "end"]]
+    for p, q in ((old, new), (new, old)):
+        known: Known = {}
+        ((tag, l1, l2, m1, m2, alike),) = [op for op in line_opcodes(p, q, known) if op[0] != "equal"]
+        assert (tag, l1, l2, m1, m2, alike) == ("replace", 0, 2, 0, 2, True) and list(known) == [(0, 0)]
+        run_p, run_q = [w for line in p[:2] for w in line], [w for line in q[:2] for w in line]
+        assert word_opcodes(run_p, run_q, known[0, 0]) == word_opcodes(run_p, run_q)
+        assert [op[0] for op in word_opcodes(run_p, run_q) if op[0] != "equal"] == ["replace"] * 2  # b→c, 1→2
+
+
 CODE_LINES = st.sampled_from(
     ["pip install torch==2.12", "pip install torch==2.13", "pip list", "import torch", "x = f(a, b)", "y = 1"]
 )

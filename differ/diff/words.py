@@ -7,18 +7,25 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from differ.diff.blocks import word_matches, words
-from differ.diff.sequences import TURNED, Opcode, aligned, at_most, ratio, turned
+from differ.diff.sequences import TURNED, Alignment, Opcode, aligned, at_most, ratio, turned
+
+# The word alignments of runs of lines found alike, by where the run starts in each block (`line_opcodes`), so
+# that the ops of a run are not worked out again: an alignment and whether it is of b against a.
+Known = dict[tuple[int, int], tuple[Alignment, bool]]
 
 
-def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, str]]:
+def word_ops(
+    before: str, after: str, *, code: bool = False, known: tuple[Alignment, bool] | None = None
+) -> list[dict[str, str]]:
     """Inserted, deleted and replaced words (numbers and punctuation count as words); each op's text is the
     stretch of the block from its first changed word to its last, as the block spells it ("Bar::C", not
-    the words joined again). In `code`, lines are aligned first (`code_opcodes`)."""
+    the words joined again). In `code`, lines are aligned first (`code_opcodes`). `known`: the words'
+    alignment, when it was made already."""
     if code:
         return code_ops(before, after)
     ma, mb = word_matches(before), word_matches(after)
     ops: list[dict[str, str]] = []
-    opcodes = word_opcodes([m.group() for m in ma], [m.group() for m in mb])
+    opcodes = word_opcodes([m.group() for m in ma], [m.group() for m in mb], known)
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
@@ -34,11 +41,14 @@ def word_ops(before: str, after: str, *, code: bool = False) -> list[dict[str, s
 CODE_LINES_ALIKE = 0.5  # word similarity at which replaced lines of code are diffed word by word
 
 
-def word_opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+def word_opcodes(
+    a: Sequence[str], b: Sequence[str], known: tuple[Alignment, bool] | None = None
+) -> list[Opcode]:
     """How two blocks' words align, coincidences folded: what the ops say and what every output marks. difflib
     breaks ties by which sequence comes first, so the two are aligned in one order whichever is `a`: the ops of
-    b against a are those of a against b, turned round."""
-    alignment, swapped = aligned(a, b)
+    b against a are those of a against b, turned round. `known`: their alignment, when it was made already."""
+    sized = known is not None and len(known[0].a) + len(known[0].b) == len(a) + len(b)
+    alignment, swapped = known if known is not None and sized else aligned(a, b)
     ops = _coincidences_folded(alignment.opcodes())
     return turned(ops) if swapped else ops
 
@@ -68,13 +78,14 @@ def code_ops(
     la = code_lines(before) if la is None else la
     lb = code_lines(after) if lb is None else lb
     ops: list[dict[str, str]] = []
-    for tag, l1, l2, m1, m2, alike in line_opcodes([k for *_, k in la], [k for *_, k in lb]):
+    known: Known = {}
+    for tag, l1, l2, m1, m2, alike in line_opcodes([k for *_, k in la], [k for *_, k in lb], known):
         if tag == "equal":
             continue
         old = before[la[l1][0] : la[l2 - 1][1]] if l2 > l1 else ""
         new = after[lb[m1][0] : lb[m2 - 1][1]] if m2 > m1 else ""
         if alike:
-            ops += word_ops(old, new)
+            ops += word_ops(old, new, known=known.get((l1, m1)))
             continue
         op = {"op": tag}
         if old:
@@ -88,17 +99,25 @@ def code_ops(
 LineOpcode = tuple[str, int, int, int, int, bool]
 
 
-def line_opcodes(a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]]) -> Iterator[LineOpcode]:
+def line_opcodes(
+    a: Sequence[tuple[str, ...]], b: Sequence[tuple[str, ...]], known: Known | None = None
+) -> Iterator[LineOpcode]:
     """Two code blocks' lines (each as its words) aligned, as code is read: the opcodes over lines, each saying
     whether its lines are alike, a line edited (diffed word by word) rather than rewritten. Lines replaced by
     others unalike as a whole are paired where one is nearly another (`_paired_lines`): a version bumped in a
     command that now has new lines after it is that bump. What the ops, every output and the summary of a code
-    block are made from. Worked out in one order whichever is `a` (`aligned`), so b against a is the mirror."""
+    block are made from. Worked out in one order whichever is `a` (`aligned`), so b against a is the mirror.
+    Into `known` go the word alignments of the runs found alike as a whole, by where each starts in a and b."""
     alignment, swapped = aligned(a, b)
     x, y = (b, a) if swapped else (a, b)
+    found: Known = {}  # as x against y
     for tag, l1, l2, m1, m2 in alignment.opcodes():
-        runs = _paired_lines(x, y, l1, l2, m1, m2) if tag == "replace" else [(tag, l1, l2, m1, m2, False)]
+        unpaired = [(tag, l1, l2, m1, m2, False)]
+        runs = _paired_lines(x, y, l1, l2, m1, m2, found=found) if tag == "replace" else unpaired
         for t, i1, i2, j1, j2, alike in runs:
+            if alike and known is not None and (i1, j1) in found:
+                words_aligned, turned_round = found[i1, j1]
+                known[(j1, i1) if swapped else (i1, j1)] = (words_aligned, turned_round != swapped)
             yield (TURNED.get(t, t), j1, j2, i1, i2, alike) if swapped else (t, i1, i2, j1, j2, alike)
 
 
@@ -114,18 +133,24 @@ def _paired_lines(
     m1: int,
     m2: int,
     budget: list[int] | None = None,
+    found: Known | None = None,
 ) -> list[LineOpcode]:
     """Lines `a[l1:l2]` replaced by `b[m1:m2]`: alike as a whole, one run diffed word by word; else cut at their
     most alike pair of lines, if it is LINES_PAIRED alike, and the lines on either side of it in turn (as
     difflib's ndiff pairs lines); lines left unpaired are removed, added or replaced whole. At most
-    PAIRING_LIMIT pairs of lines are compared for one run, however it is cut (`budget`, what is left)."""
+    PAIRING_LIMIT pairs of lines are compared for one run, however it is cut (`budget`, what is left). Into
+    `found` go the word alignments of runs alike as a whole."""
     budget = [PAIRING_LIMIT] if budget is None else budget
     if l1 == l2 or m1 == m2:
         tag = "insert" if l1 == l2 else "delete"
         return [(tag, l1, l2, m1, m2, False)] if (l1, m1) != (l2, m2) else []
     old, new = [w for line in a[l1:l2] for w in line], [w for line in b[m1:m2] for w in line]
-    if at_most(old, new) >= CODE_LINES_ALIKE and ratio(old, new) >= CODE_LINES_ALIKE:
-        return [("replace", l1, l2, m1, m2, True)]
+    if at_most(old, new) >= CODE_LINES_ALIKE:
+        words_aligned = aligned(old, new)
+        if words_aligned[0].ratio() >= CODE_LINES_ALIKE:
+            if found is not None:
+                found[l1, m1] = words_aligned
+            return [("replace", l1, l2, m1, m2, True)]
     best, pair = LINES_PAIRED, None
     if (l2 - l1) * (m2 - m1) <= budget[0]:
         budget[0] -= (l2 - l1) * (m2 - m1)
@@ -140,9 +165,9 @@ def _paired_lines(
         return [("replace", l1, l2, m1, m2, False)]
     i, j = pair
     return [
-        *_paired_lines(a, b, l1, i, m1, j, budget),
+        *_paired_lines(a, b, l1, i, m1, j, budget, found),
         ("replace", i, i + 1, j, j + 1, True),
-        *_paired_lines(a, b, i + 1, l2, j + 1, m2, budget),
+        *_paired_lines(a, b, i + 1, l2, j + 1, m2, budget, found),
     ]
 
 
@@ -170,13 +195,14 @@ def code_opcodes(
     def start(spans: list[tuple[int, int]], k: int, total: int) -> int:
         return spans[k][0] if k < len(spans) else total
 
-    for tag, l1, l2, m1, m2, alike in line_opcodes(keys_a, keys_b):
+    known: Known = {}
+    for tag, l1, l2, m1, m2, alike in line_opcodes(keys_a, keys_b, known):
         i1, i2 = start(la, l1, len(a)), start(la, l2, len(a))
         j1, j2 = start(lb, m1, len(b)), start(lb, m2, len(b))
         if alike:
             out += [
                 (t, x1 + i1, x2 + i1, y1 + j1, y2 + j1)
-                for t, x1, x2, y1, y2 in word_opcodes(a[i1:i2], b[j1:j2])
+                for t, x1, x2, y1, y2 in word_opcodes(a[i1:i2], b[j1:j2], known.get((l1, m1)))
             ]
         else:
             out.append((tag, i1, i2, j1, j2))

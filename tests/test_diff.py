@@ -396,6 +396,41 @@ def test_a_note_that_is_content_is_not_put_first_as_the_authors() -> None:
     ]
 
 
+def test_a_paragraph_that_keeps_a_sentence_of_the_old_is_that_paragraph_rewritten() -> None:
+    """Ten words in a row in both make two paragraphs one rewritten, however little else they share; paragraphs
+    that share only words such as "the", however many, are not."""
+    from differ.diff.align import PAIR_THRESHOLD, similarity
+
+    kept = "the new compiler builds every crate of the workspace in one pass"
+    old = f"Before this release, {kept}, which took hours on the largest projects we know of and tested."
+    new = f"Now {kept}. Caching, signing and uploading artifacts are all faster as well in this version."
+    other = "Caching of the artifacts of the build in the cloud is the default in the version of the tool."
+    (a,), (b,), (c,) = (split_blocks(text + "\n") for text in (old, new, other))
+    assert similarity(a, b) > PAIR_THRESHOLD > similarity(a, c)
+
+
+def test_long_runs_of_rewritten_blocks_pair_by_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks replaced by others are paired most alike first while there are few enough words to compare each
+    with each (PAIR_WORDS); past that, by place: the first removed with the first added, and so on."""
+    from differ.diff import align
+
+    one = "Compiler passes are faster now, thanks to caching of their results."
+    two = "Linker threads run in parallel across all cores by default."
+    old = split_blocks(f"{one}\n\n{two}\n")
+    new = split_blocks(f"{two.replace('all', 'most')}\n\n{one.replace('now', 'today')}\n")
+
+    def paired() -> list[tuple[int, int]]:
+        removed: list[int] = []
+        added: list[int] = []
+        modified: list[tuple[int, int]] = []
+        align.pair(old, new, [0, 1], [0, 1], removed, added, modified)
+        return modified
+
+    assert paired() == [(0, 1)]  # the most alike first; the other pair would cross it
+    monkeypatch.setattr(align, "PAIR_WORDS", 100)
+    assert paired() == []  # by place: neither is like the one in its place
+
+
 def test_removed_blocks_are_listed_where_they_stood() -> None:
     # a rewritten paragraph, then two paragraphs removed after it: the summary and every output list them in
     # document order, not the removals before the rewrite that preceded them

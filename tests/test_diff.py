@@ -431,6 +431,26 @@ def test_long_runs_of_rewritten_blocks_pair_by_place(monkeypatch: pytest.MonkeyP
     assert paired() == []  # by place: neither is like the one in its place
 
 
+def test_a_long_run_of_paragraphs_each_split_in_two_is_that_many_splits() -> None:
+    """Seventy paragraphs each split in two make one run of 70 blocks replaced by 140, past the blocks compared
+    each with each: paired window by window, each is its paragraph split (they were paired by place, the second
+    with the first's second half and so on), and the other way round each is joined."""
+    paras = [
+        f"Paragraph {i} tells of topic {i * 7 % 50}. And then it says more of it, {i}." for i in range(70)
+    ]
+    a = "\n\n".join(paras) + "\n"
+    b = "\n\n".join(p.replace(". And", ".\n\nAnd") for p in paras) + "\n"
+    d = diff(a, b)
+    assert [(c.kind, c.detail) for c in d.changes] == [
+        ("modified", "split: part of it is now a paragraph of its own")
+    ] * 70
+    assert [c.a_index for c in d.changes] == list(range(70))
+    assert [(c.kind, c.detail) for c in diff(b, a).changes] == [
+        ("modified", "joined with the paragraph next to it")
+    ] * 70
+    assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
+
+
 def test_removed_blocks_are_listed_where_they_stood() -> None:
     # a rewritten paragraph, then two paragraphs removed after it: the summary and every output list them in
     # document order, not the removals before the rewrite that preceded them

@@ -17,6 +17,7 @@ PAIR_WINDOW = 60  # largest run of differing blocks compared pairwise (bigger ru
 # and the most words on one side times those on the other in such a run: forty paragraphs of 2,000 words replaced
 # by forty others took 38 s compared pairwise, each sharing enough words with each to be aligned
 PAIR_WORDS = 1_000_000_000
+WINDOWED = 2_000  # blocks in a run, both sides, up to which a run past PAIR_WINDOW is paired window by window
 
 
 def similarity(a: Block, b: Block) -> float:
@@ -216,6 +217,8 @@ def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) 
     called a (a tie goes to the pair nearer in place, then earlier, then by the blocks' text)."""
     if not ia or not ib:
         return []
+    if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW and len(ia) + len(ib) <= WINDOWED:
+        return _pair_in_windows(a, b, ia, ib)
     words = sum(len(_words(a[x])) for x in ia) * sum(len(_words(b[y])) for y in ib)
     if len(ia) * len(ib) > PAIR_WINDOW * PAIR_WINDOW or words > PAIR_WORDS:
         return [(x, y) for x, y in zip(ia, ib, strict=False) if similarity(a[x], b[y]) >= PAIR_THRESHOLD]
@@ -232,3 +235,30 @@ def _pair_similar(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) 
         if all((p < p2) == (q < q2) and p != p2 and q != q2 for p2, q2 in kept):
             kept.append((p, q))
     return sorted((ia[p], ib[q]) for p, q in kept)
+
+
+def _pair_in_windows(a: list[Block], b: list[Block], ia: list[int], ib: list[int]) -> list[tuple[int, int]]:
+    """A long run of replaced blocks paired window by window, each PAIR_WINDOW blocks of either side, as
+    `_pair_similar` pairs a short run: the pairs in the first half of a window are kept (those near its end may
+    have their match in the next), and the next window starts after the last kept pair. Fifty paragraphs each
+    split in two were paired by place, the second with the first's second half and so on to the end."""
+    pairs: list[tuple[int, int]] = []
+    half = PAIR_WINDOW // 2
+    p = q = 0
+    while p < len(ia) and q < len(ib):
+        end_a, end_b = p + PAIR_WINDOW >= len(ia), q + PAIR_WINDOW >= len(ib)
+        place_a = {x: k for k, x in enumerate(ia[p : p + PAIR_WINDOW], p)}
+        place_b = {y: k for k, y in enumerate(ib[q : q + PAIR_WINDOW], q)}
+        kept = [
+            (x, y)
+            for x, y in _pair_similar(a, b, list(place_a), list(place_b))
+            if (end_a or place_a[x] < p + half) and (end_b or place_b[y] < q + half)
+        ]
+        pairs += kept
+        if end_a and end_b:
+            break
+        if kept:
+            p, q = place_a[kept[-1][0]] + 1, place_b[kept[-1][1]] + 1
+        else:
+            p, q = (p if end_a else p + half), (q if end_b else q + half)
+    return pairs

@@ -319,6 +319,11 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
             "config.toml: documents[0].canonical.exclude: expected an XPath expression, found "
             "\"//div[@class='share'\" (Invalid predicate)",
         ),
+        (  # lxml refuses a control character with a ValueError, not a syntax error: still one line
+            BASE + 'exclude = ["(\\u001b"]\n',
+            "config.toml: documents[0].canonical.exclude: expected an XPath expression, found "
+            '"(\\u001b" (it holds the control character U+001B, which no XPath expression can)',
+        ),
         (  # a list where a name belongs: refused as any other wrong kind, not an internal error
             BASE + '[[notify]]\nname = "team"\nkind = ["slack"]\n',
             "config.toml: notify[0].kind: expected one of discord, email, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, webhook, zulip, found a list",

@@ -31,6 +31,9 @@ def problem(selector: str) -> str | None:
     """Why `selector` is not an XPath expression lxml can evaluate, or None."""
     if not expression(selector):
         return "nothing after the xpath: prefix"
+    bad = _NOT_XML.search(selector)
+    if bad:
+        return f"it holds the control character U+{ord(bad.group()):04X}, which no XPath expression can"
     try:
         _compiled(selector)
     except etree.XPathSyntaxError as exc:

@@ -82,6 +82,8 @@ def opcodes(a: Sequence[Any], b: Sequence[Any]) -> tuple[list[Opcode], str]:
     (`_Budgeted`; an ordinary post and its copy take a tenth of that); past it, long sequences are cut first at
     the elements found once in each (`anchored_opcodes`, whose stretches between come back here), and short
     ones go to difflib with autojunk (the commonest elements matched only alongside rarer ones)."""
+    if len(a) * len(b) * (2 * min(len(a), len(b)) + 1) <= WORK:  # so short a search cannot go past WORK
+        return list(SequenceMatcher(None, a, b, autojunk=False).get_opcodes()), "difflib"
     if _equal_pairs(a, b) <= BIG:
         try:
             return list(_Budgeted(a, b).get_opcodes()), "difflib"

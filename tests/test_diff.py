@@ -451,6 +451,20 @@ def test_a_long_run_of_paragraphs_each_split_in_two_is_that_many_splits() -> Non
     assert apply(split_blocks(a), d) == [blk.text_key for blk in split_blocks(b)]
 
 
+def test_a_long_list_with_every_item_edited_and_one_added_on_top_pairs_each_item_with_itself() -> None:
+    """A hundred items each bumped and one new item on top: each item is its own edit and the new one added
+    (paired by place, each item was taken for its neighbour rewritten: "torch-lib0 0.0" → "torch-new 1.0")."""
+    items = [f"- torch-lib{i} {i}.0 for CUDA builds" for i in range(100)]
+    bumped = ["- torch-new 1.0 for CUDA builds"] + [item.replace(".0 ", ".1 ") for item in items]
+    d = diff("# L\n\n" + "\n".join(items) + "\n", "# L\n\n" + "\n".join(bumped) + "\n")
+    assert [(c.kind, c.before, c.after) for c in d.changes[:2]] == [
+        ("added", None, "torch-new 1.0 for CUDA builds"),
+        ("modified", "torch-lib0 0.0 for CUDA builds", "torch-lib0 0.1 for CUDA builds"),
+    ]
+    assert all(c.before and c.after and c.before.split()[0] == c.after.split()[0] for c in d.changes[1:])
+    assert len(d.changes) == 101
+
+
 def test_removed_blocks_are_listed_where_they_stood() -> None:
     # a rewritten paragraph, then two paragraphs removed after it: the summary and every output list them in
     # document order, not the removals before the rewrite that preceded them

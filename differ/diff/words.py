@@ -47,8 +47,8 @@ def word_opcodes(
     """How two blocks' words align, coincidences folded: what the ops say and what every output marks. difflib
     breaks ties by which sequence comes first, so the two are aligned in one order whichever is `a`: the ops of
     b against a are those of a against b, turned round. `known`: their alignment, when it was made already."""
-    sized = known is not None and len(known[0].a) + len(known[0].b) == len(a) + len(b)
-    alignment, swapped = known if known is not None and sized else aligned(a, b)
+    fits = known is not None and len(known[0].a) + len(known[0].b) == len(a) + len(b)  # made of these words
+    alignment, swapped = known if known is not None and fits else aligned(a, b)
     ops = _coincidences_folded(alignment.opcodes())
     return turned(ops) if swapped else ops
 

@@ -11,7 +11,6 @@ from typing import Any
 from differ import options as opt
 from differ.app import App, parse_iso
 from differ.config import SourceConfig
-from differ.options import plural
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
 LATE_GRACE = 300.0
@@ -81,7 +80,7 @@ def health(app: App) -> Health:
         failures = int(state.get("failures") or 0)
         if failures:
             since = f" since {state['failing_since']}" if state.get("failing_since") else ""
-            said = f"{plural(failures, 'failed check')} in a row{since}: {state.get('last_error')}"
+            said = f"{opt.plural(failures, 'failed check')} in a row{since}: {state.get('last_error')}"
             (out.problems if failures >= fail_after else out.notes).append(
                 Finding("failing" if failures >= fail_after else "failed", s.key, said)
             )
@@ -191,7 +190,7 @@ def _outbox(app: App, now: datetime, out: Health) -> None:
 
 
 def _count(messages: list[Any]) -> str:
-    return plural(len(messages), "message")
+    return opt.plural(len(messages), "message")
 
 
 def _seconds_since(now: datetime, when: object) -> float | None:
@@ -204,15 +203,15 @@ def _ago(seconds: float) -> str:
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= size:
             n = int(seconds // size)
-            return plural(n, unit)
-    return plural(int(seconds), "second")
+            return opt.plural(n, unit)
+    return opt.plural(int(seconds), "second")
 
 
 def render(h: Health) -> str:
     """One line with the verdict, then a line a problem, then the notes."""
-    head = f"differ: {plural(h.sources, 'source')}, {plural(h.destinations, 'destination')}"
+    head = f"differ: {opt.plural(h.sources, 'source')}, {opt.plural(h.destinations, 'destination')}"
     head += f", last check {h.last_check or 'never'}: "
-    head += "ok" if h.ok else plural(len(h.problems), "problem")
+    head += "ok" if h.ok else opt.plural(len(h.problems), "problem")
     lines = [head]
     lines += [f"  {p.kind}: {p.subject}: {opt.one_line(p.detail)}" for p in h.problems]
     lines += [f"  note: {n.kind}: {n.subject}: {opt.one_line(n.detail)}" for n in h.notes]

@@ -78,10 +78,9 @@ class Block:
         if self.kind == "row" and self.cells and self.cells[0]:  # a row is named by its first cell
             return self.cells[0]
         if self.kind == "code":  # its first line, as code is read: not the start of the next run into it
-            lines = [line for line in self.text.split("\n") if line.strip()]
-            first = lines[0].split() if lines else []
-            more = len(first) > 6 or len(lines) > 1
-            return " ".join(first[:6]) + (" …" if more else "")
+            line, _, rest = self.text.strip().partition("\n")
+            first = line.split()
+            return " ".join(first[:6]) + (" …" if len(first) > 6 or rest.strip() else "")
         words = (self.bare or self.text).split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:

@@ -36,9 +36,7 @@ def picked(
         for c, h, w in found
         if (h or not sections) and (w or not words) and (not kinds or c.kind in kinds)
     ]
-    fields = [
-        (m, meta_mentions(m, words)) for m in d.metadata if metadata_asked_for(m, sections, words, kinds)
-    ]
+    fields = [(m, w) for m in d.metadata if (w := metadata_words(m, sections, words, kinds))]
     kept_ids = {id(c) for c, _, _ in hits}
     kept = [c for c, _, _ in found if id(c) in kept_ids or (hits and authors_note(c))]
     within = tuple(dict.fromkeys(x for _, h, _ in hits for x in h)) or tuple(sections)
@@ -147,12 +145,16 @@ def metadata_asked_for(
 ) -> bool:
     """Whether a metadata field's change (its JSON form) is what a destination that follows words hears of: one
     whose value has one of them, of one of `kinds`, for a destination that follows no sections."""
-    return (
-        not sections
-        and bool(words)
-        and bool(meta_mentions(meta, words))
-        and (not kinds or meta_kind(meta) in kinds)
-    )
+    return bool(metadata_words(meta, sections, words, kinds))
+
+
+def metadata_words(
+    meta: dict[str, Any], sections: Sequence[str], words: Sequence[str], kinds: Sequence[str] = ()
+) -> list[str]:
+    """The `words` a metadata field's value has, when the field is asked for (`metadata_asked_for`); else none."""
+    if sections or not words or (kinds and meta_kind(meta) not in kinds):
+        return []
+    return meta_mentions(meta, words)
 
 
 def narrowed(

@@ -11,10 +11,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 from urllib.parse import quote, unquote, urlsplit
 
 from differ.files import atomic_write
+from differ.store import canonical_json
 from differ.wildcard import fits
 
 MAX_BYTES = 512 * 1024
@@ -101,9 +102,10 @@ class KeptFiles:
         return entry if isinstance(entry, dict) and entry.get("origin") == origin else None
 
     def save(self, origin: str, entry: dict[str, Any]) -> None:
-        text = json.dumps({**entry, "origin": origin}, sort_keys=True, separators=(",", ":"))
         with contextlib.suppress(OSError):  # a cache that cannot be written is asked again next run
-            atomic_write(self._path(origin), text.encode() + b"\n", durable=False)
+            atomic_write(
+                self._path(origin), canonical_json({**entry, "origin": origin}) + b"\n", durable=False
+            )
 
 
 ALLOW_ALL = Rules()
@@ -126,18 +128,17 @@ class Answers:
     def rules(self, url: str, load: Callable[[str], Rules]) -> tuple[Rules, bool]:
         """The rules for `url`'s origin, read with `load(origin)` when none are fresh, and whether they are new
         here (read, or taken from `kept`), so their Crawl-delay is to be applied."""
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
+        origin = _origin(url)
         now = self.clock()
         with self._lock:
             cached = self._rules.get(origin)
             loading = self._loading.setdefault(origin, threading.Lock())
-        if cached is not None and now - cached[0] <= _ttl(cached[1]):
+        if _standing(cached, now):
             return cached[1], False
         with loading:  # one fetch of robots.txt per host, however many sources ask at once
             with self._lock:
                 cached = self._rules.get(origin)
-            if cached is not None and now - cached[0] <= _ttl(cached[1]):
+            if _standing(cached, now):
                 return cached[1], False
             kept = self._kept(origin)
             rules, age = _fresh(kept, self.wall())
@@ -157,9 +158,8 @@ class Answers:
 
     def cached(self, url: str) -> Rules | None:
         """The rules last found for `url`'s origin, fresh or not."""
-        parts = urlsplit(url)
         with self._lock:
-            found = self._rules.get(f"{parts.scheme}://{parts.netloc}")
+            found = self._rules.get(_origin(url))
         return found[1] if found else None
 
     def _last_read(self, origin: str, cached: Dated | None, kept: Dated | None) -> Rules | None:
@@ -183,6 +183,16 @@ class Answers:
             return None
         rules = Rules.from_json(entry)
         return None if rules is None else (float(entry["at"]), rules)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _standing(cached: Dated | None, now: float) -> TypeGuard[Dated]:
+    """Whether rules read here (dated by the clock) are still within their time."""
+    return cached is not None and now - cached[0] <= _ttl(cached[1])
 
 
 def _fresh(kept: Dated | None, wall: float) -> tuple[Rules | None, float]:

@@ -309,14 +309,14 @@ def filter_languages(markdown: str, languages: Sequence[str]) -> str:
                 keep = section_kept  # code in a section of the half, not in one left untranslated
             elif token.type == "table_open" and _names_only(block):
                 keep = section_kept  # a table of names and figures, given once for both halves
-            elif token.type == "paragraph_open" and _a_line_of_names(block):
+            elif token.type == "paragraph_open" and (names := _line_of_names(block)):
                 # "TorchVision, TorchAudio, TorchText" after both halves' sentences, a label ("CUDA") over a
                 # Korean paragraph; not the English side of the Korean block before it ("API Unstable" after
                 # "API 안정성: Unstable"), which already has its names
                 said = (
                     place > 0
                     and scripts[place - 1] in wanted
-                    and all(w in blocks[place - 1][2] for w in _names(block))
+                    and all(w in blocks[place - 1][2] for w in names)
                 )
                 keep = section_kept and not said
         previous_kept = bool(previous_kept if keep is None else keep)
@@ -336,20 +336,17 @@ def _names_only(text: str) -> bool:
 _NAME_PART = re.compile(r"[A-Z0-9_]|\w[.:/-]\w")
 
 
-def _names(text: str) -> list[str]:
-    return re.findall(r"[^\s,;()]+", text)
-
-
-def _a_line_of_names(text: str) -> bool:
-    """Whether a Latin-script paragraph is names alone, as a bilingual page gives them once for both halves: no
-    short word of any language, and every word capitalized or written as a name (`x86_64`, `torch.compile`); a
-    word alone must be written as a name ("FlexAttention"): an "Enjoy!" or "Highlights" is the English half's."""
+def _line_of_names(text: str) -> list[str]:
+    """The names a Latin-script paragraph is made of, when it is names alone, as a bilingual page gives them once
+    for both halves (else none): no short word of any language, and every word capitalized or written as a name
+    (`x86_64`, `torch.compile`); a word alone must be written as a name ("FlexAttention"): an "Enjoy!" or
+    "Highlights" is the English half's."""
     if not _names_only(text):
-        return False
-    found = _names(text)
+        return []
+    found = re.findall(r"[^\s,;()]+", text)
     if not found or not all(w[0].isupper() or w[0].isdigit() or _NAME_PART.search(w[1:]) for w in found):
-        return False
-    return len(found) > 1 or bool(_NAME_PART.search(found[0][1:]))
+        return []
+    return found if len(found) > 1 or _NAME_PART.search(found[0][1:]) else []
 
 
 def _headings_over(

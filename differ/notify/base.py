@@ -15,7 +15,7 @@ from differ import options as opt
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError, innermost
 from differ.fetch.limits import MAX_WAIT, parse_retry_after
-from differ.options import Invalid, Option, found, plural
+from differ.options import Invalid, Option, found
 from differ.store import report_url
 
 if TYPE_CHECKING:
@@ -286,14 +286,14 @@ class Notifier:
         if kind == "translation_found":
             n = len(event.get("translations") or [])
             return (
-                f"{event.get('title') or event.get('document')} names {plural(n, 'translation')} "
+                f"{event.get('title') or event.get('document')} names {opt.plural(n, 'translation')} "
                 "differ does not watch"
             )
         if kind == "moved":
             return f"{named} moved to {event.get('moved')}"
         if kind == "digest":
             n = len(event.get("events", []))
-            return f"differ digest: {plural(n, 'update')}"
+            return f"differ digest: {opt.plural(n, 'update')}"
         if kind == "test":
             return "differ test message"
         return f"differ: {kind}"

@@ -85,7 +85,7 @@ def test_kinds_moved_link_invisible_and_metadata() -> None:
     kinds = sorted(c.kind for c in d.changes)
     assert kinds == ["invisible", "link", "moved"]
     moved = next(c for c in d.changes if c.kind == "moved")
-    assert moved.detail == "moved within its section (the section, 2 blocks)" or "section" in moved.detail
+    assert moved.detail == 'section moved (2 blocks), now after "B"'
     link = next(c for c in d.changes if c.kind == "link")
     assert link.detail == 'link "docs": https://x.org/v1 → https://x.org/v2'
     invisible = next(c for c in d.changes if c.kind == "invisible")
@@ -982,7 +982,7 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     b = highlights.replace("## Highlights", "## Thanks" + thanks.rstrip() + " Thank you.\n\n## Highlights")
     d = diff(MOVES, b)
     assert [(c.kind, c.detail) for c in d.changes] == [
-        ("moved", "moved within its section (the section, 2 blocks)"),
+        ("moved", 'section moved (2 blocks), now before "Highlights"'),
         ("modified", ""),
     ]
 
@@ -997,10 +997,36 @@ def test_a_section_moved_and_renamed_is_one_line() -> None:
     moved = section("Beta").replace("## Beta", "## Beta changes")
     d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + moved)
     assert summarize(d, V)[1:] == [
-        '• Post: heading "Beta" → "Beta changes", moved within its section (the section, 4 blocks)'
+        '• Post: heading "Beta" → "Beta changes", section moved (4 blocks), now after "Delta"'
     ]
     assert [(c.kind, c.detail) for c in d.changes] == [
-        ("modified", "moved within its section (the section, 4 blocks)")
+        ("modified", 'section moved (4 blocks), now after "Delta"')
+    ]
+
+
+def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
+    def section(name: str) -> str:
+        return f"### {name}\n\n{name} says enough to matter here.\n\n"
+
+    a = "# Post\n\n## Notes\n\n" + section("Alpha") + section("Beta") + "## Thanks\n\n" + section("Gamma")
+    # Beta to the top of its section: it now comes before its first sibling
+    b = a.replace(section("Alpha") + section("Beta"), section("Beta") + section("Alpha"))
+    assert summarize(diff(a, b), V)[1:] == [
+        '• Post › Notes: the section "Beta" moved (2 blocks), now before "Alpha"'
+    ]
+    # into another section, and from where
+    b = a.replace(section("Beta"), "") + section("Beta")
+    d = diff(a, b)
+    assert [c.detail for c in d.changes] == [
+        'section moved from Post › Notes to Post › Thanks (2 blocks), now after "Gamma"'
+    ]
+    assert summarize(d, V)[1:] == [
+        '• Post › Thanks: the section "Beta" moved from Post › Notes (2 blocks), now after "Gamma"'
+    ]
+    # alone in its new section: no sibling to name
+    b = a.replace(section("Beta"), "") + "## Later\n\n" + section("Beta")
+    assert [c.detail for c in diff(a, b).changes if c.kind == "moved"] == [
+        "section moved from Post › Notes to Post › Later (2 blocks)"
     ]
 
 
@@ -1028,7 +1054,7 @@ def test_a_section_moved_with_a_block_edited_on_the_way_is_one_move_and_that_edi
     d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + edited)
     assert summarize(d, V)[1:] == [
         '• Post › Beta: added "now"',
-        '• Post: moved within its section (the section, 5 blocks): "Beta"',
+        '• Post: the section "Beta" moved (5 blocks), now after "Delta"',
     ]
 
 

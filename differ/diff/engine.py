@@ -96,7 +96,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         if (x, y) in across:  # moved and rewritten: says both
             change.detail = "; ".join(filter(None, (_moved_detail(a[x], b[y]), change.detail)))
         changes.append(change)
-    changes = _group_moves(_splits_and_joins(changes))
+    changes = _group_moves(_splits_and_joins(changes), b)
     kept = sorted(equal + modified)
     changes.sort(
         key=lambda c: (
@@ -262,9 +262,10 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
     return [c for c in changes if id(c) not in dropped]
 
 
-def _group_moves(changes: list[Change]) -> list[Change]:
-    """A heading that moved with every block under it is reported as one moved section; a block of it edited
-    on the way stays a change of its own and does not split the section."""
+def _group_moves(changes: list[Change], b: list[Block]) -> list[Change]:
+    """A heading that moved with every block under it is reported as one moved section, with where it now
+    stands (`b` is the new version's blocks); a block of it edited on the way stays a change of its own and
+    does not split the section."""
     # a heading moved, or moved and renamed, may open a section that moved with it
     heads = {
         id(c)
@@ -304,10 +305,29 @@ def _group_moves(changes: list[Change]) -> list[Change]:
                 continue
         grouped.append(change)
     for change in grouped:
-        if change.block == "heading" and (blocks := covered(change)) > 1:
+        if change.block == "heading" and change.b_index is not None and (blocks := covered(change)) > 1:
             moved_how, _, rest = change.detail.partition("; ")  # a renamed heading's link detail follows
-            change.detail = "; ".join(filter(None, (f"{moved_how} (the section, {blocks} blocks)", rest)))
+            whence = moved_how.removeprefix("moved").removeprefix(
+                " within its section"
+            )  # " from X to Y", or none
+            moved_how = f"section moved{whence} ({blocks} blocks){_beside(b, change.b_index, blocks)}"
+            change.detail = "; ".join(filter(None, (moved_how, rest)))
     return others + grouped
+
+
+def _beside(b: list[Block], y: int, blocks: int) -> str:
+    """Where a moved section now stands among its sibling sections: `, now after "Delta"`, or before the next
+    one when it comes first; nothing when it has no sibling."""
+    level = b[y].level
+    for k in range(y - 1, -1, -1):
+        if b[k].kind == "heading" and b[k].level <= level:
+            if b[k].level == level:
+                return f', now after "{b[k].text}"'
+            break
+    for k in range(y + blocks, len(b)):
+        if b[k].kind == "heading" and b[k].level <= level:
+            return f', now before "{b[k].text}"' if b[k].level == level else ""
+    return ""
 
 
 def _under(change: Change, head: Change) -> bool:

@@ -182,7 +182,10 @@ def _described(change: Change) -> list[str]:
     if change.kind == "removed":
         return [f"{at(whole=True)}removed {quote(shown_before)}{target}"]
     if change.kind == "moved":
-        return [f"{at(whole=True)}{_moved(change)}: {quote(shown_after, 80)}"]
+        how = _moved(change)
+        if how.startswith("section "):  # `the section "Beta" moved (5 blocks), now after "Delta"`
+            return [f"{at(whole=True)}the section {quote(shown_after, 80)} {how.removeprefix('section ')}"]
+        return [f"{at(whole=True)}{how}: {quote(shown_after, 80)}"]
     if change.kind in ("link", "invisible"):
         return [f"{at()}{change.detail}"]
     if not change.ops:
@@ -222,8 +225,9 @@ def _shown(change: Change) -> tuple[str | None, str | None]:
 
 
 def _moved(change: Change) -> str:
-    """Where a moved block came from (`moved from Highlights`): the line names where it is now."""
-    if change.kind not in ("moved", "modified") or not change.detail.startswith("moved"):
+    """Where a moved block came from (`moved from Highlights`, `section moved from Highlights (3 blocks)`): the
+    line names where it is now."""
+    if change.kind not in ("moved", "modified") or not change.detail.startswith(("moved", "section moved")):
         return ""
     return change.detail.split("; ")[0].replace(f" to {' › '.join(change.section) or 'the top'}", "", 1)
 

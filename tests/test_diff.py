@@ -973,8 +973,8 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
         "Smaller wheels for every platform.\n\n" + cache.replace("quick", "fast"),
     )
     assert summarize(diff(MOVES, b), V)[1] == (
-        '• Notes › Highlights (moved within its section): "The compiler now caches kernels between runs, so a'
-        ' second start is quick."'
+        '• Notes › Highlights (moved within its section, now after "Smaller wheels for every platform."): "The'
+        ' compiler now caches kernels between runs, so a second start is quick."'
     )
     # Rewritten where it stood, or in a section that moved whole: not moved
     assert diff(MOVES, MOVES.replace("quick", "fast")).changes[0].detail == ""
@@ -1014,19 +1014,22 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     assert summarize(diff(a, b), V)[1:] == [
         '• Post › Notes: the section "Beta" moved (2 blocks), now before "Alpha"'
     ]
-    # into another section, and from where
+    # into another section: from where, the line naming where it is now
     b = a.replace(section("Beta"), "") + section("Beta")
     d = diff(a, b)
-    assert [c.detail for c in d.changes] == [
-        'section moved from Post › Notes to Post › Thanks (2 blocks), now after "Gamma"'
-    ]
+    assert [c.detail for c in d.changes] == ["section moved from Post › Notes to Post › Thanks (2 blocks)"]
+    assert summarize(d, V)[1:] == ['• Post › Thanks: the section "Beta" moved from Post › Notes (2 blocks)']
+    # a block: next to what it now stands in its section
+    steps = [f"Step {n} comes next in the list of steps.\n\n" for n in ("one", "two", "three", "four")]
+    a = "# Post\n\n" + "".join(steps)
+    d = diff(a, "# Post\n\n" + "".join([steps[3], *steps[:3]]))
     assert summarize(d, V)[1:] == [
-        '• Post › Thanks: the section "Beta" moved from Post › Notes (2 blocks), now after "Gamma"'
+        '• Post: moved within its section, now before "Step one comes next in the …":'
+        ' "Step four comes next in the list of steps."'
     ]
-    # alone in its new section: no sibling to name
-    b = a.replace(section("Beta"), "") + "## Later\n\n" + section("Beta")
-    assert [c.detail for c in diff(a, b).changes if c.kind == "moved"] == [
-        "section moved from Post › Notes to Post › Later (2 blocks)"
+    d = diff(a, "# Post\n\n" + "".join([*steps[1:], steps[0]]))
+    assert [c.detail for c in d.changes] == [
+        'moved within its section, now after "Step four comes next in the …"'
     ]
 
 

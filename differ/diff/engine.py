@@ -83,7 +83,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
             break
         trailing.add(y)
     for x, y in moved:
-        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a[x], b[y])))
+        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y)))
     for x in still_removed:
         changes.append(_change("removed", a[x], None, x, None, [{"op": "delete", "before": a[x].text}]))
     for y in still_added:
@@ -94,9 +94,9 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     for x, y in modified:
         change = _paired(a[x], b[y], x, y)
         if (x, y) in across:  # moved and rewritten: says both
-            change.detail = "; ".join(filter(None, (_moved_detail(a[x], b[y]), change.detail)))
+            change.detail = "; ".join(filter(None, (_moved_detail(a, b, x, y), change.detail)))
         changes.append(change)
-    changes = _group_moves(_splits_and_joins(changes), b)
+    changes = _group_moves(_splits_and_joins(changes), a, b)
     kept = sorted(equal + modified)
     changes.sort(
         key=lambda c: (
@@ -197,12 +197,28 @@ def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:
     return kept[before - 1][1] + 0.5 if before else -0.5
 
 
-def _moved_detail(old: Block, new: Block) -> str:
-    if old.section != new.section:
-        where = " › ".join(old.section) or "the top"
-        to = " › ".join(new.section) or "the top"
-        return f"moved from {where} to {to}"
-    return "moved within its section"
+def _moved_detail(a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1) -> str:
+    """Where block `x` of `a` went, as block `y` of `b`: from which section, if another, or else next to what
+    it now stands (`moved within its section, now before "Install with:"`). A heading that moved with the `blocks`
+    of its section is a section moved (`section moved (5 blocks), now after "Delta"`)."""
+    old, new = a[x], b[y]
+    if old.section != new.section:  # the new section is where it is now
+        whence = f"from {' › '.join(old.section) or 'the top'} to {' › '.join(new.section) or 'the top'}"
+        return f"section moved {whence} ({blocks} blocks)" if blocks > 1 else f"moved {whence}"
+    if blocks > 1:
+        return f"section moved ({blocks} blocks){_beside(b, y, blocks)}"
+    return f"moved within its section{_beside(b, y, 1) if new.kind == 'heading' else _next_to(b, y)}"
+
+
+def _next_to(b: list[Block], y: int) -> str:
+    """The block of its section a moved block now follows (`, now after "…"`), or the one it now comes before
+    when it leads its section; nothing when it stands alone there."""
+    section = b[y].section
+    if y > 0 and b[y - 1].section == section:
+        return f', now after "{b[y - 1].label}"'
+    if y + 1 < len(b) and b[y + 1].section == section:
+        return f', now before "{b[y + 1].label}"'
+    return ""
 
 
 def _link_detail(old: Block, new: Block) -> str:
@@ -262,9 +278,9 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
     return [c for c in changes if id(c) not in dropped]
 
 
-def _group_moves(changes: list[Change], b: list[Block]) -> list[Change]:
+def _group_moves(changes: list[Change], a: list[Block], b: list[Block]) -> list[Change]:
     """A heading that moved with every block under it is reported as one moved section, with where it now
-    stands (`b` is the new version's blocks); a block of it edited on the way stays a change of its own and
+    stands (`a` and `b` are the two versions' blocks); a block of it edited on the way stays a change of its own and
     does not split the section."""
     # a heading moved, or moved and renamed, may open a section that moved with it
     heads = {
@@ -305,13 +321,10 @@ def _group_moves(changes: list[Change], b: list[Block]) -> list[Change]:
                 continue
         grouped.append(change)
     for change in grouped:
-        if change.block == "heading" and change.b_index is not None and (blocks := covered(change)) > 1:
-            moved_how, _, rest = change.detail.partition("; ")  # a renamed heading's link detail follows
-            whence = moved_how.removeprefix("moved").removeprefix(
-                " within its section"
-            )  # " from X to Y", or none
-            moved_how = f"section moved{whence} ({blocks} blocks){_beside(b, change.b_index, blocks)}"
-            change.detail = "; ".join(filter(None, (moved_how, rest)))
+        x, y = change.a_index, change.b_index
+        if change.block == "heading" and x is not None and y is not None and (blocks := covered(change)) > 1:
+            rest = change.detail.removeprefix(_moved_detail(a, b, x, y)).removeprefix("; ")  # a renamed one's
+            change.detail = "; ".join(filter(None, (_moved_detail(a, b, x, y, blocks), rest)))
     return others + grouped
 
 

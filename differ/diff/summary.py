@@ -394,7 +394,7 @@ def _reordered(changes: list[Change]) -> dict[int, list[Change]]:
     for the first such move of each, the moves; for the others, an empty list."""
     by_section: dict[tuple[str, ...], list[Change]] = {}
     for c in changes:
-        if c.kind == "moved" and c.detail == "moved within its section":
+        if c.kind == "moved" and c.detail.startswith("moved within its section"):
             by_section.setdefault(c.section, []).append(c)
     out: dict[int, list[Change]] = {}
     for group in by_section.values():

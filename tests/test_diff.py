@@ -1082,9 +1082,29 @@ def test_a_changed_table_row_is_named_by_its_first_cell_and_its_cells_by_their_c
     assert summarize(d, V)[1:] == ['• Platforms › macOS: Platform "macOS" → "macOS 14"']
 
 
-def test_a_column_added_or_renamed_is_said_row_by_row_without_cells() -> None:
-    head = TABLE.replace("| Python |\n|---|---|---|", "| Python | ROCm |\n|---|---|---|---|")
-    d = diff(TABLE, head.replace("3.13 |\n", "3.13 | – |\n"))
+def test_a_column_added_or_taken_out_is_said_cell_by_cell_under_its_heading() -> None:
+    head = TABLE.replace("| CUDA |", "| ROCm | CUDA |").replace("|---|---|---|", "|---|---|---|---|")
+    wider = head.replace("| Linux |", "| Linux | 6.4 |").replace("| Windows |", "| Windows |  |")
+    wider = wider.replace("| macOS |", "| macOS | – |")
+    d = diff(TABLE, wider)
+    assert summarize(d, V)[1:] == [
+        '• Platforms › column headings: column "ROCm" added',
+        '• Platforms › Linux: ROCm "6.4" (a new column)',
+        "• Platforms › Windows: ROCm (a new column, empty)",
+        '• Platforms › macOS: ROCm "–" (a new column)',
+    ]
+    assert d.changes[1].as_json()["cells"] == [
+        {"column": "ROCm", "before": "", "after": "6.4", "column_change": "added"}
+    ]
+    # taken out, with a cell of a kept column edited in the same row: each under its own heading
+    d = diff(wider, TABLE.replace("| Linux | 12.6 |", "| Linux | 12.8 |"))
+    assert summarize(d, V)[1:3] == [
+        '• Platforms › column headings: column "ROCm" removed',
+        '• Platforms › Linux: ROCm "6.4" (its column removed); CUDA "12.6" → "12.8"',
+    ]
+    assert d.changes[2].cells == [{"column": "ROCm", "before": "", "after": "", "column_change": "removed"}]
+    # headings that cannot tell the columns apart (one is empty): the row is quoted as a paragraph
+    d = diff(TABLE.replace("| Platform |", "|  |"), wider.replace("| Platform |", "|  |"))
     assert not any(c.cells for c in d.changes) and len(d.changes) == 4
     d = diff(TABLE, TABLE.replace("| CUDA |", "| CUDA version |"))
     assert summarize(d, V)[1:] == ['• Platforms › column headings: column 2 "CUDA" → "CUDA version"']

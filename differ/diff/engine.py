@@ -161,16 +161,40 @@ def _change(
 
 
 def _changed_cells(old: Block, new: Block) -> list[dict[str, str]]:
-    """A table row's cells that changed, each named by its column's heading (`CUDA`: "12.6" → "12.8"); none
-    when the row gained or lost cells, as a column added or taken out makes every row change."""
-    if old.kind != "row" or new.kind != "row" or len(old.cells) != len(new.cells):
+    """A table row's cells that changed, each named by its column's heading (`CUDA`: "12.6" → "12.8"). When
+    the table gained or lost columns, cells are matched by their columns' headings, and a cell of a column
+    added or taken out says so (`column_change`); none when the columns cannot be told apart."""
+    if old.kind != "row" or new.kind != "row":
         return []
-    names = new.header if len(new.header) == len(new.cells) else ()
-    return [
-        {"column": (names[i] if names else "") or f"column {i + 1}", "before": was, "after": now}
-        for i, (was, now) in enumerate(zip(old.cells, new.cells, strict=True))
-        if was != now
-    ]
+    if len(old.cells) == len(new.cells):
+        names = new.header if len(new.header) == len(new.cells) else ()
+        return [
+            {"column": (names[i] if names else "") or f"column {i + 1}", "before": was, "after": now}
+            for i, (was, now) in enumerate(zip(old.cells, new.cells, strict=True))
+            if was != now
+        ]
+    head = not new.header  # the head row: its cells are the headings
+    olds, news = (old.cells, new.cells) if head else (old.header, new.header)
+    if len(olds) != len(old.cells) or len(news) != len(new.cells) or not all(olds) or not all(news):
+        return []
+    out = []
+    for tag, i1, i2, j1, j2 in ordered_opcodes(list(olds), list(news)):
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):  # a column kept, or renamed in place
+            out += [
+                {"column": news[j], "before": old.cells[i], "after": new.cells[j]}
+                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+                if old.cells[i] != new.cells[j]
+            ]
+            continue
+        out += [
+            {"column": olds[i], "before": old.cells[i], "after": "", "column_change": "removed"}
+            for i in range(i1, i2)
+        ]
+        out += [
+            {"column": news[j], "before": "", "after": new.cells[j], "column_change": "added"}
+            for j in range(j1, j2)
+        ]
+    return out
 
 
 def _moved_too(

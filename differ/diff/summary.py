@@ -197,7 +197,8 @@ def _described(change: Change) -> list[str]:
             return [f"{place + ': ' if place else ''}{renamed}, {moved}"]
         return [f"{at(whole=True)}{renamed}"]
     if change.cells:  # a table row: the cells that changed, by column
-        return [f"{at()}" + "; ".join(_cell(cell) for cell in change.cells)]
+        head = change.label == "column headings"
+        return [f"{at()}" + "; ".join(_cell(cell, head=head) for cell in change.cells)]
     if all(op["op"] == "delete" for op in change.ops):
         return [f"{at()}removed " + ", ".join(quote(op["before"], 80) for op in change.ops)]
     if all(op["op"] == "insert" for op in change.ops):
@@ -232,12 +233,31 @@ def _moved(change: Change) -> str:
     return change.detail.split("; ")[0].replace(f" to {' › '.join(change.section) or 'the top'}", "", 1)
 
 
-def _cell(cell: dict[str, str]) -> str:
-    """`CUDA "12.6" → "12.8"`; an emptied or filled cell says so rather than quote nothing."""
+def _cell(cell: dict[str, str], *, head: bool = False) -> str:
+    """`CUDA "12.6" → "12.8"`; an emptied or filled cell says so rather than quote nothing, and a cell of a
+    column added or taken out says that (`Stable "3.14" (a new column)`; in the head row, `column "Stable"
+    added`)."""
 
     def shown(text: str) -> str:
         return quote(text, 80) if text.strip() else "(empty)"
 
+    change = cell.get("column_change")
+    if change and head:
+        return f"column {quote(cell['column'], 80)} {change}"
+    if change == "added":
+        filled = cell["after"].strip()
+        return (
+            f"{cell['column']} {quote(cell['after'], 80)} (a new column)"
+            if filled
+            else f"{cell['column']} (a new column, empty)"
+        )
+    if change == "removed":
+        filled = cell["before"].strip()
+        return (
+            f"{cell['column']} {quote(cell['before'], 80)} (its column removed)"
+            if filled
+            else f"{cell['column']} (its column removed, was empty)"
+        )
     return f"{cell['column']} {shown(cell['before'])} → {shown(cell['after'])}"
 
 

@@ -1118,7 +1118,16 @@ def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     d = diff(a, a.replace("## Known Issues", "## Caveats"))  # no word shared: still that heading, renamed
     assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Caveats"']
     d = diff(a, a.replace("## Known Issues", "### Caveats"))  # another level: another heading
-    assert summarize(d, V)[1:] == ['• Notes: removed "Known Issues"', '• Notes: added "Caveats"']
+    assert summarize(d, V)[1:] == [
+        '• Notes: removed the heading "Known Issues"',
+        '• Notes: added the heading "Caveats"',
+    ]
+    # a heading added with its section: said to be one, its text then placed under it
+    d = diff(a, a + "\n## Thanks\n\nTo all who helped.\n")
+    assert summarize(d, V)[1:] == [
+        '• added at the end: the heading "Thanks"',
+        '• added at the end: "To all who helped."',
+    ]
 
 
 def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:

@@ -175,12 +175,13 @@ def _described(change: Change) -> list[str]:
         return f"{place}: " if place else ""
 
     target = f" <{change.target}>" if change.target else ""  # a link added or taken out: where it points
+    heading = "the heading " if change.block == "heading" else ""  # what opens a section, not a sentence
     if change.kind == "added":
         if change.at_end:
-            return [f"added at the end: {quote(shown_after)}{target}"]
-        return [f"{at(whole=True)}added {quote(shown_after)}{target}"]
+            return [f"added at the end: {heading}{quote(shown_after)}{target}"]
+        return [f"{at(whole=True)}added {heading}{quote(shown_after)}{target}"]
     if change.kind == "removed":
-        return [f"{at(whole=True)}removed {quote(shown_before)}{target}"]
+        return [f"{at(whole=True)}removed {heading}{quote(shown_before)}{target}"]
     if change.kind == "moved":
         how = _moved(change)
         if how.startswith("section "):  # `the section "Beta" moved (5 blocks), now after "Delta"`

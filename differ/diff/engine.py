@@ -223,8 +223,8 @@ def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:
 
 def _moved_detail(a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1) -> str:
     """Where block `x` of `a` went, as block `y` of `b`: from which section, if another, or else next to what
-    it now stands (`moved within its section, now before "Install with:"`). A heading that moved with the `blocks`
-    of its section is a section moved (`section moved (5 blocks), now after "Delta"`)."""
+    it now stands (`moved within its section, now before "Install with:"`). A heading that moved with the
+    `blocks` of its section is a section moved (`section moved (5 blocks), now after "Delta"`)."""
     old, new = a[x], b[y]
     if old.section != new.section:  # the new section is where it is now
         whence = f"from {' › '.join(old.section) or 'the top'} to {' › '.join(new.section) or 'the top'}"
@@ -304,8 +304,8 @@ def _splits_and_joins(changes: list[Change]) -> list[Change]:
 
 def _group_moves(changes: list[Change], a: list[Block], b: list[Block]) -> list[Change]:
     """A heading that moved with every block under it is reported as one moved section, with where it now
-    stands (`a` and `b` are the two versions' blocks); a block of it edited on the way stays a change of its own and
-    does not split the section."""
+    stands (`a` and `b` are the two versions' blocks); a block of it edited on the way stays a change of its
+    own and does not split the section."""
     # a heading moved, or moved and renamed, may open a section that moved with it
     heads = {
         id(c)
@@ -359,12 +359,17 @@ def _beside(b: list[Block], y: int, blocks: int) -> str:
     for k in range(y - 1, -1, -1):
         if b[k].kind == "heading" and b[k].level <= level:
             if b[k].level == level:
-                return f', now after "{b[k].text}"'
+                return f', now after "{_short(b[k].text)}"'
             break
     for k in range(y + blocks, len(b)):
         if b[k].kind == "heading" and b[k].level <= level:
-            return f', now before "{b[k].text}"' if b[k].level == level else ""
+            return f', now before "{_short(b[k].text)}"' if b[k].level == level else ""
     return ""
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A heading named in a line about another: cut where it is long."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _under(change: Change, head: Change) -> bool:

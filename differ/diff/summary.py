@@ -245,20 +245,12 @@ def _cell(cell: dict[str, str], *, head: bool = False) -> str:
     change = cell.get("column_change")
     if change and head:
         return f"column {quote(cell['column'], 80)} {change}"
-    if change == "added":
-        filled = cell["after"].strip()
-        return (
-            f"{cell['column']} {quote(cell['after'], 80)} (a new column)"
-            if filled
-            else f"{cell['column']} (a new column, empty)"
-        )
-    if change == "removed":
-        filled = cell["before"].strip()
-        return (
-            f"{cell['column']} {quote(cell['before'], 80)} (its column removed)"
-            if filled
-            else f"{cell['column']} (its column removed, was empty)"
-        )
+    if change in ("added", "removed"):
+        text = cell["after"] if change == "added" else cell["before"]
+        said = "a new column" if change == "added" else "its column removed"
+        if not text.strip():
+            return f"{cell['column']} ({said}, {'empty' if change == 'added' else 'was empty'})"
+        return f"{cell['column']} {quote(text, 80)} ({said})"
     return f"{cell['column']} {shown(cell['before'])} → {shown(cell['after'])}"
 
 

@@ -1014,6 +1014,12 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     assert summarize(diff(a, b), V)[1:] == [
         '• Post › Notes: the section "Beta" moved (2 blocks), now before "Alpha"'
     ]
+    long = "Alpha, which has a heading far longer than a line about another section should quote"
+    b = a.replace("### Alpha", "### " + long)
+    d = diff(b, b.replace(section("Beta"), "").replace(f"### {long}", section("Beta") + f"### {long}"))
+    assert d.changes[0].detail == (
+        'section moved (2 blocks), now before "Alpha, which has a heading far longer than a line about ano…"'
+    )
     # into another section: from where, the line naming where it is now
     b = a.replace(section("Beta"), "") + section("Beta")
     d = diff(a, b)

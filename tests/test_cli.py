@@ -561,7 +561,8 @@ def test_demo_replays_the_edit() -> None:
     assert "author's note (added at the end): \"Updated (7/8): Removed two instances of prototype" in text
     assert "wpnews: version 1 matches canonical version 1 — stale (the canonical is at version 2)" in text
     assert "pytorch-kr: version 1 matches canonical version 2 — up to date" in text
-    assert 'missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"' in text
+    assert 'missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"' in text
+    assert '    • extra: the heading "Featured projects"\n' in text
     assert "Slack: PyTorch 2.13 Release Blog changed (canonical)" in text
     assert (
         "Slack: Mirror wpnews of PyTorch 2.13 Release Blog is stale: matches version 1, canonical is at 2"
@@ -1674,7 +1675,7 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     assert (code, out, err) == (
         ExitCode.FAILURE,
         f"{repost} against {canonical}: coverage 99.1%; 1 finding\n"
-        '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"\n',
+        '  • missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"\n',
         "",
     )
     code, out, err = run(
@@ -1771,7 +1772,10 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
         lines[1].startswith("  note: 99 of its 114 blocks of text are in Hangul")
         and ": a translation," in lines[1]
     )
-    assert lines[2] == '  • missing [Performance Improvements]: "Large MPS Op Migration to Native Metal"'
+    assert (
+        lines[2]
+        == '  • missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"'
+    )
     code, out, _ = run("compare", canonical, translation, "--audit", *page, "--set", "translation=false")
     # word by word: translated words are altered, missing and extra, a translated paragraph alone in its place
     # replaced

@@ -81,10 +81,11 @@ def finding_line(f: Finding) -> str:
         return (
             f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'
         )
+    heading = "the heading " if f.detail == "heading" else ""  # a block's kind: a heading opens a section
     if f.kind == "missing":
-        return f'missing{where}: "{_cut(f.canonical)}"'
+        return f'missing{where}: {heading}"{_cut(f.canonical)}"'
     if f.kind == "extra":
-        return f'extra{where}: "{_cut(f.mirror)}"'
+        return f'extra{where}: {heading}"{_cut(f.mirror)}"'
     if f.kind == "replaced":
         return f'replaced{where}: "{_cut(f.canonical, 100)}" → "{_cut(f.mirror, 100)}"'
     if f.kind == "moved":

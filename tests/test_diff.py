@@ -1033,6 +1033,11 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
         '• Post: moved within its section, now before "Step one comes next in the …":'
         ' "Step four comes next in the list of steps."'
     ]
+    # two moved together: each named by the block that stayed, not by the other
+    d = diff(a, "# Post\n\n" + "".join([*steps[2:], *steps[:2]]))
+    assert [c.detail for c in d.changes] == 2 * [
+        'moved within its section, now before "Step one comes next in the …"'
+    ]
     d = diff(a, "# Post\n\n" + "".join([*steps[1:], steps[0]]))
     assert [c.detail for c in d.changes] == [
         'moved within its section, now after "Step four comes next in the …"'

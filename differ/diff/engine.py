@@ -8,7 +8,7 @@ import gc
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
@@ -82,8 +82,9 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         if y not in pending:
             break
         trailing.add(y)
+    moving = {y for _, y in moved}
     for x, y in moved:
-        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y)))
+        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y, moving=moving)))
     for x in still_removed:
         changes.append(_change("removed", a[x], None, x, None, [{"op": "delete", "before": a[x].text}]))
     for y in still_added:
@@ -221,27 +222,32 @@ def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:
     return kept[before - 1][1] + 0.5 if before else -0.5
 
 
-def _moved_detail(a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1) -> str:
+def _moved_detail(
+    a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1, moving: Collection[int] = ()
+) -> str:
     """Where block `x` of `a` went, as block `y` of `b`: from which section, if another, or else next to what
     it now stands (`moved within its section, now before "Install with:"`). A heading that moved with the
-    `blocks` of its section is a section moved (`section moved (5 blocks), now after "Delta"`)."""
+    `blocks` of its section is a section moved (`section moved (5 blocks), now after "Delta"`). `moving` are
+    the blocks of `b` that moved too, which name no place."""
     old, new = a[x], b[y]
     if old.section != new.section:  # the new section is where it is now
         whence = f"from {' › '.join(old.section) or 'the top'} to {' › '.join(new.section) or 'the top'}"
         return f"section moved {whence} ({blocks} blocks)" if blocks > 1 else f"moved {whence}"
     if blocks > 1:
         return f"section moved ({blocks} blocks){_beside(b, y, blocks)}"
-    return f"moved within its section{_beside(b, y, 1) if new.kind == 'heading' else _next_to(b, y)}"
+    return f"moved within its section{_beside(b, y, 1) if new.kind == 'heading' else _next_to(b, y, moving)}"
 
 
-def _next_to(b: list[Block], y: int) -> str:
+def _next_to(b: list[Block], y: int, moving: Collection[int]) -> str:
     """The block of its section a moved block now follows (`, now after "…"`), or the one it now comes before
-    when it leads its section; nothing when it stands alone there."""
+    when it leads its section, passing over blocks that moved with it; nothing when none stayed there."""
     section = b[y].section
-    if y > 0 and b[y - 1].section == section:
-        return f', now after "{b[y - 1].label}"'
-    if y + 1 < len(b) and b[y + 1].section == section:
-        return f', now before "{b[y + 1].label}"'
+    before = next((k for k in range(y - 1, -1, -1) if k not in moving or b[k].section != section), -1)
+    if before >= 0 and b[before].section == section:
+        return f', now after "{b[before].label}"'
+    after = next((k for k in range(y + 1, len(b)) if k not in moving or b[k].section != section), len(b))
+    if after < len(b) and b[after].section == section:
+        return f', now before "{b[after].label}"'
     return ""
 
 

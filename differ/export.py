@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from differ.errors import DifferError, StoreError, UsageError
+from differ.options import cut
 from differ.site import describe
 from differ.store import Store, Version
 
@@ -193,7 +194,7 @@ def _message(v: Version) -> str:
     if capture:  # a version `differ backfill` read from a web archive: where its bytes came from
         trailers.append(f"Archived-At: {capture}")
     subject = f"{v.source}: version {v.number}, {describe(v)}"
-    subject = subject if len(subject) <= SUBJECT else subject[: SUBJECT - 1] + "…"
+    subject = cut(subject, SUBJECT)
     return f"{subject}\n\n" + (f"{body}\n\n" if body else "") + "\n".join(trailers) + "\n"
 
 

@@ -51,6 +51,18 @@ def one_line(text: str) -> str:
     return "".join(_escaped(ch) if ch not in '\\"' else ch for ch in text)
 
 
+def cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: cut after its last word that fits (`…will…`, not `…will ha…`),
+    or inside a word when no space comes within a fifth of the limit."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if text[limit - 1] != " " and space >= limit * 4 // 5:  # the last word does not end where the cut is
+        head = head[:space]
+    return head.rstrip() + "…"
+
+
 def found(value: Any) -> str:
     """Describe a TOML value for an error message."""
     if isinstance(value, bool):

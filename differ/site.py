@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
-from differ.options import plural
+from differ.options import cut, plural
 from differ.store import Store, Version
 from differ.titles import document_title
 
@@ -74,7 +74,7 @@ def one_line(lines: Sequence[str]) -> str:
 
 
 def shortened(text: str, width: int = 110) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return cut(text, width)
 
 
 def index_path(store: Store, document: str | None = None) -> Path:

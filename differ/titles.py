@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import DifferError
+from differ.options import cut
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -67,7 +68,7 @@ def _line(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= LONGEST else text[: LONGEST - 1].rstrip() + "…"
+    return cut(text, LONGEST)
 
 
 def first_title(store: Store, canonical_key: str) -> str | None:

@@ -521,7 +521,7 @@ def test_a_line_of_the_copys_own_is_extra_though_its_words_are_in_blocks_it_lack
     _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
     assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
         'missing [Release]: "Install" and what follows (4 blocks in a row, to "Thank you all, and read it on the blog '
-        'of the project for t…")',
+        'of the project for…")',
         'extra [Release]: "Read all of it on the blog."',
     ]
 

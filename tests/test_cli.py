@@ -1344,7 +1344,7 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
     config = ("--config", "kept/demo.toml")
-    note = '"Updated (7/8): Removed two instances of prototype which is a de…'
+    note = '"Updated (7/8): Removed two instances of prototype which is a…'
     assert run(*config, "history") == (
         ExitCode.OK,
         "4 versions\n"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from differ.diff import Versions, apply, diff, is_edit_note, render, split_blocks, summarize, word_ops
 from differ.diff.blocks import words
 from differ.diff.changes import Change
+from differ.diff.summary import quote
 from tests.helpers import replay_fetch
 
 V = Versions(
@@ -1018,7 +1019,7 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     b = a.replace("### Alpha", "### " + long)
     d = diff(b, b.replace(section("Beta"), "").replace(f"### {long}", section("Beta") + f"### {long}"))
     assert d.changes[0].detail == (
-        'section moved (2 blocks), now before "Alpha, which has a heading far longer than a line about ano…"'
+        'section moved (2 blocks), now before "Alpha, which has a heading far longer than a line about…"'
     )
     # into another section: from where, the line naming where it is now
     b = a.replace(section("Beta"), "") + section("Beta")
@@ -1139,6 +1140,24 @@ def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
         '• added at the end: the heading "Thanks"',
         '• added at the end: "To all who helped."',
     ]
+
+
+def test_a_long_quote_is_cut_after_a_word() -> None:
+    text = "so Bar::A will have a discriminant of 0, Bar::B will have one of 1"
+    assert quote(text, 18) == '"so Bar::A will…"'  # not "so Bar::A will ha…"
+    assert quote(text, 20) == '"so Bar::A will have…"'  # a word that ends where the cut is stays
+    assert quote("x" * 30, 20) == '"' + "x" * 19 + '…"'  # no space to cut at: inside the word
+    assert quote("a " + "x" * 30, 20) == '"a ' + "x" * 17 + '…"'  # a space too far back: inside the word too
+    assert quote(text, 200) == f'"{text}"'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab .", max_size=60), st.integers(min_value=2, max_value=40))
+def test_a_cut_quote_is_a_start_of_the_text_within_its_limit(text: str, limit: int) -> None:
+    shown = quote(text, limit)[1:-1]
+    flat = " ".join(text.split())
+    assert len(shown) <= limit
+    assert shown == flat or (shown.endswith("…") and flat.startswith(shown[:-1]))
 
 
 def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:

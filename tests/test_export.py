@@ -45,7 +45,7 @@ def test_each_version_is_a_commit_dated_when_it_was_fetched(demo: Path, tmp_path
     assert log == [
         "2026-07-08T17:45:00+00:00|pytorch-2-13/canonical: version 1, first snapshot",
         "2026-07-08T17:45:00+00:00|pytorch-2-13/wpnews: version 1, first snapshot",
-        "2026-07-08T21:00:00+00:00|pytorch-2-13/canonical: version 2, 3 changes: author's note (added at t…",
+        "2026-07-08T21:00:00+00:00|pytorch-2-13/canonical: version 2, 3 changes: author's note (added at…",
         "2026-07-09T09:40:00+00:00|pytorch-2-13/pytorch-kr: version 1, first snapshot",
     ]
     history = json.loads(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
 from differ.audited import AUDIT_RULES, last_audit
 from differ.diff.blocks import md_text
-from differ.options import plural
+from differ.options import cut, plural
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -21,8 +21,7 @@ FORMATS = ("text", "markdown", "json", "html")
 
 
 def _cut(text: str | None, limit: int = 160) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(" ".join((text or "").split()), limit)
 
 
 def corruption(expected: str, found: str, limit: int = 4) -> str:

@@ -16,6 +16,7 @@ from differ.diff.blocks import Block, split_blocks, words
 from differ.diff.changes import Change, Diff
 from differ.diff.sequences import ordered_opcodes
 from differ.diff.words import code_ops, word_ops
+from differ.options import cut
 
 
 class _Pause:
@@ -373,9 +374,9 @@ def _beside(b: list[Block], y: int, blocks: int) -> str:
     return ""
 
 
-def _short(text: str, limit: int = 60) -> str:
+def _short(text: str) -> str:
     """A heading named in a line about another: cut where it is long."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return cut(text, 60)
 
 
 def _under(change: Change, head: Change) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 from differ.diff.changes import Change, Diff
 from differ.diff.sequences import common_ends
 from differ.diff.words import code_lines, line_opcodes
-from differ.options import plural
+from differ.options import cut, plural
 
 # "Updated (7/8):", "**Update**:", "UPDATE 2:", "Edit:", "[Edited to add: …]", "Correction:", "Erratum:", and
 # the same in the languages translations of release posts are written in ("업데이트(7/8):", "更新（7/8）：",
@@ -99,10 +99,8 @@ def is_edit_note(text: str | None) -> bool:
 
 
 def quote(text: str | None, limit: int = QUOTE_MAX) -> str:
-    text = " ".join((text or "").split())
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    return f'"{text}"'
+    """Text in quotes, on one line, cut where it is long: after a word when one ends near the limit."""
+    return f'"{cut(" ".join((text or "").split()), limit)}"'
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:

@@ -387,11 +387,6 @@ def document_title(event: dict[str, Any]) -> str:
     return str(event.get("title") or (event.get("diff") or {}).get("title") or document_of(event) or "differ")
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, an ellipsis marking the cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def require_mentions(config: NotifierConfig, pattern: re.Pattern[str], expected: str) -> None:
     """The check of a notifier's `mention` list: each one must be what its service reads as a mention."""
     for mention in config.options["mention"]:

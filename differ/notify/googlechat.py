@@ -16,7 +16,6 @@ from differ.notify.base import (
     BASE_URL,
     Notifier,
     Outgoing,
-    cut,
     document_of,
     fit,
     grouped,
@@ -24,7 +23,7 @@ from differ.notify.base import (
     require_http_url,
     require_mentions,
 )
-from differ.options import Option
+from differ.options import Option, cut
 
 if TYPE_CHECKING:
     from differ.notify.outbox import Message

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, document_of, notifier
-from differ.options import Invalid, Option, plural
+from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, notifier
+from differ.options import Invalid, Option, cut, plural
 
 T = TypeVar("T")
 

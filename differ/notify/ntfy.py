@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
-from differ.options import Invalid, Option
+from differ.notify.base import BASE_URL, Notifier, Outgoing, fit, notifier, require_http_url
+from differ.options import Invalid, Option, cut
 
 MAX_BYTES = 3_800  # ntfy keeps a message up to 4,096 bytes as text (a longer one becomes an attachment)
 TOPIC = re.compile(r"[-_A-Za-z0-9]{1,64}")  # ntfy's topic names

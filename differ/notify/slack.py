@@ -16,7 +16,6 @@ from differ.notify.base import (
     Notifier,
     Outgoing,
     changes_in,
-    cut,
     document_of,
     grouped,
     json_object,
@@ -24,7 +23,7 @@ from differ.notify.base import (
     require_http_url,
     require_mentions,
 )
-from differ.options import Invalid, Option
+from differ.options import Invalid, Option, cut
 
 if TYPE_CHECKING:
     import requests

@@ -7,8 +7,8 @@ import json
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import BASE_URL, Notifier, Outgoing, cut, fit, notifier, require_http_url
-from differ.options import Option
+from differ.notify.base import BASE_URL, Notifier, Outgoing, fit, notifier, require_http_url
+from differ.options import Option, cut
 
 CARD_VERSION = "1.4"  # what Teams renders on desktop, web and mobile
 MAX_BYTES = 24_000  # Teams refuses messages over about 28 KB; the rest is room for the envelope

@@ -15,14 +15,13 @@ from differ.notify.base import (
     BASE_URL,
     Notifier,
     Outgoing,
-    cut,
     document_title,
     fit,
     notifier,
     require_http_url,
     require_mentions,
 )
-from differ.options import Invalid, Option
+from differ.options import Invalid, Option, cut
 
 MAX_BYTES = 9_000  # Zulip refuses a message over 10,000 bytes; the rest is room for the title and the link
 TOPIC_MAX = 60  # Zulip's longest topic

@@ -1775,7 +1775,17 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     assert stale["summary"][0].endswith(
         ": mirror ko (a translation, coverage 99.0%, matches canonical version 1 of 2)"
     )
-    assert any(line.startswith("• new: stale: matches canonical version 1") for line in stale["summary"])
+    at = next(
+        i for i, line in enumerate(stale["summary"]) if line.startswith("• new: stale: matches canonical")
+    )
+    assert stale["summary"][at].endswith("(now version 2), so the mirror misses 3 changes:")
+    # under it, the edits the translation has to carry over, as the canonical's diff summarizes them
+    assert stale["summary"][at + 1 : at + 3] == [
+        "  • author's note (added at the end): \"Updated (7/8): Removed two instances of prototype which is a "
+        'designation that we no longer use."',
+        "  • The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend: removed "
+        '"[Prototype]"',
+    ]
     site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
     assert "stale: matches version 1 of 2, 8 findings, coverage 99.0%, read as a translation" in site
     server.page("/ko", text, "text/plain; charset=utf-8")

@@ -881,10 +881,17 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
         "a: version 1 matches canonical version 1 — stale (the canonical is at version 2); coverage 90.9%; "
         "1 finding",
         "  • stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
-        "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change",
+        "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
+        '      • Post: "Second words of the post."',  # what the mirror has to carry over
+        '        → "Other words of the post."',
         f"b: not audited: {damaged}",
     ]
     assert report.as_json()["unread"] == [{"mirror": "b", "error": damaged}]
+    assert render_audit(report, "markdown").splitlines()[3:5] == [
+        "  - stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
+        "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
+        '    - Post: "Second words of the post." → "Other words of the post."',
+    ]
 
 
 def test_a_fault_of_differs_in_one_documents_after_work_leaves_the_others_told(

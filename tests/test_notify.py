@@ -1585,6 +1585,27 @@ def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:
     assert changes_in(["Doc (canonical), version 1 → 2: 3 changes."]) == 0
 
 
+def test_an_indented_line_of_a_message_stays_with_the_bullet_above_it() -> None:
+    from differ.notify.base import changes_in, grouped
+
+    lines = [
+        '• Post: "a"',
+        '  → "b"',
+        '  link "docs": https://x.org/1 → https://x.org/2',
+        "• new: stale: …, so the mirror misses 2 changes:",
+        '  • Post: "c"',
+        '    → "d"',
+        "  • added at the end: e",
+        "• new: extra: f",
+    ]
+    assert grouped(lines) == [
+        '• Post: "a"\n  → "b"\n  link "docs": https://x.org/1 → https://x.org/2',
+        '• new: stale: …, so the mirror misses 2 changes:\n  • Post: "c"\n    → "d"\n  • added at the end: e',
+        "• new: extra: f",
+    ]
+    assert changes_in(lines) == 3  # the changes a stale mirror misses are not the message's own
+
+
 def test_an_alert_for_a_release_that_moved_on_is_titled_as_a_new_release() -> None:
     from differ.diff import Versions, diff
     from differ.diff.render import as_json

@@ -107,7 +107,19 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         len(m.findings),
     )
     note = [f"  note: {m.note}"] if m.note else []
-    return [head, *note, *(f"  • {finding_line(f)}" for f in m.findings)]
+    found = []
+    for f in m.findings:
+        first, *missed = finding_lines(f)
+        found += [f"  • {first}", *(f"      {line}" for line in missed)]
+    return [head, *note, *found]
+
+
+def finding_lines(f: Finding) -> list[str]:
+    """A finding's line, and under a stale mirror's the canonical's changes it misses, as the diff of the two
+    versions summarizes them (what a translator or mirror maintainer has to carry over)."""
+    if f.kind == "stale" and f.canonical:
+        return [f"{finding_line(f)}:", *f.canonical.splitlines()]
+    return [finding_line(f)]
 
 
 def audit_headline(
@@ -153,7 +165,12 @@ def render_audit(report: AuditReport, fmt: str) -> str:
         out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
             text = line.strip().removeprefix("• ")
-            out.append(f"  - {md_text(text)}" if line.startswith("  ") else f"- {md_text(line)}")
+            if text.startswith("→ ") and out:  # a change's new text: with the old, in its item
+                out[-1] += f" {md_text(text)}"
+            elif line.startswith("      "):  # a change a stale mirror misses, under that finding
+                out.append(f"    - {md_text(text)}")
+            else:
+                out.append(f"  - {md_text(text)}" if line.startswith("  ") else f"- {md_text(line)}")
         return "\n".join(out) + "\n"
     return "\n".join(lines) + "\n"
 
@@ -282,7 +299,11 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     added = [lines[k] for k in keys if k not in old]
     gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys))]
     summary += [f"• note: {m.note}"] if m.note and added else []
-    summary += [f"• new: {line}" for line in added] + [f"• resolved: {line}" for line in gone]
+    by_key = {f.key: f for f in m.findings}
+    for key in (k for k in keys if k not in old):  # as `added`, with the changes a stale mirror misses
+        first, *missed = finding_lines(by_key[key])
+        summary += [f"• new: {first}", *(f"  {line}" for line in missed)]
+    summary += [f"• resolved: {line}" for line in gone]
     headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
     return {
         "type": "mirror_drift",

@@ -366,10 +366,11 @@ class Notifier:
 
 
 def grouped(lines: list[str]) -> list[str]:
-    """Summary lines with each "  →" continuation joined to the bullet before it, which it belongs with."""
+    """Summary lines with each indented one (a "  →" continuation, a change's links, the changes a stale mirror
+    misses) joined to the bullet before it, which it belongs with."""
     out: list[str] = []
     for line in lines:
-        if out and line.startswith("  →"):
+        if out and line.startswith(" "):
             out[-1] += "\n" + line
         else:
             out.append(line)

@@ -1108,9 +1108,12 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
         Finding("altered", ("S",), "Removed in 5.0.", "Removed in 4.0.", ops=ops),
         Finding("code_corrupted", ("S",), "pip install w==3", "pip install ww==3", '"" → "w"'),
         Finding("moved", ("S",), "Install", "Install", "to S › Thanks", count=3),
+        Finding("stale", (), '• S: removed "<b>"\n• S: "a"\n  → "b"', None, "matches canonical version 1"),
     ]
     mirror = MirrorAudit("m", "https://m.example/", 1, "2026-07-09T09:40:00Z", 1, 0.9, findings)
     page = render_audit(AuditReport("doc", "Doc", 1, "2026-07-08T21:00:00Z", [mirror]), "html")
+    # the edits a stale mirror misses, a line each
+    assert "<td>• S: removed &quot;&lt;b&gt;&quot;<br>• S: &quot;a&quot;<br>  → &quot;b&quot;</td>" in page
     assert "<td>&quot;5&quot; → &quot;4&quot;</td>" in page
     assert "<td>&quot;w==3&quot; → &quot;ww==3&quot;</td>" in page
     assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole

@@ -237,8 +237,8 @@ def _html_body(report: AuditReport, head: str) -> str:
                 + "</ul>"
             )
         rows = "".join(
-            f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{e(f.canonical or '')}</td>"
-            f"<td>{e(f.mirror or '')}</td><td>{e(finding_detail(f))}</td></tr>"
+            f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{_lines(f.canonical)}</td>"
+            f"<td>{_lines(f.mirror)}</td><td>{e(finding_detail(f))}</td></tr>"
             for f in m.findings
         )
         parts.append(
@@ -248,6 +248,11 @@ def _html_body(report: AuditReport, head: str) -> str:
     for mirror, why in report.unread.items():
         parts.append(f"<h2>{e(mirror)}</h2><p>Not audited: {e(why)}</p>")
     return "".join(parts)
+
+
+def _lines(text: str | None) -> str:
+    """Text for a table cell, escaped, its lines kept apart (a code block's, the edits a stale mirror misses)."""
+    return "<br>".join(html.escape(line) for line in (text or "").splitlines())
 
 
 def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], dict[str, Any]]:

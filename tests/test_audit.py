@@ -787,9 +787,18 @@ def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: 
     report = audit_document(app, app.config.document("doc"))
     (copy,) = report.mirrors
     assert (copy.matches_version, copy.findings, copy.stale_from) == (1, [], "2026-07-08T19:55:00Z")
-    assert mirror_lines(copy, 2)[0] == (
+    assert mirror_lines(copy, 2) == [
         "copy: version 1 matches canonical version 1 — catching up (stale from 2026-07-08T19:55:00Z unless it "
-        "carries version 2 by then); coverage 92.9%; 0 findings"
+        "carries version 2 by then); coverage 92.9%; 0 findings",
+        "  to carry over by then:",  # no finding yet, but what it has to do
+        '      • Post: "Version one of the announcement text, long enough to align."',
+        '        → "Version two of the announcement text, long enough to align."',
+    ]
+    assert [f"      {line}" for line in copy.as_json()["missed"]] == mirror_lines(copy, 2)[2:]
+    from differ.audit.report import render_audit
+
+    assert "<p>To carry over by 2026-07-08T19:55:00Z:</p><p>• Post: &quot;Version one" in render_audit(
+        report, "html"
     )
     assert app.store.version("doc/canonical", 2).fetched_at == moved_on
     from differ.site import flush_index, index_path
@@ -804,7 +813,7 @@ def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: 
     clock.advance(1)
     assert drifts() == ["is stale: matches version 1, canonical is at 2"]
     (copy,) = audit_document(app, app.config.document("doc")).mirrors
-    assert ([f.kind for f in copy.findings], copy.stale_from) == (["stale"], None)
+    assert ([f.kind for f in copy.findings], copy.stale_from, copy.missed) == (["stale"], None, [])
     clock.advance(600)
     assert drifts() == []  # told once
 

@@ -131,6 +131,8 @@ def audit_mirror(
         result.stale_from = _stale_from(app, mirror, canon_versions, number)
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
+        else:  # no finding yet, but what it has to carry over by then
+            result.missed = _missed(app, canon_versions, number, latest_number)[0]
     result.findings.extend(findings)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
@@ -196,13 +198,19 @@ def _stale_from(app: App, mirror: SourceConfig, canon_versions: list[Any], numbe
     return iso(deadline) if app.now() < deadline else None
 
 
-def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:
+def _missed(app: App, canon_versions: list[Any], number: int, latest: int) -> tuple[list[str], int]:
+    """The canonical's edits from version `number` to `latest`, as an alert summarizes them, and how many."""
     from differ.diff import Versions, diff, summarize
 
     by = {v.number: v for v in canon_versions}
+    d = diff(app.store.markdown(by[number]), app.store.markdown(by[latest]))
+    return summarize(d, Versions("", "", number, latest))[1:], len(d)
+
+
+def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:
+    by = {v.number: v for v in canon_versions}
     old, new = by[number], by[latest]
-    d = diff(app.store.markdown(old), app.store.markdown(new))
-    lines = summarize(d, Versions("", "", number, latest))[1:]
+    lines, count = _missed(app, canon_versions, number, latest)
     moved_on = by.get(number + 1)
     since = moved_on.fetched_at if moved_on else new.fetched_at
     return Finding(
@@ -211,7 +219,7 @@ def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Fin
         "\n".join(lines),
         None,
         f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
-        f"{since} (now version {latest}), so the mirror misses {plural(len(d), 'change')}",
+        f"{since} (now version {latest}), so the mirror misses {plural(count, 'change')}",
     )
 
 

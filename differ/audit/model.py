@@ -76,6 +76,8 @@ class MirrorAudit:
     note: str | None = None
     #: audited as a translation (block by block, for what a translation keeps) rather than word by word
     translation: bool = False
+    #: while it is catching up: the canonical's edits it has to carry over by `stale_from`, summarized
+    missed: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +92,7 @@ class MirrorAudit:
             "stale_from": self.stale_from,
             "note": self.note,
             "translation": self.translation,
+            **({"missed": self.missed} if self.missed else {}),
         }
 
     @property

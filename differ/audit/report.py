@@ -107,6 +107,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         len(m.findings),
     )
     note = [f"  note: {m.note}"] if m.note else []
+    note += ["  to carry over by then:", *(f"      {line}" for line in m.missed)] if m.missed else []
     found = []
     for f in m.findings:
         first, *missed = finding_lines(f)
@@ -230,6 +231,10 @@ def _html_body(report: AuditReport, head: str) -> str:
             parts.append(f"<p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
         if m.note:
             parts.append(f"<p>Note: {e(m.note)}</p>")
+        if m.missed:
+            parts.append(
+                f"<p>To carry over by {e(m.stale_from or 'then')}:</p><p>{_lines(chr(10).join(m.missed))}</p>"
+            )
         if m.version is not None:
             parts.append(
                 "<p>Canonical edits reaching this mirror:</p><ul>"

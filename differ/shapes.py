@@ -94,6 +94,7 @@ AUDIT_FIELDS: Fields = {
     "version": int,
     "canonical_version": int,
     "rules": int,
+    "missed": list_of(str),
 }
 AUDIT_REQUIRED = ("signature", "findings")  # what drift is told by; the rest came in later versions
 

@@ -202,6 +202,17 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
             )
 
 
+def _missed(lines: list[str]) -> str:
+    """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
+    items: list[str] = []
+    for line in lines:
+        if line.startswith("  ") and items:
+            items[-1] += f"<br>{e(line.strip())}"
+        else:
+            items.append(e(line.removeprefix("• ")))
+    return f"<p>To carry over:</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""
+
+
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
     from differ.audited import last_audit
@@ -224,7 +235,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             found = "".join(f"<li>{e(str(line))}</li>" for line in (entry.get("lines") or {}).values())
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
-                "</td></tr>"
+                f"{_missed(entry.get('missed') or [])}</td></tr>"
             )
         parts.append(
             "<h2>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th><th>Findings</th>"

@@ -87,7 +87,8 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "copy",
             "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
             "stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
-            "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change",
+            "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change "
+            'To carry over: Post: "The release is out today." → "The release is out since Monday."',
         ],
         ["#", "Fetched", "Size", "Change"],
         ["2", "2026-07-08T18:45:00Z", "0.2 KB", CHANGE],
@@ -95,6 +96,10 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         ["#", "Fetched", "Size", "Change"],
         ["1", "2026-07-08T17:45:00Z", "0.2 KB", "first snapshot"],
     ]
+    assert (  # a change an item, its new text with it
+        "<li>Post: &quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
+        in page.read_text()
+    )
     assert links(page) == [
         server.url("/post"),
         "../index.html",

@@ -115,6 +115,13 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
     return [head, *note, *found]
 
 
+def missed(m: MirrorAudit) -> list[str]:
+    """The canonical's edits a mirror behind it has to carry over: its stale finding's, or while it is catching
+    up, those it has until then."""
+    stale = next((f for f in m.findings if f.kind == "stale"), None)
+    return stale.canonical.splitlines() if stale and stale.canonical else m.missed
+
+
 def finding_lines(f: Finding) -> list[str]:
     """A finding's line, and under a stale mirror's the canonical's changes it misses, as the diff of the two
     versions summarizes them (what a translator or mirror maintainer has to carry over)."""
@@ -281,6 +288,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,
+            "missed": missed(m),  # for the reports site
         }
         before = previous.get(m.id)
         if not isinstance(before, dict) or before.get("signature") == m.signature:

@@ -110,12 +110,12 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
     note += ["  to carry over by then:", *(f"      {line}" for line in m.missed)] if m.missed else []
     found = []
     for f in m.findings:
-        first, *missed = finding_lines(f)
-        found += [f"  • {first}", *(f"      {line}" for line in missed)]
+        first, *under = finding_lines(f)
+        found += [f"  • {first}", *(f"      {line}" for line in under)]
     return [head, *note, *found]
 
 
-def missed(m: MirrorAudit) -> list[str]:
+def to_carry_over(m: MirrorAudit) -> list[str]:
     """The canonical's edits a mirror behind it has to carry over: its stale finding's, or while it is catching
     up, those it has until then."""
     stale = next((f for f in m.findings if f.kind == "stale"), None)
@@ -239,9 +239,8 @@ def _html_body(report: AuditReport, head: str) -> str:
         if m.note:
             parts.append(f"<p>Note: {e(m.note)}</p>")
         if m.missed:
-            parts.append(
-                f"<p>To carry over by {e(m.stale_from or 'then')}:</p><p>{_lines(chr(10).join(m.missed))}</p>"
-            )
+            edits = _lines("\n".join(m.missed))
+            parts.append(f"<p>To carry over by {e(m.stale_from or 'then')}:</p><p>{edits}</p>")
         if m.version is not None:
             parts.append(
                 "<p>Canonical edits reaching this mirror:</p><ul>"
@@ -288,7 +287,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,
-            "missed": missed(m),  # for the reports site
+            "missed": to_carry_over(m),  # for the reports site
         }
         before = previous.get(m.id)
         if not isinstance(before, dict) or before.get("signature") == m.signature:
@@ -319,8 +318,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     summary += [f"• note: {m.note}"] if m.note and added else []
     by_key = {f.key: f for f in m.findings}
     for key in (k for k in keys if k not in old):  # as `added`, with the changes a stale mirror misses
-        first, *missed = finding_lines(by_key[key])
-        summary += [f"• new: {first}", *(f"  {line}" for line in missed)]
+        first, *under = finding_lines(by_key[key])
+        summary += [f"• new: {first}", *(f"  {line}" for line in under)]
     summary += [f"• resolved: {line}" for line in gone]
     headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
     return {

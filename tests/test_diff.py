@@ -1045,6 +1045,30 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     ]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("AB"), st.booleans()), min_size=1, max_size=30), st.data())
+def test_the_blocks_that_stayed_beside_a_moved_one_are_found_as_a_walk_finds_them(
+    blocks: list[tuple[str, bool]], data: st.DataObject
+) -> None:
+    """`_Stayed` remembers where its searches ended; asked in any order, it answers as a plain walk does."""
+    from differ.diff.blocks import Block
+    from differ.diff.engine import _Stayed
+
+    b = [Block("paragraph", f"p{i}", f"p{i}", (section,)) for i, (section, _) in enumerate(blocks)]
+    moving = {i for i, (_, moved) in enumerate(blocks) if moved}
+    stayed = _Stayed(b, moving)
+
+    def walk(y: int, step: int) -> int:
+        k = y + step
+        while 0 <= k < len(b) and k in moving and b[k].section == b[y].section:
+            k += step
+        return k
+
+    for y in data.draw(st.permutations(sorted(moving))) if moving else []:
+        for step in data.draw(st.permutations([-1, 1])):
+            assert stayed.nearest(y, step) == walk(y, step)
+
+
 def test_a_list_put_in_another_order_is_one_line_of_the_summary() -> None:
     items = [f"- {name} support" for name in ("Linux", "Windows", "macOS", "ROCm", "XPU")]
     a = "# Notes\n\n## Platforms\n\n" + "\n".join(items) + "\n\n## Other\n\nText.\n"

@@ -8,7 +8,7 @@ import gc
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from differ.diff.align import PAIR_WINDOW, align, block_lines, pair
@@ -83,9 +83,9 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
         if y not in pending:
             break
         trailing.add(y)
-    moving = {y for _, y in moved}
+    stayed = _Stayed(b, {y for _, y in moved})
     for x, y in moved:
-        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y, moving=moving)))
+        changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y, stayed=stayed)))
     for x in still_removed:
         changes.append(_change("removed", a[x], None, x, None, [{"op": "delete", "before": a[x].text}]))
     for y in still_added:
@@ -224,29 +224,53 @@ def _anchor(x: int | None, kept: list[tuple[int, int]]) -> float:
 
 
 def _moved_detail(
-    a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1, moving: Collection[int] = ()
+    a: list[Block], b: list[Block], x: int, y: int, blocks: int = 1, stayed: _Stayed | None = None
 ) -> str:
     """Where block `x` of `a` went, as block `y` of `b`: from which section, if another, or else next to what
     it now stands (`moved within its section, now before "Install with:"`). A heading that moved with the
-    `blocks` of its section is a section moved (`section moved (5 blocks), now after "Delta"`). `moving` are
-    the blocks of `b` that moved too, which name no place."""
+    `blocks` of its section is a section moved (`section moved (5 blocks), now after "Delta"`). `stayed` knows
+    which blocks of `b` moved too, which name no place."""
     old, new = a[x], b[y]
     if old.section != new.section:  # the new section is where it is now
         whence = f"from {' › '.join(old.section) or 'the top'} to {' › '.join(new.section) or 'the top'}"
         return f"section moved {whence} ({blocks} blocks)" if blocks > 1 else f"moved {whence}"
     if blocks > 1:
         return f"section moved ({blocks} blocks){_beside(b, y, blocks)}"
-    return f"moved within its section{_beside(b, y, 1) if new.kind == 'heading' else _next_to(b, y, moving)}"
+    where = _beside(b, y, 1) if new.kind == "heading" else _next_to(b, y, stayed or _Stayed(b, set()))
+    return f"moved within its section{where}"
 
 
-def _next_to(b: list[Block], y: int, moving: Collection[int]) -> str:
+class _Stayed:
+    """For a block of `b` that moved, the nearest block on either side that did not move with it (the search
+    ends at another section), each run of blocks moved together walked once however long it is."""
+
+    def __init__(self, b: list[Block], moving: set[int]) -> None:
+        self.b, self.moving = b, moving
+        self.found: dict[tuple[int, int], int] = {}  # (block, step) → where the search from it ends
+
+    def nearest(self, y: int, step: int) -> int:
+        """The index where a search from block `y` in direction `step` (±1) ends: -1 or len(b) at the ends."""
+        b, section, passed = self.b, self.b[y].section, []
+        k = y + step
+        while 0 <= k < len(b) and k in self.moving and b[k].section == section:
+            if (k, step) in self.found:
+                k = self.found[k, step]
+                break
+            passed.append(k)
+            k += step
+        for p in (y, *passed):
+            self.found[p, step] = k
+        return k
+
+
+def _next_to(b: list[Block], y: int, stayed: _Stayed) -> str:
     """The block of its section a moved block now follows (`, now after "…"`), or the one it now comes before
     when it leads its section, passing over blocks that moved with it; nothing when none stayed there."""
     section = b[y].section
-    before = next((k for k in range(y - 1, -1, -1) if k not in moving or b[k].section != section), -1)
+    before = stayed.nearest(y, -1)
     if before >= 0 and b[before].section == section:
         return f', now after "{b[before].label}"'
-    after = next((k for k in range(y + 1, len(b)) if k not in moving or b[k].section != section), len(b))
+    after = stayed.nearest(y, 1)
     if after < len(b) and b[after].section == section:
         return f', now before "{b[after].label}"'
     return ""

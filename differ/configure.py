@@ -108,8 +108,9 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
         f"{added.name}",
         file=out,
     )
-    if added.note:
-        print(f"note: {added.note}", file=out)
+    for note in (added.note, added.plain):
+        if note:
+            print(f"note: {note}", file=out)
     return ExitCode.OK
 
 

@@ -770,6 +770,35 @@ def test_notify_add_writes_a_checked_destination_after_the_other_tables(
     )
     code, _, err = run("--config", str(config), "notify", "add", "slack", "https://hooks.slack.com/services/T/B/Y", "--set", "colour=red")  # fmt: skip
     assert (code, err.split(";")[0]) == (ExitCode.USAGE, 'error: --set: unknown option "colour"')
+    # plain http across a network: written, with a note (this machine's, a private network's: none)
+    code, out, _ = run(
+        "--config", str(fresh), "notify", "add", "discord", "http://discord.com/api/webhooks/1/abc"
+    )
+    assert (code, out.splitlines()[2:]) == (
+        ExitCode.OK,
+        [
+            "note: it posts to discord.com over plain http: its messages, and a webhook URL that is itself the "
+            "secret, cross the network unencrypted; give it the https:// address"
+        ],
+    )
+
+
+def test_only_plain_http_across_a_network_gets_a_note() -> None:
+    from differ.edit.notifiers import plain_http
+
+    for url in ("http://hooks.example.org/h", "http://8.8.8.8/h", "http://[2606:4700::1111]/h"):
+        assert plain_http(url).startswith(f"it posts to {url.split('/')[2].strip('[]')} over plain http"), url
+    for url in (
+        "https://hooks.example.org/h",
+        "http://127.0.0.1:8080/h",
+        "http://10.0.0.5/h",
+        "http://[::1]/h",
+        "http://localhost/h",
+        "http://alerts:8080/h",  # a name without a dot: a compose service, a host on the local network
+        "http://receiver.localhost/h",
+        "",
+    ):
+        assert plain_http(url) == "", url
 
 
 def test_notify_remove_takes_one_destination_out_with_its_comments(tmp_path: Path) -> None:

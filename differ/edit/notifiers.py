@@ -52,6 +52,7 @@ class AddedNotifier:
     kind: str
     documents: tuple[str, ...] | None  # None: every document
     note: str = ""
+    plain: str = ""  # a note when it posts over plain http across a network (`plain_http`)
 
 
 def notifier_tables(
@@ -167,7 +168,33 @@ def _add_notifier(
         raise ConfigError(f"{path.name}: the new notifier did not land where expected; add it by hand")
     written = literal_secrets(settings, notifier.secrets)
     tomltext.write(path, new_text, read_as=read_as, private=bool(written))
-    return AddedNotifier(name, kind, tuple(documents) or None, _secret_note(path, written))
+    plain = plain_http(str(notifier.options.get("url") or ""))
+    return AddedNotifier(name, kind, tuple(documents) or None, _secret_note(path, written), plain)
+
+
+def plain_http(url: str) -> str:
+    """What to know when a notifier posts over plain http to a host that is not plainly this machine or one
+    of a private network (an IP literal of one, `localhost`, a name without a dot such as a compose service):
+    its messages, and a webhook URL that is itself the secret, cross the network unencrypted ("" otherwise)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme != "http":
+        return ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a name
+        if "." not in host or host.endswith(".localhost"):
+            return ""
+    else:
+        if address.is_private or address.is_loopback or address.is_link_local:
+            return ""
+    return (
+        f"it posts to {host} over plain http: its messages, and a webhook URL that is itself the secret, "
+        "cross the network unencrypted; give it the https:// address"
+    )
 
 
 def _secret_note(path: Path, written: Sequence[str]) -> str:

@@ -316,8 +316,9 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
         f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {name}",
         file=out,
     )
-    if result.note:
-        print(f"note: {result.note}", file=out)
+    for note in (result.note, result.plain):
+        if note:
+            print(f"note: {note}", file=out)
     return ExitCode.OK
 
 

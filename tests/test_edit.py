@@ -1179,6 +1179,13 @@ def test_notify_set_shows_secrets_redacted_and_says_where_one_is_written_as_it_i
     )
     assert SECRET not in out.getvalue() + err.getvalue()
     assert config.read_text().endswith(f'url = "https://hooks.example.org/b"\nsecret = "{SECRET}"\n')
+    out = io.StringIO()  # a new url over plain http across a network: the note `differ notify add` gives
+    args = ["--config", str(config), "notify", "set", "hook", "url=http://hooks.example.org/c"]
+    assert main(args, out=out, err=io.StringIO(), env=env) == ExitCode.OK
+    assert out.getvalue().splitlines()[-1] == (
+        "note: it posts to hooks.example.org over plain http: its messages, and a webhook URL that is itself the "
+        "secret, cross the network unencrypted; give it the https:// address"
+    )
     out, err = io.StringIO(), io.StringIO()
     bad = ["--config", str(config), "notify", "set", "hook", "secret=whsec_!!"]
     assert main(bad, out=out, err=err, env=env) == ExitCode.USAGE

@@ -242,6 +242,7 @@ class NotifierSet:
 
     done: list[Set]
     note: str = ""
+    plain: str = ""  # a note when its new url is plain http across a network (`plain_http`)
 
 
 def set_notifier(
@@ -292,7 +293,9 @@ def _set_notifier(
     done = [
         replace(d, before=shown(d.before), after=shown(d.after)) if d.name in secrets else d for d in done
     ]
-    return NotifierSet(done, _secret_note(path, literal_secrets(settings, secrets)))
+    url = settings.get("url")
+    plain = plain_http(url) if isinstance(url, str) else ""
+    return NotifierSet(done, _secret_note(path, literal_secrets(settings, secrets)), plain)
 
 
 def _check_notifier(

@@ -204,12 +204,12 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def _missed(lines: list[str]) -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
-    items: list[str] = []
-    for line in lines:
-        if line.startswith("  ") and items:
-            items[-1] += f"<br>{e(line.strip())}"
-        else:
-            items.append(e(line.removeprefix("• ")))
+    from differ.notify.base import grouped
+
+    items = []
+    for group in grouped(lines):
+        first, *rest = group.split("\n")
+        items.append("<br>".join([e(first.removeprefix("• ")), *(e(line.strip()) for line in rest)]))
     return f"<p>To carry over:</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""
 
 

@@ -132,7 +132,8 @@ def audit_mirror(
         if result.stale_from is None:
             result.findings.append(_stale(app, canon_versions, number, latest_number))
         else:  # no finding yet, but what it has to carry over by then
-            result.missed = _missed(app, canon_versions, number, latest_number)[0]
+            by = {v.number: v for v in canon_versions}
+            result.missed = _missed(app, by[number], by[latest_number])[0]
     result.findings.extend(findings)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
@@ -198,19 +199,18 @@ def _stale_from(app: App, mirror: SourceConfig, canon_versions: list[Any], numbe
     return iso(deadline) if app.now() < deadline else None
 
 
-def _missed(app: App, canon_versions: list[Any], number: int, latest: int) -> tuple[list[str], int]:
-    """The canonical's edits from version `number` to `latest`, as an alert summarizes them, and how many."""
+def _missed(app: App, old: Any, new: Any) -> tuple[list[str], int]:
+    """The canonical's edits from version `old` to `new`, as an alert summarizes them, and how many."""
     from differ.diff import Versions, diff, summarize
 
-    by = {v.number: v for v in canon_versions}
-    d = diff(app.store.markdown(by[number]), app.store.markdown(by[latest]))
-    return summarize(d, Versions("", "", number, latest))[1:], len(d)
+    d = diff(app.store.markdown(old), app.store.markdown(new))
+    return summarize(d, Versions("", "", old.number, new.number))[1:], len(d)
 
 
 def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:
     by = {v.number: v for v in canon_versions}
     old, new = by[number], by[latest]
-    lines, count = _missed(app, canon_versions, number, latest)
+    lines, count = _missed(app, old, new)
     moved_on = by.get(number + 1)
     since = moved_on.fetched_at if moved_on else new.fetched_at
     return Finding(

@@ -179,17 +179,17 @@ def plain_http(url: str) -> str:
     import ipaddress
     from urllib.parse import urlsplit
 
+    from differ.fetch.netguard import classify
+
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     if parts.scheme != "http":
         return ""
     try:
-        address = ipaddress.ip_address(host)
+        if classify(ipaddress.ip_address(host)) is not None:  # loopback, private, link-local, …: not public
+            return ""
     except ValueError:  # a name
         if "." not in host or host.endswith(".localhost"):
-            return ""
-    else:
-        if address.is_private or address.is_loopback or address.is_link_local:
             return ""
     return (
         f"it posts to {host} over plain http: its messages, and a webhook URL that is itself the secret, "

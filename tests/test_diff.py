@@ -1139,12 +1139,43 @@ def test_a_column_added_or_taken_out_is_said_cell_by_cell_under_its_heading() ->
         '• Platforms › Linux: ROCm "6.4" (its column removed); CUDA "12.6" → "12.8"',
     ]
     assert d.changes[2].cells == [{"column": "ROCm", "before": "", "after": "", "column_change": "removed"}]
-    # headings that cannot tell the columns apart (one is empty): the row is quoted as a paragraph
+    # headings that cannot tell the columns apart (one is empty): the row is quoted whole
     d = diff(TABLE.replace("| Platform |", "|  |"), wider.replace("| Platform |", "|  |"))
     assert not any(c.cells for c in d.changes) and len(d.changes) == 4
     d = diff(TABLE, TABLE.replace("| CUDA |", "| CUDA version |"))
     assert summarize(d, V)[1:] == ['• Platforms › column headings: column 2 "CUDA" → "CUDA version"']
     assert d.changes[0].cells == [{"column": "column 2", "before": "CUDA", "after": "CUDA version"}]
+
+
+def test_a_row_added_or_taken_out_is_named_by_its_first_cell_and_its_cells_by_their_column() -> None:
+    """At the end of the document too: a row belongs to its table's section, not after the last paragraph."""
+    longer = TABLE + "| FreeBSD | – | 3.12 |\n"
+    d = diff(TABLE, longer)
+    assert summarize(d, V)[1:] == ['• Platforms: added the row "FreeBSD" (CUDA "–", Python "3.12")']
+    assert d.changes[0].at_end and d.changes[0].as_json()["cells"] == [
+        {"column": "Platform", "before": "", "after": "FreeBSD"},
+        {"column": "CUDA", "before": "", "after": "–"},
+        {"column": "Python", "before": "", "after": "3.12"},
+    ]
+    d = diff(longer, TABLE)
+    assert summarize(d, V)[1:] == ['• Platforms: removed the row "FreeBSD" (CUDA "–", Python "3.12")']
+    assert [c["before"] for c in d.changes[0].cells] == ["FreeBSD", "–", "3.12"]
+    # empty cells are left out; past four, the others are counted
+    wide = (
+        "# P\n\n| A | B | C | D | E | F | G |\n|---|---|---|---|---|---|---|\n| x | 1 | 2 | 3 | 4 | 5 | 6 |\n"
+    )
+    d = diff(wide, wide + "| y | 1 |  | 3 | 4 | 5 | 6 |\n")
+    assert summarize(d, V)[1:] == ['• P: added the row "y" (B "1", D "3", E "4", F "5", and 1 more cell)']
+    d = diff(wide, wide + "|  | 1 |  |  |  |  |  |\n")  # no first cell to name it by
+    assert summarize(d, V)[1:] == ['• P: added a row (B "1")']
+    # headings that cannot tell the columns apart: the row whole
+    blank = TABLE.replace("| Platform |", "|  |")
+    d = diff(blank, blank + "| FreeBSD | – | 3.12 |\n")
+    assert summarize(d, V)[1:] == ['• Platforms: added the row "FreeBSD | – | 3.12"']
+    assert not d.changes[0].cells
+    # a list item at the end is of its list's section too
+    d = diff("# Thanks\n\nTo all.\n\n- Alice\n", "# Thanks\n\nTo all.\n\n- Alice\n- Bob\n")
+    assert summarize(d, V)[1:] == ['• Thanks: added "Bob"']
 
 
 def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:

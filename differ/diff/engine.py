@@ -87,10 +87,12 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     for x, y in moved:
         changes.append(_change("moved", a[x], b[y], x, y, detail=_moved_detail(a, b, x, y, stayed=stayed)))
     for x in still_removed:
-        changes.append(_change("removed", a[x], None, x, None, [{"op": "delete", "before": a[x].text}]))
+        ops = [{"op": "delete", "before": a[x].text}]
+        changes.append(_change("removed", a[x], None, x, None, ops, cells=_row_cells(a[x], "before")))
     for y in still_added:
         ops = [{"op": "insert", "after": b[y].text}]
-        changes.append(_change("added", None, b[y], None, y, ops, at_end=y in trailing))
+        cells = _row_cells(b[y], "after")
+        changes.append(_change("added", None, b[y], None, y, ops, at_end=y in trailing, cells=cells))
     ys = [y for _, y in equal] if extra else []
     across = {(x, y) for x, y in extra if _moved_too(a, b, x, y, equal, ys)}
     for x, y in modified:
@@ -160,6 +162,16 @@ def _change(
         bare=(old.bare if old else "", new.bare if new else ""),
         **more,
     )
+
+
+def _row_cells(row: Block, side: str) -> list[dict[str, str]]:
+    """The cells of a table row added (`side` "after") or taken out ("before"), each named by its column's
+    heading, as a changed row's are; none for the head row, or when the headings cannot tell the columns apart
+    (one is empty, or they are not as many as the cells)."""
+    if row.kind != "row" or not row.header or len(row.header) != len(row.cells) or not all(row.header):
+        return []
+    other = "before" if side == "after" else "after"
+    return [{"column": name, other: "", side: text} for name, text in zip(row.header, row.cells, strict=True)]
 
 
 def _changed_cells(old: Block, new: Block) -> list[dict[str, str]]:

@@ -173,13 +173,12 @@ def _described(change: Change) -> list[str]:
         return f"{place}: " if place else ""
 
     target = f" <{change.target}>" if change.target else ""  # a link added or taken out: where it points
-    heading = "the heading " if change.block == "heading" else ""  # what opens a section, not a sentence
     if change.kind == "added":
-        if change.at_end:
-            return [f"added at the end: {heading}{quote(shown_after)}{target}"]
-        return [f"{at(whole=True)}added {heading}{quote(shown_after)}{target}"]
+        if change.at_end and change.block not in ("row", "item"):  # a row or item: of its table or list
+            return [f"added at the end: {_whole(change, shown_after)}{target}"]
+        return [f"{at(whole=True)}added {_whole(change, shown_after)}{target}"]
     if change.kind == "removed":
-        return [f"{at(whole=True)}removed {heading}{quote(shown_before)}{target}"]
+        return [f"{at(whole=True)}removed {_whole(change, shown_before)}{target}"]
     if change.kind == "moved":
         how = _moved(change)
         if how.startswith("section "):  # `the section "Beta" moved (5 blocks), now after "Delta"`
@@ -212,6 +211,29 @@ def _described(change: Change) -> list[str]:
         old, new = around_change(" ".join(old.split()), " ".join(new.split()), context=80)
         whole = False
     return [f"{at(whole=whole)}{quote(old)}", f"  → {quote(new)}"]
+
+
+ROW_CELLS = 4  # cells of a row added or taken out quoted beside its name; the others are counted
+
+
+def _whole(change: Change, text: str | None) -> str:
+    """A block added or taken out, as its line quotes it: a heading named as one (it opens a section rather
+    than being a sentence of one); a table row by its first cell and its other cells by their columns (`the
+    row "XPU" (Version "2025.1", Status "prototype")`), or whole where its columns have no headings."""
+    if change.block == "heading":
+        return f"the heading {quote(text)}"
+    if change.block != "row" or change.label == "column headings":
+        return quote(text)
+    if not change.cells:
+        return f"the row {quote(text)}"
+    side = "after" if change.kind == "added" else "before"
+    first, *rest = change.cells
+    cells = [f"{cell['column']} {quote(cell[side], 80)}" for cell in rest if cell[side].strip()]
+    shown = cells[:ROW_CELLS] + (
+        [f"and {plural(len(cells) - ROW_CELLS, 'more cell')}"] if len(cells) > ROW_CELLS else []
+    )
+    name = f"the row {quote(first[side], 80)}" if first[side].strip() else "a row"
+    return f"{name} ({', '.join(shown)})" if shown else name
 
 
 def _shown(change: Change) -> tuple[str | None, str | None]:

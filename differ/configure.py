@@ -168,8 +168,9 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     for n in alerts:
         which = "every document" if n.documents is None else ", ".join(n.documents)
         print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
-        if n.note:
-            print(f"    note: {n.note}", file=out)
+        for note in (n.note, n.plain):
+            if note:
+                print(f"    note: {note}", file=out)
     from differ.notify import NOTIFIERS
 
     secret_urls = [n for n in alerts if (o := NOTIFIERS[n.kind].options.get("url")) is not None and o.secret]
@@ -467,7 +468,7 @@ def config_check(
     `trust_unset` (where the secrets are not set: CI, a laptop), a `${NAME}` not set here is taken as it will be
     where differ runs, and the rest checked."""
     from differ.config.loader import ENV_UNSET, config_text
-    from differ.edit import check_edited
+    from differ.edit import check_edited, plain_http
 
     env = os.environ if env is None else env
     trusted: list[str] = []
@@ -475,10 +476,17 @@ def config_check(
         if trust_unset:
             text = config_text(path)
             config, trusted = check_edited(text, path, env)
-            notifiers = len(tomllib.loads(text.removeprefix("\ufeff")).get("notify") or [])
+            tables = tomllib.loads(text.removeprefix("\ufeff")).get("notify") or []
+            notifiers = len(tables)
+            urls = [  # as written: one taken from the environment is not known here
+                (str(t.get("name")), t["url"])
+                for t in tables
+                if isinstance(t.get("url"), str) and "${" not in t["url"]
+            ]
         else:
             config = load_config(path, env)
             notifiers = len(config.notifiers)
+            urls = [(n.name, str(n.options.get("url") or "")) for n in config.notifiers]
     except ConfigError as exc:
         if trust_unset or not ENV_UNSET.search(str(exc)):
             raise
@@ -493,6 +501,9 @@ def config_check(
         file=out,
     )
     _say_trusted(trusted, out)
+    for name, url in urls:
+        if note := plain_http(url):
+            print(f"note: notifier {name}: {note}", file=out)
     return ExitCode.OK
 
 

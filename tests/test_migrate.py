@@ -588,6 +588,41 @@ def test_urlwatchs_mattermost_matrix_and_webhook_reporters_become_notifiers(tmp_
     assert run("--config", str(config), "config", "check")[0] == ExitCode.OK
 
 
+def test_an_imported_notifier_over_plain_http_across_a_network_is_noted(tmp_path: Path) -> None:
+    """As `differ notify add` notes it, and `differ config check` after: its messages cross the network
+    unencrypted. One on a private network's address is taken without a word."""
+    (tmp_path / "urlwatch.yaml").write_text(
+        "report:\n"
+        "  mattermost:\n    enabled: true\n    webhook_url: http://chat.example.org/hooks/xgp1w3bsn7ydtqh8ssyaf5\n"
+        "  webhook:\n    enabled: true\n    webhook_url: http://10.0.0.5/hooks/slack\n"
+    )
+    (tmp_path / "urls.yaml").write_text(URLS_YAML)
+    config = tmp_path / "config.toml"
+    code, out, err = run(
+        "--config", str(config), "import", str(tmp_path / "urls.yaml"), str(tmp_path / "urlwatch.yaml")
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    note = (
+        "note: it posts to chat.example.org over plain http: its messages, and a webhook URL that is itself the "
+        "secret, cross the network unencrypted; give it the https:// address"
+    )
+    lines = out.splitlines()
+    at = lines.index("  notifier mattermost (mattermost) for every document")
+    assert lines[at + 1 : at + 3] == [
+        f"    {note}",
+        "  notifier mattermost-2 (mattermost) for every document",
+    ]
+    assert out.count("plain http") == 1
+    checked = (
+        ExitCode.OK,
+        f"{config}: ok (4 documents, 4 sources, 2 notifiers)\n"
+        f"{note.replace('note: ', 'note: notifier mattermost: ')}\n",
+        "",
+    )
+    assert run("--config", str(config), "config", "check") == checked
+    assert run("--config", str(config), "config", "check", "--trust-unset") == checked  # the URLs as written
+
+
 def test_telegram_in_urlwatch_and_changedetection_becomes_telegram_notifiers(tmp_path: Path) -> None:
     token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
     (tmp_path / "urlwatch.yaml").write_text(

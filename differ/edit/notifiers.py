@@ -82,7 +82,8 @@ def notifier_tables(
             table, f"notify ({name})", set(documents.values()), path, stand_ins(table, env)
         )
         secret = secret or bool(literal_secrets(table, checked.secrets))
-        added.append(AddedNotifier(name, n.kind, docs, n.note))
+        plain = plain_http(str(checked.options.get("url") or ""))
+        added.append(AddedNotifier(name, n.kind, docs, n.note, plain))
         tables.append("[[notify]]\n" + tomltext.lines(table))
     return added, tables, secret
 

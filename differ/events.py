@@ -91,6 +91,8 @@ def streak_events(
     after one (this check's, or one a process that died before queueing it owes), the streak's own alert
     first."""
     events: list[dict[str, Any]] = []
+    if not state.get("recovered_after") and failed is None:
+        return events  # the common case: its title (a record read) is not needed
     title = source_title(app, source)
     if state.get("recovered_after"):
         since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}

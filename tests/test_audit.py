@@ -294,6 +294,22 @@ def test_a_moved_block_says_where_it_went() -> None:
 THANKS = "Thanks to all 300 of you: the release had more people behind it than any before, from 14 countries."
 
 
+def test_a_row_or_heading_missing_or_extra_is_named_as_one() -> None:
+    """A quote alone would not say that "XPU | 2025.1 | prototype" is a row of a table, or that "Known issues"
+    opens a section rather than being a sentence of one."""
+    table = "| Backend | Version |\n|---|---|\n| CUDA | 12.6 |\n"
+    canon = f"# Notes\n\n## Support\n\n{table}| XPU | 2025.1 |\n\n## Known issues\n\n{THANKS}\n"
+    copy = f"# Notes\n\n## Support\n\n{table}\n{THANKS}\n\n## Credits\n\nAll of you.\n"
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    found = compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)))
+    assert [finding_line(f) for f in found if f.kind != "moved"] == [
+        'missing [Notes › Support]: the row "XPU | 2025.1"',
+        'missing [Notes]: the heading "Known issues"',
+        'extra [Notes › Known issues]: the heading "Credits"',  # after the paragraph it follows there
+        'extra [Notes › Known issues]: "All of you."',
+    ]
+
+
 def test_a_block_moved_and_edited_is_moved_with_its_edits() -> None:
     """Not missing where it stood and extra where it went: the copy moved it and changed a word or two."""
     cache = "The compiler now caches kernels between runs, so a second start is quick."

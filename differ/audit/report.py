@@ -80,7 +80,8 @@ def finding_line(f: Finding) -> str:
         return (
             f'{f.kind}{where}: "{_cut(f.canonical or f.mirror, 60)}" and what follows ({finding_detail(f)})'
         )
-    heading = "the heading " if f.detail == "heading" else ""  # a block's kind: a heading opens a section
+    # a block's kind, where it tells more than its quote: a heading opens a section, a row is of a table
+    heading = {"heading": "the heading ", "row": "the row "}.get(f.detail, "")
     if f.kind == "missing":
         return f'missing{where}: {heading}"{_cut(f.canonical)}"'
     if f.kind == "extra":

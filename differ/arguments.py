@@ -240,10 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
     _section_option(d)
     d.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     a = sub.add_parser("audit", help="how faithfully each mirror reproduces its canonical")
-    a.add_argument("document", nargs="?", metavar="DOCUMENT")
+    a.add_argument(
+        "document",
+        nargs="?",
+        metavar="DOCUMENT[/MIRROR]",
+        help="a document's mirrors, or one of them (default: every document's)",
+    )
     a.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     a.add_argument(
-        "--exit-code", action="store_true", help="exit 1 when a mirror is stale or has any finding (for CI)"
+        "--exit-code",
+        action="store_true",
+        help="exit 1 when a mirror audited is stale or has any finding (for CI)",
     )
     ex = sub.add_parser(
         "export",

@@ -20,6 +20,7 @@ from differ.store import Version
 from differ.titles import source_title
 
 if TYPE_CHECKING:
+    from differ.config import DocumentConfig
     from differ.diff import Diff
 
 
@@ -197,12 +198,10 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
     from differ.audit import audit_document, render_audit
     from differ.audit.report import render_audits
 
+    only = None
     if args.document:
-        docs = [app.config.document(args.document)]
-        if not docs[0].mirrors:
-            raise UsageError(
-                f"{docs[0].id} has no mirrors to audit; add one: differ add URL --to {docs[0].id}"
-            )
+        doc, only = _audited(app, args.document)
+        docs = [doc]
     elif not app.config.documents:
         raise UsageError(f"{app.config.path.name} configures no documents")
     else:
@@ -214,7 +213,7 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
     reports, unread = [], False
     for doc in docs:
         try:
-            reports.append(audit_document(app, doc))
+            reports.append(audit_document(app, doc, only))
         except StoreDamage as exc:  # a canonical's history damaged: the other documents are audited
             if args.document:
                 raise  # the document asked for: one line, exit 3
@@ -226,6 +225,29 @@ def cmd_audit(app: App, args: argparse.Namespace) -> int:
         render_audit(reports[0], args.format) if args.document else render_audits(reports, args.format)
     )
     return ExitCode.FAILURE if unread or (args.exit_code and findings) else ExitCode.OK
+
+
+def _audited(app: App, name: str) -> tuple[DocumentConfig, str | None]:
+    """The document `differ audit` is given, and the one mirror of it asked for (`DOCUMENT/MIRROR`, or the
+    mirror's URL): a mirror's maintainer audits their own copy, and `--exit-code` answers for it alone."""
+    if "://" in name:
+        source = app.config.source(name)
+        name = source.key if source.role == "mirror" else source.document
+    doc_id, _, mirror = name.partition("/")
+    doc = app.config.document(doc_id)
+    if not doc.mirrors:
+        raise UsageError(f"{doc.id} has no mirrors to audit; add one: differ add URL --to {doc.id}")
+    if not mirror:
+        return doc, None
+    if mirror == doc.canonical.id:
+        raise UsageError(
+            f"{name} is the canonical, which the mirrors are audited against: differ audit {doc.id}"
+        )
+    if mirror not in (m.id for m in doc.mirrors):
+        raise UsageError(
+            f'{doc.id} has no mirror "{mirror}"; its mirrors: {", ".join(m.id for m in doc.mirrors)}'
+        )
+    return doc, mirror
 
 
 @command("export")

@@ -1840,6 +1840,62 @@ def test_audit_exit_code_for_ci(tmp_path: Path, server: Server) -> None:
     assert run("--config", str(config), "audit")[0] == ExitCode.OK
 
 
+def test_audit_of_one_mirror_answers_for_it_alone(tmp_path: Path, server: Server) -> None:
+    """`differ audit DOCUMENT/MIRROR` (or the mirror's URL): a mirror's maintainer audits their own copy, and
+    `--exit-code` fails their CI for it alone, not for another copy that fell behind."""
+    one = article("<p>Version one of the announcement text, long enough to align.</p>")
+    two = one.replace("Version one", "Version two")
+    server.page("/canon", one)
+    server.page("/copy", one.replace("long enough", "long enough, we hope,"))  # a text of its own
+    server.page("/kept", one)
+    mirror = '[[documents.mirrors]]\nid = "{}"\nurl = "{}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    config = tmp_path / "config.toml"
+    config.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + '[[documents]]\nid = "doc"\n[documents.canonical]\nid = "canonical"\n'
+        + f'url = "{server.url("/canon")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+        + mirror.format("copy", server.url("/copy"))
+        + mirror.format("kept", server.url("/kept"))
+    )
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    server.page("/canon", two)
+    server.page("/kept", two)
+    assert run("--config", str(config), "check")[0] == ExitCode.OK
+    head = "Post (doc): canonical version 2 of "
+    code, out, err = run("--config", str(config), "audit", "doc/kept", "--exit-code")
+    assert (code, out.startswith(head), out.splitlines()[1:], err) == (
+        ExitCode.OK,
+        True,
+        ["kept: version 2 matches canonical version 2 — up to date; coverage 100.0%; 0 findings"],
+        "",
+    )
+    code, out, _ = run(
+        "--config", str(config), "audit", server.url("/copy"), "--exit-code", "--format", "json"
+    )
+    assert (code, [m["id"] for m in json.loads(out)["mirrors"]]) == (ExitCode.FAILURE, ["copy"])
+    code, out, _ = run("--config", str(config), "audit", "doc", "--exit-code")  # the document: both
+    assert (code, [line.split(":")[0] for line in out.splitlines()[1:] if not line.startswith(" ")]) == (
+        ExitCode.FAILURE,
+        ["copy", "kept"],
+    )
+    from differ.audit.matches import matches_path
+
+    remembered = matches_path(Store(tmp_path / "snapshots"), "doc")
+    both = json.loads(remembered.read_text())["mirrors"]
+    assert len(both) == 3 and run("--config", str(config), "audit", "doc/kept")[0] == ExitCode.OK
+    assert json.loads(remembered.read_text())["mirrors"] == both  # the other mirror's matches are kept
+    assert run("--config", str(config), "audit", "doc/canonical") == (
+        ExitCode.USAGE,
+        "",
+        "error: doc/canonical is the canonical, which the mirrors are audited against: differ audit doc\n",
+    )
+    assert run("--config", str(config), "audit", "doc/ko") == (
+        ExitCode.USAGE,
+        "",
+        'error: doc has no mirror "ko"; its mirrors: copy, kept\n',
+    )
+
+
 def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
     """`curl … | differ compare old.md -`: a real process, the page on its standard input."""
     old = tmp_path / "old.md"

@@ -62,9 +62,9 @@ if TYPE_CHECKING:
     from differ.config import DocumentConfig, SourceConfig
 
 
-def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
-    """Audit every mirror of a document against the canonical versions in the store; a mirror a damaged file
-    of its own keeps from being read is named in `unread`."""
+def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> AuditReport:
+    """Audit every mirror of a document (or the one whose id is `only`) against the canonical versions in the
+    store; a mirror a damaged file of its own keeps from being read is named in `unread`."""
     from differ.audit.matches import Canonical, Matches, matches_path
     from differ.titles import document_title
 
@@ -82,6 +82,8 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
     canonical = Canonical(store, canon_versions)
     matches = Matches(matches_path(store, doc.id), canonical, AUDIT_RULES)
     for mirror in doc.mirrors:
+        if only is not None and mirror.id != only:
+            continue
         try:
             mv = store.latest(mirror.key)
             if mv is not None:
@@ -90,7 +92,8 @@ def audit_document(app: App, doc: DocumentConfig) -> AuditReport:
             if exc.key not in (None, mirror.key):
                 raise  # the canonical's history: no mirror can be audited against it
             report.unread[mirror.id] = str(exc)  # the other mirrors are audited as ever
-    matches.save(prune=not report.unread)  # an unread mirror's matches are kept for when it is mended
+    # an unread mirror's matches are kept for when it is mended, as are those of the mirrors not audited
+    matches.save(prune=not report.unread and only is None)
     return report
 
 

@@ -267,7 +267,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     from differ.compare import audit, compare, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
-    from differ.options import found
+    from differ.options import Invalid, finding_list, found
     from differ.records import narrowed, narrowing
 
     if args.kind is not None and args.kind not in SOURCE_KINDS:
@@ -284,6 +284,14 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         raise UsageError("--set translation: only an audit reads a copy as a translation; add --audit")
     if translation is not None and not isinstance(translation, bool):
         raise UsageError(f"--set translation: expected true or false, found {found(translation)}")
+    accept: tuple[str, ...] = ()  # the copy's findings made on purpose, as a mirror's `accept`
+    if "accept" in settings:
+        if not args.audit:
+            raise UsageError("--set accept: only an audit has findings to accept; add --audit")
+        try:
+            accept = finding_list(settings.pop("accept"))
+        except Invalid as exc:
+            raise UsageError(f"--set accept: {exc}")
     sides = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         # In an audit `languages` says which blocks of the copy to compare, as a mirror's does; the canonical
@@ -303,7 +311,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         for warning in side.normalized.warnings:
             print(f"warning: {side.name}: {warning}", file=app.err)
     if args.audit:
-        report = audit(sides[0], sides[1], translation)
+        report = audit(sides[0], sides[1], translation, accept)
         app.out.write(render_audit(report, args.format))
         return ExitCode.FAILURE if report.mirrors[0].findings else ExitCode.OK
     d, versions = compare(*sides)

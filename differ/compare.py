@@ -7,6 +7,7 @@ import hashlib
 import re
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -269,10 +270,15 @@ def compare(old: Read, new: Read) -> tuple[Diff, Versions]:
     return d, versions
 
 
-def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> AuditReport:
+def audit(
+    canonical: Read, mirror: Read, translation: bool | None = None, accept: Sequence[str] = ()
+) -> AuditReport:
     """How faithfully `mirror` reproduces `canonical`, both read on the spot: coverage and findings, as
     `differ audit` reports a watched mirror (without staleness, which needs a history). `translation` says
-    whether the copy is a translation; unset, its scripts say."""
+    whether the copy is a translation; unset, its scripts say. `accept`: patterns of the findings made on
+    purpose, as a mirror's `accept` option."""
+    from differ.audit.report import accepted
+
     ours = Stream.of(split_blocks(canonical.normalized.markdown))
     copy = mirror_text(
         mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, ours.blocks[:1]
@@ -285,6 +291,7 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
+    findings, known = accepted(findings, accept)
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(
@@ -297,6 +304,7 @@ def audit(canonical: Read, mirror: Read, translation: bool | None = None) -> Aud
             findings,
             note=note,
             translation=as_translation,
+            accepted=known,
         )
     )
     return report
@@ -311,16 +319,22 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "json":
         return render_stored(report, fmt)
     m = report.mirrors[0]
-    count = plural(len(m.findings), "finding")
+    count = plural(len(m.findings), "finding") + (f", {len(m.accepted)} accepted" if m.accepted else "")
     reading = ", a translation," if m.translation else ""
     head = f"{m.id}{reading} against {report.title}: coverage {m.coverage:.1%}; {count}"
     lines = [finding_line(f) for f in m.findings]
     note = [f"note: {m.note}"] if m.note else []
+    known = [f"accepted: {finding_line(f)}" for f in m.accepted]
     if fmt == "html":
         return html_page(report, head)
     if fmt == "markdown":
         return (
-            "\n".join([f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in note + lines)])
+            "\n".join(
+                [f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in note + lines + known)]
+            )
             + "\n"
         )
-    return "\n".join([head, *(f"  {x}" for x in note), *(f"  • {x}" for x in lines)]) + "\n"
+    return (
+        "\n".join([head, *(f"  {x}" for x in note), *(f"  • {x}" for x in lines), *(f"  {x}" for x in known)])
+        + "\n"
+    )

@@ -244,6 +244,7 @@ def nonblank_list(expected: str) -> Validator:
 
 heading_list = nonblank_list('headings or patterns such as "Security*"')
 word_list = nonblank_list('words or patterns such as "CVE-*"')
+finding_list = nonblank_list('findings as differ audit prints them, or patterns such as "extra: *Featured*"')
 
 
 def pattern_list(value: Any) -> tuple[str, ...]:

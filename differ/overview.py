@@ -122,6 +122,7 @@ def _audited(entry: Any) -> dict[str, Any] | None:
         "stale_from": entry.get("stale_from"),
         "coverage": entry.get("coverage") if isinstance(entry.get("coverage"), int | float) else 0.0,
         "findings": len(entry.get("findings") or []),
+        "accepted": len(entry.get("accepted") or []),
     }
 
 

@@ -95,6 +95,7 @@ AUDIT_FIELDS: Fields = {
     "canonical_version": int,
     "rules": int,
     "missed": list_of(str),
+    "accepted": list_of(str),
 }
 AUDIT_REQUIRED = ("signature", "findings")  # what drift is told by; the rest came in later versions
 

@@ -233,6 +233,9 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             entry = entry if isinstance(entry, dict) else {}
             note = f"<p>Note: {e(str(entry['note']))}</p>" if entry.get("note") else ""
             found = "".join(f"<li>{e(str(line))}</li>" for line in (entry.get("lines") or {}).values())
+            found += "".join(  # made on purpose, as the mirror's `accept` says: after the others
+                f"<li class=quiet>accepted: {e(str(line))}</li>" for line in entry.get("accepted") or []
+            )
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
                 f"{_missed(entry.get('missed') or [])}</td></tr>"

@@ -1144,6 +1144,61 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
     assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole
 
 
+def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_path: Path) -> None:
+    """`accept` on a mirror: its findings made on purpose (a section of its own), by their line as `differ
+    audit` prints it, `*` any characters, case aside. They are listed apart, not counted, and accepting one
+    sends no alert (nor calls it resolved)."""
+    from dataclasses import replace
+
+    from differ.audit import audit_document
+    from differ.audit.report import drift_events, render_audit
+    from differ.audited import remember_audits
+
+    app, _ = _audit_store(tmp_path)
+    doc = app.config.documents[0]  # type: ignore[attr-defined]
+    canonical = (
+        "# Release\n\nThe release brings faster startup and smaller wheels.\n\n## Install\n\nRun it.\n"
+    )
+    copy = canonical + "\n## From our editors\n\nRead more news like this on our site every week.\n"
+    _commit(app, doc.canonical.key, canonical, 1)
+    _commit(app, doc.mirrors[0].key, copy, 2)
+    report = audit_document(app, doc)
+    events, current = drift_events(app, report)  # type: ignore[arg-type]
+    remember_audits(app, {doc.id: {**current, "copy": {**current["copy"], "signature": "", "findings": []}}})
+    events, current = drift_events(app, report)  # type: ignore[arg-type]
+    assert [e["headline"] for e in events] == ["2 new findings"]  # as it would be told without `accept`
+    remember_audits(app, {doc.id: current})
+    mirror = replace(doc.mirrors[0], accept=('EXTRA*: the heading "From our editors"', "nothing* like this"))
+    accepting = replace(doc, mirrors=(mirror, *doc.mirrors[1:]))
+    report = audit_document(app, accepting)
+    assert render_audit(report, "text").splitlines()[1:] == [
+        "copy: version 1 matches canonical version 1 — up to date; coverage 100.0%; 1 finding, 1 accepted",
+        '  • extra [Release › Install]: "Read more news like this on our site every week."',
+        '  accepted: extra [Release › Install]: the heading "From our editors"',
+    ]
+    data = json.loads(render_audit(report, "json"))["mirrors"][0]
+    assert [f["kind"] for f in data["findings"]] == ["extra"] and data["accepted"][0]["detail"] == "heading"
+    assert "<td>accepted: extra</td>" in render_audit(report, "html")
+    events, current = drift_events(app, report)  # type: ignore[arg-type]
+    assert events == [] and current["copy"]["accepted"] == [
+        'extra [Release › Install]: the heading "From our editors"'
+    ]
+    remember_audits(app, {doc.id: current})
+    from differ.site import document_page
+
+    page = document_page(app.store, accepting, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
+    said = (
+        "<li class=quiet>accepted: extra [Release › Install]: the heading &quot;From our editors&quot;</li>"
+    )
+    assert said in page and "1 finding" in page
+    mirror = replace(mirror, accept=("*Read more news*",))  # the other accepted, the first no longer
+    report = audit_document(app, replace(doc, mirrors=(mirror, *doc.mirrors[1:])))
+    events, _ = drift_events(app, report)  # type: ignore[arg-type]
+    assert [e["summary"][1:] for e in events] == [
+        ['• new: extra [Release › Install]: the heading "From our editors"']  # the other not "resolved"
+    ]
+
+
 def _audit_store(tmp_path: Path) -> tuple[object, list[str]]:
     """An app whose store the tests fill by hand: a document with a canonical and two mirrors."""
     from tests.conftest import source_toml

@@ -1646,7 +1646,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
-        'error: --set: unknown option "colour"; options: allow_private, api, entry, exclude, field, follow, follow_with, format, headers, '
+        'error: --set: unknown option "colour"; options: accept, allow_private, api, entry, exclude, field, follow, follow_with, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"
@@ -1796,6 +1796,20 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
         ExitCode.USAGE,
         "",
         'error: --set translation: expected true or false, found "yes"\n',
+    )
+    # the heading the repost leaves out on purpose, accepted as a mirror's `accept` does
+    accept = ("--set", "accept=['missing *: the heading \"Large MPS Op Migration*']")
+    code, out, _ = run("compare", canonical, translation, "--audit", *page, *accept)
+    assert (code, out.splitlines()[0], out.splitlines()[-1]) == (
+        ExitCode.FAILURE,
+        f"{translation}, a translation, against {canonical}: coverage 99.7%; 6 findings, 1 accepted",
+        '  accepted: missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"',
+    )
+    assert "  • missing [Performance Improvements]" not in out
+    assert run("compare", canonical, translation, *accept) == (
+        ExitCode.USAGE,
+        "",
+        "error: --set accept: only an audit has findings to accept; add --audit\n",
     )
 
 
@@ -2209,6 +2223,7 @@ def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, ser
         "stale_from": None,
         "coverage": 0.6667,
         "findings": 1,
+        "accepted": 0,
     }
 
 
@@ -2228,7 +2243,7 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     rows = [line for line in lines if line.startswith("  ") and "also takes:" not in line]
     assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
     assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
-        "  every source also takes: allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
+        "  every source also takes: accept, allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
         " stale_after, translation, url",
         "  every notifier also takes: changes, digest, documents, events, fail_after, retry_for, sections, sources,"
         " timeout, words",

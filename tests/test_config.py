@@ -114,6 +114,16 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
             'found "soon"',
         ),
         (
+            BASE + 'accept = ["extra: *"]\n',
+            "config.toml: documents[0].canonical.accept: only a mirror's audit has findings; set it on the "
+            "mirrors",
+        ),
+        (
+            BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\naccept = ["  "]\n',
+            "config.toml: documents[0].mirrors[0].accept: expected findings as differ audit prints them, or "
+            'patterns such as "extra: *Featured*", found a blank one',
+        ),
+        (
             BASE + "translation = true\n",
             "config.toml: documents[0].canonical.translation: only a mirror can be a translation; set it on the "
             "mirrors",
@@ -270,7 +280,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + 'selctor = "main"\n',
-            'config.toml: documents[0].canonical.selctor: unknown key (did you mean "selector"?); allowed keys: allow_private, exclude, headers, id, '
+            'config.toml: documents[0].canonical.selctor: unknown key (did you mean "selector"?); allowed keys: accept, allow_private, exclude, headers, id, '
             "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, translation, url",
         ),
         (

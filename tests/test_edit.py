@@ -902,6 +902,43 @@ def test_set_writes_each_option_in_its_source_table_and_nothing_else(tmp_path: P
     )  # the source after --set's pair is still the source
 
 
+def test_set_on_a_document_gives_a_mirror_s_options_to_its_mirrors_alone(tmp_path: Path) -> None:
+    """`differ set DOCUMENT stale_after=3d`: the canonical takes none of a mirror's options (`stale_after`,
+    `accept`, `translation`), so they go to the mirrors, the others to every source; the canonical named itself
+    is refused, as is a document without mirrors."""
+    config = tmp_path / "config.toml"
+    config.write_text(WATCHED)
+    assert run("--config", str(config), "set", "rust", "stale_after=3d", "interval=2h")[:2] == (
+        ExitCode.OK,
+        'rust/canonical: interval = "2h" (not set before)\n'
+        'rust/wpnews: stale_after = "3d" (not set before)\nrust/wpnews: interval = "2h" (not set before)\n'
+        'rust/ko: stale_after = "3d" (not set before)\nrust/ko: interval = "2h" (not set before)\n'
+        f"written to {config}\n",
+    )
+    sources = load_config(config, {"SLACK_WEBHOOK_URL": "https://h.example/"}).sources()
+    assert [(s.key, s.stale_after) for s in sources][:3] == [
+        ("rust/canonical", 0.0),
+        ("rust/wpnews", 3 * 86400.0),
+        ("rust/ko", 3 * 86400.0),
+    ]
+    assert (
+        run("--config", str(config), "set", "rust", "--unset", "stale_after", "--unset", "interval")[0] == 0
+    )
+    assert config.read_text() == WATCHED
+    assert run("--config", str(config), "set", "rust/canonical", "stale_after=3d") == (
+        ExitCode.USAGE,
+        "",
+        "error: config.toml: documents[0].canonical.stale_after: only a mirror can be stale; set it on the "
+        "mirrors (nothing was written)\n",
+    )
+    assert run("--config", str(config), "set", "torch", "accept=['extra: *']") == (
+        ExitCode.USAGE,
+        "",
+        "error: torch has no mirrors to take accept (a mirror's option); add one: differ add URL --to torch\n",
+    )
+    assert config.read_text() == WATCHED
+
+
 def test_set_replaces_an_option_written_over_several_lines_with_its_comments_in_place(tmp_path: Path) -> None:
     """A list over several lines is one option: replaced or taken out whole, the other lines as they were."""
     written = (
@@ -966,7 +1003,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
     [
         (
             ["rust/ko", "selecter=article"],
-            'error: unknown option "selecter" (did you mean "selector"?); options: allow_private, api, entry, '
+            'error: unknown option "selecter" (did you mean "selector"?); options: accept, allow_private, api, entry, '
             "exclude, field, follow, follow_with, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
             "selector, slug, stale_after, title, translation, url\n",
         ),
@@ -1006,7 +1043,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         ),
         (
             ["rust/ko", "--unset", "url"],
-            'error: --unset: no option "url" to take out; options: allow_private, api, entry, exclude, field, '
+            'error: --unset: no option "url" to take out; options: accept, allow_private, api, entry, exclude, field, '
             "follow, follow_with, format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
             "stale_after, title, translation\n",
         ),
@@ -1251,7 +1288,11 @@ def test_setting_and_taking_out_options_leaves_the_rest_as_it_was(
             chosen = (
                 [names[0]]
                 if option == "title" or "/" in name
-                else [k for k in tables if k.startswith(f"{name}/")]
+                else [  # a document's mirrors alone take a mirror's option
+                    k
+                    for k in tables
+                    if k.startswith(f"{name}/") and not (option == "stale_after" and k.endswith("/canonical"))
+                ]
             )
             assert [tables[key].get(option) for key in chosen] == [new] * len(chosen)
         for name in ("rust", "torch"):

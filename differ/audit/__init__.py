@@ -138,6 +138,10 @@ def audit_mirror(
             by = {v.number: v for v in canon_versions}
             result.missed = _missed(app, by[number], by[latest_number])[0]
     result.findings.extend(findings)
+    if mirror.accept:
+        from differ.audit.report import accepted
+
+        result.findings, result.accepted = accepted(result.findings, mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
 

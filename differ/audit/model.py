@@ -78,6 +78,8 @@ class MirrorAudit:
     translation: bool = False
     #: while it is catching up: the canonical's edits it has to carry over by `stale_from`, summarized
     missed: list[str] = field(default_factory=list)
+    #: findings its `accept` patterns match: made on purpose, listed apart from `findings`
+    accepted: list[Finding] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +95,7 @@ class MirrorAudit:
             "note": self.note,
             "translation": self.translation,
             **({"missed": self.missed} if self.missed else {}),
+            **({"accepted": [f.as_json() for f in self.accepted]} if self.accepted else {}),
         }
 
     @property

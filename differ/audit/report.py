@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
 from differ.audited import AUDIT_RULES, last_audit
 from differ.diff.blocks import md_text
 from differ.options import cut, plural
+from differ.wildcard import fits
 
 if TYPE_CHECKING:
     from differ.app import App
@@ -106,6 +108,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         m.stale_from,
         m.coverage,
         len(m.findings),
+        len(m.accepted),
     )
     note = [f"  note: {m.note}"] if m.note else []
     note += ["  to carry over by then:", *(f"      {line}" for line in m.missed)] if m.missed else []
@@ -113,7 +116,20 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
     for f in m.findings:
         first, *under = finding_lines(f)
         found += [f"  • {first}", *(f"      {line}" for line in under)]
-    return [head, *note, *found]
+    return [head, *note, *found, *(f"  accepted: {finding_line(f)}" for f in m.accepted)]
+
+
+def accepted(findings: list[Finding], patterns: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
+    """A mirror's findings split by its `accept` patterns: those still counted, and those made on purpose (its
+    own heading, a section it leaves out), matched by their line as `differ audit` prints it (`*` any
+    characters, case aside), so a mirror's CI and alerts answer for what it did not mean."""
+    pieces = [p.casefold().split("*") for p in patterns]
+    counted: list[Finding] = []
+    known: list[Finding] = []
+    for f in findings:
+        line = finding_line(f).casefold()
+        (known if any(fits(p, line) for p in pieces) else counted).append(f)
+    return counted, known
 
 
 def to_carry_over(m: MirrorAudit) -> list[str]:
@@ -139,6 +155,7 @@ def audit_headline(
     stale_from: Any,
     coverage: float,
     findings: int,
+    accepted: int = 0,
 ) -> str:
     """A mirror's audit in a line: `version 3, a translation, matches canonical version 2 — stale (the canonical
     is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it; the arguments
@@ -152,6 +169,7 @@ def audit_headline(
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {plural(findings, 'finding')}"
+        + (f", {accepted} accepted" if accepted else "")
     )
 
 
@@ -253,6 +271,11 @@ def _html_body(report: AuditReport, head: str) -> str:
             f"<td>{_lines(f.mirror)}</td><td>{e(finding_detail(f))}</td></tr>"
             for f in m.findings
         )
+        rows += "".join(  # made on purpose, as the mirror's `accept` says: apart, after the others
+            f"<tr class=quiet><td>accepted: {e(f.kind)}</td><td>{e(' › '.join(f.section))}</td>"
+            f"<td>{_lines(f.canonical)}</td><td>{_lines(f.mirror)}</td><td>{e(finding_detail(f))}</td></tr>"
+            for f in m.accepted
+        )
         parts.append(
             "<table><tr><th>Finding</th><th>Section</th><th>Canonical</th><th>Mirror</th><th>Detail</th>"
             f"</tr>{rows}</table>"
@@ -289,9 +312,14 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,
             "missed": to_carry_over(m),  # for the reports site
+            "accepted": [finding_line(f) for f in m.accepted],
         }
         before = previous.get(m.id)
-        if not isinstance(before, dict) or before.get("signature") == m.signature:
+        if (
+            not isinstance(before, dict)
+            or before.get("signature") == m.signature
+            or _only_accepted(before, m)
+        ):
             continue
         pages = (before.get("version"), before.get("canonical_version"))
         if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
@@ -301,6 +329,14 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         if isinstance(previous.get(mirror), dict):
             current[mirror] = previous[mirror]
     return events, current
+
+
+def _only_accepted(before: dict[str, Any], m: MirrorAudit) -> bool:
+    """Whether all a mirror's audit changed since `before` is findings its `accept` now matches: no alert, the
+    user said they are made on purpose."""
+    old, now = set(before.get("findings", [])), {f.key for f in m.findings}
+    same = before.get("matches_version") == m.matches_version
+    return same and now < old and old - now <= {f.key for f in m.accepted}
 
 
 def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> dict[str, Any]:
@@ -315,7 +351,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
         f"{m.matches_version} of {report.canonical_version})"
     ]
     added = [lines[k] for k in keys if k not in old]
-    gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys))]
+    # findings the mirror's `accept` now matches are not resolved: they are there, made on purpose
+    gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys) - {f.key for f in m.accepted})]
     summary += [f"• note: {m.note}"] if m.note and added else []
     by_key = {f.key: f for f in m.findings}
     for key in (k for k in keys if k not in old):  # as `added`, with the changes a stale mirror misses

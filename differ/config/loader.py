@@ -16,6 +16,7 @@ from differ.config.model import (
     DEFAULT_EVENTS,
     ENV_REFERENCE,
     EVENTS,
+    MIRROR_ONLY,
     SERVICE_OPTIONS,
     SOURCE_OPTIONS,
     Config,
@@ -148,15 +149,15 @@ class _Loader:
             languages=common["languages"],
             ignore=common["ignore"],
             stale_after=common["stale_after"],
+            accept=common["accept"],
             paused=common["paused"],
             translation=common["translation"],
             options=values,
             title=title,
         )
-        if role == "canonical" and "stale_after" in table:
-            raise self.fail(f"{key}.stale_after", "only a mirror can be stale; set it on the mirrors")
-        if role == "canonical" and "translation" in table:
-            raise self.fail(f"{key}.translation", "only a mirror can be a translation; set it on the mirrors")
+        for name, why in MIRROR_ONLY.items():
+            if role == "canonical" and name in table:
+                raise self.fail(f"{key}.{name}", f"{why}; set it on the mirrors")
         try:
             kind.check(source)
         except Invalid as exc:

@@ -108,6 +108,12 @@ SOURCE_OPTIONS: dict[str, Option] = {
         0.0,
         "a mirror's time to catch up: how long the canonical may be ahead before the mirror is called stale",
     ),
+    "accept": Option(
+        opt.finding_list,
+        (),
+        "a mirror's findings made on purpose (its own heading, a section it leaves out), by their line as "
+        "differ audit prints it, * any characters: listed apart, never counted or alerted on",
+    ),
     "paused": Option(
         opt.boolean, False, "not checked by differ check or differ run until unset; its record stays"
     ),
@@ -146,6 +152,14 @@ class ServiceConfig:
     keep_sent: float = KEEP_SENT
 
 
+# The options of a mirror alone, and why the canonical takes none.
+MIRROR_ONLY = {
+    "stale_after": "only a mirror can be stale",
+    "accept": "only a mirror's audit has findings",
+    "translation": "only a mirror can be a translation",
+}
+
+
 @dataclass(frozen=True)
 class SourceConfig:
     """One watched URL: a document's canonical page or one of its mirrors."""
@@ -162,6 +176,7 @@ class SourceConfig:
     languages: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit
+    accept: tuple[str, ...] = ()  # a mirror's findings made on purpose, as patterns of their lines
     paused: bool = False  # left out of `differ check` and `differ run` unless named
     translation: bool | None = None  # a mirror audited as a translation; None: as its script says
     options: Mapping[str, Any] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from differ import tomltext
-from differ.config import Config, SourceConfig
+from differ.config import MIRROR_ONLY, Config, SourceConfig
 from differ.edit.naming import needs
 from differ.edit.sources import already_watched, watched_by
 from differ.edit.text import (
@@ -68,11 +68,22 @@ def _set_options(
         end = next((i for i, _, _ in headers if i > start), len(rows))
         table = Table(document, start, end, partial(_document_table, config, document), path.name)
         done += edit_table(table, own, rows, written, expected, edits)
+    # named by its document alone, a canonical takes none of a mirror's options: they go to its mirrors
+    whole = {name for name in names if "/" not in name}
+    mirrors_only = {name for name in changes if name in MIRROR_ONLY}
+    setting = {name for name in mirrors_only if changes[name] is not None}  # not taken out
     for source in chosen if changes else []:
+        if source.role == "canonical" and source.document in whole and source.key not in names:
+            _mirrors_take(config, source.document, setting)
+            source_changes = {n: v for n, v in changes.items() if n not in mirrors_only}
+        else:
+            source_changes = changes
+        if not source_changes:
+            continue
         before = _written(written, config, source)
         # The kind it will have: the one set, else the one written; none (or taken out) is html.
-        kind = str((changes["kind"] if "kind" in changes else before.get("kind")) or "html")
-        kept = {n: v for n, v in {**before, **changes}.items() if v is not None}
+        kind = str((source_changes["kind"] if "kind" in source_changes else before.get("kind")) or "html")
+        kept = {n: v for n, v in {**before, **source_changes}.items() if v is not None}
         _fits(source.key, kind, kept)
         missing = needs(kind, kept)
         if missing:
@@ -80,13 +91,23 @@ def _set_options(
             raise UsageError(f"{source.key}: a {kind} page needs {name} ({help}): set it too, {name}=…")
         start, end = tomltext.source_rows(rows, headers, config, source)
         table = Table(source.key, start, end, partial(_written, config=config, source=source), path.name)
-        done += edit_table(table, changes, rows, written, expected, edits)
+        done += edit_table(table, source_changes, rows, written, expected, edits)
     if done:
         new_text = with_edits(rows, edits)
         if len(reads_back(new_text, path, env, expected).sources()) != len(config.sources()):
             raise ConfigError(f"{path.name}: could not set it cleanly; edit it by hand")
         tomltext.write(path, new_text, read_as=read_as)
     return done
+
+
+def _mirrors_take(config: Config, document: str, names: set[str]) -> None:
+    """A document named for options only a mirror takes (`stale_after`, `accept`, `translation`) must have a
+    mirror to take them."""
+    if names and not config.document(document).mirrors:
+        which = ", ".join(sorted(names))
+        raise UsageError(
+            f"{document} has no mirrors to take {which} (a mirror's option); add one: differ add URL --to {document}"
+        )
 
 
 def set_service(

@@ -1175,6 +1175,7 @@ def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_pat
         "copy: version 1 matches canonical version 1 — up to date; coverage 100.0%; 1 finding, 1 accepted",
         '  • extra [Release › Install]: "Read more news like this on our site every week."',
         '  accepted: extra [Release › Install]: the heading "From our editors"',
+        "other: not fetched yet (differ check doc/other fetches it)",
     ]
     data = json.loads(render_audit(report, "json"))["mirrors"][0]
     assert [f["kind"] for f in data["findings"]] == ["extra"] and data["accepted"][0]["detail"] == "heading"
@@ -1197,6 +1198,28 @@ def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_pat
     assert [e["summary"][1:] for e in events] == [
         ['• new: extra [Release › Install]: the heading "From our editors"']  # the other not "resolved"
     ]
+
+
+def test_a_mirror_not_fetched_yet_is_named_with_the_check_that_fetches_it(tmp_path: Path) -> None:
+    """Added and not checked since: said so, not left out of the audit without a word."""
+    from differ.audit import audit_document
+    from differ.audit.report import render_audit
+
+    app, _ = _audit_store(tmp_path)
+    doc = app.config.documents[0]  # type: ignore[attr-defined]
+    _commit(app, doc.canonical.key, _edition(1), 1)
+    _commit(app, doc.mirrors[0].key, _edition(1), 2)
+    report = audit_document(app, doc)
+    assert render_audit(report, "text").splitlines()[1:] == [
+        "copy: version 1 matches canonical version 1 — up to date; coverage 100.0%; 0 findings",
+        "other: not fetched yet (differ check doc/other fetches it)",
+    ]
+    assert json.loads(render_audit(report, "json"))["unfetched"] == ["other"]
+    assert "<h2>other</h2><p>not fetched yet (differ check doc/other fetches it)</p>" in render_audit(
+        report, "html"
+    )
+    alone = audit_document(app, doc, "other")
+    assert (alone.mirrors, alone.unfetched) == ([], ["other"])
 
 
 def _audit_store(tmp_path: Path) -> tuple[object, list[str]]:

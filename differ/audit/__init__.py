@@ -86,7 +86,9 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
             continue
         try:
             mv = store.latest(mirror.key)
-            if mv is not None:
+            if mv is None:
+                report.unfetched.append(mirror.id)
+            else:
                 report.mirrors.append(audit_mirror(app, mirror, mv, canonical, matches, doc.canonical.url))
         except StoreDamage as exc:
             if exc.key not in (None, mirror.key):

@@ -116,6 +116,8 @@ class AuditReport:
     mirrors: list[MirrorAudit] = field(default_factory=list)
     #: mirrors a damaged file of their own kept from being audited, and what is damaged
     unread: dict[str, str] = field(default_factory=dict)
+    #: mirrors with no version stored yet (added, not checked since)
+    unfetched: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -130,4 +132,5 @@ class AuditReport:
                 if self.unread
                 else {}
             ),
+            **({"unfetched": self.unfetched} if self.unfetched else {}),
         }

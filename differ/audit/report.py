@@ -132,6 +132,11 @@ def accepted(findings: list[Finding], patterns: Sequence[str]) -> tuple[list[Fin
     return counted, known
 
 
+def unfetched_line(report: AuditReport, mirror: str) -> str:
+    """A mirror with no version stored yet, and how to fetch it."""
+    return f"{mirror}: not fetched yet (differ check {report.document}/{mirror} fetches it)"
+
+
 def to_carry_over(m: MirrorAudit) -> list[str]:
     """The canonical's edits a mirror behind it has to carry over: its stale finding's, or while it is catching
     up, those it has until then."""
@@ -183,11 +188,12 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "html":
         return html_page(report, head)
     lines = [head]
-    if not report.mirrors and not report.unread:
+    if not report.mirrors and not report.unread and not report.unfetched:
         lines.append("no mirror versions stored yet")
     for m in report.mirrors:
         lines.extend(mirror_lines(m, report.canonical_version))
     lines += [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
+    lines += [unfetched_line(report, mirror) for mirror in report.unfetched]
     if fmt == "markdown":
         out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
@@ -282,6 +288,8 @@ def _html_body(report: AuditReport, head: str) -> str:
         )
     for mirror, why in report.unread.items():
         parts.append(f"<h2>{e(mirror)}</h2><p>Not audited: {e(why)}</p>")
+    for mirror in report.unfetched:
+        parts.append(f"<h2>{e(mirror)}</h2><p>{e(unfetched_line(report, mirror).split(': ', 1)[1])}</p>")
     return "".join(parts)
 
 

@@ -291,7 +291,7 @@ def audit(
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
-    findings, known = accepted(findings, accept)
+    findings, known, unused = accepted(findings, accept)
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(
@@ -305,6 +305,7 @@ def audit(
             note=note,
             translation=as_translation,
             accepted=known,
+            unused=unused,
         )
     )
     return report
@@ -312,7 +313,7 @@ def audit(
 
 def render_audit(report: AuditReport, fmt: str) -> str:
     """The audit of a pair: a headline and a line per finding; JSON in the `differ.audit/1` shape."""
-    from differ.audit.report import finding_line, html_page
+    from differ.audit.report import finding_line, html_page, unused_line
     from differ.audit.report import render_audit as render_stored
     from differ.diff.blocks import md_text
 
@@ -324,6 +325,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     head = f"{m.id}{reading} against {report.title}: coverage {m.coverage:.1%}; {count}"
     lines = [finding_line(f) for f in m.findings]
     note = [f"note: {m.note}"] if m.note else []
+    note += [f"note: {unused_line(m.unused)}"] if m.unused else []
     known = [f"accepted: {finding_line(f)}" for f in m.accepted]
     if fmt == "html":
         return html_page(report, head)

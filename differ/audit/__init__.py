@@ -143,7 +143,7 @@ def audit_mirror(
     if mirror.accept:
         from differ.audit.report import accepted
 
-        result.findings, result.accepted = accepted(result.findings, mirror.accept)
+        result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
 

@@ -80,6 +80,8 @@ class MirrorAudit:
     missed: list[str] = field(default_factory=list)
     #: findings its `accept` patterns match: made on purpose, listed apart from `findings`
     accepted: list[Finding] = field(default_factory=list)
+    #: its `accept` patterns that match none of its findings now
+    unused: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +98,7 @@ class MirrorAudit:
             "translation": self.translation,
             **({"missed": self.missed} if self.missed else {}),
             **({"accepted": [f.as_json() for f in self.accepted]} if self.accepted else {}),
+            **({"accept_unused": self.unused} if self.unused else {}),
         }
 
     @property

@@ -111,6 +111,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         len(m.accepted),
     )
     note = [f"  note: {m.note}"] if m.note else []
+    note += [f"  note: {unused_line(m.unused)}"] if m.unused else []
     note += ["  to carry over by then:", *(f"      {line}" for line in m.missed)] if m.missed else []
     found = []
     for f in m.findings:
@@ -119,17 +120,29 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
     return [head, *note, *found, *(f"  accepted: {finding_line(f)}" for f in m.accepted)]
 
 
-def accepted(findings: list[Finding], patterns: Sequence[str]) -> tuple[list[Finding], list[Finding]]:
+def accepted(
+    findings: list[Finding], patterns: Sequence[str]
+) -> tuple[list[Finding], list[Finding], list[str]]:
     """A mirror's findings split by its `accept` patterns: those still counted, and those made on purpose (its
     own heading, a section it leaves out), matched by their line as `differ audit` prints it (`*` any
-    characters, case aside), so a mirror's CI and alerts answer for what it did not mean."""
+    characters, case aside), so a mirror's CI and alerts answer for what it did not mean; and the patterns
+    that match none (what the copy no longer does, or a pattern mistyped)."""
     pieces = [p.casefold().split("*") for p in patterns]
     counted: list[Finding] = []
     known: list[Finding] = []
+    used: set[int] = set()
     for f in findings:
         line = finding_line(f).casefold()
-        (known if any(fits(p, line) for p in pieces) else counted).append(f)
-    return counted, known
+        hits = {n for n, p in enumerate(pieces) if fits(p, line)}
+        used |= hits
+        (known if hits else counted).append(f)
+    return counted, known, [p for n, p in enumerate(patterns) if n not in used]
+
+
+def unused_line(patterns: Sequence[str]) -> str:
+    """The `accept` patterns of a mirror that match none of its findings now."""
+    quoted = ", ".join(json.dumps(p, ensure_ascii=False) for p in patterns)
+    return f"accept {quoted} {'matches' if len(patterns) == 1 else 'match'} none of its findings now"
 
 
 def unfetched_line(report: AuditReport, mirror: str) -> str:
@@ -263,6 +276,8 @@ def _html_body(report: AuditReport, head: str) -> str:
             parts.append(f"<p>{e(mirror_lines(m, report.canonical_version)[0])}</p>")
         if m.note:
             parts.append(f"<p>Note: {e(m.note)}</p>")
+        if m.unused:
+            parts.append(f"<p>Note: {e(unused_line(m.unused))}</p>")
         if m.missed:
             edits = _lines("\n".join(m.missed))
             parts.append(f"<p>To carry over by {e(m.stale_from or 'then')}:</p><p>{edits}</p>")

@@ -1144,6 +1144,39 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
     assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole
 
 
+FINDINGS = st.lists(
+    st.builds(
+        Finding,
+        st.sampled_from(["missing", "extra", "altered", "replaced"]),
+        st.lists(st.text("ab ›", max_size=4), max_size=2).map(tuple),
+        st.text("ab*\"' ", max_size=12),
+        st.text("ab*\"' ", max_size=12),
+        st.sampled_from(["", "heading", "row"]),
+    ),
+    max_size=6,
+)
+
+
+@given(FINDINGS, st.lists(st.text("ab*:[] ", min_size=1, max_size=10), max_size=4))
+def test_accept_patterns_split_the_findings_and_name_those_that_match_none(
+    findings: list[Finding], patterns: list[str]
+) -> None:
+    """Every finding is counted or accepted, once, in its order; a finding's own line (in any case) or `*`
+    accepts it; and a pattern said to match none matches no finding's line."""
+    from differ.audit.report import accepted, finding_line
+    from differ.wildcard import fits
+
+    counted, known, unused = accepted(findings, patterns)
+    assert sorted(map(id, counted + known)) == sorted(map(id, findings))
+    assert [f for f in findings if any(f is k for k in known)] == known
+    lines = [finding_line(f).casefold() for f in findings]
+    assert not any(fits(p.casefold().split("*"), line) for p in unused for line in lines)
+    assert set(unused) <= set(patterns)
+    assert accepted(findings, ["*"])[:2] == ([], findings)
+    everything = [finding_line(f).upper() for f in findings]
+    assert accepted(findings, everything)[:2] == ([], findings)
+
+
 def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_path: Path) -> None:
     """`accept` on a mirror: its findings made on purpose (a section of its own), by their line as `differ
     audit` prints it, `*` any characters, case aside. They are listed apart, not counted, and accepting one

@@ -73,7 +73,7 @@ class CheckResult:
             warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""
             if self.previous is None:
                 return f"{self.source}: new version {self.version} (first snapshot{warned})"
-            said = [plural(self.changes, "change")]
+            said = [plural(self.changes, "change") if self.changes or self.metadata else "formatting only"]
             if self.metadata:
                 fields = plural(self.metadata, "metadata field")
                 said = [*said, fields] if self.changes else [fields]

@@ -1178,6 +1178,22 @@ def test_a_row_added_or_taken_out_is_named_by_its_first_cell_and_its_cells_by_th
     assert summarize(d, V)[1:] == ['• Thanks: added "Bob"']
 
 
+def test_a_version_that_differs_in_formatting_alone_says_so() -> None:
+    """Emphasis taken off, a link's span moved (`[get rustup](…)` → `get [rustup](…)`): stored, as every version
+    is, but no change of the words, links or metadata; the headline says why there is a version at all."""
+    from differ.checked import CheckResult
+
+    a = "# Post\n\nYou can [get `rustup`](https://rust-lang.org/install) and **read** the notes.\n"
+    b = "# Post\n\nYou can get [`rustup`](https://rust-lang.org/install) and read the notes.\n"
+    head = "PyTorch 2.13 Release Blog (canonical), version 2 → 3"
+    assert summarize(diff(a, b), V) == [f"{head}: 0 changes (formatting only)."]
+    assert summarize(diff(a, a), V) == [f"{head}: 0 changes."]
+    new = CheckResult("doc/canonical", "new", version=2, previous=1, changes=0)
+    assert new.line() == "doc/canonical: new version 2 (formatting only)"
+    new.metadata = 1
+    assert new.line() == "doc/canonical: new version 2 (1 metadata field)"
+
+
 def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
     d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))

@@ -288,10 +288,14 @@ def order(changes: list[Change]) -> list[tuple[Change, bool]]:
     return sorted(noted, key=lambda pair: 0 if pair[1] else rank.get(pair[0].kind, 5))
 
 
-def headline(versions: Versions, count: int, metadata: int = 0) -> str:
+def headline(versions: Versions, count: int, metadata: int = 0, *, formatting: bool = False) -> str:
+    """`formatting`: the two documents differ, in markup alone (a link's span, emphasis): said, so that a
+    version with no change is not a riddle."""
     fields = plural(metadata, "metadata field")
     if count == 0 and metadata:
         said = f"{fields} changed, the text did not"
+    elif count == 0 and formatting:
+        said = "0 changes (formatting only)"
     else:
         said = plural(count, "change") + (f" (and {fields})" if metadata else "")
     return f"{_subject(versions)}: {said}."
@@ -401,7 +405,8 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     titles = [m for m in d.metadata if names_the_post(m["field"])]
     items[notes:notes] = [meta_line(m) for m in titles]
     items.extend(meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
-    lines = [headline(versions, len(d.changes), len(d.metadata))]
+    formatting = d.a_markdown != d.b_markdown
+    lines = [headline(versions, len(d.changes), len(d.metadata), formatting=formatting)]
     if (
         d.narrowed
     ):  # to some sections, or some words; an author's note kept to explain the edit is not counted

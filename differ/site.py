@@ -62,6 +62,8 @@ def _what_changed(v: Version) -> str:
     first = one_line([str(line) for line in summary[1:3]])[2:]
     if n == 0 and first:  # only metadata changed: say which field
         return first
+    if n == 0:  # as its headline says it: `0 changes (formatting only)`
+        return said.rstrip(".")
     return plural(n, "change") + (f": {first}" if first else "")
 
 

@@ -224,3 +224,16 @@ def test_a_long_history_is_paged_and_the_full_pages_are_written_once(tmp_path: P
     app.store.version("doc/canonical", 250).record_path.unlink()  # a damaged store: its row is left out
     write_site(app, {"doc"})
     assert [r[0] for r in rows(page)[1:]][49:52] == ["251", "249", "248"]
+
+
+def test_a_version_is_described_as_its_headline_says_when_nothing_changed_but_its_formatting() -> None:
+    """A version of markup alone: `0 changes (formatting only)` in the history and on the reports site, as its
+    summary's headline has it; a record from before that headline says `0 changes`."""
+    from differ.site import describe
+    from differ.store import Version
+
+    said = ["Doc (canonical), version 2 → 3: 0 changes (formatting only)."]
+    v = Version("doc/canonical", 3, {"summary": said, "changes": 0}, Path("."))
+    assert describe(v) == "0 changes (formatting only)"
+    v.record["summary"] = ["Doc (canonical), version 2 → 3: 0 changes."]
+    assert describe(v) == "0 changes"

@@ -258,6 +258,9 @@ def _finish(
         state.pop("pending_since", None)
     state.pop("retry_not_before", None)
     if recovered:  # owed until the recovery is in the outbox (_after takes it out then)
+        if "recovered_after" in state:  # an earlier streak's, its check dead before queueing it: owed too
+            earlier = {"failures": state["recovered_after"], "since": state.get("recovered_since")}
+            state["recoveries"] = [*state.get("recoveries", []), earlier]
         state["recovered_after"] = recovered
         since = state.pop("failing_since", None)
         state.pop("recovered_since", None)
@@ -474,8 +477,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         moved = state.get("moved") != state.get("moved_told")
         if owed or told or moved or "recovered_after" in state:
             state.update(owed)
-            state.pop("recovered_after", None)
-            state.pop("recovered_since", None)
+            for field in ("recovered_after", "recovered_since", "recoveries"):
+                state.pop(field, None)
             if told:  # the translations named are told, whether or not a notifier asks for them
                 state["translations_told"] = state.get("translations", [])
             if moved and state.get("moved"):  # so is where a page moved

@@ -91,18 +91,26 @@ def streak_events(
     after one (this check's, or one a process that died before queueing it owes), the streak's own alert
     first."""
     events: list[dict[str, Any]] = []
-    if not state.get("recovered_after") and failed is None:
+    owed = [  # each streak's recovery not told yet, oldest first: one a check died before telling, then this
+        *(r for r in state.get("recoveries", []) if isinstance(r.get("failures"), int)),
+        *(
+            [{"failures": state["recovered_after"], "since": state.get("recovered_since")}]
+            if state.get("recovered_after")
+            else []
+        ),
+    ]
+    if not owed and failed is None:
         return events  # the common case: its title (a record read) is not needed
     title = source_title(app, source)
-    if state.get("recovered_after"):
-        since = {"since": state["recovered_since"]} if state.get("recovered_since") else {}
+    for recovery in owed:
+        since = {"since": recovery["since"]} if isinstance(recovery.get("since"), str) else {}
         if since:  # queued once by its id, so owed only if a process died
             events.append(
                 {
                     "type": "fetch_failing",
                     "source": source.key,
                     "title": title,
-                    "failures": state["recovered_after"],
+                    "failures": recovery["failures"],
                     "error": state.get("last_error") or "",
                     **since,
                 }
@@ -112,7 +120,7 @@ def streak_events(
                 "type": "recovered",
                 "source": source.key,
                 "title": title,
-                "failures": state["recovered_after"],
+                "failures": recovery["failures"],
                 **since,
             }
         )

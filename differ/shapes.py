@@ -153,6 +153,7 @@ STATE_FIELDS: Fields = {
     "pending_since": str,
     "recovered_after": int,
     "recovered_since": str,
+    "recoveries": list_of(dict),  # earlier streaks' recoveries owed still (their checks died before telling)
     "retry_not_before": str,
     "reread": dict,
     "translations": list_of(_pair),

@@ -747,6 +747,40 @@ def test_a_failing_alert_owed_when_the_page_comes_back_is_sent_before_the_recove
     assert slack_titles(receiver) == [*told, "Doc (canonical) is failing (2 checks in a row)"]
 
 
+def test_a_recovery_owed_is_not_lost_to_a_short_streak_that_ends_before_it_is_told(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check that finds the page back dies before queueing the recovery; the page fails once more and that
+    check dies too; the next finds it back: the first streak's recovery is told (the short streak's is not, it
+    never reached `fail_after`)."""
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.routes["/post"] = Reply(500)
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra="robots = false",
+        notify=notify_toml(receiver, extra="fail_after = 2\n"),
+    )
+    for _ in range(2):
+        clock.advance(60)
+        check(make_app(config, clock), config.sources())
+    failing = ["Doc (canonical) is failing (2 checks in a row)"]
+    assert slack_titles(receiver) == failing
+    server.page("/post", article("<p>Back.</p>"))
+    clock.advance(60)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # the recovery is owed
+    server.routes["/post"] = Reply(500)
+    clock.advance(60)
+    dies_before_queueing(monkeypatch, make_app(config, clock))  # one failure, and still owed
+    server.page("/post", article("<p>Back.</p>"))
+    for _ in range(2):
+        clock.advance(60)
+        check(make_app(config, clock), config.sources())
+    assert slack_titles(receiver) == [*failing, "Doc (canonical) recovered after 2 failed checks"]
+    assert "recoveries" not in make_app(config, clock).store.state("doc/canonical")  # told: no longer owed
+
+
 def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:

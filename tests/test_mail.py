@@ -201,6 +201,30 @@ def test_a_change_arrives_as_a_mail_a_reader_can_use(tmp_path: Path, server: Ser
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert '<a href="https://reports.example.org/differ/doc/canonical/diff-2.html">Full diff</a>' in page
     assert "<h2>Doc changed (canonical)</h2>" in page
+    said = "<li>Post: &quot;Old text here.&quot;<br>→ &quot;New &lt;script&gt;alert(1)&lt;/script&gt; text.&quot;</li>"
+    assert said in page
+
+
+def test_a_mails_html_keeps_each_indented_line_with_the_line_it_belongs_to() -> None:
+    """A change's new text, the edits a stale mirror misses under its finding: with their bullet; an indented
+    line under a line that is no bullet stays with that line, not with the bullet above it."""
+    from differ.notify.mail import _html
+
+    lines = [
+        "Doc: mirror m (coverage 99.1%, matches canonical version 1 of 2)",
+        "• new: stale: matches canonical version 1, so the mirror misses 1 change:",
+        '  • Post: "a"',
+        '    → "b"',
+        "• extra: x",
+        "…and 3 more changes",
+        "  (see the reports site)",
+    ]
+    page = _html("Title", lines, "", "context")
+    assert (
+        "<ul><li>new: stale: matches canonical version 1, so the mirror misses 1 change:<br>• Post: &quot;a&quot;"
+        "<br>→ &quot;b&quot;</li><li>extra: x</li></ul>"
+    ) in page
+    assert "<p>…and 3 more changes<br>(see the reports site)</p>" in page
 
 
 def test_the_same_event_is_one_mail(tmp_path: Path, server: Server, relay: Relay) -> None:

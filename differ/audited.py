@@ -47,8 +47,9 @@ def last_audit(store: Store, document: str) -> dict[str, Any]:
 
 def audits_due(app: App, documents: set[str]) -> set[str]:
     """Those of `documents` whose last audit is out of date though no page changed in this check: a mirror's
-    time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), or
-    the audit is older than the versions stored (a process that stored them died before auditing them)."""
+    time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), the
+    audit is older than the versions stored (a process that stored them died before auditing them), or a
+    mirror's `accept` patterns changed since."""
     from differ.app import iso
 
     now = iso(app.now())
@@ -77,11 +78,12 @@ def _due(app: App, doc: DocumentConfig, now: str) -> bool:
             continue  # its own check says so; audited again once it reads
         stale_from = entry.get("stale_from")
         audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
-        # stale from now on, older than the versions stored, or by other rules (by another differ)
-        if (isinstance(stale_from, str) and stale_from <= now) or audited != (
-            latest or None,
-            canonical or None,
-            AUDIT_RULES,
+        # stale from now on, older than the versions stored, by other rules (by another differ), or with other
+        # findings accepted (the mirror's `accept` edited since)
+        if (
+            (isinstance(stale_from, str) and stale_from <= now)
+            or audited != (latest or None, canonical or None, AUDIT_RULES)
+            or (entry.get("accept") or []) != list(mirror.accept)
         ):
             return True
     return False

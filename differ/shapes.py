@@ -96,6 +96,7 @@ AUDIT_FIELDS: Fields = {
     "rules": int,
     "missed": list_of(str),
     "accepted": list_of(str),
+    "accept": list_of(str),
 }
 AUDIT_REQUIRED = ("signature", "findings")  # what drift is told by; the rest came in later versions
 

@@ -2225,6 +2225,14 @@ def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, ser
         "findings": 1,
         "accepted": 0,
     }
+    # the copy leaves the second paragraph out on purpose: the next check audits it again, though no page
+    # changed, and its line says so
+    assert run("--config", config, "set", "doc/copy", "accept=['missing *Second paragraph*']")[0] == 0
+    run("--config", config, "check")
+    assert (
+        "    last audit: version 1 matches canonical version 1 — up to date; coverage 66.7%; 0 findings, 1 accepted\n"
+        in run("--config", config, "sources")[1]
+    )
 
 
 def test_kinds_needs_no_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

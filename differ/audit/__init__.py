@@ -144,6 +144,7 @@ def audit_mirror(
         from differ.audit.report import accepted
 
         result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept)
+        result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
 

@@ -82,6 +82,8 @@ class MirrorAudit:
     accepted: list[Finding] = field(default_factory=list)
     #: its `accept` patterns that match none of its findings now
     unused: list[str] = field(default_factory=list)
+    #: the `accept` patterns it was audited with (an audit made with others is done again)
+    accept: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {

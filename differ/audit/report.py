@@ -336,6 +336,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "rules": AUDIT_RULES,
             "missed": to_carry_over(m),  # for the reports site
             "accepted": [finding_line(f) for f in m.accepted],
+            "accept": m.accept,  # the patterns it was made with: another set makes an audit due
         }
         before = previous.get(m.id)
         if (

@@ -108,9 +108,7 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
         f"{added.name}",
         file=out,
     )
-    for note in (added.note, added.plain):
-        if note:
-            print(f"note: {note}", file=out)
+    _notes(out, added.note, added.plain)
     return ExitCode.OK
 
 
@@ -163,14 +161,11 @@ def import_pages(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping
     for f, a in zip(pages, added, strict=True):
         assert f.page is not None
         print(f"  {a.key}  {f.page.url}", file=out)
-        for note in [*f.notes, *([a.note] if a.note else [])]:
-            print(f"    note: {note}", file=out)
+        _notes(out, *f.notes, a.note, indent="    ")
     for n in alerts:
         which = "every document" if n.documents is None else ", ".join(n.documents)
         print(f"  notifier {n.name} ({n.kind}) for {which}", file=out)
-        for note in (n.note, n.plain):
-            if note:
-                print(f"    note: {note}", file=out)
+        _notes(out, n.note, n.plain, indent="    ")
     from differ.notify import NOTIFIERS
 
     secret_urls = [n for n in alerts if (o := NOTIFIERS[n.kind].options.get("url")) is not None and o.secret]
@@ -317,9 +312,7 @@ def notify_set(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
         f"written to {path}; see what it will send: differ {config}notify preview SOURCE --name {name}",
         file=out,
     )
-    for note in (result.note, result.plain):
-        if note:
-            print(f"note: {note}", file=out)
+    _notes(out, result.note, result.plain)
     return ExitCode.OK
 
 
@@ -505,6 +498,13 @@ def config_check(
         if note := plain_http(url):
             print(f"note: notifier {name}: {note}", file=out)
     return ExitCode.OK
+
+
+def _notes(out: TextIO, *notes: str | None, indent: str = "") -> None:
+    """A line for each note that says something (none, or an empty one, is no note)."""
+    for note in notes:
+        if note:
+            print(f"{indent}note: {note}", file=out)
 
 
 def _counted(config: Config) -> str:

@@ -119,7 +119,8 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         else f"catching up: matches version {matches} of {canonical}, stale from {entry['stale_from']}"
         if behind
         else f"stale: matches version {matches} of {canonical}",
-        plural(findings, "finding"),
+        plural(findings, "finding")
+        + (f", {len(entry['accepted'])} accepted" if entry.get("accepted") else ""),
     ]
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")

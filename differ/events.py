@@ -88,8 +88,8 @@ def streak_events(
 ) -> list[dict[str, Any]]:
     """A failing streak's events: `fetch_failing` for a check that failed (`failed` is what went wrong; every
     check of a streak hands it over, queued once, the streak its id), and `recovered` once a check succeeds
-    after one (this check's, or one a process that died before queueing it owes), the streak's own alert
-    first."""
+    after one (this check's, and those of earlier streaks a process that died before queueing them owes), each
+    after its streak's own alert."""
     events: list[dict[str, Any]] = []
     owed = [  # each streak's recovery not told yet, oldest first: one a check died before telling, then this
         *(r for r in state.get("recoveries", []) if isinstance(r.get("failures"), int)),

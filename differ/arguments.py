@@ -277,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     vf.add_argument("--branch", default="differ", help="with --git: the branch to check (default: differ)")
     so = sub.add_parser("sources", help="the configured sources and their state")
+    so.add_argument(
+        "sources", nargs="*", default=[], metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)"
+    )
     so.add_argument("--format", choices=("text", "json"), default="text")
     st = sub.add_parser(
         "status",

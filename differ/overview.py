@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from differ import options as opt
@@ -34,21 +35,27 @@ def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked
     return f"{fine}; {moved(state['moved'], source.key)}" if state.get("moved") else fine
 
 
-def sources_report(app: App) -> dict[str, Any]:
-    """Every configured document, source and notifier with its settings and state: what `differ sources` shows
-    (`differ.sources/1`). A notifier is named by its target with its secrets left out."""
+def sources_report(app: App, keys: Sequence[str] = ()) -> dict[str, Any]:
+    """Every configured document, source and notifier with its settings and state (or the sources `keys`
+    names, DOCUMENT for all of its, with their documents): what `differ sources` shows (`differ.sources/1`). A
+    notifier is named by its target with its secrets left out."""
     from differ.audited import last_audit
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked
     from differ.notify import NOTIFIERS
 
     interval, base = app.config.service.interval, app.config.service.base_url
+    chosen = {s.key for s in app.config.select(list(keys))}
     documents = []
     for doc in app.config.documents:
+        if not any(s.key in chosen for s in doc.sources):
+            continue
         feed = feed_path(app.store, doc.id)
         audited = last_audit(app.store, doc.id) if doc.mirrors else {}
         sources = []
         for s in doc.sources:
+            if s.key not in chosen:
+                continue
             state = app.store.state(s.key)
             checked = last_checked(app, s.key, state)
             status, number = _fetch_status(app, s, state, checked), 0
@@ -131,7 +138,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
     from differ.audit.report import audit_headline
     from differ.normalize.feeds import EVERY_POST
 
-    report = sources_report(app)
+    report = sources_report(app, args.sources)
     damaged = any(s["state"].startswith("damaged: ") for doc in report["documents"] for s in doc["sources"])
     done = ExitCode.FAILURE if damaged else ExitCode.OK
     if args.format == "json":

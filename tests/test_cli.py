@@ -2225,6 +2225,15 @@ def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, ser
         "findings": 1,
         "accepted": 0,
     }
+    # one source (or a document's): its document's line and its own, the others left out
+    code, out, _ = run("--config", config, "sources", "doc/copy")
+    assert code == 0 and "  doc/copy  [mirror" in out and "doc/canonical" not in out
+    one = json.loads(run("--config", config, "sources", "doc/copy", "--format", "json")[1])
+    assert [[s["source"] for s in d["sources"]] for d in one["documents"]] == [["doc/copy"]]
+    assert run("--config", config, "sources", "doc/ko")[::2] == (
+        ExitCode.USAGE,
+        'error: no source "doc/ko"; configured sources: doc/canonical, doc/gone, doc/copy\n',
+    )
     # the copy leaves the second paragraph out on purpose: the next check audits it again, though no page
     # changed, and its line says so
     assert run("--config", config, "set", "doc/copy", "accept=['missing *Second paragraph*']")[0] == 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from differ.errors import StoreDamage
+from differ.options import plural
 from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
 # changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too; 9: and so are the long options and pinned
 # versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code)
 AUDIT_RULES = 9
+
+
+def findings_said(findings: int, accepted: int = 0) -> str:
+    """`7 findings`, `1 finding, 2 accepted`: a mirror's findings counted as every output counts them."""
+    return plural(findings, "finding") + (f", {accepted} accepted" if accepted else "")
 
 
 def audit_path(store: Store, document: str) -> Path:

@@ -24,6 +24,7 @@ from differ.events import (
     missed_events,
     moved_event,
     notified_up_to,
+    owed_recoveries,
     streak_events,
     translations_found,
 )
@@ -257,15 +258,13 @@ def _finish(
         state.pop("pending", None)
         state.pop("pending_since", None)
     state.pop("retry_not_before", None)
-    if recovered:  # owed until the recovery is in the outbox (_after takes it out then)
-        if "recovered_after" in state:  # an earlier streak's, its check dead before queueing it: owed too
-            earlier = {"failures": state["recovered_after"], "since": state.get("recovered_since")}
-            state["recoveries"] = [*state.get("recoveries", []), earlier]
-        state["recovered_after"] = recovered
+    if recovered:  # owed until the recovery is in the outbox (_after takes it out then), after any earlier
+        # streak's that a check which died before queueing it still owes
         since = state.pop("failing_since", None)
+        earlier = owed_recoveries(state)
+        state.pop("recovered_after", None)
         state.pop("recovered_since", None)
-        if since:
-            state["recovered_since"] = since
+        state["recoveries"] = [*earlier, {"failures": recovered, **({"since": since} if since else {})}]
     if entry["outcome"] == "new":
         state["last_change"] = entry["at"]
     if response.moved:  # said until url is updated
@@ -475,7 +474,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
         owed = {"notified": latest} if latest and notified_up_to(state) != latest else {}
         told = state.get("translations", []) != state.get("translations_told", [])
         moved = state.get("moved") != state.get("moved_told")
-        if owed or told or moved or "recovered_after" in state:
+        if owed or told or moved or owed_recoveries(state):
             state.update(owed)
             for field in ("recovered_after", "recovered_since", "recoveries"):
                 state.pop(field, None)

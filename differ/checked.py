@@ -73,10 +73,11 @@ class CheckResult:
             warned = f"; warning: {'; '.join(self.warnings)}" if self.warnings else ""
             if self.previous is None:
                 return f"{self.source}: new version {self.version} (first snapshot{warned})"
-            said = [plural(self.changes, "change") if self.changes or self.metadata else "formatting only"]
-            if self.metadata:
-                fields = plural(self.metadata, "metadata field")
-                said = [*said, fields] if self.changes else [fields]
+            fields = [plural(self.metadata, "metadata field")] if self.metadata else []
+            # no change of its words or links: its metadata, or else its markup alone, changed
+            said = (
+                [plural(self.changes, "change"), *fields] if self.changes else fields or ["formatting only"]
+            )
             return f"{self.source}: new version {self.version} ({', '.join(said)}{warned})"
         if self.detail:
             if self.outcome in ("unchanged", "not_due"):

@@ -32,7 +32,7 @@ from differ.normalize.feeds import EVERY_POST
 from differ.normalize.jsondoc import load_json, longest_fields, text_fields
 from differ.normalize.kinds import a_feed, is_json_feed, media_type, starts_as_feed
 from differ.normalize.platforms import ReleaseKind
-from differ.options import meant, not_a_url, plural, web_address
+from differ.options import meant, not_a_url, web_address
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -313,30 +313,21 @@ def audit(
 
 def render_audit(report: AuditReport, fmt: str) -> str:
     """The audit of a pair: a headline and a line per finding; JSON in the `differ.audit/1` shape."""
-    from differ.audit.report import finding_line, html_page, unused_line
+    from differ.audit.report import html_page, mirror_lines
     from differ.audit.report import render_audit as render_stored
+    from differ.audited import findings_said
     from differ.diff.blocks import md_text
 
     if fmt == "json":
         return render_stored(report, fmt)
     m = report.mirrors[0]
-    count = plural(len(m.findings), "finding") + (f", {len(m.accepted)} accepted" if m.accepted else "")
     reading = ", a translation," if m.translation else ""
+    count = findings_said(len(m.findings), len(m.accepted))
     head = f"{m.id}{reading} against {report.title}: coverage {m.coverage:.1%}; {count}"
-    lines = [finding_line(f) for f in m.findings]
-    note = [f"note: {m.note}"] if m.note else []
-    note += [f"note: {unused_line(m.unused)}"] if m.unused else []
-    known = [f"accepted: {finding_line(f)}" for f in m.accepted]
     if fmt == "html":
         return html_page(report, head)
+    body = mirror_lines(m, None)[1:]  # its notes, findings and accepted ones, as `differ audit` lists them
     if fmt == "markdown":
-        return (
-            "\n".join(
-                [f"**{md_text(head, inline=True)}**", "", *(f"- {md_text(x)}" for x in note + lines + known)]
-            )
-            + "\n"
-        )
-    return (
-        "\n".join([head, *(f"  {x}" for x in note), *(f"  • {x}" for x in lines), *(f"  {x}" for x in known)])
-        + "\n"
-    )
+        items = (f"- {md_text(line.strip().removeprefix('• '))}" for line in body)
+        return "\n".join([f"**{md_text(head, inline=True)}**", "", *items]) + "\n"
+    return "\n".join([head, *body]) + "\n"

@@ -83,6 +83,18 @@ def translations_found(app: App, source: SourceConfig, state: dict[str, Any]) ->
     }
 
 
+def owed_recoveries(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recoveries a source's state owes, oldest first, each with the streak's `failures` and `since` (its
+    start): this check's, and those of earlier streaks a check that died before queueing them left owed. A
+    state from an older differ keeps one as `recovered_after` and `recovered_since`."""
+    older = (
+        [{"failures": state["recovered_after"], "since": state.get("recovered_since")}]
+        if state.get("recovered_after")
+        else []
+    )
+    return [*older, *(r for r in state.get("recoveries", []) if isinstance(r.get("failures"), int))]
+
+
 def streak_events(
     app: App, source: SourceConfig, state: dict[str, Any], failed: str | None
 ) -> list[dict[str, Any]]:
@@ -91,14 +103,7 @@ def streak_events(
     after one (this check's, and those of earlier streaks a process that died before queueing them owes), each
     after its streak's own alert."""
     events: list[dict[str, Any]] = []
-    owed = [  # each streak's recovery not told yet, oldest first: one a check died before telling, then this
-        *(r for r in state.get("recoveries", []) if isinstance(r.get("failures"), int)),
-        *(
-            [{"failures": state["recovered_after"], "since": state.get("recovered_since")}]
-            if state.get("recovered_after")
-            else []
-        ),
-    ]
+    owed = owed_recoveries(state)
     if not owed and failed is None:
         return events  # the common case: its title (a record read) is not needed
     title = source_title(app, source)

@@ -152,9 +152,9 @@ STATE_FIELDS: Fields = {
     "followed": int,
     "pending": str,
     "pending_since": str,
-    "recovered_after": int,
+    "recovered_after": int,  # a recovery owed, as an older differ kept it (with recovered_since)
     "recovered_since": str,
-    "recoveries": list_of(dict),  # earlier streaks' recoveries owed still (their checks died before telling)
+    "recoveries": list_of(dict),  # the recoveries owed, each streak's (events.owed_recoveries)
     "retry_not_before": str,
     "reread": dict,
     "translations": list_of(_pair),

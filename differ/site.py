@@ -11,6 +11,7 @@ from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from differ.audited import findings_said
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path
 from differ.files import atomic_write
@@ -119,8 +120,7 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         else f"catching up: matches version {matches} of {canonical}, stale from {entry['stale_from']}"
         if behind
         else f"stale: matches version {matches} of {canonical}",
-        plural(findings, "finding")
-        + (f", {len(entry['accepted'])} accepted" if entry.get("accepted") else ""),
+        findings_said(findings, len(entry.get("accepted") or [])),
     ]
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
@@ -207,12 +207,9 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def _missed(lines: list[str]) -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
-    from differ.notify.base import grouped
+    from differ.notify.base import grouped, grouped_html
 
-    items = []
-    for group in grouped(lines):
-        first, *rest = group.split("\n")
-        items.append("<br>".join([e(first.removeprefix("• ")), *(e(line.strip()) for line in rest)]))
+    items = [grouped_html(group) for group in grouped(lines)]
     return f"<p>To carry over:</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""
 
 

@@ -131,13 +131,12 @@ def audit_mirror(
         mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
     )
     result.reached = edit_reach(app, canonical, matches, mirror)
-    canon_versions = canonical.versions
     if number != latest_number:
-        result.stale_from = _stale_from(app, mirror, canon_versions, number)
+        by = {v.number: v for v in canonical.versions}
+        result.stale_from = _stale_from(app, mirror, by, number)
         if result.stale_from is None:
-            result.findings.append(_stale(app, canon_versions, number, latest_number))
+            result.findings.append(_stale(app, by, number, latest_number))
         else:  # no finding yet, but what it has to carry over by then
-            by = {v.number: v for v in canon_versions}
             result.missed = _missed(app, by[number], by[latest_number])[0]
     result.findings.extend(findings)
     if mirror.accept:
@@ -192,16 +191,16 @@ def edit_reach(
     return reached
 
 
-def _stale_from(app: App, mirror: SourceConfig, canon_versions: list[Any], number: int) -> str | None:
+def _stale_from(app: App, mirror: SourceConfig, by: dict[int, Any], number: int) -> str | None:
     """When a mirror that reflects canonical version `number` becomes stale, if that is still to come: its
-    `stale_after` from the moment the canonical moved on."""
+    `stale_after` from the moment the canonical moved on (`by`: the canonical's versions by number)."""
     from datetime import datetime, timedelta
 
     from differ.app import iso
 
     if not mirror.stale_after:
         return None
-    moved_on = next((v for v in canon_versions if v.number == number + 1), None)
+    moved_on = by.get(number + 1)
     if moved_on is None:
         return None
     since = datetime.fromisoformat(moved_on.fetched_at.replace("Z", "+00:00"))
@@ -217,8 +216,7 @@ def _missed(app: App, old: Any, new: Any) -> tuple[list[str], int]:
     return summarize(d, Versions("", "", old.number, new.number))[1:], len(d)
 
 
-def _stale(app: App, canon_versions: list[Any], number: int, latest: int) -> Finding:
-    by = {v.number: v for v in canon_versions}
+def _stale(app: App, by: dict[int, Any], number: int, latest: int) -> Finding:
     old, new = by[number], by[latest]
     lines, count = _missed(app, old, new)
     moved_on = by.get(number + 1)

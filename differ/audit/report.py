@@ -10,7 +10,7 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
-from differ.audited import AUDIT_RULES, last_audit
+from differ.audited import AUDIT_RULES, findings_said, last_audit
 from differ.diff.blocks import md_text
 from differ.options import cut, plural
 from differ.wildcard import fits
@@ -145,9 +145,9 @@ def unused_line(patterns: Sequence[str]) -> str:
     return f"accept {quoted} {'matches' if len(patterns) == 1 else 'match'} none of its findings now"
 
 
-def unfetched_line(report: AuditReport, mirror: str) -> str:
-    """A mirror with no version stored yet, and how to fetch it."""
-    return f"{mirror}: not fetched yet (differ check {report.document}/{mirror} fetches it)"
+def not_fetched(report: AuditReport, mirror: str) -> str:
+    """What is said of a mirror with no version stored yet: how to fetch it."""
+    return f"not fetched yet (differ check {report.document}/{mirror} fetches it)"
 
 
 def to_carry_over(m: MirrorAudit) -> list[str]:
@@ -186,8 +186,7 @@ def audit_headline(
         state = f"stale (the canonical is at version {canonical_version})"
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
-        f"{matches_version} — {state}; coverage {coverage:.1%}; {plural(findings, 'finding')}"
-        + (f", {accepted} accepted" if accepted else "")
+        f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"
     )
 
 
@@ -206,7 +205,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     for m in report.mirrors:
         lines.extend(mirror_lines(m, report.canonical_version))
     lines += [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
-    lines += [unfetched_line(report, mirror) for mirror in report.unfetched]
+    lines += [f"{mirror}: {not_fetched(report, mirror)}" for mirror in report.unfetched]
     if fmt == "markdown":
         out = [f"**{md_text(lines[0], inline=True)}**", ""]
         for line in lines[1:]:
@@ -304,7 +303,7 @@ def _html_body(report: AuditReport, head: str) -> str:
     for mirror, why in report.unread.items():
         parts.append(f"<h2>{e(mirror)}</h2><p>Not audited: {e(why)}</p>")
     for mirror in report.unfetched:
-        parts.append(f"<h2>{e(mirror)}</h2><p>{e(unfetched_line(report, mirror).split(': ', 1)[1])}</p>")
+        parts.append(f"<h2>{e(mirror)}</h2><p>{e(not_fetched(report, mirror))}</p>")
     return "".join(parts)
 
 

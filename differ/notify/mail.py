@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, grouped, notifier
+from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, grouped, grouped_html, notifier
 from differ.options import Invalid, Option, cut, plural
 
 T = TypeVar("T")
@@ -232,13 +232,9 @@ def _html(title: str, lines: list[str], link: str, context: str) -> str:
     """The summary as a small HTML page: page text escaped, indented lines ("→" continuations, the edits a stale
     mirror misses) kept with the line they belong to (`grouped`)."""
     e = html.escape
-    head, bullets, rest = lines[:1], [], []
+    head, bullets, rest = lines[:1], list[str](), list[str]()
     for item in grouped(lines[1:]):
-        shown = "<br>".join(e(line.strip()) for line in item.split("\n"))
-        if item.startswith("•"):
-            bullets.append(shown.removeprefix("•").strip())
-        else:
-            rest.append(shown)
+        (bullets if item.startswith("•") else rest).append(grouped_html(item))
     parts = [
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8"></head><body style="font-family:sans-serif">',

@@ -28,8 +28,8 @@ endif
 	touch $(COMPILED_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check differ tests bench setup.py
-	$(BIN)/ruff format --check differ tests bench setup.py
+	$(BIN)/ruff check differ tests bench examples setup.py
+	$(BIN)/ruff format --check differ tests bench examples setup.py
 	$(BIN)/mypy
 
 # Four processes on two cores: the suite mostly waits on its local servers, processes and timers (one process:

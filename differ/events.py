@@ -28,6 +28,7 @@ def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: 
     return {
         "type": kind,
         "source": source.key,
+        "url": source.url,
         "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
     }
 

@@ -382,6 +382,36 @@ def test_webhook_is_signed_per_standard_webhooks(tmp_path: Path, server: Server,
     assert payload["data"]["diff"]["schema"] == "differ.diff/1"
 
 
+def test_a_webhook_carries_the_alert_as_chat_shows_it_and_the_page(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Besides the event's own fields: `message` (title, lines, the link to the change's report page) for a
+    receiver that passes alerts on, and a version's `document` and page `url`."""
+    receiver.routes["/hooks"] = Reply(204)
+    extra = 'base_url = "https://differ.example.org/reports/"\n'
+    app, _ = setup(
+        tmp_path, server, receiver, "<p>Old.</p>", "<p>New.</p>", kind="webhook", path="/hooks", extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    data = json.loads(receiver.requests_to("/hooks")[0].body)["data"]
+    assert (data["source"], data["document"], data["url"]) == ("doc/canonical", "doc", server.url("/post"))
+    assert data["message"] == {
+        "title": "Doc changed (canonical)",
+        "lines": ["Doc (canonical), version 1 → 2: 1 change.", '• Post: "Old."', '  → "New."'],
+        "link": "https://differ.example.org/reports/doc/canonical/diff-2.html",
+    }
+
+
+def test_every_event_a_webhook_can_get_is_in_its_receivers_guide() -> None:
+    """docs/webhooks.md, which a receiver is written from, has a row for each event differ sends (a new event
+    without one would reach receivers undocumented)."""
+    from differ.config.model import EVENTS
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "webhooks.md").read_text()
+    rows = set(re.findall(r"(?m)^\| `differ\.(\w+)` \|", guide))
+    assert rows == {*EVENTS, "digest", "test"}
+
+
 def test_alerts_go_through_the_configured_proxy(tmp_path: Path, receiver: Server, proxy: Proxy) -> None:
     receiver.routes["/hooks"] = Reply(200)
     from differ.app import App

@@ -9,7 +9,7 @@ import hmac
 from typing import Any, ClassVar
 
 from differ import options as opt
-from differ.notify.base import Notifier, Outgoing, notifier, require_http_url
+from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, notifier, require_http_url
 from differ.options import Invalid, Option
 
 
@@ -39,6 +39,7 @@ class Webhook(Notifier):
             "while a receiver moves to a new secret: the old one, which also signs",
             secret=True,
         ),
+        "base_url": BASE_URL,
     }
 
     @classmethod
@@ -60,6 +61,11 @@ class Webhook(Notifier):
     def payload(self, event: dict[str, Any]) -> Outgoing:
         kind = str(event.get("type", "event"))
         data = {k: v for k, v in event.items() if k not in ("type", "id", "queued_at")}
+        if "source" in event:
+            data.setdefault("document", document_of(event))
+        # what a chat destination shows, for a receiver that passes any event on without reading its fields
+        link = self.report_link(event) or None
+        data["message"] = {"title": self.title(event), "lines": self.lines(event), "link": link}
         body = {"type": f"differ.{kind}", "timestamp": event.get("queued_at"), "data": data}
         return Outgoing(body, {})
 

@@ -11,7 +11,7 @@ from differ.config import CHANGE_KINDS, WEB_ARCHIVE
 # differ.diff.FORMATS, named here so that reading the command line loads no diff code (a test keeps them equal)
 DIFF_FORMATS = ("text", "markdown", "json", "html", "unified")
 
-WHICH = "a number, or a time (2026-07-08, 2026-07-08T18:00Z) for the version stored by then"
+WHICH = "a number, or a time (2026-07-08, 2026-07-08T18:00Z) or so long ago (7d, 12h) for the version stored by then"
 
 
 def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ from differ.cli import command
 from differ.config import SourceConfig
 from differ.errors import ExitCode, StoreDamage
 from differ.options import Invalid, plural
-from differ.records import moment, narrowed, narrowing
+from differ.records import ago, moment, narrowed, narrowing
 from differ.site import describe, size_text
 from differ.store import Version
 from differ.titles import source_title
@@ -112,9 +112,10 @@ def _since(app: App, text: str | None) -> datetime | None:
     from differ.options import parse_duration
 
     try:
-        return app.now() - timedelta(seconds=parse_duration(text.strip()))
+        seconds = parse_duration(text.strip(), longest=None)
     except Invalid:
         return moment(text, start=True, what="a duration (7d, 12h) or a time")
+    return ago(app, seconds)
 
 
 def _recent(app: App, key: str, since: datetime | None, count: int | None) -> list[Version]:

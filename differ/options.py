@@ -88,8 +88,8 @@ class Option:
     secret: bool = False
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0, None: 1.0}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
@@ -97,8 +97,9 @@ _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "m
 MAX_DURATION = 366 * 86400.0
 
 
-def parse_duration(value: Any) -> float:
-    """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d` or a plain number of seconds."""
+def parse_duration(value: Any, longest: float | None = MAX_DURATION) -> float:
+    """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d`, `1w` or a plain number of seconds, at most `longest` (a
+    setting's; how far back a command looks is not bounded)."""
     if isinstance(value, bool):
         raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
     if isinstance(value, int | float):
@@ -111,8 +112,10 @@ def parse_duration(value: Any) -> float:
         raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
     if seconds < 0:
         raise Invalid(f"expected a duration of zero or more, found {found(value)}")
-    if seconds > MAX_DURATION:  # longer is a typo, and overflows the scheduler's clock
-        raise Invalid(f"expected a duration of at most {format_duration(MAX_DURATION)}, found {found(value)}")
+    if (
+        longest is not None and seconds > longest
+    ):  # a setting longer is a typo, and overflows the scheduler's clock
+        raise Invalid(f"expected a duration of at most {format_duration(longest)}, found {found(value)}")
     return seconds
 
 

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from differ.diff import Diff
 
 
-def moment(text: str, *, start: bool = False, what: str = "a version number or a time") -> datetime:
+VERSION = "a version number, a duration back from now (7d, 12h) or a time"
+
+
+def moment(text: str, *, start: bool = False, what: str = "a time") -> datetime:
     """A time on the command line: ISO 8601, UTC unless it says otherwise; a date alone is the end of that day,
     so `--from 2026-07-07` is what the page said when that day was over (its start, with `start`)."""
     try:
@@ -38,6 +41,26 @@ def moment(text: str, *, start: bool = False, what: str = "a version number or a
     return value
 
 
+def ago(app: App, seconds: float) -> datetime:
+    """So long before now: however long, no further back than year 1, before every version."""
+    now = app.now()
+    first = datetime.min.replace(tzinfo=now.tzinfo)
+    return first if seconds >= (now - first).total_seconds() - 1 else now - timedelta(seconds=seconds)
+
+
+def span(text: str) -> float | None:
+    """The seconds of a duration on the command line (`7d`, `12h`, `2w`), or None for other text; a bare number
+    is no duration here, since it names a version."""
+    from differ.options import parse_duration
+
+    if not text.strip() or text.strip().replace(".", "", 1).isdecimal():
+        return None
+    try:
+        return parse_duration(text.strip(), longest=None)
+    except Invalid:
+        return None
+
+
 def _version(app: App, key: str, which: str | None) -> Version:
     """The version a command names (the latest when none): by number, or the one stored by a time. One the
     store does not hold is a usage error, like a source that is not configured; a record missing inside the
@@ -48,7 +71,8 @@ def _version(app: App, key: str, which: str | None) -> Version:
     if which is None:
         return latest
     if not which.strip().isdecimal():
-        when = moment(which)
+        seconds = span(which)
+        when = moment(which, what=VERSION) if seconds is None else ago(app, seconds)
         found = app.store.version_at(key, when)
         if found is None:
             first = app.store.version(key, 1)

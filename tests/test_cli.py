@@ -1366,6 +1366,10 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
         "  2026-07-09T09:40:00Z  pytorch-2-13/pytorch-kr    1  first snapshot",
     ]
     assert run(*config, "history", "--since", "7d")[1].startswith("no versions stored since 2026-")  # by now
+    assert run(*config, "history", "--since", "2w")[1].startswith("no versions stored since 2026-")
+    for far in ("400d", "99999999d"):  # further back than a setting may be, even before year 1: all of them
+        said = run(*config, "history", "--since", far)
+        assert said[1].startswith("4 versions stored since "), (far, said)
     assert (
         run(*config, "history", "-n", "1")[1]
         .splitlines()[-1]
@@ -1471,8 +1475,19 @@ def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: py
         assert run(*config, "show", "pytorch-2-13/canonical", "--version", when) == (
             ExitCode.USAGE,
             "",
-            f'error: expected a version number or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "{when}"\n',
+            "error: expected a version number, a duration back from now (7d, 12h) or a time such as 2026-07-08 or "
+            f'2026-07-08T18:00Z, found "{when}"\n',
         )
+    # so long ago: the version stored by then (the edit of 8 July, 100 days ago by now), or none that early
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "100d") == run(
+        *config, "show", "pytorch-2-13/canonical", "2"
+    )
+    assert run(*config, "diff", "pytorch-2-13/canonical", "--from", "2w")[1].endswith(
+        "version 2 → 2: 0 changes.\n"
+    )
+    assert run(*config, "show", "pytorch-2-13/canonical", "--version", "9999d")[2].startswith(
+        "error: pytorch-2-13/canonical had no version yet at 1999-"
+    )
     assert run(*config, "show", "pytorch-2-13/canonical", "--version", "0001-01-01")[2] == (
         "error: pytorch-2-13/canonical had no version yet at 0001-01-01T23:59:59Z (the first was fetched at "
         "2026-07-08T17:45:00Z)\n"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from differ.config import load_config, parse_config
 from differ.errors import ConfigError
-from differ.options import format_duration, parse_duration, parse_size
+from differ.options import Invalid, format_duration, parse_duration, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -440,6 +440,10 @@ def test_units() -> None:
     assert parse_duration("250ms") == 0.25
     assert parse_duration(5) == 5
     assert parse_duration("2d") == 172800
+    assert parse_duration("1w") == 604800
+    with pytest.raises(Invalid, match="at most 366d"):  # a setting's: longer is a typo
+        parse_duration("400d")
+    assert parse_duration("400d", longest=None) == 400 * 86400  # how far back a command looks
     assert parse_size("10MB") == 10_000_000
     assert parse_size("512KiB") == 524288
     assert parse_size(1000) == 1000

@@ -342,7 +342,7 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> 
     assert run("--config", str(tmp_path / "none.toml"), "check") == (
         ExitCode.USAGE,
         "",
-        f"error: {tmp_path / 'none.toml'}: no such file; write one (see README.md) or pass --config FILE\n",
+        f"error: {tmp_path / 'none.toml'}: no such file; start one with: differ add URL (or pass --config FILE)\n",
     )
     assert run("--config", config, "history", "doc/nope") == (
         ExitCode.USAGE,
@@ -1136,7 +1136,7 @@ def test_a_copied_store_is_read_without_its_config(tmp_path: Path, monkeypatch: 
         "error: nowhere: no such folder, and no config.toml here; pass a snapshots folder\n",
     )
     assert run(*alone, "audit")[2] == (
-        "error: config.toml: no such file; write one (see README.md) or pass --config FILE\n"
+        "error: config.toml: no such file; start one with: differ add URL (or pass --config FILE)\n"
     )
     (tmp_path / "config.toml").write_text('[service]\nsnapshots = "kept/snapshots"\n')
     # A config.toml present is the one read; what it does not name is read from the store, as a page taken

@@ -320,7 +320,7 @@ def config_text(path: Path) -> str:
     except TooLarge as exc:
         raise ConfigError(f"{path}: {exc}; expected a config.toml file (they are a few KB)")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file; write one (see README.md) or pass --config FILE")
+        raise ConfigError(f"{path}: no such file; start one with: differ add URL (or pass --config FILE)")
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder; expected a config.toml file")
     except UnicodeDecodeError as exc:

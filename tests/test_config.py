@@ -420,7 +420,10 @@ def test_a_token_in_a_sources_headers_or_the_proxy_is_never_printed() -> None:
 
 
 def test_missing_file_and_bad_encoding(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=re.escape(f"{tmp_path / 'nope.toml'}: no such file; write one")):
+    with pytest.raises(
+        ConfigError,
+        match=re.escape(f"{tmp_path / 'nope.toml'}: no such file; start one with: differ add URL"),
+    ):
         load_config(tmp_path / "nope.toml")
     bad = tmp_path / "bad.toml"
     bad.write_bytes(b'[service]\ncontact = "\xff"\n')

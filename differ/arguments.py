@@ -286,7 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="whether every source is checked on time, none is failing and every alert went out; exit 1 if "
         "not (for a monitor)",
     )
-    st.add_argument("--format", choices=("text", "json"), default="text")
+    st.add_argument(
+        "--format",
+        choices=("text", "json", "prometheus"),
+        default="text",
+        help="prometheus: metrics of every source, mirror and destination, for node_exporter's textfile collector",
+    )
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
     f = sub.add_parser(
         "fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)"

@@ -109,6 +109,11 @@ def cmd_status(app: App, args: argparse.Namespace) -> int:
     found = health(app)
     if args.format == "json":
         app.out.write(json.dumps(found.as_json(), ensure_ascii=False, indent=2) + "\n")
+    elif args.format == "prometheus":  # read by an agent: the problems are in differ_ok and differ_problems
+        from differ.metrics import exposition
+
+        app.out.write(exposition(app, found))
+        return ExitCode.OK
     else:
         app.out.write(render(found))
     return ExitCode.OK if found.ok else ExitCode.FAILURE

@@ -2885,13 +2885,16 @@ def test_the_deployment_examples_run_commands_differ_takes() -> None:
     assert unit["Service"]["ExecReload"] == "/bin/kill -HUP $MAINPID"  # differ run reads config.toml again
     jobs = [line for line in (deploy / "crontab").read_text().splitlines() if re.match(r"[\d*]", line)]
     commands = [
-        shlex.split(part.split("$(")[-1].strip().rstrip(")"))
+        shlex.split(
+            part.split("$(")[-1].split(">")[0].strip().rstrip(")")
+        )  # without its output's redirection
         for job in jobs
         for part in re.split(r"&&|\|\|", job)
         if ".venv/bin/differ" in part
     ]
     parsed = [build_parser().parse_args(c[1:]) for c in commands]
-    assert [(a.command, getattr(a, "quiet", None), getattr(a, "due", None)) for a in parsed] == [
-        ("check", True, True),
-        ("status", None, None),
+    assert [(a.command, getattr(a, "quiet", None), getattr(a, "due", None), a.format) for a in parsed] == [
+        ("check", True, True, "text"),
+        ("status", None, None, "text"),
+        ("status", None, None, "prometheus"),
     ]

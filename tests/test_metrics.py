@@ -1,0 +1,110 @@
+"""`differ status --format prometheus`: the watcher, its sources, its mirrors' audits and its destinations as
+metrics a Prometheus parser reads, with the values the other commands report."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from differ.check import check
+from differ.cli import main
+from differ.errors import ExitCode
+from differ.health import health
+from differ.metrics import HELP, exposition
+from tests.conftest import Clock, Reply, Server, article, make_app, one_doc
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample as the Prometheus client's own parser reads it: (name, labels) → value."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        assert family.type == "gauge" and family.documentation == HELP[family.name], family.name
+        for s in family.samples:
+            out[s.name, tuple(sorted(s.labels.items()))] = s.value
+    return out
+
+
+def test_the_demo_store_as_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
+    out = io.StringIO()
+    code = main(
+        ["--config", "kept/demo.toml", "status", "--format", "prometheus"], out=out, err=io.StringIO()
+    )
+    assert code == ExitCode.OK  # a problem is a value here (differ_ok 0), not the exit code of the scrape
+    got = samples(out.getvalue())
+    canonical = (("document", "pytorch-2-13"), ("role", "canonical"), ("source", "pytorch-2-13/canonical"))
+    wpnews = (("document", "pytorch-2-13"), ("mirror", "wpnews"))
+    kr = (("document", "pytorch-2-13"), ("mirror", "pytorch-kr"))
+    assert got["differ_ok", ()] == 0  # the demo's checks were in July: overdue now
+    assert got["differ_problems", (("kind", "overdue"),)] == 3
+    assert got["differ_problems", (("kind", "failing"),)] == 0
+    assert (got["differ_sources", ()], got["differ_destinations", ()]) == (3, 2)
+    assert got["differ_source_versions", canonical] == 2
+    assert got["differ_source_last_change_timestamp_seconds", canonical] == 1783544400  # 2026-07-08T21:00:00Z
+    assert got["differ_last_check_timestamp_seconds", ()] == 1783590000  # 2026-07-09T09:40:00Z
+    assert got["differ_mirror_versions_behind", wpnews] == 1  # stale: it matches version 1 of 2
+    assert got["differ_mirror_versions_behind", kr] == 0
+    assert (got["differ_mirror_findings", wpnews], got["differ_mirror_findings", kr]) == (3, 1)
+    assert got["differ_mirror_coverage_ratio", wpnews] == 0.9908
+    hooks = (("kind", "webhook"), ("notifier", "hooks"))
+    assert got["differ_outbox_messages", (*hooks, ("state", "pending"))] == 0
+    assert got["differ_notifier_disabled", hooks] == 0
+    assert not any(
+        name == "differ_mirror_findings" and dict(labels).get("mirror") == "canonical" for name, labels in got
+    )
+
+
+def test_a_failing_page_and_a_destination_that_is_gone(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    server.page("/post", article("<p>One.</p>"))
+    receiver.routes["/hook"] = Reply(410, b"no_service")
+    clock = Clock()
+    notify = f'[[notify]]\nname = "team"\nkind = "slack"\nurl = "{receiver.url("/hook")}"\nfail_after = 2\n'
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify)
+    app = make_app(config, clock)
+    check(app, config.sources())
+    server.page("/post", article("<p>Two.</p>"))
+    check(app, config.sources())  # its alert: 410, the destination disabled
+    server.routes["/post"] = Reply(500)
+    for _ in range(2):
+        clock.advance(60)
+        check(app, config.sources())
+    text = exposition(app, health(app))
+    got = samples(text)
+    page = (("document", "doc"), ("role", "canonical"), ("source", "doc/canonical"))
+    team = (("kind", "slack"), ("notifier", "team"))
+    assert got["differ_ok", ()] == 0
+    problems = {
+        dict(labels)["kind"]: value for (name, labels), value in got.items() if name == "differ_problems"
+    }
+    assert problems == {
+        "never checked": 0,
+        "overdue": 0,
+        "failing": 1,
+        "undelivered": 1,
+        "disabled": 1,
+        "unsent": 0,
+    }
+    assert got["differ_source_failures", page] == 2
+    assert got["differ_source_versions", page] == 2
+    assert got["differ_outbox_messages", (*team, ("state", "failed"))] == 1
+    assert (
+        got["differ_outbox_messages", (*team, ("state", "pending"))] == 1
+    )  # the failing streak's alert, held
+    assert got["differ_notifier_disabled", team] == 1
+    assert 'differ_source_failures{document="doc",source="doc/canonical",role="canonical"} 2\n' in text
+
+
+def test_label_values_are_escaped_as_the_format_asks() -> None:
+    from differ.metrics import Metrics
+
+    m = Metrics()
+    m.add("differ_source_versions", 3, source='a"b\\c\nd')
+    m.add("differ_source_paused", None, source="x")  # no value: no sample
+    assert 'differ_source_versions{source="a\\"b\\\\c\\nd"} 3' in m.text()
+    assert samples(m.text()) == {("differ_source_versions", (("source", 'a"b\\c\nd'),)): 3.0}

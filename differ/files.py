@@ -67,11 +67,20 @@ def temp_file(folder: Path, prefix: str, data: bytes, *, durable: bool = True) -
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
+        raise _where(exc, folder)
     return tmp
+
+
+def _where(exc: BaseException, path: Path) -> BaseException:
+    """A write's error with the place it was refused at: a full disk's (ENOSPC) names no file of its own, and a
+    failure said as `FOLDER: No space left on device` tells users what to free, where an `internal error` would
+    not."""
+    if isinstance(exc, OSError) and exc.filename is None:
+        exc.filename = str(path)
+    return exc
 
 
 def lock_within(fd: int, seconds: float) -> bool:
@@ -111,6 +120,8 @@ def append_line(path: Path, entry: dict[str, Any]) -> int:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
         return os.fstat(fd).st_size
+    except OSError as exc:
+        raise _where(exc, path)
     finally:
         os.close(fd)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.audited import findings_said
 from differ.errors import StoreDamage, StoreError
-from differ.feed import feed_path
+from differ.feed import feed_path, write_site_feed
 from differ.files import atomic_write
 from differ.options import cut, plural
 from differ.store import Store, Version
@@ -308,9 +308,10 @@ def index_page(store: Store, config: Config, generated: str) -> str:
         if rows
         else "<p>No documents configured.</p>"
     )
+    feed = f"<p>{_link('feed.xml', 'Atom feed of every document')}</p>" if edits else ""
     return page(
         "differ: documents",
-        f"<h1>Documents</h1>{edits}{'<h2>Every source</h2>' if edits else ''}{table}"
+        f"<h1>Documents</h1>{feed}{edits}{'<h2>Every source</h2>' if edits else ''}{table}"
         f"<p class=quiet>Written by differ at {e(generated)}.</p>",
     )
 
@@ -397,6 +398,8 @@ def flush_index(app: App, *, now: bool = False) -> None:
         last = app.index_written
         if not app.index_pending or (not now and last is not None and app.monotonic() - last < INDEX_EVERY):
             return
+        with app.carry_on("reports feed not written"):  # written again with the index
+            write_site_feed(app.store, app.config, app.config.service.base_url)
         with app.carry_on("reports index not written"):  # still pending: written by the next check
             page = index_page(app.store, app.config, iso(app.now())).encode()
             atomic_write(index_path(app.store), page, durable=False)

@@ -1071,6 +1071,7 @@ FAULT_SITES = [
     ("differ.site", "document_page"),
     ("differ.site", "write_archives"),
     ("differ.site", "index_page"),
+    ("differ.site", "write_site_feed"),
     ("differ.notify.delivery", "_for"),
     ("differ.notify.delivery", "event_id"),
     ("differ.notify.slack", "Slack.payload"),
@@ -1138,7 +1139,7 @@ def test_a_fault_for_one_document_never_holds_up_anothers_alerts(
     struck: list[str] = []
 
     def faulty(*args: object, **kwargs: object) -> object:
-        if attr == "index_page" or _about_one([*args, *kwargs.values()]):
+        if attr in ("index_page", "write_site_feed") or _about_one([*args, *kwargs.values()]):
             struck.append(attr)
             raise RuntimeError("a fault")
         return real(*args, **kwargs)
@@ -1200,3 +1201,49 @@ def test_a_check_that_finds_nothing_new_loads_no_page_reader(tmp_path: Path, ser
 
     assert set(READERS) - {"deepdiff"} <= loaded()  # the first check reads both pages and audits the mirror
     assert set(READERS) & loaded() == set()
+
+
+def test_a_disk_that_refuses_a_write_fails_the_check_naming_where_and_loses_nothing(
+    tmp_path: Path, server: Server
+) -> None:
+    """A write the system refuses though the file may be written (a full disk; here the process's file size
+    limit, RLIMIT_FSIZE, which refuses the same way): the check fails in one line naming the folder and why,
+    the store stays whole, and once the disk takes writes again the next check stores the version."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limited() -> None:  # a write past 64 KB is refused (EFBIG) instead of killing the process (SIGXFSZ)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64_000, 64_000))
+
+    def differ(*args: str, limit: bool = False) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "differ", "--config", str(config), *args],
+            capture_output=True,
+            text=True,
+            preexec_fn=limited if limit else None,
+            timeout=120,
+        )
+
+    server.page("/post", article("<p>A short post.</p>"))
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\n'
+    )
+    assert differ("check", limit=True).returncode == 0
+    long = "".join(
+        f"<p>Paragraph {n}: {' '.join(f'word{n}x{k}' for k in range(60))}.</p>" for n in range(200)
+    )
+    server.page("/post", article(long))  # about 100 KB of Markdown: more than the limit lets one file be
+    refused = differ("check", limit=True)
+    versions = tmp_path / "snap" / "sources" / "doc" / "canonical" / "versions"
+    assert (refused.returncode, refused.stdout) == (1, f"doc/canonical: failed: {versions}: File too large\n")
+    assert "internal error" not in refused.stderr
+    assert differ("verify").stdout == f"{tmp_path / 'snap'}: 1 sources, 1 versions, 1 raw bodies: ok\n"
+    stored = differ("check")
+    assert (stored.returncode, stored.stdout) == (0, "doc/canonical: new version 2 (201 changes)\n")
+    assert differ("verify").stdout == f"{tmp_path / 'snap'}: 1 sources, 2 versions, 2 raw bodies: ok\n"

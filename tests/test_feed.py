@@ -150,3 +150,48 @@ def test_a_post_read_from_its_blogs_feed_is_linked_as_the_post(tmp_path: Path, s
         hrefs.count(post) == 2 and server.url("/feed.xml") in hrefs
     )  # canonical, source, read from its feed
     assert f"read from its feed, {server.url('/feed.xml')}" in page.get_text(" ", strip=True)
+
+
+def test_one_feed_of_every_documents_versions_beside_the_index(tmp_path: Path, server: Server) -> None:
+    """`reports/feed.xml`: the newest versions of every document, newest first, each entry as its document's
+    feed has it (same id), linked from the index; written with the index after a check."""
+    from differ.config import parse_config
+    from differ.feed import build_site_feed, site_feed_path
+    from tests.conftest import SERVICE
+
+    for doc in ("one", "two"):
+        server.page(f"/{doc}", article(f"<p>{doc} says 1.71.</p>", doc.title()))
+    body = "".join(
+        f'[[documents]]\nid = "{doc}"\n[documents.canonical]\n'
+        + source_toml(server.url(f"/{doc}"), extra="robots = false")
+        for doc in ("one", "two")
+    )
+    text = SERVICE.format(store=tmp_path / "snapshots") + 'base_url = "https://r.example.org/"\n' + body
+    clock = Clock()
+    app = make_app(parse_config(text, tmp_path / "config.toml", {}), clock)
+    check(app, app.config.sources())
+    server.page("/two", article("<p>two says 1.81.</p>", "Two"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    xml = site_feed_path(app.store).read_bytes()
+    root = ET.fromstring(xml)
+    assert (root.findtext(f"{A}title"), root.findtext(f"{A}updated")) == (
+        "differ: every document's versions",
+        "2026-07-08T18:45:00Z",
+    )
+    assert [(link.get("rel"), link.get("href")) for link in root.findall(f"{A}link")] == [
+        ("alternate", "https://r.example.org/"),
+        ("self", "https://r.example.org/feed.xml"),
+    ]
+    found = entries(xml)
+    assert [e["title"] for e in found] == [
+        "Two (canonical), version 1 → 2: 1 change.",
+        "One (canonical), version 1: first snapshot.",  # checked first of the two at the same time
+        "Two (canonical), version 1: first snapshot.",
+    ]
+    assert found[0]["links"][0] == ("alternate", "https://r.example.org/two/canonical/diff-2.html")
+    own = {e["id"] for doc in ("one", "two") for e in entries(feed_path(app.store, doc).read_bytes())}
+    assert {e["id"] for e in found} == own  # a reader taking both feeds shows each version once
+    assert build_site_feed(app.store, app.config, app.config.service.base_url) == xml  # the same every time
+    index = (app.store.root / "reports" / "index.html").read_text()
+    assert '<a href="feed.xml">Atom feed of every document</a>' in index

@@ -104,6 +104,55 @@ def test_removing_one_block_gives_exactly_one_missing(blocks: list[str], data: s
     assert [(f.kind, f.canonical) for f in findings] == [("missing", split_blocks(blocks[gone])[0].text)]
 
 
+# Blocks that repeat one another's opening words, as a post's title does its first sentence's.
+ECHOES = st.lists(
+    st.sampled_from(
+        [
+            "# Release 2.13",
+            "Release 2.13 is out today.",
+            "Release 2.13 brings speed and fixes.",
+            "## Install",
+            "Install it with pip.",
+            "- Release notes",
+            "- Install guide",
+            "Speed and fixes for everyone.",
+        ]
+    ),
+    min_size=2,
+    max_size=8,
+    unique=True,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ECHOES, st.data())
+def test_a_block_removed_beside_one_that_echoes_it_is_the_one_missing(
+    blocks: list[str], data: st.DataObject
+) -> None:
+    """The words a removed block shares with its neighbour (a title heading and a first sentence that repeats it)
+    are not taken from the neighbour: the block that went is the one missing, and nothing else is found."""
+    gone = data.draw(st.integers(0, len(blocks) - 1))
+    md = "\n\n".join(blocks) + "\n"
+    copy = "\n\n".join(b for i, b in enumerate(blocks) if i != gone) + "\n"
+    canon = split_blocks(md)
+    _, al = best_version([(1, Stream.of(canon))], Stream.of(split_blocks(copy)))
+    findings = compare(canon, split_blocks(copy), al)
+    assert [(f.kind, f.canonical) for f in findings] == [("missing", split_blocks(blocks[gone])[0].text)]
+    _, back = best_version([(1, Stream.of(split_blocks(copy)))], Stream.of(canon))
+    assert [(f.kind, f.mirror) for f in compare(split_blocks(copy), canon, back)] == [
+        ("extra", split_blocks(blocks[gone])[0].text)
+    ]
+
+
+def test_a_copy_without_the_title_heading_misses_the_heading_not_the_first_sentence() -> None:
+    canon = split_blocks("# PyTorch 2.13\n\nPyTorch 2.13 is out.\n\nSecond paragraph here.\n")
+    copy = split_blocks("PyTorch 2.13 is out.\n\nSecond paragraph here.\n")
+    _, al = best_version([(1, Stream.of(canon))], Stream.of(copy))
+    assert [(f.kind, f.detail, f.canonical) for f in compare(canon, copy, al)] == [
+        ("missing", "heading", "PyTorch 2.13")
+    ]
+
+
 def test_corpus_translations_pair_with_their_originals() -> None:
     """PyTorch Korea posts: Korean paragraphs followed by the English original as a quote."""
     from bench.corpus_eval import CORPUS, body

@@ -580,6 +580,47 @@ ALIKE = st.lists(
 ).map(lambda bs: "\n\n".join(bs) + "\n")
 
 
+# Sentences that open alike, as a release post's do ("Release 2.13 is out. Release 2.13 brings…").
+SENTENCES = st.lists(
+    st.sampled_from(
+        [
+            "Release 2.13 is out.",
+            "Release 2.13 brings speed.",
+            "Release 2.13 brings fixes.",
+            "We fixed the parser.",
+            "We fixed the lexer.",
+            "Then run it.",
+            "Then run the tests.",
+        ]
+    ),
+    min_size=2,
+    max_size=6,
+    unique=True,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SENTENCES, st.data())
+def test_a_sentence_taken_out_or_put_in_is_said_whole(sentences: list[str], data: st.DataObject) -> None:
+    """Where the words beside a sentence repeat its own, the words said removed or added are still that
+    sentence, not its end and the start of the next ("is out. Release 2.13")."""
+    gone = data.draw(st.integers(0, len(sentences) - 1))
+    whole = " ".join(sentences)
+    rest = " ".join(s for i, s in enumerate(sentences) if i != gone)
+    assert word_ops(whole, rest) == [{"op": "delete", "before": sentences[gone]}]
+    assert word_ops(rest, whole) == [{"op": "insert", "after": sentences[gone]}]
+
+
+def test_a_sentence_that_repeats_the_next_ones_opening_is_removed_whole_in_every_output() -> None:
+    d = diff("Release 2.13 is out. Release 2.13 brings speed.\n", "Release 2.13 brings speed.\n")
+    assert summarize(d, Versions("Post", "doc/canonical", 1, 2))[1:] == [
+        '• Release 2.13 brings speed: removed "Release 2.13 is out."'
+    ]
+    assert render(d, Versions("Post", "doc/canonical", 1, 2), "text").splitlines()[-1] == (
+        "  [-Release 2.13 is out.-] Release 2.13 brings speed."
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(ALIKE, ALIKE)
 def test_word_operations_in_both_directions_are_mirror_images(a: str, b: str) -> None:

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from differ.diff.blocks import Block
 from differ.diff.sequences import Alignment as WordAlignment
-from differ.diff.sequences import Opcode, anchored_opcodes, common_ends, increasing_run, merged, shifted
+from differ.diff.sequences import Opcode, anchored_opcodes, common_ends, increasing_run, merged, shifted, slid
 
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
 _WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
@@ -117,44 +117,14 @@ def align(canonical: Stream, mirror: Stream) -> Alignment:
 
 
 def _slid(opcodes: list[Opcode], canonical: Stream, mirror: Stream) -> list[Opcode]:
-    """Each run one side has alone, between two runs both share, slid to where it starts and ends with blocks
-    when its words allow (a run of words is equally one with those beside it that repeat it): a post's title
-    heading "PyTorch 2.13" whose first sentence opens "PyTorch 2.13 is out", in a copy without the heading, is
-    the heading missing, not the sentence's first words taken by the heading and the sentence found missing."""
-    ops = list(opcodes)
-    for k in range(1, len(ops) - 1):
-        tag, i1, i2, j1, j2 = ops[k]
-        before, after = ops[k - 1], ops[k + 1]
-        if before[0] != "equal" or after[0] != "equal" or tag not in ("delete", "insert"):
-            continue
-        side = canonical if tag == "delete" else mirror
-        lo, hi = (i1, i2) if tag == "delete" else (j1, j2)
-        room_left, room_right = before[2] - before[1], after[2] - after[1]
-        words, edges = side.words, set(side.start)
-        left = 0
-        while left < room_left and words[lo - left - 1] == words[hi - left - 1]:
-            left += 1
-        right = 0
-        while right < room_right and words[lo + right] == words[hi + right]:
-            right += 1
-        if not left and not right:
-            continue
-        shift = max(
-            range(-left, right + 1), key=lambda s: ((lo + s) in edges) + ((hi + s) in edges) - (s != 0) / 2
-        )
-        if shift:  # the run and both its neighbours' inner ends move together, on both sides
-            ops[k - 1] = ("equal", before[1], before[2] + shift, before[3], before[4] + shift)
-            ops[k] = (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
-            ops[k + 1] = ("equal", after[1] + shift, after[2], after[3] + shift, after[4])
-    out: list[Opcode] = []
-    for op in merged(
-        ops
-    ):  # a shared run slid away whole leaves two edits side by side: one, as difflib has it
-        if out and op[0] != "equal" and out[-1][0] != "equal":
-            last = out.pop()
-            op = (last[0] if last[0] == op[0] else "replace", last[1], op[2], last[3], op[4])
-        out.append(op)
-    return out
+    """Each run one side has alone placed where it starts and ends with blocks when the words beside it allow: a
+    post's title heading "PyTorch 2.13" whose first sentence opens "PyTorch 2.13 is out", in a copy without the
+    heading, is the heading missing, not the sentence's first words taken by the heading and the sentence found
+    missing."""
+    edges = {"a": set(canonical.start), "b": set(mirror.start)}
+    return slid(
+        opcodes, canonical.words, mirror.words, lambda side, lo, hi: (lo in edges[side]) + (hi in edges[side])
+    )
 
 
 def _shared_headings(canonical: Stream, mirror: Stream) -> list[tuple[int, int]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from itertools import accumulate
 from typing import Any
@@ -149,6 +149,43 @@ def merged(ops: Sequence[Opcode]) -> list[Opcode]:
         else:
             out.append(op)
     return out
+
+
+def slid(
+    ops: Sequence[Opcode], a: Sequence[Any], b: Sequence[Any], fits: Callable[[str, int, int], float]
+) -> list[Opcode]:
+    """Each run one side has alone (deleted from `a`, inserted in `b`) between two equal runs, slid to where
+    `fits(side, start, end)` says it reads best ("a" or "b", the run's place on that side), among the places its
+    words allow: a run is equally one place along when the words beside it repeat it ("is out. Release 2.13" in
+    "Release 2.13 is out. Release 2.13 brings" is "Release 2.13 is out."). On a tie it stays where it was."""
+    out = list(ops)
+    for k in range(1, len(out) - 1):
+        tag, i1, i2, j1, j2 = out[k]
+        before, after = out[k - 1], out[k + 1]
+        if before[0] != "equal" or after[0] != "equal" or tag not in ("delete", "insert"):
+            continue
+        side, seq, lo, hi = ("a", a, i1, i2) if tag == "delete" else ("b", b, j1, j2)
+        left = right = 0
+        while left < before[2] - before[1] and seq[lo - left - 1] == seq[hi - left - 1]:
+            left += 1
+        while right < after[2] - after[1] and seq[lo + right] == seq[hi + right]:
+            right += 1
+        if not left and not right:
+            continue
+        shift = max(range(-left, right + 1), key=lambda s: (fits(side, lo + s, hi + s), s == 0))
+        if shift:  # the run and its neighbours' inner ends move together, on both sides
+            out[k - 1] = ("equal", before[1], before[2] + shift, before[3], before[4] + shift)
+            out[k] = (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
+            out[k + 1] = ("equal", after[1] + shift, after[2], after[3] + shift, after[4])
+    joined: list[Opcode] = []
+    for op in merged(
+        out
+    ):  # a shared run slid away whole leaves two edits side by side: one, as difflib has it
+        if joined and op[0] != "equal" and joined[-1][0] != "equal":
+            last = joined.pop()
+            op = (last[0] if last[0] == op[0] else "replace", last[1], op[2], last[3], op[4])
+        joined.append(op)
+    return joined
 
 
 def shifted(ops: Sequence[Opcode], i: int, j: int) -> list[Opcode]:

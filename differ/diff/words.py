@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from differ.diff.blocks import word_matches, words
-from differ.diff.sequences import TURNED, Alignment, Opcode, aligned, at_most, ratio, turned
+from differ.diff.sequences import TURNED, Alignment, Opcode, aligned, at_most, ratio, slid, turned
 
 # The word alignments of runs of lines found alike, by where the run starts in each block (`line_opcodes`), so
 # that the ops of a run are not worked out again: an alignment and whether it is of b against a.
@@ -49,8 +49,23 @@ def word_opcodes(
     b against a are those of a against b, turned round. `known`: their alignment, when it was made already."""
     fits = known is not None and len(known[0].a) + len(known[0].b) == len(a) + len(b)  # made of these words
     alignment, swapped = known if known is not None and fits else aligned(a, b)
-    ops = _coincidences_folded(alignment.opcodes())
+    x, y = alignment.a, alignment.b
+    ops = _coincidences_folded(
+        slid(alignment.opcodes(), x, y, lambda side, lo, hi: _sentence(x if side == "a" else y, lo, hi))
+    )
     return turned(ops) if swapped else ops
+
+
+SENTENCE_ENDS = frozenset(".!?。！？")
+
+
+def _sentence(tokens: Sequence[str], start: int, end: int) -> int:
+    """How well a run of words added or taken out reads as a whole: 2 for starting a sentence (or the block), 2
+    for ending one, so "Release 2.13 is out." is what went from "Release 2.13 is out. Release 2.13 brings…",
+    not "is out. Release 2.13"."""
+    opens = start == 0 or tokens[start - 1] in SENTENCE_ENDS
+    closes = end == len(tokens) or tokens[end - 1] in SENTENCE_ENDS
+    return 2 * opens + 2 * closes
 
 
 # Where a line of code starts and ends in its block, and its words.

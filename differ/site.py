@@ -241,8 +241,8 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
                 f"{_missed(entry.get('missed') or [])}</td></tr>"
             )
         parts.append(
-            "<h2>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th><th>Findings</th>"
-            f"</tr>{''.join(rows)}</table>"
+            "<h2 id=mirrors>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th>"
+            f"<th>Findings</th></tr>{''.join(rows)}</table>"
         )
     unwatched = doc.unwatched(store.state(doc.canonical.key).get("translations") or [])
     if unwatched:

@@ -1842,6 +1842,38 @@ def test_preview_of_a_mirrors_drift_alert_as_its_findings_stand(
     )
 
 
+def test_a_drift_alert_links_the_mirrors_audit_on_the_reports_site(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """With reports published (`base_url`), a change's alert links its diff and a mirror's drift alert the
+    mirror's audit on its document's page, each link named for what it leads to."""
+    from tests.test_cli import run
+
+    server.page("/post", article("<h2>Fixes</h2><p>One fix.</p><h2>Install</h2><p>Run it.</p>"))
+    server.page("/copy", article("<h2>Fixes</h2><p>One fix.</p>"))
+    base = 'base_url = "https://r.example.org/differ/"\n'
+    config = config_file(
+        tmp_path,
+        server.url("/post"),
+        title='title = "Doc"\n',
+        rest=f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\n'
+        + notify_toml(receiver, extra=base)
+        + hooks_toml(receiver.url("/hooks")).replace("[[notify]]\n", f"[[notify]]\n{base}", 1),
+    )
+    assert run("--config", str(config), "check")[0] == 0
+    out = run("--config", str(config), "notify", "preview", "doc/copy", "--drift")[1]
+    slack, hooks = out.split("\nhooks (webhook):\n")
+    link = "https://r.example.org/differ/doc/index.html#mirrors"
+    blocks = json.loads(slack.split("\n", 2)[2])["blocks"]
+    assert {"type": "mrkdwn", "text": f"<{link}|Mirror audit>", "verbatim": True} in [
+        b.get("text") for b in blocks
+    ]
+    assert json.loads(hooks)["data"]["message"]["link"] == link
+    page = (tmp_path / "snap" / "reports" / "doc" / "index.html").read_text()
+    assert "<h2 id=mirrors>Mirror fidelity</h2>" in page  # where the link leads
+
+
 def test_check_asks_discord_zulip_and_ntfy_without_posting(tmp_path: Path, receiver: Server) -> None:
     from differ.app import App
     from differ.notify import probe

@@ -342,12 +342,20 @@ class Notifier:
         return []
 
     def report_link(self, event: dict[str, Any]) -> str:
-        """The published HTML diff of a change (the notifier's `base_url`, else the service's), or ""."""
+        """Where the reports site shows what an alert is about (the notifier's `base_url`, else the service's):
+        a change's HTML diff, a drifting mirror's audit on its document's page; or ""."""
         base = self.config.options.get("base_url") or self.base_url
+        if base and event.get("type") == "mirror_drift" and event.get("document"):
+            return f"{base.rstrip('/')}/{event['document']}/index.html#mirrors"
         to = ((event.get("diff") or {}).get("to") or {}).get("version")
         if not base or not isinstance(to, int):
             return ""
         return report_url(base, str(event.get("source", "")), to)
+
+    @staticmethod
+    def link_label(event: dict[str, Any]) -> str:
+        """What `report_link` leads to, as its link or button says it."""
+        return "Mirror audit" if event.get("type") == "mirror_drift" else "Full diff"
 
     @staticmethod
     def context(event: dict[str, Any]) -> str:

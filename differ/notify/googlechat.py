@@ -85,7 +85,11 @@ class GoogleChat(Notifier):
         lines = grouped(self.lines(event))
         link = self.report_link(event)
         button = (
-            {"buttonList": {"buttons": [{"text": "Full diff", "onClick": {"openLink": {"url": link}}}]}}
+            {
+                "buttonList": {
+                    "buttons": [{"text": self.link_label(event), "onClick": {"openLink": {"url": link}}}]
+                }
+            }
             if link
             else None
         )

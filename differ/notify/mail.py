@@ -95,11 +95,12 @@ class Email(Notifier):
     def payload(self, event: dict[str, Any]) -> Outgoing:
         title, lines, context = self.title(event), self.lines(event), self.context(event)
         link = self.report_link(event)
-        text = "\n".join([*lines, *(["", f"Full diff: {link}"] if link else []), "", "-- ", context])
+        label = self.link_label(event)
+        text = "\n".join([*lines, *(["", f"{label}: {link}"] if link else []), "", "-- ", context])
         body = {
             "subject": cut(" ".join(title.split()), SUBJECT_MAX),
             "text": text + "\n",
-            "html": _html(title, lines, link, context),
+            "html": _html(title, lines, link, context, label),
         }
         headers = {"X-Differ-Event": str(event.get("type", ""))}
         document = document_of(event)
@@ -228,7 +229,7 @@ def _said(code: int, text: bytes | str) -> str:
     return f"{code} {' '.join(text.split())}".strip()
 
 
-def _html(title: str, lines: list[str], link: str, context: str) -> str:
+def _html(title: str, lines: list[str], link: str, context: str, label: str = "Full diff") -> str:
     """The summary as a small HTML page: page text escaped, indented lines ("→" continuations, the edits a stale
     mirror misses) kept with the line they belong to (`grouped`)."""
     e = html.escape
@@ -245,6 +246,6 @@ def _html(title: str, lines: list[str], link: str, context: str) -> str:
         parts.append("<ul>" + "".join(f"<li>{b}</li>" for b in bullets) + "</ul>")
     parts.extend(f"<p>{line}</p>" for line in rest)
     if link:
-        parts.append(f'<p><a href="{e(link)}">Full diff</a></p>')
+        parts.append(f'<p><a href="{e(link)}">{e(label)}</a></p>')
     parts.append(f'<p style="color:#666;font-size:small">{e(context)}</p></body></html>')
     return "\n".join(parts) + "\n"

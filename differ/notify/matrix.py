@@ -161,8 +161,8 @@ class Matrix(Notifier):
             *(html.escape(line) for line in shown),
         ]
         if link:
-            text.append(f"Full diff: {link}")
-            page.append(f'<a href="{html.escape(link)}">Full diff</a>')
+            text.append(f"{self.link_label(event)}: {link}")
+            page.append(f'<a href="{html.escape(link)}">{self.link_label(event)}</a>')
         text.append(context)
         page.append(f"<em>{html.escape(context)}</em>")
         users = [m for m in mentions if m != "@room"]

@@ -70,7 +70,9 @@ class Mattermost(Notifier):
         link = self.report_link(event)
         mentions = " ".join(self.config.options.get("mention", ()))
         head = f"**{escape(self.title(event))}**" + (f" {mentions}" if mentions else "")
-        foot = ([f"[Full diff]({link})"] if link else []) + [f"_{escape(self.context(event))}_"]
+        foot = ([f"[{self.link_label(event)}]({link})"] if link else []) + [
+            f"_{escape(self.context(event))}_"
+        ]
         room = MAX_CHARS - sum(len(line) + 1 for line in [head, *foot])
         kept, tail = fit([escape(line) for line in self.lines(event)], room, lambda line: len(line) + 1)
         body: dict[str, Any] = {"text": "\n".join([head, *kept, *([tail] if tail else []), *foot])}

@@ -102,5 +102,7 @@ class Ntfy(Notifier):
         link = self.report_link(event)
         if link:
             body["click"] = link
-            body["actions"] = [{"action": "view", "label": "Full diff", "url": link, "clear": True}]
+            body["actions"] = [
+                {"action": "view", "label": self.link_label(event), "url": link, "clear": True}
+            ]
         return Outgoing(body, {})

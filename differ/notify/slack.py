@@ -111,16 +111,18 @@ class Slack(Notifier):
         left_out = merged[room:] if len(merged) > room else []
         for text in merged[:room] if left_out else merged:
             blocks.append(_section(text))
-        link = self.report_link(event)
+        link, label = self.report_link(event), self.link_label(event)
         if left_out:
             more = changes_in(left_out)
             blocks.append(
-                _section(f"…and {more} more changes" + (f" — <{escape(link)}|full diff>" if link else ""))
+                _section(
+                    f"…and {more} more changes" + (f" — <{escape(link)}|{label.lower()}>" if link else "")
+                )
             )
         elif link and merged and merged[-1].startswith("…and "):  # the summary was cut: the link goes there
-            blocks[-1] = _section(f"{merged[-1]} — <{escape(link)}|full diff>")
+            blocks[-1] = _section(f"{merged[-1]} — <{escape(link)}|{label.lower()}>")
         elif link:
-            blocks.append(_section(f"<{escape(link)}|Full diff>"))
+            blocks.append(_section(f"<{escape(link)}|{label}>"))
         blocks.append(
             {
                 "type": "context",

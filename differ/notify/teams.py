@@ -78,7 +78,7 @@ class Teams(Notifier):
         }
         link = self.report_link(event)
         if link:
-            card["actions"] = [{"type": "Action.OpenUrl", "title": "Full diff", "url": link}]
+            card["actions"] = [{"type": "Action.OpenUrl", "title": self.link_label(event), "url": link}]
         message = {
             "type": "message",
             "attachments": [

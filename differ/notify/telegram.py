@@ -162,13 +162,12 @@ class Telegram(Notifier):
         mentions = " ".join(self.config.options.get("mention", ()))
         title, context = self.title(event), self.context(event)
         head = f"<b>{escape(title)}</b>" + (f" {mentions}" if mentions else "")
-        foot = ([f'<a href="{html.escape(link)}">Full diff</a>'] if link else []) + [
+        label = self.link_label(event)
+        foot = ([f'<a href="{html.escape(link)}">{label}</a>'] if link else []) + [
             f"<i>{escape(context)}</i>"
         ]
         # Telegram counts the text as shown: markup and entities do not count, the word joiners do.
-        shown = (
-            len(title) + len(mentions) + 1 + (len("Full diff") + 1 if link else 0) + len(escape(context)) + 1
-        )
+        shown = len(title) + len(mentions) + 1 + (len(label) + 1 if link else 0) + len(escape(context)) + 1
         room = MAX_CHARS - shown - 16
         kept, tail = fit(self.lines(event), room, lambda line: len(line) + line.count("@") + 1)
         text = "\n".join([head, *(escape(line) for line in kept), *([tail] if tail else []), *foot])

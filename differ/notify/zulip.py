@@ -98,7 +98,7 @@ class Zulip(Notifier):
                 f"**{escape(self.title(event))}**" + (f" {mentions}" if mentions else ""),
                 *kept,
                 *([tail] if tail else []),
-                *([f"[Full diff]({link})"] if link else []),
+                *([f"[{self.link_label(event)}]({link})"] if link else []),
                 f"*{escape(self.context(event))}*",
             ]
         )

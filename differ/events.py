@@ -115,6 +115,7 @@ def streak_events(
                 {
                     "type": "fetch_failing",
                     "source": source.key,
+                    "url": source.url,
                     "title": title,
                     "failures": recovery["failures"],
                     "error": state.get("last_error") or "",
@@ -125,6 +126,7 @@ def streak_events(
             {
                 "type": "recovered",
                 "source": source.key,
+                "url": source.url,
                 "title": title,
                 "failures": recovery["failures"],
                 **since,
@@ -136,6 +138,7 @@ def streak_events(
             {
                 "type": "fetch_failing",
                 "source": source.key,
+                "url": source.url,
                 "title": title,
                 "failures": state.get("failures", 1),
                 "error": failed,

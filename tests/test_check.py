@@ -127,6 +127,7 @@ def test_a_selector_that_stops_matching_fails_naming_where_the_text_went(
     assert [r.line() for r in check(app, [source])] == ["doc/canonical: unchanged (same body)"]
     told = [json.loads(h.body) for h in receiver.requests_to("/hooks")]
     assert [t["type"] for t in told] == ["differ.fetch_failing", "differ.recovered"]
+    assert {t["data"]["url"] for t in told} == {server.url("/post")}  # which page, for a receiver of its own
 
 
 def test_a_slow_host_does_not_hold_up_the_others(tmp_path: Path, server: Server) -> None:

@@ -281,7 +281,11 @@ def audit(
 
     ours = Stream.of(split_blocks(canonical.normalized.markdown))
     copy = mirror_text(
-        mirror.normalized.markdown, mirror.normalized.metadata, mirror.source.kind, ours.blocks[:1]
+        mirror.normalized.markdown,
+        mirror.normalized.metadata,
+        mirror.source.kind,
+        ours.blocks[:1],
+        mirror.source.languages or (),
     )
     theirs = Stream.of(split_blocks(copy))
     languages = mirror.source.languages or ()

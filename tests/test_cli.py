@@ -1925,6 +1925,33 @@ def test_audit_of_one_mirror_answers_for_it_alone(tmp_path: Path, server: Server
     )
 
 
+def test_a_bilingual_posts_translated_title_is_no_finding_of_either_half(tmp_path: Path) -> None:
+    """A post that keeps its title in front matter in one language and its body in two (a Korean paragraph, its
+    English original quoted): audited for its English half, its Korean title is the title translated, not the
+    canonical's title altered; audited for its Korean half, it is paired as a translation; an English title
+    that says something else is still altered."""
+    canonical = tmp_path / "post.md"
+    canonical.write_text(
+        "# PyTorch 2.12 Release Blog\n\nWe are excited to announce the release of PyTorch 2.12 today.\n\n"
+        "## Performance Features\n\nBatched linalg.eigh on CUDA is up to 100x faster.\n"
+    )
+    body = (
+        "PyTorch 2.12의 출시를 발표하게 되어 기쁩니다.\n> We are excited to announce the release of PyTorch 2.12 "
+        "today.\n\n## 성능 관련 기능 / Performance Features\n\nCUDA에서 배치 linalg.eigh가 최대 100배 "
+        "빨라졌습니다.\n> Batched linalg.eigh on CUDA is up to 100x faster.\n"
+    )
+    copy = tmp_path / "ko.md"
+    copy.write_text('---\ntitle: "PyTorch 2.12 출시 공지"\n---\n\n' + body)
+    for language in ("en", "ko"):
+        code, out, _ = run(
+            "compare", str(canonical), str(copy), "--audit", "--set", f'languages=["{language}"]'
+        )
+        assert (code, out.splitlines()[0].endswith("coverage 100.0%; 0 findings")) == (ExitCode.OK, True), out
+    copy.write_text('---\ntitle: "PyTorch 2.12 Release Notes"\n---\n\n' + body)
+    code, out, _ = run("compare", str(canonical), str(copy), "--audit", "--set", 'languages=["en"]')
+    assert out.splitlines()[1:] == ['  • altered: "PyTorch 2.12 Release Blog" ("blog" → "notes")']
+
+
 def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:
     """`curl … | differ compare old.md -`: a real process, the page on its standard input."""
     old = tmp_path / "old.md"

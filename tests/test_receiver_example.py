@@ -4,6 +4,7 @@ alerts: each verified, kept once however often it is sent, forgeries and replays
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import os
 import select
@@ -146,6 +147,14 @@ def test_forged_replayed_and_malformed_requests_are_refused(tmp_path: Path, star
     )  # an old message replayed
     assert requests.post(receiver.url, data=body, timeout=10).status_code == 400  # unsigned
     assert receiver.post("msg_4", b"not json").status_code == 400
+    for length, status in (("abc", 400), (str(10**9), 413)):  # a length that is none, or too much to read
+        host, port = receiver.url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.putrequest("POST", "/")
+        conn.putheader("Content-Length", length)
+        conn.endheaders()
+        assert conn.getresponse().status == status
+        conn.close()
     assert [k["id"] for k in receiver.kept()] == ["msg_1", "msg_2"]
 
 

@@ -108,7 +108,7 @@ def audit_mirror(
     canonical_url: str = "",
 ) -> MirrorAudit:
     opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening)
+    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
     blocks = split_blocks(markdown)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream, mirror.translation)
@@ -148,11 +148,19 @@ def audit_mirror(
     return result
 
 
-def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: Sequence[Block]) -> str:
+def mirror_text(
+    markdown: str,
+    metadata: Mapping[str, Any],
+    kind: str,
+    opening: Sequence[Block],
+    languages: Sequence[str] = (),
+) -> str:
     """A copy's Markdown as the audit compares it: with its title on top where the canonical opens with its title
     and the copy keeps its own apart from the body (a JSON field, a Discourse topic's or a WordPress post's title,
     a feed entry's, front matter), so the canonical's title is not read as missing, and a title the copy changed
-    is read as altered."""
+    is read as altered. A title in a language the copy's `languages` leave out (a bilingual post's Korean title,
+    its English half audited) is its translation, not a change: the canonical's stands for it."""
+    from differ.normalize.language import filter_languages
     from differ.titles import page_title
 
     if kind == "html" or markdown.startswith("# "):
@@ -160,7 +168,12 @@ def mirror_text(markdown: str, metadata: Mapping[str, Any], kind: str, opening: 
     if not opening or opening[0].kind != "heading" or opening[0].level != 1:
         return markdown
     title = page_title(metadata, "")
-    return f"# {md_text(title, inline=True)}\n\n{markdown}" if title else markdown
+    if not title:
+        return markdown
+    heading = f"# {md_text(title, inline=True)}\n"
+    if languages and not filter_languages(heading, languages).strip():
+        heading = f"# {md_text(opening[0].text, inline=True)}\n"
+    return f"{heading}\n{markdown}"
 
 
 def edit_reach(
@@ -175,7 +188,13 @@ def edit_reach(
     found: list[tuple[Any, int]] = []
     for at in range(0, len(versions), CHUNK):  # a few texts read at a time, aligned together
         chunk = versions[at : at + CHUNK]
-        texts = [(mirror_text(app.store.markdown(v), v.metadata, mirror.kind, opening), None) for v in chunk]
+        texts = [
+            (
+                mirror_text(app.store.markdown(v), v.metadata, mirror.kind, opening, mirror.languages or ()),
+                None,
+            )
+            for v in chunk
+        ]
         found += zip(chunk, matches.settle(texts, mirror.translation), strict=True)
     reached = []
     for c in canonical.versions[1:]:

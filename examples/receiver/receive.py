@@ -105,7 +105,10 @@ def serve(host: str, port: int, keys: list[bytes], journal: Journal) -> None:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             try:
-                size = int(self.headers.get("Content-Length") or 0)
+                length = self.headers.get("Content-Length") or "0"
+                if not length.isdigit():
+                    raise Refused(400, "Content-Length is not a number")
+                size = int(length)
                 if size > MAX_BODY:
                     raise Refused(413, "body too large")
                 body = self.rfile.read(size)

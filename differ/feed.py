@@ -73,10 +73,11 @@ def _newest(store: Store, sources: Iterable[SourceConfig], count: int) -> list[t
 def build_feed(store: Store, doc: DocumentConfig, base_url: str = "") -> bytes:
     """The document's newest versions as an Atom 1.0 feed (RFC 4287), newest first."""
     name = document_title(store, doc)
-    feed = _feed(_uuid("feed", doc.id, doc.canonical.url), f"{name}: versions", doc.canonical.page)
+    versions = _newest(store, doc.sources, ENTRIES)
+    feed = _feed(_uuid("feed", doc.id, doc.canonical.url), f"{name}: versions", versions, doc.canonical.page)
     if base_url:
         _add(feed, "link", rel="self", href=feed_url(base_url, doc.id))
-    _entries(feed, _newest(store, doc.sources, ENTRIES), {doc.id: name}, base_url)
+    _entries(feed, versions, {doc.id: name}, base_url)
     return _xml(feed)
 
 
@@ -86,11 +87,11 @@ def build_site_feed(store: Store, config: Config, base_url: str = "") -> bytes:
     shows it once."""
     names = {doc.id: document_title(store, doc) for doc in config.documents}
     site = base_url.rstrip("/") + "/" if base_url else ""
-    feed = _feed(_uuid("site-feed", site), "differ: every document's versions", site)
+    versions = _newest(store, [source for doc in config.documents for source in doc.sources], ENTRIES)
+    feed = _feed(_uuid("site-feed", site), "differ: every document's versions", versions, site)
     if base_url:
         _add(feed, "link", rel="self", href=site + "feed.xml")
-    sources = [source for doc in config.documents for source in doc.sources]
-    _entries(feed, _newest(store, sources, ENTRIES), names, base_url)
+    _entries(feed, versions, names, base_url)
     return _xml(feed)
 
 
@@ -101,11 +102,12 @@ def _add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) ->
     return element
 
 
-def _feed(ident: str, title: str, alternate: str) -> ET.Element:
+def _feed(ident: str, title: str, versions: list[tuple[SourceConfig, Version]], alternate: str) -> ET.Element:
+    """A feed's head: its id, title, the time of its newest entry, its author and the page it is about."""
     feed = ET.Element(f"{{{ATOM}}}feed")
     _add(feed, "id", ident)
     _add(feed, "title", title)
-    _add(feed, "updated", "1970-01-01T00:00:00Z")  # the newest entry's time, once they are added
+    _add(feed, "updated", versions[0][1].fetched_at if versions else "1970-01-01T00:00:00Z")
     _add(_add(feed, "author"), "name", "differ")
     if alternate:
         _add(feed, "link", rel="alternate", href=alternate)
@@ -117,10 +119,6 @@ def _entries(
 ) -> None:
     """An entry a version, newest first: its summary, linked to its diff's page once reports are published."""
     base = base_url.rstrip("/")
-    if versions:
-        updated = feed.find(f"{{{ATOM}}}updated")
-        assert updated is not None
-        updated.text = versions[0][1].fetched_at
     for source, version in versions:
         summary = [str(line) for line in version.record.get("summary") or []]
         entry = _add(feed, "entry")

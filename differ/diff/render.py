@@ -59,10 +59,9 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             same = a[i1:i2] if sides == ("before",) else list(b[j1:j2])
-            if (
-                out and out[-1][0] == "before" and not same[0][0] and a[i1][0]
-            ):  # words the page had apart after
-                same[0] = (a[i1][0], same[0][1])  # what was taken out ("[-Release 2.13 is out.-] Release …")
+            # words the page had apart after what was taken out: "[-Release 2.13 is out.-] Release …"
+            if out and out[-1][0] == "before" and not same[0][0] and a[i1][0]:
+                same[0] = (a[i1][0], same[0][1])
             out.append(("equal", "".join(ws + w for ws, w in same)))
             continue
         if i2 > i1 and "before" in sides:

@@ -178,9 +178,8 @@ def slid(
             out[k] = (tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift)
             out[k + 1] = ("equal", after[1] + shift, after[2], after[3] + shift, after[4])
     joined: list[Opcode] = []
-    for op in merged(
-        out
-    ):  # a shared run slid away whole leaves two edits side by side: one, as difflib has it
+    # a shared run slid away whole leaves two edits side by side: one, as difflib has it
+    for op in merged(out):
         if joined and op[0] != "equal" and joined[-1][0] != "equal":
             last = joined.pop()
             op = (last[0] if last[0] == op[0] else "replace", last[1], op[2], last[3], op[4])

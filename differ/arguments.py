@@ -292,6 +292,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="prometheus: metrics of every source, mirror and destination, for node_exporter's textfile collector",
     )
+    st.add_argument(
+        "--output",
+        metavar="FILE",
+        type=Path,
+        help="write to FILE whole, replacing it at once (a collector never reads half of it), not to stdout",
+    )
     sub.add_parser("kinds", help="the source kinds and notifiers differ knows")
     f = sub.add_parser(
         "fetch", help="dry run: fetch one source and print its normalized Markdown (stores nothing)"

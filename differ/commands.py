@@ -108,14 +108,26 @@ def cmd_status(app: App, args: argparse.Namespace) -> int:
 
     found = health(app)
     if args.format == "json":
-        app.out.write(json.dumps(found.as_json(), ensure_ascii=False, indent=2) + "\n")
-    elif args.format == "prometheus":  # read by an agent: the problems are in differ_ok and differ_problems
+        said = json.dumps(found.as_json(), ensure_ascii=False, indent=2) + "\n"
+    elif args.format == "prometheus":
         from differ.metrics import exposition
 
-        app.out.write(exposition(app, found))
-        return ExitCode.OK
+        said = exposition(app, found)
     else:
-        app.out.write(render(found))
+        said = render(found)
+    if args.output is None:
+        app.out.write(said)
+    else:
+        from differ.files import atomic_write
+
+        try:
+            atomic_write(
+                args.output, said.encode(), durable=False, mode=0o644
+            )  # a collector of its own reads it
+        except OSError as exc:
+            raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    if args.format == "prometheus":  # read by an agent: the problems are in differ_ok and differ_problems
+        return ExitCode.OK
     return ExitCode.OK if found.ok else ExitCode.FAILURE
 
 

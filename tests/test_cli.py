@@ -2925,3 +2925,4 @@ def test_the_deployment_examples_run_commands_differ_takes() -> None:
         ("status", None, None, "text"),
         ("status", None, None, "prometheus"),
     ]
+    assert str(parsed[2].output) == "/var/lib/node_exporter/differ.prom"  # the collector's folder

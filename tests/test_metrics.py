@@ -108,3 +108,24 @@ def test_label_values_are_escaped_as_the_format_asks() -> None:
     m.add("differ_source_paused", None, source="x")  # no value: no sample
     assert 'differ_source_versions{source="a\\"b\\\\c\\nd"} 3' in m.text()
     assert samples(m.text()) == {("differ_source_versions", (("source", 'a"b\\c\nd'),)): 3.0}
+
+
+def test_metrics_written_to_a_file_whole_for_another_user_to_read(tmp_path: Path) -> None:
+    """`--output FILE`: the file is replaced at once (a collector never reads half of it), readable by the
+    collector's own user; nothing on stdout. A file that cannot be written is one line, exit 2."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[service]\nsnapshots = "{tmp_path / "snap"}"\n')
+    out, err = io.StringIO(), io.StringIO()
+    target = tmp_path / "textfile" / "differ.prom"
+    target.parent.mkdir()
+    target.write_text("old half-written metrics")
+    argv = ["--config", str(config), "status", "--format", "prometheus", "--output", str(target)]
+    assert main(argv, out=out, err=err) == ExitCode.OK
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+    assert samples(target.read_text())["differ_ok", ()] == 1  # nothing configured: nothing wrong
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["differ.prom"]  # no temporary file left
+    nowhere = config / "differ.prom"  # in a "folder" that is a file
+    argv[-1] = str(nowhere)
+    assert main(argv, out=out, err=err) == ExitCode.USAGE
+    assert err.getvalue() == f"error: {nowhere}: cannot write: Not a directory\n"

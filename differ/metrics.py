@@ -5,6 +5,7 @@ a dashboard of every page's checks and every mirror's fidelity, and alert rules 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from differ.app import parse_iso
@@ -114,3 +115,12 @@ def _number(value: float) -> str:
 
 def _escaped(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def write_metrics(app: App, path: Path) -> None:
+    """The metrics written to `path` whole, replacing it at once (a collector never reads half of it) and
+    readable by the collector's own user."""
+    from differ.files import atomic_write
+    from differ.health import health
+
+    atomic_write(path, exposition(app, health(app)).encode(), durable=False, mode=0o644)

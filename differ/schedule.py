@@ -65,7 +65,38 @@ def build_scheduler(
             id="differ:heartbeat",
             name="heartbeat",
         )
+    if app.config.service.metrics:
+        scheduler.add_job(
+            Metrics(app),
+            IntervalTrigger(seconds=app.config.service.metrics_every, timezone="UTC"),
+            id="differ:metrics",
+            name="metrics",
+            next_run_time=datetime.now(UTC) if start_now else None,  # a collector has them from the start
+        )
     return scheduler
+
+
+class Metrics:
+    """The service's metrics job: `[service] metrics` written again, with a line on stderr when writing it
+    starts or stops failing, not every time."""
+
+    def __init__(self, app: App):
+        self.app = app
+        self.failing = ""
+
+    def __call__(self) -> None:
+        from differ.metrics import write_metrics
+
+        path = Path(self.app.config.service.metrics)
+        try:
+            write_metrics(self.app, path)
+            said = ""
+        except (OSError, DifferError) as exc:
+            said = f"metrics not written: {path}: {exc.strerror if isinstance(exc, OSError) else exc}"
+        if said != self.failing:
+            line = said or f"metrics written again to {path}"
+            print(f"{iso(self.app.now())} differ: {line}", file=self.app.err, flush=True)
+        self.failing = said
 
 
 class Heartbeat:

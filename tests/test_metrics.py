@@ -129,3 +129,53 @@ def test_metrics_written_to_a_file_whole_for_another_user_to_read(tmp_path: Path
     argv[-1] = str(nowhere)
     assert main(argv, out=out, err=err) == ExitCode.USAGE
     assert err.getvalue() == f"error: {nowhere}: cannot write: Not a directory\n"
+
+
+def test_the_service_writes_its_metrics_file_from_the_start(tmp_path: Path, server: Server) -> None:
+    """`[service] metrics`: `differ run` writes the file at once and every `metrics_every`, as the status command
+    would; a file it cannot write is one line on stderr, and the service checks on."""
+    import signal
+    import time
+
+    from tests.test_cli import spawn
+
+    server.page("/post", article("<p>Words.</p>"))
+    config = tmp_path / "config.toml"
+    head = (
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\nretries = 0\n'
+        'metrics = "textfile/differ.prom"\nmetrics_every = "5s"\ninterval = "1s"\n'
+    )
+    page = (
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\nrobots = false\n'
+        'allow_private = ["127.0.0.1"]\n'
+    )
+    config.write_text(head + page)
+    target = tmp_path / "textfile" / "differ.prom"  # relative to the config file, as snapshots is
+    proc = spawn(config, "run")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # written again after the first check: one version stored
+            if target.is_file() and samples(target.read_text()).get(
+                (
+                    "differ_source_versions",
+                    (("document", "doc"), ("role", "canonical"), ("source", "doc/canonical")),
+                )
+            ):
+                break
+            time.sleep(0.2)
+        got = samples(target.read_text())
+        assert (got["differ_ok", ()], got["differ_sources", ()]) == (1, 1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    config.write_text(head.replace('"textfile/differ.prom"', '"config.toml/differ.prom"') + page)
+    proc = spawn(config, "run")
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    said = [line.split(" ", 1)[1] for line in err.splitlines() if "metrics" in line]
+    assert said == [
+        f"differ: metrics not written: {tmp_path / 'config.toml' / 'differ.prom'}: Not a directory"
+    ]

@@ -120,6 +120,8 @@ class _Loader:
         if not snapshots.is_absolute():
             snapshots = self.path.parent / snapshots
         values["user_agent"] = values["user_agent"].replace("{version}", __version__)
+        if values["metrics"] and not Path(values["metrics"]).is_absolute():
+            values["metrics"] = str(self.path.parent / values["metrics"])
         return ServiceConfig(snapshots=snapshots, **values)
 
     def source(self, raw: Any, key: str, document: str, role: str, title: str) -> SourceConfig:

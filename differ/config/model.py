@@ -78,6 +78,13 @@ SERVICE_OPTIONS: dict[str, Option] = {
         "monitor's dead man's switch (healthchecks.io, Uptime Kuma, Cronitor)",
     ),
     "heartbeat_every": Option(opt.duration(10), 300.0, "time between two heartbeats of differ run"),
+    "metrics": Option(
+        opt.path,
+        "",
+        "a file differ run writes its Prometheus metrics to every metrics_every, replacing it whole "
+        "(node_exporter's textfile collector), as differ status --format prometheus --output FILE does",
+    ),
+    "metrics_every": Option(opt.duration(5), 60.0, "time between two writes of the metrics file"),
     "keep_sent": Option(
         opt.duration(),
         KEEP_SENT,
@@ -149,6 +156,8 @@ class ServiceConfig:
     proxy: str = field(default="", repr=False)  # may carry a password: never printed
     heartbeat: str = field(default="", repr=False)  # its path is the monitor's secret: never printed
     heartbeat_every: float = 300.0
+    metrics: str = ""  # a file differ run writes its metrics to (relative to the config file, as snapshots)
+    metrics_every: float = 60.0
     keep_sent: float = KEEP_SENT
 
 

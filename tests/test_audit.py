@@ -571,6 +571,7 @@ def test_an_excerpt_is_one_missing_finding() -> None:
         "mirror": None,
         "detail": "Thank you all.",
         "count": 4,
+        "line": finding_line(finding),  # as differ audit prints it
     }
 
 
@@ -622,6 +623,7 @@ def test_a_passage_the_copy_put_its_own_in_place_of_is_replaced() -> None:
         "canonical": "Run the installer from the downloads page and restart your shell afterwards.",
         "mirror": spam,
         "detail": "paragraph",
+        "line": finding_line(found),
     }
     assert finding_line(found) == (
         'replaced [Widget 3.0 › Install]: "Run the installer from the downloads page and restart your shell '

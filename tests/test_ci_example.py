@@ -74,23 +74,32 @@ def test_a_pull_request_fails_on_the_post_that_is_not_faithful(tmp_path: Path, s
             differ,
             "--summary",
             str(summary),
+            "--annotate",
         ],
         cwd=repo,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert done.returncode == 1, done.stderr
-    lines = done.stdout.splitlines()
-    assert "_posts/2026-07-10-own.md: no org_link in its front matter; not audited" in lines
-    assert not any("2026-07-01-old" in line for line in lines)
+    assert done.returncode == 1, done.stderr  # the dropped post; the faithful one alone would pass
+    dropped = "_posts/2026-07-09-dropped.md"
+    heading = 'missing [PyTorch 2.13]: the heading "Install"'
+    command = 'code corrupted [PyTorch 2.13 › Install]: "–index-url" ("--index-url" → "–index-url"; expected "--index-url")'
+    assert done.stdout.splitlines() == [  # the post on main already and notes.md are not the change's posts
+        "_posts/2026-07-08-faithful.md: coverage 100.0%; 0 findings",
+        f"{dropped}: coverage 95.0%; 2 findings",
+        f"  • {heading}",
+        f"  • {command}",
+        f"::error file={dropped},title=differ audit::{heading}",  # shown on the post in the pull request
+        f"::error file={dropped},title=differ audit::{command}",
+        "_posts/2026-07-10-own.md: no org_link in its front matter; not audited",
+    ]
     text = summary.read_text()
-    headings = [line for line in text.splitlines() if line.startswith("### ")]
-    assert headings == ["### _posts/2026-07-08-faithful.md", "### _posts/2026-07-09-dropped.md"]
-    dropped = text.split("### _posts/2026-07-09-dropped.md")[1]
-    assert 'the heading "Install"' in dropped and "--index-url" in dropped  # its missing heading, its command
-    faithful_part = text.split("### _posts/2026-07-09-dropped.md")[0]
-    assert "coverage 100.0%; 0 findings" in faithful_part, faithful_part
+    assert [line for line in text.splitlines() if line.startswith("### ")] == [
+        "### \\_posts/2026-07-08-faithful.md",
+        "### \\_posts/2026-07-09-dropped.md",
+    ]
+    assert '- missing \\[PyTorch 2.13\\]: the heading "Install"\n' in text  # Markdown shows it as it is
 
 
 def test_the_workflow_runs_the_script_with_options_it_takes() -> None:

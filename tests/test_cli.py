@@ -652,6 +652,7 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         "canonical": "Large MPS Op Migration to Native Metal",
         "mirror": None,
         "detail": "heading",
+        "line": 'missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"',
     }
     assert mirrors["wpnews"]["reached"] == [
         {

@@ -35,6 +35,8 @@ class Finding:
     count: int = 1  # blocks in a row: the first's text as `canonical` or `mirror`, the last's as `detail`
 
     def as_json(self) -> dict[str, Any]:
+        from differ.audit.report import finding_line
+
         data: dict[str, Any] = {
             "kind": self.kind,
             "section": list(self.section),
@@ -47,6 +49,7 @@ class Finding:
             data["ops"] = self.ops
         if self.count > 1:
             data["count"] = self.count
+        data["line"] = finding_line(self)  # as `differ audit` prints it, for a reader that shows findings
         return data
 
     @property

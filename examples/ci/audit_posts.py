@@ -6,17 +6,21 @@ it by `differ compare ORIGINAL POST --audit`, and the job fails when one is not 
 
 Exit 0 when every post audited is faithful (or none names an original), 1 when one has findings, 2 when an
 original or a post cannot be read. With --summary FILE (GitHub's $GITHUB_STEP_SUMMARY) each audit is appended
-to FILE as Markdown. It needs git, differ and PyYAML (which differ installs).
+to FILE as Markdown; with --annotate each finding is also a GitHub annotation on its post, shown in the pull
+request's files. It needs git, differ and PyYAML (which differ installs).
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
+import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -58,7 +62,31 @@ def arguments() -> argparse.ArgumentParser:
     )
     parser.add_argument("--differ", default="differ", help="how to run differ (python -m differ)")
     parser.add_argument("--summary", type=Path, help="append each audit to this file as Markdown")
+    parser.add_argument(
+        "--annotate", action="store_true", help="each finding a GitHub annotation on its post"
+    )
     return parser
+
+
+def audited(name: str, report: dict[str, Any]) -> tuple[str, list[str]]:
+    """The headline and finding lines of `differ compare --audit --format json` for one post, as its text form
+    says them."""
+    mirror = report["mirrors"][0]
+    findings = [str(f["line"]) for f in mirror["findings"]]
+    count = f"{len(findings)} finding{'' if len(findings) == 1 else 's'}"
+    return f"{name}: coverage {mirror['coverage']:.1%}; {count}", findings
+
+
+def annotation(name: str, line: str) -> str:
+    """A GitHub Actions workflow command that shows `line` on the file `name` (its special characters escaped)."""
+    data = line.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    where = name.replace("%", "%25").replace(":", "%3A").replace(",", "%2C")
+    return f"::error file={where},title=differ audit::{data}"
+
+
+def markdown(text: str) -> str:
+    """Page text that Markdown shows as it is."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~])", r"\\\1", text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,16 +98,22 @@ def main(argv: list[str] | None = None) -> int:
         if address is None:
             print(f"{name}: no {args.key} in its front matter; not audited")
             continue
-        command = [*shlex.split(args.differ), "compare", address, name, "--audit"]
+        command = [*shlex.split(args.differ), "compare", address, name, "--audit", "--format", "json"]
         command += [part for setting in args.set for part in ("--set", setting)]
-        if args.summary:  # one fetch of the original: the log gets the Markdown the summary does
-            command += ["--format", "markdown"]
         said = subprocess.run(command, capture_output=True, text=True)
-        print(said.stdout + said.stderr, end="", flush=True)
+        if said.returncode not in (0, 1):  # the original or the post could not be read: differ says why
+            print(said.stderr, end="", flush=True)
+            lines, worst = [said.stderr.strip()], 2
+        else:
+            headline, findings = audited(name, json.loads(said.stdout))
+            print("\n".join([headline, *(f"  • {line}" for line in findings)]), flush=True)
+            for line in findings if args.annotate else []:
+                print(annotation(name, line), flush=True)
+            lines = [headline, *(f"- {markdown(line)}" for line in findings)]
+            worst = max(worst, 1 if findings else 0)
         if args.summary:
             with args.summary.open("a", encoding="utf-8") as out:
-                out.write(f"### {name}\n\n{said.stdout or said.stderr}\n")
-        worst = max(worst, said.returncode if said.returncode in (0, 1) else 2)
+                out.write(f"### {markdown(name)}\n\n" + "\n".join([markdown(lines[0]), *lines[1:]]) + "\n\n")
     return worst
 
 

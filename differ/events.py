@@ -28,7 +28,7 @@ def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: 
     return {
         "type": kind,
         "source": source.key,
-        "url": source.url,
+        "url": source.page,  # where a reader opens it: a post read from its blog's feed, the post
         "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
     }
 

@@ -122,11 +122,20 @@ def test_a_version_a_crash_kept_from_its_check_reaches_the_feed(tmp_path: Path, 
     ]
 
 
-def test_a_post_read_from_its_blogs_feed_is_linked_as_the_post(tmp_path: Path, server: Server) -> None:
-    """The reports and the Atom feed link the post a `feed` source watches, not the blog's feed it is read from."""
+def test_a_post_read_from_its_blogs_feed_is_linked_as_the_post(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """The reports, the Atom feed and an alert's `url` give the post a `feed` source watches, not the blog's feed
+    it is read from."""
+    import json
+
     from bs4 import BeautifulSoup
 
     from differ.site import index_path
+    from tests.conftest import Reply
+    from tests.test_notify import hooks_toml
+
+    receiver.routes["/hooks"] = Reply(204)
 
     post = "https://blog.example.org/2026/07/08/release/"
     feed = (
@@ -134,16 +143,29 @@ def test_a_post_read_from_its_blogs_feed_is_linked_as_the_post(tmp_path: Path, s
         f"<link>{post}</link><description>&lt;p&gt;Version 1.71 is out.&lt;/p&gt;</description></item></channel></rss>"
     )
     server.page("/feed.xml", feed, "application/rss+xml")
+    clock = Clock()
     app = make_app(
-        one_doc(tmp_path, server.url("/feed.xml"), kind="feed", extra=f'entry = "{post}"\nrobots = false')
+        one_doc(
+            tmp_path,
+            server.url("/feed.xml"),
+            kind="feed",
+            extra=f'entry = "{post}"\nrobots = false',
+            notify=hooks_toml(receiver.url("/hooks")),
+        ),
+        clock,
     )
     check(app, app.config.sources())
+    server.page("/feed.xml", feed.replace("1.71", "1.81"), "application/rss+xml")
+    clock.advance(3600)
+    check(app, app.config.sources())
+    [told] = [json.loads(hit.body)["data"] for hit in receiver.requests_to("/hooks")]
+    assert (told["source"], told["url"]) == ("doc/canonical", post)
     xml = feed_path(app.store, "doc").read_bytes()
     alternate = [
         link.get("href") for link in ET.fromstring(xml).findall(f"{A}link") if link.get("rel") == "alternate"
     ]
     assert alternate == [post]
-    assert entries(xml)[0]["links"] == [("alternate", post)]
+    assert entries(xml)[-1]["links"] == [("alternate", post)]  # the first version's
     page = BeautifulSoup(index_path(app.store, "doc").read_text(), "lxml")
     hrefs = [str(a["href"]) for a in page.find_all("a")]
     assert (

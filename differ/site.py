@@ -31,11 +31,12 @@ _STYLE = (
 )
 
 
-def page(title: str, body: str) -> str:
-    """A standalone page in the reports' style: every piece of page text is escaped by the caller."""
+def page(title: str, body: str, feed: str = "") -> str:
+    """A standalone page in the reports' style: every piece of page text is escaped by the caller; `feed`, the
+    Atom feed a feed reader given the page's address finds."""
     from differ.diff.render import standalone
 
-    return standalone(title, _STYLE, body)
+    return standalone(title, _STYLE, body, feed)
 
 
 def size_text(n: int) -> str:
@@ -275,7 +276,8 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             ]
             parts.append(f"<p>Older versions: {', '.join(older)}</p>")
     parts.append(f"<p class=quiet>Written by differ at {e(generated)}.</p>")
-    return page(f"{title}: versions and mirrors", "".join(parts))
+    feed = "feed.xml" if feed_path(store, doc.id).is_file() else ""
+    return page(f"{title}: versions and mirrors", "".join(parts), feed)
 
 
 LATEST_EDITS = 10  # the sources edited last, at the top of the index
@@ -313,6 +315,7 @@ def index_page(store: Store, config: Config, generated: str) -> str:
         "differ: documents",
         f"<h1>Documents</h1>{feed}{edits}{'<h2>Every source</h2>' if edits else ''}{table}"
         f"<p class=quiet>Written by differ at {e(generated)}.</p>",
+        "feed.xml" if edits else "",
     )
 
 

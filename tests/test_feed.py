@@ -217,3 +217,7 @@ def test_one_feed_of_every_documents_versions_beside_the_index(tmp_path: Path, s
     assert build_site_feed(app.store, app.config, app.config.service.base_url) == xml  # the same every time
     index = (app.store.root / "reports" / "index.html").read_text()
     assert '<a href="feed.xml">Atom feed of every document</a>' in index
+    # a feed reader given the reports' address, or a document's page, finds its feed
+    found = '<link rel=alternate type="application/atom+xml" href="feed.xml">'
+    assert found in index.split("</head>")[0]
+    assert found in (app.store.root / "reports" / "two" / "index.html").read_text().split("</head>")[0]

@@ -251,14 +251,16 @@ def to_html(d: Diff, v: Versions) -> str:
     )
 
 
-def standalone(title: str, style: str, body: str) -> str:
+def standalone(title: str, style: str, body: str, feed: str = "") -> str:
     """A page of its own, every HTML output's: the body's page text escaped by the caller, no script allowed to
-    run (Content-Security-Policy), and laid out for the screen it is read on, a phone's too."""
+    run (Content-Security-Policy), and laid out for the screen it is read on, a phone's too. `feed`: the address
+    of an Atom feed of what the page shows, which a feed reader given the page's address finds."""
+    found = f'<link rel=alternate type="application/atom+xml" href="{html.escape(feed)}">' if feed else ""
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width, initial-scale=1">'
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>{body}</body></html>\n"
+        f"<title>{html.escape(title)}</title>{found}<style>{style}</style></head><body>{body}</body></html>\n"
     )
 
 

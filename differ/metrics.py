@@ -23,6 +23,7 @@ HELP = {
     "differ_sources": "sources watched (paused ones aside)",
     "differ_destinations": "notification destinations configured",
     "differ_last_check_timestamp_seconds": "when the latest check of any source ran",
+    "differ_source_info": "1 for each source, its address and kind as labels (to join on source)",
     "differ_source_versions": "versions stored",
     "differ_source_paused": "1 while the source is paused",
     "differ_source_failures": "failed checks in a row (0 when the last one worked)",
@@ -76,6 +77,7 @@ def exposition(app: App, found: Health) -> str:
     for doc in sources_report(app)["documents"]:
         for s in doc["sources"]:
             key = {"document": doc["id"], "source": s["source"], "role": s["role"]}
+            m.add("differ_source_info", 1, **key, kind=s["kind"], url=s["url"])
             m.add("differ_source_versions", s["versions"], **key)
             m.add("differ_source_paused", 1 if s["paused"] else 0, **key)
             m.add("differ_source_failures", int(app.store.state(s["source"]).get("failures") or 0), **key)

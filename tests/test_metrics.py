@@ -44,6 +44,10 @@ def test_the_demo_store_as_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert got["differ_problems", (("kind", "failing"),)] == 0
     assert (got["differ_sources", ()], got["differ_destinations", ()]) == (3, 2)
     assert got["differ_source_versions", canonical] == 2
+    [info] = [
+        labels for name, labels in got if name == "differ_source_info" and ("role", "canonical") in labels
+    ]
+    assert dict(info)["kind"] == "html" and dict(info)["url"].endswith("/blog/pytorch-2-13-release-blog/")
     assert got["differ_source_last_change_timestamp_seconds", canonical] == 1783544400  # 2026-07-08T21:00:00Z
     assert got["differ_last_check_timestamp_seconds", ()] == 1783590000  # 2026-07-09T09:40:00Z
     assert got["differ_mirror_versions_behind", wpnews] == 1  # stale: it matches version 1 of 2

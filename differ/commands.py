@@ -118,12 +118,10 @@ def cmd_status(app: App, args: argparse.Namespace) -> int:
     if args.output is None:
         app.out.write(said)
     else:
-        from differ.files import atomic_write
+        from differ.metrics import publish
 
         try:
-            atomic_write(
-                args.output, said.encode(), durable=False, mode=0o644
-            )  # a collector of its own reads it
+            publish(args.output, said)
         except OSError as exc:
             raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     if args.format == "prometheus":  # read by an agent: the problems are in differ_ok and differ_problems

@@ -64,7 +64,7 @@ def exposition(app: App, found: Health) -> str:
     """The metrics of the watcher (`found`, as `differ status` found it), each source, each mirror's last audit
     and each destination's outbox."""
     from differ.notify import Outbox
-    from differ.overview import sources_report
+    from differ.overview import sources_and_states
 
     m = Metrics()
     m.add("differ_ok", 1 if found.ok else 0)
@@ -74,13 +74,14 @@ def exposition(app: App, found: Health) -> str:
     m.add("differ_sources", found.sources)
     m.add("differ_destinations", found.destinations)
     m.add("differ_last_check_timestamp_seconds", _time(found.last_check))
-    for doc in sources_report(app)["documents"]:
+    report, states = sources_and_states(app)
+    for doc in report["documents"]:
         for s in doc["sources"]:
             key = {"document": doc["id"], "source": s["source"], "role": s["role"]}
             m.add("differ_source_info", 1, **key, kind=s["kind"], url=s["url"])
             m.add("differ_source_versions", s["versions"], **key)
             m.add("differ_source_paused", 1 if s["paused"] else 0, **key)
-            m.add("differ_source_failures", int(app.store.state(s["source"]).get("failures") or 0), **key)
+            m.add("differ_source_failures", int(states[s["source"]].get("failures") or 0), **key)
             m.add("differ_source_last_check_timestamp_seconds", _time(s["last_check"]), **key)
             m.add("differ_source_last_change_timestamp_seconds", _time(s["last_change"]), **key)
             if s["role"] == "mirror" and s["last_audit"]:
@@ -120,9 +121,15 @@ def _escaped(value: str) -> str:
 
 
 def write_metrics(app: App, path: Path) -> None:
-    """The metrics written to `path` whole, replacing it at once (a collector never reads half of it) and
-    readable by the collector's own user."""
-    from differ.files import atomic_write
+    """The metrics written to `path` (`[service] metrics`), as `publish` writes them."""
     from differ.health import health
 
-    atomic_write(path, exposition(app, health(app)).encode(), durable=False, mode=0o644)
+    publish(path, exposition(app, health(app)))
+
+
+def publish(path: Path, text: str) -> None:
+    """A status file written whole, replacing the old one at once (a collector never reads half of it), and
+    readable by the collector's own user."""
+    from differ.files import atomic_write
+
+    atomic_write(path, text.encode(), durable=False, mode=0o644)

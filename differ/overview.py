@@ -39,6 +39,14 @@ def sources_report(app: App, keys: Sequence[str] = ()) -> dict[str, Any]:
     """Every configured document, source and notifier with its settings and state (or the sources `keys`
     names, DOCUMENT for all of its, with their documents): what `differ sources` shows (`differ.sources/1`). A
     notifier is named by its target with its secrets left out."""
+    return sources_and_states(app, keys)[0]
+
+
+def sources_and_states(
+    app: App, keys: Sequence[str] = ()
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """`sources_report`, with each source's state as it was read for it (by key), for a caller that needs more
+    of it than the report says (the metrics' failures in a row) without reading every state again."""
     from differ.audited import last_audit
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked
@@ -46,6 +54,7 @@ def sources_report(app: App, keys: Sequence[str] = ()) -> dict[str, Any]:
 
     interval, base = app.config.service.interval, app.config.service.base_url
     chosen = {s.key for s in app.config.select(list(keys))}
+    states: dict[str, dict[str, Any]] = {}
     documents = []
     for doc in app.config.documents:
         if not any(s.key in chosen for s in doc.sources):
@@ -56,7 +65,7 @@ def sources_report(app: App, keys: Sequence[str] = ()) -> dict[str, Any]:
         for s in doc.sources:
             if s.key not in chosen:
                 continue
-            state = app.store.state(s.key)
+            state = states[s.key] = app.store.state(s.key)
             checked = last_checked(app, s.key, state)
             status, number = _fetch_status(app, s, state, checked), 0
             try:
@@ -114,7 +123,7 @@ def sources_report(app: App, keys: Sequence[str] = ()) -> dict[str, Any]:
         }
         for n in app.config.notifiers
     ]
-    return {"schema": "differ.sources/1", "documents": documents, "notifiers": notifiers}
+    return {"schema": "differ.sources/1", "documents": documents, "notifiers": notifiers}, states
 
 
 def _audited(entry: Any) -> dict[str, Any] | None:

@@ -93,10 +93,14 @@ class Metrics:
             said = ""
         except (OSError, DifferError) as exc:
             said = f"metrics not written: {path}: {exc.strerror if isinstance(exc, OSError) else exc}"
-        if said != self.failing:
-            line = said or f"metrics written again to {path}"
-            print(f"{iso(self.app.now())} differ: {line}", file=self.app.err, flush=True)
-        self.failing = said
+        self.failing = _told(self.app, self.failing, said, said or f"metrics written again to {path}")
+
+
+def _told(app: App, before: str, said: str, line: str) -> str:
+    """A job's outcome (`said`), with `line` on stderr when it is not what it was `before`, not every time."""
+    if said != before:
+        print(f"{iso(app.now())} differ: {line}", file=app.err, flush=True)
+    return said
 
 
 class Heartbeat:
@@ -111,10 +115,9 @@ class Heartbeat:
         from differ.health import beat
 
         said = beat(self.app)
-        if said != self.last:
-            line = "heartbeat sent again" if said == "sent" else f"heartbeat {said}"
-            print(f"{iso(self.app.now())} differ: {line}", file=self.app.err, flush=True)
-        self.last = said
+        self.last = _told(
+            self.app, self.last, said, "heartbeat sent again" if said == "sent" else f"heartbeat {said}"
+        )
         return said
 
 

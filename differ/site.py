@@ -223,8 +223,9 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     title = document_title(store, doc)
     parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
     links = [_link("../index.html", "All documents")]
-    if feed_path(store, doc.id).is_file():
-        links.append(_link("feed.xml", "Atom feed"))
+    feed = "feed.xml" if feed_path(store, doc.id).is_file() else ""
+    if feed:
+        links.append(_link(feed, "Atom feed"))
     parts.append(f"<p>{' · '.join(links)}</p>")
     if doc.mirrors:
         rows = []
@@ -276,7 +277,6 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             ]
             parts.append(f"<p>Older versions: {', '.join(older)}</p>")
     parts.append(f"<p class=quiet>Written by differ at {e(generated)}.</p>")
-    feed = "feed.xml" if feed_path(store, doc.id).is_file() else ""
     return page(f"{title}: versions and mirrors", "".join(parts), feed)
 
 

@@ -21,6 +21,7 @@ from differ.errors import (
 )
 from differ.events import (
     change_event,
+    first_wanted,
     missed_events,
     moved_event,
     notified_up_to,
@@ -471,7 +472,8 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
     for source, latest, state in heads:
         if source.key in owing:
             continue
-        owed = {"notified": latest} if latest and notified_up_to(state) != latest else {}
+        notified = notified_up_to(state, first_wanted(app, source))
+        owed = {"notified": latest} if latest and notified != latest else {}
         told = state.get("translations", []) != state.get("translations_told", [])
         moved = state.get("moved") != state.get("moved_told")
         if owed or told or moved or owed_recoveries(state):

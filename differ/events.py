@@ -1,7 +1,8 @@
 """The events a check hands to the notifiers, made from what it stored and what a source's state owes: a new
-version's `changed` (or `metadata`) event, those a crash left unmade, a failing streak and its recovery, the
-translations a canonical page starts to name, and a page's move. Each is a plain dict (`type`, `source`, …), queued
-once by its id (notify.delivery), so one made again after a crash is the same message."""
+version's `changed` (or `metadata`) event, a first version's `first_version`, those a crash left unmade, a failing
+streak and its recovery, the translations a canonical page starts to name, and a page's move. Each is a plain
+dict (`type`, `source`, …), queued once by its id (notify.delivery), so one made again after a crash is the same
+message."""
 
 from __future__ import annotations
 
@@ -30,7 +31,33 @@ def change_event(app: App, source: SourceConfig, old: Version, new: Version, d: 
         "source": source.key,
         "url": source.page,  # where a reader opens it: a post read from its blog's feed, the post
         "diff": as_json(d, version_pair(source, old, new, source_title(app, source))),
+        **_captured(new),
     }
+
+
+def first_event(app: App, source: SourceConfig, version: Version) -> dict[str, Any]:
+    """The `first_version` event of a source whose first version is stored: what a web archive's destination
+    captures, so the page as differ first saw it has a copy outside the store too."""
+    return {
+        "type": "first_version",
+        "source": source.key,
+        "url": source.page,
+        "title": source_title(app, source),
+        "version": {"version": version.number, "fetched_at": version.fetched_at, "hash": version.hash},
+        "words": version.record.get("words", 0),
+        **_captured(version),
+    }
+
+
+def _captured(version: Version) -> dict[str, Any]:
+    """`capture`: for a version read from a web archive (`differ backfill`), the capture it was read from."""
+    capture = (version.record.get("archive") or {}).get("capture")
+    return {"capture": capture} if capture else {}
+
+
+def first_wanted(app: App, source: SourceConfig) -> bool:
+    """Whether a destination takes the `first_version` event of this source (none does unless asked)."""
+    return any(n.wants("first_version", source.key) for n in app.config.notifiers)
 
 
 def missed_events(
@@ -46,12 +73,16 @@ def missed_events(
     latest = app.store.latest_number(source.key) if latest is None else latest
     if not latest:
         return []
-    notified = notified_up_to(app.store.state(source.key) if state is None else state)
+    state = app.store.state(source.key) if state is None else state
+    notified = notified_up_to(state, first_wanted(app, source))
     known_version = ((known or {}).get("diff") or {}).get("to", {}).get("version")
     events = []
-    for number in range(max(notified, 1) + 1, latest + 1):
+    for number in range(notified + 1, latest + 1):
         if known and known_version == number:
             events.append(known)
+            continue
+        if number == 1:
+            events.append(first_event(app, source, app.store.version(source.key, 1)))
             continue
         old, new = app.store.version(source.key, number - 1), app.store.version(source.key, number)
         events.append(
@@ -60,9 +91,10 @@ def missed_events(
     return events
 
 
-def notified_up_to(state: dict[str, Any]) -> int:
-    """The last version whose change was handed to the notifiers; a first version needs no event."""
-    return int(state.get("notified", 1))
+def notified_up_to(state: dict[str, Any], first: bool = False) -> int:
+    """The last version whose event was handed to the notifiers. A first version needs none unless a
+    destination takes `first_version` (`first`); a source whose state does not say is owed it then."""
+    return int(state.get("notified", 0 if first else 1))
 
 
 def translations_found(app: App, source: SourceConfig, state: dict[str, Any]) -> dict[str, Any] | None:

@@ -429,6 +429,8 @@ def test_readme_config_examples_load() -> None:
                 "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C",
                 "WEBHOOK_SECRET": "whsec_" + "a" * 40,
                 "SMTP_PASSWORD": "secret",
+                "IA_ACCESS_KEY": "AK",
+                "IA_SECRET_KEY": "S3CRET",
             },
         )
 

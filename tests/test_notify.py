@@ -2131,7 +2131,7 @@ def test_every_notifier_writes_a_translation_found_alert(tmp_path: Path, kind: s
     from differ.notify import NOTIFIERS
     from tests.helpers import notifier_config
 
-    assert set(_EVERY_KIND) == set(NOTIFIERS)
+    assert set(_EVERY_KIND) == {name for name, n in NOTIFIERS.items() if "translation_found" in n.takes}
     config = notifier_config(tmp_path, kind, _EVERY_KIND[kind] + 'events = ["translation_found"]\n')
     event = {
         "type": "translation_found",
@@ -2168,6 +2168,30 @@ def test_every_notifier_writes_a_moved_alert(tmp_path: Path, kind: str) -> None:
     else:
         assert "Release 3.0 (canonical) moved to https://example.org/2026/release-3-0" in body
         assert "differ set doc/canonical url=https://example.org/2026/release-3-0" in body  # what to do
+
+
+@pytest.mark.parametrize("kind", sorted(_EVERY_KIND))
+def test_every_notifier_writes_a_first_version_alert(tmp_path: Path, kind: str) -> None:
+    """A page's first version, for a destination that asks: which page, and that its edits are compared
+    with it from now on."""
+    from differ.notify import NOTIFIERS
+    from tests.helpers import notifier_config
+
+    config = notifier_config(tmp_path, kind, _EVERY_KIND[kind] + 'events = ["first_version"]\n')
+    event = {
+        "type": "first_version",
+        "source": "doc/canonical",
+        "title": "Release 3.0",
+        "url": "https://example.org/release-3-0",
+        "version": {"version": 1, "fetched_at": "2026-07-08T17:45:00Z", "hash": "ab" * 32},
+        "words": 812,
+    }
+    body = json.dumps(NOTIFIERS[kind](config).payload(event).body, ensure_ascii=False).replace("\\", "")
+    if kind == "webhook":
+        assert '"type": "differ.first_version"' in body and '"words": 812' in body
+    else:
+        assert "Release 3.0 (canonical) is watched: first version stored" in body
+        assert "https://example.org/release-3-0: version 1, 812 words, fetched 2026-07-08T17:45:00Z." in body
 
 
 def _aged(folder: Path, moment: datetime) -> None:

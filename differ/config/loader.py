@@ -222,13 +222,21 @@ class _Loader:
                 )
         secrets = {n for n, spec in kind.options.items() if spec.secret} | (from_env & set(kind.options))
         own = {n: values.pop(n) for n in list(values) if n in kind.options}
+        events = values["events"] if "events" in table else kind.default_events
+        for event in events:  # a destination that acts on some events alone (an archive captures pages)
+            if event not in kind.takes:
+                raise self.fail(
+                    f"{key}.events",
+                    f"expected events a {kind_name} destination acts on ({', '.join(kind.takes)}), "
+                    f"found {found(event)}",
+                )
         notifier = NotifierConfig(
             name=name,
             kind=values["kind"],
             options=own,
             documents=values["documents"],
             sources=values["sources"],
-            events=values["events"],
+            events=events,
             sections=values["sections"],
             words=values["words"],
             changes=values["changes"],

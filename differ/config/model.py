@@ -32,6 +32,7 @@ EVENTS = (
     "metadata",
     "translation_found",
     "moved",
+    "first_version",
 )
 # The kinds of a diff's changes, as a notifier's `changes` and `--change` name them.
 CHANGE_KINDS = ("added", "removed", "modified", "moved", "link", "invisible")

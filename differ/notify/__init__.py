@@ -15,6 +15,7 @@ from differ.notify import ntfy as _ntfy  # noqa: F401  (registers "ntfy")
 from differ.notify import slack as _slack  # noqa: F401  (registers "slack")
 from differ.notify import teams as _teams  # noqa: F401  (registers "teams")
 from differ.notify import telegram as _telegram  # noqa: F401  (registers "telegram")
+from differ.notify import wayback as _wayback  # noqa: F401  (registers "wayback")
 from differ.notify import webhook as _webhook  # noqa: F401  (registers "webhook")
 from differ.notify import zulip as _zulip  # noqa: F401  (registers "zulip")
 from differ.notify.base import NOTIFIERS, Notifier, Outgoing, notifier

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 from differ import options as opt
-from differ.config import VERSION_EVENTS
+from differ.config import DEFAULT_EVENTS, EVENTS, VERSION_EVENTS
 from differ.errors import NotifyError, innermost
 from differ.fetch.limits import MAX_WAIT, parse_retry_after
 from differ.options import Invalid, Option, found
@@ -92,6 +92,8 @@ class Notifier:
         "json"  # how the body is sent: JSON, or "form" (application/x-www-form-urlencoded)
     )
     method: ClassVar[str] = "POST"
+    takes: ClassVar[tuple[str, ...]] = EVENTS  # the events it acts on (`events` may name no other)
+    default_events: ClassVar[tuple[str, ...]] = DEFAULT_EVENTS  # its `events` when the table names none
 
     def __init__(
         self, config: NotifierConfig, base_url: str = "", proxy: str = "", outbox: Outbox | None = None
@@ -170,6 +172,12 @@ class Notifier:
             retryable=True,
             retry_after=0,
         )
+
+    @classmethod
+    def refusal(cls, event: dict[str, Any]) -> str:
+        """Why this destination has nothing to do with an event it takes ("" when it has), said where the event
+        is not sent to it."""
+        return ""
 
     def probe(self) -> str | None:
         """What the service says of these settings, asked without posting anything (None: it cannot tell short of
@@ -291,6 +299,8 @@ class Notifier:
             )
         if kind == "moved":
             return f"{named} moved to {event.get('moved')}"
+        if kind == "first_version":
+            return f"{named} is watched: first version stored"
         if kind == "digest":
             n = len(event.get("events", []))
             return f"differ digest: {opt.plural(n, 'update')}"
@@ -330,6 +340,17 @@ class Notifier:
                 f"the page there as ever.",
                 f"Its url in config.toml can now name the new address: differ set {event.get('source')} "
                 f"url={event.get('moved')}",
+            ]
+        if kind == "first_version":
+            version = event.get("version") or {}
+            read = (
+                f"read from {event['capture']}"
+                if event.get("capture")
+                else f"fetched {version.get('fetched_at')}"
+            )
+            return [
+                f"{event.get('url')}: version 1, {opt.plural(int(event.get('words') or 0), 'word')}, {read}.",
+                "Its edits from now on are compared with it.",
             ]
         if kind == "digest":
             out: list[str] = []

@@ -48,6 +48,8 @@ def event_id(notifier: str, event: dict[str, Any]) -> str:
         ident = [kind, event.get("source"), event.get("since") or event.get("at")]
     elif kind == "delivery_failed":  # once per run of failures of that destination
         ident = [kind, event.get("notifier"), event.get("since")]
+    elif kind == "first_version":  # once per source (its first version's fetch time, should it start anew)
+        ident = [kind, event.get("source"), (event.get("version") or {}).get("fetched_at")]
     elif kind == "moved":  # once per address a page moves to
         ident = [kind, event.get("source"), event.get("moved")]
     elif kind == "translation_found":  # once per translation found
@@ -83,6 +85,8 @@ def _refusal(config: NotifierConfig, event: dict[str, Any]) -> str:
         return "it is the destination that fails" if event.get("notifier") == config.name else ""
     if not config.wants(kind, _subject(event)):
         return f"it is for {', '.join(config.documents or config.sources)}"
+    if own := NOTIFIERS[config.kind].refusal(event):
+        return own
     if kind in VERSION_EVENTS and not config.wants_changes(event.get("diff") or {}):
         wanted = (
             ([f"under its sections ({', '.join(config.sections)})"] if config.sections else [])

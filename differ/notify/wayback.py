@@ -1,0 +1,140 @@
+"""The Wayback Machine (Save Page Now): a capture of each new version of a page, asked for as soon as differ
+stores it, so that every version a record names, the first one included, has a copy that a third party keeps and
+dates. A capture request goes through the outbox as an alert does: retried, never lost, asked for once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from differ import options as opt
+from differ.app import parse_iso
+from differ.errors import NotifyError
+from differ.notify.base import Notifier, Outgoing, json_object, notifier, require_http_url
+from differ.options import Option
+
+if TYPE_CHECKING:
+    import requests
+
+    from differ.notify.outbox import Message
+
+# The capture errors that may pass: the archive or the page busy for now, not the page refused for good.
+PASSING = {
+    "error:bad-gateway",
+    "error:browsing-timeout",
+    "error:cannot-fetch",
+    "error:capture-location-error",
+    "error:celery",
+    "error:gateway-timeout",
+    "error:internal-server-error",
+    "error:job-failed",
+    "error:no-browsers-available",
+    "error:proxy-error",
+    "error:protocol-error",
+    "error:read-timeout",
+    "error:service-unavailable",
+    "error:soft-time-limit-exceeded",
+    "error:too-many-daily-captures",
+    "error:too-many-requests",
+    "error:user-session-limit",
+}
+LATER = 3600.0  # how long to wait after a refusal that a day's or an hour's limit makes
+
+
+@notifier("wayback")
+class Wayback(Notifier):
+    """The Wayback Machine's Save Page Now: each new version of a page captured by the archive, as it is."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "url": Option(opt.string, "https://web.archive.org", "the archive (its Save Page Now API)"),
+        "access_key": Option(
+            opt.nonempty_string,
+            required=True,
+            help="your archive.org S3 access key (archive.org/account/s3.php)",
+        ),
+        "secret_key": Option(opt.nonempty_string, required=True, help="its secret key", secret=True),
+    }
+    encoding = "form"
+    min_interval = 5.0  # the archive takes 12 captures a minute from an account; differ asks for far fewer
+    takes = ("first_version", "changed", "metadata")
+    default_events = ("first_version", "changed")
+
+    @classmethod
+    def check(cls, config: Any) -> None:
+        require_http_url(config, "expected the archive's https:// address")
+        if config.digest:
+            raise opt.Invalid("expected no digest: each version is captured as it is stored", key="digest")
+
+    @classmethod
+    def refusal(cls, event: dict[str, Any]) -> str:
+        if event.get("type") == "test":
+            return ""
+        if not event.get("url"):
+            return "the event names no page to capture"
+        if event.get("capture"):  # a version `differ backfill` read from a web archive
+            return "its version is a web archive's capture already"
+        return ""
+
+    def payload_url(self) -> str:
+        return str(self.config.options["url"]).rstrip("/") + "/save"
+
+    def target(self) -> str:
+        return f"{str(self.config.options['url']).rstrip('/')} (Save Page Now)"
+
+    def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+        """The account's keys, read from the configuration at each attempt (never kept with the request)."""
+        o = self.config.options
+        return {"Authorization": f"LOW {o['access_key']}:{o['secret_key']}"}
+
+    def payload(self, event: dict[str, Any]) -> Outgoing:
+        version = (
+            ((event.get("diff") or {}).get("to") or {}) if "diff" in event else event.get("version") or {}
+        )
+        body = {"url": str(event.get("url") or ""), "fetched_at": str(version.get("fetched_at") or "")}
+        if (
+            event.get("type") == "test"
+        ):  # nothing to capture: `differ notify test` asks about the keys instead
+            body = {}
+        return Outgoing(body, {"Accept": "application/json"})
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        if not msg.data["body"].get("url"):
+            return self.probe()
+        self._now = now
+        return super().send(msg, now)
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """The page, and how recent a capture already made may be and still stand for the version: one made
+        since differ fetched it (the archive then names that one instead of capturing the page again)."""
+        body = dict(msg.data["body"])
+        fetched = parse_iso(body.pop("fetched_at", None))
+        body["skip_first_archive"] = "1"
+        if fetched is not None:
+            body["if_not_archived_within"] = str(max(1, int((self._now - fetched).total_seconds())))
+        return body
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """Save Page Now answers 200 with a job, or 200 with an error it says in JSON."""
+        answer = json_object(resp)
+        job = answer.get("job_id")
+        if isinstance(job, str) and job:
+            return f"capture {job} of {answer.get('url') or msg.data['body'].get('url')} asked for"
+        status = str(answer.get("status_ext") or "")
+        said = str(answer.get("message") or answer.get("status") or resp.text[:200] or "no job in the answer")
+        said = " ".join(said.split())
+        if status in PASSING:
+            later = LATER if "daily" in status or "session" in status else None
+            raise NotifyError(f"{status}: {said}", retryable=True, retry_after=later)
+        raise NotifyError(f"{status}: {said}" if status else said)
+
+    def probe(self) -> str:
+        """Whether the archive takes captures with these keys (`/save/status/user`: how many it may run now)."""
+        base = str(self.config.options["url"]).rstrip("/")
+        answer = self.ask("GET", f"{base}/save/status/user")
+        if answer.status != 200 or "available" not in answer.data:
+            said = answer.data.get("message") or answer.text or "no answer"
+            raise NotifyError(f"HTTP {answer.status} {said}".strip())
+        return (
+            f"the archive takes captures with these keys ({answer.data.get('available')} at once now, "
+            f"{answer.data.get('processing', 0)} under way)"
+        )

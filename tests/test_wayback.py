@@ -1,0 +1,167 @@
+"""The Wayback Machine destination against a local server that answers as Save Page Now 2 does: a capture job
+for a POST to /save with an account's keys (`Authorization: LOW key:secret`), an error in JSON with 200 for a
+capture it will not make, and the account's capacity at /save/status/user."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import pytest
+
+from differ.check import check
+from differ.notify import Outbox, deliver, dispatch, probe, send_test
+from tests.conftest import Clock, Hit, Reply, Server, article, make_app, one_doc
+from tests.helpers import notifier_error
+from tests.test_notify import notify_toml
+
+KEYS = 'access_key = "AK"\nsecret_key = "S3CRET"\n'
+
+
+class SavePageNow:
+    """Save Page Now 2 as its API documentation describes it; `refuse` answers the next captures with errors."""
+
+    def __init__(self, server: Server) -> None:
+        self.captures: list[dict[str, str]] = []
+        self.refuse: list[dict[str, str]] = []
+        server.routes["/save"] = self.save
+        server.routes["/save/status/user"] = self.user
+
+    def save(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != "LOW AK:S3CRET":
+            return Reply(401, b'{"message": "You need to be logged in to use Save Page Now."}')
+        form = dict(parse_qsl(hit.body.decode()))
+        if self.refuse:
+            return Reply(200, json.dumps({"status": "error", **self.refuse.pop(0)}).encode())
+        self.captures.append(form)
+        job = f"spn2-{len(self.captures):040x}"
+        return Reply(200, json.dumps({"url": form["url"], "job_id": job}).encode())
+
+    def user(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != "LOW AK:S3CRET":
+            return Reply(401, b'{"message": "You need to be logged in to use Save Page Now."}')
+        return Reply(200, b'{"available": 4, "processing": 1}')
+
+
+def watch(tmp_path: Path, server: Server, receiver: Server, extra: str = KEYS) -> tuple[object, Clock]:
+    server.page("/post", article("<p>Hello.</p>"))
+    clock = Clock()
+    notify = notify_toml(receiver, kind="wayback", path="", extra=extra)
+    config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify)
+    return make_app(config, clock), clock
+
+
+def test_the_first_version_and_each_edit_are_captured_as_differ_stores_them(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    archive = SavePageNow(receiver)
+    app, clock = watch(tmp_path, server, receiver)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    page = server.url("/post")
+    assert archive.captures == [{"url": page, "skip_first_archive": "1", "if_not_archived_within": "1"}]
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]  # the same page: nothing to capture
+    server.page("/post", article("<p>Hello, again.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert [c["url"] for c in archive.captures] == [page, page]
+    sent = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
+    assert [m.data["type"] for m in sent] == ["first_version", "changed"]
+    assert sent[1].data["note"] == f"capture spn2-{2:040x} of {page} asked for"
+    assert "S3CRET" not in json.dumps([m.data for m in sent])
+
+
+def test_a_capture_refused_for_now_is_asked_for_again_and_no_older_capture_stands_for_the_version(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    archive = SavePageNow(receiver)
+    archive.refuse.append({"status_ext": "error:user-session-limit", "message": "Too many captures at once."})
+    app, clock = watch(tmp_path, server, receiver)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert pending.data["last_error"] == "error:user-session-limit: Too many captures at once."
+    clock.advance(3700)  # past the hour such a limit asks for
+    deliver(app)  # type: ignore[arg-type]
+    # a capture the archive made since differ fetched the page stands for it; an older one does not
+    assert archive.captures == [
+        {"url": server.url("/post"), "skip_first_archive": "1", "if_not_archived_within": "3700"}
+    ]
+
+
+def test_a_capture_the_archive_will_never_make_is_given_up_with_its_reason(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    archive = SavePageNow(receiver)
+    archive.refuse.append({"status_ext": "error:blocked-url", "message": "This URL is in the block list."})
+    app, _ = watch(tmp_path, server, receiver)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [failed] = Outbox(app.store).messages("team", "failed")  # type: ignore[attr-defined]
+    assert failed.data["last_error"] == "error:blocked-url: This URL is in the block list."
+
+
+def test_wrong_keys_are_said_by_the_test_and_the_check_and_no_page_is_captured(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    archive = SavePageNow(receiver)
+    app, _ = watch(tmp_path, server, receiver, extra='access_key = "AK"\nsecret_key = "wrong"\n')
+    [attempt] = send_test(app)  # type: ignore[arg-type]
+    assert (attempt.ok, attempt.detail) == (
+        False,
+        "HTTP 401 You need to be logged in to use Save Page Now.",
+    )
+    [asked] = probe(app)  # type: ignore[arg-type]
+    assert (asked.ok, asked.detail) == (False, "HTTP 401 You need to be logged in to use Save Page Now.")
+    good, _ = watch(tmp_path / "good", server, receiver)
+    [attempt] = send_test(good)  # type: ignore[arg-type]
+    [asked] = probe(good)  # type: ignore[arg-type]
+    said = "the archive takes captures with these keys (4 at once now, 1 under way)"
+    assert (attempt.ok, asked.ok, asked.detail) == (True, True, said)
+    assert archive.captures == []
+
+
+def test_a_page_watched_before_the_archive_was_named_is_captured_once(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Its first version was stored with no destination taking `first_version`; the next check owes it."""
+    archive = SavePageNow(receiver)
+    server.page("/post", article("<p>Hello.</p>"))
+    clock = Clock()
+    plain = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    check(plain, plain.config.sources())
+    app, _ = watch(tmp_path, server, receiver)
+    for _ in range(2):
+        clock.advance(3600)
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert [c["url"] for c in archive.captures] == [server.url("/post")]
+
+
+def test_a_version_read_from_a_web_archive_is_not_captured_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    SavePageNow(receiver)
+    app, _ = watch(tmp_path, server, receiver)
+    capture = "https://web.archive.org/web/20260707000000id_/https://blog.example.org/post/"
+    event = {
+        "type": "changed",
+        "source": "doc/canonical",
+        "url": "https://blog.example.org/post/",
+        "capture": capture,
+    }
+    event["diff"] = {"to": {"version": 2, "fetched_at": "2026-07-07T00:00:00Z"}}
+    dispatch(app, [event])  # type: ignore[arg-type]
+    assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
+    assert Outbox(app.store).messages("team", "sent") == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ('access_key = "AK"\n', 'notify[0]: missing key "secret_key" (its secret key)'),
+        (KEYS + 'events = ["changed", "mirror_drift"]\n', 'notify[0].events: expected events a wayback destination acts on (first_version, changed, metadata), found "mirror_drift"'),
+        (KEYS + 'digest = "1d"\n', "notify[0].digest: expected no digest: each version is captured as it is stored"),
+        (KEYS + 'url = "web.archive.org"\n', "notify[0].url: expected the archive's https:// address"),
+    ],
+)  # fmt: skip
+def test_wayback_settings_are_checked(tmp_path: Path, options: str, message: str) -> None:
+    assert notifier_error(tmp_path, "wayback", options) == message

@@ -25,8 +25,26 @@ class SavePageNow:
     def __init__(self, server: Server) -> None:
         self.captures: list[dict[str, str]] = []
         self.refuse: list[dict[str, str]] = []
+        self.progress: list[dict[str, str]] = []  # what the next status requests say, then "success"
         server.routes["/save"] = self.save
         server.routes["/save/status/user"] = self.user
+        server.routes["/save/status/*"] = self.status
+
+    def status(self, hit: Hit) -> Reply:
+        job = hit.path.rsplit("/", 1)[-1]
+        number = int(job.removeprefix("spn2-"), 16)
+        if not 0 < number <= len(self.captures):
+            return Reply(200, json.dumps({"status": "error", "message": "Job not found"}).encode())
+        if self.progress:
+            return Reply(200, json.dumps({"job_id": job, **self.progress.pop(0)}).encode())
+        url = self.captures[number - 1]["url"]
+        answer = {
+            "status": "success",
+            "job_id": job,
+            "original_url": url,
+            "timestamp": f"2026070817{number:04}",
+        }
+        return Reply(200, json.dumps(answer).encode())
 
     def save(self, hit: Hit) -> Reply:
         if hit.headers.get("authorization") != "LOW AK:S3CRET":
@@ -57,19 +75,60 @@ def test_the_first_version_and_each_edit_are_captured_as_differ_stores_them(
 ) -> None:
     archive = SavePageNow(receiver)
     app, clock = watch(tmp_path, server, receiver)
+    outbox = Outbox(app.store)  # type: ignore[attr-defined]
     check(app, app.config.sources())  # type: ignore[attr-defined]
     page = server.url("/post")
     assert archive.captures == [{"url": page, "skip_first_archive": "1", "if_not_archived_within": "1"}]
+    [asked] = outbox.messages("team", "pending")  # until the archive says the capture is made
+    assert asked.data["last_error"] == f"capture spn2-{1:040x} under way"
+    archive.progress.append({"status": "pending"})
+    clock.advance(30)
+    deliver(app)  # type: ignore[arg-type]
+    assert [m.data["type"] for m in outbox.messages("team", "pending")] == ["first_version"]
     clock.advance(3600)
-    check(app, app.config.sources())  # type: ignore[attr-defined]  # the same page: nothing to capture
+    check(app, app.config.sources())  # type: ignore[attr-defined]  # the same page: nothing more to capture
     server.page("/post", article("<p>Hello, again.</p>"))
     clock.advance(3600)
     check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(30)
+    deliver(app)  # type: ignore[arg-type]
     assert [c["url"] for c in archive.captures] == [page, page]
-    sent = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
-    assert [m.data["type"] for m in sent] == ["first_version", "changed"]
-    assert sent[1].data["note"] == f"capture spn2-{2:040x} of {page} asked for"
+    sent = outbox.messages("team", "sent")
+    assert [(m.data["type"], m.data["note"]) for m in sent] == [
+        ("first_version", f"captured: {receiver.url('')}/web/20260708170001/{page}"),
+        ("changed", f"captured: {receiver.url('')}/web/20260708170002/{page}"),
+    ]
     assert "S3CRET" not in json.dumps([m.data for m in sent])
+
+
+def test_a_capture_that_fails_in_a_way_that_passes_is_asked_for_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    archive = SavePageNow(receiver)
+    archive.progress.append(
+        {
+            "status": "error",
+            "status_ext": "error:soft-time-limit-exceeded",
+            "message": "Capture took over 45 s.",
+        }
+    )
+    app, clock = watch(tmp_path, server, receiver)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(30)
+    deliver(app)  # type: ignore[arg-type]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    job = f"spn2-{1:040x}"
+    assert (
+        pending.data["last_error"]
+        == f"capture {job}: error:soft-time-limit-exceeded: Capture took over 45 s."
+    )
+    clock.advance(60)
+    deliver(app)  # type: ignore[arg-type]  # asked for again
+    clock.advance(30)
+    deliver(app)  # type: ignore[arg-type]
+    assert len(archive.captures) == 2
+    [sent] = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
+    assert sent.data["note"].startswith(f"captured: {receiver.url('')}/web/20260708170002/")
 
 
 def test_a_capture_refused_for_now_is_asked_for_again_and_no_older_capture_stands_for_the_version(
@@ -152,6 +211,24 @@ def test_a_version_read_from_a_web_archive_is_not_captured_again(
     dispatch(app, [event])  # type: ignore[arg-type]
     assert Outbox(app.store).messages("team", "pending") == []  # type: ignore[attr-defined]
     assert Outbox(app.store).messages("team", "sent") == []  # type: ignore[attr-defined]
+
+
+def test_a_capture_the_archive_forgot_is_asked_for_again(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """The archive keeps a job's status for an hour or so: asked for again, a capture made since differ fetched
+    the page stands for it (`if_not_archived_within`)."""
+    archive = SavePageNow(receiver)
+    archive.progress.append({"status": "error", "message": "Job not found"})
+    app, clock = watch(tmp_path, server, receiver)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(7200)  # nobody delivered for two hours
+    deliver(app)  # type: ignore[arg-type]
+    [pending] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert pending.data["last_error"] == f"capture spn2-{1:040x}: Job not found; asked for again"
+    deliver(app)  # type: ignore[arg-type]  # at once
+    # two hours, and the 5 s the archive is given between two requests
+    assert [c["if_not_archived_within"] for c in archive.captures] == ["1", "7205"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The Wayback Machine (Save Page Now): a capture of each new version of a page, asked for as soon as differ
 stores it, so that every version a record names, the first one included, has a copy that a third party keeps and
-dates. A capture request goes through the outbox as an alert does: retried, never lost, asked for once."""
+dates. A capture request goes through the outbox as an alert does: it is sent once the archive says the capture
+is made (its job followed at the next attempts), asked for again when a capture fails for a reason that passes."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ PASSING = {
     "error:user-session-limit",
 }
 LATER = 3600.0  # how long to wait after a refusal that a day's or an hour's limit makes
+FOLLOW = 30.0  # how often to ask how a capture goes (the archive takes up to two minutes a page)
 
 
 @notifier("wayback")
@@ -98,10 +100,39 @@ class Wayback(Notifier):
         return Outgoing(body, {"Accept": "application/json"})
 
     def send(self, msg: Message, now: datetime) -> str | None:
+        """Ask for the capture, then, at the next attempts, how it went: the request is sent once the archive
+        has the page, and asked for again when the capture failed in a way that may pass."""
         if not msg.data["body"].get("url"):
             return self.probe()
+        job = msg.data.get("job")
+        if isinstance(job, str) and job:
+            return self._followed(msg, job)
         self._now = now
-        return super().send(msg, now)
+        asked = super().send(msg, now)
+        job = msg.data.get("job")
+        if not job:  # an answer without a job that did not say why: nothing to follow
+            return asked
+        raise NotifyError(f"capture {job} under way", retryable=True, retry_after=FOLLOW)
+
+    def _followed(self, msg: Message, job: str) -> str:
+        """How the capture job of an earlier attempt went (`/save/status/JOB`): done, under way, or failed."""
+        base = str(self.config.options["url"]).rstrip("/")
+        answer = self.ask("GET", f"{base}/save/status/{job}")
+        if answer.status == 429 or answer.status >= 500:
+            raise NotifyError(f"capture {job}: HTTP {answer.status}", retryable=True)
+        status = answer.data.get("status")
+        if status == "success" and answer.data.get("timestamp"):
+            page = answer.data.get("original_url") or msg.data["body"]["url"]
+            return f"captured: {base}/web/{answer.data['timestamp']}/{page}"
+        if status == "pending":
+            raise NotifyError(f"capture {job} under way", retryable=True, retry_after=FOLLOW)
+        msg.data.pop(
+            "job", None
+        )  # failed, or forgotten by the archive (it keeps a job's status an hour or so)
+        if status == "error" and answer.data.get("status_ext"):
+            raise self._refused(answer.data, f"capture {job}: ")
+        said = " ".join(str(answer.data.get("message") or f"HTTP {answer.status}").split())
+        raise NotifyError(f"capture {job}: {said}; asked for again", retryable=True, retry_after=0)
 
     def body_of(self, msg: Message) -> dict[str, Any]:
         """The page, and how recent a capture already made may be and still stand for the version: one made
@@ -114,18 +145,26 @@ class Wayback(Notifier):
         return body
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
-        """Save Page Now answers 200 with a job, or 200 with an error it says in JSON."""
+        """Save Page Now answers 200 with a job, kept with the request to follow, or 200 with an error in JSON."""
         answer = json_object(resp)
         job = answer.get("job_id")
         if isinstance(job, str) and job:
-            return f"capture {job} of {answer.get('url') or msg.data['body'].get('url')} asked for"
+            msg.data["job"] = job
+            return None
+        raise self._refused(answer, "", resp.text)
+
+    @staticmethod
+    def _refused(answer: dict[str, Any], lead: str, text: str = "") -> NotifyError:
+        """A capture the archive would not make or did not make: asked for again when the reason may pass (a
+        limit, a busy archive, a page slow to answer), after an hour for a limit of the day or of captures at
+        once; given up with the archive's reason when not (a blocked address, a page not found)."""
         status = str(answer.get("status_ext") or "")
-        said = str(answer.get("message") or answer.get("status") or resp.text[:200] or "no job in the answer")
-        said = " ".join(said.split())
+        said = " ".join(str(answer.get("message") or answer.get("status") or text[:200] or "no job").split())
+        error = f"{lead}{status}: {said}" if status else f"{lead}{said}"
         if status in PASSING:
             later = LATER if "daily" in status or "session" in status else None
-            raise NotifyError(f"{status}: {said}", retryable=True, retry_after=later)
-        raise NotifyError(f"{status}: {said}" if status else said)
+            return NotifyError(error, retryable=True, retry_after=later)
+        return NotifyError(error)
 
     def probe(self) -> str:
         """Whether the archive takes captures with these keys (`/save/status/user`: how many it may run now)."""

@@ -35,7 +35,7 @@ from differ.fetch.limits import host_key
 from differ.fetch.variants import keyed_by, same_variant
 from differ.follow import follow
 from differ.normalize import SOURCE_KINDS, Normalized
-from differ.site import write_site
+from differ.site import after_delivery, write_site
 from differ.store import sha256
 from differ.turns import Turns
 from differ.versions import (
@@ -489,4 +489,6 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             # not saved, its alerts are queued again by the next check: the same messages, not sent twice
             with app.carry_on(f"{source.key}: alerts not marked queued"):
                 app.store.save_state(source.key, state)
-    notify.deliver(app)
+    delivered = notify.deliver(app)
+    with app.carry_on("reports not written"):  # written again with the next version
+        after_delivery(app, delivered)

@@ -467,6 +467,7 @@ def _revive(app: App, outbox: Outbox, msg_id: str | None) -> int:
 @command("outbox")
 def cmd_outbox(app: App, args: argparse.Namespace) -> int:
     from differ.notify import COMMAND_WAIT, Outbox, deliver
+    from differ.site import after_delivery
 
     outbox = Outbox(app.store)
     if args.outbox_command == "retry":
@@ -476,6 +477,8 @@ def cmd_outbox(app: App, args: argparse.Namespace) -> int:
         for name in outbox.notifiers():
             outbox.enable(name)
         attempts = deliver(app, wait=COMMAND_WAIT)
+        with app.carry_on("reports not written"):
+            after_delivery(app, attempts)
         sent = sum(1 for a in attempts if a.ok)
         failed = sum(1 for a in attempts if not a.ok and a.msg_id)
         print(f"retried {revived}: {sent} delivered, {failed} failed", file=app.out)

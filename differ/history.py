@@ -4,6 +4,7 @@ changed; narrowed, like `git log -S`, to the versions whose edit touched a passa
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -55,6 +56,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
     moved = _new_addresses(versions)
+    captures = app.store.captures(source.key)
     rows = [
         (
             str(v.number),
@@ -66,6 +68,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
         )
         for v in shown
     ]
+    copies = {str(v.number): captures[v.number] for v in shown if v.number in captures}
     reach = reach_lines(app, source) if source.role == "mirror" and not asked else []
     window = versions[first:]
     kept = f"{len(shown)} of {plural(len(window), 'version')} with a change {_asked(args)}" if asked else ""
@@ -74,6 +77,10 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     elif since is not None:
         kept = f"{plural(len(shown), 'version')} stored since {iso(since)}"
     if args.format == "html":
+        rows = [
+            (*row[:4], row[4] + (f"; archived copy: {copies[row[0]]}" if row[0] in copies else ""))
+            for row in rows
+        ]
         app.out.write(_history_html(source.key, source.url, rows, reach, kept))
         return ExitCode.OK
     print(f"{source.key}  {source.url}", file=app.out)
@@ -87,6 +94,8 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     print(f"  {'#':>3}  {'fetched':20}  {'hash':12}  {'size':>9}  change", file=app.out)
     for number, fetched, digest, size, change in rows:
         print(f"  {number:>3}  {fetched:20}  {digest}  {size:>9}  {change}", file=app.out)
+        if number in copies:  # a copy a web archive keeps, made at the `wayback` destination's request
+            print(f"  {'':>3}  archived copy: {copies[number]}", file=app.out)
     for line in reach:
         print(line, file=app.out)
     return ExitCode.OK
@@ -156,11 +165,15 @@ def _timeline(app: App, args: argparse.Namespace) -> int:
     more = count is not None and len(rows) > count
     rows = rows[-count:] if count is not None else rows
     if args.format == "json":
+        copies = functools.cache(app.store.captures)  # read once a source listed
         out: dict[str, object] = {
             "schema": "differ.timeline/1",
             "since": iso(since) if since else None,
             **_asked_json(args),
-            "versions": [{"source": source.key, **_version_json(v, hit)} for v, source, hit in rows],
+            "versions": [
+                {"source": source.key, **_version_json(v, hit, copies(source.key).get(v.number))}
+                for v, source, hit in rows
+            ],
         }
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return code
@@ -302,22 +315,24 @@ def _history_json(
     summary and how many it left out."""
     from differ.audit.report import reach
 
+    captures = app.store.captures(source.key)
     out: dict[str, object] = {
         "schema": "differ.history/1",
         "source": source.key,
         "url": source.url,
         "role": source.role,
         **_asked_json(args),
-        "versions": [_version_json(v, found.get(v.number)) for v in versions],
+        "versions": [_version_json(v, found.get(v.number), captures.get(v.number)) for v in versions],
     }
     if source.role == "mirror" and not narrowing(args):
         out["canonical_edits"] = reach(app, source) or []
     return out
 
 
-def _version_json(v: Version, hit: Found | None) -> dict[str, object]:
+def _version_json(v: Version, hit: Found | None, capture: str | None = None) -> dict[str, object]:
     """A version as `differ.history/1` lists it; `hit`: its changes a `--section`, `--word` or `--change` keeps,
-    when one was given (the first version's: its passages), and the versions they are between."""
+    when one was given (the first version's: its passages), and the versions they are between; `capture`: a web
+    archive's capture of it, made at differ's request."""
     from differ.diff import summarize
 
     if hit is None:
@@ -344,6 +359,7 @@ def _version_json(v: Version, hit: Found | None) -> dict[str, object]:
         **changes,
         **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
         **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
+        **({"capture": capture} if capture else {}),
     }
 
 

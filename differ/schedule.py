@@ -266,10 +266,10 @@ def _check_one(
 def _deliver(app: App) -> None:
     """Every few seconds: digests that are due, retries, and the reports index if checks left it pending."""
     from differ.notify import deliver, dispatch
-    from differ.site import flush_index
+    from differ.site import after_delivery, flush_index
 
     dispatch(app, [], deliver_now=False)  # flushes digests that are due
-    deliver(app)
+    after_delivery(app, deliver(app))
     flush_index(app)
 
 

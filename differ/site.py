@@ -22,6 +22,7 @@ from differ.titles import document_title
 if TYPE_CHECKING:
     from differ.app import App
     from differ.config import Config, DocumentConfig, SourceConfig
+    from differ.notify.delivery import Attempt
 
 _STYLE = (
     "body{font:15px/1.5 system-ui,sans-serif;margin:2em;max-width:72em}"
@@ -163,8 +164,10 @@ def _archive_name(lo: int) -> str:
 
 
 def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], prefix: str) -> str:
-    """Rows of versions, newest first as given, each linked to the diff that made it (`prefix` + diff-N.html)."""
+    """Rows of versions, newest first as given, each linked to the diff that made it (`prefix` + diff-N.html) and
+    to a web archive's copy of it where one was made."""
     rows = []
+    copies = store.captures(source.key)
     for n in numbers:
         try:
             v = store.version(source.key, n)
@@ -173,9 +176,10 @@ def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], 
         number = e(str(n))
         if n > 1 and store.report_path(source.key, n).is_file():
             number = _link(f"{prefix}diff-{n}.html", str(n))
+        copy = f" · {_link(copies[n], 'archived copy')}" if n in copies else ""
         rows.append(
             f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
-            f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}</td></tr>"
+            f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}{copy}</td></tr>"
         )
     return f"<table><tr><th>#</th><th>Fetched</th><th>Size</th><th>Change</th></tr>{''.join(rows)}</table>"
 
@@ -390,6 +394,13 @@ def write_site(app: App, documents: set[str]) -> None:
                     write_archives(store, doc, generated)
         app.index_pending = True
         flush_index(app)
+
+
+def after_delivery(app: App, attempts: Iterable[Attempt]) -> None:
+    """Rewrite the pages of the documents a delivery added to (a version's copy in a web archive)."""
+    shown = {a.shown for a in attempts if a.shown}
+    if shown:
+        write_site(app, shown)
 
 
 def flush_index(app: App, *, now: bool = False) -> None:

@@ -472,6 +472,35 @@ class Store:
             )
             return path
 
+    # -- captures by a web archive ----------------------------------------------------------------------
+    def record_capture(self, key: str, number: int, capture: str, at: str) -> None:
+        """Note that a web archive holds a capture of a source's version (made at differ's request), beside the
+        record: a copy of it that a third party keeps."""
+        append_line(self.captures_path(key), {"version": number, "capture": capture, "at": at})
+
+    def captures(self, key: str) -> dict[int, str]:
+        """Each version's capture in a web archive, where one was made (a line that does not read left out)."""
+        try:
+            text = self.captures_path(key).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return {}
+        found: dict[int, str] = {}
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if (
+                isinstance(entry, dict)
+                and isinstance(entry.get("version"), int)
+                and isinstance(entry.get("capture"), str)
+            ):
+                found.setdefault(entry["version"], entry["capture"])
+        return found
+
+    def captures_path(self, key: str) -> Path:
+        return self.source_dir(key) / "captures.jsonl"
+
     # -- fetch log and state ----------------------------------------------------------------------------
     # A source's fetch log and state are written only by the one thread checking it, each write whole on its own
     # (an appended line, a renamed file), so they need no store lock, whose holder's fsyncs every other thread

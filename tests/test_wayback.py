@@ -4,6 +4,7 @@ capture it will not make, and the account's capacity at /save/status/user."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -11,10 +12,12 @@ from urllib.parse import parse_qsl
 import pytest
 
 from differ.check import check
+from differ.errors import ExitCode
 from differ.notify import Outbox, deliver, dispatch, probe, send_test
 from tests.conftest import Clock, Hit, Reply, Server, article, make_app, one_doc
 from tests.helpers import notifier_error
-from tests.test_notify import notify_toml
+from tests.test_cli import run
+from tests.test_notify import config_file, notify_toml
 
 KEYS = 'access_key = "AK"\nsecret_key = "S3CRET"\n'
 
@@ -229,6 +232,30 @@ def test_a_capture_the_archive_forgot_is_asked_for_again(
     deliver(app)  # type: ignore[arg-type]  # at once
     # two hours, and the 5 s the archive is given between two requests
     assert [c["if_not_archived_within"] for c in archive.captures] == ["1", "7205"]
+
+
+def test_each_captured_version_names_its_copy_in_history_and_on_its_page(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """As a user runs it: a check asks for the capture, `differ outbox retry` (or the next delivery) hears it
+    is made; `differ history` and the document's page then name the copy, and its JSON form has it."""
+    archive = SavePageNow(receiver)
+    server.page("/post", article("<p>Hello.</p>"))
+    rest = f'[[notify]]\nname = "archive"\nkind = "wayback"\nurl = "{receiver.url("")}"\n{KEYS}'
+    config = str(config_file(tmp_path, server.url("/post"), rest))
+    assert run("--config", config, "check")[0] == ExitCode.OK
+    assert run("--config", config, "outbox", "retry")[:2] == (
+        ExitCode.OK,
+        "retried 1: 1 delivered, 0 failed\n",
+    )
+    copy = f"{receiver.url('')}/web/20260708170001/{server.url('/post')}"
+    assert [c["url"] for c in archive.captures] == [server.url("/post")]
+    code, out, _ = run("--config", config, "history", "doc/c")
+    assert out.splitlines()[3:] == [f"       archived copy: {copy}"]
+    code, out, _ = run("--config", config, "history", "doc/c", "--format", "json")
+    assert json.loads(out)["versions"][0]["capture"] == copy
+    page = (tmp_path / "snap" / "reports" / "doc" / "index.html").read_text()
+    assert f'first snapshot · <a href="{html.escape(copy)}">archived copy</a>' in page
 
 
 @pytest.mark.parametrize(

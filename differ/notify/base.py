@@ -94,6 +94,7 @@ class Notifier:
     method: ClassVar[str] = "POST"
     takes: ClassVar[tuple[str, ...]] = EVENTS  # the events it acts on (`events` may name no other)
     default_events: ClassVar[tuple[str, ...]] = DEFAULT_EVENTS  # its `events` when the table names none
+    shown_in_reports: ClassVar[bool] = False  # whether what it delivers is shown on the reports site
 
     def __init__(
         self, config: NotifierConfig, base_url: str = "", proxy: str = "", outbox: Outbox | None = None

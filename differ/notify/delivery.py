@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from differ.app import iso, parse_iso
 from differ.config import VERSION_EVENTS
 from differ.errors import NotifyError
-from differ.notify.base import NOTIFIERS, Notifier
+from differ.notify.base import NOTIFIERS, Notifier, document_of
 from differ.notify.outbox import Message, Outbox
 
 if TYPE_CHECKING:
@@ -228,6 +228,7 @@ class Attempt:
     ok: bool
     detail: str
     lost: dict[str, Any] | None = None  # the message, when this attempt gave it up for good
+    shown: str = ""  # the document whose reports this delivery adds to (a web archive's copy of a version)
 
 
 def _backoff(attempts: int) -> float:
@@ -349,7 +350,10 @@ def _attempt(
         msg.data["note"] = note
     outbox.move(msg, "sent")
     outbox.delivered(config.name)
-    attempts.append(Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered"))
+    shown = document_of({"source": msg.data.get("subject")}) if kind.shown_in_reports else ""
+    attempts.append(
+        Attempt(config.name, msg.id, True, f"delivered; {note}" if note else "delivered", shown=shown)
+    )
     return True
 
 

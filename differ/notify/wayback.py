@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from differ import options as opt
-from differ.app import parse_iso
-from differ.errors import NotifyError
+from differ.app import iso, parse_iso
+from differ.errors import NotifyError, StoreError
 from differ.notify.base import Notifier, Outgoing, json_object, notifier, require_http_url
 from differ.options import Option
 
@@ -60,6 +60,7 @@ class Wayback(Notifier):
     min_interval = 5.0  # the archive takes 12 captures a minute from an account; differ asks for far fewer
     takes = ("first_version", "changed", "metadata")
     default_events = ("first_version", "changed")
+    shown_in_reports = True  # a version's page links its capture
 
     @classmethod
     def check(cls, config: Any) -> None:
@@ -89,14 +90,18 @@ class Wayback(Notifier):
         return {"Authorization": f"LOW {o['access_key']}:{o['secret_key']}"}
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
-        version = (
-            ((event.get("diff") or {}).get("to") or {}) if "diff" in event else event.get("version") or {}
-        )
-        body = {"url": str(event.get("url") or ""), "fetched_at": str(version.get("fetched_at") or "")}
         if (
             event.get("type") == "test"
         ):  # nothing to capture: `differ notify test` asks about the keys instead
-            body = {}
+            return Outgoing({}, {"Accept": "application/json"})
+        version = (
+            ((event.get("diff") or {}).get("to") or {}) if "diff" in event else event.get("version") or {}
+        )
+        body = {
+            "url": str(event.get("url") or ""),
+            **{field: version[field] for field in ("version", "fetched_at") if version.get(field)},
+            "source": str(event.get("source") or ""),  # whose version the capture is, for its record
+        }
         return Outgoing(body, {"Accept": "application/json"})
 
     def send(self, msg: Message, now: datetime) -> str | None:
@@ -105,9 +110,9 @@ class Wayback(Notifier):
         if not msg.data["body"].get("url"):
             return self.probe()
         job = msg.data.get("job")
+        self._now = now
         if isinstance(job, str) and job:
             return self._followed(msg, job)
-        self._now = now
         asked = super().send(msg, now)
         job = msg.data.get("job")
         if not job:  # an answer without a job that did not say why: nothing to follow
@@ -123,7 +128,8 @@ class Wayback(Notifier):
         status = answer.data.get("status")
         if status == "success" and answer.data.get("timestamp"):
             page = answer.data.get("original_url") or msg.data["body"]["url"]
-            return f"captured: {base}/web/{answer.data['timestamp']}/{page}"
+            capture = f"{base}/web/{answer.data['timestamp']}/{page}"
+            return f"captured: {capture}{self._recorded(msg, capture)}"
         if status == "pending":
             raise NotifyError(f"capture {job} under way", retryable=True, retry_after=FOLLOW)
         msg.data.pop(
@@ -134,12 +140,23 @@ class Wayback(Notifier):
         said = " ".join(str(answer.data.get("message") or f"HTTP {answer.status}").split())
         raise NotifyError(f"capture {job}: {said}; asked for again", retryable=True, retry_after=0)
 
+    def _recorded(self, msg: Message, capture: str) -> str:
+        """Note the capture beside the version's record (`differ history` and the reports show it); "" once
+        noted, else why not, for the delivery's remark: the capture is made either way."""
+        body = msg.data["body"]
+        if self.outbox is None or not body.get("source") or not isinstance(body.get("version"), int):
+            return ""
+        try:
+            self.outbox.store.record_capture(str(body["source"]), body["version"], capture, iso(self._now))
+        except (OSError, StoreError) as exc:
+            return f" (not noted beside the version: {exc})"
+        return ""
+
     def body_of(self, msg: Message) -> dict[str, Any]:
         """The page, and how recent a capture already made may be and still stand for the version: one made
         since differ fetched it (the archive then names that one instead of capturing the page again)."""
-        body = dict(msg.data["body"])
-        fetched = parse_iso(body.pop("fetched_at", None))
-        body["skip_first_archive"] = "1"
+        body = {"url": msg.data["body"]["url"], "skip_first_archive": "1"}
+        fetched = parse_iso(msg.data["body"].get("fetched_at"))
         if fetched is not None:
             body["if_not_archived_within"] = str(max(1, int((self._now - fetched).total_seconds())))
         return body

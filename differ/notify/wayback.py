@@ -61,6 +61,7 @@ class Wayback(Notifier):
     takes = ("first_version", "changed", "metadata")
     default_events = ("first_version", "changed")
     shown_in_reports = True  # a version's page links its capture
+    _now: datetime  # the attempt's time, set by `send`
 
     @classmethod
     def check(cls, config: Any) -> None:
@@ -90,10 +91,8 @@ class Wayback(Notifier):
         return {"Authorization": f"LOW {o['access_key']}:{o['secret_key']}"}
 
     def payload(self, event: dict[str, Any]) -> Outgoing:
-        if (
-            event.get("type") == "test"
-        ):  # nothing to capture: `differ notify test` asks about the keys instead
-            return Outgoing({}, {"Accept": "application/json"})
+        if event.get("type") == "test":
+            return Outgoing({}, {"Accept": "application/json"})  # `differ notify test` asks about the keys
         version = (
             ((event.get("diff") or {}).get("to") or {}) if "diff" in event else event.get("version") or {}
         )
@@ -113,11 +112,8 @@ class Wayback(Notifier):
         self._now = now
         if isinstance(job, str) and job:
             return self._followed(msg, job)
-        asked = super().send(msg, now)
-        job = msg.data.get("job")
-        if not job:  # an answer without a job that did not say why: nothing to follow
-            return asked
-        raise NotifyError(f"capture {job} under way", retryable=True, retry_after=FOLLOW)
+        super().send(msg, now)  # an answer names the job (kept with the request by `accepted`) or raises
+        raise NotifyError(f"capture {msg.data['job']} under way", retryable=True, retry_after=FOLLOW)
 
     def _followed(self, msg: Message, job: str) -> str:
         """How the capture job of an earlier attempt went (`/save/status/JOB`): done, under way, or failed."""
@@ -132,9 +128,8 @@ class Wayback(Notifier):
             return f"captured: {capture}{self._recorded(msg, capture)}"
         if status == "pending":
             raise NotifyError(f"capture {job} under way", retryable=True, retry_after=FOLLOW)
-        msg.data.pop(
-            "job", None
-        )  # failed, or forgotten by the archive (it keeps a job's status an hour or so)
+        # failed, or forgotten by the archive (it keeps a job's status an hour or so): asked for anew
+        msg.data.pop("job", None)
         if status == "error" and answer.data.get("status_ext"):
             raise self._refused(answer.data, f"capture {job}: ")
         said = " ".join(str(answer.data.get("message") or f"HTTP {answer.status}").split())

@@ -95,12 +95,21 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     """Check one source once; every outcome is logged in the store's fetch log."""
     state = app.store.state(source.key)
     named = state.get("translations")
-    result = _check_source(app, source, state)
+    entry: dict[str, Any] = {}  # the fetch log's line, filled in as the check goes
+    started = app.monotonic()
+    try:
+        result = _check_source(app, source, state, entry)
+    except (
+        Exception
+    ) as exc:  # a damaged file, a refused write, a fault of differ's: logged with what was fetched
+        return unfinished(app, source, app.why(exc), entry, started)
     result.translations = state.get("translations") != named  # the state as the check left it
     return result
 
 
-def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> CheckResult:
+def _check_source(
+    app: App, source: SourceConfig, state: dict[str, Any], entry: dict[str, Any]
+) -> CheckResult:
     key = source.key
     store = app.store
     before = dict(state)
@@ -110,7 +119,7 @@ def _check_source(app: App, source: SourceConfig, state: dict[str, Any]) -> Chec
     if not_before and iso(now) < not_before:
         return CheckResult(key, "deferred", f"server asked to wait until {not_before}")
     request = build_request(source, state)
-    entry: dict[str, Any] = {"at": iso(now), "url": request.url}
+    entry.update(at=iso(now), url=request.url)
     try:
         response = app.fetcher.fetch(request)
     except FetchError as exc:
@@ -330,14 +339,24 @@ def _failed(
     return CheckResult(source.key, "failed", message)
 
 
-def unfinished(app: App, source: SourceConfig, message: str) -> CheckResult:
+def unfinished(
+    app: App,
+    source: SourceConfig,
+    message: str,
+    entry: dict[str, Any] | None = None,
+    started: float | None = None,
+) -> CheckResult:
     """A check that could not finish (a damaged file of the source's history, a fault of differ's) counts as
-    a failed one: logged, its streak in the source's state, alerted as `fetch_failing` after `fail_after`
-    checks, like a page that cannot be fetched. Nothing read from the store is needed to say so."""
+    a failed one: logged (with what its fetch got, as far as it went: `entry`), its streak in the source's
+    state, alerted as `fetch_failing` after `fail_after` checks, like a page that cannot be fetched. Nothing read
+    from the store is needed to say so."""
     now = app.now()
-    entry: dict[str, Any] = {"at": iso(now), "url": SOURCE_KINDS[source.kind].fetch_url(source)}
+    entry = {"at": iso(now), "url": SOURCE_KINDS[source.kind].fetch_url(source), **(entry or {})}
+    for field in ("outcome", "detail", "version"):  # a line the check had begun to fill in for another ending
+        entry.pop(field, None)
+    started = app.monotonic() if started is None else started
     try:
-        return _failed(app, source, app.store.state(source.key), entry, app.monotonic(), message, now=now)
+        return _failed(app, source, app.store.state(source.key), entry, started, message, now=now)
     except (StoreDamage, OSError):  # the state or the log cannot be written either: said, not kept
         return CheckResult(source.key, "failed", message)
 

@@ -753,6 +753,10 @@ def test_a_damaged_source_fails_alone(tmp_path: Path, server: Server, receiver: 
     assert app.err.getvalue() == ""  # type: ignore[attr-defined]
     assert app.store.state("doc/canonical")["failures"] == 2
     assert [f["error"] for f in app.store.fetches("doc/canonical")[-2:]] == [damaged, damaged]
+    # logged with what the fetch got before the damage stopped the check (`differ log` shows its status)
+    assert [(f["status"], f["bytes"] > 0) for f in app.store.fetches("doc/canonical")[-2:]] == [
+        (200, True)
+    ] * 2
     index = (app.store.root / "reports" / "index.html").read_text()
     assert html.escape(f"damaged: {damaged}") in index and "other/index.html" in index
     page = (app.store.root / "reports" / "doc" / "index.html").read_text()

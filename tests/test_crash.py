@@ -338,3 +338,30 @@ def test_sigkill_during_failures_and_drift_owes_no_alert(
     drift = [p["data"] for p in alerts if p["type"] == "differ.mirror_drift"]
     assert drift, "the mirror never drifted; the test needs another seed"
     assert drift[-1]["signature"] == record["signature"]  # the last drift alert is of the final findings
+
+
+@pytest.mark.parametrize("step", ["stored", "audited", "queued", "settled", "delivered"])
+def test_sigkill_at_a_step_of_a_first_check_owes_each_first_version_once(
+    step: str, tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A destination that takes `first_version` (as the Wayback Machine's does, to capture each page as first
+    seen), with the first `differ check` killed at one step: the next checks send each page's first version
+    once, none lost (the same message again only where the receiver had it before the process died)."""
+    path = two_documents(tmp_path, server, receiver)
+    path.write_text(path.read_text() + 'events = ["first_version", "changed"]\n')  # the [[notify]] table's
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in (["tests.killed", step], ["differ"], ["differ"]):
+        subprocess.run(
+            [sys.executable, "-m", *command, "--config", str(path), "check"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    alerts = first_deliveries(receiver)
+    assert sorted((a["type"], a["data"]["source"]) for a in alerts.values()) == [
+        ("differ.first_version", "down/d"),
+        ("differ.first_version", "rel/c"),
+        ("differ.first_version", "rel/m"),
+    ]
+    assert len(receiver.requests_to("/hooks")) == len(alerts) + (1 if step == "delivered" else 0)

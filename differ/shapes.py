@@ -76,6 +76,7 @@ RECORD_FIELDS: Fields = {
     "role": str,
     "kind": str,
     "archive": dict,
+    "back_to": int,
 }
 RECORD_REQUIRED = ("number", "source", "hash", "raw_sha256", "markdown_sha256")  # what `commit` writes
 

@@ -63,6 +63,12 @@ def _what_changed(v: Version) -> str:
         return said.rstrip(".")
     n = v.record.get("changes", 0)
     first = one_line([str(line) for line in summary[1:3]])[2:]
+    back = v.record.get("back_to")
+    if isinstance(back, int) and n:  # an edit undone: said first, as the headline says it
+        undone = (
+            f"edit of version {v.number - 1} undone" if back == v.number - 2 else f"back to version {back}"
+        )
+        return f"{undone}; {plural(n, 'change')}" + (f": {first}" if first else "")
     if n == 0 and first:  # only metadata changed: say which field
         return first
     if n == 0:  # as its headline says it: `0 changes (formatting only)`

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.app import App, iso
 from differ.config import SourceConfig
-from differ.errors import NormalizeError
+from differ.errors import NormalizeError, StoreError
 from differ.fetch import Response
 from differ.normalize import NORMALIZER_VERSION, Body, Normalized, normalize
 from differ.store import Store, Version, canonical_json, sha256
@@ -118,6 +118,22 @@ def read_again(app: App, source: SourceConfig, version: Version) -> Normalized |
         return None  # not readable now: compared as it was stored
 
 
+LOOKBACK = 100  # how many versions before the latest a new one is compared with, to tell an edit undone
+
+
+def back_to(store: Store, key: str, latest: Version, markdown: str) -> int | None:
+    """The newest version before `latest` whose text (its Markdown) a new reading has again, among the last
+    LOOKBACK: an edit undone, a page flipping between two editions (caches that disagree). None for none."""
+    digest = sha256(markdown.encode("utf-8"))
+    for number in range(latest.number - 1, max(0, latest.number - 1 - LOOKBACK), -1):
+        try:
+            if store.version(key, number).record.get("markdown_sha256") == digest:
+                return number
+        except StoreError:  # a damaged record is no match; `differ verify` names it
+            continue
+    return None
+
+
 def store_version(
     app: App,
     source: SourceConfig,
@@ -136,6 +152,7 @@ def store_version(
     store, key = app.store, source.key
     summary: list[str] = []
     d = None
+    back = None  # an earlier version whose text this one has again
     title = source_title(app, source)
     if (
         latest is None and source.role == "canonical" and not source.title
@@ -154,7 +171,8 @@ def store_version(
             a_invisible=again.invisible if again else latest.record.get("invisible") or [],
             b_invisible=normalized.invisible,
         )
-        versions = Versions(title, key, latest.number, latest.number + 1)
+        back = back_to(store, key, latest, normalized.markdown)
+        versions = Versions(title, key, latest.number, latest.number + 1, back_to=back)
         summary = summarize(d, versions)
     headers = fetched["headers"]
     record = {
@@ -176,6 +194,7 @@ def store_version(
         "warnings": normalized.warnings,
         "changes": len(d.changes) if d is not None else 0,
         "summary": summary,
+        **({"back_to": back} if back is not None else {}),
     }
     version = store.commit(
         key, raw=raw, markdown=normalized.markdown, record=record, after=latest.hash if latest else None
@@ -194,6 +213,7 @@ def version_pair(source: SourceConfig, old: Version, new: Version, title: str) -
     document's, differ.titles)."""
     from differ.diff import Versions
 
+    back = new.record.get("back_to") if new.number == old.number + 1 else None
     return Versions(
         title,
         source.key,
@@ -203,6 +223,7 @@ def version_pair(source: SourceConfig, old: Version, new: Version, title: str) -
         new.fetched_at,
         old.hash,
         new.hash,
+        back_to=back if isinstance(back, int) else None,
     )
 
 

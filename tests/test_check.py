@@ -1252,3 +1252,45 @@ def test_a_disk_that_refuses_a_write_fails_the_check_naming_where_and_loses_noth
     stored = differ("check")
     assert (stored.returncode, stored.stdout) == (0, "doc/canonical: new version 2 (201 changes)\n")
     assert differ("verify").stdout == f"{tmp_path / 'snap'}: 1 sources, 2 versions, 2 raw bodies: ok\n"
+
+
+def test_an_edit_undone_is_said_so(tmp_path: Path, server: Server) -> None:
+    """A page back to an earlier version's text (an edit reverted, caches serving two editions in turn): its
+    summary says which edit it undoes, or which version's text it has again, and so do history and the JSON."""
+    from differ.diff.render import as_json
+    from differ.site import describe
+    from differ.versions import diff_versions, version_pair
+
+    clock = Clock()
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    texts = [
+        "Release 3.0 is out.",
+        "Release 3.0 is out today.",
+        "Release 3.0 is out.",
+        "Release 3.0 is out today.",
+    ]
+    texts += ["Release 3.0 is out now.", "Release 3.0 is out."]
+    heads = []
+    for text in texts:
+        server.page("/post", article(f"<p>{text}</p>"))
+        clock.advance(3600)
+        [result] = check(app, app.config.sources())
+        heads.append(result.summary[0] if result.summary else "")
+    assert heads[1:] == [
+        "Doc (canonical), version 1 → 2: 1 change.",
+        "Doc (canonical), version 2 → 3: 1 change, the edit of version 2 undone.",
+        "Doc (canonical), version 3 → 4: 1 change, the edit of version 3 undone.",
+        "Doc (canonical), version 4 → 5: 1 change.",
+        "Doc (canonical), version 5 → 6: 1 change, back to the text of version 3.",
+    ]
+    versions = app.store.versions("doc/canonical")
+    assert [v.record.get("back_to") for v in versions] == [None, None, 1, 2, None, 3]
+    assert describe(versions[2]) == 'edit of version 2 undone; 1 change: Post: removed "today"'
+    assert describe(versions[5]).startswith("back to version 3; 1 change: ")
+    source = app.config.sources()[0]
+    old, new = versions[4], versions[5]
+    d = diff_versions(app.store, old, new, app=app, source=source)
+    assert as_json(d, version_pair(source, old, new, "Doc"))["back_to"] == 3
+    assert "back_to" not in as_json(
+        d, version_pair(source, versions[0], new, "Doc")
+    )  # not one edit: not said

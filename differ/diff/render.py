@@ -39,6 +39,7 @@ def as_json(d: Diff, v: Versions) -> dict[str, Any]:
         "summary": summarize(d, v),
         "changes": [c.as_json() for c in d.changes],
         "metadata": d.metadata,
+        **({"back_to": v.back_to} if v.back_to is not None else {}),
         **d.narrowing(),
     }
 

@@ -73,6 +73,7 @@ class Versions:
     b_hash: str = ""
     a_name: str = ""  # what each side was read from, when they are not stored versions (differ compare)
     b_name: str = ""
+    back_to: int | None = None  # an earlier version whose text `b` has again: the edits since undone
 
 
 def field_name(field: str) -> str:
@@ -298,7 +299,15 @@ def headline(versions: Versions, count: int, metadata: int = 0, *, formatting: b
         said = "0 changes (formatting only)"
     else:
         said = plural(count, "change") + (f" (and {fields})" if metadata else "")
-    return f"{_subject(versions)}: {said}."
+    return f"{_subject(versions)}: {said}{_undone(versions)}."
+
+
+def _undone(versions: Versions) -> str:
+    """What a version that has an earlier one's text again undoes: the edit before it, or every edit since."""
+    back, a = versions.back_to, versions.a
+    if back is None or a is None or back >= a:
+        return ""
+    return f", the edit of version {a} undone" if back == a - 1 else f", back to the text of version {back}"
 
 
 def _subject(versions: Versions) -> str:

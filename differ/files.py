@@ -106,9 +106,11 @@ def fsync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def append_line(path: Path, entry: dict[str, Any]) -> int:
+def append_line(path: Path, entry: dict[str, Any], *, durable: bool = True) -> int:
     """Append one JSON line; a line torn by a crash is closed off before the next one is written. The file is
-    held shared while written, so a `RollingLog` rolling it away waits for the line. The file's size after."""
+    held shared while written, so a `RollingLog` rolling it away waits for the line. Unless `durable` is
+    false (a line whose loss in a power cut costs nothing), it is on disk before this returns. The file's size
+    after."""
     line = json.dumps(entry, sort_keys=True, ensure_ascii=False).encode() + b"\n"
     fd = open_appending(path)
     try:
@@ -118,7 +120,8 @@ def append_line(path: Path, entry: dict[str, Any]) -> int:
         view = memoryview(line)
         while view:  # O_APPEND: each write goes to the end
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
         return os.fstat(fd).st_size
     except OSError as exc:
         raise _where(exc, path)
@@ -158,8 +161,8 @@ class RollingLog:
         self.folder = path.with_suffix("")
         self.rolling = path.with_name(f".{path.stem}.rolling")
 
-    def append(self, entry: dict[str, Any]) -> None:
-        if append_line(self.path, entry) > self.limit:
+    def append(self, entry: dict[str, Any], *, durable: bool = True) -> None:
+        if append_line(self.path, entry, durable=durable) > self.limit:
             self.roll()
 
     def roll(self) -> None:

@@ -506,7 +506,9 @@ class Store:
     # (an appended line, a renamed file), so they need no store lock, whose holder's fsyncs every other thread
     # would wait for.
     def log_fetch(self, key: str, entry: dict[str, Any]) -> None:
-        self._fetch_log(key).append(entry)
+        """Log a check. One that found nothing new is not waited for on disk: its line is all such a check
+        writes, and a power cut that loses it loses no version, state or alert (the page is checked again)."""
+        self._fetch_log(key).append(entry, durable=entry.get("outcome") != "unchanged")
 
     def fetches(self, key: str) -> list[dict[str, Any]]:
         """Every entry of the fetch log, oldest first."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -323,11 +324,15 @@ class Config:
         """The sources a service checks on their schedule: all but the paused ones."""
         return [s for s in self.sources() if not s.paused]
 
+    @cached_property
+    def _by_id(self) -> dict[str, DocumentConfig]:
+        return {doc.id: doc for doc in self.documents}
+
     def document(self, doc_id: str) -> DocumentConfig:
-        """Find a document by its id, or by the URL of a page it watches."""
-        for doc in self.documents:
-            if doc.id == doc_id:
-                return doc
+        """Find a document by its id (at once, however many there are), or by the URL of a page it watches."""
+        found = self._by_id.get(doc_id)
+        if found is not None:
+            return found
         if "://" in doc_id:
             ids = list(dict.fromkeys(s.document for s in self.watching(doc_id)))
             if len(ids) > 1:

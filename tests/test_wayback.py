@@ -65,9 +65,13 @@ class SavePageNow:
         return Reply(200, b'{"available": 4, "processing": 1}')
 
 
-def watch(tmp_path: Path, server: Server, receiver: Server, extra: str = KEYS) -> tuple[object, Clock]:
-    server.page("/post", article("<p>Hello.</p>"))
-    clock = Clock()
+def watch(
+    tmp_path: Path, server: Server, receiver: Server, extra: str = KEYS, clock: Clock | None = None
+) -> tuple[object, Clock]:
+    """An app watching /post (served as "Hello." unless it is served already), the archive its destination."""
+    if "/post" not in server.routes:
+        server.page("/post", article("<p>Hello.</p>"))
+    clock = clock or Clock()
     notify = notify_toml(receiver, kind="wayback", path="", extra=extra)
     config = one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify)
     return make_app(config, clock), clock
@@ -196,6 +200,31 @@ def test_a_page_watched_before_the_archive_was_named_is_captured_once(
         clock.advance(3600)
         check(app, app.config.sources())  # type: ignore[attr-defined]
     assert [c["url"] for c in archive.captures] == [server.url("/post")]
+
+
+def test_a_page_edited_before_the_archive_was_named_is_captured_as_it_is_now(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Its latest version is owed, not only the versions stored from now on; once, however often checked."""
+    archive = SavePageNow(receiver)
+    server.page("/post", article("<p>Hello.</p>"))
+    clock = Clock()
+    plain = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"), clock)
+    check(plain, plain.config.sources())
+    server.page("/post", article("<p>Hello, again.</p>"))
+    clock.advance(600)
+    check(plain, plain.config.sources())
+    app, _ = watch(tmp_path, server, receiver, clock=clock)
+    for _ in range(3):
+        clock.advance(600)
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+    # version 2, fetched 10 minutes before the first check that had the archive to tell
+    assert archive.captures == [
+        {"url": server.url("/post"), "skip_first_archive": "1", "if_not_archived_within": "600"}
+    ]
+    assert app.store.captures("doc/canonical") == {
+        2: f"{receiver.url('')}/web/20260708170001/{server.url('/post')}"
+    }  # type: ignore[attr-defined]
 
 
 def test_a_version_read_from_a_web_archive_is_not_captured_again(

@@ -95,6 +95,9 @@ class Notifier:
     takes: ClassVar[tuple[str, ...]] = EVENTS  # the events it acts on (`events` may name no other)
     default_events: ClassVar[tuple[str, ...]] = DEFAULT_EVENTS  # its `events` when the table names none
     shown_in_reports: ClassVar[bool] = False  # whether what it delivers is shown on the reports site
+    # whether it is owed each page's latest version, not only those stored once it was set up (an archive
+    # that keeps a copy of every page watched): `catch_up`
+    catches_up: ClassVar[bool] = False
 
     def __init__(
         self, config: NotifierConfig, base_url: str = "", proxy: str = "", outbox: Outbox | None = None

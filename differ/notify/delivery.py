@@ -18,7 +18,7 @@ from differ.notify.outbox import Message, Outbox
 
 if TYPE_CHECKING:
     from differ.app import App
-    from differ.config import NotifierConfig
+    from differ.config import NotifierConfig, SourceConfig
 
 RETRY_DELAYS = (5, 30, 120, 600, 1800, 3600, 7200, 14400)
 
@@ -179,6 +179,36 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
     if deliver_now:
         deliver(app)
     return unqueued
+
+
+def catch_up(app: App, sources: Iterable[SourceConfig]) -> None:
+    """For a destination owed every page's latest version (`catches_up`: an archive), queue the latest version
+    of each of these sources it has no copy of, as the message its own event would have made (the same id: a
+    version whose event is queued already, or was sent, is not queued again). A page watched before the
+    destination was set up is so captured as it is now, not only at its next edit."""
+    keen = [c for c in app.config.notifiers if NOTIFIERS[c.kind].catches_up and not c.digest]
+    if not keen:
+        return
+    now = iso(app.now())
+    outbox = Outbox(app.store)
+    for source in sources:
+        number = app.store.latest_number(source.key)
+        if not number or number in app.store.captures(source.key):
+            continue
+        version = app.store.version(source.key, number)
+        if version.record.get("archive"):  # read from a web archive's capture (`differ backfill`)
+            continue
+        if number == 1:
+            from differ.events import first_event
+
+            event = first_event(app, source, version)
+        else:
+            to = {"version": number, "fetched_at": version.fetched_at, "hash": version.hash}
+            event = {"type": "changed", "source": source.key, "url": source.page, "diff": {"to": to}}
+        for config in keen:
+            if config.wants(str(event["type"]), source.key):
+                kind = _notifier(app, config)
+                outbox.enqueue(config.name, event_id(config.name, event), _message(kind, event, now))
 
 
 def _message(kind: Notifier, event: dict[str, Any], now: str) -> dict[str, Any]:

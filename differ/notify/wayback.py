@@ -61,6 +61,7 @@ class Wayback(Notifier):
     takes = ("first_version", "changed", "metadata")
     default_events = ("first_version", "changed")
     shown_in_reports = True  # a version's page links its capture
+    catches_up = True  # a page watched before the destination was set up is captured as it is now
     _now: datetime  # the attempt's time, set by `send`
 
     @classmethod

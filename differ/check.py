@@ -99,9 +99,7 @@ def check_source(app: App, source: SourceConfig) -> CheckResult:
     started = app.monotonic()
     try:
         result = _check_source(app, source, state, entry)
-    except (
-        Exception
-    ) as exc:  # a damaged file, a refused write, a fault of differ's: logged with what was fetched
+    except Exception as exc:  # a damaged file, a refused write, a fault: logged with what was fetched
         return unfinished(app, source, app.why(exc), entry, started)
     result.translations = state.get("translations") != named  # the state as the check left it
     return result

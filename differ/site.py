@@ -182,7 +182,8 @@ def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], 
         number = e(str(n))
         if n > 1 and store.report_path(source.key, n).is_file():
             number = _link(f"{prefix}diff-{n}.html", str(n))
-        copy = f" · {_link(copies[n], 'archived copy')}" if n in copies else ""
+        known = copies.get(n, "").startswith(("https://", "http://"))  # never a `javascript:` link
+        copy = f" · {_link(copies[n], 'archived copy')}" if known else ""
         rows.append(
             f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
             f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}{copy}</td></tr>"

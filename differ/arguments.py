@@ -276,6 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="check a history `differ export --raw` wrote instead, from git alone (no store, no config)",
     )
     vf.add_argument("--branch", default="differ", help="with --git: the branch to check (default: differ)")
+    vf.add_argument(
+        "--captures",
+        nargs="*",
+        metavar="SOURCE",
+        help="instead, read each version's copy in the Wayback Machine (made by a wayback destination) and "
+        "compare it with the version (DOCUMENT/SOURCE or DOCUMENT; default: all)",
+    )
     so = sub.add_parser("sources", help="the configured sources and their state")
     so.add_argument(
         "sources", nargs="*", default=[], metavar="SOURCE", help="DOCUMENT/SOURCE or DOCUMENT (default: all)"

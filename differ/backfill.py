@@ -125,7 +125,7 @@ def captures(
         **({"to": stamp(until)} if until else {}),
     }
     index = f"{archive}/cdx/search/cdx?{urlencode(query, doseq=True)}"
-    response = app.fetcher.fetch(_request(source, index, "application/json"))
+    response = app.fetcher.fetch(archive_request(source, index, "application/json"))
     try:
         rows = json.loads(response.body)
     except ValueError:
@@ -257,7 +257,7 @@ def _read(
     """One capture fetched and read, or the step that says why it could not be."""
     kind = SOURCE_KINDS[source.kind]
     try:
-        response = app.fetcher.fetch(_request(source, capture.url(archive), kind.accept))
+        response = app.fetcher.fetch(archive_request(source, capture.url(archive), kind.accept))
         normalized = read_response(
             app, source, response, base=kind.fetch_url(source), media_type=capture.mimetype
         )
@@ -273,9 +273,9 @@ def _read(
     return normalized, response, _captured_at(response, capture)
 
 
-def _request(source: SourceConfig, url: str, accept: str) -> Request:
-    """A request to the archive: the source's politeness, none of its headers (a token for the page's own
-    site is not the archive's business)."""
+def archive_request(source: SourceConfig, url: str, accept: str) -> Request:
+    """A request to a web archive (its index, a capture of the source's page): the source's politeness, none
+    of its headers (a token for the page's own site is not the archive's business)."""
     return Request(
         url=url, headers={"Accept": accept}, robots=source.robots, allow_private=source.allow_private
     )

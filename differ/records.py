@@ -330,6 +330,8 @@ def verify_export(repo: Path, branch: str, out: TextIO) -> int:
 
 @command("verify")
 def cmd_verify(app: App, args: argparse.Namespace) -> int:
+    if args.captures is not None:
+        return _verify_captures(app, args.captures)
     report = app.store.verify()
     for note in report.notes:
         print(f"note: {note}", file=app.out)
@@ -342,3 +344,22 @@ def cmd_verify(app: App, args: argparse.Namespace) -> int:
         file=app.out,
     )
     return ExitCode.OK if report.ok else ExitCode.FAILURE
+
+
+def _verify_captures(app: App, sources: list[str]) -> int:
+    """`differ verify --captures`: each version's copy in the archive against the version; exit 1 unless every
+    copy reads the same."""
+    from differ.archived import compare_copies
+
+    compared = compare_copies(app, app.config.select(sources), app.out)
+    if not compared:
+        print("no copies in a web archive recorded (a wayback destination makes them)", file=app.out)
+        return ExitCode.OK
+    counts = {o: sum(1 for c in compared if c.outcome == o) for o in ("same", "different", "unread")}
+    copies = f"{len(compared)} {'copy' if len(compared) == 1 else 'copies'}"
+    print(
+        f"{copies} compared: {counts['same']} the same, {counts['different']} different, "
+        f"{counts['unread']} not read",
+        file=app.out,
+    )
+    return ExitCode.OK if counts["same"] == len(compared) else ExitCode.FAILURE

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -29,6 +30,8 @@ class SavePageNow:
         self.captures: list[dict[str, str]] = []
         self.refuse: list[dict[str, str]] = []
         self.progress: list[dict[str, str]] = []  # what the next status requests say, then "success"
+        self.kept: list[bytes] = []  # each capture's body, served at /web/TIMESTAMPid_/URL
+        server.routes["/web/*"] = self.copy
         server.routes["/save"] = self.save
         server.routes["/save/status/user"] = self.user
         server.routes["/save/status/*"] = self.status
@@ -56,8 +59,16 @@ class SavePageNow:
         if self.refuse:
             return Reply(200, json.dumps({"status": "error", **self.refuse.pop(0)}).encode())
         self.captures.append(form)
+        with urllib.request.urlopen(form["url"], timeout=10) as page:  # as the archive fetches a page
+            self.kept.append(page.read())
         job = f"spn2-{len(self.captures):040x}"
         return Reply(200, json.dumps({"url": form["url"], "job_id": job}).encode())
+
+    def copy(self, hit: Hit) -> Reply:
+        number = int(hit.path.split("/")[2].removesuffix("id_")[-4:])
+        if not 0 < number <= len(self.kept) or not self.kept[number - 1]:
+            return Reply(404, b"not in the archive")
+        return Reply(200, self.kept[number - 1], headers={"Content-Type": "text/html; charset=utf-8"})
 
     def user(self, hit: Hit) -> Reply:
         if hit.headers.get("authorization") != "LOW AK:S3CRET":
@@ -285,6 +296,41 @@ def test_each_captured_version_names_its_copy_in_history_and_on_its_page(
     assert json.loads(out)["versions"][0]["capture"] == copy
     page = (tmp_path / "snap" / "reports" / "doc" / "index.html").read_text()
     assert f'first snapshot · <a href="{html.escape(copy)}">archived copy</a>' in page
+
+
+def test_verify_captures_reads_each_copy_as_the_page_and_says_which_differ(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """`differ verify --captures`: each version's copy, fetched as the archive keeps it and read as the page
+    is, against the version differ stored; exit 1 when one reads otherwise or cannot be read."""
+    archive = SavePageNow(receiver)
+    server.page("/post", article("<p>Release 3.0 is out.</p>"))
+    rest = f'[[notify]]\nname = "archive"\nkind = "wayback"\nurl = "{receiver.url("")}"\n{KEYS}'
+    config = str(config_file(tmp_path, server.url("/post"), rest))
+    for text in ("Release 3.0 is out.", "Release 3.0 is out today."):
+        server.page("/post", article(f"<p>{text}</p>"))
+        assert run("--config", config, "check")[0] == ExitCode.OK
+        assert run("--config", config, "outbox", "retry")[0] == ExitCode.OK
+    page = server.url("/post")
+    copies = [f"{receiver.url('')}/web/2026070817000{n}/{page}" for n in (1, 2)]
+    assert run("--config", config, "verify", "--captures") == (
+        ExitCode.OK,
+        f"doc/c version 1: the archive's copy reads the same ({copies[0]})\n"
+        f"doc/c version 2: the archive's copy reads the same ({copies[1]})\n"
+        "2 copies compared: 2 the same, 0 different, 0 not read\n",
+        "",
+    )
+    archive.kept[0] = article("<p>Release 3.0 is out now.</p>").encode()  # a copy that says otherwise
+    archive.kept[1] = b""  # and one the archive no longer has
+    code, out, _ = run("--config", config, "verify", "--captures", "doc")
+    assert (code, out.splitlines()) == (
+        ExitCode.FAILURE,
+        [
+            f'doc/c version 1: the archive\'s copy reads differently: 1 change; Post: added "now" ({copies[0]})',
+            f"doc/c version 2: the archive's copy could not be read: HTTP 404 Not Found ({copies[1]})",
+            "2 copies compared: 0 the same, 1 different, 1 not read",
+        ],
+    )
 
 
 @pytest.mark.parametrize(

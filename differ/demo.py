@@ -1,7 +1,9 @@
 """`differ demo`: replay the PyTorch 2.13 edit through the real pipeline, offline.
 
 A local HTTP server (127.0.0.1, ephemeral port) serves the canonical page and the mirrors as the replay's
-timeline says at each step; a local Slack-like receiver and a signed-webhook receiver record what they get.
+timeline says at each step, and stands in for the Wayback Machine (its index and captures for `differ backfill`,
+its Save Page Now for the wayback destination); a local Slack-like receiver and a signed-webhook receiver record
+what they get.
 Each step runs the same `check` as `differ check`, with the clock set to the step's time.
 """
 
@@ -17,16 +19,20 @@ import threading
 from base64 import b64encode
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
+from urllib.parse import parse_qsl
 
 from differ.app import App
 from differ.config import parse_config
 from differ.errors import ExitCode
 from differ.store import Store
+
+if TYPE_CHECKING:
+    from differ.config import Config
 
 REPLAY = Path(__file__).resolve().parent.parent / "examples" / "pytorch-2.13"
 ROUTES = {
@@ -34,7 +40,7 @@ ROUTES = {
     "wpnews": "/news/pytorch-2-13-release-blog.json",
     "pytorch-kr": "/blog/2026/pytorch-2-13-release-blog.txt",
 }
-_CAPTURE = re.compile(r"/web/(\d{14})id_/.+")
+_CAPTURE = re.compile(r"/web/(\d{14})id_/(.+)")
 TYPES = {
     ".html": "text/html; charset=UTF-8",
     ".json": "application/json",
@@ -47,6 +53,25 @@ class _Pages(BaseHTTPRequestHandler):
     # A web archive's captures of the canonical page, by timestamp, answered as the Wayback Machine does: its
     # CDX index as JSON and each capture as served (`/web/TIMESTAMPid_/URL`).
     captures: ClassVar[dict[str, Path]] = {}
+    # The same archive's Save Page Now, for the wayback destination: a capture of whatever a page serves when
+    # asked (`copies`, by timestamp and address), made at the demo's clock (`now`), its job done at once.
+    copies: ClassVar[dict[tuple[str, str], Path]] = {}
+    jobs: ClassVar[dict[str, tuple[str, str]]] = {}
+    now: ClassVar[datetime] = datetime(2026, 7, 8, tzinfo=UTC)
+
+    def do_POST(self) -> None:
+        from differ.backfill import stamp
+
+        form = dict(parse_qsl(self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()))
+        url = form.get("url", "")
+        route = next((n for n, r in ROUTES.items() if url.endswith(r) and n in self.serving), None)
+        if self.path != "/save" or route is None:
+            self._send(404, b"not found", "text/plain")
+            return
+        job = f"spn2-{len(self.jobs) + 1:040x}"
+        self.jobs[job] = (stamp(self.now), url)
+        self.copies[self.jobs[job]] = self.serving[route]
+        self._send(200, json.dumps({"url": url, "job_id": job}).encode(), "application/json")
 
     def do_GET(self) -> None:
         if self.path == "/robots.txt":
@@ -58,7 +83,17 @@ class _Pages(BaseHTTPRequestHandler):
             rows += [[ts, page, "200", "text/html", ts] for ts in sorted(self.captures)]
             self._send(200, json.dumps(rows).encode(), "application/json")
             return
+        if self.path.startswith("/save/status/") and self.path.rsplit("/", 1)[-1] in self.jobs:
+            job = self.path.rsplit("/", 1)[-1]
+            timestamp, url = self.jobs[job]
+            done = {"status": "success", "job_id": job, "timestamp": timestamp, "original_url": url}
+            self._send(200, json.dumps(done).encode(), "application/json")
+            return
         capture = _CAPTURE.fullmatch(self.path)
+        if capture and (capture[1], capture[2]) in self.copies:
+            path = self.copies[capture[1], capture[2]]
+            self._send(200, path.read_bytes(), TYPES[path.suffix])
+            return
         if capture and capture[1] in self.captures:
             at = datetime.strptime(capture[1], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
             memento = {"Memento-Datetime": format_datetime(at, usegmt=True)}
@@ -151,6 +186,13 @@ name = "hooks"
 kind = "webhook"
 url = "{receiver}/hooks/differ"
 secret = "{secret}"
+
+[[notify]]
+name = "archive"
+kind = "wayback"
+url = "{pages}"
+access_key = "demo"
+secret_key = "demo"
 """
 
 
@@ -171,14 +213,15 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         shutil.rmtree(store_dir)
     secret = "whsec_" + b64encode(secrets.token_bytes(32)).decode()
     _Receiver.received = []
-    _Pages.captures = {}
+    _Pages.captures, _Pages.copies, _Pages.jobs = {}, {}, {}
     print("differ demo: the PyTorch 2.13 release post, edited on 8 July 2026, and two mirrors.", file=out)
     with _serve(_Pages) as pages, _serve(_Receiver) as receiver:
         config = parse_config(demo_config(pages, receiver, secret, store_dir), folder / "demo.toml", env={})
         for number, step in enumerate(manifest["timeline"], start=1):
             at = datetime.fromisoformat(step["at"].replace("Z", "+00:00"))
             _Pages.serving = {name: REPLAY / path for name, path in step["serve"].items()}
-            app = App(config, Store(store_dir), now=_clock(at), out=out)
+            _Pages.now = at
+            app = App(config, Store(store_dir), now=_clock(at), sleep=_no_wait, out=out)
             print(f"\nstep {number} · {step['at']} · serving {', '.join(step['serve'])}", file=out)
             sources = [s for s in config.sources() if s.id in step["serve"]]
             for result in check(app, sources):
@@ -207,6 +250,7 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
                 ok = "signature ok" if expected in headers["webhook-signature"].split() else "BAD SIGNATURE"
                 print(f"  webhook: {payload['type']} {headers['webhook-id']} ({ok})", file=out)
         app.close()
+        _copies(out, config, store_dir, final)
         _late_watcher(out, folder, pages, receiver, secret, manifest["timeline"], final)
     print(
         f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
@@ -221,6 +265,36 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
     else:
         shutil.rmtree(folder, ignore_errors=True)
     return ExitCode.OK
+
+
+def _no_wait(seconds: float) -> None:
+    """The demo's clock stands at each step's time: the pause between two requests to the archive is not
+    waited for."""
+
+
+def _copies(out: TextIO, config: Config, store_dir: Path, final: datetime) -> None:
+    """The copies the archive keeps of each version (the wayback destination's), its last capture jobs
+    followed a minute after the last step, and each copy read again against the version (verify --captures)."""
+    from differ.archived import compare_copies
+    from differ.notify import deliver
+    from differ.site import after_delivery
+
+    app = App(config, Store(store_dir), now=_clock(final + timedelta(minutes=1)), sleep=_no_wait, out=out)
+    after_delivery(app, deliver(app))
+    print(
+        "\ncopies the web archive keeps, captured as differ stored each version (wayback destination):",
+        file=out,
+    )
+    said = io.StringIO()
+    compared = compare_copies(app, config.sources(), said)
+    for c in compared:
+        print(f"  {c.source} version {c.version}: {c.capture}", file=out)
+    same = sum(1 for c in compared if c.outcome == "same")
+    print(
+        f"  then differ verify --captures: {same} of {len(compared)} copies read as differ's versions",
+        file=out,
+    )
+    app.close()
 
 
 def _late_watcher(

@@ -571,6 +571,16 @@ def test_demo_replays_the_edit() -> None:
         in text
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
+    copies = text.split("copies the web archive keeps", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(
+        r"^  (\S+ version \d+): http://127\.0\.0\.1:\d+/web/\d{14}/http", copies, re.MULTILINE
+    ) == [
+        "pytorch-2-13/canonical version 1",
+        "pytorch-2-13/canonical version 2",
+        "pytorch-2-13/wpnews version 1",
+        "pytorch-2-13/pytorch-kr version 1",
+    ]
+    assert copies.endswith("\n  then differ verify --captures: 4 of 4 copies read as differ's versions")
     readme = (ROOT / "README.md").read_text()
     [shown] = [block for block in re.findall(r"```text\n(.*?)```", readme, re.DOTALL) if "step 3 ·" in block]
     assert shown in text  # the README's excerpt is what the demo prints, word for word

@@ -42,7 +42,7 @@ def test_the_demo_store_as_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert got["differ_ok", ()] == 0  # the demo's checks were in July: overdue now
     assert got["differ_problems", (("kind", "overdue"),)] == 3
     assert got["differ_problems", (("kind", "failing"),)] == 0
-    assert (got["differ_sources", ()], got["differ_destinations", ()]) == (3, 2)
+    assert (got["differ_sources", ()], got["differ_destinations", ()]) == (3, 3)  # Slack, webhook, archive
     assert got["differ_source_versions", canonical] == 2
     [info] = [
         labels for name, labels in got if name == "differ_source_info" and ("role", "canonical") in labels

@@ -415,7 +415,7 @@ def flush_index(app: App, *, now: bool = False) -> None:
     `now`)."""
     from differ.app import iso
 
-    with app.store.writing():
+    with app.store.writing(), app.store.reading_once():  # every source's newest record read once for both
         last = app.index_written
         if not app.index_pending or (not now and last is not None and app.monotonic() - last < INDEX_EVERY):
             return

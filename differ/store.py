@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from differ.errors import StoreConflict, StoreDamage, StoreError
 from differ.files import RollingLog, append_line, atomic_write, lock_within, temp_file
@@ -145,6 +145,7 @@ class Store:
         self._depth = 0
         self._dirs: dict[str, Path] = {}
         self._forms: dict[Path, tuple[int, dict[int, dict[int, Path]]]] = {}
+        self._once = threading.local()  # `reading_once`: what this thread read, while it lasts
         self.fetch_log_limit = FETCH_LOG_LIMIT
 
     # -- layout -----------------------------------------------------------------------------------------
@@ -269,7 +270,36 @@ class Store:
                 found.append(int(m.group(1)))
         return [self.version(key, n) for n in sorted(found)]
 
+    @contextlib.contextmanager
+    def reading_once(self) -> Iterator[None]:
+        """Within it, this thread reads each version and each source's latest version once: for one who reads
+        every source's newest record more than once (the reports index and the site-wide feed, written
+        together) and holds the store's lock meanwhile, so that nothing read can change."""
+        self._once.read = {}
+        try:
+            yield
+        finally:
+            self._once.read = None
+
+    def _read_once(self, what: tuple[str, int | None], read: Callable[[], Any]) -> Any:
+        """`read()`, or within `reading_once` what it gave (or raised) the first time."""
+        memo: dict[tuple[str, int | None], Any] | None = getattr(self._once, "read", None)
+        if memo is None:
+            return read()
+        if what not in memo:
+            try:
+                memo[what] = read()
+            except StoreError as exc:
+                memo[what] = exc
+        found = memo[what]
+        if isinstance(found, StoreError):
+            raise found
+        return found
+
     def version(self, key: str, number: int) -> Version:
+        return cast(Version, self._read_once((key, number), lambda: self._version(key, number)))
+
+    def _version(self, key: str, number: int) -> Version:
         folder = self.source_dir(key) / "versions"
         path = folder / f"{number:06d}.json"
         try:
@@ -293,6 +323,9 @@ class Store:
 
     def latest(self, key: str) -> Version | None:
         """The newest version, found from the head (one or two reads) rather than by reading every record."""
+        return cast("Version | None", self._read_once((key, None), lambda: self._latest(key)))
+
+    def _latest(self, key: str) -> Version | None:
         number = self.latest_number(key)
         return self.version(key, number) if number else None
 

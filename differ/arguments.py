@@ -399,6 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     o_sub = o.add_subparsers(dest="outbox_command", metavar="COMMAND")
     orr = o_sub.add_parser("retry", help="try failed (or waiting) deliveries again now")
     orr.add_argument("id", nargs="?", metavar="ID")
+    ose = o_sub.add_parser(
+        "sent", help="the latest deliveries: when each went, and what the service answered"
+    )
+    ose.add_argument("name", nargs="?", metavar="NAME", help="one destination (default: every one)")
+    ose.add_argument("-n", "--count", type=int, default=10, help="how many a destination (default: 10)")
     cp = sub.add_parser(
         "compare",
         help="diff two files or URLs on the spot (no config, nothing stored); exit 1 if they differ",

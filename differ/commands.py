@@ -464,6 +464,30 @@ def _revive(app: App, outbox: Outbox, msg_id: str | None) -> int:
     return revived
 
 
+def _sent(app: App, outbox: Outbox, name: str | None, count: int) -> int:
+    """`differ outbox sent`: each destination's latest deliveries, oldest first: when, what, and the remark on
+    it (a bot's message kept, an archive's capture)."""
+    if count < 1:
+        raise UsageError(f"--count: expected a number of at least 1, found {count}")
+    names = [app.config.notifier(name).name] if name else outbox.notifiers()
+    shown = 0
+    for notifier in names:
+        for msg in outbox.messages(notifier, "sent", last=count):
+            note = msg.data.get("note")
+            print(
+                f"{msg.data.get('sent_at', '-'):20}  {notifier:12} {msg.id}  {msg.data.get('type')}  "
+                f"{msg.data.get('subject', '')}" + (f"  {note}" if note else ""),
+                file=app.out,
+            )
+            shown += 1
+    if not shown:
+        print(
+            f"nothing delivered {f'to {name} ' if name else ''}yet (or longer ago than keep_sent)",
+            file=app.out,
+        )
+    return ExitCode.OK
+
+
 @command("outbox")
 def cmd_outbox(app: App, args: argparse.Namespace) -> int:
     from differ.notify import COMMAND_WAIT, Outbox, deliver
@@ -486,6 +510,8 @@ def cmd_outbox(app: App, args: argparse.Namespace) -> int:
             if not a.ok:
                 print(f"  {' '.join(filter(None, (a.notifier, a.msg_id)))}: {a.detail}", file=app.out)
         return ExitCode.OK if all(a.ok for a in attempts) else ExitCode.FAILURE
+    if args.outbox_command == "sent":
+        return _sent(app, outbox, args.name, args.count)
     rows = list(outbox.all())
     if not rows:
         print("outbox empty: nothing pending or failed", file=app.out)

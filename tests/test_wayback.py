@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -296,6 +297,11 @@ def test_each_captured_version_names_its_copy_in_history_and_on_its_page(
     assert json.loads(out)["versions"][0]["capture"] == copy
     page = (tmp_path / "snap" / "reports" / "doc" / "index.html").read_text()
     assert f'first snapshot · <a href="{html.escape(copy)}">archived copy</a>' in page
+    code, out, _ = run("--config", config, "outbox", "sent", "archive")  # what the archive answered
+    assert re.fullmatch(
+        rf"\S+Z  archive      msg_\w{{32}}  first_version  doc/c  captured: {re.escape(copy)}\n", out
+    )
+    assert run("--config", config, "outbox", "sent", "archive", "-n", "0")[:2] == (ExitCode.USAGE, "")
 
 
 def test_verify_captures_reads_each_copy_as_the_page_and_says_which_differ(

@@ -127,15 +127,17 @@ class Outbox:
     def folder(self, notifier: str, state: str) -> Path:
         return self.root / notifier / state
 
-    def messages(self, notifier: str, state: str = "pending") -> list[Message]:
+    def messages(self, notifier: str, state: str = "pending", last: int | None = None) -> list[Message]:
+        """A destination's messages in a state, oldest first; with `last`, only the newest so many (the others
+        are not read: a destination's sent messages are kept for `keep_sent`)."""
         folder = self.folder(notifier, state)
         if not folder.is_dir():
             return []
         found = []
-        for path in folder.iterdir():
-            m = _NAME.match(path.name)
-            if not m:
-                continue
+        names = sorted(  # by name: its sequence number, zero-padded
+            ((m, path) for path in folder.iterdir() if (m := _NAME.match(path.name))), key=lambda m: m[1].name
+        )
+        for m, path in names[-last:] if last else names:
             try:
                 data = read_message(path)
             except (ValueError, OSError):

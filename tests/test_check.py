@@ -1291,9 +1291,23 @@ def test_an_edit_undone_is_said_so(tmp_path: Path, server: Server) -> None:
     old, new = versions[4], versions[5]
     d = diff_versions(app.store, old, new, app=app, source=source)
     assert as_json(d, version_pair(source, old, new, "Doc"))["back_to"] == 3
-    assert "back_to" not in as_json(
-        d, version_pair(source, versions[0], new, "Doc")
-    )  # not one edit: not said
+    apart = version_pair(source, versions[0], new, "Doc")
+    assert "back_to" not in as_json(d, apart)  # versions 1 and 6: not one edit, so not said
+    from differ.events import change_event
+    from differ.notify.base import Notifier
+
+    titles = [  # what a Slack header or an e-mail subject says
+        Notifier.title(
+            change_event(app, source, a, b, diff_versions(app.store, a, b, app=app, source=source))
+        )
+        for a, b in zip(versions[1:], versions[2:], strict=False)
+    ]
+    assert titles == [
+        "Doc changed back (canonical)",
+        "Doc changed back (canonical)",
+        "Doc changed (canonical)",
+        "Doc changed back to version 3 (canonical)",
+    ]
 
 
 def test_a_check_that_finds_nothing_new_does_not_wait_for_the_disk(

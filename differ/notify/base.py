@@ -273,6 +273,9 @@ class Notifier:
 
             diff = event.get("diff") or {}
             what = "changed" if kind == "changed" else "metadata changed"
+            back, frm = diff.get("back_to"), (diff.get("from") or {}).get("version")
+            if kind == "changed" and isinstance(back, int) and isinstance(frm, int):  # an edit undone
+                what = "changed back" if back == frm - 1 else f"changed back to version {back}"
             release = new_release(
                 [m for m in diff.get("metadata") or [] if isinstance(m, dict) and "field" in m]
             )

@@ -384,7 +384,7 @@ def cmd_notify(app: App, args: argparse.Namespace) -> int:
 def _preview(app: App, args: argparse.Namespace) -> int:
     """`differ notify preview`: each destination's message for a change, as JSON, or why it gets none."""
     from differ.events import change_event
-    from differ.records import versions_named
+    from differ.records import named_version, versions_named
     from differ.versions import diff_versions
 
     source = app.config.source(args.source)
@@ -394,6 +394,18 @@ def _preview(app: App, args: argparse.Namespace) -> int:
             print(f"{source.key}: no finding, so no drift alert", file=app.out)
             return ExitCode.OK
         print(f"{source.key}: a mirror_drift alert, as its findings stand now", file=app.out)
+        _print_previews(app, event, args.name)
+        return ExitCode.OK
+    if (
+        args.a is None and named_version(app, source.key, args.b).number == 1
+    ):  # no change: the first version's own
+        from differ.events import first_event
+
+        event = first_event(app, source, app.store.version(source.key, 1))
+        event["at"] = event["queued_at"] = event["version"]["fetched_at"]
+        print(
+            f"{source.key} version 1: a first_version alert, for a destination that asks for it", file=app.out
+        )
         _print_previews(app, event, args.name)
         return ExitCode.OK
     old, new = versions_named(app, source.key, args.a, args.b)

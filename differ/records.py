@@ -61,7 +61,7 @@ def span(text: str) -> float | None:
         return None
 
 
-def _version(app: App, key: str, which: str | None) -> Version:
+def named_version(app: App, key: str, which: str | None) -> Version:
     """The version a command names (the latest when none): by number, or the one stored by a time. One the
     store does not hold is a usage error, like a source that is not configured; a record missing inside the
     range is damage (exit 3)."""
@@ -148,7 +148,7 @@ def _check_detail(entry: Mapping[str, object]) -> str:
 @command("show")
 def cmd_show(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
-    version = _version(app, source.key, args.number)
+    version = named_version(app, source.key, args.number)
     if args.raw:
         data = app.store.get_blob(version.raw_sha256)
         app.out.flush()
@@ -165,9 +165,9 @@ def cmd_show(app: App, args: argparse.Namespace) -> int:
 
 def versions_named(app: App, key: str, a: str | None, b: str | None) -> tuple[Version, Version]:
     """The two versions `--from` and `--to` name (by default the latest and the one before it)."""
-    new = _version(app, key, b)
+    new = named_version(app, key, b)
     if a is not None:
-        return _version(app, key, a), new
+        return named_version(app, key, a), new
     if new.number == 1:
         raise UsageError(f"{key} version 1 is the first snapshot; nothing to compare it with")
     return app.store.version(key, new.number - 1), new

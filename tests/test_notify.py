@@ -1760,11 +1760,15 @@ def test_preview_shows_each_destinations_message_and_sends_nothing(
         'events = ["mirror_drift"]\n',
     )
     assert run("--config", str(config), "check")[0] == 0
+    defaults = "changed, mirror_drift, fetch_failing, recovered, delivery_failed"
     assert run("--config", str(config), "notify", "preview", "doc/c") == (
-        2,
+        0,
+        "doc/c version 1: a first_version alert, for a destination that asks for it\n"
+        f"team (slack): nothing: its events are {defaults}\n"
+        f"security (ntfy): nothing: its events are {defaults}\n"
+        "drift (mattermost): nothing: its events are mirror_drift\n",
         "",
-        "error: doc/c version 1 is the first snapshot; nothing to compare it with\n",
-    )
+    )  # a first version has no change: none of these asks for its own alert
     server.page("/post", article("<h2>Fixes</h2><p>One, <b>@here</b>.</p>"))
     assert run("--config", str(config), "check")[0] == 0
     hits = len(receiver.hits)

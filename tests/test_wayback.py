@@ -302,6 +302,16 @@ def test_each_captured_version_names_its_copy_in_history_and_on_its_page(
         rf"\S+Z  archive      msg_\w{{32}}  first_version  doc/c  captured: {re.escape(copy)}\n", out
     )
     assert run("--config", config, "outbox", "sent", "archive", "-n", "0")[:2] == (ExitCode.USAGE, "")
+    code, out, _ = run("--config", config, "notify", "preview", "doc/c")  # a first version has no change
+    assert (code, out.splitlines()[:3]) == (
+        ExitCode.OK,
+        [
+            "doc/c version 1: a first_version alert, for a destination that asks for it",
+            "archive (wayback):",
+            "{",
+        ],
+    )
+    assert json.loads(out.split("\n", 2)[2])["url"] == server.url("/post")
 
 
 def test_verify_captures_reads_each_copy_as_the_page_and_says_which_differ(

@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from differ.app import App
-from differ.backfill import archive_request, raw_capture
+from differ.backfill import raw_capture, read_capture
 from differ.config import SourceConfig
 from differ.errors import FetchError, NormalizeError, StoreError
-from differ.normalize import SOURCE_KINDS
 from differ.options import plural
-from differ.versions import read_response, read_version
+from differ.versions import read_version
 
 
 @dataclass
@@ -42,11 +41,9 @@ def compare_copy(app: App, source: SourceConfig, number: int, capture: str) -> C
     raw = raw_capture(capture)
     if raw is None:
         return Compared(source.key, number, capture, "unread", "not a web archive's address")
-    kind = SOURCE_KINDS[source.kind]
     try:
         ours = read_version(app, source, app.store.version(source.key, number)).markdown
-        response = app.fetcher.fetch(archive_request(source, raw[0], kind.accept))
-        theirs = read_response(app, source, response, base=raw[1]).markdown
+        theirs = read_capture(app, source, *raw)[0].markdown
     except (FetchError, NormalizeError, StoreError) as exc:
         return Compared(source.key, number, capture, "unread", str(exc))
     except RecursionError:
@@ -63,11 +60,12 @@ def compare_copy(app: App, source: SourceConfig, number: int, capture: str) -> C
     return Compared(source.key, number, capture, "different", f"{plural(len(d.changes), 'change')}; {first}")
 
 
-def compare_copies(app: App, sources: Iterable[SourceConfig], out: TextIO) -> list[Compared]:
-    """Every recorded copy of these sources' versions compared, a line each as it is read."""
+def compare_copies(app: App, sources: Iterable[SourceConfig], out: TextIO | None = None) -> list[Compared]:
+    """Every recorded copy of these sources' versions compared, a line each to `out` as it is read."""
     done: list[Compared] = []
     for source in sources:
         for number, capture in sorted(app.store.captures(source.key).items()):
             done.append(compare_copy(app, source, number, capture))
-            print(done[-1].line(), file=out, flush=True)
+            if out is not None:
+                print(done[-1].line(), file=out, flush=True)
     return done

@@ -255,12 +255,9 @@ def _read(
     app: App, source: SourceConfig, archive: str, capture: Capture
 ) -> Step | tuple[Normalized, Response, datetime]:
     """One capture fetched and read, or the step that says why it could not be."""
-    kind = SOURCE_KINDS[source.kind]
+    base = SOURCE_KINDS[source.kind].fetch_url(source)
     try:
-        response = app.fetcher.fetch(archive_request(source, capture.url(archive), kind.accept))
-        normalized = read_response(
-            app, source, response, base=kind.fetch_url(source), media_type=capture.mimetype
-        )
+        normalized, response = read_capture(app, source, capture.url(archive), base, capture.mimetype)
     except FetchError as exc:
         # Asked to slow down beyond what a check waits: more requests now would not help.
         if exc.status == 429 or exc.retry_after is not None:
@@ -271,6 +268,15 @@ def _read(
     except RecursionError:
         return Step(capture, "failed", detail="page nested too deeply to read")
     return normalized, response, _captured_at(response, capture)
+
+
+def read_capture(
+    app: App, source: SourceConfig, url: str, base: str, media_type: str = ""
+) -> tuple[Normalized, Response]:
+    """A capture fetched as the archive keeps it (`url`, in its `id_` form) and read as the source reads its
+    page, links against `base` (the page's own address); FetchError or NormalizeError when it cannot be."""
+    response = app.fetcher.fetch(archive_request(source, url, SOURCE_KINDS[source.kind].accept))
+    return read_response(app, source, response, base=base, media_type=media_type), response
 
 
 def archive_request(source: SourceConfig, url: str, accept: str) -> Request:

@@ -471,7 +471,7 @@ def _after(app: App, sources: list[SourceConfig], results: list[CheckResult]) ->
             events.extend(drift)
     unqueued = notify.dispatch(app, events, deliver_now=False)
     with app.carry_on("pages not caught up"):  # an archive's copies of pages watched before it: next check
-        notify.catch_up(app, sources)
+        notify.catch_up(app, [(source, latest) for source, latest, _ in heads])
     # The events are in the outbox now: a crash from here on loses none. What owed them is settled only
     # below, so a process that dies before that leaves them owed to the next check (queued again as the
     # same messages), and its feeds and pages to be written again; so does an event a destination could

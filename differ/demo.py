@@ -285,8 +285,7 @@ def _copies(out: TextIO, config: Config, store_dir: Path, final: datetime) -> No
         "\ncopies the web archive keeps, captured as differ stored each version (wayback destination):",
         file=out,
     )
-    said = io.StringIO()
-    compared = compare_copies(app, config.sources(), said)
+    compared = compare_copies(app, config.sources())
     for c in compared:
         print(f"  {c.source} version {c.version}: {c.capture}", file=out)
     same = sum(1 for c in compared if c.outcome == "same")

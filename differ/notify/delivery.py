@@ -181,18 +181,18 @@ def dispatch(app: App, events: Iterable[dict[str, Any]], *, deliver_now: bool = 
     return unqueued
 
 
-def catch_up(app: App, sources: Iterable[SourceConfig]) -> None:
+def catch_up(app: App, latest: Iterable[tuple[SourceConfig, int]]) -> None:
     """For a destination owed every page's latest version (`catches_up`: an archive), queue the latest version
-    of each of these sources it has no copy of, as the message its own event would have made (the same id: a
-    version whose event is queued already, or was sent, is not queued again). A page watched before the
-    destination was set up is so captured as it is now, not only at its next edit."""
+    of each of these sources (the number of its latest version given) it has no copy of, as the message its own
+    event would have made (the same id: a version whose event is queued already, or was sent, is not queued
+    again). A page watched before the destination was set up is so captured as it is now, not only at its next
+    edit."""
     keen = [c for c in app.config.notifiers if NOTIFIERS[c.kind].catches_up and not c.digest]
     if not keen:
         return
     now = iso(app.now())
     outbox = Outbox(app.store)
-    for source in sources:
-        number = app.store.latest_number(source.key)
+    for source, number in latest:
         if not number or number in app.store.captures(source.key):
             continue
         version = app.store.version(source.key, number)

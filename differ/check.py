@@ -81,6 +81,7 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     url = kind.fetch_url(source)
     headers = {"Accept": kind.accept, **kind.headers, **source.headers}
     same = state.get("url") == url and same_variant(state.get("vary"), headers)
+    media = kind.accept.split(",", 1)[0].split(";", 1)[0].strip()  # what a program's output is taken for
     return Request(
         url=url,
         headers=headers,
@@ -88,7 +89,15 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
         last_modified=state.get("last_modified") if same else None,
         robots=source.robots,
         allow_private=source.allow_private,
+        command=source.command,
+        media_type="" if "*" in media else media,
     )
+
+
+def ran(source: SourceConfig, url: str) -> list[str]:
+    """The command that printed a source's page, as its version records it: as written in the config, with
+    the page's address for `{url}` and `${NAME}` left as it is (a token from the environment is not kept)."""
+    return [arg.replace("{url}", url) for arg in source.command_written]
 
 
 def check_source(app: App, source: SourceConfig) -> CheckResult:
@@ -134,7 +143,7 @@ def _check_source(
             now=now,
         )
     entry.update(
-        status=response.status,
+        **({"exit": 0} if response.command else {"status": response.status}),
         final_url=response.final_url,
         bytes=len(response.body),
         attempts=response.attempts,
@@ -184,7 +193,7 @@ def _check_source(
     fetched = {
         "fetch_url": request.url,
         "final_url": response.final_url,
-        "status": response.status,
+        **({"command": ran(source, request.url)} if response.command else {"status": response.status}),
         "headers": response.headers,
     }
     try:

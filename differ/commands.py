@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from differ.checked import CheckResult
     from differ.config import SourceConfig
+    from differ.fetch import Response
     from differ.notify import Outbox
 
 
@@ -173,7 +174,7 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
             raise
         raise NormalizeError(str(exc) + watch_so(source, exc)) from exc
     print(
-        f"<!-- {source.key}: HTTP {response.status}, {len(response.body)} bytes, {result.words} words, "
+        f"<!-- {source.key}: {_how_fetched(response)}, {len(response.body)} bytes, {result.words} words, "
         + (f"{result.ignored} matches of ignore left out, " if source.ignore else "")
         + (f"read from {result.root}, " if result.root else "")
         + "".join(f"the page names a feed <{feed}>, " for feed in result.feeds[:1])
@@ -192,6 +193,13 @@ def cmd_fetch(app: App, args: argparse.Namespace) -> int:
             print(f"<!-- note: {note} -->", file=app.err)
     app.out.write(result.markdown)
     return ExitCode.OK
+
+
+def _how_fetched(response: Response) -> str:
+    """`HTTP 200`, or for a page a program printed, the program (`printed by chromium`)."""
+    if response.command:
+        return f"printed by {response.command[0].rsplit('/', 1)[-1]}"
+    return f"HTTP {response.status}"
 
 
 def _platform_note(source: SourceConfig, generator: str) -> str | None:

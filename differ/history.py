@@ -359,6 +359,7 @@ def _version_json(v: Version, hit: Found | None, capture: str | None = None) -> 
         **changes,
         **({"warnings": list(v.record["warnings"])} if v.record.get("warnings") else {}),
         **({"archive": dict(v.record["archive"])} if v.record.get("archive") else {}),
+        **({"command": list(v.record["command"])} if v.record.get("command") else {}),
         **({"capture": capture} if capture else {}),
     }
 

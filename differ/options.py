@@ -232,6 +232,27 @@ def string_list(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def command(value: Any) -> tuple[str, ...]:
+    """A program and its arguments: a list of strings, or one string split into words as a shell would (no
+    shell runs it)."""
+    if isinstance(value, str):
+        import shlex
+
+        try:
+            items = shlex.split(value)
+        except ValueError as exc:
+            raise Invalid(
+                f"{found(value)} does not split into words ({exc}); expected a program and its arguments"
+            )
+    else:
+        items = list(string_list(value))
+    if not items or not items[0].strip():
+        raise Invalid("expected a program and its arguments, found no program")
+    if any("\0" in item for item in items):
+        raise Invalid("expected a program and its arguments, found a NUL character in them")
+    return tuple(items)
+
+
 def nonblank_list(expected: str) -> Validator:
     """A list of strings none of which may be blank: a blank heading pattern matches no heading, a blank word
     every text. `expected` says what the items are, for the error."""

@@ -112,7 +112,7 @@ def cmd_log(app: App, args: argparse.Namespace) -> int:
             f"  {'checked':20}  {'status':>6}  {'outcome':9}  {'size':>9}  {'time':>8}  detail", file=app.out
         )
         for e in checks:
-            status = e.get("status")
+            status = e.get("status") or (f"exit {e['exit']}" if "exit" in e else None)
             size = size_text(int(e["bytes"])) if "bytes" in e and status != 304 else "-"
             took = f"{e['duration_ms'] - e.get('waited_ms', 0):.0f} ms" if "duration_ms" in e else "-"
             print(

@@ -77,6 +77,7 @@ RECORD_FIELDS: Fields = {
     "kind": str,
     "archive": dict,
     "back_to": int,
+    "command": list_of(str),
 }
 RECORD_REQUIRED = ("number", "source", "hash", "raw_sha256", "markdown_sha256")  # what `commit` writes
 
@@ -169,6 +170,7 @@ FETCH_FIELDS: Fields = {
     "url": str,
     "final_url": str,
     "status": int,
+    "exit": int,
     "bytes": int,
     "attempts": int,
     "duration_ms": (int, float),

@@ -147,7 +147,8 @@ def store_version(
 ) -> tuple[Version, Diff | None]:
     """Store a new reading of a source as its next version, with what changed since `latest` (its summary in
     the record, the HTML diff among the reports). `fetched` says how the body was had (`fetch_url`,
-    `final_url`, `status`, `headers`, and `archive` for a capture a web archive kept); `when` is when the body
+    `final_url`, `status`, `headers`, `archive` for a capture a web archive kept, `command` instead of
+    `status` for a page a program printed); `when` is when the body
     was as it is (a capture's time for an archived one)."""
     store, key = app.store, source.key
     summary: list[str] = []

@@ -72,7 +72,8 @@ def test_a_page_that_scripts_fill_in_fails_first_and_later(tmp_path: Path, serve
     [first] = check(app, [source])
     assert first.line() == (
         "doc/canonical: failed: the page has no text as served (is it filled in by JavaScript? differ reads the "
-        "HTML without running scripts; point url at a page or API that serves the text)"
+        "HTML without running scripts; point url at a page or API that serves the text, or have a browser print the page: "
+        'command = ["chromium", "--headless", "--dump-dom", "{url}"])'
     )
     assert app.store.versions("doc/canonical") == []
     server.page("/post", FULL)
@@ -84,7 +85,8 @@ def test_a_page_that_scripts_fill_in_fails_first_and_later(tmp_path: Path, serve
     for _ in range(2):
         assert check_source(app, source).line() == (
             "doc/canonical: failed: the page has no text as served (is it filled in by JavaScript? differ reads the "
-            "HTML without running scripts; point url at a page or API that serves the text)"
+            "HTML without running scripts; point url at a page or API that serves the text, or have a browser print the page: "
+            'command = ["chromium", "--headless", "--dump-dom", "{url}"])'
         )
     assert [v.number for v in app.store.versions("doc/canonical")] == [1]
 

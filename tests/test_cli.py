@@ -1674,7 +1674,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
-        'error: --set: unknown option "colour"; options: accept, allow_private, api, entry, exclude, field, follow, follow_with, format, headers, '
+        'error: --set: unknown option "colour"; options: accept, allow_private, api, command, entry, exclude, field, follow, follow_with, format, headers, '
         "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"
@@ -2315,7 +2315,7 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     rows = [line for line in lines if line.startswith("  ") and "also takes:" not in line]
     assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
     assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
-        "  every source also takes: accept, allow_private, headers, id, ignore, interval, kind, languages, paused, robots,"
+        "  every source also takes: accept, allow_private, command, headers, id, ignore, interval, kind, languages, paused, robots,"
         " stale_after, translation, url",
         "  every notifier also takes: changes, digest, documents, events, fail_after, retry_for, sections, sources,"
         " timeout, words",

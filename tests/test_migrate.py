@@ -84,7 +84,8 @@ def test_urlwatch_jobs_become_pages_with_their_filters_as_settings(tmp_path: Pat
             "https://example.org/app",
             {"selector": "#content"},
             [
-                "was loaded in a browser; differ reads the page as served, without running its scripts",
+                "was loaded in a browser; differ reads the page as served, without running its scripts (to have a "
+                'browser print it: command = ["chromium", "--headless", "--dump-dom", "{url}"])',
                 "a second selector (//div) inside #content is left out",
                 "its grep filter has no counterpart in differ; left out",
             ],
@@ -191,7 +192,8 @@ EXPECTED_WATCHES = [
         "https://api.example.org/post.json",
         {"field": "body_md"},
         [
-            "was loaded in a browser; differ reads the page as served, without running its scripts",
+            "was loaded in a browser; differ reads the page as served, without running its scripts (to have a "
+            'browser print it: command = ["chromium", "--headless", "--dump-dom", "{url}"])',
             "was told only of changes with its trigger text; differ tells every change, and a [[notify]] with "
             'words = ["*released*"] hears of those that mention it alone',
             "its /regex/ trigger, extract or must-not-be-present text has no counterpart in differ; left out",
@@ -958,7 +960,8 @@ def test_changedetection_mailto_urls_become_email_notifiers(
         ({"ssl_no_verify": True}, "had ssl_no_verify; differ always verifies certificates"),
         (
             {"kind": "browser"},
-            "was loaded in a browser; differ reads the page as served, without running its scripts",
+            "was loaded in a browser; differ reads the page as served, without running its scripts (to have a "
+            'browser print it: command = ["chromium", "--headless", "--dump-dom", "{url}"])',
         ),
     ],
 )

@@ -1061,7 +1061,8 @@ def test_a_page_with_no_text_is_said_to_be_one(page: str, selector: str | None, 
         norm(page, source(selector=selector))
     assert str(info.value) == (
         f"{where} has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
-        "scripts; point url at a page or API that serves the text)"
+        "scripts; point url at a page or API that serves the text, or have a browser print the page: "
+        'command = ["chromium", "--headless", "--dump-dom", "{url}"])'
     )
 
 
@@ -1109,7 +1110,8 @@ def test_a_page_with_no_text_that_names_a_feed_says_how_to_read_the_post_there()
         "the page has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
         "scripts; point url at a page or API that serves the text, or read the post from the feed the page "
         'names: url = "https://blog.example.org/atom.xml", kind = "feed", entry = '
-        '"https://blog.example.org/2026/07/post/")'
+        '"https://blog.example.org/2026/07/post/", or have a browser print the page: command = '
+        '["chromium", "--headless", "--dump-dom", "{url}"])'
     )
 
 

@@ -114,6 +114,29 @@ class _Loader:
             raise self.fail(key, opt.not_a_url(value))
         return value
 
+    def program(
+        self, command: tuple[str, ...], table: Mapping[str, Any], key: str
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """A source's `command`, its program found beside the config file when named by a relative path
+        (`scripts/render`), as `snapshots` is, and the same as written (`${NAME}` not filled in: what its
+        versions record); refused with `headers`, which a program would never send."""
+        if not command:
+            return command, command
+        if "headers" in table:
+            raise self.fail(
+                f"{key}.headers",
+                "a source fetched by its command sends no headers of differ's; give them to the command",
+            )
+        written = opt.command(table["command"])
+
+        def found_here(argv: tuple[str, ...]) -> tuple[str, ...]:
+            program = argv[0]
+            if "/" in program and not Path(program).is_absolute():
+                program = str((self.path.parent / program).absolute())
+            return (program, *argv[1:])
+
+        return found_here(command), found_here(written)
+
     def service(self, raw: Any) -> ServiceConfig:
         values, _ = self.fields(raw if raw is not None else {}, "service", SERVICE_OPTIONS)
         snapshots = Path(values.pop("snapshots"))
@@ -138,6 +161,7 @@ class _Loader:
         kind = SOURCE_KINDS[kind_name]
         values, _ = self.fields(table, key, {**SOURCE_OPTIONS, **kind.options})
         common = {name: values.pop(name) for name in SOURCE_OPTIONS}
+        command, written = self.program(common["command"], table, key)
         source = SourceConfig(
             document=document,
             id=self.identifier(common["id"], f"{key}.id"),
@@ -148,6 +172,8 @@ class _Loader:
             headers=common["headers"],
             robots=common["robots"] if "robots" in table else kind.robots,
             allow_private=common["allow_private"],
+            command=command,
+            command_written=written,
             languages=common["languages"],
             ignore=common["ignore"],
             stale_after=common["stale_after"],

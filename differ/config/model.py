@@ -108,6 +108,12 @@ SOURCE_OPTIONS: dict[str, Option] = {
     "headers": Option(opt.string_table, {}, "extra request headers"),
     "robots": Option(opt.boolean, True, "honour robots.txt"),
     "allow_private": Option(opt.private_access, False, "allow loopback and private addresses"),
+    "command": Option(
+        opt.command,
+        (),
+        "a program that fetches the page instead (a headless browser), {url} standing for the page's "
+        "address; what it prints is read as the kind says",
+    ),
     "languages": Option(opt.choice_list(*LANGUAGES), None, "keep only blocks in these languages"),
     "ignore": Option(
         opt.pattern_list, (), "regular expressions of text to leave out (a line they empty is dropped)"
@@ -184,6 +190,9 @@ class SourceConfig:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry a token: never printed
     robots: bool = True
     allow_private: bool | tuple[opt.Network, ...] = False
+    # a program that fetches the page instead, {url} standing for its address; may carry a token: never printed
+    command: tuple[str, ...] = field(default=(), repr=False)
+    command_written: tuple[str, ...] = ()  # the same as written, `${NAME}` not filled in (what records keep)
     languages: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     stale_after: float = 0.0  # a mirror's time to catch up with a canonical edit

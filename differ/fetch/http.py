@@ -58,6 +58,8 @@ class Response:
     moved: str = ""
     # the request's own headers (its source's and its kind's; not the fetcher's, nor the validators)
     sent: Mapping[str, str] = field(default_factory=dict)
+    # the program that printed the body, as it was run (`command`); empty for an HTTP response
+    command: tuple[str, ...] = ()
 
     @property
     def not_modified(self) -> bool:
@@ -77,6 +79,10 @@ class Request:
     last_modified: str | None = None
     robots: bool = True
     allow_private: bool | tuple[Network, ...] = False
+    # a program that fetches the page instead (a headless browser), `{url}` in its arguments standing for `url`
+    command: tuple[str, ...] = ()
+    # what a program's output is (its kind's media type, "" for any)
+    media_type: str = ""
 
 
 def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
@@ -159,6 +165,8 @@ class Fetcher:
         return response
 
     def _fetch(self, request: Request) -> Response:
+        if request.command:
+            return self._run(request)
         attempt = 0
         while True:
             attempt += 1
@@ -233,6 +241,30 @@ class Fetcher:
         if response.status >= 500:
             return robots.unreadable(f"HTTP {response.status} {_reason(response.status)}")
         return robots.parse(response.body.decode("utf-8", errors="replace"), self.agent_token)
+
+    def _run(self, request: Request) -> Response:
+        """The page as a program prints it: asked for under the same rules as a GET of its address (the
+        address guard, robots.txt, the host's turn), within the fetch's deadline and `max_bytes`. Output that
+        is valid UTF-8 is read as UTF-8 (a browser prints its page so, whatever the page's `<meta charset>`
+        said); other bytes as the page says."""
+        url = request.url
+        started = self.clock()
+        netguard.check_url(url, request.allow_private, proxied=bool(self.proxy))
+        if request.robots and not self.allowed_by_robots(url, request.allow_private):
+            raise BlockedError(self.robots_refusal(url))
+        from differ.fetch.command import run_command
+
+        argv = tuple(arg.replace("{url}", url) for arg in request.command)
+        with self.limiter.slot(host_key(url)):
+            body = run_command(argv, deadline=self.deadline, limit=self.max_bytes)  # in real time: it runs so
+        headers = {}
+        if request.media_type:
+            try:
+                body.decode("utf-8")
+                headers["content-type"] = f"{request.media_type}; charset=utf-8"
+            except UnicodeDecodeError:
+                headers["content-type"] = request.media_type
+        return Response(url, url, 200, headers, body, self.clock() - started, command=argv)
 
     def _follow(self, request: Request, *, limit: int | None = None, truncate: bool = False) -> Response:
         url = request.url

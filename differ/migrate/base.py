@@ -35,6 +35,11 @@ Reader = Callable[[Path], Watches]
 READERS: dict[str, Reader] = {}
 
 
+# What a page another watcher loaded in a browser gets: differ does not run scripts, but a browser can print it.
+IN_A_BROWSER = (
+    "was loaded in a browser; differ reads the page as served, without running its scripts (to have a browser "
+    'print it: command = ["chromium", "--headless", "--dump-dom", "{url}"])'
+)
 IMPORT_BYTES = 100_000_000  # a watcher's list of thousands of pages is a few MB; more is another file
 
 

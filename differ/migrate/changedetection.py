@@ -17,7 +17,17 @@ from differ.edit import Page
 from differ.errors import ConfigError
 from differ.files import TooLarge
 from differ.migrate import apprise
-from differ.migrate.base import IMPORT_BYTES, Found, Watches, kinds_note, narrow, read_file, reader, strings
+from differ.migrate.base import (
+    IMPORT_BYTES,
+    IN_A_BROWSER,
+    Found,
+    Watches,
+    kinds_note,
+    narrow,
+    read_file,
+    reader,
+    strings,
+)
 from differ.options import format_duration
 
 _UNITS = {"weeks": 604800, "days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
@@ -96,7 +106,7 @@ def _changedetection_watch(watch: Mapping[str, Any], uuid: str) -> Found:
     settings: dict[str, Any] = {"paused": True} if watch.get("paused") else {}
     notes: list[str] = []
     if watch.get("fetch_backend") not in (None, "system", "html_requests") or watch.get("browser_steps"):
-        notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")
+        notes.append(IN_A_BROWSER)
     if isinstance(watch.get("headers"), dict) and watch["headers"]:
         settings["headers"] = {str(k): str(v) for k, v in watch["headers"].items()}
     if watch.get("method", "GET") != "GET":

@@ -10,7 +10,16 @@ from typing import Any
 
 from differ.edit import Notifier, Page
 from differ.errors import ConfigError
-from differ.migrate.base import Found, Watches, kinds_note, narrow, read_file, reader, secret_note
+from differ.migrate.base import (
+    IN_A_BROWSER,
+    Found,
+    Watches,
+    kinds_note,
+    narrow,
+    read_file,
+    reader,
+    secret_note,
+)
 
 # urlwatch filters that only reformat text: differ's own reading of the page does their work
 _FORMATTING = {
@@ -139,7 +148,7 @@ def _urlwatch_job(job: Mapping[str, Any], number: int) -> Found:
     settings: dict[str, Any] = {}
     notes: list[str] = []
     if job.get("use_browser") or "navigate" in job or job.get("kind") == "browser":
-        notes.append("was loaded in a browser; differ reads the page as served, without running its scripts")
+        notes.append(IN_A_BROWSER)
     if isinstance(job.get("headers"), dict):
         settings["headers"] = {str(k): str(v) for k, v in job["headers"].items()}
     if job.get("method", "GET") != "GET" or "data" in job:

@@ -160,10 +160,13 @@ def _element(tag: Any) -> str:
     return shown + (">, less navigation, header, footer, asides and forms" if tag.name == "body" else ">")
 
 
-def _no_text(selector: str | None, feeds: Sequence[str] = (), url: str = "") -> str:
+def _no_text(selector: str | None, feeds: Sequence[str] = (), url: str = "", printed: bool = False) -> str:
     """Why a page read to nothing: most often, its text is put in by scripts, which differ does not run. A page
-    that names a feed may carry the post there, which differ can read."""
+    that names a feed may carry the post there, which differ can read; a browser can run the scripts (the
+    `command` option), unless one printed the page already."""
     where = f'the element selector "{selector}" matches' if selector else "the page"
+    if printed:
+        return f"{where} has no text as its command printed it"
     instead = (
         f', or read the post from the feed the page names: url = "{feeds[0]}", kind = "feed", entry = "{url}"'
         if feeds
@@ -171,7 +174,8 @@ def _no_text(selector: str | None, feeds: Sequence[str] = (), url: str = "") -> 
     )
     return (
         f"{where} has no text as served (is it filled in by JavaScript? differ reads the HTML without running "
-        f"scripts; point url at a page or API that serves the text{instead})"
+        f"scripts; point url at a page or API that serves the text{instead}, or have a browser print the page: "
+        'command = ["chromium", "--headless", "--dump-dom", "{url}"])'
     )
 
 
@@ -330,7 +334,9 @@ class HtmlKind(SourceKind):
                 read_with={"url": result.refresh},
             )
         if not any(c.isalnum() for c in result.markdown):
-            raise NoContentError(_no_text(source.option("selector"), result.feeds, body.url))
+            raise NoContentError(
+                _no_text(source.option("selector"), result.feeds, body.url, printed=bool(source.command))
+            )
         if result.generator.startswith("Discourse"):  # its page for readers without scripts lists the replies
             warnings = [*warnings, DISCOURSE_PAGE]
         result.encoding, result.warnings = encoding, warnings

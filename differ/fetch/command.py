@@ -1,0 +1,140 @@
+"""Fetch a page through a program of the user's (a headless browser, a script): what it prints is the page.
+
+The program runs without a shell, its standard input closed, in a process group of its own, so that when it
+overruns its time or its size, or once it has exited, whatever it started (a browser's helpers) is stopped
+with it.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+
+from differ.errors import FetchError
+from differ.options import cut, one_line
+
+CHUNK = 65536
+KEEP_STDERR = 8192  # the tail of what the program says on standard error, for the error line
+EXIT_GRACE = 1.0  # seconds a program that closed its output is given to exit before it is stopped
+
+
+def run_command(
+    argv: Sequence[str], *, deadline: float, limit: int, clock: Callable[[], float] = time.monotonic
+) -> bytes:
+    """What `argv` prints on standard output, at most `limit` bytes, within `deadline` seconds; a FetchError
+    naming what went wrong (not found, a non-zero exit with its last line of standard error, too slow, too
+    large) otherwise."""
+    name = argv[0]
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise FetchError(f"command {name!r} not found (not a file, nor on PATH)")
+    except PermissionError:
+        raise FetchError(f"command {name!r} cannot be run (not executable)")
+    except OSError as exc:
+        raise FetchError(f"command {name!r} could not start: {exc.strerror or exc}")
+    out, err = bytearray(), bytearray()
+    end = clock() + deadline
+    try:
+        _read(proc, out, err, end, limit, clock, deadline)
+        code = _exit_code(proc, end, clock, deadline)
+    finally:
+        _stop(proc)
+    if code != 0:
+        said = _last_line(bytes(err))
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
+        raise FetchError(f"command {name!r} {how}" + (f": {said}" if said else ""))
+    return bytes(out)
+
+
+def _read(
+    proc: subprocess.Popen[bytes],
+    out: bytearray,
+    err: bytearray,
+    end: float,
+    limit: int,
+    clock: Callable[[], float],
+    deadline: float,
+) -> None:
+    """Read both of the program's outputs to their end, or until EXIT_GRACE after it exited (a helper it left
+    running may hold them open), within the limits."""
+    assert proc.stdout is not None and proc.stderr is not None
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, out)
+        selector.register(proc.stderr, selectors.EVENT_READ, err)
+        while selector.get_map():
+            now = clock()
+            if now >= end:
+                raise FetchError(f"command {argv_name(proc)!r} did not finish within {deadline:g}s; stopped")
+            if exited_at is None and _exited(proc) is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at >= EXIT_GRACE:
+                return
+            for key, _ in selector.select(min(end - now, 0.25)):
+                chunk = os.read(key.fd, CHUNK)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                kept: bytearray = key.data
+                kept += chunk
+                if kept is out and len(out) > limit:
+                    raise FetchError(
+                        f"command {argv_name(proc)!r} printed more than {limit:,} bytes (max_bytes); stopped"
+                    )
+                if kept is err and len(err) > 2 * KEEP_STDERR:
+                    del err[:-KEEP_STDERR]
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> int | None:
+    """The program's exit status if it has exited (a signal's number negated), without reaping it: its
+    process group stays its own until `_stop` has stopped the rest."""
+    status = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+    if status is None:
+        return None
+    return status.si_status if status.si_code == os.CLD_EXITED else -status.si_status
+
+
+def _exit_code(proc: subprocess.Popen[bytes], end: float, clock: Callable[[], float], deadline: float) -> int:
+    """The program's exit status; it is stopped if it lingers after closing its output."""
+    give_up = min(end, clock() + EXIT_GRACE)
+    while (code := _exited(proc)) is None:
+        if clock() >= give_up:
+            if give_up >= end:
+                raise FetchError(f"command {argv_name(proc)!r} did not finish within {deadline:g}s; stopped")
+            raise FetchError(f"command {argv_name(proc)!r} closed its output but did not exit; stopped")
+        time.sleep(0.01)
+    return code
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the program's process group (whatever it started and left running), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    proc.wait()
+
+
+def argv_name(proc: subprocess.Popen[bytes]) -> str:
+    args = proc.args
+    return str(args[0]) if isinstance(args, list | tuple) and args else str(args)
+
+
+def _last_line(text: bytes) -> str:
+    """The last line a program wrote on standard error, as one short line."""
+    lines = [line.strip() for line in text.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    return cut(one_line(lines[-1]), 200) if lines else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -283,3 +284,24 @@ def test_the_program_waits_for_its_turn_at_the_host(tmp_path: Path, server: Serv
     assert [r.outcome for r in check(app, app.config.sources())] == ["new", "new"]
     [a], [b] = server.requests_to("/a"), server.requests_to("/b")
     assert abs(a.at - b.at) >= 0.5  # the second program ran once the first had its page
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="no chromium here to run a page's scripts")
+def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(tmp_path: Path, server: Server) -> None:
+    """The documented use, with a real headless browser: the page's text exists only once its script ran, in
+    a page whose own charset (windows-1252) is not what the browser prints (UTF-8)."""
+    page = (
+        '<!DOCTYPE html><html><head><meta charset="windows-1252"><title>Release 3.0</title></head>'
+        '<body><main id="app"></main><script>document.getElementById("app").innerHTML = '
+        '"<article><h1>Release 3.0</h1><p>The café edition, with many fixes.</p></article>";</script></body></html>'
+    )
+    server.page("/post", page.encode("cp1252"), "text/html")
+    browser = '["chromium", "--headless", "--no-sandbox", "--dump-dom", "{url}"]'
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra=f"command = {browser}", service='timeout = "30s"\n')
+    )
+    assert (
+        check_source(app, app.config.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
+    )
+    markdown = app.store.markdown(app.store.latest("doc/canonical"))  # type: ignore[arg-type]
+    assert markdown == "# Release 3.0\n\nThe café edition, with many fixes.\n"

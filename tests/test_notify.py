@@ -2126,6 +2126,7 @@ _EVERY_KIND = {
     "ntfy": 'topic = "t"\n',
     "email": 'host = "smtp.example.org"\nfrom = "a@example.org"\nto = ["b@example.org"]\n',
     "webhook": f'url = "https://example.org/hook"\nsecret = "{SECRET}"\n',
+    "github": 'repo = "o/r"\ntoken = "t"\n',
 }
 
 

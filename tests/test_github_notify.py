@@ -1,0 +1,216 @@
+"""The `github` notifier against a local stand-in for GitHub's REST API (issues and their comments, as the
+documented endpoints answer): an issue a document, comments for its next alerts, a new issue once it is closed,
+page text that can mention and reference nothing, and an attempt whose answer was lost never posted twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from differ.check import check
+from differ.errors import ConfigError, NotifyError
+from differ.notify import NOTIFIERS, Outbox, deliver
+from differ.notify.github import fenced, inert
+from tests.conftest import Hit, Reply, Server, article, make_config
+from tests.test_notify import setup, three_alerts
+
+REPO = "/api/v3/repos/o/r"
+
+
+class Issues:
+    """GitHub's issues of one repository, as its REST API keeps and answers them."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.issues: dict[int, dict[str, Any]] = {}
+        self.comments: dict[int, list[dict[str, Any]]] = {}
+        self.lose_next = False  # make the next issue or comment, but answer as a gateway that timed out
+        self.repo: dict[str, Any] = {"full_name": "o/r", "has_issues": True, "permissions": {"pull": True}}
+        server.routes[REPO] = self.answer
+        server.routes[REPO + "/*"] = self.answer
+
+    def answer(self, hit: Hit) -> Reply:
+        if hit.headers.get("authorization") != "Bearer T0KEN":
+            return self.json(401, {"message": "Bad credentials"})
+        parts = urlsplit(hit.path)
+        path = parts.path.removeprefix(REPO).strip("/").split("/")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        if path == [""]:
+            return self.json(200, self.repo)
+        if path == ["issues"] and hit.method == "POST":
+            body = json.loads(hit.body)
+            if not body.get("title"):
+                return self.json(422, {"message": "Validation Failed"})
+            number = len(self.issues) + 1
+            self.issues[number] = {
+                "number": number,
+                "title": body["title"],
+                "body": body["body"],
+                "labels": [{"name": name} for name in body.get("labels", [])],
+                "state": "open",
+                "html_url": f"https://github.com/o/r/issues/{number}",
+            }
+            self.comments[number] = []
+            return self.made(self.issues[number])
+        if path == ["issues"]:
+            assert query["state"] == "all" and query["since"]
+            return self.json(200, sorted(self.issues.values(), key=lambda i: -int(i["number"])))
+        number = int(path[1])
+        if number not in self.issues:
+            return self.json(404, {"message": "Not Found"})
+        if path[2:] == [] and hit.method == "GET":
+            return self.json(200, self.issues[number])
+        if path[2:] == ["comments"] and hit.method == "POST":
+            comments = self.comments[number]
+            comment = {
+                "id": 100 + len(comments),
+                "body": json.loads(hit.body)["body"],
+                "html_url": f"https://github.com/o/r/issues/{number}#issuecomment-{100 + len(comments)}",
+            }
+            comments.append(comment)
+            return self.made(comment)
+        if path[2:] == ["comments"]:
+            assert query["since"]
+            return self.json(200, self.comments[number])
+        return self.json(404, {"message": "Not Found"})
+
+    def made(self, item: dict[str, Any]) -> Reply:
+        if self.lose_next:
+            self.lose_next = False
+            return Reply(502, b"upstream timed out")
+        return self.json(201, item)
+
+    @staticmethod
+    def json(status: int, data: object) -> Reply:
+        return Reply(status, json.dumps(data).encode(), headers={"Content-Type": "application/json"})
+
+
+def extra(receiver: Server, more: str = "") -> str:
+    return f'repo = "o/r"\ntoken = "T0KEN"\napi = "{receiver.url("/api/v3")}"\n{more}'
+
+
+def test_a_document_gets_an_issue_and_its_next_alerts_comment_on_it(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    issues = Issues(receiver)
+    more = 'labels = ["translation"]\nmention = ["@o/translators"]\nfail_after = 1\n'
+    later = three_alerts(tmp_path, server, receiver, "github", None, extra(receiver, more))
+    [issue] = issues.issues.values()
+    assert issue["title"] == "Doc changed (canonical)"
+    assert issue["labels"] == [{"name": "translation"}]
+    [sent] = [
+        m
+        for m in Outbox(later.store).messages("team", "sent")
+        if "1 → 2" in json.dumps(m.data, ensure_ascii=False)
+    ]  # type: ignore[attr-defined]
+    assert issue["body"] == (
+        "**Doc changed \\(canonical\\)** @o/translators\n\n"
+        "```text\nDoc (canonical), version 1 → 2: 1 change.\n"
+        '• Post: "One."\n  → "Two."\n```\n\n'
+        "_doc/canonical · version 1 → 2 · 2026\\-07\\-08T18:45:00Z_\n\n"
+        f"<!-- differ:{sent.id} -->"
+    )
+    assert [c["body"].split("\n")[0] for c in issues.comments[1]] == [
+        "**Doc changed \\(canonical\\)** @o/translators",
+        "**Doc \\(canonical\\) is failing \\(1 check in a row\\)** @o/translators",
+    ]
+    assert Outbox(later.store).threads("team") == {"doc": "1"}  # type: ignore[attr-defined]
+    assert sent.data["note"] == "https://github.com/o/r/issues/1"
+
+
+def test_page_text_can_neither_format_nor_mention_nor_reference() -> None:
+    assert inert("Thanks @octocat for #123 and *this*") == (
+        "Thanks @\u2060octocat for \\#\u2060123 and \\*this\\*"
+    )
+    assert fenced(['• Post: added "```sh pip install```"', "plain"]) == (
+        '````text\n• Post: added "```sh pip install```"\nplain\n````'
+    )
+
+
+def test_an_answer_lost_is_found_and_not_posted_twice(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    issues = Issues(receiver)
+    issues.lose_next = True
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="github",
+        path=None,
+        extra=extra(receiver),
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(issues.issues) == 1  # made, though its answer was lost
+    [pending] = Outbox(app.store).messages("team")  # type: ignore[attr-defined]
+    assert pending.data["last_error"] == "HTTP 502 upstream timed out"
+    clock.advance(3600)
+    [attempt] = deliver(app)  # type: ignore[arg-type]
+    assert attempt.ok and len(issues.issues) == 1
+    [sent] = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
+    assert sent.data["note"] == "posted already, by an earlier attempt: https://github.com/o/r/issues/1"
+    assert Outbox(app.store).threads("team") == {"doc": "1"}  # type: ignore[attr-defined]
+    issues.lose_next = True  # and a comment's
+    server.page("/post", article("<p>Three.</p>"))
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    clock.advance(3600)
+    deliver(app)  # type: ignore[arg-type]
+    assert len(issues.comments[1]) == 1
+
+
+def test_a_closed_issue_is_followed_by_a_new_one(tmp_path: Path, server: Server, receiver: Server) -> None:
+    issues = Issues(receiver)
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="github",
+        path=None,
+        extra=extra(receiver),
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    issues.issues[1]["state"] = "closed"  # the translators carried the edit over
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert sorted(issues.issues) == [1, 2] and issues.comments[1] == []
+    assert Outbox(app.store).threads("team") == {"doc": "2"}  # type: ignore[attr-defined]
+
+
+def test_probe_says_whether_the_token_may_open_issues(tmp_path: Path, receiver: Server) -> None:
+    issues = Issues(receiver)
+
+    def notifier(token: str = "T0KEN") -> Any:
+        config = make_config(
+            tmp_path,
+            '[[notify]]\nname = "team"\nkind = "github"\n' + extra(receiver).replace("T0KEN", token),
+        )
+        return NOTIFIERS["github"](config.notifiers[0])
+
+    assert notifier().probe() == "o/r takes issues"
+    with pytest.raises(NotifyError, match=r"^o/r: HTTP 401 Bad credentials$"):
+        notifier("wrong").probe()
+    issues.repo["has_issues"] = False
+    with pytest.raises(NotifyError, match="^o/r has issues turned off$"):
+        notifier().probe()
+
+
+@pytest.mark.parametrize(
+    ("more", "said"),
+    [
+        ('repo = "o"\n', 'notify[0].repo: expected a repository as OWNER/REPO, found "o"'),
+        ('repo = "o/r"\nmention = ["jane"]\n', 'expected GitHub mentions such as "@jane"'),
+    ],
+)
+def test_settings_that_cannot_work_are_refused_in_one_line(tmp_path: Path, more: str, said: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        make_config(tmp_path, f'[[notify]]\nname = "team"\nkind = "github"\ntoken = "T"\n{more}')
+    assert said in str(info.value) and "\n" not in str(info.value)

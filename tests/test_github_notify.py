@@ -93,6 +93,22 @@ def extra(receiver: Server, more: str = "") -> str:
     return f'repo = "o/r"\ntoken = "T0KEN"\napi = "{receiver.url("/api/v3")}"\n{more}'
 
 
+def edited(tmp_path: Path, server: Server, receiver: Server) -> tuple[Any, Any]:
+    """A page watched with the `github` notifier, edited once and checked: its first alert sent."""
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="github",
+        path=None,
+        extra=extra(receiver),
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    return app, clock
+
+
 def test_a_document_gets_an_issue_and_its_next_alerts_comment_on_it(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
@@ -136,17 +152,7 @@ def test_an_answer_lost_is_found_and_not_posted_twice(
 ) -> None:
     issues = Issues(receiver)
     issues.lose_next = True
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="github",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
+    app, clock = edited(tmp_path, server, receiver)
     assert len(issues.issues) == 1  # made, though its answer was lost
     [pending] = Outbox(app.store).messages("team")  # type: ignore[attr-defined]
     assert pending.data["last_error"] == "HTTP 502 upstream timed out"
@@ -160,23 +166,18 @@ def test_an_answer_lost_is_found_and_not_posted_twice(
     server.page("/post", article("<p>Three.</p>"))
     check(app, app.config.sources())  # type: ignore[attr-defined]
     clock.advance(3600)
-    deliver(app)  # type: ignore[arg-type]
+    deliver(app)
     assert len(issues.comments[1]) == 1
+    notes = [m.data["note"] for m in Outbox(app.store).messages("team", "sent")]
+    assert notes == [
+        "posted already, by an earlier attempt: https://github.com/o/r/issues/1",
+        "posted already, by an earlier attempt: https://github.com/o/r/issues/1#issuecomment-100",
+    ]
 
 
 def test_a_closed_issue_is_followed_by_a_new_one(tmp_path: Path, server: Server, receiver: Server) -> None:
     issues = Issues(receiver)
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="github",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
+    app, clock = edited(tmp_path, server, receiver)
     issues.issues[1]["state"] = "closed"  # the translators carried the edit over
     server.page("/post", article("<p>Three.</p>"))
     clock.advance(3600)

@@ -11,11 +11,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from differ.app import parse_iso
 from differ.check import check
 from differ.errors import ConfigError, NotifyError
 from differ.notify import NOTIFIERS, Outbox, deliver
 from differ.notify.github import fenced, inert
-from tests.conftest import Hit, Reply, Server, article, make_config
+from tests.conftest import Clock, Hit, Reply, Server, article, make_config
 from tests.test_notify import setup, three_alerts
 
 REPO = "/api/v3/repos/o/r"
@@ -29,6 +30,7 @@ class Issues:
         self.issues: dict[int, dict[str, Any]] = {}
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.lose_next = False  # make the next issue or comment, but answer as a gateway that timed out
+        self.refusal: Reply | None = None  # the answer to every post, instead of making anything
         self.repo: dict[str, Any] = {"full_name": "o/r", "has_issues": True, "permissions": {"pull": True}}
         server.routes[REPO] = self.answer
         server.routes[REPO + "/*"] = self.answer
@@ -41,6 +43,8 @@ class Issues:
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         if path == [""]:
             return self.json(200, self.repo)
+        if hit.method == "POST" and self.refusal is not None:
+            return self.refusal
         if path == ["issues"] and hit.method == "POST":
             body = json.loads(hit.body)
             if not body.get("title"):
@@ -215,3 +219,26 @@ def test_settings_that_cannot_work_are_refused_in_one_line(tmp_path: Path, more:
     with pytest.raises(ConfigError) as info:
         make_config(tmp_path, f'[[notify]]\nname = "team"\nkind = "github"\ntoken = "T"\n{more}')
     assert said in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_rate_limit_is_waited_out_and_a_refusal_is_not(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """GitHub says "rate limit" with a 403: the alert waits until the limit resets; another 403 is a refusal."""
+    issues = Issues(receiver)
+    clock = Clock()
+    reset = int(clock().timestamp()) + 3600 + 600  # ten minutes after the check below
+    issues.refusal = Reply(
+        403,
+        b'{"message": "API rate limit exceeded"}',
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+    )
+    app, clock = edited(tmp_path, server, receiver)
+    [pending] = Outbox(app.store).messages("team")
+    assert pending.data["last_error"] == 'HTTP 403 {"message": "API rate limit exceeded"}'
+    assert parse_iso(pending.data["next_attempt"]).timestamp() == reset
+    issues.refusal = Reply(403, b'{"message": "Resource not accessible by personal access token"}')
+    clock.advance(600)
+    deliver(app)
+    [failed] = Outbox(app.store).messages("team", "failed")
+    assert failed.data["last_error"].endswith('Resource not accessible by personal access token"}')

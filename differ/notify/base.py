@@ -160,6 +160,9 @@ class Notifier:
                     hint = self.wait_hint(json_object(resp))
                     wait = None if hint is None else min(hint, MAX_WAIT)  # a body asking for years: a day
                 raise NotifyError(said, retryable=True, retry_after=wait)
+            limited = self.rate_limited(resp, now)
+            if limited is not None:
+                raise NotifyError(said, retryable=True, retry_after=min(limited, MAX_WAIT))
             if resp.status_code == 410:
                 raise NotifyError(said, disable=True)
             if 300 <= resp.status_code < 400:
@@ -198,6 +201,11 @@ class Notifier:
 
     def wait_hint(self, answer: dict[str, Any]) -> float | None:
         """How long a receiver that answered 429 without Retry-After asks to wait, read from its JSON body."""
+        return None
+
+    def rate_limited(self, resp: requests.Response, now: datetime) -> float | None:
+        """How long a service that refused a message for its rate limit with another status than 429 (GitHub's
+        403) asks to wait; None when the refusal is not that."""
         return None
 
     def ask(

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlencode
 
 from differ import options as opt
 from differ.errors import NotifyError
+from differ.fetch.limits import parse_retry_after
 from differ.notify.base import (
     BASE_URL,
     Notifier,
@@ -157,6 +158,19 @@ class GitHub(Notifier):
         if posted:
             return f"posted already, by an earlier attempt: {posted}"
         return super().send(msg, now)
+
+    def rate_limited(self, resp: requests.Response, now: datetime) -> float | None:
+        """GitHub refuses with 403 (or 429) for its rate limits: the secondary one with Retry-After, the primary
+        one with `x-ratelimit-remaining: 0` until `x-ratelimit-reset` (a Unix time), as its docs say."""
+        if resp.status_code not in (403, 429):
+            return None
+        wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
+        if wait is not None:
+            return wait
+        reset = str(resp.headers.get("x-ratelimit-reset") or "")
+        if resp.headers.get("x-ratelimit-remaining") == "0" and reset.isascii() and reset.isdecimal():
+            return max(0.0, float(reset) - now.timestamp())
+        return None
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
         """An issue opened is kept as its document's; the remark is where the alert is."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +88,9 @@ def sources_and_states(
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say
                     "ignore": list(s.ignore),
+                    "command": list(
+                        s.command_written
+                    ),  # the program that fetches it, as written; [] for none
                     "versions": number,
                     "last_check": checked,
                     "last_change": state.get("last_change") or (latest.fetched_at if latest else None),
@@ -171,6 +175,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
                 print(f"    follows new posts with: {', '.join(s['follow'])}{read}", file=app.out)
             if s["ignore"]:
                 print(f"    ignore: {', '.join(s['ignore'])}", file=app.out)
+            if s["command"]:
+                print(f"    fetched by: {shlex.join(s['command'])}", file=app.out)
             if s["translations"]:
                 named = ", ".join(f"{t['language']} <{t['url']}>" for t in s["translations"])
                 print(f"    translations not watched: {named}", file=app.out)

@@ -252,7 +252,7 @@ def test_a_program_beside_the_config_is_found_there_and_tokens_are_not_recorded(
     assert record["command"] == [str(script), "fetch", server.url("/post"), "--token=${RENDER_TOKEN}"]
 
 
-def test_fetch_and_log_name_the_program(tmp_path: Path, server: Server, program: Path) -> None:
+def test_fetch_sources_and_log_name_the_program(tmp_path: Path, server: Server, program: Path) -> None:
     server.page("/post", PAGE)
     config = tmp_path / "config.toml"
     config.write_text(
@@ -265,6 +265,9 @@ def test_fetch_and_log_name_the_program(tmp_path: Path, server: Server, program:
     name = Path(sys.executable).name
     assert err.getvalue().startswith(f"<!-- doc/canonical: printed by {name}, {len(PAGE.encode())} bytes, ")
     assert main(["--config", str(config), "check", "-q"], out=io.StringIO(), err=io.StringIO(), env={}) == 0
+    out = io.StringIO()
+    assert main(["--config", str(config), "sources"], out=out, env={}) == ExitCode.OK
+    assert f"    fetched by: {sys.executable} {program} fetch '{{url}}'\n" in out.getvalue()
     out = io.StringIO()
     assert main(["--config", str(config), "log", "doc/canonical"], out=out, env={}) == ExitCode.OK
     [line] = [line for line in out.getvalue().splitlines() if "version 1" in line]

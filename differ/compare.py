@@ -217,7 +217,13 @@ def _fetch(
             guessed = "markdown"
         source = _source(settings, label, url, guessed, response.body)
     tracking = app.config.service.tracking_params
-    return source, Body(response.body, response.header("content-type"), base or response.final_url, tracking)
+    return source, Body(
+        response.body,
+        response.header("content-type"),
+        base or response.final_url,
+        tracking,
+        printed=bool(response.command),
+    )
 
 
 def _open(

@@ -65,7 +65,13 @@ def read_response(
     """A fetched body read the way the source's kind says; its links against `base` when it is not the page
     the response came from (a web archive's copy), `media_type` when the response names none."""
     ctype = response.header("content-type") or media_type or None
-    body = Body(response.body, ctype, base or response.final_url, app.config.service.tracking_params)
+    body = Body(
+        response.body,
+        ctype,
+        base or response.final_url,
+        app.config.service.tracking_params,
+        printed=bool(response.command),
+    )
     return normalize(body, source)
 
 
@@ -76,6 +82,7 @@ def read_version(app: App, source: SourceConfig, version: Version) -> Normalized
         (version.record.get("headers") or {}).get("content-type"),
         version.record.get("final_url") or source.url,
         app.config.service.tracking_params,
+        printed=bool(version.record.get("command")),
     )
     return normalize(body, source)
 

@@ -308,3 +308,14 @@ def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(tmp_path: Path
     )
     markdown = app.store.markdown(app.store.latest("doc/canonical"))  # type: ignore[arg-type]
     assert markdown == "# Release 3.0\n\nThe café edition, with many fixes.\n"
+
+
+def test_a_printed_page_with_no_text_says_so_without_suggesting_a_browser(
+    tmp_path: Path, server: Server, program: Path
+) -> None:
+    shell = tmp_path / "shell.html"
+    shell.write_text('<html><body><div id="app"></div><script src="/app.js"></script></body></html>')
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra=command(program, "bytes", str(shell))))
+    assert check_source(app, app.config.sources()[0]).line() == (
+        "doc/canonical: failed: the page has no text as its command printed it"
+    )

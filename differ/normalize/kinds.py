@@ -48,6 +48,7 @@ class Body:
     content_type: str | None
     url: str
     tracking: tuple[str, ...] = ()
+    printed: bool = False  # by a program of the user's (a source's `command`), not served as it is
 
 
 class SourceKind:
@@ -335,7 +336,7 @@ class HtmlKind(SourceKind):
             )
         if not any(c.isalnum() for c in result.markdown):
             raise NoContentError(
-                _no_text(source.option("selector"), result.feeds, body.url, printed=bool(source.command))
+                _no_text(source.option("selector"), result.feeds, body.url, printed=body.printed)
             )
         if result.generator.startswith("Discourse"):  # its page for readers without scripts lists the replies
             warnings = [*warnings, DISCOURSE_PAGE]

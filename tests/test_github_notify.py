@@ -15,7 +15,8 @@ from differ.app import parse_iso
 from differ.check import check
 from differ.errors import ConfigError, NotifyError
 from differ.notify import NOTIFIERS, Outbox, deliver
-from differ.notify.github import fenced, inert
+from differ.notify.github import GitHub
+from differ.notify.issues import fenced
 from tests.conftest import Clock, Hit, Reply, Server, article, make_config
 from tests.test_notify import setup, three_alerts
 
@@ -143,7 +144,7 @@ def test_a_document_gets_an_issue_and_its_next_alerts_comment_on_it(
 
 
 def test_page_text_can_neither_format_nor_mention_nor_reference() -> None:
-    assert inert("Thanks @octocat for #123 and *this*") == (
+    assert GitHub.inert("Thanks @octocat for #123 and *this*") == (
         "Thanks @\u2060octocat for \\#\u2060123 and \\*this\\*"
     )
     assert fenced(['• Post: added "```sh pip install```"', "plain"]) == (

@@ -2127,6 +2127,7 @@ _EVERY_KIND = {
     "email": 'host = "smtp.example.org"\nfrom = "a@example.org"\nto = ["b@example.org"]\n',
     "webhook": f'url = "https://example.org/hook"\nsecret = "{SECRET}"\n',
     "github": 'repo = "o/r"\ntoken = "t"\n',
+    "gitlab": 'project = "kr/blog"\ntoken = "t"\n',
 }
 
 

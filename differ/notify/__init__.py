@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from differ.notify import discord as _discord  # noqa: F401  (registers "discord")
 from differ.notify import github as _github  # noqa: F401  (registers "github")
+from differ.notify import gitlab as _gitlab  # noqa: F401  (registers "gitlab")
 from differ.notify import googlechat as _googlechat  # noqa: F401  (registers "googlechat")
 from differ.notify import mail as _mail  # noqa: F401  (registers "email")
 from differ.notify import matrix as _matrix  # noqa: F401  (registers "matrix")

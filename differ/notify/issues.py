@@ -1,0 +1,172 @@
+"""What the issue trackers' notifiers share (GitHub's, GitLab's): each document's alerts in one issue of a
+repository (a translation's or a mirror's, where its maintainers track their work), which the first alert opens
+and later alerts comment on; a new issue once that one is closed. Page text goes in a fenced code block, where
+neither tracker reads Markdown, mentions or references: a release post's `#123`, `@name` or links to pull
+requests would otherwise ping people and mark those threads as mentioned. Each message carries its id in an
+HTML comment, and before posting, the issue (or the project's recent issues) is searched for it, so an attempt
+whose answer was lost is never posted twice."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from differ.errors import NotifyError
+from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
+from differ.options import cut
+
+if TYPE_CHECKING:
+    import requests
+
+    from differ.notify.outbox import Message
+
+TITLE_MAX = 255  # GitLab's longest issue title (GitHub's is 256)
+MAX_CHARS = 60_000  # GitHub refuses a body over 65,536 characters (GitLab's limit is higher)
+# Markdown punctuation that a backslash makes literal.
+_MARKUP = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$%&])")
+_MARKER = "<!-- differ:{id} -->"
+
+
+def fenced(lines: list[str]) -> str:
+    """Lines in a fenced code block whose fence no line can close (longer than any run of backticks)."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([f"{fence}text", *lines, fence])
+
+
+class IssueTracker(Notifier):
+    """An issue a document in a tracker's project: the requests each tracker names its own way."""
+
+    min_interval = 1.0  # GitHub asks for a second between requests that create content
+    # The characters after which the tracker finds a mention or a reference in text a backslash leaves.
+    referring: ClassVar[str] = "@#"
+    text_field: ClassVar[str] = "body"  # where an issue's text is, in what the tracker answers
+
+    # -- what each tracker names its own way ---------------------------------------------------------------
+    def issues_url(self) -> str:
+        raise NotImplementedError
+
+    def comments_url(self, issue: str) -> str:
+        raise NotImplementedError
+
+    def new_issue(self, title: str, text: str) -> dict[str, Any]:
+        """The body of a request that opens an issue."""
+        raise NotImplementedError
+
+    def recent_issues_url(self, since: str) -> str:
+        """Where the project's issues made since `since` are listed, newest first."""
+        raise NotImplementedError
+
+    def recent_comments_url(self, issue: str, since: str) -> str:
+        raise NotImplementedError
+
+    def opened(self, data: dict[str, Any]) -> tuple[str, str] | None:
+        """The number and address of an issue as the tracker answers it; None when it is not one."""
+        raise NotImplementedError
+
+    def commented(self, issue: str, data: dict[str, Any]) -> str:
+        """The address of a comment as the tracker answers it."""
+        raise NotImplementedError
+
+    def is_open(self, data: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+    # -- shared ----------------------------------------------------------------------------------------------
+    @classmethod
+    def inert(cls, text: str) -> str:
+        """A line of page text (a title) as the tracker shows it: no markup, no mention, no reference (a word
+        joiner, U+2060, after each character that starts one)."""
+        escaped = _MARKUP.sub(r"\\\1", text)
+        for ch in cls.referring:
+            escaped = escaped.replace(ch, ch + "\u2060")
+        return escaped
+
+    def payload(self, event: dict[str, Any]) -> Outgoing:
+        link = self.report_link(event)
+        mentions = " ".join(self.config.options.get("mention", ()))
+        head = f"**{self.inert(self.title(event))}**" + (f" {mentions}" if mentions else "")
+        foot = [
+            *([f"[{self.link_label(event)}]({link})"] if link else []),
+            f"_{self.inert(self.context(event))}_",
+        ]
+        room = MAX_CHARS - sum(len(line) + 2 for line in [head, *foot]) - 200  # the fence and the marker
+        kept, tail = fit(self.lines(event), room, lambda line: len(line) + 1)
+        shown = [*kept, *([tail] if tail else [])]
+        text = "\n\n".join([head, *([fenced(shown)] if shown else []), *foot])
+        body = {"title": cut(self.title(event), TITLE_MAX), "body": text}
+        return Outgoing(body, {}, document_of(event) or "differ")
+
+    def payload_url(self) -> str:
+        return self.issues_url()
+
+    def address(self, msg: Message) -> str:
+        issue = self.kept_thread(msg)
+        return self.comments_url(issue) if issue else self.issues_url()
+
+    def body_of(self, msg: Message) -> dict[str, Any]:
+        """An issue to open, or a comment on the document's issue; with the message's id."""
+        body = dict(msg.data["body"])
+        text = f"{body['body']}\n\n{_MARKER.format(id=msg.id)}"
+        return {"body": text} if self.kept_thread(msg) else self.new_issue(str(body["title"]), text)
+
+    def send(self, msg: Message, now: datetime) -> str | None:
+        """Comment on the document's issue while it is open; otherwise open one. Either is first looked for
+        under the message's id, posted by an attempt whose answer was lost."""
+        issue = self.kept_thread(msg)
+        if issue and not self._open(issue) and self.outbox is not None:
+            self.outbox.forget_thread(self.config.name, str(msg.data["thread"]))
+            issue = None
+        posted = self._posted(msg, issue)
+        if posted:
+            return f"posted already, by an earlier attempt: {posted}"
+        return super().send(msg, now)
+
+    def accepted(self, resp: requests.Response, msg: Message) -> str | None:
+        """An issue opened is kept as its document's; the remark is where the alert is."""
+        data = json_object(resp)
+        issue = self.kept_thread(msg)
+        if issue:
+            return self.commented(issue, data) or None
+        made = self.opened(data)
+        if made is None:
+            return None
+        self.keep_thread(msg, made[0])
+        return made[1] or None
+
+    def _open(self, issue: str) -> bool:
+        """Whether the document's issue is there and open (closed, deleted or moved away: a new one)."""
+        answer = self.ask("GET", f"{self.issues_url()}/{issue}")
+        if answer.status == 429 or answer.status >= 500:
+            raise NotifyError(f"looking at issue #{issue}: HTTP {answer.status}", retryable=True)
+        if answer.status in (301, 404, 410):
+            return False
+        if answer.status != 200:
+            said = answer.data.get("message") or answer.text
+            raise NotifyError(f"looking at issue #{issue}: HTTP {answer.status} {said}".rstrip())
+        return self.is_open(answer.data)
+
+    def _posted(self, msg: Message, issue: str | None) -> str:
+        """Where this message was posted already (its id in an issue or a comment made since it was queued), or
+        "" when it was not."""
+        marker = _MARKER.format(id=msg.id)
+        since = str(msg.data.get("created") or "")
+        url = self.recent_comments_url(issue, since) if issue else self.recent_issues_url(since)
+        with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
+            if resp.status_code == 429 or resp.status_code >= 500:
+                raise NotifyError(f"looking for an earlier attempt: HTTP {resp.status_code}", retryable=True)
+            try:
+                items = resp.json() if resp.status_code == 200 else []
+            except ValueError:
+                items = []
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            if issue and marker in str(item.get("body") or ""):
+                return self.commented(issue, item)
+            if not issue and marker in str(item.get(self.text_field) or ""):
+                made = self.opened(item)
+                if made is not None:
+                    self.keep_thread(msg, made[0])
+                    return made[1]
+        return ""

@@ -100,3 +100,27 @@ MESSAGE = {
     "attempts": 0,
     "body": {},
 }
+
+
+class Tracker:
+    """What the stand-ins for the issue trackers' APIs share: answers in JSON, and an issue or comment made whose
+    answer is lost (a gateway that timed out) when `lose_next` says so."""
+
+    def __init__(self) -> None:
+        self.lose_next = False
+
+    def made(self, item: dict[str, Any]) -> Any:
+        from tests.conftest import Reply
+
+        if self.lose_next:
+            self.lose_next = False
+            return Reply(502, b"upstream timed out")
+        return self.json(201, item)
+
+    @staticmethod
+    def json(status: int, data: object) -> Any:
+        import json
+
+        from tests.conftest import Reply
+
+        return Reply(status, json.dumps(data).encode(), headers={"Content-Type": "application/json"})

@@ -18,19 +18,20 @@ from differ.notify import NOTIFIERS, Outbox, deliver
 from differ.notify.github import GitHub
 from differ.notify.issues import fenced
 from tests.conftest import Clock, Hit, Reply, Server, article, make_config
+from tests.helpers import Tracker
 from tests.test_notify import setup, three_alerts
 
 REPO = "/api/v3/repos/o/r"
 
 
-class Issues:
+class Issues(Tracker):
     """GitHub's issues of one repository, as its REST API keeps and answers them."""
 
     def __init__(self, server: Server) -> None:
+        super().__init__()
         self.server = server
         self.issues: dict[int, dict[str, Any]] = {}
         self.comments: dict[int, list[dict[str, Any]]] = {}
-        self.lose_next = False  # make the next issue or comment, but answer as a gateway that timed out
         self.refusal: Reply | None = None  # the answer to every post, instead of making anything
         self.repo: dict[str, Any] = {"full_name": "o/r", "has_issues": True, "permissions": {"pull": True}}
         server.routes[REPO] = self.answer
@@ -82,16 +83,6 @@ class Issues:
             assert query["since"]
             return self.json(200, self.comments[number])
         return self.json(404, {"message": "Not Found"})
-
-    def made(self, item: dict[str, Any]) -> Reply:
-        if self.lose_next:
-            self.lose_next = False
-            return Reply(502, b"upstream timed out")
-        return self.json(201, item)
-
-    @staticmethod
-    def json(status: int, data: object) -> Reply:
-        return Reply(status, json.dumps(data).encode(), headers={"Content-Type": "application/json"})
 
 
 def extra(receiver: Server, more: str = "") -> str:

@@ -16,19 +16,20 @@ from differ.errors import ConfigError, NotifyError
 from differ.notify import NOTIFIERS, Outbox, deliver
 from differ.notify.gitlab import GitLab
 from tests.conftest import Hit, Reply, Server, article, make_config
+from tests.helpers import Tracker
 from tests.test_notify import setup, three_alerts
 
 PROJECT = "/api/v4/projects/kr%2Fblog"
 
 
-class Issues:
+class Issues(Tracker):
     """GitLab's issues of one project, as its REST API keeps and answers them."""
 
     def __init__(self, server: Server) -> None:
+        super().__init__()
         self.base = server.base
         self.issues: dict[int, dict[str, Any]] = {}
         self.notes: dict[int, list[dict[str, Any]]] = {}
-        self.lose_next = False  # make the next issue or note, but answer as a gateway that timed out
         server.routes[PROJECT] = self.answer
         server.routes[PROJECT + "/*"] = self.answer
 
@@ -69,16 +70,6 @@ class Issues:
         if path[2:] == ["notes"]:
             return self.json(200, self.notes[iid][::-1])
         return self.json(404, {"message": "404 Not found"})
-
-    def made(self, item: dict[str, Any]) -> Reply:
-        if self.lose_next:
-            self.lose_next = False
-            return Reply(502, b"upstream timed out")
-        return self.json(201, item)
-
-    @staticmethod
-    def json(status: int, data: object) -> Reply:
-        return Reply(status, json.dumps(data).encode(), headers={"Content-Type": "application/json"})
 
 
 def extra(receiver: Server, more: str = "") -> str:

@@ -336,7 +336,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (  # a list where a name belongs: refused as any other wrong kind, not an internal error
             BASE + '[[notify]]\nname = "team"\nkind = ["slack"]\n',
-            "config.toml: notify[0].kind: expected one of discord, email, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found a list",
+            "config.toml: notify[0].kind: expected one of discord, email, gitea, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found a list",
         ),
         (
             BASE.replace('id = "canonical"', "kind = {a = 1}"),
@@ -353,7 +353,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             BASE + '[[notify]]\nname = "team"\nkind = "pager"\n',
-            'config.toml: notify[0].kind: expected one of discord, email, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found "pager"',
+            'config.toml: notify[0].kind: expected one of discord, email, gitea, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found "pager"',
         ),
         (
             BASE + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "${SLACK_WEBHOOK_URL}"\n',

@@ -747,7 +747,7 @@ def test_notify_add_writes_a_checked_destination_after_the_other_tables(
     for args, message in [
         (("webhook", hooks, "--set", f"secret={SECRET}"), 'config.toml sends to this destination already, as notifier "webhook"'),
         (("slack", "https://hooks.slack.com/services/T/B/Y", "--name", "team"), 'config.toml has a notifier named "team" already; choose another --name'),
-        (("slak", "https://x.org"), "expected a notifier kind, one of discord, email, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found \"slak\""),
+        (("slak", "https://x.org"), "expected a notifier kind, one of discord, email, gitea, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, teams, telegram, wayback, webhook, zulip, found \"slak\""),
         (("slack", "https://hooks.slack.com/services/T/B/Y", "--for", "nope"), 'no document "nope"; configured documents: rust, torch'),
         (("slack", "${HOOK}"), "HOOK is not set here: the notifier is checked with the values differ will run with before it is written; set it and run this again"),
         (("webhook", "https://e.org/h", "--set", "secret=nope"), 'config.toml: notify (webhook-2).secret: expected "whsec_" followed by base64 (24 to 64 random bytes)'),

@@ -2128,6 +2128,7 @@ _EVERY_KIND = {
     "webhook": f'url = "https://example.org/hook"\nsecret = "{SECRET}"\n',
     "github": 'repo = "o/r"\ntoken = "t"\n',
     "gitlab": 'project = "kr/blog"\ntoken = "t"\n',
+    "gitea": 'url = "https://codeberg.org"\nrepo = "kr/blog"\ntoken = "t"\n',
 }
 
 

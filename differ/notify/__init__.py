@@ -7,6 +7,7 @@ events ──dispatch──▶ outbox (pending, per destination, in order) ─�
 from __future__ import annotations
 
 from differ.notify import discord as _discord  # noqa: F401  (registers "discord")
+from differ.notify import gitea as _gitea  # noqa: F401  (registers "gitea")
 from differ.notify import github as _github  # noqa: F401  (registers "github")
 from differ.notify import gitlab as _gitlab  # noqa: F401  (registers "gitlab")
 from differ.notify import googlechat as _googlechat  # noqa: F401  (registers "googlechat")

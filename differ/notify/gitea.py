@@ -1,0 +1,143 @@
+"""Gitea and Forgejo issues (Codeberg's among them): each document's alerts in one issue of a repository, as
+`differ.notify.issues` tells. Their API takes labels by id: the names configured are looked up once a process.
+They find mentions after `@` and references after `#` and `!`."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import quote, urlencode
+
+from differ import options as opt
+from differ.errors import NotifyError
+from differ.notify.base import BASE_URL, notifier, require_mentions
+from differ.notify.issues import IssueTracker
+from differ.options import Invalid, Option
+
+if TYPE_CHECKING:
+    import requests
+
+REPO = re.compile(r"[\w.-]+/[\w.-]+")
+MENTION = re.compile(r"@[\w.-]+")
+LABEL_PAGES = 20  # pages of 50 labels looked through for the names configured
+_labels: dict[
+    str, dict[str, int]
+] = {}  # repository's API address -> label name -> id, looked up once a process
+
+
+@notifier("gitea")
+class Gitea(IssueTracker):
+    """Gitea or Forgejo issues (Codeberg): an issue a document, opened by its first alert, commented on after."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "url": Option(opt.web_url, required=True, help="the instance's address, https://codeberg.org"),
+        "repo": Option(
+            opt.nonempty_string, required=True, help="the repository the issues go to, OWNER/REPO"
+        ),
+        "token": Option(
+            opt.nonempty_string,
+            required=True,
+            help="an access token that may write the repository's issues (scope write:issue)",
+            secret=True,
+        ),
+        "labels": Option(
+            opt.string_list, (), "the labels of each issue it opens (labels the repository has)"
+        ),
+        "mention": Option(opt.string_list, (), 'whom each alert mentions: "@user"'),
+        "base_url": BASE_URL,
+    }
+    referring = "@#!"
+
+    @classmethod
+    def check(cls, config: Any) -> None:
+        repo = str(config.options["repo"])
+        if not REPO.fullmatch(repo):
+            raise Invalid(f'expected a repository as OWNER/REPO, found "{repo}"', key="repo")
+        require_mentions(config, MENTION, 'mentions such as "@jane"')
+
+    def repo_url(self) -> str:
+        owner, name = str(self.config.options["repo"]).split("/", 1)
+        base = str(self.config.options["url"]).rstrip("/")
+        return f"{base}/api/v1/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+
+    def issues_url(self) -> str:
+        return f"{self.repo_url()}/issues"
+
+    def comments_url(self, issue: str) -> str:
+        return f"{self.issues_url()}/{issue}/comments"
+
+    def new_issue(self, title: str, text: str) -> dict[str, Any]:
+        ids = self.label_ids()
+        return {"title": title, "body": text, **({"labels": ids} if ids else {})}
+
+    def recent_issues_url(self, since: str) -> str:
+        query = {"state": "all", "type": "issues", "since": since, "limit": "50"}
+        return f"{self.issues_url()}?{urlencode(query)}"
+
+    def recent_comments_url(self, issue: str, since: str) -> str:
+        return f"{self.comments_url(issue)}?{urlencode({'since': since})}"
+
+    def opened(self, data: dict[str, Any]) -> tuple[str, str] | None:
+        number = data.get("number")
+        return (str(number), str(data.get("html_url") or "")) if isinstance(number, int) else None
+
+    def commented(self, issue: str, data: dict[str, Any]) -> str:
+        return str(data.get("html_url") or "")
+
+    def is_open(self, data: dict[str, Any]) -> bool:
+        return data.get("state") == "open"
+
+    def target(self) -> str:
+        return f"{str(self.config.options['url']).rstrip('/')}/{self.config.options['repo']} issues"
+
+    def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+        """The token, read from the configuration at each attempt (never kept with the message)."""
+        return {"Authorization": f"token {self.config.options['token']}"}
+
+    def label_ids(self) -> list[int]:
+        """The ids of the labels configured, looked up in the repository once a process; a name it does not
+        have is an error naming it (the message waits in the outbox until the label is made or unset)."""
+        names = list(self.config.options.get("labels", ()))
+        if not names:
+            return []
+        known = _labels.get(self.repo_url())
+        if known is None or any(name not in known for name in names):
+            known = {}
+            for page in range(1, LABEL_PAGES + 1):
+                url = f"{self.repo_url()}/labels?{urlencode({'page': page, 'limit': 50})}"
+                with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
+                    if resp.status_code != 200:
+                        retry = resp.status_code == 429 or resp.status_code >= 500
+                        raise NotifyError(f"looking up labels: HTTP {resp.status_code}", retryable=retry)
+                    items = listed(resp)
+                known.update({str(i.get("name")): i["id"] for i in items if isinstance(i.get("id"), int)})
+                if len(items) < 50:
+                    break
+            _labels[self.repo_url()] = known
+        missing = [name for name in names if name not in known]
+        if missing:
+            raise NotifyError(
+                f"{self.config.options['repo']} has no label {', '.join(missing)}", retryable=True
+            )
+        return [known[name] for name in names]
+
+    def probe(self) -> str:
+        """The repository as the token sees it: there, with issues on, and the labels configured."""
+        repo = self.config.options["repo"]
+        answer = self.ask("GET", self.repo_url())
+        if answer.status != 200:
+            said = answer.data.get("message") or answer.text
+            raise NotifyError(f"{repo}: HTTP {answer.status} {said}".rstrip())
+        if answer.data.get("has_issues") is False:
+            raise NotifyError(f"{repo} has issues turned off")
+        self.label_ids()
+        return f"{answer.data.get('full_name') or repo} takes issues"
+
+
+def listed(resp: requests.Response) -> list[dict[str, Any]]:
+    """The objects of a JSON list answer ([] when it is not one)."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return []
+    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []

@@ -27,7 +27,7 @@ _labels: dict[
 
 @notifier("gitea")
 class Gitea(IssueTracker):
-    """Gitea or Forgejo issues (Codeberg): an issue a document, opened by its first alert, commented on after."""
+    """Gitea or Forgejo issues: an issue a document, opened by its first alert and commented on by the next ones."""
 
     options: ClassVar[dict[str, Option]] = {
         "url": Option(opt.web_url, required=True, help="the instance's address, https://codeberg.org"),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from differ import tomltext
 from differ.config import DEFAULT_CONFIG, Config, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
-from differ.options import meant, plural
+from differ.options import Invalid, meant, plural
 
 if TYPE_CHECKING:
     import subprocess
@@ -99,7 +99,11 @@ def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[s
     options = set(notifier_options()) | set(kind.options) if kind is not None else set()
     settings = parse_settings(args.set, options - {"name", "kind", "documents"})
     if args.url is not None:
-        settings = {"url": args.url, **settings}
+        try:
+            given = kind.from_address(args.url) if kind is not None else {"url": args.url}
+        except Invalid as exc:
+            raise UsageError(f"{args.kind}: {exc}")
+        settings = {**given, **settings}
     added = add_notifier(path, args.kind, settings, name=args.name, documents=args.documents, env=env)
     which = ", ".join(added.documents) if added.documents else "every document"
     config = _config_option(path)

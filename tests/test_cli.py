@@ -431,6 +431,7 @@ def test_readme_config_examples_load() -> None:
                 "SMTP_PASSWORD": "secret",
                 "IA_ACCESS_KEY": "AK",
                 "IA_SECRET_KEY": "S3CRET",
+                "GITHUB_TOKEN": "github_pat_x",
             },
         )
 

@@ -1649,3 +1649,57 @@ def run_with(env: dict[str, str], *args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = main(list(args), out=out, err=err, env=env)
     return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kind", "page", "written"),
+    [
+        ("github", "https://github.com/pytorch-kr/blog", 'repo = "pytorch-kr/blog"\n'),
+        (
+            "github",
+            "https://git.corp.example/docs/blog.git",
+            'repo = "docs/blog"\napi = "https://git.corp.example/api/v3"\n',
+        ),
+        (
+            "gitlab",
+            "https://gitlab.com/kr/site/blog/-/issues",
+            'url = "https://gitlab.com"\nproject = "kr/site/blog"\n',
+        ),
+        ("gitea", "https://codeberg.org/kr/blog", 'url = "https://codeberg.org"\nrepo = "kr/blog"\n'),
+    ],
+)
+def test_notify_add_reads_an_issue_trackers_project_from_its_page(
+    tmp_path: Path, kind: str, page: str, written: str
+) -> None:
+    """The address a user pastes for an issue tracker is its project's page: it names the project and the host."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    code, out, err = run_with(
+        {"TOKEN": "t"}, "--config", str(config), "notify", "add", kind, page, "--set", "token=${TOKEN}"
+    )
+    assert (code, err) == (ExitCode.OK, "")
+    assert (
+        config.read_text()
+        == EXISTING + f'\n[[notify]]\nname = "{kind}"\nkind = "{kind}"\n{written}token = "${{TOKEN}}"\n'
+    )
+
+
+def test_notify_add_refuses_an_address_that_is_no_project_page(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    assert run_with(
+        {"T": "t"},
+        "--config",
+        str(config),
+        "notify",
+        "add",
+        "gitlab",
+        "https://gitlab.com/kr",
+        "--set",
+        "token=${T}",
+    ) == (
+        ExitCode.USAGE,
+        "",
+        "error: gitlab: expected the project's page, https://gitlab.com/GROUP/PROJECT, found 'https://gitlab.com/kr'\n",
+    )
+    assert config.read_text() == EXISTING

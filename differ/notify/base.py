@@ -111,6 +111,13 @@ class Notifier:
     def check(cls, config: NotifierConfig) -> None:
         """Cross-field checks at config load time; raise options.Invalid."""
 
+    @classmethod
+    def from_address(cls, address: str) -> dict[str, str]:
+        """The settings an address pasted after `differ notify add KIND` stands for: its `url`, unless the kind
+        reads more from it (a repository's page names the repository and its host); options.Invalid says what
+        address was expected."""
+        return {"url": address}
+
     def payload(self, event: dict[str, Any]) -> Outgoing:
         raise NotImplementedError
 

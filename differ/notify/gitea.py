@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker
+from differ.notify.issues import IssueTracker, project_page
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -54,6 +54,12 @@ class Gitea(IssueTracker):
         if not REPO.fullmatch(repo):
             raise Invalid(f'expected a repository as OWNER/REPO, found "{repo}"', key="repo")
         require_mentions(config, MENTION, 'mentions such as "@jane"')
+
+    @classmethod
+    def from_address(cls, address: str) -> dict[str, str]:
+        """A repository's page, https://HOST/OWNER/REPO."""
+        host, path = project_page(address, "the repository's page, https://codeberg.org/OWNER/REPO")
+        return {"url": host, "repo": f"{path[0]}/{path[1]}"}
 
     def repo_url(self) -> str:
         owner, name = str(self.config.options["repo"]).split("/", 1)

@@ -12,7 +12,7 @@ from differ import options as opt
 from differ.errors import NotifyError
 from differ.fetch.limits import parse_retry_after
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker
+from differ.notify.issues import IssueTracker, project_page
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -53,6 +53,15 @@ class GitHub(IssueTracker):
         if not REPO.fullmatch(repo):
             raise Invalid(f'expected a repository as OWNER/REPO, found "{repo}"', key="repo")
         require_mentions(config, MENTION, 'GitHub mentions such as "@jane" or "@pytorch/release-team"')
+
+    @classmethod
+    def from_address(cls, address: str) -> dict[str, str]:
+        """A repository's page, https://github.com/OWNER/REPO (on GitHub Enterprise Server, its API beside)."""
+        host, path = project_page(address, "the repository's page, https://github.com/OWNER/REPO")
+        settings = {"repo": f"{path[0]}/{path[1]}"}
+        if host != "https://github.com":
+            settings["api"] = f"{host}/api/v3"
+        return settings
 
     def api(self) -> str:
         return str(self.config.options["api"]).rstrip("/")

@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker
+from differ.notify.issues import IssueTracker, project_page
 from differ.options import Invalid, Option
 
 PROJECT = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
@@ -46,6 +46,14 @@ class GitLab(IssueTracker):
         if not PROJECT.fullmatch(project):
             raise Invalid(f'expected a project as GROUP/PROJECT, found "{project}"', key="project")
         require_mentions(config, MENTION, 'GitLab mentions such as "@jane" or "@pytorch-kr/translators"')
+
+    @classmethod
+    def from_address(cls, address: str) -> dict[str, str]:
+        """A project's page, https://HOST/GROUP/PROJECT (its subgroups too; what follows `/-/` left out)."""
+        host, path = project_page(
+            address.split("/-/", 1)[0], "the project's page, https://gitlab.com/GROUP/PROJECT"
+        )
+        return {"url": host, "project": "/".join(path)}
 
     def instance(self) -> str:
         return str(self.config.options["url"]).rstrip("/")

@@ -35,6 +35,19 @@ def fenced(lines: list[str]) -> str:
     return "\n".join([f"{fence}text", *lines, fence])
 
 
+def project_page(address: str, expected: str) -> tuple[str, list[str]]:
+    """The host's address and the path's parts of a project's page (`https://HOST/OWNER/REPO/…`, `.git` or not);
+    options.Invalid saying what was `expected` when it is not one."""
+    from differ.options import Invalid, web_address
+
+    parts = web_address(address)
+    path = [p for p in (parts.path if parts else "").split("/") if p]
+    if parts is None or len(path) < 2:
+        raise Invalid(f"expected {expected}, found {address!r}")
+    path[-1] = path[-1].removesuffix(".git")
+    return f"{parts.scheme}://{parts.netloc}", path
+
+
 class IssueTracker(Notifier):
     """An issue a document in a tracker's project: the requests each tracker names its own way."""
 

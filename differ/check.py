@@ -16,6 +16,7 @@ from differ.errors import (
     BlockedError,
     FetchError,
     NormalizeError,
+    StoppedError,
     StoreConflict,
     StoreDamage,
 )
@@ -129,6 +130,8 @@ def _check_source(
     entry.update(at=iso(now), url=request.url)
     try:
         response = app.fetcher.fetch(request)
+    except StoppedError as exc:  # differ is stopping: no failure of the page, and nothing to log
+        return CheckResult(key, "deferred", str(exc))
     except FetchError as exc:
         _waited(entry, exc.waited)
         return _failed(
@@ -423,6 +426,9 @@ def check(
                         on_result(results[i])  # type: ignore[arg-type]
             except BaseException:
                 turns.stop()  # Ctrl-C: the checks under way finish their writes, no new one starts
+                from differ.fetch.command import stop_all
+
+                stop_all()  # and a check waiting on a program (a browser) does not wait for it
                 raise
             for thread in threads:
                 thread.result()

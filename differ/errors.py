@@ -86,6 +86,11 @@ class BlockedError(FetchError):
         return f"{self.refused}; to reach it: {how}" if self.refused else str(self)
 
 
+class StoppedError(FetchError):
+    """A fetch cut short because differ is stopping (a source's program killed with it): no failure of the page,
+    which is checked again next time."""
+
+
 class NormalizeError(DifferError):
     """A fetched body could not be turned into Markdown. `read_with` names the settings that read it, where
     differ can tell (a feed where a page was expected: `kind = "feed"` and the first post's link as `entry`), so

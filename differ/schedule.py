@@ -364,6 +364,9 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
                         hangup.clear()
                         print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
         finally:
+            from differ.fetch.command import stop_all
+
+            stop_all()  # a check waiting on a program (a browser) ends now, its page checked next time
             scheduler.shutdown(wait=True)
             from differ.site import flush_index
 

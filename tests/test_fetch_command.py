@@ -319,3 +319,70 @@ def test_a_printed_page_with_no_text_says_so_without_suggesting_a_browser(
     assert check_source(app, app.config.sources()[0]).line() == (
         "doc/canonical: failed: the page has no text as its command printed it"
     )
+
+
+def test_a_check_waiting_on_a_program_ends_at_once_when_differ_stops(
+    tmp_path: Path, server: Server, program: Path
+) -> None:
+    """`stop_all` (SIGTERM to `differ run`, Ctrl-C in `differ check`): the program and what it started are
+    killed, and the check ends deferred, no failure of the page, nothing logged."""
+    import threading
+
+    from differ.fetch.command import stop_all
+
+    pids = tmp_path / "pids"
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra=command(program, "hang", str(pids))))
+    source = app.config.sources()[0]
+    results: list[object] = []
+    checking = threading.Thread(target=lambda: results.append(check_source(app, source)))
+    checking.start()
+    deadline = time.monotonic() + 10
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stop_all() == 1
+    checking.join(timeout=10)
+    [result] = results
+    assert result.line() == (  # type: ignore[attr-defined]
+        f"doc/canonical: deferred: command '{sys.executable}' stopped: differ is stopping; checked again next time"
+    )
+    assert (
+        app.store.state("doc/canonical").get("failures") is None and app.store.fetches("doc/canonical") == []
+    )
+    mine, helper = (int(pid) for pid in pids.read_text().split())
+    deadline = time.monotonic() + 5
+    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(mine) and not alive(helper)
+
+
+def test_differ_run_stops_at_once_on_sigterm_with_a_program_running(
+    tmp_path: Path, server: Server, program: Path
+) -> None:
+    import signal
+    import subprocess
+
+    pids = tmp_path / "pids"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\ntimeout = "60s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\n'
+        f"allow_private = true\n{command(program, 'hang', str(pids))}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "differ", "--config", str(config), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=15)  # not the program's 120 s
+    assert proc.returncode == 0, err
+    assert "doc/canonical: deferred: command " in out and err.strip().endswith("differ: stopped")
+    mine, helper = (int(pid) for pid in pids.read_text().split())
+    deadline = time.monotonic() + 5
+    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(mine) and not alive(helper)

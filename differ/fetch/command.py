@@ -7,16 +7,21 @@ with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 
-from differ.errors import FetchError
+from differ.errors import FetchError, StoppedError
 from differ.options import cut, one_line
 
+_running: set[subprocess.Popen[bytes]] = set()  # the programs running now, for `stop_all`
+_stopped: set[int] = set()  # the process ids `stop_all` stopped
+_lock = threading.Lock()
 CHUNK = 65536
 KEEP_STDERR = 8192  # the tail of what the program says on standard error, for the error line
 EXIT_GRACE = 1.0  # seconds a program that closed its output is given to exit before it is stopped
@@ -43,13 +48,21 @@ def run_command(
         raise FetchError(f"command {name!r} cannot be run (not executable)")
     except OSError as exc:
         raise FetchError(f"command {name!r} could not start: {exc.strerror or exc}")
+    with _lock:
+        _running.add(proc)
     out, err = bytearray(), bytearray()
     end = clock() + deadline
     try:
         _read(proc, out, err, end, limit, clock, deadline)
         code = _exit_code(proc, end, clock, deadline)
     finally:
+        with _lock:
+            _running.discard(proc)
+            stopped = proc.pid in _stopped
+            _stopped.discard(proc.pid)
         _stop(proc)
+    if stopped:
+        raise StoppedError(f"command {name!r} stopped: differ is stopping; checked again next time")
     if code != 0:
         said = _last_line(bytes(err))
         how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
@@ -115,6 +128,18 @@ def _exit_code(proc: subprocess.Popen[bytes], end: float, clock: Callable[[], fl
             raise FetchError(f"command {argv_name(proc)!r} closed its output but did not exit; stopped")
         time.sleep(0.01)
     return code
+
+
+def stop_all() -> int:
+    """Kill every program running now, with what each started (differ is stopping: a check waiting on a browser
+    ends at once, its page checked again next time); how many there were."""
+    with _lock:
+        running = list(_running)
+        _stopped.update(proc.pid for proc in running)
+    for proc in running:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    return len(running)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

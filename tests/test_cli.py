@@ -2941,3 +2941,15 @@ def test_the_deployment_examples_run_commands_differ_takes() -> None:
         ("status", None, None, "prometheus"),
     ]
     assert str(parsed[2].output) == "/var/lib/node_exporter/differ.prom"  # the collector's folder
+
+
+def test_the_notifier_kinds_the_configuration_reference_lists_are_differs() -> None:
+    """docs/configuration.md names every notifier kind differ has (and no other) where `[[notify]]` is described,
+    and has a row for each in its table of kinds."""
+    from differ.notify import NOTIFIERS
+
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    listed = re.search(r"\*\*`\[\[notify\]\]`\*\*: `name`, `kind` \(([^)]*)\)", text)
+    assert listed is not None
+    assert set(re.findall(r"`(\w+)`", listed.group(1))) == set(NOTIFIERS)
+    assert {kind for kind in NOTIFIERS if re.search(rf"(?m)^\| `{kind}` \|", text)} == set(NOTIFIERS)

@@ -145,6 +145,9 @@ class Server:
             def do_PUT(self) -> None:
                 self._answer()
 
+            def do_PATCH(self) -> None:
+                self._answer()
+
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""

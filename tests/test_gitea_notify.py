@@ -157,3 +157,15 @@ def test_probe_asks_for_the_repository_and_its_labels(tmp_path: Path, receiver: 
     assert notifier('labels = ["translation"]\n').probe() == "kr/blog takes issues"
     with pytest.raises(NotifyError, match="^kr/blog has no label docs$"):
         notifier('labels = ["docs"]\n').probe()
+
+
+def test_an_issue_is_closed_as_forgejo_closes_one(tmp_path: Path) -> None:
+    config = make_config(
+        tmp_path,
+        '[[notify]]\nname = "team"\nkind = "gitea"\nurl = "https://codeberg.org"\nrepo = "kr/blog"\ntoken = "T"\n',
+    )
+    assert NOTIFIERS["gitea"](config.notifiers[0]).close_request("3") == (
+        "PATCH",
+        "https://codeberg.org/api/v1/repos/kr/blog/issues/3",
+        {"state": "closed"},
+    )

@@ -17,7 +17,7 @@ from differ.errors import ConfigError, NotifyError
 from differ.notify import NOTIFIERS, Outbox, deliver
 from differ.notify.github import GitHub
 from differ.notify.issues import fenced
-from tests.conftest import Clock, Hit, Reply, Server, article, make_config
+from tests.conftest import Clock, Hit, Reply, Server, article, make_app, make_config, one_doc
 from tests.helpers import Tracker
 from tests.test_notify import setup, three_alerts
 
@@ -69,6 +69,9 @@ class Issues(Tracker):
         if number not in self.issues:
             return self.json(404, {"message": "Not Found"})
         if path[2:] == [] and hit.method == "GET":
+            return self.json(200, self.issues[number])
+        if path[2:] == [] and hit.method == "PATCH":
+            self.issues[number].update(json.loads(hit.body))
             return self.json(200, self.issues[number])
         if path[2:] == ["comments"] and hit.method == "POST":
             comments = self.comments[number]
@@ -234,3 +237,45 @@ def test_a_rate_limit_is_waited_out_and_a_refusal_is_not(
     deliver(app)
     [failed] = Outbox(app.store).messages("team", "failed")
     assert failed.data["last_error"].endswith('Resource not accessible by personal access token"}')
+
+
+def test_the_issue_closes_when_the_copy_catches_up(tmp_path: Path, server: Server, receiver: Server) -> None:
+    """`close_when_caught_up`: the canonical's edit opens the issue, the copy falling behind is a comment, and its
+    catching up a last comment, then the issue closed; the next edit opens a new issue."""
+    issues = Issues(receiver)
+    one = article(
+        "<p>Version one of the announcement text, long enough to align.</p><p>Second paragraph.</p>"
+    )
+    server.page("/post", one)
+    server.page("/copy", one)
+    mirror = f'id = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    more = 'close_when_caught_up = true\nevents = ["changed", "mirror_drift"]\n'
+    clock = Clock()
+    app = make_app(
+        one_doc(
+            tmp_path,
+            server.url("/post"),
+            extra="robots = false",
+            mirrors=[mirror],
+            notify='[[notify]]\nname = "team"\nkind = "github"\n' + extra(receiver, more),
+        ),
+        clock,
+    )
+    check(app, app.config.sources())
+    server.page("/post", one.replace("Version one", "Version two"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # the edit opens the issue; the copy, stale, a comment on it
+    assert [i["state"] for i in issues.issues.values()] == ["open"] and len(issues.comments[1]) == 1
+    server.page("/copy", one.replace("Version one", "Version two"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert issues.issues[1]["state"] == "closed" and issues.issues[1]["state_reason"] == "completed"
+    assert issues.comments[1][-1]["body"].startswith(
+        "**Mirror copy of Doc caught up with canonical version 2**"
+    )
+    assert Outbox(app.store).messages("team", "sent")[-1].data["note"].endswith("; issue #1 closed")
+    assert Outbox(app.store).threads("team") == {}
+    server.page("/post", one.replace("Version one", "Version three"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    assert sorted(issues.issues) == [1, 2]

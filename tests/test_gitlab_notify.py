@@ -153,3 +153,15 @@ def test_a_project_that_is_no_path_is_refused_in_one_line(tmp_path: Path) -> Non
     assert str(info.value) == (
         'config.toml: notify[0].project: expected a project as GROUP/PROJECT, found "blog"'
     )
+
+
+def test_an_issue_is_closed_as_gitlab_closes_one(tmp_path: Path) -> None:
+    config = make_config(
+        tmp_path,
+        '[[notify]]\nname = "team"\nkind = "gitlab"\nproject = "kr/blog"\ntoken = "T"\nclose_when_caught_up = true\n',
+    )
+    assert NOTIFIERS["gitlab"](config.notifiers[0]).close_request("3") == (
+        "PUT",
+        "https://gitlab.com/api/v4/projects/kr%2Fblog/issues/3",
+        {"state_event": "close"},
+    )

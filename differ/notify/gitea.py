@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker, project_page
+from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class Gitea(IssueTracker):
             opt.string_list, (), "the labels of each issue it opens (labels the repository has)"
         ),
         "mention": Option(opt.string_list, (), 'whom each alert mentions: "@user"'),
+        "close_when_caught_up": CLOSE,
         "base_url": BASE_URL,
     }
     referring = "@#!"
@@ -92,6 +93,9 @@ class Gitea(IssueTracker):
 
     def is_open(self, data: dict[str, Any]) -> bool:
         return data.get("state") == "open"
+
+    def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
+        return "PATCH", f"{self.issues_url()}/{issue}", {"state": "closed"}
 
     def target(self) -> str:
         return f"{str(self.config.options['url']).rstrip('/')}/{self.config.options['repo']} issues"

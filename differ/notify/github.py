@@ -12,7 +12,7 @@ from differ import options as opt
 from differ.errors import NotifyError
 from differ.fetch.limits import parse_retry_after
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker, project_page
+from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class GitHub(IssueTracker):
             "https://api.github.com",
             "the REST API's address (GitHub Enterprise Server: https://HOST/api/v3)",
         ),
+        "close_when_caught_up": CLOSE,
         "base_url": BASE_URL,
     }
 
@@ -96,6 +97,9 @@ class GitHub(IssueTracker):
 
     def is_open(self, data: dict[str, Any]) -> bool:
         return data.get("state") == "open"
+
+    def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
+        return "PATCH", f"{self.issues_url()}/{issue}", {"state": "closed", "state_reason": "completed"}
 
     def target(self) -> str:
         return f"{self.config.options['repo']} issues"

@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, notifier, require_mentions
-from differ.notify.issues import IssueTracker, project_page
+from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
 
 PROJECT = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
@@ -35,6 +35,7 @@ class GitLab(IssueTracker):
         "labels": Option(opt.string_list, (), "the labels of each issue it opens"),
         "mention": Option(opt.string_list, (), 'whom each alert mentions: "@user" or "@group"'),
         "url": Option(opt.web_url, "https://gitlab.com", "the GitLab instance's address"),
+        "close_when_caught_up": CLOSE,
         "base_url": BASE_URL,
     }
     referring = "@#!~%$&^"
@@ -89,6 +90,9 @@ class GitLab(IssueTracker):
 
     def is_open(self, data: dict[str, Any]) -> bool:
         return data.get("state") == "opened"
+
+    def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
+        return "PUT", f"{self.issues_url()}/{issue}", {"state_event": "close"}
 
     def target(self) -> str:
         return f"{self.instance()}/{self.config.options['project']} issues"

@@ -12,9 +12,10 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from differ import options as opt
 from differ.errors import NotifyError
 from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
-from differ.options import cut
+from differ.options import Option, cut
 
 if TYPE_CHECKING:
     import requests
@@ -26,6 +27,25 @@ MAX_CHARS = 60_000  # GitHub refuses a body over 65,536 characters (GitLab's lim
 # Markdown punctuation that a backslash makes literal.
 _MARKUP = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$%&])")
 _MARKER = "<!-- differ:{id} -->"
+# The option of every tracker that closes the document's issue once its copy has caught up.
+CLOSE = Option(
+    opt.boolean,
+    False,
+    "close the document's issue when a mirror's audit finds it caught up with the canonical (with `sources` "
+    "naming the canonical and that one mirror: the issue a translation's work)",
+)
+
+
+def caught_up(event: dict[str, Any]) -> bool:
+    """Whether an event is a mirror's audit finding it matches the canonical's latest version again."""
+    audit = event.get("audit") or {}
+    return (
+        event.get("type") == "mirror_drift"
+        and isinstance(audit, dict)
+        and audit.get("matches_version") is not None
+        and audit.get("matches_version") == event.get("canonical_version")
+        and str(event.get("headline", "")).startswith("caught up")
+    )
 
 
 def fenced(lines: list[str]) -> str:
@@ -85,6 +105,10 @@ class IssueTracker(Notifier):
     def is_open(self, data: dict[str, Any]) -> bool:
         raise NotImplementedError
 
+    def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
+        """The method, address and body of a request that closes an issue."""
+        raise NotImplementedError
+
     # -- shared ----------------------------------------------------------------------------------------------
     @classmethod
     def inert(cls, text: str) -> str:
@@ -107,7 +131,9 @@ class IssueTracker(Notifier):
         kept, tail = fit(self.lines(event), room, lambda line: len(line) + 1)
         shown = [*kept, *([tail] if tail else [])]
         text = "\n\n".join([head, *([fenced(shown)] if shown else []), *foot])
-        body = {"title": cut(self.title(event), TITLE_MAX), "body": text}
+        body: dict[str, Any] = {"title": cut(self.title(event), TITLE_MAX), "body": text}
+        if self.config.options.get("close_when_caught_up") and caught_up(event):
+            body["close"] = True  # once posted, the issue is closed (the copy carries the edits over)
         return Outgoing(body, {}, document_of(event) or "differ")
 
     def payload_url(self) -> str:
@@ -125,15 +151,27 @@ class IssueTracker(Notifier):
 
     def send(self, msg: Message, now: datetime) -> str | None:
         """Comment on the document's issue while it is open; otherwise open one. Either is first looked for
-        under the message's id, posted by an attempt whose answer was lost."""
+        under the message's id, posted by an attempt whose answer was lost. A message that closes the issue (a
+        copy caught up) is a last comment, then the issue closed; with no issue open, nothing is posted."""
         issue = self.kept_thread(msg)
         if issue and not self._open(issue) and self.outbox is not None:
             self.outbox.forget_thread(self.config.name, str(msg.data["thread"]))
             issue = None
+        closing = bool(msg.data["body"].get("close"))
+        if closing and not issue:
+            return "no issue open for the document: nothing to close"
         posted = self._posted(msg, issue)
-        if posted:
-            return f"posted already, by an earlier attempt: {posted}"
-        return super().send(msg, now)
+        remark = f"posted already, by an earlier attempt: {posted}" if posted else super().send(msg, now)
+        if closing and issue:
+            method, url, data = self.close_request(issue)
+            answer = self.ask(method, url, data)
+            if not 200 <= answer.status < 300:  # tried again: the comment is found, the issue closed then
+                retry = answer.status == 429 or answer.status >= 500
+                raise NotifyError(f"closing issue #{issue}: HTTP {answer.status}", retryable=retry)
+            if self.outbox is not None:
+                self.outbox.forget_thread(self.config.name, str(msg.data["thread"]))
+            remark = f"{remark or 'posted'}; issue #{issue} closed"
+        return remark
 
     def accepted(self, resp: requests.Response, msg: Message) -> str | None:
         """An issue opened is kept as its document's; the remark is where the alert is."""

@@ -279,3 +279,18 @@ def test_the_issue_closes_when_the_copy_catches_up(tmp_path: Path, server: Serve
     clock.advance(3600)
     check(app, app.config.sources())
     assert sorted(issues.issues) == [1, 2]
+
+
+def test_notify_test_opens_an_issue_and_closes_it(tmp_path: Path, receiver: Server) -> None:
+    """`differ notify test`: the message reaches the repository as an issue, closed at once, for no one to close."""
+    from differ.notify import send_test
+
+    issues = Issues(receiver)
+    app = make_app(make_config(tmp_path, '[[notify]]\nname = "team"\nkind = "github"\n' + extra(receiver)))
+    [attempt] = send_test(app, "team")
+    assert attempt.ok
+    [issue] = issues.issues.values()
+    assert (issue["title"], issue["state"]) == ("differ test message", "closed")
+    [sent] = Outbox(app.store).messages("team", "sent")
+    assert sent.data["note"] == "https://github.com/o/r/issues/1; issue #1 closed"
+    assert Outbox(app.store).threads("team") == {}

@@ -134,6 +134,8 @@ class IssueTracker(Notifier):
         body: dict[str, Any] = {"title": cut(self.title(event), TITLE_MAX), "body": text}
         if self.config.options.get("close_when_caught_up") and caught_up(event):
             body["close"] = True  # once posted, the issue is closed (the copy carries the edits over)
+        if event.get("type") == "test":
+            body["closed"] = True  # `differ notify test`: an issue opened and closed at once, for no one to close
         return Outgoing(body, {}, document_of(event) or "differ")
 
     def payload_url(self) -> str:
@@ -162,6 +164,9 @@ class IssueTracker(Notifier):
             return "no issue open for the document: nothing to close"
         posted = self._posted(msg, issue)
         remark = f"posted already, by an earlier attempt: {posted}" if posted else super().send(msg, now)
+        if msg.data["body"].get("closed") and not issue:
+            issue = self.kept_thread(msg)  # the one it opened
+            closing = issue is not None
         if closing and issue:
             method, url, data = self.close_request(issue)
             answer = self.ask(method, url, data)

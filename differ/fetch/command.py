@@ -89,7 +89,7 @@ def _read(
         while selector.get_map():
             now = clock()
             if now >= end:
-                raise FetchError(f"command {argv_name(proc)!r} did not finish within {deadline:g}s; stopped")
+                raise FetchError(f"command {_name(proc)!r} did not finish within {deadline:g}s; stopped")
             if exited_at is None and _exited(proc) is not None:
                 exited_at = now
             if exited_at is not None and now - exited_at >= EXIT_GRACE:
@@ -103,7 +103,7 @@ def _read(
                 kept += chunk
                 if kept is out and len(out) > limit:
                     raise FetchError(
-                        f"command {argv_name(proc)!r} printed more than {limit:,} bytes (max_bytes); stopped"
+                        f"command {_name(proc)!r} printed more than {limit:,} bytes (max_bytes); stopped"
                     )
                 if kept is err and len(err) > 2 * KEEP_STDERR:
                     del err[:-KEEP_STDERR]
@@ -124,8 +124,8 @@ def _exit_code(proc: subprocess.Popen[bytes], end: float, clock: Callable[[], fl
     while (code := _exited(proc)) is None:
         if clock() >= give_up:
             if give_up >= end:
-                raise FetchError(f"command {argv_name(proc)!r} did not finish within {deadline:g}s; stopped")
-            raise FetchError(f"command {argv_name(proc)!r} closed its output but did not exit; stopped")
+                raise FetchError(f"command {_name(proc)!r} did not finish within {deadline:g}s; stopped")
+            raise FetchError(f"command {_name(proc)!r} closed its output but did not exit; stopped")
         time.sleep(0.01)
     return code
 
@@ -133,12 +133,14 @@ def _exit_code(proc: subprocess.Popen[bytes], end: float, clock: Callable[[], fl
 def stop_all() -> int:
     """Kill every program running now, with what each started (differ is stopping: a check waiting on a browser
     ends at once, its page checked again next time); how many there were."""
-    with _lock:
+    with (
+        _lock
+    ):  # held while killing: a program is reaped only once out of `_running`, so its group is its own
         running = list(_running)
         _stopped.update(proc.pid for proc in running)
-    for proc in running:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
     return len(running)
 
 
@@ -154,7 +156,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def argv_name(proc: subprocess.Popen[bytes]) -> str:
+def _name(proc: subprocess.Popen[bytes]) -> str:
+    """The program a process runs, as its command named it."""
     args = proc.args
     return str(args[0]) if isinstance(args, list | tuple) and args else str(args)
 

@@ -88,16 +88,6 @@ class GitHub(IssueTracker):
     def recent_comments_url(self, issue: str, since: str) -> str:
         return f"{self.comments_url(issue)}?{urlencode({'since': since, 'per_page': '100'})}"
 
-    def opened(self, data: dict[str, Any]) -> tuple[str, str] | None:
-        number = data.get("number")
-        return (str(number), str(data.get("html_url") or "")) if isinstance(number, int) else None
-
-    def commented(self, issue: str, data: dict[str, Any]) -> str:
-        return str(data.get("html_url") or "")
-
-    def is_open(self, data: dict[str, Any]) -> bool:
-        return data.get("state") == "open"
-
     def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
         return "PATCH", f"{self.issues_url()}/{issue}", {"state": "closed", "state_reason": "completed"}
 

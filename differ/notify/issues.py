@@ -95,15 +95,17 @@ class IssueTracker(Notifier):
         raise NotImplementedError
 
     def opened(self, data: dict[str, Any]) -> tuple[str, str] | None:
-        """The number and address of an issue as the tracker answers it; None when it is not one."""
-        raise NotImplementedError
+        """The number and address of an issue as the tracker answers it (as GitHub's API and those modelled on
+        it do: `number`, `html_url`); None when it is not one."""
+        number = data.get("number")
+        return (str(number), str(data.get("html_url") or "")) if isinstance(number, int) else None
 
     def commented(self, issue: str, data: dict[str, Any]) -> str:
         """The address of a comment as the tracker answers it."""
-        raise NotImplementedError
+        return str(data.get("html_url") or "")
 
     def is_open(self, data: dict[str, Any]) -> bool:
-        raise NotImplementedError
+        return data.get("state") == "open"
 
     def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
         """The method, address and body of a request that closes an issue."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -501,6 +502,14 @@ def config_check(
     for name, url in urls:
         if note := plain_http(url):
             print(f"note: notifier {name}: {note}", file=out)
+    for source in config.sources():
+        if source.command and shutil.which(source.command[0], path=env.get("PATH")) is None:
+            program = source.command_written[0]
+            print(
+                f"note: {source.key}: its command's program {program} is not found here (not a file, nor on "
+                "PATH); install it where differ runs",
+                file=out,
+            )
     return ExitCode.OK
 
 

@@ -386,3 +386,20 @@ def test_differ_run_stops_at_once_on_sigterm_with_a_program_running(
     while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(mine) and not alive(helper)
+
+
+def test_config_check_notes_a_program_not_found_here(tmp_path: Path, program: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[[documents]]\nid = "a"\n[documents.canonical]\nurl = "https://blog.example.org/a"\n'
+        'command = "differ-no-such-browser --dump-dom {url}"\n'
+        '[[documents]]\nid = "b"\n[documents.canonical]\nurl = "https://blog.example.org/b"\n'
+        f"{command(program, 'fetch', '{url}')}\n"
+    )
+    out = io.StringIO()
+    assert main(["--config", str(config), "config", "check"], out=out, env={}) == ExitCode.OK
+    assert out.getvalue() == (
+        f"{config}: ok (2 documents, 2 sources, 0 notifiers)\n"
+        "note: a/canonical: its command's program differ-no-such-browser is not found here (not a file, nor on "
+        "PATH); install it where differ runs\n"
+    )

@@ -965,3 +965,23 @@ def test_a_name_only_the_proxy_resolves_is_fetched_through_it(
         assert inside.seen == [f"GET {url}"]
     finally:
         inside.close()
+
+
+@pytest.mark.parametrize("status", [403, 503])
+def test_a_browser_check_is_said_so_and_not_asked_again(server: Server, tmp_path: Path, status: int) -> None:
+    """Cloudflare marks its challenge pages `cf-mitigated: challenge` (its documented way to tell one): differ
+    says what it met instead of a bare status, and does not ask again within the check (a 503 otherwise is)."""
+    server.routes["/post"] = Reply(
+        status,
+        b"<title>Just a moment...</title>",
+        headers={"cf-mitigated": "challenge", "Content-Type": "text/html"},
+    )
+    app = make_app(one_doc(tmp_path, server.url("/post"), service="retries = 2\n"))
+    [result] = [check_source(app, app.config.sources()[0])]
+    reason = {403: "Forbidden", 503: "Service Unavailable"}[status]
+    assert result.line() == (
+        f"doc/canonical: failed: HTTP {status} {reason}: the site answers with a browser check (Cloudflare's "
+        "challenge), which differ, a robot, does not take; ask the site to let differ's User-Agent through, or "
+        "watch the post in its feed"
+    )
+    assert len(server.requests_to("/post")) == 1

@@ -182,6 +182,15 @@ class Fetcher:
             response.attempts = attempt
             if response.status < 400 or response.status == 304:
                 return response
+            if (
+                response.header("cf-mitigated") or ""
+            ).strip().lower() == "challenge":  # asked again, the same
+                raise FetchError(
+                    f"HTTP {response.status} {_reason(response.status)}: the site answers with a browser check "
+                    "(Cloudflare's challenge), which differ, a robot, does not take; ask the site to let "
+                    "differ's User-Agent through, or watch the post in its feed",
+                    status=response.status,
+                )
             asked = asked_to_wait(response, self.wall())
             if asked is not None:
                 wait, why = asked

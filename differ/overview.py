@@ -88,9 +88,8 @@ def sources_and_states(
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say
                     "ignore": list(s.ignore),
-                    "command": list(
-                        s.command_written
-                    ),  # the program that fetches it, as written; [] for none
+                    # the program that fetches it, as written; [] for none
+                    "command": list(s.command_written),
                     "versions": number,
                     "last_check": checked,
                     "last_change": state.get("last_change") or (latest.fetched_at if latest else None),

@@ -51,7 +51,8 @@ def sources_and_states(
     from differ.audited import last_audit
     from differ.feed import feed_path, feed_url
     from differ.health import last_checked
-    from differ.notify import NOTIFIERS
+    from differ.notify import NOTIFIERS, Outbox
+    from differ.notify.issues import IssueTracker
 
     interval, base = app.config.service.interval, app.config.service.base_url
     chosen = {s.key for s in app.config.select(list(keys))}
@@ -123,6 +124,10 @@ def sources_and_states(
             "words": list(n.words),
             "changes": list(n.changes),
             "digest": opt.format_duration(n.digest) if n.digest else None,
+            # an issue tracker's: the issue each document's alerts go to now
+            "issues": Outbox(app.store).threads(n.name)
+            if issubclass(NOTIFIERS[n.kind], IssueTracker)
+            else {},
         }
         for n in app.config.notifiers
     ]
@@ -195,4 +200,7 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             + (f"  digest: {n['digest']}" if n["digest"] else ""),
             file=app.out,
         )
+        if n["issues"]:
+            issues = ", ".join(f"{doc} #{number}" for doc, number in sorted(n["issues"].items()))
+            print(f"    its alerts go to issues: {issues}", file=app.out)
     return done

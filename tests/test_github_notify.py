@@ -4,6 +4,8 @@ page text that can mention and reference nothing, and an attempt whose answer wa
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -294,3 +296,19 @@ def test_notify_test_opens_an_issue_and_closes_it(tmp_path: Path, receiver: Serv
     [sent] = Outbox(app.store).messages("team", "sent")
     assert sent.data["note"] == "https://github.com/o/r/issues/1; issue #1 closed"
     assert Outbox(app.store).threads("team") == {}
+
+
+def test_differ_sources_names_each_documents_open_issue(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    from differ.overview import cmd_sources, sources_report
+
+    issues = Issues(receiver)
+    app, _ = edited(tmp_path, server, receiver)
+    [team] = sources_report(app)["notifiers"]
+    assert team["issues"] == {"doc": "1"}
+    app.out = io.StringIO()
+    cmd_sources(app, argparse.Namespace(sources=[], format="text"))
+    assert "notify team  [github]  o/r issues  events: " in app.out.getvalue()
+    assert app.out.getvalue().endswith("\n    its alerts go to issues: doc #1\n")
+    assert len(issues.issues) == 1

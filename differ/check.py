@@ -82,7 +82,6 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
     url = kind.fetch_url(source)
     headers = {"Accept": kind.accept, **kind.headers, **source.headers}
     same = state.get("url") == url and same_variant(state.get("vary"), headers)
-    media = kind.accept.split(",", 1)[0].split(";", 1)[0].strip()  # what a program's output is taken for
     return Request(
         url=url,
         headers=headers,
@@ -91,8 +90,14 @@ def build_request(source: SourceConfig, state: dict[str, Any]) -> Request:
         robots=source.robots,
         allow_private=source.allow_private,
         command=source.command,
-        media_type="" if "*" in media else media,
+        media_type=printed_as(kind.accept) if source.command else "",
     )
+
+
+def printed_as(accept: str) -> str:
+    """What a program's output is taken for: the first media type a kind accepts ("" when that is any)."""
+    media = accept.split(",", 1)[0].split(";", 1)[0].strip()
+    return "" if "*" in media else media
 
 
 def ran(source: SourceConfig, url: str) -> list[str]:

@@ -33,6 +33,7 @@ from differ.normalize.jsondoc import load_json, longest_fields, text_fields
 from differ.normalize.kinds import a_feed, is_json_feed, media_type, starts_as_feed
 from differ.normalize.platforms import ReleaseKind
 from differ.options import meant, not_a_url, web_address
+from differ.versions import response_body
 
 # What a file's suffix says it holds, and the media type it is read as.
 SUFFIX_KINDS = {
@@ -216,14 +217,7 @@ def _fetch(
         if guessed == "text" and url.lower().endswith((".md", ".markdown")):
             guessed = "markdown"
         source = _source(settings, label, url, guessed, response.body)
-    tracking = app.config.service.tracking_params
-    return source, Body(
-        response.body,
-        response.header("content-type"),
-        base or response.final_url,
-        tracking,
-        printed=bool(response.command),
-    )
+    return source, response_body(app, response, base=base)
 
 
 def _open(

@@ -64,15 +64,20 @@ def read_response(
 ) -> Normalized:
     """A fetched body read the way the source's kind says; its links against `base` when it is not the page
     the response came from (a web archive's copy), `media_type` when the response names none."""
-    ctype = response.header("content-type") or media_type or None
-    body = Body(
+    return normalize(response_body(app, response, base=base, media_type=media_type), source)
+
+
+def response_body(app: App, response: Response, *, base: str | None = None, media_type: str = "") -> Body:
+    """A fetched body as the normalizer reads it: its media type (`media_type` when the response names none),
+    the address its links are read against (`base`, else where the response came from), and whether a
+    program printed it."""
+    return Body(
         response.body,
-        ctype,
+        response.header("content-type") or media_type or None,
         base or response.final_url,
         app.config.service.tracking_params,
         printed=bool(response.command),
     )
-    return normalize(body, source)
 
 
 def read_version(app: App, source: SourceConfig, version: Version) -> Normalized:

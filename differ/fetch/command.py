@@ -14,7 +14,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from differ.errors import FetchError, StoppedError
 from differ.options import cut, one_line
@@ -27,9 +27,7 @@ KEEP_STDERR = 8192  # the tail of what the program says on standard error, for t
 EXIT_GRACE = 1.0  # seconds a program that closed its output is given to exit before it is stopped
 
 
-def run_command(
-    argv: Sequence[str], *, deadline: float, limit: int, clock: Callable[[], float] = time.monotonic
-) -> bytes:
+def run_command(argv: Sequence[str], *, deadline: float, limit: int) -> bytes:
     """What `argv` prints on standard output, at most `limit` bytes, within `deadline` seconds; a FetchError
     naming what went wrong (not found, a non-zero exit with its last line of standard error, too slow, too
     large) otherwise."""
@@ -51,10 +49,10 @@ def run_command(
     with _lock:
         _running.add(proc)
     out, err = bytearray(), bytearray()
-    end = clock() + deadline
+    end = time.monotonic() + deadline
     try:
-        _read(proc, out, err, end, limit, clock, deadline)
-        code = _exit_code(proc, end, clock, deadline)
+        _read(proc, out, err, end, limit, deadline)
+        code = _exit_code(proc, end, deadline)
     finally:
         with _lock:
             _running.discard(proc)
@@ -76,7 +74,6 @@ def _read(
     err: bytearray,
     end: float,
     limit: int,
-    clock: Callable[[], float],
     deadline: float,
 ) -> None:
     """Read both of the program's outputs to their end, or until EXIT_GRACE after it exited (a helper it left
@@ -87,7 +84,7 @@ def _read(
         selector.register(proc.stdout, selectors.EVENT_READ, out)
         selector.register(proc.stderr, selectors.EVENT_READ, err)
         while selector.get_map():
-            now = clock()
+            now = time.monotonic()
             if now >= end:
                 raise FetchError(f"command {_name(proc)!r} did not finish within {deadline:g}s; stopped")
             if exited_at is None and _exited(proc) is not None:
@@ -118,11 +115,11 @@ def _exited(proc: subprocess.Popen[bytes]) -> int | None:
     return status.si_status if status.si_code == os.CLD_EXITED else -status.si_status
 
 
-def _exit_code(proc: subprocess.Popen[bytes], end: float, clock: Callable[[], float], deadline: float) -> int:
+def _exit_code(proc: subprocess.Popen[bytes], end: float, deadline: float) -> int:
     """The program's exit status; it is stopped if it lingers after closing its output."""
-    give_up = min(end, clock() + EXIT_GRACE)
+    give_up = min(end, time.monotonic() + EXIT_GRACE)
     while (code := _exited(proc)) is None:
-        if clock() >= give_up:
+        if time.monotonic() >= give_up:
             if give_up >= end:
                 raise FetchError(f"command {_name(proc)!r} did not finish within {deadline:g}s; stopped")
             raise FetchError(f"command {_name(proc)!r} closed its output but did not exit; stopped")

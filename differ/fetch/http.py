@@ -86,19 +86,23 @@ class Request:
 
 
 def asked_to_wait(response: Response, now: float) -> tuple[float, str] | None:
-    """How long a refusal asked us to wait, and how it said so: Retry-After on a 429 or 503 (or on a 403, as
-    GitHub's secondary rate limit sends it), or a rate limit used up on a 403 or 429 (`x-ratelimit-remaining: 0`
-    until `x-ratelimit-reset`, as GitHub, GitLab and others send; the reset is a Unix time or, when small, a
-    number of seconds)."""
-    status = response.status
+    """How long a refusal of a page asked us to wait, and how it said so (`wait_asked`)."""
+    return wait_asked(response.status, response.header, now)
+
+
+def wait_asked(status: int, header: Callable[[str], str | None], now: float) -> tuple[float, str] | None:
+    """How long a refusal (its status, its headers by name) asked us to wait, and how it said so: Retry-After on a
+    429 or 503 (or on a 403, as GitHub's secondary rate limit sends it), or a rate limit used up on a 403 or 429
+    (`x-ratelimit-remaining: 0` until `x-ratelimit-reset`, as GitHub, GitLab and others send; the reset is a
+    Unix time or, when small, a number of seconds)."""
     if status in (403, 429, 503):
-        wait = parse_retry_after(response.header("retry-after"), now)
+        wait = parse_retry_after(header("retry-after"), now)
         if wait is not None:
             return wait, f"server asked to wait {wait:.0f}s (Retry-After)"
     if status in (403, 429):
         for prefix in ("x-ratelimit-", "ratelimit-"):
-            remaining = (response.header(prefix + "remaining") or "").strip()
-            reset = (response.header(prefix + "reset") or "").strip()
+            remaining = (header(prefix + "remaining") or "").strip()
+            reset = (header(prefix + "reset") or "").strip()
             if remaining == "0" and reset.isascii() and reset.isdecimal():
                 seconds = float(reset)
                 wait = min(max(0.0, seconds - now) if seconds >= 1e9 else seconds, MAX_WAIT)

@@ -5,7 +5,7 @@ They find mentions after `@` and references after `#` and `!`."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 from urllib.parse import quote, urlencode
 
 from differ import options as opt
@@ -14,15 +14,11 @@ from differ.notify.base import BASE_URL, notifier, require_mentions
 from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
 
-if TYPE_CHECKING:
-    import requests
-
 REPO = re.compile(r"[\w.-]+/[\w.-]+")
 MENTION = re.compile(r"@[\w.-]+")
 LABEL_PAGES = 20  # pages of 50 labels looked through for the names configured
-_labels: dict[
-    str, dict[str, int]
-] = {}  # repository's API address -> label name -> id, looked up once a process
+# The labels of each repository (by its API address), name to id, looked up once a process.
+_labels: dict[str, dict[str, int]] = {}
 
 
 @notifier("gitea")
@@ -62,16 +58,10 @@ class Gitea(IssueTracker):
         host, path = project_page(address, "the repository's page, https://codeberg.org/OWNER/REPO")
         return {"url": host, "repo": f"{path[0]}/{path[1]}"}
 
-    def repo_url(self) -> str:
+    def project_url(self) -> str:
         owner, name = str(self.config.options["repo"]).split("/", 1)
         base = str(self.config.options["url"]).rstrip("/")
         return f"{base}/api/v1/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
-
-    def issues_url(self) -> str:
-        return f"{self.repo_url()}/issues"
-
-    def comments_url(self, issue: str) -> str:
-        return f"{self.issues_url()}/{issue}/comments"
 
     def new_issue(self, title: str, text: str) -> dict[str, Any]:
         ids = self.label_ids()
@@ -100,20 +90,16 @@ class Gitea(IssueTracker):
         names = list(self.config.options.get("labels", ()))
         if not names:
             return []
-        known = _labels.get(self.repo_url())
+        known = _labels.get(self.project_url())
         if known is None or any(name not in known for name in names):
             known = {}
             for page in range(1, LABEL_PAGES + 1):
-                url = f"{self.repo_url()}/labels?{urlencode({'page': page, 'limit': 50})}"
-                with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
-                    if resp.status_code != 200:
-                        retry = resp.status_code == 429 or resp.status_code >= 500
-                        raise NotifyError(f"looking up labels: HTTP {resp.status_code}", retryable=retry)
-                    items = listed(resp)
+                url = f"{self.project_url()}/labels?{urlencode({'page': page, 'limit': 50})}"
+                items = self.listed(url, "looking up labels", needed=True)
                 known.update({str(i.get("name")): i["id"] for i in items if isinstance(i.get("id"), int)})
                 if len(items) < 50:
                     break
-            _labels[self.repo_url()] = known
+            _labels[self.project_url()] = known
         missing = [name for name in names if name not in known]
         if missing:
             raise NotifyError(
@@ -121,23 +107,6 @@ class Gitea(IssueTracker):
             )
         return [known[name] for name in names]
 
-    def probe(self) -> str:
-        """The repository as the token sees it: there, with issues on, and the labels configured."""
-        repo = self.config.options["repo"]
-        answer = self.ask("GET", self.repo_url())
-        if answer.status != 200:
-            said = answer.data.get("message") or answer.text
-            raise NotifyError(f"{repo}: HTTP {answer.status} {said}".rstrip())
-        if answer.data.get("has_issues") is False:
-            raise NotifyError(f"{repo} has issues turned off")
+    def probed(self, project: dict[str, Any]) -> None:
+        """The labels configured, there in the repository."""
         self.label_ids()
-        return f"{answer.data.get('full_name') or repo} takes issues"
-
-
-def listed(resp: requests.Response) -> list[dict[str, Any]]:
-    """The objects of a JSON list answer ([] when it is not one)."""
-    try:
-        data = resp.json()
-    except ValueError:
-        return []
-    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []

@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 
 from differ import options as opt
 from differ.errors import NotifyError
-from differ.fetch.limits import parse_retry_after
+from differ.fetch.http import wait_asked
 from differ.notify.base import BASE_URL, notifier, require_mentions
 from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
@@ -64,18 +64,9 @@ class GitHub(IssueTracker):
             settings["api"] = f"{host}/api/v3"
         return settings
 
-    def api(self) -> str:
-        return str(self.config.options["api"]).rstrip("/")
-
-    def repo_url(self) -> str:
+    def project_url(self) -> str:
         owner, name = str(self.config.options["repo"]).split("/", 1)
-        return f"{self.api()}/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
-
-    def issues_url(self) -> str:
-        return f"{self.repo_url()}/issues"
-
-    def comments_url(self, issue: str) -> str:
-        return f"{self.issues_url()}/{issue}/comments"
+        return f"{str(self.config.options['api']).rstrip('/')}/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 
     def new_issue(self, title: str, text: str) -> dict[str, Any]:
         labels = list(self.config.options.get("labels", ()))
@@ -102,28 +93,14 @@ class GitHub(IssueTracker):
             "X-GitHub-Api-Version": "2022-11-28",
         }
 
-    def probe(self) -> str:
-        """The repository as the token sees it: there, with issues on, and the token allowed to write them."""
-        answer = self.ask("GET", self.repo_url())
-        if answer.status != 200:
-            said = answer.data.get("message") or answer.text
-            raise NotifyError(f"{self.config.options['repo']}: HTTP {answer.status} {said}".rstrip())
-        if answer.data.get("has_issues") is False:
-            raise NotifyError(f"{self.config.options['repo']} has issues turned off")
-        permissions = answer.data.get("permissions")
-        if isinstance(permissions, dict) and not permissions.get("pull"):  # anyone who may read may open one
-            raise NotifyError(f"the token may not open issues in {self.config.options['repo']}")
-        return f"{answer.data.get('full_name') or self.config.options['repo']} takes issues"
+    def probed(self, project: dict[str, Any]) -> None:
+        """The token allowed to open issues: anyone who may read the repository may."""
+        permissions = project.get("permissions")
+        if isinstance(permissions, dict) and not permissions.get("pull"):
+            raise NotifyError(f"the token may not open issues in {self.project()}")
 
     def rate_limited(self, resp: requests.Response, now: datetime) -> float | None:
-        """GitHub refuses with 403 (or 429) for its rate limits: the secondary one with Retry-After, the primary
-        one with `x-ratelimit-remaining: 0` until `x-ratelimit-reset` (a Unix time), as its docs say."""
-        if resp.status_code not in (403, 429):
-            return None
-        wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
-        if wait is not None:
-            return wait
-        reset = str(resp.headers.get("x-ratelimit-reset") or "")
-        if resp.headers.get("x-ratelimit-remaining") == "0" and reset.isascii() and reset.isdecimal():
-            return max(0.0, float(reset) - now.timestamp())
-        return None
+        """GitHub refuses with 403 for its rate limits: the secondary one with Retry-After, the primary one with
+        `x-ratelimit-remaining: 0` until `x-ratelimit-reset`, as its docs say, and as a page's refusal is read."""
+        asked = wait_asked(resp.status_code, resp.headers.get, now.timestamp())
+        return asked[0] if asked is not None and resp.status_code in (403, 429) else None

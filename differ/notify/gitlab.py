@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 from urllib.parse import quote, urlencode
 
 from differ import options as opt
-from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, notifier, require_mentions
 from differ.notify.issues import CLOSE, IssueTracker, project_page
 from differ.options import Invalid, Option
@@ -39,6 +38,8 @@ class GitLab(IssueTracker):
         "base_url": BASE_URL,
     }
     referring = "@#!~%$&^"
+    name_option = "project"
+    comments = "notes"
     text_field = "description"
 
     @classmethod
@@ -61,12 +62,6 @@ class GitLab(IssueTracker):
 
     def project_url(self) -> str:
         return f"{self.instance()}/api/v4/projects/{quote(str(self.config.options['project']), safe='')}"
-
-    def issues_url(self) -> str:
-        return f"{self.project_url()}/issues"
-
-    def comments_url(self, issue: str) -> str:
-        return f"{self.issues_url()}/{issue}/notes"
 
     def new_issue(self, title: str, text: str) -> dict[str, Any]:
         labels = ",".join(self.config.options.get("labels", ()))
@@ -100,16 +95,3 @@ class GitLab(IssueTracker):
     def sign(self, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
         """The token, read from the configuration at each attempt (never kept with the message)."""
         return {"PRIVATE-TOKEN": str(self.config.options["token"])}
-
-    def probe(self) -> str:
-        """The project as the token sees it: there, and with issues on."""
-        project = self.config.options["project"]
-        answer = self.ask("GET", self.project_url())
-        if answer.status != 200:
-            said = str(answer.data.get("message") or answer.text).removeprefix(str(answer.status)).strip()
-            raise NotifyError(
-                f"{project}: HTTP {answer.status} {said}".rstrip()
-            )  # "401 Unauthorized" said once
-        if answer.data.get("issues_enabled") is False or answer.data.get("issues_access_level") == "disabled":
-            raise NotifyError(f"{project} has issues turned off")
-        return f"{answer.data.get('path_with_namespace') or project} takes issues"

@@ -48,6 +48,16 @@ def caught_up(event: dict[str, Any]) -> bool:
     )
 
 
+def passing(status: int) -> bool:
+    """Whether a refusal may pass if asked again (a limit, a busy service)."""
+    return status == 429 or status >= 500
+
+
+def refused(what: str, status: int) -> NotifyError:
+    """A refusal of the tracker's, `what` was asked, tried again when it may pass."""
+    return NotifyError(f"{what}: HTTP {status}", retryable=passing(status))
+
+
 def fenced(lines: list[str]) -> str:
     """Lines in a fenced code block whose fence no line can close (longer than any run of backticks)."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
@@ -76,12 +86,22 @@ class IssueTracker(Notifier):
     referring: ClassVar[str] = "@#"
     text_field: ClassVar[str] = "body"  # where an issue's text is, in what the tracker answers
 
+    name_option: ClassVar[str] = "repo"  # the option naming the project
+    comments: ClassVar[str] = "comments"  # what an issue's comments are called in its API's addresses
+
     # -- what each tracker names its own way ---------------------------------------------------------------
-    def issues_url(self) -> str:
+    def project_url(self) -> str:
+        """The project's address in the tracker's API."""
         raise NotImplementedError
 
+    def project(self) -> str:
+        return str(self.config.options[self.name_option])
+
+    def issues_url(self) -> str:
+        return f"{self.project_url()}/issues"
+
     def comments_url(self, issue: str) -> str:
-        raise NotImplementedError
+        return f"{self.issues_url()}/{issue}/{self.comments}"
 
     def new_issue(self, title: str, text: str) -> dict[str, Any]:
         """The body of a request that opens an issue."""
@@ -110,6 +130,26 @@ class IssueTracker(Notifier):
     def close_request(self, issue: str) -> tuple[str, str, dict[str, Any]]:
         """The method, address and body of a request that closes an issue."""
         raise NotImplementedError
+
+    def probed(self, project: dict[str, Any]) -> None:
+        """What the tracker checks besides, in the project as the token sees it; NotifyError when wrong."""
+
+    def probe(self) -> str:
+        """The project as the token sees it: there, with issues on, and what the tracker checks besides."""
+        name = self.project()
+        answer = self.ask("GET", self.project_url())
+        if answer.status != 200:  # GitLab's message starts with the status ("401 Unauthorized"): said once
+            said = str(answer.data.get("message") or answer.text).removeprefix(str(answer.status)).strip()
+            raise NotifyError(f"{name}: HTTP {answer.status} {said}".rstrip())
+        data = answer.data
+        if (
+            data.get("has_issues") is False
+            or data.get("issues_enabled") is False
+            or data.get("issues_access_level") == "disabled"
+        ):
+            raise NotifyError(f"{name} has issues turned off")
+        self.probed(data)
+        return f"{data.get('full_name') or data.get('path_with_namespace') or name} takes issues"
 
     # -- shared ----------------------------------------------------------------------------------------------
     @classmethod
@@ -175,8 +215,7 @@ class IssueTracker(Notifier):
             method, url, data = self.close_request(issue)
             answer = self.ask(method, url, data)
             if not 200 <= answer.status < 300:  # tried again: the comment is found, the issue closed then
-                retry = answer.status == 429 or answer.status >= 500
-                raise NotifyError(f"closing issue #{issue}: HTTP {answer.status}", retryable=retry)
+                raise refused(f"closing issue #{issue}", answer.status)
             if self.outbox is not None:
                 self.outbox.forget_thread(self.config.name, str(msg.data["thread"]))
             remark = f"{remark or 'posted'}; issue #{issue} closed"
@@ -197,8 +236,8 @@ class IssueTracker(Notifier):
     def _open(self, issue: str) -> bool:
         """Whether the document's issue is there and open (closed, deleted or moved away: a new one)."""
         answer = self.ask("GET", f"{self.issues_url()}/{issue}")
-        if answer.status == 429 or answer.status >= 500:
-            raise NotifyError(f"looking at issue #{issue}: HTTP {answer.status}", retryable=True)
+        if passing(answer.status):
+            raise refused(f"looking at issue #{issue}", answer.status)
         if answer.status in (301, 404, 410):
             return False
         if answer.status != 200:
@@ -206,22 +245,27 @@ class IssueTracker(Notifier):
             raise NotifyError(f"looking at issue #{issue}: HTTP {answer.status} {said}".rstrip())
         return self.is_open(answer.data)
 
+    def listed(self, url: str, what: str, *, needed: bool = False) -> list[dict[str, Any]]:
+        """The objects of the list the API answers at `url` (`what` it is, for an error): none when the API
+        refuses for good, unless the list is `needed`; a refusal that may pass is a NotifyError to retry."""
+        with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
+            if resp.status_code != 200 and (needed or passing(resp.status_code)):
+                raise refused(what, resp.status_code)
+            if resp.status_code != 200:
+                return []
+            try:
+                data = resp.json()
+            except ValueError:
+                return []
+        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+
     def _posted(self, msg: Message, issue: str | None) -> str:
         """Where this message was posted already (its id in an issue or a comment made since it was queued), or
         "" when it was not."""
         marker = _MARKER.format(id=msg.id)
         since = str(msg.data.get("created") or "")
         url = self.recent_comments_url(issue, since) if issue else self.recent_issues_url(since)
-        with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
-            if resp.status_code == 429 or resp.status_code >= 500:
-                raise NotifyError(f"looking for an earlier attempt: HTTP {resp.status_code}", retryable=True)
-            try:
-                items = resp.json() if resp.status_code == 200 else []
-            except ValueError:
-                items = []
-        for item in items if isinstance(items, list) else []:
-            if not isinstance(item, dict):
-                continue
+        for item in self.listed(url, "looking for an earlier attempt"):
             if issue and marker in str(item.get("body") or ""):
                 return self.commented(issue, item)
             if not issue and marker in str(item.get(self.text_field) or ""):

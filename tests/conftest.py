@@ -259,12 +259,17 @@ def receiver() -> Iterator[Server]:
 class Proxy:
     """A forward HTTP proxy on 127.0.0.1, as a company network has: absolute-URI requests are forwarded, CONNECT
     is tunnelled, and each request line is recorded. With `credentials` ("user:password"), a request without
-    them as Basic Proxy-Authorization gets 407. `hosts` maps names only the proxy can resolve to addresses."""
+    them as Basic Proxy-Authorization gets 407. `hosts` maps names only the proxy can resolve to addresses.
+    `closed`: a request for any other host than those and 127.0.0.1 gets 403, the name never resolved (what a
+    browser asks of its vendor's services goes nowhere)."""
 
-    def __init__(self, credentials: str | None = None, hosts: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, credentials: str | None = None, hosts: dict[str, str] | None = None, *, closed: bool = False
+    ) -> None:
         self.seen: list[str] = []
         self.credentials = credentials
         self.hosts = hosts or {}
+        self.closed = closed
         self.httpd = QuietServer(("127.0.0.1", 0), self._handler())
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
@@ -290,6 +295,16 @@ class Proxy:
 
             def _allowed(self) -> bool:
                 proxy.seen.append(f"{self.command} {self.path}")
+                from urllib.parse import urlsplit
+
+                host = (
+                    self.path.rsplit(":", 1)[0] if self.command == "CONNECT" else urlsplit(self.path).hostname
+                )
+                if proxy.closed and host not in proxy.hosts and host != "127.0.0.1":
+                    self.send_response(403)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return False
                 if proxy.credentials is None:
                     return True
                 import base64

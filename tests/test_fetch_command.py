@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,8 @@ import pytest
 from differ.check import check, check_source
 from differ.cli import main
 from differ.errors import ConfigError, ExitCode, FetchError
-from differ.fetch.command import run_command
-from tests.conftest import Reply, Server, article, make_app, make_config, one_doc
+from differ.fetch.command import proxy_environment, run_command
+from tests.conftest import Proxy, Reply, Server, article, make_app, make_config, one_doc
 
 # What the tests run as the user's program: a stand-in for a headless browser, doing what its first argument
 # says. It fetches with urllib, so the server sees another client than differ's.
@@ -101,6 +103,45 @@ def test_robots_txt_is_asked_before_the_program_runs(tmp_path: Path, server: Ser
         "for this source to override"
     )
     assert server.requests_to("/post") == []
+
+
+def test_the_program_is_given_differs_proxy_and_no_other(
+    tmp_path: Path, server: Server, program: Path, proxy: Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `proxy` set, the program is told it in the variables programs read (urllib here), and the
+    environment's own proxy and exceptions give way to it, as they do for differ's own requests."""
+    server.page("/post", PAGE)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:1")
+    monkeypatch.setenv("DIFFER_TEST_KEPT", "yes")
+    config = one_doc(
+        tmp_path,
+        server.url("/post"),
+        extra=command(program, "fetch", "{url}"),
+        service=f'proxy = "{proxy.url()}"\n',
+    )
+    app = make_app(config)
+    assert (
+        check_source(app, app.config.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
+    )
+    assert proxy.seen == [f"GET {server.url('/robots.txt')}", f"GET {server.url('/post')}"]
+    env = proxy_environment("http://ops:s3cret@proxy.corp:3128")
+    assert {name: value for name, value in env.items() if "proxy" in name.lower()} == dict.fromkeys(
+        ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"), "http://ops:s3cret@proxy.corp:3128"
+    )
+    assert env["DIFFER_TEST_KEPT"] == "yes"
+
+
+def test_without_a_proxy_the_program_has_differs_environment(
+    tmp_path: Path, server: Server, program: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.page("/post", PAGE)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:1")  # not asked: the page is on an exception
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra=command(program, "fetch", "{url}")))
+    assert (
+        check_source(app, app.config.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
+    )
 
 
 def test_a_program_that_fails_is_a_failed_check_with_its_last_words(
@@ -289,8 +330,24 @@ def test_the_program_waits_for_its_turn_at_the_host(tmp_path: Path, server: Serv
     assert abs(a.at - b.at) >= 0.5  # the second program ran once the first had its page
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="no chromium here to run a page's scripts")
-def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(tmp_path: Path, server: Server) -> None:
+NO_CHROMIUM = pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="no chromium here to run a page's scripts"
+)
+
+
+@pytest.fixture
+def closed_proxy() -> Iterator[Proxy]:
+    """Where a real browser's own requests (its vendor's services, asked on its own) go, and end: a proxy that
+    serves 127.0.0.1 and the names it is given, and refuses the rest without resolving them."""
+    proxy = Proxy(closed=True)
+    yield proxy
+    proxy.close()
+
+
+@NO_CHROMIUM
+def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(
+    tmp_path: Path, server: Server, closed_proxy: Proxy
+) -> None:
     """The documented use, with a real headless browser: the page's text exists only once its script ran, in
     a page whose own charset (windows-1252) is not what the browser prints (UTF-8)."""
     page = (
@@ -299,7 +356,16 @@ def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(tmp_path: Path
         '"<article><h1>Release 3.0</h1><p>The café edition, with many fixes.</p></article>";</script></body></html>'
     )
     server.page("/post", page.encode("cp1252"), "text/html")
-    browser = '["chromium", "--headless", "--no-sandbox", "--dump-dom", "{url}"]'
+    browser = json.dumps(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            f"--proxy-server={closed_proxy.url()}",
+            "--dump-dom",
+            "{url}",
+        ]
+    )
     app = make_app(
         one_doc(tmp_path, server.url("/post"), extra=f"command = {browser}", service='timeout = "30s"\n')
     )
@@ -308,6 +374,51 @@ def test_a_page_its_scripts_fill_in_is_read_as_a_browser_shows_it(tmp_path: Path
     )
     markdown = app.store.markdown(app.store.latest("doc/canonical"))  # type: ignore[arg-type]
     assert markdown == "# Release 3.0\n\nThe café edition, with many fixes.\n"
+
+
+@NO_CHROMIUM
+def test_a_real_browser_asks_for_the_page_through_differs_proxy(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chromium on a server reads the proxy variables differ sets: a page at a name only the proxy resolves (an
+    intranet's) is read through it, with no `--proxy-server` of its own."""
+    resolver = socket.getaddrinfo
+
+    def local(host: str, *args: object, **kw: object) -> object:
+        if host == "release.corp.test":  # never asked of a name server
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return resolver(host, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", local)
+    inside = Proxy(hosts={"release.corp.test": "127.0.0.1"}, closed=True)
+    try:
+        server.page("/post", PAGE)
+        url = f"http://release.corp.test:{server.httpd.server_address[1]}/post"
+        # it resolves no name itself (were the proxy not given it, nothing would be asked of a name server)
+        browser = json.dumps(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--host-resolver-rules=MAP * 127.0.0.1:1, EXCLUDE 127.0.0.1",
+                "--dump-dom",
+                "{url}",
+            ]
+        )
+        config = one_doc(
+            tmp_path,
+            url,
+            extra=f"command = {browser}",
+            service=f'timeout = "30s"\nproxy = "{inside.url()}"\n',
+        )
+        app = make_app(config)
+        assert (
+            check_source(app, config.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
+        )
+        assert f"GET {url}" in inside.seen
+        assert [hit.path for hit in server.hits if hit.path != "/favicon.ico"] == ["/robots.txt", "/post"]
+    finally:
+        inside.close()
 
 
 def test_a_printed_page_with_no_text_says_so_without_suggesting_a_browser(

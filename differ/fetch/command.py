@@ -14,7 +14,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from differ.errors import FetchError, StoppedError
 from differ.options import cut, one_line
@@ -27,14 +27,17 @@ KEEP_STDERR = 8192  # the tail of what the program says on standard error, for t
 EXIT_GRACE = 1.0  # seconds a program that closed its output is given to exit before it is stopped
 
 
-def run_command(argv: Sequence[str], *, deadline: float, limit: int) -> bytes:
+def run_command(
+    argv: Sequence[str], *, deadline: float, limit: int, env: Mapping[str, str] | None = None
+) -> bytes:
     """What `argv` prints on standard output, at most `limit` bytes, within `deadline` seconds; a FetchError
     naming what went wrong (not found, a non-zero exit with its last line of standard error, too slow, too
-    large) otherwise."""
+    large) otherwise. `env`: its environment, when not differ's own."""
     name = argv[0]
     try:
         proc = subprocess.Popen(
             list(argv),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -66,6 +69,21 @@ def run_command(argv: Sequence[str], *, deadline: float, limit: int) -> bytes:
         how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
         raise FetchError(f"command {name!r} {how}" + (f": {said}" if said else ""))
     return bytes(out)
+
+
+# The variables through which programs (curl, wget, Python's urllib, Chromium on a server) are told a proxy,
+# and those that name another or exceptions to it, in either case.
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
+OTHER_PROXY_VARIABLES = frozenset({"all_proxy", "ftp_proxy", "no_proxy"})
+
+
+def proxy_environment(proxy: str) -> dict[str, str]:
+    """differ's environment with `proxy` as the program's proxy for every address, as it is differ's: each
+    proxy variable of the environment, `no_proxy`'s exceptions among them, gives way to it."""
+    told = {name.lower() for name in PROXY_VARIABLES} | OTHER_PROXY_VARIABLES
+    env = {name: value for name, value in os.environ.items() if name.lower() not in told}
+    env.update(dict.fromkeys(PROXY_VARIABLES, proxy))
+    return env
 
 
 def _read(

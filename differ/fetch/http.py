@@ -265,11 +265,14 @@ class Fetcher:
         netguard.check_url(url, request.allow_private, proxied=bool(self.proxy))
         if request.robots and not self.allowed_by_robots(url, request.allow_private):
             raise BlockedError(self.robots_refusal(url))
-        from differ.fetch.command import run_command
+        from differ.fetch.command import proxy_environment, run_command
 
         argv = tuple(arg.replace("{url}", url) for arg in request.command)
+        env = (
+            proxy_environment(self.proxy) if self.proxy else None
+        )  # the page is asked through it, as differ's
         with self.limiter.slot(host_key(url)):
-            body = run_command(argv, deadline=self.deadline, limit=self.max_bytes)  # in real time: it runs so
+            body = run_command(argv, deadline=self.deadline, limit=self.max_bytes, env=env)  # in real time
         headers = {}
         if request.media_type:
             try:

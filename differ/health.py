@@ -10,6 +10,7 @@ from typing import Any
 
 from differ import options as opt
 from differ.app import App, parse_iso
+from differ.cadence import cadence
 from differ.config import SourceConfig
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
@@ -96,10 +97,12 @@ def not_due(app: App, source: SourceConfig) -> str | None:
     state = app.store.state(source.key)
     last = last_checked(app, source.key, state)
     age = _seconds_since(app.now(), last) if last else None
-    every = source.interval or app.config.service.interval
-    if age is None or age >= every - max(DUE_SLACK, every / 10):
+    if age is None:
         return None
-    return f"checked {_ago(max(age, 0.0))} ago, every {opt.format_duration(every)}"
+    pace = cadence(app, source)
+    if age >= pace.every - max(DUE_SLACK, pace.every / 10):
+        return None
+    return f"checked {_ago(max(age, 0.0))} ago, {pace}"
 
 
 def moved(url: str, key: str) -> str:
@@ -121,10 +124,10 @@ def timeliness(app: App, source: SourceConfig, state: dict[str, Any], last: str)
     deferred = state.get("retry_not_before")
     if deferred and (_seconds_since(now, deferred) or 0) < 0:
         return Finding("deferred", source.key, f"its host asked to wait until {deferred}")
-    every = source.interval or app.config.service.interval
+    pace = cadence(app, source)
     age = _seconds_since(now, last)
-    if age is not None and age > 2 * every + LATE_GRACE:
-        said = f"last checked {last}, {_ago(age)} ago (every {opt.format_duration(every)})"
+    if age is not None and age > 2 * pace.every + LATE_GRACE:
+        said = f"last checked {last}, {_ago(age)} ago ({pace})"
         return Finding("overdue", source.key, said)
     return None
 

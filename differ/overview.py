@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from differ import options as opt
 from differ import tomltext
-from differ.app import App
+from differ.app import App, iso
+from differ.cadence import Cadence, cadence
 from differ.cli import command
 from differ.errors import ExitCode, StoreDamage
 from differ.titles import document_title
@@ -85,6 +86,8 @@ def sources_and_states(
                     "follow": list(s.option("follow") or ()),  # a feed's list of posts: the new posts it adds
                     "follow_with": dict(s.option("follow_with") or {}),  # and their own options
                     "interval": opt.format_duration(s.interval or interval),
+                    # once unedited for settled_after: since when, and how often it is checked now; else None
+                    "settled": _settled(cadence(app, s)),
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say
@@ -169,6 +172,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             grace = f", stale after {s['stale_after']}" if s["stale_after"] else ""
             grace += {True: ", a translation", False: ", word by word", None: ""}[s["translation"]]
             when = "paused" if s["paused"] else f"every {s['interval']}"
+            if s["settled"] and not s["paused"]:
+                when = f"every {s['settled']['every']}, settled"
             print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
             if s["entry"]:
                 every = " (the list of posts)" if s["entry"] == EVERY_POST else ""
@@ -204,3 +209,9 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             issues = ", ".join(f"{doc} #{number}" for doc, number in sorted(n["issues"].items()))
             print(f"    its alerts go to issues: {issues}", file=app.out)
     return done
+
+
+def _settled(pace: Cadence) -> dict[str, str] | None:
+    if pace.settled is None:
+        return None
+    return {"since": iso(pace.settled), "every": opt.format_duration(pace.every)}

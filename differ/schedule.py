@@ -21,6 +21,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
+from differ.cadence import cadence
 from differ.check import check, fetch_host
 from differ.checked import CheckResult
 from differ.config import Config, SourceConfig
@@ -34,7 +35,12 @@ WATCH_EVERY = 2.0  # seconds between two looks at the configuration file
 
 
 def build_scheduler(
-    app: App, *, start_now: bool = True, quiet: bool = False, gate: HostGate | None = None
+    app: App,
+    *,
+    start_now: bool = True,
+    quiet: bool = False,
+    gate: HostGate | None = None,
+    pacer: Pacer | None = None,
 ) -> BackgroundScheduler:
     """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
     workers = app.config.service.workers
@@ -50,7 +56,7 @@ def build_scheduler(
         every = source.interval or app.config.service.interval
         # Spread the first checks over a short window so a restart does not hit every host at once.
         first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(sources)))
-        _schedule(app, scheduler, source, first if start_now else None, quiet, gate)
+        _schedule(app, scheduler, source, first if start_now else None, quiet, gate, pacer)
     scheduler.add_job(
         _deliver,
         IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"),
@@ -128,11 +134,12 @@ def _schedule(
     first: datetime | None,
     quiet: bool,
     gate: HostGate,
+    pacer: Pacer | None = None,
 ) -> None:
     scheduler.add_job(
         _check_one,
         _trigger(app, source),
-        args=(app, source, quiet, gate, scheduler),
+        args=(app, source, quiet, gate, scheduler, pacer),
         id=source.key,
         name=source.key,
         next_run_time=first,
@@ -140,9 +147,39 @@ def _schedule(
 
 
 def _trigger(app: App, source: SourceConfig) -> IntervalTrigger:
-    every = source.interval or app.config.service.interval
+    every = cadence(app, source).every
     jitter = every * app.config.service.jitter
     return IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC")
+
+
+def _pace(source: SourceConfig) -> tuple[float | None, ...]:
+    return (source.interval, source.settled_after, source.settled_interval)
+
+
+class Pacer:
+    """The sources checked since the service last looked, so that one that has settled is checked every
+    `settled_interval` from then on, and one edited again every `interval` (the next check counting from
+    then). The service's own thread asks the scheduler: a check that did would wait on a scheduler shutting
+    down, which waits for the check."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.lock = threading.Lock()
+
+    def checked(self, key: str) -> None:
+        with self.lock:
+            self.keys.add(key)
+
+    def apply(self, app: App, scheduler: BackgroundScheduler) -> None:
+        with self.lock:
+            keys, self.keys = self.keys, set()
+        for key in keys:
+            job = scheduler.get_job(key)
+            if job is None or not isinstance(job.trigger, IntervalTrigger):
+                continue
+            source = job.args[1]
+            if job.trigger.interval.total_seconds() != cadence(app, source).every:
+                scheduler.reschedule_job(key, trigger=_trigger(app, source))
 
 
 class ConfigWatch:
@@ -167,7 +204,9 @@ class ConfigWatch:
         return True
 
 
-def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quiet: bool = False) -> str:
+def reload_config(
+    app: App, scheduler: BackgroundScheduler, gate: HostGate, quiet: bool = False, pacer: Pacer | None = None
+) -> str:
     """Read the configuration again and apply it to the running service: new sources are checked now,
     removed ones no longer, changed ones with their new settings from their next check (a new interval
     counts from now); notifiers and documents take effect at once. [service] settings need a restart. A
@@ -199,12 +238,12 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
         with contextlib.suppress(JobLookupError):
             scheduler.remove_job(key)
     for key in scheduled:
-        _schedule(app, scheduler, after[key], now, quiet, gate)
+        _schedule(app, scheduler, after[key], now, quiet, gate, pacer)
     for key in changed:  # the same job, so a check running now is never run twice at once
         source = after[key]
         with contextlib.suppress(JobLookupError):
-            scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler))
-            if source.interval != before[key].interval:
+            scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler, pacer))
+            if _pace(source) != _pace(before[key]):
                 scheduler.reschedule_job(key, trigger=_trigger(app, source))
     parts = [plural(len(after), "source")]
     if len(configured) > len(after):
@@ -232,6 +271,7 @@ def _check_one(
     quiet: bool = False,
     gate: HostGate | None = None,
     scheduler: BackgroundScheduler | None = None,
+    pacer: Pacer | None = None,
 ) -> list[CheckResult]:
     """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary;
     `quiet` leaves out the checks that found nothing a person need read (`CheckResult.quiet`; the fetch log
@@ -251,6 +291,8 @@ def _check_one(
     finally:
         if gate is not None:
             gate.leave(host)
+    if pacer is not None:
+        pacer.checked(source.key)
     for result in results:
         if quiet and result.quiet:
             continue
@@ -333,7 +375,8 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     with app.store.writing():  # creates the store under the lock
         pass
     gate = HostGate(app.config.service.per_host_connections)
-    scheduler = build_scheduler(app, quiet=quiet, gate=gate)
+    pacer = Pacer()
+    scheduler = build_scheduler(app, quiet=quiet, gate=gate, pacer=pacer)
     previous: dict[signal.Signals, Any] = {}
 
     hangup = threading.Event()
@@ -358,11 +401,12 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
         looked = app.monotonic()
         try:
             while not stop.wait(0.5):
+                pacer.apply(app, scheduler)
                 if app.monotonic() - looked >= WATCH_EVERY or hangup.is_set():
                     looked = app.monotonic()
                     if watch.changed() or hangup.is_set():
                         hangup.clear()
-                        print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
+                        print(reload_config(app, scheduler, gate, quiet, pacer), file=app.err, flush=True)
         finally:
             from differ.fetch.command import stop_all
 

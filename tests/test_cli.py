@@ -1676,7 +1676,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", old, new, "--set", "colour=red")[::2] == (
         ExitCode.USAGE,
         'error: --set: unknown option "colour"; options: accept, allow_private, api, command, entry, exclude, field, follow, follow_with, format, headers, '
-        "ignore, interval, languages, metadata, paused, robots, selector, slug, stale_after, translation\n",
+        "ignore, interval, languages, metadata, paused, robots, selector, settled_after, settled_interval, slug, stale_after, translation\n",
     )
     picture = tmp_path / "release.md"
     picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")  # a binary file under a text name
@@ -2211,6 +2211,7 @@ def test_sources_as_json_says_what_the_text_says(tmp_path: Path, server: Server,
         "follow": [],
         "follow_with": {},
         "interval": "30m",
+        "settled": None,
         "paused": False,
         "stale_after": None,
         "translation": None,
@@ -2318,7 +2319,7 @@ def test_kinds_lists_every_source_kind_and_notifier_with_its_description_in_one_
     assert [row.split()[0] for row in rows] == [*sorted(SOURCE_KINDS), *sorted(NOTIFIERS)]
     assert [line for line in lines if "also takes:" in line] == [  # the options of every kind, after them
         "  every source also takes: accept, allow_private, command, headers, id, ignore, interval, kind, languages, paused, robots,"
-        " stale_after, translation, url",
+        " settled_after, settled_interval, stale_after, translation, url",
         "  every notifier also takes: changes, digest, documents, events, fail_after, retry_for, sections, sources,"
         " timeout, words",
     ]

@@ -281,7 +281,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'selctor = "main"\n',
             'config.toml: documents[0].canonical.selctor: unknown key (did you mean "selector"?); allowed keys: accept, allow_private, command, exclude, headers, id, '
-            "ignore, interval, kind, languages, metadata, paused, robots, selector, stale_after, translation, url",
+            "ignore, interval, kind, languages, metadata, paused, robots, selector, settled_after, settled_interval, stale_after, translation, url",
         ),
         (
             BASE + 'languages = ["klingon"]\n',

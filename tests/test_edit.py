@@ -1005,7 +1005,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
             ["rust/ko", "selecter=article"],
             'error: unknown option "selecter" (did you mean "selector"?); options: accept, allow_private, api, command, entry, '
             "exclude, field, follow, follow_with, format, headers, ignore, interval, kind, languages, metadata, paused, robots, "
-            "selector, slug, stale_after, title, translation, url\n",
+            "selector, settled_after, settled_interval, slug, stale_after, title, translation, url\n",
         ),
         (
             ["rust/ko", "interval=soon"],
@@ -1044,7 +1044,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         (
             ["rust/ko", "--unset", "url"],
             'error: --unset: no option "url" to take out; options: accept, allow_private, api, command, entry, exclude, field, '
-            "follow, follow_with, format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, slug, "
+            "follow, follow_with, format, headers, ignore, interval, kind, languages, metadata, paused, robots, selector, settled_after, settled_interval, slug, "
             "stale_after, title, translation\n",
         ),
         (

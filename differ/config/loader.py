@@ -169,6 +169,8 @@ class _Loader:
             kind=kind_name,
             role=role,
             interval=common["interval"],
+            settled_after=common["settled_after"],
+            settled_interval=common["settled_interval"],
             headers=common["headers"],
             robots=common["robots"] if "robots" in table else kind.robots,
             allow_private=common["allow_private"],

@@ -48,6 +48,12 @@ SERVICE_OPTIONS: dict[str, Option] = {
     "snapshots": Option(opt.folder, "snapshots", "the store's folder, relative to the config file"),
     "interval": Option(opt.duration(1), 1800.0, "default time between checks of a source"),
     "jitter": Option(opt.fraction, 0.1, "share of the interval added at random to each run"),
+    "settled_after": Option(
+        opt.duration(),
+        0.0,
+        "how long a page goes unedited before it is checked every settled_interval instead (0: never)",
+    ),
+    "settled_interval": Option(opt.duration(1), 21600.0, "time between checks of a settled page"),
     "user_agent": Option(opt.nonempty_string, DEFAULT_USER_AGENT, "User-Agent; {version} is replaced"),
     "contact": Option(opt.string, "", "sent as From: when set"),
     "per_host_delay": Option(opt.duration(), 5.0, "least time between two requests to one host"),
@@ -105,6 +111,8 @@ SOURCE_OPTIONS: dict[str, Option] = {
     "url": Option(opt.string, required=True, help="the page to watch"),
     "kind": Option(opt.string, "html", "how to read the page"),
     "interval": Option(opt.duration(1), None, "overrides the service interval"),
+    "settled_after": Option(opt.duration(), None, "overrides the service's settled_after"),
+    "settled_interval": Option(opt.duration(1), None, "overrides the service's settled_interval"),
     "headers": Option(opt.string_table, {}, "extra request headers"),
     "robots": Option(opt.boolean, True, "honour robots.txt"),
     "allow_private": Option(opt.private_access, False, "allow loopback and private addresses"),
@@ -148,6 +156,8 @@ class ServiceConfig:
     snapshots: Path
     interval: float = 1800.0
     jitter: float = 0.1
+    settled_after: float = 0.0  # unedited this long, a page is checked every settled_interval (0: never)
+    settled_interval: float = 21600.0
     user_agent: str = DEFAULT_USER_AGENT.format(version=__version__)
     contact: str = ""
     per_host_delay: float = 5.0
@@ -187,6 +197,8 @@ class SourceConfig:
     kind: str = "html"
     role: str = "canonical"
     interval: float | None = None
+    settled_after: float | None = None  # None: the service's
+    settled_interval: float | None = None
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)  # may carry a token: never printed
     robots: bool = True
     allow_private: bool | tuple[opt.Network, ...] = False

@@ -1,0 +1,63 @@
+"""How often a source is checked: every `interval`, or, once its page has gone `settled_after` unedited, every
+`settled_interval`. A post is edited most in its first days; checked as often for months after, its host is
+asked in vain. A mirror settles only with its canonical, since a canonical edit is what it has to follow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from differ.errors import DifferError
+
+if TYPE_CHECKING:
+    from differ.app import App
+    from differ.config import SourceConfig
+
+
+@dataclass(frozen=True)
+class Cadence:
+    every: float  # seconds between checks
+    settled: datetime | None = None  # since when the page has been settled; None while it is not
+
+    def __str__(self) -> str:
+        from differ.options import format_duration
+
+        return f"every {format_duration(self.every)}" + (", settled" if self.settled else "")
+
+
+def cadence(app: App, source: SourceConfig) -> Cadence:
+    """The source's time between checks now, from its settings and the time of its last edit."""
+    service = app.config.service
+    every = source.interval or service.interval
+    after = service.settled_after if source.settled_after is None else source.settled_after
+    slower = max(every, source.settled_interval or service.settled_interval)
+    if not after or slower <= every:
+        return Cadence(every)
+    edited = last_edit(app, source)
+    if edited is None:
+        return Cadence(every)
+    settled = edited + timedelta(seconds=after)
+    return Cadence(slower, settled) if app.now() >= settled else Cadence(every)
+
+
+def last_edit(app: App, source: SourceConfig) -> datetime | None:
+    """When the page last changed: its newest version's fetch, and for a mirror its canonical's too, the later
+    of them. None before its first version, or when the store cannot say (it is then checked at `interval`)."""
+    keys = [source.key]
+    if source.role != "canonical":
+        try:
+            keys.append(app.config.document(source.document).canonical.key)
+        except DifferError:  # its document is no longer configured
+            pass
+    times = []
+    try:
+        for key in keys:
+            latest = app.store.latest(key)
+            if latest is None and key == source.key:  # nothing of its own stored yet
+                return None
+            if latest is not None:
+                times.append(latest.fetched_time)
+    except DifferError:  # a damaged record: said by the check and by differ verify
+        return None
+    return max(times)

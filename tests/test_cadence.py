@@ -1,0 +1,186 @@
+"""How often a page is checked: every `interval` while it is being edited, every `settled_interval` once it has
+gone `settled_after` unedited; a mirror settles only with its canonical."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from differ.app import App
+from differ.cadence import Cadence, cadence
+from differ.check import check
+from differ.errors import ConfigError
+from differ.health import health, not_due, render
+from differ.schedule import Pacer, _check_one, build_scheduler
+from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
+
+DAY = 86400.0
+SETTLED = 'settled_after = "7d"\nsettled_interval = "6h"\n'
+
+
+def page(server: Server, path: str, words: str) -> str:
+    server.page(path, article(f"<p>{words}</p>"))
+    return server.url(path)
+
+
+def watched(
+    tmp_path: Path, server: Server, clock: Clock, *, service: str = SETTLED, mirror: bool = False
+) -> App:
+    url = page(server, "/post", "The first words.")
+    mirrors = [source_toml(page(server, "/copy", "The first words."), "copy", extra="robots = false")]
+    config = one_doc(
+        tmp_path,
+        url,
+        extra="robots = false",
+        mirrors=mirrors if mirror else None,
+        service='interval = "30m"\n' + service,
+    )
+    return make_app(config, clock)
+
+
+def test_a_page_settles_once_unedited_for_settled_after_and_an_edit_wakes_it(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    app = watched(tmp_path, server, clock)
+    source = app.config.sources()[0]
+    assert cadence(app, source) == Cadence(1800.0)  # nothing stored yet
+    check(app, [source])
+    first = clock.now
+    clock.advance(7 * DAY - 1)
+    check(app, [source])  # unchanged: no edit, the first version's time still counts
+    assert cadence(app, source) == Cadence(1800.0)
+    clock.advance(1)
+    assert cadence(app, source) == Cadence(21600.0, first + timedelta(days=7))
+    assert str(cadence(app, source)) == "every 6h, settled"
+    page(server, "/post", "The first words, edited.")
+    check(app, [source])
+    assert cadence(app, source) == Cadence(1800.0)
+
+
+def test_without_settled_after_or_a_slower_interval_a_page_never_settles(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    app = watched(tmp_path, server, clock, service="")
+    source = app.config.sources()[0]
+    check(app, [source])
+    clock.advance(400 * DAY)
+    assert cadence(app, source) == Cadence(1800.0)
+    slower = watched(
+        tmp_path / "b", server, clock, service='settled_after = "1d"\nsettled_interval = "10m"\n'
+    )
+    check(slower, slower.config.sources())
+    clock.advance(2 * DAY)
+    assert cadence(slower, slower.config.sources()[0]) == Cadence(1800.0)  # never checked more often
+
+
+def test_a_source_sets_its_own_and_zero_turns_settling_off(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    url = page(server, "/post", "Words.")
+    copy = source_toml(page(server, "/copy", "Words."), "copy", extra='robots = false\nsettled_after = "0s"')
+    config = one_doc(
+        tmp_path,
+        url,
+        extra='robots = false\nsettled_after = "1d"\nsettled_interval = "12h"',
+        mirrors=[copy],
+        service='interval = "30m"\n' + SETTLED,
+    )
+    app = make_app(config, clock)
+    canonical, mirror = app.config.sources()
+    check(app, [canonical, mirror])
+    clock.advance(8 * DAY)
+    assert cadence(app, canonical).every == 12 * 3600
+    assert cadence(app, mirror) == Cadence(1800.0)
+
+
+def test_a_mirror_settles_only_once_its_canonical_has_too(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    app = watched(tmp_path, server, clock, mirror=True)
+    canonical, mirror = app.config.sources()
+    check(app, [canonical, mirror])
+    clock.advance(5 * DAY)
+    page(server, "/post", "The first words, edited.")
+    check(app, [canonical])
+    edited = clock.now
+    clock.advance(3 * DAY)  # the mirror unedited for 8 days, but its canonical only for 3
+    assert cadence(app, mirror) == Cadence(1800.0)
+    clock.advance(4 * DAY)
+    assert cadence(app, mirror) == Cadence(21600.0, edited + timedelta(days=7))
+
+
+def test_due_and_overdue_go_by_the_settled_interval(tmp_path: Path, server: Server, clock: Clock) -> None:
+    app = watched(tmp_path, server, clock)
+    source = app.config.sources()[0]
+    check(app, [source])
+    clock.advance(8 * DAY)
+    check(app, [source])
+    clock.advance(2 * 3600)
+    assert not_due(app, source) == "checked 2 hours ago, every 6h, settled"
+    assert render(health(app)).endswith(": ok\n")  # four times 30m, but within the settled pace
+    clock.advance(11 * 3600)
+    assert "(every 6h, settled)" in render(health(app))
+
+
+def test_the_service_checks_a_settled_page_at_its_pace_and_an_edited_one_at_its_interval(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    app = watched(tmp_path, server, clock)
+    source = app.config.sources()[0]
+    pacer = Pacer()
+    scheduler = build_scheduler(app, start_now=False, pacer=pacer)
+    scheduler.start(paused=True)
+    try:
+
+        def interval() -> float:
+            return float(scheduler.get_job(source.key).trigger.interval.total_seconds())
+
+        assert interval() == 1800
+        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler, pacer=pacer)] == ["new"]
+        clock.advance(8 * DAY)
+        _check_one(app, source, scheduler=scheduler, pacer=pacer)
+        assert interval() == 1800  # until the service's own thread looks
+        pacer.apply(app, scheduler)
+        assert interval() == 21600
+        page(server, "/post", "The first words, edited.")
+        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler, pacer=pacer)] == ["new"]
+        pacer.apply(app, scheduler)
+        assert interval() == 1800
+        assert pacer.keys == set()
+        clock.advance(8 * DAY)
+        again = build_scheduler(app, start_now=False)  # a service started again reads the pace from the store
+        again.start(paused=True)
+        try:
+            assert again.get_job(source.key).trigger.interval.total_seconds() == 21600
+        finally:
+            again.shutdown(wait=False)
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def test_sources_says_how_often_a_settled_page_is_checked(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    from differ.overview import cmd_sources, sources_report
+
+    app = watched(tmp_path, server, clock)
+    check(app, app.config.sources())
+    first = clock.now
+    clock.advance(8 * DAY)
+    [s] = sources_report(app)["documents"][0]["sources"]
+    since = (first + timedelta(days=7)).isoformat().replace("+00:00", "Z")
+    assert (s["interval"], s["settled"]) == ("30m", {"since": since, "every": "6h"})
+    cmd_sources(app, argparse.Namespace(sources=[], format="text"))
+    assert (
+        f"  doc/canonical  [canonical, html, every 6h, settled]  {server.url('/post')}\n"
+        in app.out.getvalue()
+    )
+
+
+def test_settled_options_are_durations_said_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        one_doc(tmp_path, "https://example.org/post/", service='settled_interval = "0s"\n')
+    assert str(caught.value) == 'config.toml: service.settled_interval: expected at least 1s, found "0s"'

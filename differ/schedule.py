@@ -4,6 +4,7 @@ restart. SIGINT/SIGTERM let the write in progress finish, then exit 0."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import logging
 import signal
@@ -15,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.executors.pool import BasePoolExecutor
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -40,12 +41,11 @@ def build_scheduler(
     start_now: bool = True,
     quiet: bool = False,
     gate: HostGate | None = None,
-    pacer: Pacer | None = None,
+    workers: Workers | None = None,
 ) -> BackgroundScheduler:
     """One job per source (coalesced, never overlapping itself) and one job for outbox retries."""
-    workers = app.config.service.workers
     scheduler = BackgroundScheduler(
-        executors={"default": ThreadPoolExecutor(workers)},
+        executors={"default": workers or Workers(app.config.service.workers)},
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         timezone="UTC",
     )
@@ -56,7 +56,7 @@ def build_scheduler(
         every = source.interval or app.config.service.interval
         # Spread the first checks over a short window so a restart does not hit every host at once.
         first = now + timedelta(seconds=min(every, 60.0) * index / max(1, len(sources)))
-        _schedule(app, scheduler, source, first if start_now else None, quiet, gate, pacer)
+        _schedule(app, scheduler, source, first if start_now else None, quiet, gate)
     scheduler.add_job(
         _deliver,
         IntervalTrigger(seconds=DELIVERY_EVERY, timezone="UTC"),
@@ -80,6 +80,16 @@ def build_scheduler(
             next_run_time=datetime.now(UTC) if start_now else None,  # a collector has them from the start
         )
     return scheduler
+
+
+class Workers(BasePoolExecutor):  # type: ignore[misc]  # apscheduler has no type hints
+    """The scheduler's threads, their pool at hand: the service waits for the checks under way after the
+    scheduler has stopped, not while it holds its locks (a check that asked it something then would wait on
+    it for ever)."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = concurrent.futures.ThreadPoolExecutor(workers)
+        super().__init__(self.pool)
 
 
 class Metrics:
@@ -134,12 +144,11 @@ def _schedule(
     first: datetime | None,
     quiet: bool,
     gate: HostGate,
-    pacer: Pacer | None = None,
 ) -> None:
     scheduler.add_job(
         _check_one,
         _trigger(app, source),
-        args=(app, source, quiet, gate, scheduler, pacer),
+        args=(app, source, quiet, gate, scheduler),
         id=source.key,
         name=source.key,
         next_run_time=first,
@@ -156,30 +165,13 @@ def _pace(source: SourceConfig) -> tuple[float | None, ...]:
     return (source.interval, source.settled_after, source.settled_interval)
 
 
-class Pacer:
-    """The sources checked since the service last looked, so that one that has settled is checked every
-    `settled_interval` from then on, and one edited again every `interval` (the next check counting from
-    then). The service's own thread asks the scheduler: a check that did would wait on a scheduler shutting
-    down, which waits for the check."""
-
-    def __init__(self) -> None:
-        self.keys: set[str] = set()
-        self.lock = threading.Lock()
-
-    def checked(self, key: str) -> None:
-        with self.lock:
-            self.keys.add(key)
-
-    def apply(self, app: App, scheduler: BackgroundScheduler) -> None:
-        with self.lock:
-            keys, self.keys = self.keys, set()
-        for key in keys:
-            job = scheduler.get_job(key)
-            if job is None or not isinstance(job.trigger, IntervalTrigger):
-                continue
-            source = job.args[1]
-            if job.trigger.interval.total_seconds() != cadence(app, source).every:
-                scheduler.reschedule_job(key, trigger=_trigger(app, source))
+def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> None:
+    """After a check: a page that has settled is checked every `settled_interval` from now on, and one edited
+    again every `interval` (the next check counting from now)."""
+    job = scheduler.get_job(source.key)
+    paced = job is not None and isinstance(job.trigger, IntervalTrigger)
+    if paced and job.trigger.interval.total_seconds() != cadence(app, source).every:
+        scheduler.reschedule_job(source.key, trigger=_trigger(app, source))
 
 
 class ConfigWatch:
@@ -204,9 +196,7 @@ class ConfigWatch:
         return True
 
 
-def reload_config(
-    app: App, scheduler: BackgroundScheduler, gate: HostGate, quiet: bool = False, pacer: Pacer | None = None
-) -> str:
+def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quiet: bool = False) -> str:
     """Read the configuration again and apply it to the running service: new sources are checked now,
     removed ones no longer, changed ones with their new settings from their next check (a new interval
     counts from now); notifiers and documents take effect at once. [service] settings need a restart. A
@@ -238,11 +228,11 @@ def reload_config(
         with contextlib.suppress(JobLookupError):
             scheduler.remove_job(key)
     for key in scheduled:
-        _schedule(app, scheduler, after[key], now, quiet, gate, pacer)
+        _schedule(app, scheduler, after[key], now, quiet, gate)
     for key in changed:  # the same job, so a check running now is never run twice at once
         source = after[key]
         with contextlib.suppress(JobLookupError):
-            scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler, pacer))
+            scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler))
             if _pace(source) != _pace(before[key]):
                 scheduler.reschedule_job(key, trigger=_trigger(app, source))
     parts = [plural(len(after), "source")]
@@ -271,7 +261,6 @@ def _check_one(
     quiet: bool = False,
     gate: HostGate | None = None,
     scheduler: BackgroundScheduler | None = None,
-    pacer: Pacer | None = None,
 ) -> list[CheckResult]:
     """One scheduled check, logged as a service logs: a timestamped line, and under a new version its summary;
     `quiet` leaves out the checks that found nothing a person need read (`CheckResult.quiet`; the fetch log
@@ -291,8 +280,9 @@ def _check_one(
     finally:
         if gate is not None:
             gate.leave(host)
-    if pacer is not None:
-        pacer.checked(source.key)
+    if scheduler is not None:
+        with contextlib.suppress(JobLookupError):  # the service is stopping, or the source was taken out
+            _paced(app, source, scheduler)
     for result in results:
         if quiet and result.quiet:
             continue
@@ -363,6 +353,12 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
         return False
 
 
+def stop_scheduler(scheduler: BackgroundScheduler, workers: Workers) -> None:
+    """Stop starting checks, then wait for those under way to finish their writes."""
+    scheduler.shutdown(wait=False)
+    workers.pool.shutdown(wait=True)
+
+
 def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = False) -> int:
     """Run until SIGINT/SIGTERM (or `stop` is set); running checks finish their writes first."""
     stop = stop or threading.Event()
@@ -375,8 +371,8 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
     with app.store.writing():  # creates the store under the lock
         pass
     gate = HostGate(app.config.service.per_host_connections)
-    pacer = Pacer()
-    scheduler = build_scheduler(app, quiet=quiet, gate=gate, pacer=pacer)
+    workers = Workers(app.config.service.workers)
+    scheduler = build_scheduler(app, quiet=quiet, gate=gate, workers=workers)
     previous: dict[signal.Signals, Any] = {}
 
     hangup = threading.Event()
@@ -401,17 +397,16 @@ def run_service(app: App, *, stop: threading.Event | None = None, quiet: bool = 
         looked = app.monotonic()
         try:
             while not stop.wait(0.5):
-                pacer.apply(app, scheduler)
                 if app.monotonic() - looked >= WATCH_EVERY or hangup.is_set():
                     looked = app.monotonic()
                     if watch.changed() or hangup.is_set():
                         hangup.clear()
-                        print(reload_config(app, scheduler, gate, quiet, pacer), file=app.err, flush=True)
+                        print(reload_config(app, scheduler, gate, quiet), file=app.err, flush=True)
         finally:
             from differ.fetch.command import stop_all
 
             stop_all()  # a check waiting on a program (a browser) ends now, its page checked next time
-            scheduler.shutdown(wait=True)
+            stop_scheduler(scheduler, workers)
             from differ.site import flush_index
 
             flush_index(app, now=True)

@@ -14,7 +14,7 @@ from differ.cadence import Cadence, cadence
 from differ.check import check
 from differ.errors import ConfigError
 from differ.health import health, not_due, render
-from differ.schedule import Pacer, _check_one, build_scheduler
+from differ.schedule import _check_one, build_scheduler
 from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
 
 DAY = 86400.0
@@ -130,8 +130,7 @@ def test_the_service_checks_a_settled_page_at_its_pace_and_an_edited_one_at_its_
 ) -> None:
     app = watched(tmp_path, server, clock)
     source = app.config.sources()[0]
-    pacer = Pacer()
-    scheduler = build_scheduler(app, start_now=False, pacer=pacer)
+    scheduler = build_scheduler(app, start_now=False)
     scheduler.start(paused=True)
     try:
 
@@ -139,17 +138,14 @@ def test_the_service_checks_a_settled_page_at_its_pace_and_an_edited_one_at_its_
             return float(scheduler.get_job(source.key).trigger.interval.total_seconds())
 
         assert interval() == 1800
-        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler, pacer=pacer)] == ["new"]
+        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler)] == ["new"]
+        assert interval() == 1800
         clock.advance(8 * DAY)
-        _check_one(app, source, scheduler=scheduler, pacer=pacer)
-        assert interval() == 1800  # until the service's own thread looks
-        pacer.apply(app, scheduler)
+        _check_one(app, source, scheduler=scheduler)
         assert interval() == 21600
         page(server, "/post", "The first words, edited.")
-        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler, pacer=pacer)] == ["new"]
-        pacer.apply(app, scheduler)
+        assert [r.outcome for r in _check_one(app, source, scheduler=scheduler)] == ["new"]
         assert interval() == 1800
-        assert pacer.keys == set()
         clock.advance(8 * DAY)
         again = build_scheduler(app, start_now=False)  # a service started again reads the pace from the store
         again.start(paused=True)

@@ -7,8 +7,17 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from apscheduler.triggers.interval import IntervalTrigger
+
 from differ.config import load_config
-from differ.schedule import ConfigWatch, build_scheduler, limit_malloc_arenas, reload_config
+from differ.schedule import (
+    ConfigWatch,
+    Workers,
+    build_scheduler,
+    limit_malloc_arenas,
+    reload_config,
+    stop_scheduler,
+)
 from differ.turns import HostGate
 from tests.conftest import SERVICE, Clock, Server, article, make_app, make_config, one_doc, source_toml
 
@@ -175,7 +184,8 @@ def test_a_slow_host_does_not_take_every_worker_of_the_service(tmp_path: Path, s
             service='workers = 3\ninterval = "1h"\n',
         )
         app = make_app(config)
-        scheduler = build_scheduler(app, start_now=False)
+        workers = Workers(3)
+        scheduler = build_scheduler(app, start_now=False, workers=workers)
         for source in config.sources():
             scheduler.modify_job(source.key, next_run_time=datetime.now(UTC))
         scheduler.start()
@@ -184,7 +194,7 @@ def test_a_slow_host_does_not_take_every_worker_of_the_service(tmp_path: Path, s
             while time.monotonic() < deadline and (len(slow.hits) < 3 or not server.hits):
                 time.sleep(0.05)
         finally:
-            scheduler.shutdown(wait=True)
+            stop_scheduler(scheduler, workers)
         assert len(slow.hits) == 3 and len(server.hits) == 1
         assert server.hits[0].at < min(h.at for h in slow.hits) + 1.0
     finally:
@@ -237,3 +247,31 @@ def test_a_paused_source_is_not_scheduled_and_resuming_it_schedules_it_now(tmp_p
         assert sorted(job.id for job in scheduler.get_jobs()) == ["differ:deliver", "doc/m"]
     finally:
         scheduler.shutdown(wait=False)
+
+
+def test_stopping_waits_for_a_check_that_asks_the_scheduler_something(tmp_path: Path) -> None:
+    """A check under way when the service stops may still ask the scheduler something (a check put off while
+    its host is busy): it is answered (the scheduler has no more jobs), and the service, which waits for it,
+    stops."""
+    import threading
+
+    app = make_app(make_config(tmp_path, CONFIG))
+    workers = Workers(2)
+    scheduler = build_scheduler(app, start_now=False, workers=workers)
+    started, asking, answered = threading.Event(), threading.Event(), []
+
+    def check() -> None:
+        started.set()
+        asking.wait(10)
+        answered.append(scheduler.get_job("doc/c"))
+
+    scheduler.add_job(check, IntervalTrigger(hours=1), id="asks", next_run_time=datetime.now(UTC))
+    scheduler.start()
+    assert started.wait(10)
+    stopping = threading.Thread(target=stop_scheduler, args=(scheduler, workers), daemon=True)
+    stopping.start()
+    time.sleep(0.2)  # the scheduler is stopped, and the service waits for the check
+    assert stopping.is_alive()
+    asking.set()
+    stopping.join(10)
+    assert not stopping.is_alive() and answered == [None]

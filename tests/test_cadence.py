@@ -15,7 +15,7 @@ from differ.check import check
 from differ.errors import ConfigError
 from differ.health import health, not_due, render
 from differ.schedule import _check_one, build_scheduler
-from tests.conftest import Clock, Server, article, make_app, one_doc, source_toml
+from tests.conftest import SERVICE, Clock, Server, article, make_app, one_doc, source_toml
 
 DAY = 86400.0
 SETTLED = 'settled_after = "7d"\nsettled_interval = "6h"\n'
@@ -65,13 +65,13 @@ def test_without_settled_after_or_a_slower_interval_a_page_never_settles(
 ) -> None:
     app = watched(tmp_path, server, clock, service="")
     source = app.config.sources()[0]
-    check(app, [source])
+    assert [r.outcome for r in check(app, [source])] == ["new"]
     clock.advance(400 * DAY)
     assert cadence(app, source) == Cadence(1800.0)
     slower = watched(
         tmp_path / "b", server, clock, service='settled_after = "1d"\nsettled_interval = "10m"\n'
     )
-    check(slower, slower.config.sources())
+    assert [r.outcome for r in check(slower, slower.config.sources())] == ["new"]
     clock.advance(2 * DAY)
     assert cadence(slower, slower.config.sources()[0]) == Cadence(1800.0)  # never checked more often
 
@@ -90,7 +90,7 @@ def test_a_source_sets_its_own_and_zero_turns_settling_off(
     )
     app = make_app(config, clock)
     canonical, mirror = app.config.sources()
-    check(app, [canonical, mirror])
+    assert [r.outcome for r in check(app, [canonical, mirror])] == ["new", "new"]
     clock.advance(8 * DAY)
     assert cadence(app, canonical).every == 12 * 3600
     assert cadence(app, mirror) == Cadence(1800.0)
@@ -180,3 +180,36 @@ def test_settled_options_are_durations_said_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         one_doc(tmp_path, "https://example.org/post/", service='settled_interval = "0s"\n')
     assert str(caught.value) == 'config.toml: service.settled_interval: expected at least 1s, found "0s"'
+
+
+def test_a_source_given_settled_after_while_the_service_runs_is_paced_at_once(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    from differ.config import load_config
+    from differ.schedule import reload_config
+    from differ.turns import HostGate
+
+    url = page(server, "/post", "Words.")
+    path = tmp_path / "config.toml"
+    path.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{url}"\nrobots = false\n'
+        + 'allow_private = ["127.0.0.1"]\n'
+    )
+    app = make_app(load_config(path, {}), clock)
+    app.reload = lambda: load_config(path, {})
+    assert [r.outcome for r in check(app, app.config.sources())] == ["new"]
+    clock.advance(8 * DAY)
+    gate = HostGate(1)
+    scheduler = build_scheduler(app, start_now=False, gate=gate)
+    scheduler.start(paused=True)
+    try:
+        assert scheduler.get_job("doc/canonical").trigger.interval.total_seconds() == 1800
+        path.write_text(path.read_text() + 'settled_after = "7d"\n')
+        assert (
+            reload_config(app, scheduler, gate)
+            == "differ: config.toml reloaded: 1 source; changed doc/canonical"
+        )
+        assert scheduler.get_job("doc/canonical").trigger.interval.total_seconds() == 21600
+    finally:
+        scheduler.shutdown(wait=False)

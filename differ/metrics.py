@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from differ import options as opt
 from differ.app import parse_iso
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ HELP = {
     "differ_source_info": "1 for each source, its address and kind as labels (to join on source)",
     "differ_source_versions": "versions stored",
     "differ_source_paused": "1 while the source is paused",
+    "differ_source_check_interval_seconds": "the time between its checks now (its settled_interval once settled)",
+    "differ_source_settled": "1 once the page has gone settled_after unedited, and is checked less often",
     "differ_source_failures": "failed checks in a row (0 when the last one worked)",
     "differ_source_last_check_timestamp_seconds": "when the source was last checked",
     "differ_source_last_change_timestamp_seconds": "when the source's latest version was stored",
@@ -81,6 +84,9 @@ def exposition(app: App, found: Health) -> str:
             m.add("differ_source_info", 1, **key, kind=s["kind"], url=s["url"])
             m.add("differ_source_versions", s["versions"], **key)
             m.add("differ_source_paused", 1 if s["paused"] else 0, **key)
+            every = (s["settled"] or {}).get("every") or s["interval"]
+            m.add("differ_source_check_interval_seconds", opt.parse_duration(every), **key)
+            m.add("differ_source_settled", 1 if s["settled"] else 0, **key)
             m.add("differ_source_failures", int(states[s["source"]].get("failures") or 0), **key)
             m.add("differ_source_last_check_timestamp_seconds", _time(s["last_check"]), **key)
             m.add("differ_source_last_change_timestamp_seconds", _time(s["last_change"]), **key)

@@ -213,3 +213,18 @@ def test_a_source_given_settled_after_while_the_service_runs_is_paced_at_once(
         assert scheduler.get_job("doc/canonical").trigger.interval.total_seconds() == 21600
     finally:
         scheduler.shutdown(wait=False)
+
+
+def test_metrics_give_each_pages_pace(tmp_path: Path, server: Server, clock: Clock) -> None:
+    from differ.metrics import exposition
+
+    app = watched(tmp_path, server, clock)
+    check(app, app.config.sources())
+    page_labels = 'document="doc",source="doc/canonical",role="canonical"'
+    text = exposition(app, health(app))
+    assert f"differ_source_check_interval_seconds{{{page_labels}}} 1800\n" in text
+    assert f"differ_source_settled{{{page_labels}}} 0\n" in text
+    clock.advance(8 * DAY)
+    text = exposition(app, health(app))
+    assert f"differ_source_check_interval_seconds{{{page_labels}}} 21600\n" in text
+    assert f"differ_source_settled{{{page_labels}}} 1\n" in text

@@ -499,6 +499,38 @@ def test_differ_run_stops_at_once_on_sigterm_with_a_program_running(
     assert not alive(mine) and not alive(helper)
 
 
+def test_a_program_does_not_outlive_a_differ_killed_outright(
+    tmp_path: Path, server: Server, program: Path
+) -> None:
+    """differ killed with SIGKILL (the OOM killer, `kill -9`) while a program runs: differ cannot stop it,
+    so its reaper does, with what the program started."""
+    import signal
+    import subprocess
+
+    pids = tmp_path / "pids"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\ntimeout = "60s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\n'
+        f"allow_private = true\n{command(program, 'hang', str(pids))}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "differ", "--config", str(config), "check"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    mine, helper = (int(pid) for pid in pids.read_text().split())
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=10) == -signal.SIGKILL
+    deadline = time.monotonic() + 5
+    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(mine) and not alive(helper)
+
+
 def test_config_check_notes_a_program_not_found_here(tmp_path: Path, program: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(

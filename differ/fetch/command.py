@@ -2,16 +2,19 @@
 
 The program runs without a shell, its standard input closed, in a process group of its own, so that when it
 overruns its time or its size, or once it has exited, whatever it started (a browser's helpers) is stopped
-with it.
+with it. Should differ itself be killed outright (SIGKILL, the OOM killer), a small process of its own, the
+reaper, stops the programs it left running.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -51,6 +54,7 @@ def run_command(
         raise FetchError(f"command {name!r} could not start: {exc.strerror or exc}")
     with _lock:
         _running.add(proc)
+    _reaper.started(proc.pid)
     out, err = bytearray(), bytearray()
     end = time.monotonic() + deadline
     try:
@@ -160,15 +164,82 @@ def stop_all() -> int:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the program's process group (whatever it started and left running), then reap it."""
+    """Kill the program's process group (whatever it started and left running), then reap it (its group's
+    id is no one else's until then, so the reaper forgets it first)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    _reaper.ended(proc.pid)
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
     proc.wait()
+
+
+# The reaper: reads "+GROUP" as a program starts and "-GROUP" once differ has stopped it; at the end of its
+# input, which comes when differ exits or is killed, it kills the groups still running. It is in a session of
+# its own, so a Ctrl-C meant for differ does not end it first.
+REAPER = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    if line[:1] == "+":
+        groups.add(int(line[1:]))
+    elif line[:1] == "-":
+        groups.discard(int(line[1:]))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Reaper:
+    """differ's side of the reaper, started with the first program: each program's group is told to it as the
+    program starts and once differ has stopped it. A reaper that cannot be started or told leaves the
+    programs to differ, as before (a line it cannot write is not a fetch's failure)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lock = threading.Lock()
+
+    def started(self, group: int) -> None:
+        self._tell(f"+{group}")
+
+    def ended(self, group: int) -> None:
+        self._tell(f"-{group}")
+
+    def _tell(self, line: str) -> None:
+        with self.lock, contextlib.suppress(OSError, ValueError):
+            if self.proc is None or self.proc.poll() is not None:
+                if line[0] == "-":
+                    return  # a new reaper never knew the group
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-c", REAPER],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(f"{line}\n".encode())
+            self.proc.stdin.flush()
+
+    def close(self) -> None:
+        """differ is exiting: the reaper, told of no group left running, ends with it."""
+        with self.lock:
+            if self.proc is not None and self.proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    self.proc.stdin.close()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=5)
+
+
+_reaper = Reaper()
+atexit.register(_reaper.close)
 
 
 def _name(proc: subprocess.Popen[bytes]) -> str:

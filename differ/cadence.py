@@ -12,7 +12,7 @@ from differ.errors import DifferError
 
 if TYPE_CHECKING:
     from differ.app import App
-    from differ.config import SourceConfig
+    from differ.config import ServiceConfig, SourceConfig
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,7 @@ class Cadence:
 
 def cadence(app: App, source: SourceConfig) -> Cadence:
     """The source's time between checks now, from its settings and the time of its last edit."""
-    service = app.config.service
-    every = source.interval or service.interval
-    after = service.settled_after if source.settled_after is None else source.settled_after
-    slower = max(every, source.settled_interval or service.settled_interval)
+    every, after, slower = pace_settings(app.config.service, source)
     if not after or slower <= every:
         return Cadence(every)
     edited = last_edit(app, source)
@@ -39,6 +36,13 @@ def cadence(app: App, source: SourceConfig) -> Cadence:
         return Cadence(every)
     settled = edited + timedelta(seconds=after)
     return Cadence(slower, settled) if app.now() >= settled else Cadence(every)
+
+
+def pace_settings(service: ServiceConfig, source: SourceConfig) -> tuple[float, float, float]:
+    """The source's interval, settled_after (0: it never settles) and settled_interval: its own where it has
+    them, else the service's."""
+    after = service.settled_after if source.settled_after is None else source.settled_after
+    return source.interval or service.interval, after, source.settled_interval or service.settled_interval
 
 
 def last_edit(app: App, source: SourceConfig) -> datetime | None:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from differ import tomltext
-from differ.config import DEFAULT_CONFIG, Config, load_config
+from differ.cadence import pace_settings
+from differ.config import DEFAULT_CONFIG, Config, SourceConfig, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
-from differ.options import Invalid, meant, plural
+from differ.options import Invalid, format_duration, meant, plural
 
 if TYPE_CHECKING:
     import subprocess
@@ -510,7 +511,21 @@ def config_check(
                 "PATH); install it where differ runs",
                 file=out,
             )
+        if note := _never_settles(config, source):
+            print(f"note: {source.key}: {note}", file=out)
     return ExitCode.OK
+
+
+def _never_settles(config: Config, source: SourceConfig) -> str:
+    """A source asked to settle whose settled_interval is no longer than its interval: it is never checked
+    less often, so it never settles ("" otherwise)."""
+    every, after, slower = pace_settings(config.service, source)
+    if not after or slower > every:
+        return ""
+    return (
+        f"settled_interval ({format_duration(slower)}) is not longer than its interval "
+        f"({format_duration(every)}), so it is never checked less often"
+    )
 
 
 def _notes(out: TextIO, *notes: str | None, indent: str = "") -> None:

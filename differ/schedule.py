@@ -22,12 +22,12 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.cadence import cadence
+from differ.cadence import cadence, pace_settings
 from differ.check import check, fetch_host
 from differ.checked import CheckResult
 from differ.config import Config, SourceConfig
 from differ.errors import DifferError, ExitCode
-from differ.options import plural
+from differ.options import format_duration, plural
 from differ.turns import HostGate
 
 DELIVERY_EVERY = 5.0
@@ -165,13 +165,21 @@ def _pace(source: SourceConfig) -> tuple[float | None, ...]:
     return (source.interval, source.settled_after, source.settled_interval)
 
 
-def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> None:
+def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> str:
     """After a check: a page that has settled is checked every `settled_interval` from now on, and one edited
-    again every `interval` (the next check counting from now)."""
+    again every `interval` (the next check counting from now). What changed, for the service's log ("" if
+    nothing did)."""
     job = scheduler.get_job(source.key)
-    paced = job is not None and isinstance(job.trigger, IntervalTrigger)
-    if paced and job.trigger.interval.total_seconds() != cadence(app, source).every:
-        scheduler.reschedule_job(source.key, trigger=_trigger(app, source))
+    pace = cadence(app, source)
+    if job is None or not isinstance(job.trigger, IntervalTrigger):
+        return ""
+    if job.trigger.interval.total_seconds() == pace.every:
+        return ""
+    scheduler.reschedule_job(source.key, trigger=_trigger(app, source))
+    if pace.settled is not None:
+        edited = pace.settled - timedelta(seconds=pace_settings(app.config.service, source)[1])
+        return f"{source.key}: settled, unedited since {iso(edited)}: checked every {format_duration(pace.every)}"
+    return f"{source.key}: edited after settling: checked every {format_duration(pace.every)} again"
 
 
 class ConfigWatch:
@@ -280,9 +288,10 @@ def _check_one(
     finally:
         if gate is not None:
             gate.leave(host)
+    paced = ""
     if scheduler is not None:
         with contextlib.suppress(JobLookupError):  # the service is stopping, or the source was taken out
-            _paced(app, source, scheduler)
+            paced = _paced(app, source, scheduler)
     for result in results:
         if quiet and result.quiet:
             continue
@@ -292,6 +301,8 @@ def _check_one(
         if result.followed:
             lines.append(f"{iso(app.now())} {result.follow_line()}")
         print("\n".join(lines), file=app.out, flush=True)
+    if paced and not quiet:
+        print(f"{iso(app.now())} {paced}", file=app.out, flush=True)
     return results
 
 

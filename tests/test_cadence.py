@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from differ.app import App
+from differ.app import App, iso
 from differ.cadence import Cadence, cadence
 from differ.check import check
 from differ.errors import ConfigError
@@ -138,14 +138,23 @@ def test_the_service_checks_a_settled_page_at_its_pace_and_an_edited_one_at_its_
             return float(scheduler.get_job(source.key).trigger.interval.total_seconds())
 
         assert interval() == 1800
+        first = clock.now
         assert [r.outcome for r in _check_one(app, source, scheduler=scheduler)] == ["new"]
         assert interval() == 1800
         clock.advance(8 * DAY)
         _check_one(app, source, scheduler=scheduler)
         assert interval() == 21600
+        said = app.out.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert said[-2:] == [
+            f"{iso(clock.now)} doc/canonical: unchanged (same body)",
+            f"{iso(clock.now)} doc/canonical: settled, unedited since {iso(first)}: checked every 6h",
+        ]
         page(server, "/post", "The first words, edited.")
         assert [r.outcome for r in _check_one(app, source, scheduler=scheduler)] == ["new"]
         assert interval() == 1800
+        assert app.out.getvalue().splitlines()[-1] == (  # type: ignore[attr-defined]
+            f"{iso(clock.now)} doc/canonical: edited after settling: checked every 30m again"
+        )
         clock.advance(8 * DAY)
         again = build_scheduler(app, start_now=False)  # a service started again reads the pace from the store
         again.start(paused=True)
@@ -228,3 +237,24 @@ def test_metrics_give_each_pages_pace(tmp_path: Path, server: Server, clock: Clo
     text = exposition(app, health(app))
     assert f"differ_source_check_interval_seconds{{{page_labels}}} 21600\n" in text
     assert f"differ_source_settled{{{page_labels}}} 1\n" in text
+
+
+def test_config_check_notes_a_source_that_would_never_settle(tmp_path: Path) -> None:
+    import io
+
+    from differ.cli import main
+    from differ.errors import ExitCode
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[service]\nsettled_after = "7d"\n'
+        '[[documents]]\nid = "a"\n[documents.canonical]\nurl = "https://blog.example.org/a"\ninterval = "12h"\n'
+        '[[documents]]\nid = "b"\n[documents.canonical]\nurl = "https://blog.example.org/b"\n'
+    )
+    out = io.StringIO()
+    assert main(["--config", str(config), "config", "check"], out=out, env={}) == ExitCode.OK
+    assert out.getvalue() == (
+        f"{config}: ok (2 documents, 2 sources, 0 notifiers)\n"
+        "note: a/canonical: settled_interval (6h) is not longer than its interval (12h), so it is never checked "
+        "less often\n"
+    )

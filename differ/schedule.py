@@ -179,7 +179,8 @@ def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> st
     if pace.settled is not None:
         edited = pace.settled - timedelta(seconds=pace_settings(app.config.service, source)[1])
         return f"{source.key}: settled, unedited since {iso(edited)}: checked every {format_duration(pace.every)}"
-    return f"{source.key}: edited after settling: checked every {format_duration(pace.every)} again"
+    whose = "edited" if source.role == "canonical" else "its canonical edited"
+    return f"{source.key}: {whose} after settling: checked every {format_duration(pace.every)} again"
 
 
 class ConfigWatch:
@@ -288,10 +289,13 @@ def _check_one(
     finally:
         if gate is not None:
             gate.leave(host)
-    paced = ""
+    paced = []
     if scheduler is not None:
-        with contextlib.suppress(JobLookupError):  # the service is stopping, or the source was taken out
-            paced = _paced(app, source, scheduler)
+        # a canonical edited wakes its mirrors too, which have the edit to follow
+        edited = source.role == "canonical" and any(r.outcome == "new" for r in results)
+        for each in _with_mirrors(app, source) if edited else [source]:
+            with contextlib.suppress(JobLookupError):  # the service is stopping, or the source was taken out
+                paced.append(_paced(app, each, scheduler))
     for result in results:
         if quiet and result.quiet:
             continue
@@ -301,9 +305,17 @@ def _check_one(
         if result.followed:
             lines.append(f"{iso(app.now())} {result.follow_line()}")
         print("\n".join(lines), file=app.out, flush=True)
-    if paced and not quiet:
-        print(f"{iso(app.now())} {paced}", file=app.out, flush=True)
+    for line in paced:
+        if line and not quiet:
+            print(f"{iso(app.now())} {line}", file=app.out, flush=True)
     return results
+
+
+def _with_mirrors(app: App, source: SourceConfig) -> list[SourceConfig]:
+    try:
+        return [source, *app.config.document(source.document).mirrors]
+    except DifferError:  # its document was taken out of the configuration while it was checked
+        return [source]
 
 
 def _deliver(app: App) -> None:

@@ -258,3 +258,26 @@ def test_config_check_notes_a_source_that_would_never_settle(tmp_path: Path) -> 
         "note: a/canonical: settled_interval (6h) is not longer than its interval (12h), so it is never checked "
         "less often\n"
     )
+
+
+def test_a_canonical_edited_wakes_its_settled_mirrors_in_the_service(
+    tmp_path: Path, server: Server, clock: Clock
+) -> None:
+    app = watched(tmp_path, server, clock, mirror=True)
+    canonical, mirror = app.config.sources()
+    scheduler = build_scheduler(app, start_now=False)
+    scheduler.start(paused=True)
+    try:
+        _check_one(app, canonical, scheduler=scheduler)
+        _check_one(app, mirror, scheduler=scheduler)
+        clock.advance(8 * DAY)
+        _check_one(app, mirror, scheduler=scheduler)
+        assert scheduler.get_job(mirror.key).trigger.interval.total_seconds() == 21600
+        page(server, "/post", "The first words, edited.")
+        assert [r.outcome for r in _check_one(app, canonical, scheduler=scheduler)] == ["new"]
+        assert scheduler.get_job(mirror.key).trigger.interval.total_seconds() == 1800
+        assert app.out.getvalue().splitlines()[-1] == (  # type: ignore[attr-defined]
+            f"{iso(clock.now)} doc/copy: its canonical edited after settling: checked every 30m again"
+        )
+    finally:
+        scheduler.shutdown(wait=False)

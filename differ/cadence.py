@@ -31,11 +31,16 @@ def cadence(app: App, source: SourceConfig) -> Cadence:
     every, after, slower = pace_settings(app.config.service, source)
     if not after or slower <= every:
         return Cadence(every)
-    edited = last_edit(app, source)
-    if edited is None:
+    return pace(every, after, slower, last_edit(app, source), app.now())
+
+
+def pace(every: float, after: float, slower: float, edited: datetime | None, now: datetime) -> Cadence:
+    """The rule itself: every `slower` seconds once `after` seconds have passed since the page was last found
+    edited (`edited`, None before its first version), else every `every`."""
+    if not after or slower <= every or edited is None:
         return Cadence(every)
     settled = edited + timedelta(seconds=after)
-    return Cadence(slower, settled) if app.now() >= settled else Cadence(every)
+    return Cadence(slower, settled) if now >= settled else Cadence(every)
 
 
 def pace_settings(service: ServiceConfig, source: SourceConfig) -> tuple[float, float, float]:

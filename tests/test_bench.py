@@ -123,3 +123,21 @@ def test_the_translation_benchmark_audits_each_case_as_a_translation() -> None:
     assert first == 7
     assert [findings[f"the same, ×{n}"] for n in (2, 4, 8)] == [2 * first, 4 * first, 8 * first]
     assert translation_bench.table([])[0].startswith("| case |")
+
+
+def test_the_pace_benchmark_watches_each_history_by_differs_own_rule() -> None:
+    """A made-up history: published, edited an hour later and again 40 days later. Every 30 minutes, each
+    edit is found within half an hour; settled after 7 days, the late edit waits for the 6-hour check, and
+    far fewer checks are made."""
+    from datetime import UTC, datetime, timedelta
+
+    from bench import pace
+
+    start = datetime(2026, 7, 8, 17, 0, tzinfo=UTC)
+    history = [(start, ""), (start + timedelta(hours=1), "edit"), (start + timedelta(days=40), "edit")]
+    always, waits = pace.watch(history, 0.0)
+    assert always == 70 * 48 + 1 and all(hours <= 0.5 for hours, _ in waits)
+    settled, late = pace.watch(history, 7 * 86400.0)
+    assert settled < always / 3
+    assert [kind for _, kind in late] == ["edit", "edit"] and late[0][0] <= 0.5 < late[1][0] <= 6
+    assert len(pace.histories()) == 10  # every corpus post with dated revisions

@@ -4,13 +4,15 @@ gone `settled_after` unedited; a mirror settles only with its canonical."""
 from __future__ import annotations
 
 import argparse
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from differ.app import App, iso
-from differ.cadence import Cadence, cadence
+from differ.cadence import Cadence, cadence, pace
 from differ.check import check
 from differ.errors import ConfigError
 from differ.health import health, not_due, render
@@ -281,3 +283,24 @@ def test_a_canonical_edited_wakes_its_settled_mirrors_in_the_service(
         )
     finally:
         scheduler.shutdown(wait=False)
+
+
+DURATIONS = st.integers(min_value=0, max_value=400 * 86400).map(float)  # in whole seconds, as configured
+
+
+@given(
+    every=st.floats(1, DAY), after=DURATIONS, slower=st.floats(1, 2 * DAY), since=DURATIONS, later=DURATIONS
+)
+def test_the_pace_is_never_faster_than_the_interval_and_once_settled_stays_so(
+    every: float, after: float, slower: float, since: float, later: float
+) -> None:
+    edited = datetime(2026, 7, 8, tzinfo=UTC)
+    now = edited + timedelta(seconds=since)
+    it = pace(every, after, slower, edited, now)
+    assert it.every >= every
+    assert (it.settled is not None) == (after > 0 and slower > every and since >= after)
+    assert it.every == (slower if it.settled else every)
+    if it.settled:
+        assert it.settled == edited + timedelta(seconds=after) <= now
+        assert pace(every, after, slower, edited, now + timedelta(seconds=later)) == it
+    assert pace(every, after, slower, None, now) == Cadence(every)  # nothing stored yet

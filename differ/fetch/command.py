@@ -218,7 +218,7 @@ class Reaper:
                 if line[0] == "-":
                     return  # a new reaper never knew the group
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-c", REAPER],
+                    [sys.executable, "-I", "-S", "-c", REAPER],  # no site, no environment: it needs neither
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

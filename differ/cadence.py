@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 class Cadence:
     every: float  # seconds between checks
     settled: datetime | None = None  # since when the page has been settled; None while it is not
+    settles: datetime | None = None  # when it will, unedited till then; None when settled or never to be
 
     def __str__(self) -> str:
         from differ.options import format_duration
@@ -40,7 +41,7 @@ def pace(every: float, after: float, slower: float, edited: datetime | None, now
     if not after or slower <= every or edited is None:
         return Cadence(every)
     settled = edited + timedelta(seconds=after)
-    return Cadence(slower, settled) if now >= settled else Cadence(every)
+    return Cadence(slower, settled) if now >= settled else Cadence(every, settles=settled)
 
 
 def pace_settings(service: ServiceConfig, source: SourceConfig) -> tuple[float, float, float]:

@@ -87,7 +87,10 @@ def sources_and_states(
                     "follow_with": dict(s.option("follow_with") or {}),  # and their own options
                     "interval": opt.format_duration(s.interval or interval),
                     # once unedited for settled_after: since when, and how often it is checked now; else None
-                    "settled": _settled(cadence(app, s)),
+                    "settled": _settled(pace := cadence(app, s)),
+                    "settles": iso(pace.settles)
+                    if pace.settles
+                    else None,  # when it will, unedited till then
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say
@@ -174,6 +177,8 @@ def cmd_sources(app: App, args: argparse.Namespace) -> int:
             when = "paused" if s["paused"] else f"every {s['interval']}"
             if s["settled"] and not s["paused"]:
                 when = f"every {s['settled']['every']}, settled"
+            elif s["settles"] and not s["paused"]:
+                when += f", settles {s['settles'][:10]}"
             print(f"  {s['source']}  [{s['role']}, {s['kind']}, {when}{grace}]  {s['url']}", file=app.out)
             if s["entry"]:
                 every = " (the list of posts)" if s["entry"] == EVERY_POST else ""

@@ -53,13 +53,13 @@ def test_a_page_settles_once_unedited_for_settled_after_and_an_edit_wakes_it(
     first = clock.now
     clock.advance(7 * DAY - 1)
     check(app, [source])  # unchanged: no edit, the first version's time still counts
-    assert cadence(app, source) == Cadence(1800.0)
+    assert cadence(app, source) == Cadence(1800.0, settles=first + timedelta(days=7))
     clock.advance(1)
     assert cadence(app, source) == Cadence(21600.0, first + timedelta(days=7))
     assert str(cadence(app, source)) == "every 6h, settled"
     page(server, "/post", "The first words, edited.")
     check(app, [source])
-    assert cadence(app, source) == Cadence(1800.0)
+    assert cadence(app, source) == Cadence(1800.0, settles=clock.now + timedelta(days=7))
 
 
 def test_without_settled_after_or_a_slower_interval_a_page_never_settles(
@@ -109,7 +109,7 @@ def test_a_mirror_settles_only_once_its_canonical_has_too(
     check(app, [canonical])
     edited = clock.now
     clock.advance(3 * DAY)  # the mirror unedited for 8 days, but its canonical only for 3
-    assert cadence(app, mirror) == Cadence(1800.0)
+    assert cadence(app, mirror) == Cadence(1800.0, settles=edited + timedelta(days=7))
     clock.advance(4 * DAY)
     assert cadence(app, mirror) == Cadence(21600.0, edited + timedelta(days=7))
 
@@ -176,10 +176,14 @@ def test_sources_says_how_often_a_settled_page_is_checked(
     app = watched(tmp_path, server, clock)
     check(app, app.config.sources())
     first = clock.now
+    since = (first + timedelta(days=7)).isoformat().replace("+00:00", "Z")
+    [s] = sources_report(app)["documents"][0]["sources"]
+    assert (s["interval"], s["settled"], s["settles"]) == ("30m", None, since)
+    cmd_sources(app, argparse.Namespace(sources=[], format="text"))
+    assert f"  doc/canonical  [canonical, html, every 30m, settles {since[:10]}]  " in app.out.getvalue()  # type: ignore[attr-defined]
     clock.advance(8 * DAY)
     [s] = sources_report(app)["documents"][0]["sources"]
-    since = (first + timedelta(days=7)).isoformat().replace("+00:00", "Z")
-    assert (s["interval"], s["settled"]) == ("30m", {"since": since, "every": "6h"})
+    assert (s["interval"], s["settled"], s["settles"]) == ("30m", {"since": since, "every": "6h"}, None)
     cmd_sources(app, argparse.Namespace(sources=[], format="text"))
     assert (
         f"  doc/canonical  [canonical, html, every 6h, settled]  {server.url('/post')}\n"
@@ -301,6 +305,10 @@ def test_the_pace_is_never_faster_than_the_interval_and_once_settled_stays_so(
     assert (it.settled is not None) == (after > 0 and slower > every and since >= after)
     assert it.every == (slower if it.settled else every)
     if it.settled:
-        assert it.settled == edited + timedelta(seconds=after) <= now
+        assert it.settled == edited + timedelta(seconds=after) <= now and it.settles is None
         assert pace(every, after, slower, edited, now + timedelta(seconds=later)) == it
+    elif after > 0 and slower > every:
+        assert it.settles == edited + timedelta(seconds=after) > now  # unedited till then, it settles then
+    else:
+        assert it.settles is None
     assert pace(every, after, slower, None, now) == Cadence(every)  # nothing stored yet

@@ -10,7 +10,7 @@ from typing import Any
 
 from differ import options as opt
 from differ.app import App, parse_iso
-from differ.cadence import cadence
+from differ.cadence import Cadence, cadence
 from differ.config import SourceConfig
 
 # Seconds past two intervals before a source counts as overdue (jitter, a slow host, a queue of checks).
@@ -117,14 +117,17 @@ def last_checked(app: App, key: str, state: dict[str, Any]) -> str | None:
     return (app.store.last_fetch(key) or {}).get("at") or state.get("last_check")
 
 
-def timeliness(app: App, source: SourceConfig, state: dict[str, Any], last: str) -> Finding | None:
+def timeliness(
+    app: App, source: SourceConfig, state: dict[str, Any], last: str, pace: Cadence | None = None
+) -> Finding | None:
     """`overdue` when a source last checked at `last` was not checked within two of its intervals and
-    LATE_GRACE; `deferred` while its host has asked to wait; None when it is on time."""
+    LATE_GRACE; `deferred` while its host has asked to wait; None when it is on time. `pace`: its cadence, when
+    the caller has it already."""
     now = app.now()
     deferred = state.get("retry_not_before")
     if deferred and (_seconds_since(now, deferred) or 0) < 0:
         return Finding("deferred", source.key, f"its host asked to wait until {deferred}")
-    pace = cadence(app, source)
+    pace = pace or cadence(app, source)
     age = _seconds_since(now, last)
     if age is not None and age > 2 * pace.every + LATE_GRACE:
         said = f"last checked {last}, {_ago(age)} ago ({pace})"

@@ -21,14 +21,16 @@ if TYPE_CHECKING:
     from differ.config import SourceConfig
 
 
-def _fetch_status(app: App, source: SourceConfig, state: dict[str, Any], checked: str | None) -> str:
+def _fetch_status(
+    app: App, source: SourceConfig, state: dict[str, Any], checked: str | None, pace: Cadence
+) -> str:
     """How a source's checks go, as `differ sources` says it."""
     from differ.health import moved, timeliness
 
     if not checked:
         return "never checked"
     failures = state.get("failures", 0)
-    late = None if source.paused else timeliness(app, source, state, checked)
+    late = None if source.paused else timeliness(app, source, state, checked, pace)
     if failures:
         return f"failing ({failures}): {state.get('last_error')}"
     if late and late.kind == "overdue":
@@ -70,7 +72,8 @@ def sources_and_states(
                 continue
             state = states[s.key] = app.store.state(s.key)
             checked = last_checked(app, s.key, state)
-            status, number = _fetch_status(app, s, state, checked), 0
+            pace = cadence(app, s)
+            status, number = _fetch_status(app, s, state, checked, pace), 0
             try:
                 number = app.store.latest_number(s.key)
                 latest = app.store.version(s.key, number) if number else None
@@ -87,10 +90,9 @@ def sources_and_states(
                     "follow_with": dict(s.option("follow_with") or {}),  # and their own options
                     "interval": opt.format_duration(s.interval or interval),
                     # once unedited for settled_after: since when, and how often it is checked now; else None
-                    "settled": _settled(pace := cadence(app, s)),
-                    "settles": iso(pace.settles)
-                    if pace.settles
-                    else None,  # when it will, unedited till then
+                    "settled": _settled(pace),
+                    # when it will settle, unedited till then; None when it has, or never will
+                    "settles": iso(pace.settles) if pace.settles else None,
                     "paused": s.paused,
                     "stale_after": opt.format_duration(s.stale_after) if s.stale_after else None,
                     "translation": s.translation,  # as configured: None, as its scripts say

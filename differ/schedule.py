@@ -147,7 +147,7 @@ def _schedule(
 ) -> None:
     scheduler.add_job(
         _check_one,
-        _trigger(app, source),
+        _trigger(app, cadence(app, source).every),
         args=(app, source, quiet, gate, scheduler),
         id=source.key,
         name=source.key,
@@ -155,8 +155,8 @@ def _schedule(
     )
 
 
-def _trigger(app: App, source: SourceConfig) -> IntervalTrigger:
-    every = cadence(app, source).every
+def _trigger(app: App, every: float) -> IntervalTrigger:
+    """A source's job trigger: every `every` seconds (its cadence's), plus the service's jitter."""
     jitter = every * app.config.service.jitter
     return IntervalTrigger(seconds=every, jitter=jitter or None, timezone="UTC")
 
@@ -170,12 +170,12 @@ def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> st
     again every `interval` (the next check counting from now). What changed, for the service's log ("" if
     nothing did)."""
     job = scheduler.get_job(source.key)
-    pace = cadence(app, source)
     if job is None or not isinstance(job.trigger, IntervalTrigger):
         return ""
+    pace = cadence(app, source)
     if job.trigger.interval.total_seconds() == pace.every:
         return ""
-    scheduler.reschedule_job(source.key, trigger=_trigger(app, source))
+    scheduler.reschedule_job(source.key, trigger=_trigger(app, pace.every))
     if pace.settled is not None:
         edited = pace.settled - timedelta(seconds=pace_settings(app.config.service, source)[1])
         return f"{source.key}: settled, unedited since {iso(edited)}: checked every {format_duration(pace.every)}"
@@ -243,7 +243,7 @@ def reload_config(app: App, scheduler: BackgroundScheduler, gate: HostGate, quie
         with contextlib.suppress(JobLookupError):
             scheduler.modify_job(key, args=(app, source, quiet, gate, scheduler))
             if _pace(source) != _pace(before[key]):
-                scheduler.reschedule_job(key, trigger=_trigger(app, source))
+                scheduler.reschedule_job(key, trigger=_trigger(app, cadence(app, source).every))
     parts = [plural(len(after), "source")]
     if len(configured) > len(after):
         parts[0] += f" ({len(configured) - len(after)} paused)"

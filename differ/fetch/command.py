@@ -152,9 +152,8 @@ def _exit_code(proc: subprocess.Popen[bytes], end: float, deadline: float) -> in
 def stop_all() -> int:
     """Kill every program running now, with what each started (differ is stopping: a check waiting on a browser
     ends at once, its page checked again next time); how many there were."""
-    with (
-        _lock
-    ):  # held while killing: a program is reaped only once out of `_running`, so its group is its own
+    # held while killing: a program is reaped only once out of `_running`, so its group is its own
+    with _lock:
         running = list(_running)
         _stopped.update(proc.pid for proc in running)
         for proc in running:

@@ -186,9 +186,8 @@ class Fetcher:
             response.attempts = attempt
             if response.status < 400 or response.status == 304:
                 return response
-            if (
-                response.header("cf-mitigated") or ""
-            ).strip().lower() == "challenge":  # asked again, the same
+            challenged = (response.header("cf-mitigated") or "").strip().lower() == "challenge"
+            if challenged:  # asked again, the same
                 raise FetchError(
                     f"HTTP {response.status} {_reason(response.status)}: the site answers with a browser check "
                     "(Cloudflare's challenge), which differ, a robot, does not take; ask the site to let "
@@ -268,9 +267,8 @@ class Fetcher:
         from differ.fetch.command import proxy_environment, run_command
 
         argv = tuple(arg.replace("{url}", url) for arg in request.command)
-        env = (
-            proxy_environment(self.proxy) if self.proxy else None
-        )  # the page is asked through it, as differ's
+        # the program asks for the page through the proxy, as differ would
+        env = proxy_environment(self.proxy) if self.proxy else None
         with self.limiter.slot(host_key(url)):
             body = run_command(argv, deadline=self.deadline, limit=self.max_bytes, env=env)  # in real time
         headers = {}

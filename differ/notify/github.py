@@ -65,7 +65,7 @@ class GitHub(IssueTracker):
         return settings
 
     def project_url(self) -> str:
-        owner, name = str(self.config.options["repo"]).split("/", 1)
+        owner, name = self.project().split("/", 1)
         return f"{str(self.config.options['api']).rstrip('/')}/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 
     def new_issue(self, title: str, text: str) -> dict[str, Any]:

@@ -176,10 +176,9 @@ class IssueTracker(Notifier):
         body: dict[str, Any] = {"title": cut(self.title(event), TITLE_MAX), "body": text}
         if self.config.options.get("close_when_caught_up") and caught_up(event):
             body["close"] = True  # once posted, the issue is closed (the copy carries the edits over)
+        # `differ notify test`: an issue opened and closed at once, for no one to close
         if event.get("type") == "test":
-            body["closed"] = (
-                True  # `differ notify test`: an issue opened and closed at once, for no one to close
-            )
+            body["closed"] = True
         return Outgoing(body, {}, document_of(event) or "differ")
 
     def payload_url(self) -> str:

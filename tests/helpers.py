@@ -108,6 +108,7 @@ class Tracker:
 
     def __init__(self) -> None:
         self.lose_next = False
+        self.pages_asked = 0
 
     def made(self, item: dict[str, Any]) -> Any:
         from tests.conftest import Reply
@@ -124,3 +125,26 @@ class Tracker:
         from tests.conftest import Reply
 
         return Reply(status, json.dumps(data).encode(), headers={"Content-Type": "application/json"})
+
+    @staticmethod
+    def now() -> str:
+        """When an issue or comment is made, as the trackers write it."""
+        from datetime import UTC, datetime
+
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def paged(self, base: str, path: str, items: list[dict[str, Any]], *, size: str, default: int) -> Any:
+        """One page of a list as the trackers' APIs page one: `page` and a page size (the query's `size`
+        parameter, else `default`), and `Link: <…>; rel="next"` while more follow. `self.pages_asked` counts
+        the pages asked for."""
+        from urllib.parse import parse_qs, urlencode, urlsplit
+
+        self.pages_asked += 1
+        parts = urlsplit(path)
+        query = parse_qs(parts.query)
+        page, limit = int(query.get("page", ["1"])[-1]), int(query.get(size, [str(default)])[-1])
+        reply = self.json(200, items[(page - 1) * limit : page * limit])
+        if page * limit < len(items):
+            query["page"] = [str(page + 1)]
+            reply.headers["Link"] = f'<{base}{parts.path}?{urlencode(query, doseq=True)}>; rel="next"'
+        return reply

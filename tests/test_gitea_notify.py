@@ -57,12 +57,14 @@ class Issues(Tracker):
                 "labels": body.get("labels", []),
                 "state": "open",
                 "html_url": f"{self.base}/kr/blog/issues/{number}",
+                "created_at": self.now(),
             }
             self.comments[number] = []
             return self.made(self.issues[number])
         if path == ["issues"]:
             assert query["state"] == "all" and query["since"]
-            return self.json(200, sorted(self.issues.values(), key=lambda i: -int(i["number"])))
+            newest = sorted(self.issues.values(), key=lambda i: -int(i["number"]))
+            return self.paged(self.base, hit.path, newest, size="limit", default=30)
         number = int(path[1])
         if path[2:] == [] and hit.method == "GET":
             return self.json(200, self.issues[number])
@@ -70,11 +72,16 @@ class Issues(Tracker):
             comments = self.comments[number]
             url = f"{self.base}/kr/blog/issues/{number}#issuecomment-{300 + len(comments)}"
             comments.append(
-                {"id": 300 + len(comments), "body": json.loads(hit.body)["body"], "html_url": url}
+                {
+                    "id": 300 + len(comments),
+                    "body": json.loads(hit.body)["body"],
+                    "html_url": url,
+                    "created_at": self.now(),
+                }
             )
             return self.made(comments[-1])
         if path[2:] == ["comments"]:
-            return self.json(200, self.comments[number])
+            return self.paged(self.base, hit.path, self.comments[number], size="limit", default=50)
         return self.json(404, {"message": "not found"})
 
 

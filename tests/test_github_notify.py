@@ -61,12 +61,14 @@ class Issues(Tracker):
                 "labels": [{"name": name} for name in body.get("labels", [])],
                 "state": "open",
                 "html_url": f"https://github.com/o/r/issues/{number}",
+                "created_at": self.now(),
             }
             self.comments[number] = []
             return self.made(self.issues[number])
         if path == ["issues"]:
             assert query["state"] == "all" and query["since"]
-            return self.json(200, sorted(self.issues.values(), key=lambda i: -int(i["number"])))
+            newest = sorted(self.issues.values(), key=lambda i: -int(i["number"]))
+            return self.paged(self.server.base, hit.path, newest, size="per_page", default=30)
         number = int(path[1])
         if number not in self.issues:
             return self.json(404, {"message": "Not Found"})
@@ -81,12 +83,13 @@ class Issues(Tracker):
                 "id": 100 + len(comments),
                 "body": json.loads(hit.body)["body"],
                 "html_url": f"https://github.com/o/r/issues/{number}#issuecomment-{100 + len(comments)}",
+                "created_at": self.now(),
             }
             comments.append(comment)
             return self.made(comment)
         if path[2:] == ["comments"]:
             assert query["since"]
-            return self.json(200, self.comments[number])
+            return self.paged(self.server.base, hit.path, self.comments[number], size="per_page", default=30)
         return self.json(404, {"message": "Not Found"})
 
 
@@ -174,6 +177,44 @@ def test_an_answer_lost_is_found_and_not_posted_twice(
         "posted already, by an earlier attempt: https://github.com/o/r/issues/1",
         "posted already, by an earlier attempt: https://github.com/o/r/issues/1#issuecomment-100",
     ]
+
+
+def test_an_answer_lost_is_found_among_many_issues_opened_since(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    issues = Issues(receiver)
+    issues.lose_next = True
+    app, clock = edited(tmp_path, server, receiver)
+    for number in range(2, 152):  # a busy repository: 150 issues opened by others before the retry
+        issues.issues[number] = {"number": number, "body": "", "state": "open", "created_at": issues.now()}
+    clock.advance(3600)
+    issues.pages_asked = 0
+    [attempt] = deliver(app)  # type: ignore[arg-type]
+    assert attempt.ok and len(issues.issues) == 151  # none opened again
+    [sent] = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
+    assert sent.data["note"] == "posted already, by an earlier attempt: https://github.com/o/r/issues/1"
+    assert issues.pages_asked == 2  # the second page of 100
+
+
+def test_a_next_page_elsewhere_is_not_asked_for(tmp_path: Path, server: Server, receiver: Server) -> None:
+    issues = Issues(receiver)
+    issues.lose_next = True
+    app, clock = edited(tmp_path, server, receiver)
+    answer = issues.answer
+
+    def leading_away(hit: Hit) -> Reply:
+        reply = answer(hit)
+        if "link" in {k.lower() for k in reply.headers}:
+            reply.headers["Link"] = f'<{server.url("/api/v3/repos/o/r/issues?page=2")}>; rel="next"'
+        return reply
+
+    receiver.routes[REPO + "/*"] = leading_away
+    for number in range(2, 152):
+        issues.issues[number] = {"number": number, "body": "", "state": "open", "created_at": issues.now()}
+    clock.advance(3600)
+    deliver(app)
+    assert not [h for h in server.hits if h.path.startswith("/api")]  # the token went nowhere else
+    assert len(issues.issues) == 152  # the one page it could read did not hold the first attempt
 
 
 def test_a_closed_issue_is_followed_by_a_new_one(tmp_path: Path, server: Server, receiver: Server) -> None:

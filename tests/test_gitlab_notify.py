@@ -52,23 +52,29 @@ class Issues(Tracker):
                 "labels": body.get("labels", "").split(",") if body.get("labels") else [],
                 "state": "opened",
                 "web_url": f"{self.base}/kr/blog/-/issues/{iid}",
+                "created_at": self.now(),
             }
             self.notes[iid] = []
             return self.made(self.issues[iid])
         if path == ["issues"]:
             assert query["created_after"] and query["order_by"] == "created_at"
-            return self.json(200, sorted(self.issues.values(), key=lambda i: -int(i["iid"])))
+            newest = sorted(self.issues.values(), key=lambda i: -int(i["iid"]))
+            return self.paged(self.base, hit.path, newest, size="per_page", default=20)
         iid = int(path[1])
         if iid not in self.issues:
             return self.json(404, {"message": "404 Not found"})
         if path[2:] == [] and hit.method == "GET":
             return self.json(200, self.issues[iid])
         if path[2:] == ["notes"] and hit.method == "POST":
-            note = {"id": 500 + len(self.notes[iid]), "body": json.loads(hit.body)["body"]}
+            note = {
+                "id": 500 + len(self.notes[iid]),
+                "body": json.loads(hit.body)["body"],
+                "created_at": self.now(),
+            }
             self.notes[iid].append(note)
             return self.made(note)
         if path[2:] == ["notes"]:
-            return self.json(200, self.notes[iid][::-1])
+            return self.paged(self.base, hit.path, self.notes[iid][::-1], size="per_page", default=20)
         return self.json(404, {"message": "404 Not found"})
 
 
@@ -124,6 +130,44 @@ def test_an_answer_lost_is_found_and_a_closed_issue_is_followed_by_a_new_one(
     check(app, app.config.sources())  # type: ignore[attr-defined]
     assert sorted(issues.issues) == [1, 2] and issues.notes[1] == []
     assert Outbox(app.store).threads("team") == {"doc": "2"}  # type: ignore[attr-defined]
+
+
+def test_a_lost_note_is_found_under_newer_ones_and_old_notes_are_not_read(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    issues = Issues(receiver)
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="gitlab",
+        path=None,
+        extra=extra(receiver),
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    old = [{"id": n, "body": "", "created_at": "2020-01-01T00:00:00.000Z"} for n in range(300)]
+    issues.notes[1] = old + issues.notes[1]  # a long-lived issue: 300 notes from years before
+    issues.pages_asked = 0
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert len(issues.notes[1]) == 301
+    assert issues.pages_asked == 1  # newest first: the first page already reached back before the alert
+    issues.lose_next = True
+    server.page("/post", article("<p>Four.</p>"))
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    others = [{"id": 2000 + n, "body": "+1", "created_at": issues.now()} for n in range(150)]
+    issues.notes[1] += others  # a busy issue: 150 notes by others before the retry
+    clock.advance(3600)
+    issues.pages_asked = 0
+    [attempt] = deliver(app)  # type: ignore[arg-type]
+    assert attempt.ok and len(issues.notes[1]) == 452  # not posted again
+    notes = [m.data["note"] for m in Outbox(app.store).messages("team", "sent")]  # type: ignore[attr-defined]
+    assert notes[-1] == f"posted already, by an earlier attempt: {receiver.base}/kr/blog/-/issues/1#note_801"
+    assert issues.pages_asked == 2
 
 
 def test_references_in_page_text_refer_to_nothing() -> None:

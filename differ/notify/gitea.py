@@ -45,6 +45,8 @@ class Gitea(IssueTracker):
     }
     referring = "@#!"
 
+    issues_newest_first = False  # listed by when they were last updated, from `since` on
+
     @classmethod
     def check(cls, config: Any) -> None:
         repo = str(config.options["repo"])

@@ -40,6 +40,7 @@ class GitLab(IssueTracker):
     referring = "@#!~%$&^"
     name_option = "project"
     comments = "notes"
+    comments_newest_first = True
     text_field = "description"
 
     @classmethod

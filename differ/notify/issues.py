@@ -3,14 +3,16 @@ repository (a translation's or a mirror's, where its maintainers track their wor
 and later alerts comment on; a new issue once that one is closed. Page text goes in a fenced code block, where
 neither tracker reads Markdown, mentions or references: a release post's `#123`, `@name` or links to pull
 requests would otherwise ping people and mark those threads as mentioned. Each message carries its id in an
-HTML comment, and before posting, the issue (or the project's recent issues) is searched for it, so an attempt
-whose answer was lost is never posted twice."""
+HTML comment, and before posting, the issue (or the project's recent issues) is searched for it, page after
+page, so an attempt whose answer was lost is never posted twice."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 from differ import options as opt
 from differ.errors import NotifyError
@@ -27,6 +29,8 @@ MAX_CHARS = 60_000  # GitHub refuses a body over 65,536 characters (GitLab's lim
 # Markdown punctuation that a backslash makes literal.
 _MARKUP = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$%&])")
 _MARKER = "<!-- differ:{id} -->"
+# Pages of issues or comments (100 a page, Gitea's 50) looked through for an earlier attempt's post, at most.
+LOOKUP_PAGES = 10
 # The option of every tracker that closes the document's issue once its copy has caught up.
 CLOSE = Option(
     opt.boolean,
@@ -113,6 +117,11 @@ class IssueTracker(Notifier):
 
     def recent_comments_url(self, issue: str, since: str) -> str:
         raise NotImplementedError
+
+    # Whether the tracker lists issues, and an issue's comments, newest first by when they were made: such a
+    # list is looked through only as far back as the message (GitLab's notes cannot be listed from a time on).
+    issues_newest_first: ClassVar[bool] = True
+    comments_newest_first: ClassVar[bool] = False
 
     def opened(self, data: dict[str, Any]) -> tuple[str, str] | None:
         """The number and address of an issue as the tracker answers it (as GitHub's API and those modelled on
@@ -247,16 +256,37 @@ class IssueTracker(Notifier):
     def listed(self, url: str, what: str, *, needed: bool = False) -> list[dict[str, Any]]:
         """The objects of the list the API answers at `url` (`what` it is, for an error): none when the API
         refuses for good, unless the list is `needed`; a refusal that may pass is a NotifyError to retry."""
+        return self._page(url, what, needed=needed)[0]
+
+    def _page(self, url: str, what: str, *, needed: bool = False) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of a list, as `listed` reads it, and the address of the next (its `Link: rel="next"`), if
+        there is one on the API's own host: the token goes nowhere else."""
         with self.exchange("GET", url, None, self.sign("", 0, b"")) as resp:
             if resp.status_code != 200 and (needed or passing(resp.status_code)):
                 raise refused(what, resp.status_code)
             if resp.status_code != 200:
-                return []
+                return [], None
+            following = resp.links.get("next", {}).get("url")
             try:
                 data = resp.json()
             except ValueError:
-                return []
-        return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+                return [], None
+        items = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+        return items, following if following and _same_origin(following, url) else None
+
+    def looked_through(
+        self, url: str, what: str, since: datetime | None, newest_first: bool
+    ) -> Iterator[dict[str, Any]]:
+        """The items of a list, page after page, at most LOOKUP_PAGES pages; a list given newest first only as
+        far as the page that reaches back before `since`."""
+        for _ in range(LOOKUP_PAGES):
+            items, following = self._page(url, what)
+            yield from items
+            if not following or (
+                newest_first and since is not None and any(_made_before(i, since) for i in items)
+            ):
+                return
+            url = following
 
     def _posted(self, msg: Message, issue: str | None) -> str:
         """Where this message was posted already (its id in an issue or a comment made since it was queued), or
@@ -264,7 +294,8 @@ class IssueTracker(Notifier):
         marker = _MARKER.format(id=msg.id)
         since = str(msg.data.get("created") or "")
         url = self.recent_comments_url(issue, since) if issue else self.recent_issues_url(since)
-        for item in self.listed(url, "looking for an earlier attempt"):
+        newest_first = self.comments_newest_first if issue else self.issues_newest_first
+        for item in self.looked_through(url, "looking for an earlier attempt", _moment(since), newest_first):
             if issue and marker in str(item.get("body") or ""):
                 return self.commented(issue, item)
             if not issue and marker in str(item.get(self.text_field) or ""):
@@ -273,3 +304,32 @@ class IssueTracker(Notifier):
                     self.keep_thread(msg, made[0])
                     return made[1]
         return ""
+
+
+def _moment(value: object) -> datetime | None:
+    """A time as a tracker writes one (ISO 8601, `Z` or an offset, perhaps without either: UTC), or None."""
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
+
+
+def _made_before(item: dict[str, Any], since: datetime) -> bool:
+    """Whether an issue or comment was made before `since` (one that does not say when: not)."""
+    made = _moment(item.get("created_at"))
+    return made is not None and made < since
+
+
+def _same_origin(url: str, base: str) -> bool:
+    """Whether two addresses are on one scheme, host and port (a default port said or not)."""
+    default = {"http": 80, "https": 443}
+    try:
+        a, b = urlsplit(url), urlsplit(base)
+        return (a.scheme, a.hostname, a.port or default.get(a.scheme)) == (
+            b.scheme,
+            b.hostname,
+            b.port or default.get(b.scheme),
+        )
+    except ValueError:
+        return False

@@ -1450,6 +1450,32 @@ def test_markdown_table_keeps_a_code_blocks_lines_apart() -> None:
     ]
 
 
+def test_markdown_table_keeps_a_code_blocks_indentation() -> None:
+    """A table cell collapses the spaces that start a line: a code block's indentation is said as `&nbsp;`, so
+    that the cell shows the code as it was laid out, on either side and whichever kind of change."""
+    from markdown_it import MarkdownIt
+
+    a = "```python\nif ok:\n    run()\n\treturn 1\n```\n\n```sh\n  make\n```\n"
+    b = "```python\nif ok:\n    run(fast=True)\n\treturn 1\n```\n"
+    rows = [
+        line for line in render(diff(a, b), V, "markdown").splitlines() if line.startswith("| modified |")
+    ]
+    nbsp = "&nbsp;" * 4
+    assert [row.split(" | ")[2:] for row in rows] == [
+        [
+            f"if ok:<br>{nbsp}run()<br>{nbsp}return 1",
+            f"if ok:<br>{nbsp}run(**fast=True**)<br>{nbsp}return 1 |",
+        ]
+    ]
+    [removed] = [
+        line for line in render(diff(a, b), V, "markdown").splitlines() if line.startswith("| removed |")
+    ]
+    assert removed.split(" | ")[2] == "&nbsp;&nbsp;make"
+    table = "| Change | Where | Before | After |\n|---|---|---|---|\n" + rows[0] + "\n"
+    shown = MarkdownIt("commonmark", {"html": True}).enable("table").render(table)
+    assert "run(<strong>fast=True</strong>)<br>\xa0\xa0\xa0\xa0return 1</td>" in shown
+
+
 def _shown_text(markdown: str) -> str:
     """The text a reader sees where `markdown` is rendered (GitHub's flavour: strikethrough and tables on)."""
     from markdown_it import MarkdownIt

@@ -146,9 +146,11 @@ def to_markdown(d: Diff, v: Versions) -> str:
                     md_escape(change.before or "", inline=True),
                     md_escape(change.after or "", inline=True),
                 ]
-            # a cell is one line: a code block's lines are kept apart by <br>, a paragraph's by a space
-            br = "<br>" if change.block == "code" else " "
-            out.append("| " + " | ".join(cell.replace("\n", br) for cell in cells) + " |")
+            if (
+                change.block == "code"
+            ):  # a cell is one line: a code block's lines kept apart by <br>, indented
+                cells[2:] = [_spaces_kept(cell).replace("\n", "<br>") for cell in cells[2:]]
+            out.append("| " + " | ".join(cell.replace("\n", " ") for cell in cells) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -176,10 +178,17 @@ def _md_cell(change: Change, side: str) -> str:
             segments, moved = _merge(segments), True
             break
     wrap = "~~" if side == "before" else "**"
-    return "".join(
+    cell = "".join(
         md_escape(text, inline=True) if kind == "equal" else f"{wrap}{md_escape(text, inline=True)}{wrap}"
         for kind, text in segments
-    ).strip()
+    )
+    return (_spaces_kept(cell) if change.block == "code" else cell).strip()
+
+
+def _spaces_kept(cell: str) -> str:
+    """A code block's lines for a table cell, their indentation kept: a table cell collapses spaces at the
+    start of a line, so they are said as `&nbsp;` (a tab as four)."""
+    return re.sub(r"(?m)^[ \t]+", lambda m: "&nbsp;" * len(m.group().expandtabs(4)), cell)
 
 
 def _merge(segments: list[tuple[str, str]]) -> list[tuple[str, str]]:

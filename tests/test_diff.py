@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Sequence
 from html.parser import HTMLParser
 
@@ -311,6 +312,22 @@ def test_html_output_escapes_page_text() -> None:
     parser.feed(page)
     assert parser.bad == []
     assert "&lt;script&gt;" in page
+
+
+def test_html_output_lays_out_code_as_it_is_and_prose_as_prose() -> None:
+    """A code block's cells keep its lines and indentation (white-space: pre-wrap), in a monospace font; a
+    paragraph's cells flow as text."""
+    a = "```python\nif ok:\n    run()\n```\n\nOne two.\n"
+    b = "```python\nif ok:\n    run(fast=True)\n```\n\nOne three.\n"
+    page = render(diff(a, b), V, "html")
+    assert "td.code{white-space:pre-wrap;" in page
+    cells = re.findall(r"<td( class=code)?>((?:(?!</td>).)*)</td>", page, re.DOTALL)
+    assert [c for c in cells if "<span class=kind>" not in c[1]] == [
+        (" class=code", "if ok:\n    run()"),
+        (" class=code", "if ok:\n    run(<ins>fast=True</ins>)"),
+        ("", "One <del>two</del>."),
+        ("", "One <ins>three</ins>."),
+    ]
 
 
 def test_text_and_markdown_outputs() -> None:

@@ -218,7 +218,8 @@ _CSS = """body{font:15px/1.5 system-ui,sans-serif;margin:2em auto;max-width:72em
 h1{font-size:1.3em}table{border-collapse:collapse;width:100%;table-layout:fixed}
 td,th{border:1px solid #ddd;padding:.4em .6em;vertical-align:top;text-align:left;word-wrap:break-word}
 th{background:#f6f6f6}del{background:#fdd;text-decoration:line-through}ins{background:#dfd;text-decoration:none}
-.kind{font:12px monospace;color:#666}.where{color:#555;font-size:.9em}ul.summary li{margin:.2em 0}"""
+.kind{font:12px monospace;color:#666}.where{color:#555;font-size:.9em}ul.summary li{margin:.2em 0}
+td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"""
 
 
 def _html_mark(side: str, text: str) -> str:
@@ -242,9 +243,11 @@ def to_html(d: Diff, v: Versions) -> str:
             before = e(change.before or "")
             after = e(change.after or "")
         detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
+        # code as it is laid out: its lines and indentation kept
+        td = "<td class=code>" if change.block == "code" else "<td>"
         rows.append(
             f"<tr><td><span class=kind>{e(change.kind)}</span><div class=where>"
-            f"{e(where(change) or '(top)')}</div>{detail}</td><td>{before}</td><td>{after}</td></tr>"
+            f"{e(where(change) or '(top)')}</div>{detail}</td>{td}{before}</td>{td}{after}</td></tr>"
         )
     meta = "".join(
         f"<tr><td><span class=kind>metadata</span><div class=where>{e(str(m['field']))}</div></td>"

@@ -219,7 +219,7 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def _missed(lines: list[str]) -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
-    from differ.notify.base import grouped, grouped_html
+    from differ.bullets import grouped, grouped_html
 
     items = [grouped_html(group) for group in grouped(lines)]
     return f"<p>To carry over:</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""

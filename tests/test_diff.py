@@ -330,6 +330,14 @@ def test_html_output_lays_out_code_as_it_is_and_prose_as_prose() -> None:
     ]
 
 
+def test_html_summary_is_a_list_of_changes_each_with_its_continuation() -> None:
+    """The page's summary: one item a change, without the text summary's own "•" (the list marks each), a
+    rewrite's "→" line in the item of the change it belongs to."""
+    page = render(diff("One two.\n", "One three.\n"), V, "html")
+    [summary] = re.findall(r"<ul class=summary>(.*?)</ul>", page)
+    assert summary == "<li>&quot;One two.&quot;<br>→ &quot;One three.&quot;</li>"
+
+
 def test_text_and_markdown_outputs() -> None:
     text = render(replay_diff(), V, "text")
     assert "[-[Prototype]-]" in text

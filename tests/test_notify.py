@@ -1650,7 +1650,8 @@ def test_a_cut_message_counts_the_changes_it_leaves_out() -> None:
 
 
 def test_an_indented_line_of_a_message_stays_with_the_bullet_above_it() -> None:
-    from differ.notify.base import changes_in, grouped
+    from differ.bullets import grouped
+    from differ.notify.base import changes_in
 
     lines = [
         '• Post: "a"',

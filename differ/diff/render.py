@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from differ.bullets import grouped, grouped_html
 from differ.diff.blocks import md_text as md_escape
 from differ.diff.blocks import word_spans
 from differ.diff.changes import Change, Diff
@@ -254,7 +255,8 @@ def to_html(d: Diff, v: Versions) -> str:
         f"<td>{e(meta_value(m['before']))}</td><td>{e(meta_value(m['after']))}</td></tr>"
         for m in d.metadata
     )
-    summary = "".join(f"<li>{e(line)}</li>" for line in lines[1:])
+    # a change's "→" continuation in its own bullet, which the list already marks
+    summary = "".join(f"<li>{grouped_html(item)}</li>" for item in grouped(lines[1:]))
     return standalone(
         lines[0],
         _CSS,

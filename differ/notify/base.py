@@ -416,25 +416,6 @@ class Notifier:
         return " · ".join(parts)
 
 
-def grouped(lines: list[str]) -> list[str]:
-    """Summary lines with each indented one (a "  →" continuation, a change's links, the changes a stale mirror
-    misses) joined to the bullet before it, which it belongs with."""
-    out: list[str] = []
-    for line in lines:
-        if out and line.startswith(" "):
-            out[-1] += "\n" + line
-        else:
-            out.append(line)
-    return out
-
-
-def grouped_html(group: str) -> str:
-    """One of `grouped`'s items as HTML: its lines escaped, each on a line of its own, its bullet left out."""
-    import html
-
-    return "<br>".join(html.escape(line.strip()) for line in group.split("\n")).removeprefix("•").strip()
-
-
 def document_of(event: dict[str, Any]) -> str:
     """The document an event is about ("" for a digest)."""
     return str(event.get("document") or str(event.get("source") or "").split("/", 1)[0])

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
+from differ.bullets import grouped
 from differ.notify.base import (
     BASE_URL,
     Notifier,
     Outgoing,
     document_of,
     fit,
-    grouped,
     notifier,
     require_http_url,
     require_mentions,

@@ -18,8 +18,9 @@ from email.utils import format_datetime, getaddresses, parseaddr
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from differ import options as opt
+from differ.bullets import grouped, grouped_html
 from differ.errors import NotifyError
-from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, grouped, grouped_html, notifier
+from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, notifier
 from differ.options import Invalid, Option, cut, plural
 
 T = TypeVar("T")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlencode
 
 from differ import options as opt
+from differ.bullets import grouped
 from differ.errors import NotifyError
 from differ.notify.base import (
     BASE_URL,
@@ -17,7 +18,6 @@ from differ.notify.base import (
     Outgoing,
     changes_in,
     document_of,
-    grouped,
     json_object,
     notifier,
     require_http_url,

@@ -28,7 +28,7 @@ _STYLE = (
     "body{font:15px/1.5 system-ui,sans-serif;margin:2em;max-width:72em}"
     "table{border-collapse:collapse;margin:.5em 0 1.5em}"
     "td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}"
-    ".bad{color:#a40000}.good{color:#1a6b1a}.quiet{color:#666;font-size:small}"
+    ".bad{color:#a40000}.good{color:#1a6b1a}.quiet{color:#666;font-size:small}.when{white-space:nowrap}"
 )
 
 
@@ -185,8 +185,8 @@ def _versions_table(store: Store, source: SourceConfig, numbers: Iterable[int], 
         known = copies.get(n, "").startswith(("https://", "http://"))  # never a `javascript:` link
         copy = f" · {_link(copies[n], 'archived copy')}" if known else ""
         rows.append(
-            f"<tr><td>{number}</td><td>{e(v.fetched_at)}</td>"
-            f"<td>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}{copy}</td></tr>"
+            f"<tr><td>{number}</td><td class=when>{e(v.fetched_at)}</td>"
+            f"<td class=when>{e(size_text(int(v.record.get('raw_bytes', 0))))}</td><td>{e(describe(v))}{copy}</td></tr>"
         )
     return f"<table><tr><th>#</th><th>Fetched</th><th>Size</th><th>Change</th></tr>{''.join(rows)}</table>"
 

@@ -102,6 +102,9 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         "<li>Post: &quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
         in page.read_text()
     )
+    # a time and a size are not broken across lines
+    assert "<td class=when>2026-07-08T18:45:00Z</td><td class=when>0.2 KB</td>" in page.read_text()
+    assert ".when{white-space:nowrap}" in page.read_text()
     assert links(page) == [
         server.url("/post"),
         "../index.html",

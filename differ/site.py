@@ -103,6 +103,17 @@ def _external(url: str) -> str:
     return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
 
 
+def diff_nav(store: Store, source: SourceConfig, number: int, title: str) -> str:
+    """The links atop the page of the diff that made version `number` (`reports/DOCUMENT/SOURCE/diff-N.html`):
+    its document's page, the edit before it where that has a page, and every document."""
+    links = [_link("../index.html", f"{title} ({source.id})")]
+    if number > 2 and store.report_path(source.key, number - 1).is_file():
+        links.append(
+            _link(f"diff-{number - 1}.html", f"the edit before: version {number - 2} → {number - 1}")
+        )
+    return " · ".join([*links, _link("../../index.html", "All documents")])
+
+
 def _fetch_state(store: Store, source: SourceConfig) -> tuple[str, bool]:
     if source.paused:
         return "paused", True

@@ -213,10 +213,12 @@ def store_version(
         key, raw=raw, markdown=normalized.markdown, record=record, after=latest.hash if latest else None
     )
     if latest is not None and d is not None:
-        from differ.diff.render import render
+        from differ.diff.render import to_html
+        from differ.site import diff_nav
 
+        pair = version_pair(source, latest, version, title)
         store.write_report(
-            key, version.number, render(d, version_pair(source, latest, version, title), "html")
+            key, version.number, to_html(d, pair, diff_nav(store, source, version.number, title))
         )
     return version, d
 

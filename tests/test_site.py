@@ -116,6 +116,25 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
     assert (page.parent / "feed.xml").is_file()
 
 
+def test_a_diff_page_links_to_its_document_the_edit_before_and_every_document(
+    tmp_path: Path, server: Server
+) -> None:
+    app, clock = setup(tmp_path, server)
+    for text_ in ("today", "since Monday", "since Tuesday"):
+        server.page("/post", article(f"<p>The release is out {text_}.</p><p>Install it with pip.</p>"))
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+        clock.advance(3600)
+    folder = index_path(app.store).parent / "doc" / "canonical"  # type: ignore[attr-defined]
+    first, second = folder / "diff-2.html", folder / "diff-3.html"
+    assert links(first) == ["../index.html", "../../index.html"]  # version 1 → 2: no edit before it
+    assert links(second) == ["../index.html", "diff-2.html", "../../index.html"]
+    assert all((folder / href).resolve().is_file() for href in links(second))
+    nav = BeautifulSoup(second.read_text(), "lxml").find("p", class_="nav")
+    assert nav is not None and nav.get_text() == (
+        "Doc (canonical) · the edit before: version 1 → 2 · All documents"
+    )
+
+
 def test_a_failing_source_shows_until_it_recovers(tmp_path: Path, server: Server) -> None:
     app, clock = setup(tmp_path, server)
     check(app, app.config.sources())  # type: ignore[attr-defined]

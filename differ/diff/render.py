@@ -220,7 +220,7 @@ h1{font-size:1.3em}table{border-collapse:collapse;width:100%;table-layout:fixed}
 td,th{border:1px solid #ddd;padding:.4em .6em;vertical-align:top;text-align:left;word-wrap:break-word}
 th{background:#f6f6f6}del{background:#fdd;text-decoration:line-through}ins{background:#dfd;text-decoration:none}
 .kind{font:12px monospace;color:#666}.where{color:#555;font-size:.9em}ul.summary li{margin:.2em 0}
-td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"""
+.nav{font-size:.9em}td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"""
 
 
 def _html_mark(side: str, text: str) -> str:
@@ -231,8 +231,9 @@ def _html_mark(side: str, text: str) -> str:
     return html.escape(text)
 
 
-def to_html(d: Diff, v: Versions) -> str:
-    """A standalone side-by-side page; every piece of page text is escaped, nothing from the page runs."""
+def to_html(d: Diff, v: Versions, nav: str = "") -> str:
+    """A standalone side-by-side page; every piece of page text is escaped, nothing from the page runs. `nav`:
+    links above it (HTML the caller made), where the page is part of the reports site."""
     e = html.escape
     lines = summarize(d, v)
     rows = []
@@ -260,7 +261,7 @@ def to_html(d: Diff, v: Versions) -> str:
     return standalone(
         lines[0],
         _CSS,
-        f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
+        (f"<p class=nav>{nav}</p>" if nav else "") + f"<h1>{e(lines[0])}</h1><ul class=summary>{summary}</ul>"
         "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
         f"<tbody>{''.join(rows)}{meta}</tbody></table>",
     )

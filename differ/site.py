@@ -29,6 +29,8 @@ _STYLE = (
     "table{border-collapse:collapse;margin:.5em 0 1.5em}"
     "td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}"
     ".bad{color:#a40000}.good{color:#1a6b1a}.quiet{color:#666;font-size:small}.when{white-space:nowrap}"
+    "td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"
+    "del{background:#fdd}ins{background:#dfd;text-decoration:none}"
 )
 
 

@@ -1193,6 +1193,13 @@ def test_the_html_audit_shows_what_each_finding_changed() -> None:
     assert "<td>&quot;5&quot; → &quot;4&quot;</td>" in page
     assert "<td>&quot;w==3&quot; → &quot;ww==3&quot;</td>" in page
     assert "<td>3 blocks, to S › Thanks</td>" in page  # a section moved whole
+    # the words that differ marked on either side; a command laid out as code
+    assert "<td>Removed in <del>5.0.</del></td><td>Removed in <ins>4.0.</ins></td>" in page
+    assert (
+        "<td class=code>pip install <del>w==3</del></td><td class=code>pip install <ins>ww==3</ins></td>"
+        in page
+    )
+    assert "td.code{white-space:pre-wrap;" in page
 
 
 FINDINGS = st.lists(

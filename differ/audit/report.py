@@ -287,13 +287,13 @@ def _html_body(report: AuditReport, head: str) -> str:
                 + "</ul>"
             )
         rows = "".join(
-            f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td><td>{_lines(f.canonical)}</td>"
-            f"<td>{_lines(f.mirror)}</td><td>{e(finding_detail(f))}</td></tr>"
+            f"<tr><td>{e(f.kind)}</td><td>{e(' › '.join(f.section))}</td>{_sides(f)}"
+            f"<td>{e(finding_detail(f))}</td></tr>"
             for f in m.findings
         )
         rows += "".join(  # made on purpose, as the mirror's `accept` says: apart, after the others
-            f"<tr class=quiet><td>accepted: {e(f.kind)}</td><td>{e(' › '.join(f.section))}</td>"
-            f"<td>{_lines(f.canonical)}</td><td>{_lines(f.mirror)}</td><td>{e(finding_detail(f))}</td></tr>"
+            f"<tr class=quiet><td>accepted: {e(f.kind)}</td><td>{e(' › '.join(f.section))}</td>{_sides(f)}"
+            f"<td>{e(finding_detail(f))}</td></tr>"
             for f in m.accepted
         )
         parts.append(
@@ -305,6 +305,44 @@ def _html_body(report: AuditReport, head: str) -> str:
     for mirror in report.unfetched:
         parts.append(f"<h2>{e(mirror)}</h2><p>{e(not_fetched(report, mirror))}</p>")
     return "".join(parts)
+
+
+def _sides(f: Finding) -> str:
+    """A finding's canonical and mirror cells: code as it is laid out, and where the two say one thing two ways
+    (a corrupted command, an altered passage), the words that differ marked, struck out in the canonical's and
+    highlighted in the mirror's."""
+    td = "<td class=code>" if f.kind == "code_corrupted" or f.detail == "code" else "<td>"
+    if f.kind in ("code_corrupted", "altered") and f.canonical and f.mirror:
+        canonical, mirror = _marked_pair(f.canonical, f.mirror)
+    else:
+        canonical, mirror = _lines(f.canonical), _lines(f.mirror)
+    return f"{td}{canonical}</td>{td}{mirror}</td>"
+
+
+def _marked_pair(a: str, b: str) -> tuple[str, str]:
+    """Two texts escaped, each stretch of words (runs of non-space) that differs marked: `<del>` in `a`, `<ins>`
+    in `b`; the text between the words kept as it is."""
+    import re
+
+    wa, wb = list(re.finditer(r"\S+", a)), list(re.finditer(r"\S+", b))
+    marks_a: list[tuple[int, int]] = []
+    marks_b: list[tuple[int, int]] = []
+    matcher = SequenceMatcher(None, [m.group() for m in wa], [m.group() for m in wb], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal" and i2 > i1:
+            marks_a.append((wa[i1].start(), wa[i2 - 1].end()))
+        if tag != "equal" and j2 > j1:
+            marks_b.append((wb[j1].start(), wb[j2 - 1].end()))
+    return _with_marks(a, marks_a, "del"), _with_marks(b, marks_b, "ins")
+
+
+def _with_marks(text: str, marks: list[tuple[int, int]], tag: str) -> str:
+    out, at = [], 0
+    for start, end in marks:
+        out += [html.escape(text[at:start]), f"<{tag}>{html.escape(text[start:end])}</{tag}>"]
+        at = end
+    out.append(html.escape(text[at:]))
+    return "".join(out).replace("\n", "<br>")
 
 
 def _lines(text: str | None) -> str:

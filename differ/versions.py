@@ -217,9 +217,10 @@ def store_version(
         from differ.site import diff_nav
 
         pair = version_pair(source, latest, version, title)
-        store.write_report(
-            key, version.number, to_html(d, pair, diff_nav(store, source, version.number, title))
-        )
+        # the version stands, and its alert is made, without its page (which the site then does not link to)
+        with app.carry_on(f"{key}: diff page of version {version.number} not written"):
+            nav = diff_nav(store, source, version.number, title)
+            store.write_report(key, version.number, to_html(d, pair, nav))
     return version, d
 
 

@@ -1061,6 +1061,38 @@ def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
     assert index.is_file()
 
 
+def test_a_diff_page_that_cannot_be_written_leaves_its_version_stored_and_alerted(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The HTML page of a version's diff is written after the version is stored: a fault there is a line on
+    stderr; the check says what it found, the alert goes, and the document's page links no missing page."""
+    import differ.site
+    from tests.test_notify import notify_toml, slack_receiver
+
+    receiver.routes["/services/T/B/X"] = slack_receiver
+    server.page("/post", article("<p>One.</p>"))
+    clock = Clock()
+    app = make_app(
+        one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify_toml(receiver)), clock
+    )
+    check(app, app.config.sources())
+
+    def faulty(*args: object) -> str:
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(differ.site, "diff_nav", faulty)
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(3600)
+    [result] = check(app, app.config.sources())
+    assert (result.outcome, result.version) == ("new", 2)
+    assert app.err.getvalue() == (  # type: ignore[attr-defined]
+        "differ: doc/canonical: diff page of version 2 not written: internal error: RuntimeError: a fault\n"
+    )
+    assert len(receiver.requests_to("/services/T/B/X")) == 1
+    page = (app.store.root / "reports" / "doc" / "index.html").read_text()
+    assert "diff-2.html" not in page and not app.store.report_path("doc/canonical", 2).exists()
+
+
 # Where a fault of differ's for one document is injected: each of these, faulting for document "one" only (or,
 # for the reports index, which is every document's, always), must leave document "two"'s edit delivered once
 # to each destination, and the check must go on.
@@ -1075,6 +1107,7 @@ FAULT_SITES = [
     ("differ.audit.report", "audit_document"),
     ("differ.audit.report", "drift_events"),
     ("differ.audited", "audits_due"),
+    ("differ.site", "diff_nav"),
     ("differ.site", "document_page"),
     ("differ.site", "write_archives"),
     ("differ.site", "index_page"),

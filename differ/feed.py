@@ -138,7 +138,19 @@ def _entries(
             _add(entry, "link", rel="related", href=page)
         else:
             _add(entry, "link", rel="alternate", href=page)
-        _add(entry, "content", "\n".join(summary[1:]) or f"First snapshot of {page}.", type="text")
+        _add(entry, "content", _content(summary[1:], page), type="html")
+
+
+def _content(lines: list[str], page: str) -> str:
+    """An entry's content as HTML, which feed readers lay out as it is meant (a `text` one may be run together
+    on one line): the summary's changes as a list, each with its "→" line; page text escaped."""
+    import html
+
+    from differ.bullets import grouped, grouped_html
+
+    if not lines:
+        return f"<p>First snapshot of {html.escape(page)}.</p>"
+    return "<ul>" + "".join(f"<li>{grouped_html(item)}</li>" for item in grouped(lines)) + "</ul>"
 
 
 def _xml(feed: ET.Element) -> bytes:

@@ -51,13 +51,16 @@ def test_every_new_version_is_an_entry_linking_its_report(tmp_path: Path, server
     assert self_link == ["https://reports.example.org/differ/doc/feed.xml"]
     newest, first = entries(xml)
     assert newest["title"] == "Doc (canonical), version 1 → 2: 1 change."
-    assert newest["content"] == '• Post: "Version 1.71 is out."\n  → "Version 1.81 is out."'
+    assert newest["content"] == (  # HTML, which a feed reader lays out: a change an item, with its → line
+        "<ul><li>Post: &quot;Version 1.71 is out.&quot;<br>→ &quot;Version 1.81 is out.&quot;</li></ul>"
+    )
     assert newest["links"] == [
         ("alternate", "https://reports.example.org/differ/doc/canonical/diff-2.html"),
         ("related", server.url("/post")),
     ]
     assert (app.store.root / "reports/doc/canonical/diff-2.html").is_file()  # the page the link names
     assert first["title"] == "Doc (canonical), version 1: first snapshot."
+    assert first["content"] == f"<p>First snapshot of {server.url('/post')}.</p>"
     assert first["links"] == [("alternate", server.url("/post"))]
     assert newest["id"] != first["id"]
     again = build_feed(app.store, app.config.documents[0], app.config.service.base_url)
@@ -82,7 +85,9 @@ def test_page_text_never_breaks_the_feed_and_only_the_newest_are_kept(tmp_path: 
     found = entries(build_feed(app.store, doc))
     assert len(found) == ENTRIES
     assert found[0]["title"] == f"Doc (canonical), version {ENTRIES + 4} → {ENTRIES + 5}: 1 change."
-    assert found[0]["content"] == '• Post › x: added "\ufffd<script>alert(1)</script> & \ufffd ]]>"'
+    assert found[0]["content"] == (  # the page's text escaped within the entry's HTML: none of it markup
+        "<ul><li>Post › x: added &quot;\ufffd&lt;script&gt;alert(1)&lt;/script&gt; &amp; \ufffd ]]&gt;&quot;</li></ul>"
+    )
     assert len({e["id"] for e in found}) == ENTRIES
 
 

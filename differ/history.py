@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -77,11 +77,7 @@ def cmd_history(app: App, args: argparse.Namespace) -> int:
     elif since is not None:
         kept = f"{plural(len(shown), 'version')} stored since {iso(since)}"
     if args.format == "html":
-        rows = [
-            (*row[:4], row[4] + (f"; archived copy: {copies[row[0]]}" if row[0] in copies else ""))
-            for row in rows
-        ]
-        app.out.write(_history_html(source.key, source.url, rows, reach, kept))
+        app.out.write(_history_html(source.key, source.url, rows, copies, reach, kept))
         return ExitCode.OK
     print(f"{source.key}  {source.url}", file=app.out)
     if not versions:
@@ -213,16 +209,32 @@ def _timeline_html(head: str, lines: Sequence[tuple[str, str, str, str]]) -> str
 
     from differ.site import page
 
-    table = _table(("Fetched", "Source", "#", "Change"), lines)
+    table = _table(("Fetched", "Source", "#", "Change"), lines, when=(0,))
     return page("differ: versions", f"<h1>{e(head)}</h1>" + (table if lines else ""))
 
 
-def _table(heads: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """An HTML table of page text, every cell escaped."""
+def _table(
+    heads: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    when: Sequence[int] = (),
+    made: dict[int, Callable[[str], str]] | None = None,
+) -> str:
+    """An HTML table of page text, every cell escaped, or made into HTML by `made`'s function for its column
+    (which escapes it); the columns in `when` (times, sizes) kept on one line."""
     from html import escape as e
 
+    made = made or {}
     head = "".join(f"<th>{e(h)}</th>" for h in heads)
-    body = "".join("<tr>" + "".join(f"<td>{e(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{' class=when' if i in when else ''}>{made[i](cell) if i in made else e(cell)}</td>"
+            for i, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
@@ -365,18 +377,32 @@ def _version_json(v: Version, hit: Found | None, capture: str | None = None) -> 
 
 
 def _history_html(
-    key: str, url: str, rows: Sequence[tuple[str, ...]], reach: list[str], kept: str = ""
+    key: str,
+    url: str,
+    rows: Sequence[tuple[str, ...]],
+    copies: dict[str, str],
+    reach: list[str],
+    kept: str = "",
 ) -> str:
-    """A standalone page; every piece of page text is escaped and no script may run."""
+    """A standalone page; every piece of page text is escaped and no script may run. The page watched and each
+    version's copy in a web archive are links (http and https only)."""
     from html import escape as e
 
-    from differ.site import page
+    from differ.site import external, page, web_link
 
     notes = "".join(f"<li>{e(line.strip())}</li>" for line in reach[1:])
+    heads: tuple[str, ...] = ("#", "Fetched", "Hash", "Size", "Change")
+    cells: Sequence[tuple[str, ...]] = rows
+    if copies:  # a column of each version's copy, by its number
+        heads, cells = (*heads, "Archived copy"), [(*row, row[0]) for row in rows]
+
+    def copy(number: str) -> str:
+        return web_link(copies[number], "archived copy") if number in copies else ""
+
     return page(
         f"{key} history",
-        f"<h1>{e(key)}</h1><p>{e(url)}</p>"
+        f"<h1>{e(key)}</h1><p>{external(url)}</p>"
         + (f"<p>{e(kept)}</p>" if kept else "")
-        + _table(("#", "Fetched", "Hash", "Size", "Change"), rows)
+        + _table(heads, cells, when=(1, 2, 3), made={5: copy})
         + (f"<h2>Canonical edits reaching this mirror</h2><ul>{notes}</ul>" if notes else ""),
     )

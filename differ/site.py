@@ -100,7 +100,13 @@ def _link(href: str, text: str) -> str:
     return f'<a href="{e(href)}">{e(text)}</a>'
 
 
-def _external(url: str) -> str:
+def web_link(url: str, text: str) -> str:
+    """A link to an http(s) address; any other is its text alone (a stored URL never becomes a `javascript:`
+    link)."""
+    return _link(url, text) if url.startswith(("https://", "http://")) else e(text)
+
+
+def external(url: str) -> str:
     """A page's address as a link, only for http(s) (a stored URL never becomes a `javascript:` link)."""
     return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
 
@@ -165,7 +171,7 @@ def _latest_cell(store: Store, source: SourceConfig, latest: Version | None, pre
 
 def _through(source: SourceConfig) -> str:
     """Where a source is read from, when that is not the page itself (a post read from its blog's feed)."""
-    return f" (read from its feed, {_external(source.url)})" if source.page != source.url else ""
+    return f" (read from its feed, {external(source.url)})" if source.page != source.url else ""
 
 
 PAGE_VERSIONS = 100  # a source's versions on one page of its history
@@ -221,7 +227,7 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
             body = (
                 f"<h1>{e(title)}: {e(source.id)}, versions {lo}–{hi}</h1>"
                 f"<p>{_link('../index.html', 'The document and its newest versions')} · "
-                f"{_external(source.page)}</p>"
+                f"{external(source.page)}</p>"
                 + _versions_table(store, source, range(hi, lo - 1, -1), "")
                 + f"<p class=quiet>Written by differ at {e(generated)}.</p>"
             )
@@ -245,7 +251,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     audit = last_audit(store, doc.id)
     canonical, _ = _newest(store, doc.canonical.key)
     title = document_title(store, doc)
-    parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {_external(doc.canonical.page)}</p>"]
+    parts = [f"<h1>{e(title)}</h1>", f"<p>Canonical: {external(doc.canonical.page)}</p>"]
     links = [_link("../index.html", "All documents")]
     feed = "feed.xml" if feed_path(store, doc.id).is_file() else ""
     if feed:
@@ -272,7 +278,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         )
     unwatched = doc.unwatched(store.state(doc.canonical.key).get("translations") or [])
     if unwatched:
-        named = "".join(f"<li>{e(lang)}: {_external(url)}</li>" for lang, url in unwatched)
+        named = "".join(f"<li>{e(lang)}: {external(url)}</li>" for lang, url in unwatched)
         parts.append(
             "<h2>Translations not watched</h2><p>The page names these translations; "
             f"<code>differ add URL --to {e(doc.id)}</code> audits one as a mirror.</p><ul>{named}</ul>"
@@ -281,7 +287,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         state, good = _fetch_state(store, source)
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
-            f"<p>{_external(source.page)}{_through(source)} · fetching: "
+            f"<p>{external(source.page)}{_through(source)} · fetching: "
             f"<span class={'good' if good else 'bad'}>{e(state)}</span></p>"
         )
         newest, damage = _newest(store, source.key)

@@ -1437,6 +1437,7 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
             ["2026-07-09T09:40:00Z", "pytorch-2-13/pytorch-kr", "1", "first snapshot"],
         ],
     )
+    assert "<td class=when>2026-07-09T09:40:00Z</td>" in out  # a time on one line
 
 
 def test_versions_are_named_by_number_or_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -295,6 +295,10 @@ def test_each_captured_version_names_its_copy_in_history_and_on_its_page(
     assert out.splitlines()[3:] == [f"       archived copy: {copy}"]
     code, out, _ = run("--config", config, "history", "doc/c", "--format", "json")
     assert json.loads(out)["versions"][0]["capture"] == copy
+    code, out, _ = run("--config", config, "history", "doc/c", "--format", "html")  # a link, as on the site
+    assert f'<td>first snapshot</td><td><a href="{html.escape(copy)}">archived copy</a></td>' in out
+    assert f'<p><a href="{html.escape(server.url("/post"))}">' in out
+    assert re.search(r"<td class=when>\d{4}-\d\d-\d\dT[\d:]+Z</td>", out)  # a time on one line
     page = (tmp_path / "snap" / "reports" / "doc" / "index.html").read_text()
     assert f'first snapshot · <a href="{html.escape(copy)}">archived copy</a>' in page
     code, out, _ = run("--config", config, "outbox", "sent", "archive")  # what the archive answered

@@ -82,6 +82,23 @@ def extra(receiver: Server, more: str = "") -> str:
     return f'project = "kr/blog"\ntoken = "glpat-T"\nurl = "{receiver.base}"\n{more}'
 
 
+def edited(tmp_path: Path, server: Server, receiver: Server) -> tuple[Any, Any]:
+    """A page watched with the `gitlab` notifier, edited once and checked: its first alert sent (or its answer
+    lost)."""
+    app, clock = setup(
+        tmp_path,
+        server,
+        receiver,
+        "<p>One.</p>",
+        "<p>Two.</p>",
+        kind="gitlab",
+        path=None,
+        extra=extra(receiver),
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    return app, clock
+
+
 def test_a_document_gets_an_issue_and_its_next_alerts_are_notes_on_it(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
@@ -111,17 +128,7 @@ def test_an_answer_lost_is_found_and_a_closed_issue_is_followed_by_a_new_one(
 ) -> None:
     issues = Issues(receiver)
     issues.lose_next = True
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="gitlab",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
+    app, clock = edited(tmp_path, server, receiver)
     clock.advance(3600)
     [attempt] = deliver(app)  # type: ignore[arg-type]
     assert attempt.ok and len(issues.issues) == 1
@@ -136,17 +143,7 @@ def test_a_lost_note_is_found_under_newer_ones_and_old_notes_are_not_read(
     tmp_path: Path, server: Server, receiver: Server
 ) -> None:
     issues = Issues(receiver)
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="gitlab",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
+    app, clock = edited(tmp_path, server, receiver)
     old = [{"id": n, "body": "", "created_at": "2020-01-01T00:00:00.000Z"} for n in range(300)]
     issues.notes[1] = old + issues.notes[1]  # a long-lived issue: 300 notes from years before
     issues.pages_asked = 0

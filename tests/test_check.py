@@ -1028,12 +1028,8 @@ def test_an_alert_one_destination_cannot_make_stays_owed_and_is_sent_once_made(
     assert app.store.state("two/canonical")["notified"] == 2
 
 
-def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
-    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The index is written before the check delivers: a fault in it ended every check before any alert was
-    sent. Now it is a line on stderr, the alerts go, and the index is written by the next check."""
-    import differ.site
+def _watched_with_slack(tmp_path: Path, server: Server, receiver: Server) -> tuple[Any, Clock]:
+    """A page checked once, its alerts to a stand-in for Slack."""
     from tests.test_notify import notify_toml, slack_receiver
 
     receiver.routes["/services/T/B/X"] = slack_receiver
@@ -1043,6 +1039,17 @@ def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
         one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify_toml(receiver)), clock
     )
     check(app, app.config.sources())
+    return app, clock
+
+
+def test_a_fault_in_writing_the_reports_index_does_not_hold_up_the_alerts(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is written before the check delivers: a fault in it ended every check before any alert was
+    sent. Now it is a line on stderr, the alerts go, and the index is written by the next check."""
+    import differ.site
+
+    app, clock = _watched_with_slack(tmp_path, server, receiver)
     index = app.store.root / "reports" / "index.html"
     index.unlink()
 
@@ -1067,15 +1074,8 @@ def test_a_diff_page_that_cannot_be_written_leaves_its_version_stored_and_alerte
     """The HTML page of a version's diff is written after the version is stored: a fault there is a line on
     stderr; the check says what it found, the alert goes, and the document's page links no missing page."""
     import differ.site
-    from tests.test_notify import notify_toml, slack_receiver
 
-    receiver.routes["/services/T/B/X"] = slack_receiver
-    server.page("/post", article("<p>One.</p>"))
-    clock = Clock()
-    app = make_app(
-        one_doc(tmp_path, server.url("/post"), extra="robots = false", notify=notify_toml(receiver)), clock
-    )
-    check(app, app.config.sources())
+    app, clock = _watched_with_slack(tmp_path, server, receiver)
 
     def faulty(*args: object) -> str:
         raise RuntimeError("a fault")

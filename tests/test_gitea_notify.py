@@ -16,7 +16,7 @@ from differ.errors import NotifyError
 from differ.notify import NOTIFIERS, Outbox, deliver
 from tests.conftest import Hit, Server, article, make_config
 from tests.helpers import Tracker
-from tests.test_notify import setup, three_alerts
+from tests.test_notify import edited_once, setup, three_alerts
 
 REPO = "/api/v1/repos/kr/blog"
 
@@ -129,17 +129,7 @@ def test_an_answer_lost_is_found_and_not_posted_twice(
 ) -> None:
     issues = Issues(receiver)
     issues.lose_next = True
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="gitea",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
+    app, clock = edited_once(tmp_path, server, receiver, "gitea", extra(receiver))
     issues.lose_next = True
     server.page("/post", article("<p>Three.</p>"))
     clock.advance(3600)

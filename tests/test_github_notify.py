@@ -21,7 +21,7 @@ from differ.notify.github import GitHub
 from differ.notify.issues import fenced
 from tests.conftest import Clock, Hit, Reply, Server, article, make_app, make_config, one_doc
 from tests.helpers import Tracker
-from tests.test_notify import setup, three_alerts
+from tests.test_notify import edited_once, three_alerts
 
 REPO = "/api/v3/repos/o/r"
 
@@ -99,18 +99,7 @@ def extra(receiver: Server, more: str = "") -> str:
 
 def edited(tmp_path: Path, server: Server, receiver: Server) -> tuple[Any, Any]:
     """A page watched with the `github` notifier, edited once and checked: its first alert sent."""
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="github",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    return app, clock
+    return edited_once(tmp_path, server, receiver, "github", extra(receiver))
 
 
 def test_a_document_gets_an_issue_and_its_next_alerts_comment_on_it(

@@ -17,7 +17,7 @@ from differ.notify import NOTIFIERS, Outbox, deliver
 from differ.notify.gitlab import GitLab
 from tests.conftest import Hit, Reply, Server, article, make_config
 from tests.helpers import Tracker
-from tests.test_notify import setup, three_alerts
+from tests.test_notify import edited_once, three_alerts
 
 PROJECT = "/api/v4/projects/kr%2Fblog"
 
@@ -83,20 +83,8 @@ def extra(receiver: Server, more: str = "") -> str:
 
 
 def edited(tmp_path: Path, server: Server, receiver: Server) -> tuple[Any, Any]:
-    """A page watched with the `gitlab` notifier, edited once and checked: its first alert sent (or its answer
-    lost)."""
-    app, clock = setup(
-        tmp_path,
-        server,
-        receiver,
-        "<p>One.</p>",
-        "<p>Two.</p>",
-        kind="gitlab",
-        path=None,
-        extra=extra(receiver),
-    )
-    check(app, app.config.sources())  # type: ignore[attr-defined]
-    return app, clock
+    """A page watched with the `gitlab` notifier, edited once and checked: its first alert sent."""
+    return edited_once(tmp_path, server, receiver, "gitlab", extra(receiver))
 
 
 def test_a_document_gets_an_issue_and_its_next_alerts_are_notes_on_it(

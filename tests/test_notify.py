@@ -82,6 +82,16 @@ def setup(
     return app, clock
 
 
+def edited_once(tmp_path: Path, server: Server, receiver: Server, kind: str, extra: str) -> tuple[Any, Clock]:
+    """A page watched with a notifier of `kind` (its settings `extra`, no path of its own), edited once and
+    checked: its first alert sent, or its answer lost."""
+    app, clock = setup(
+        tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>", kind=kind, path=None, extra=extra
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    return app, clock
+
+
 def three_alerts(
     tmp_path: Path, server: Server, receiver: Server, kind: str, path: str | None, extra: str
 ) -> object:

@@ -6,6 +6,7 @@ needs no server."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from html import escape as e
 from pathlib import Path
@@ -111,15 +112,32 @@ def external(url: str) -> str:
     return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
 
 
-def diff_nav(store: Store, source: SourceConfig, number: int, title: str) -> str:
+def diff_nav(store: Store, source: SourceConfig, number: int, title: str, *, newer: bool = False) -> str:
     """The links atop the page of the diff that made version `number` (`reports/DOCUMENT/SOURCE/diff-N.html`):
-    its document's page, the edit before it where that has a page, and every document."""
+    its document's page, the edit before it where that has a page, the edit after it once there is one
+    (`newer`), and every document."""
     links = [_link("../index.html", f"{title} ({source.id})")]
     if number > 2 and store.report_path(source.key, number - 1).is_file():
-        links.append(
-            _link(f"diff-{number - 1}.html", f"the edit before: version {number - 2} → {number - 1}")
-        )
+        before = f"the edit before: version {number - 2} → {number - 1}"
+        links.append(_link(f"diff-{number - 1}.html", before))
+    if newer:
+        links.append(_link(f"diff-{number + 1}.html", f"the edit after: version {number} → {number + 1}"))
     return " · ".join([*links, _link("../../index.html", "All documents")])
+
+
+_NAV = re.compile(r"<p class=nav>.*?</p>", re.DOTALL)
+
+
+def link_forward(store: Store, source: SourceConfig, number: int, title: str) -> None:
+    """Give the page of the diff before version `number` a link to the one that made it, so that a reader who
+    comes to an older edit (from an old alert) sees that the page was edited again. The page is a rendering
+    of the records: rewritten in place, without fsync."""
+    path = store.report_path(source.key, number - 1)
+    if number <= 2 or not path.is_file():
+        return
+    page = path.read_text(encoding="utf-8")
+    nav = f"<p class=nav>{diff_nav(store, source, number - 1, title, newer=True)}</p>"
+    atomic_write(path, _NAV.sub(lambda _: nav, page, count=1).encode(), durable=False)
 
 
 def _fetch_state(store: Store, source: SourceConfig) -> tuple[str, bool]:

@@ -214,13 +214,14 @@ def store_version(
     )
     if latest is not None and d is not None:
         from differ.diff.render import to_html
-        from differ.site import diff_nav
+        from differ.site import diff_nav, link_forward
 
         pair = version_pair(source, latest, version, title)
         # the version stands, and its alert is made, without its page (which the site then does not link to)
         with app.carry_on(f"{key}: diff page of version {version.number} not written"):
             nav = diff_nav(store, source, version.number, title)
             store.write_report(key, version.number, to_html(d, pair, nav))
+            link_forward(store, source, version.number, title)
     return version, d
 
 

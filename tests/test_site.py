@@ -126,13 +126,16 @@ def test_a_diff_page_links_to_its_document_the_edit_before_and_every_document(
         clock.advance(3600)
     folder = index_path(app.store).parent / "doc" / "canonical"  # type: ignore[attr-defined]
     first, second = folder / "diff-2.html", folder / "diff-3.html"
-    assert links(first) == ["../index.html", "../../index.html"]  # version 1 → 2: no edit before it
+    # version 1 → 2: no edit before it, and once edited again, a link to that edit
+    assert links(first) == ["../index.html", "diff-3.html", "../../index.html"]
     assert links(second) == ["../index.html", "diff-2.html", "../../index.html"]
-    assert all((folder / href).resolve().is_file() for href in links(second))
-    nav = BeautifulSoup(second.read_text(), "lxml").find("p", class_="nav")
-    assert nav is not None and nav.get_text() == (
-        "Doc (canonical) · the edit before: version 1 → 2 · All documents"
-    )
+    assert all((folder / href).resolve().is_file() for page in (first, second) for href in links(page))
+    navs = [BeautifulSoup(page.read_text(), "lxml").find_all("p", class_="nav") for page in (first, second)]
+    assert [[p.get_text() for p in nav] for nav in navs] == [
+        ["Doc (canonical) · the edit after: version 2 → 3 · All documents"],
+        ["Doc (canonical) · the edit before: version 1 → 2 · All documents"],
+    ]
+    assert "<ins>since Monday</ins>" in first.read_text()  # the page itself as it was
 
 
 def test_a_failing_source_shows_until_it_recovers(tmp_path: Path, server: Server) -> None:

@@ -330,6 +330,26 @@ def test_html_output_lays_out_code_as_it_is_and_prose_as_prose() -> None:
     ]
 
 
+def test_html_shows_the_targets_of_the_links_that_changed_on_either_side() -> None:
+    """A link change's text is alike on both sides: under it, each changed link's old target struck out and its
+    new one highlighted, as text (a target is never made a link), escaped."""
+    a = "See [the docs](https://a.example/old) and [the <b>faq</b>](https://a.example/faq?a=1&b=2).\n"
+    b = "See [the docs](https://a.example/new) and [the <b>faq</b>](https://a.example/faq?a=1&b=3).\n"
+    page = render(diff(a, b), V, "html")
+    cells = re.findall(r"<td>((?:(?!</td>).)*)</td>", page)
+    assert cells[1:] == [
+        "See the docs and the &lt;b&gt;faq&lt;/b&gt;."
+        "<div class=target>the docs: <del>https://a.example/old</del></div>"
+        "<div class=target>the &lt;b&gt;faq&lt;/b&gt;: <del>https://a.example/faq?a=1&amp;b=2</del></div>",
+        "See the docs and the &lt;b&gt;faq&lt;/b&gt;."
+        "<div class=target>the docs: <ins>https://a.example/new</ins></div>"
+        "<div class=target>the &lt;b&gt;faq&lt;/b&gt;: <ins>https://a.example/faq?a=1&amp;b=3</ins></div>",
+    ]
+    parser = _Scripts()
+    parser.feed(page)
+    assert parser.bad == []
+
+
 def test_html_summary_is_a_list_of_changes_each_with_its_continuation() -> None:
     """The page's summary: one item a change, without the text summary's own "•" (the list marks each), a
     rewrite's "→" line in the item of the change it belongs to."""

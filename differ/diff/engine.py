@@ -288,26 +288,34 @@ def _next_to(b: list[Block], y: int, stayed: _Stayed) -> str:
     return ""
 
 
+Link = tuple[str, str]  # a link's text and target
+
+
+def changed_links(old: Block, new: Block) -> list[tuple[Link | None, Link | None]]:
+    """The links of a block that changed, as (before, after) pairs, matched by their text (a link added or
+    removed shifts the others); a link added has no before, one removed no after."""
+    pairs: list[tuple[Link | None, Link | None]] = []
+    for tag, i1, i2, j1, j2 in ordered_opcodes([t for t, _ in old.links], [t for t, _ in new.links]):
+        olds, news = old.links[i1:i2], new.links[j1:j2]
+        if tag == "equal" or len(olds) == len(news):  # the same text, or the text changed: paired in order
+            pairs += [(o, n) for o, n in zip(olds, news, strict=True) if o != n]
+            continue
+        pairs += [(None, n) for n in news] + [(o, None) for o in olds]
+    return pairs
+
+
 def _link_detail(old: Block, new: Block) -> str:
     """Which links changed, matched by their text (a link added or removed shifts the others)."""
     parts = []
-    for tag, i1, i2, j1, j2 in ordered_opcodes([t for t, _ in old.links], [t for t, _ in new.links]):
-        if tag == "equal":
-            for (_, ou), (nt, nu) in zip(old.links[i1:i2], new.links[j1:j2], strict=True):
-                if ou != nu:
-                    parts.append(f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}')
-            continue
-        olds, news = old.links[i1:i2], new.links[j1:j2]
-        if len(olds) == len(news):  # the link text changed: pair them in order
-            for (ot, ou), (nt, nu) in zip(olds, news, strict=True):
-                parts.append(
-                    f'link "{nt}": {ou or "(empty)"} → {nu or "(empty)"}'
-                    if ou != nu
-                    else f'link text "{ot}" → "{nt}" ({nu})'
-                )
-            continue
-        parts.extend(f'link "{t}" added: {u}' for t, u in news)
-        parts.extend(f'link "{t}" removed: {u}' for t, u in olds)
+    for before, after in changed_links(old, new):
+        if before is None and after is not None:
+            parts.append(f'link "{after[0]}" added: {after[1]}')
+        elif after is None and before is not None:
+            parts.append(f'link "{before[0]}" removed: {before[1]}')
+        elif before is not None and after is not None and before[1] != after[1]:
+            parts.append(f'link "{after[0]}": {before[1] or "(empty)"} → {after[1] or "(empty)"}')
+        elif before is not None and after is not None:
+            parts.append(f'link text "{before[0]}" → "{after[0]}" ({after[1]})')
     return "; ".join(parts)
 
 

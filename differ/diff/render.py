@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from differ.bullets import grouped, grouped_html
+from differ.diff.blocks import Block, word_spans
 from differ.diff.blocks import md_text as md_escape
-from differ.diff.blocks import word_spans
 from differ.diff.changes import Change, Diff
 from differ.diff.summary import Versions, meta_value, summarize, where
 from differ.diff.words import code_opcodes, word_opcodes
@@ -220,7 +220,8 @@ h1{font-size:1.3em}table{border-collapse:collapse;width:100%;table-layout:fixed}
 td,th{border:1px solid #ddd;padding:.4em .6em;vertical-align:top;text-align:left;word-wrap:break-word}
 th{background:#f6f6f6}del{background:#fdd;text-decoration:line-through}ins{background:#dfd;text-decoration:none}
 .kind{font:12px monospace;color:#666}.where{color:#555;font-size:.9em}ul.summary li{margin:.2em 0}
-.nav{font-size:.9em}td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"""
+.nav{font-size:.9em}.target{font-size:.9em;word-break:break-all}
+td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"""
 
 
 def _html_mark(side: str, text: str) -> str:
@@ -244,6 +245,10 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
         else:
             before = e(change.before or "")
             after = e(change.after or "")
+        if change.kind == "link" and change.a_index is not None and change.b_index is not None:
+            before, after = _with_targets(
+                before, after, d.a_blocks[change.a_index], d.b_blocks[change.b_index]
+            )
         detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
         # code as it is laid out: its lines and indentation kept
         td = "<td class=code>" if change.block == "code" else "<td>"
@@ -265,6 +270,20 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
         "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
         f"<tbody>{''.join(rows)}{meta}</tbody></table>",
     )
+
+
+def _with_targets(before: str, after: str, old: Block, new: Block) -> tuple[str, str]:
+    """A link change's cells: the text, alike on both sides, and under it each link that changed, its old
+    target struck out and its new one highlighted (text and target escaped)."""
+    from differ.diff.engine import changed_links
+
+    e = html.escape
+    for was, now in changed_links(old, new):
+        if was is not None:
+            before += f"<div class=target>{e(was[0])}: <del>{e(was[1] or '(empty)')}</del></div>"
+        if now is not None:
+            after += f"<div class=target>{e(now[0])}: <ins>{e(now[1] or '(empty)')}</ins></div>"
+    return before, after
 
 
 def standalone(title: str, style: str, body: str, feed: str = "") -> str:

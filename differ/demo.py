@@ -256,7 +256,8 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
         f"pytorch-2-13/canonical)\nthe reports site: {store_dir / 'reports' / 'index.html'}"
         if keep
-        else "",
+        else "\nto keep the store and its reports site (a page per document, an HTML diff per edit): "
+        "differ demo --keep DIR",
         file=out,
     )
     if keep:

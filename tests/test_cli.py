@@ -591,6 +591,10 @@ def test_demo_replays_the_edit() -> None:
         in late
     )
     assert "  then differ audit: wpnews: version 1 matches canonical version 1 — stale" in late
+    assert text.endswith(
+        "\n\nto keep the store and its reports site (a page per document, an HTML diff per edit): "
+        "differ demo --keep DIR\n"
+    )
 
 
 def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:

@@ -36,6 +36,7 @@ class Issues(Tracker):
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.refusal: Reply | None = None  # the answer to every post, instead of making anything
         self.repo: dict[str, Any] = {"full_name": "o/r", "has_issues": True, "permissions": {"pull": True}}
+        self.stamp = self.now  # the time GitHub gives what is made: its own clock
         server.routes[REPO] = self.answer
         server.routes[REPO + "/*"] = self.answer
 
@@ -61,13 +62,15 @@ class Issues(Tracker):
                 "labels": [{"name": name} for name in body.get("labels", [])],
                 "state": "open",
                 "html_url": f"https://github.com/o/r/issues/{number}",
-                "created_at": self.now(),
+                "created_at": self.stamp(),
             }
             self.comments[number] = []
             return self.made(self.issues[number])
         if path == ["issues"]:
             assert query["state"] == "all" and query["since"]
-            newest = sorted(self.issues.values(), key=lambda i: -int(i["number"]))
+            since = query["since"]  # as GitHub filters: updated at or after it (never updated here: made)
+            made = [i for i in self.issues.values() if i.get("created_at", since) >= since]
+            newest = sorted(made, key=lambda i: -int(i["number"]))
             return self.paged(self.server.base, hit.path, newest, size="per_page", default=30)
         number = int(path[1])
         if number not in self.issues:
@@ -183,6 +186,27 @@ def test_an_answer_lost_is_found_among_many_issues_opened_since(
     [sent] = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
     assert sent.data["note"] == "posted already, by an earlier attempt: https://github.com/o/r/issues/1"
     assert issues.pages_asked == 2  # the second page of 100
+
+
+def test_a_lost_answer_is_found_though_githubs_clock_is_behind(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """GitHub lists issues updated since a time by its own clock: an attempt made the moment its alert was queued,
+    on a GitHub whose clock is 30 seconds behind, was made "before" the alert and was not listed, so it was
+    opened again. The lookup reaches an hour back."""
+    issues = Issues(receiver)
+    issues.stamp = lambda: "2026-07-08T18:44:30Z"  # the alert was queued at 18:45:00 by differ's clock
+    issues.lose_next = True
+    app, clock = edited(tmp_path, server, receiver)
+    [pending] = Outbox(app.store).messages("team")  # type: ignore[attr-defined]
+    assert pending.data["created"] == "2026-07-08T18:45:00Z" and len(issues.issues) == 1
+    clock.advance(3600)
+    [attempt] = deliver(app)  # type: ignore[arg-type]
+    assert attempt.ok and len(issues.issues) == 1
+    [sent] = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
+    assert sent.data["note"] == "posted already, by an earlier attempt: https://github.com/o/r/issues/1"
+    listed = [h for h in receiver.hits if h.method == "GET" and "/issues?" in h.path]  # before each attempt
+    assert [parse_qs(urlsplit(h.path).query)["since"] for h in listed] == [["2026-07-08T17:45:00Z"]] * 2
 
 
 def test_a_next_page_elsewhere_is_not_asked_for(tmp_path: Path, server: Server, receiver: Server) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -31,6 +31,9 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$%&])")
 _MARKER = "<!-- differ:{id} -->"
 # Pages of issues or comments (100 a page, Gitea's 50) looked through for an earlier attempt's post, at most.
 LOOKUP_PAGES = 10
+# How long before its message was queued an earlier attempt's post is looked for: the tracker's clock may be
+# behind this machine's, and an attempt made the second its message was queued would then seem made before.
+CLOCK_MARGIN = timedelta(hours=1)
 # The option of every tracker that closes the document's issue once its copy has caught up.
 CLOSE = Option(
     opt.boolean,
@@ -292,10 +295,16 @@ class IssueTracker(Notifier):
         """Where this message was posted already (its id in an issue or a comment made since it was queued), or
         "" when it was not."""
         marker = _MARKER.format(id=msg.id)
-        since = str(msg.data.get("created") or "")
+        queued = _moment(msg.data.get("created"))
+        after = queued - CLOCK_MARGIN if queued is not None else None
+        since = (
+            after.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if after
+            else str(msg.data.get("created") or "")
+        )
         url = self.recent_comments_url(issue, since) if issue else self.recent_issues_url(since)
         newest_first = self.comments_newest_first if issue else self.issues_newest_first
-        for item in self.looked_through(url, "looking for an earlier attempt", _moment(since), newest_first):
+        for item in self.looked_through(url, "looking for an earlier attempt", after, newest_first):
             if issue and marker in str(item.get("body") or ""):
                 return self.commented(issue, item)
             if not issue and marker in str(item.get(self.text_field) or ""):

@@ -358,6 +358,14 @@ def test_html_summary_is_a_list_of_changes_each_with_its_continuation() -> None:
     assert summary == "<li>&quot;One two.&quot;<br>→ &quot;One three.&quot;</li>"
 
 
+def test_text_output_shows_a_moved_block_as_it_is_not_as_added() -> None:
+    """A block that moved unchanged is shown as it is, under where it went, without the `+` of a block added."""
+    a = "# A\n\nAlpha text here.\n\n# B\n\nBeta text here.\n\nA last paragraph.\n"
+    b = "# B\n\nBeta text here.\n\n# A\n\nAlpha text here.\n\nA last paragraph.\n"
+    text = render(diff(a, b), V, "text")
+    assert text.split("\n\n", 1)[1] == '[moved] B\n    B\n  section moved (2 blocks), now before "A"\n'
+
+
 def test_text_and_markdown_outputs() -> None:
     text = render(replay_diff(), V, "text")
     assert "[-[Prototype]-]" in text

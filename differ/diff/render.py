@@ -118,8 +118,10 @@ def to_text(d: Diff, v: Versions, *, color: bool = False) -> str:
         else:
             if change.before is not None and change.kind in ("removed",):
                 out.extend(c(_RED, line) for line in _indented("  - ", change.before).split("\n"))
-            if change.after is not None and change.kind in ("added", "moved"):
+            if change.after is not None and change.kind == "added":
                 out.extend(c(_GREEN, line) for line in _indented("  + ", change.after).split("\n"))
+            if change.after is not None and change.kind == "moved":  # as it was: no sign, no colour
+                out.append(_indented("    ", change.after))
             if change.detail:
                 out.append(f"  {change.detail}")
     return "\n".join(out) + "\n"

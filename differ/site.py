@@ -136,6 +136,8 @@ def link_forward(store: Store, source: SourceConfig, number: int, title: str) ->
     if number <= 2 or not path.is_file():
         return
     page = path.read_text(encoding="utf-8")
+    if not _NAV.search(page):  # a page written before diff pages had links: left as it is
+        return
     nav = f"<p class=nav>{diff_nav(store, source, number - 1, title, newer=True)}</p>"
     atomic_write(path, _NAV.sub(lambda _: nav, page, count=1).encode(), durable=False)
 

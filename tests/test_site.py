@@ -3,6 +3,7 @@ real local server, read back with an HTML parser."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,20 @@ def test_a_diff_page_links_to_its_document_the_edit_before_and_every_document(
         ["Doc (canonical) · the edit before: version 1 → 2 · All documents"],
     ]
     assert "<ins>since Monday</ins>" in first.read_text()  # the page itself as it was
+
+
+def test_a_diff_page_from_before_the_links_is_left_as_it_is(tmp_path: Path, server: Server) -> None:
+    app, clock = setup(tmp_path, server)
+    folder = index_path(app.store).parent / "doc" / "canonical"  # type: ignore[attr-defined]
+    for n, text_ in enumerate(("today", "since Monday", "since Tuesday")):
+        server.page("/post", article(f"<p>The release is out {text_}.</p><p>Install it with pip.</p>"))
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+        clock.advance(3600)
+        if n == 1:  # version 2's page as an older differ wrote it, without links
+            old = re.sub(r"<p class=nav>.*?</p>", "", (folder / "diff-2.html").read_text())
+            (folder / "diff-2.html").write_text(old)
+    assert (folder / "diff-2.html").read_text() == old
+    assert links(folder / "diff-3.html") == ["../index.html", "diff-2.html", "../../index.html"]
 
 
 def test_a_failing_source_shows_until_it_recovers(tmp_path: Path, server: Server) -> None:

@@ -107,6 +107,28 @@ def test_an_invisible_character_is_placed_in_the_block_it_stood_in() -> None:
     ]
 
 
+def test_html_names_an_invisible_character_where_it_stood() -> None:
+    """The text is alike on both sides: the character removed is named in the old text before the word it stood
+    before, struck out; one added, in the new text, highlighted; one whose place is not said, not placed."""
+    from differ.normalize.canonical import canonicalize
+
+    a = canonicalize("# T\n\nZero\u200bwidth.\n\nAt the end.\n\nA third.\n")
+    b = canonicalize("# T\n\nZerowidth.\n\nAt the end.\u2060\n\nA \u200dthird.\n")
+    page = render(diff(a.text, b.text, a_invisible=a.invisible, b_invisible=b.invisible), V, "html")
+    rows = re.findall(
+        r"<div class=where>([^<]*)</div></td><td>((?:(?!</td>).)*)</td><td>((?:(?!</td>).)*)</td>", page
+    )
+    assert sorted(rows) == [
+        (
+            "1 invisible U+200B removed before &quot;width.&quot;",
+            "Zero<del>⟨U+200B⟩</del>width.",
+            "Zerowidth.",
+        ),
+        ("1 invisible U+200D added before &quot;third.&quot;", "A third.", "A <ins>⟨U+200D⟩</ins>third."),
+        ("1 invisible U+2060 added", "At the end.", "At the end."),
+    ]
+
+
 def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_happened() -> None:
     a_meta = {"title": "T", "tags": ["x", "y"], "author": {"name": "A"}, "draft": True}
     b_meta = {"title": "T", "tags": ["x", "z", "w"], "author": {"name": "B"}, "it's": 2}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import threading
 from bisect import bisect_left
 from collections import Counter, defaultdict
@@ -453,7 +454,7 @@ def _invisible_changes(
             chunk = next((e.get("block") for e in entries if sig(e) == (char, word)), None)
             near = chunks.get(chunk, []) if isinstance(chunk, int) else []
             block = _find(near, word) or (near[0] if near and not word else None) or _find(blocks, word)
-            detail = f"{count} invisible {char} {verb}" + (f' before "{word}"' if word else "")
+            detail = invisible_detail(count, char, verb, word)
             text = block.text if block else None
             changes.append(
                 Change(
@@ -468,6 +469,21 @@ def _invisible_changes(
                 )
             )
     return changes
+
+
+def invisible_detail(count: int, char: str, verb: str, word: str) -> str:
+    """An invisible change's detail: `1 invisible U+200B removed before "here."` (`word`: the word the first
+    such character stood before, "" at a block's end)."""
+    return f"{count} invisible {char} {verb}" + (f' before "{word}"' if word else "")
+
+
+_INVISIBLE = re.compile(r'\d+ invisible (U\+[0-9A-F]+|\?) (removed|added)(?: before "(.*)")?')
+
+
+def read_invisible(detail: str) -> tuple[str, str, str] | None:
+    """What `invisible_detail` says, read back: the character, `removed` or `added`, and the word after it."""
+    m = _INVISIBLE.fullmatch(detail)
+    return (m.group(1), m.group(2), m.group(3) or "") if m else None
 
 
 def _by_chunk(blocks: list[Block], markdown: str) -> dict[int, list[Block]]:

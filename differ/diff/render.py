@@ -251,6 +251,8 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
             before, after = _with_targets(
                 before, after, d.a_blocks[change.a_index], d.b_blocks[change.b_index]
             )
+        if change.kind == "invisible":
+            before, after = _invisible_shown(change, before, after)
         detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
         # code as it is laid out: its lines and indentation kept
         td = "<td class=code>" if change.block == "code" else "<td>"
@@ -286,6 +288,25 @@ def _with_targets(before: str, after: str, old: Block, new: Block) -> tuple[str,
         if now is not None:
             after += f"<div class=target>{e(now[0])}: <ins>{e(now[1] or '(empty)')}</ins></div>"
     return before, after
+
+
+def _invisible_shown(change: Change, before: str, after: str) -> tuple[str, str]:
+    """An invisible change's cells: the character named where the first of them stood, before the word the
+    detail names (`⟨U+200B⟩`, struck out in the old text or highlighted in the new); the cells as they were when
+    it names none."""
+    from differ.diff.engine import read_invisible
+
+    said = read_invisible(change.detail)
+    if said is None or not said[2]:  # no word after it: at the block's end, or next to another one
+        return before, after
+    char, verb, word = said
+    text = (change.before if verb == "removed" else change.after) or ""
+    at = text.find(word)
+    if at < 0:
+        return before, after
+    tag = "del" if verb == "removed" else "ins"
+    shown = f"{html.escape(text[:at])}<{tag}>⟨{html.escape(char)}⟩</{tag}>{html.escape(text[at:])}"
+    return (shown, after) if verb == "removed" else (before, shown)
 
 
 def standalone(title: str, style: str, body: str, feed: str = "") -> str:

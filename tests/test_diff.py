@@ -372,6 +372,17 @@ def test_html_shows_the_targets_of_the_links_that_changed_on_either_side() -> No
     assert parser.bad == []
 
 
+def test_markdown_shows_the_targets_of_the_links_that_changed() -> None:
+    """As the HTML page does: under the text, each changed link's old target struck out, its new one in bold."""
+    a = "See [the *docs*](https://a.example/old_1) for more.\n"
+    b = "See [the *docs*](https://a.example/new_1) for more.\n"
+    [row] = [line for line in render(diff(a, b), V, "markdown").splitlines() if line.startswith("| link |")]
+    assert row.split(" | ")[2:] == [
+        "See the docs for more.<br>the docs: ~~https://a.example/old\\_1~~",
+        "See the docs for more.<br>the docs: **https://a.example/new\\_1** |",
+    ]
+
+
 def test_html_summary_is_a_list_of_changes_each_with_its_continuation() -> None:
     """The page's summary: one item a change, without the text summary's own "•" (the list marks each), a
     rewrite's "→" line in the item of the change it belongs to."""

@@ -149,10 +149,12 @@ def to_markdown(d: Diff, v: Versions) -> str:
                     md_escape(change.before or "", inline=True),
                     md_escape(change.after or "", inline=True),
                 ]
-            if (
-                change.block == "code"
-            ):  # a cell is one line: a code block's lines kept apart by <br>, indented
+            # a cell is one line: a code block's lines kept apart by <br>, indented
+            if change.block == "code":
                 cells[2:] = [_spaces_kept(cell).replace("\n", "<br>") for cell in cells[2:]]
+            if change.kind == "link" and change.a_index is not None and change.b_index is not None:
+                old, new = d.a_blocks[change.a_index], d.b_blocks[change.b_index]
+                cells[2:] = _md_targets(cells[2], cells[3], old, new)
             out.append("| " + " | ".join(cell.replace("\n", " ") for cell in cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -274,6 +276,23 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
         "<table><thead><tr><th style=width:22%>Change</th><th>Before</th><th>After</th></tr></thead>"
         f"<tbody>{''.join(rows)}{meta}</tbody></table>",
     )
+
+
+def _md_targets(before: str, after: str, old: Block, new: Block) -> list[str]:
+    """A link change's Markdown cells: under the text, each changed link's old target struck out and its new
+    one in bold (as `_with_targets` shows them in HTML)."""
+    from differ.diff.engine import changed_links
+
+    for was, now in changed_links(old, new):
+        if was is not None:
+            before += (
+                f"<br>{md_escape(was[0], inline=True)}: ~~{md_escape(was[1] or '(empty)', inline=True)}~~"
+            )
+        if now is not None:
+            after += (
+                f"<br>{md_escape(now[0], inline=True)}: **{md_escape(now[1] or '(empty)', inline=True)}**"
+            )
+    return [before, after]
 
 
 def _with_targets(before: str, after: str, old: Block, new: Block) -> tuple[str, str]:

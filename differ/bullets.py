@@ -22,3 +22,9 @@ def grouped(lines: list[str]) -> list[str]:
 def grouped_html(group: str) -> str:
     """One of `grouped`'s items as HTML: its lines escaped, each on a line of its own, its bullet left out."""
     return "<br>".join(html.escape(line.strip()) for line in group.split("\n")).removeprefix("•").strip()
+
+
+def html_items(lines: list[str]) -> str:
+    """Summary lines as the items of an HTML list (`<li>`s, for a `<ul>` of the caller's): a change an item,
+    its indented lines with it."""
+    return "".join(f"<li>{grouped_html(item)}</li>" for item in grouped(lines))

@@ -4,7 +4,7 @@ asked in vain. A mirror settles only with its canonical, since a canonical edit 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ class Cadence:
     every: float  # seconds between checks
     settled: datetime | None = None  # since when the page has been settled; None while it is not
     settles: datetime | None = None  # when it will, unedited till then; None when settled or never to be
+    edited: datetime | None = field(default=None, compare=False)  # when it was last found edited, if known
 
     def __str__(self) -> str:
         from differ.options import format_duration
@@ -30,18 +31,26 @@ class Cadence:
 def cadence(app: App, source: SourceConfig) -> Cadence:
     """The source's time between checks now, from its settings and the time of its last edit."""
     every, after, slower = pace_settings(app.config.service, source)
-    if not after or slower <= every:
+    if not slows(every, after, slower):  # the store need not be read
         return Cadence(every)
     return pace(every, after, slower, last_edit(app, source), app.now())
+
+
+def slows(every: float, after: float, slower: float) -> bool:
+    """Whether these settings ever check a page less often: it settles (`after`), and is then checked at
+    longer intervals than before."""
+    return bool(after) and slower > every
 
 
 def pace(every: float, after: float, slower: float, edited: datetime | None, now: datetime) -> Cadence:
     """The rule itself: every `slower` seconds once `after` seconds have passed since the page was last found
     edited (`edited`, None before its first version), else every `every`."""
-    if not after or slower <= every or edited is None:
+    if not slows(every, after, slower) or edited is None:
         return Cadence(every)
     settled = edited + timedelta(seconds=after)
-    return Cadence(slower, settled) if now >= settled else Cadence(every, settles=settled)
+    if now >= settled:
+        return Cadence(slower, settled, edited=edited)
+    return Cadence(every, settles=settled, edited=edited)
 
 
 def pace_settings(service: ServiceConfig, source: SourceConfig) -> tuple[float, float, float]:

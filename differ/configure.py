@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from differ import tomltext
-from differ.cadence import pace_settings
+from differ.cadence import pace_settings, slows
 from differ.config import DEFAULT_CONFIG, Config, SourceConfig, load_config
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.options import Invalid, format_duration, meant, plural
@@ -520,7 +520,7 @@ def _never_settles(config: Config, source: SourceConfig) -> str:
     """A source asked to settle whose settled_interval is no longer than its interval: it is never checked
     less often, so it never settles ("" otherwise)."""
     every, after, slower = pace_settings(config.service, source)
-    if not after or slower > every:
+    if not after or slows(every, after, slower):
         return ""
     return (
         f"settled_interval ({format_duration(slower)}) is not longer than its interval "

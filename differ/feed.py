@@ -146,11 +146,9 @@ def _content(lines: list[str], page: str) -> str:
     on one line): the summary's changes as a list, each with its "→" line; page text escaped."""
     import html
 
-    from differ.bullets import grouped, grouped_html
+    from differ.bullets import html_items
 
-    if not lines:
-        return f"<p>First snapshot of {html.escape(page)}.</p>"
-    return "<ul>" + "".join(f"<li>{grouped_html(item)}</li>" for item in grouped(lines)) + "</ul>"
+    return f"<ul>{html_items(lines)}</ul>" if lines else f"<p>First snapshot of {html.escape(page)}.</p>"
 
 
 def _xml(feed: ET.Element) -> bytes:

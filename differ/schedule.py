@@ -22,7 +22,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from differ.app import App, iso
-from differ.cadence import cadence, pace_settings
+from differ.cadence import cadence
 from differ.check import check, fetch_host
 from differ.checked import CheckResult
 from differ.config import Config, SourceConfig
@@ -176,9 +176,8 @@ def _paced(app: App, source: SourceConfig, scheduler: BackgroundScheduler) -> st
     if job.trigger.interval.total_seconds() == pace.every:
         return ""
     scheduler.reschedule_job(source.key, trigger=_trigger(app, pace.every))
-    if pace.settled is not None:
-        edited = pace.settled - timedelta(seconds=pace_settings(app.config.service, source)[1])
-        return f"{source.key}: settled, unedited since {iso(edited)}: checked every {format_duration(pace.every)}"
+    if pace.settled is not None and pace.edited is not None:
+        return f"{source.key}: settled, unedited since {iso(pace.edited)}: checked every {format_duration(pace.every)}"
     whose = "edited" if source.role == "canonical" else "its canonical edited"
     return f"{source.key}: {whose} after settling: checked every {format_duration(pace.every)} again"
 

@@ -108,8 +108,8 @@ def web_link(url: str, text: str) -> str:
 
 
 def external(url: str) -> str:
-    """A page's address as a link, only for http(s) (a stored URL never becomes a `javascript:` link)."""
-    return _link(url, url) if url.startswith(("https://", "http://")) else e(url)
+    """A page's address as a link, only for http(s) (`web_link`)."""
+    return web_link(url, url)
 
 
 def diff_nav(store: Store, source: SourceConfig, number: int, title: str, *, newer: bool = False) -> str:
@@ -258,10 +258,9 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 
 def _missed(lines: list[str]) -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
-    from differ.bullets import grouped, grouped_html
+    from differ.bullets import html_items
 
-    items = [grouped_html(group) for group in grouped(lines)]
-    return f"<p>To carry over:</p><ul>{''.join(f'<li>{i}</li>' for i in items)}</ul>" if items else ""
+    return f"<p>To carry over:</p><ul>{html_items(lines)}</ul>" if lines else ""
 
 
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:

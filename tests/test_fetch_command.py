@@ -72,6 +72,33 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def started(pids: Path, within: float) -> None:
+    """Wait, up to `within` seconds, for the test program to write its own and its helper's pid."""
+    deadline = time.monotonic() + within
+    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def ended(pids: Path, within: float = 5) -> bool:
+    """Whether the program and its helper (their pids in `pids`) are gone, waited for up to `within` seconds."""
+    mine, helper = (int(pid) for pid in pids.read_text().split())
+    deadline = time.monotonic() + within
+    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not alive(mine) and not alive(helper)
+
+
+def hanging_config(tmp_path: Path, server: Server, program: Path, pids: Path) -> Path:
+    """A config whose one source's program hangs, with a helper of its own, after writing their pids."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\ntimeout = "60s"\n'
+        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\n'
+        f"allow_private = true\n{command(program, 'hang', str(pids))}\n"
+    )
+    return config
+
+
 def test_a_page_a_program_prints_is_a_version_that_records_the_program(
     tmp_path: Path, server: Server, program: Path
 ) -> None:
@@ -182,11 +209,7 @@ def test_a_program_that_overruns_is_killed_with_what_it_started(
         == f"doc/canonical: failed: command '{sys.executable}' did not finish within 2s; stopped"
     )
     assert time.monotonic() - started < 10
-    mine, helper = (int(pid) for pid in pids.read_text().split())
-    deadline = time.monotonic() + 5
-    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(mine) and not alive(helper)
+    assert ended(pids)
 
 
 def test_a_program_that_prints_too_much_is_stopped(tmp_path: Path, server: Server, program: Path) -> None:
@@ -447,9 +470,7 @@ def test_a_check_waiting_on_a_program_ends_at_once_when_differ_stops(
     results: list[object] = []
     checking = threading.Thread(target=lambda: results.append(check_source(app, source)))
     checking.start()
-    deadline = time.monotonic() + 10
-    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    started(pids, 10)
     assert stop_all() == 1
     checking.join(timeout=10)
     [result] = results
@@ -459,11 +480,7 @@ def test_a_check_waiting_on_a_program_ends_at_once_when_differ_stops(
     assert (
         app.store.state("doc/canonical").get("failures") is None and app.store.fetches("doc/canonical") == []
     )
-    mine, helper = (int(pid) for pid in pids.read_text().split())
-    deadline = time.monotonic() + 5
-    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(mine) and not alive(helper)
+    assert ended(pids)
 
 
 def test_differ_run_stops_at_once_on_sigterm_with_a_program_running(
@@ -473,30 +490,19 @@ def test_differ_run_stops_at_once_on_sigterm_with_a_program_running(
     import subprocess
 
     pids = tmp_path / "pids"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\ntimeout = "60s"\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\n'
-        f"allow_private = true\n{command(program, 'hang', str(pids))}\n"
-    )
+    config = hanging_config(tmp_path, server, program, pids)
     proc = subprocess.Popen(
         [sys.executable, "-m", "differ", "--config", str(config), "run"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    started(pids, 30)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=15)  # not the program's 120 s
     assert proc.returncode == 0, err
     assert "doc/canonical: deferred: command " in out and err.strip().endswith("differ: stopped")
-    mine, helper = (int(pid) for pid in pids.read_text().split())
-    deadline = time.monotonic() + 5
-    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(mine) and not alive(helper)
+    assert ended(pids)
 
 
 def test_a_program_does_not_outlive_a_differ_killed_outright(
@@ -508,27 +514,16 @@ def test_a_program_does_not_outlive_a_differ_killed_outright(
     import subprocess
 
     pids = tmp_path / "pids"
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'[service]\nsnapshots = "{tmp_path / "snapshots"}"\nper_host_delay = "0s"\ntimeout = "60s"\n'
-        f'[[documents]]\nid = "doc"\n[documents.canonical]\nurl = "{server.url("/post")}"\n'
-        f"allow_private = true\n{command(program, 'hang', str(pids))}\n"
-    )
+    config = hanging_config(tmp_path, server, program, pids)
     proc = subprocess.Popen(
         [sys.executable, "-m", "differ", "--config", str(config), "check"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    mine, helper = (int(pid) for pid in pids.read_text().split())
+    started(pids, 30)
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=10) == -signal.SIGKILL
-    deadline = time.monotonic() + 5
-    while (alive(mine) or alive(helper)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(mine) and not alive(helper)
+    assert ended(pids)
 
 
 def test_config_check_notes_a_program_not_found_here(tmp_path: Path, program: Path) -> None:

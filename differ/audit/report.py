@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -28,10 +29,10 @@ def _cut(text: str | None, limit: int = 160) -> str:
 
 def corruption(expected: str, found: str, limit: int = 4) -> str:
     """What a corrupted command changed, by its words (`"widget==3.0" → "widgett==3.0"`, `dropped "--pre"`)."""
-    a, b = expected.split(), found.split()
+    a, b, opcodes = _token_opcodes(expected, found)
     parts = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        old, new = " ".join(a[i1:i2]), " ".join(b[j1:j2])
+    for tag, i1, i2, j1, j2 in opcodes:
+        old, new = " ".join(m.group() for m in a[i1:i2]), " ".join(m.group() for m in b[j1:j2])
         if tag == "delete":
             parts.append(f'dropped "{old}"')
         elif tag == "insert":
@@ -42,6 +43,18 @@ def corruption(expected: str, found: str, limit: int = 4) -> str:
         return "spacing differs"
     more = len(parts) - limit
     return ", ".join(parts[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+def _token_opcodes(a: str, b: str) -> tuple[list[re.Match[str]], list[re.Match[str]], list[Opcode]]:
+    """Two texts' runs of non-space (a command's words, as a shell splits them) and how they align."""
+    wa, wb = list(_TOKEN.finditer(a)), list(_TOKEN.finditer(b))
+    matcher = SequenceMatcher(None, [m.group() for m in wa], [m.group() for m in wb], autojunk=False)
+    opcodes: list[Opcode] = list(matcher.get_opcodes())
+    return wa, wb, opcodes
+
+
+_TOKEN = re.compile(r"\S+")
+Opcode = tuple[str, int, int, int, int]
 
 
 def _word_op(op: dict[str, str]) -> str:
@@ -322,13 +335,10 @@ def _sides(f: Finding) -> str:
 def _marked_pair(a: str, b: str) -> tuple[str, str]:
     """Two texts escaped, each stretch of words (runs of non-space) that differs marked: `<del>` in `a`, `<ins>`
     in `b`; the text between the words kept as it is."""
-    import re
-
-    wa, wb = list(re.finditer(r"\S+", a)), list(re.finditer(r"\S+", b))
+    wa, wb, opcodes = _token_opcodes(a, b)
     marks_a: list[tuple[int, int]] = []
     marks_b: list[tuple[int, int]] = []
-    matcher = SequenceMatcher(None, [m.group() for m in wa], [m.group() for m in wb], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag != "equal" and i2 > i1:
             marks_a.append((wa[i1].start(), wa[i2 - 1].end()))
         if tag != "equal" and j2 > j1:

@@ -308,15 +308,16 @@ def changed_links(old: Block, new: Block) -> list[tuple[Link | None, Link | None
 def _link_detail(old: Block, new: Block) -> str:
     """Which links changed, matched by their text (a link added or removed shifts the others)."""
     parts = []
-    for before, after in changed_links(old, new):
-        if before is None and after is not None:
-            parts.append(f'link "{after[0]}" added: {after[1]}')
-        elif after is None and before is not None:
-            parts.append(f'link "{before[0]}" removed: {before[1]}')
-        elif before is not None and after is not None and before[1] != after[1]:
-            parts.append(f'link "{after[0]}": {before[1] or "(empty)"} → {after[1] or "(empty)"}')
-        elif before is not None and after is not None:
-            parts.append(f'link text "{before[0]}" → "{after[0]}" ({after[1]})')
+    for changed in changed_links(old, new):
+        match changed:
+            case (None, (text, url)):
+                parts.append(f'link "{text}" added: {url}')
+            case ((text, url), None):
+                parts.append(f'link "{text}" removed: {url}')
+            case ((_, was), (text, url)) if was != url:
+                parts.append(f'link "{text}": {was or "(empty)"} → {url or "(empty)"}')
+            case ((was, _), (text, url)):
+                parts.append(f'link text "{was}" → "{text}" ({url})')
     return "; ".join(parts)
 
 

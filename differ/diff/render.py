@@ -10,9 +10,9 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from differ.bullets import grouped, grouped_html
-from differ.diff.blocks import Block, word_spans
+from differ.bullets import html_items
 from differ.diff.blocks import md_text as md_escape
+from differ.diff.blocks import word_spans
 from differ.diff.changes import Change, Diff
 from differ.diff.summary import Versions, meta_value, summarize, where
 from differ.diff.words import code_opcodes, word_opcodes
@@ -152,9 +152,8 @@ def to_markdown(d: Diff, v: Versions) -> str:
             # a cell is one line: a code block's lines kept apart by <br>, indented
             if change.block == "code":
                 cells[2:] = [_spaces_kept(cell).replace("\n", "<br>") for cell in cells[2:]]
-            if change.kind == "link" and change.a_index is not None and change.b_index is not None:
-                old, new = d.a_blocks[change.a_index], d.b_blocks[change.b_index]
-                cells[2:] = _md_targets(cells[2], cells[3], old, new)
+            was, now = _link_targets(d, change, _md_target)
+            cells[2:] = [cells[2] + was, cells[3] + now]
             out.append("| " + " | ".join(cell.replace("\n", " ") for cell in cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -249,10 +248,8 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
         else:
             before = e(change.before or "")
             after = e(change.after or "")
-        if change.kind == "link" and change.a_index is not None and change.b_index is not None:
-            before, after = _with_targets(
-                before, after, d.a_blocks[change.a_index], d.b_blocks[change.b_index]
-            )
+        was, now = _link_targets(d, change, _html_target)
+        before, after = before + was, after + now
         if change.kind == "invisible":
             before, after = _invisible_shown(change, before, after)
         detail = f"<div class=where>{e(change.detail)}</div>" if change.detail else ""
@@ -267,8 +264,7 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
         f"<td>{e(meta_value(m['before']))}</td><td>{e(meta_value(m['after']))}</td></tr>"
         for m in d.metadata
     )
-    # a change's "→" continuation in its own bullet, which the list already marks
-    summary = "".join(f"<li>{grouped_html(item)}</li>" for item in grouped(lines[1:]))
+    summary = html_items(lines[1:])  # a change's "→" continuation in its item, which the list already marks
     return standalone(
         lines[0],
         _CSS,
@@ -278,35 +274,29 @@ def to_html(d: Diff, v: Versions, nav: str = "") -> str:
     )
 
 
-def _md_targets(before: str, after: str, old: Block, new: Block) -> list[str]:
-    """A link change's Markdown cells: under the text, each changed link's old target struck out and its new
-    one in bold (as `_with_targets` shows them in HTML)."""
+def _link_targets(d: Diff, change: Change, target: Callable[[str, str, str], str]) -> tuple[str, str]:
+    """What goes under a link change's text on either side: each changed link's old target (before) and new one
+    (after), as `target(side, text, url)` writes it; nothing for another kind of change."""
     from differ.diff.engine import changed_links
 
-    for was, now in changed_links(old, new):
-        if was is not None:
-            before += (
-                f"<br>{md_escape(was[0], inline=True)}: ~~{md_escape(was[1] or '(empty)', inline=True)}~~"
-            )
-        if now is not None:
-            after += (
-                f"<br>{md_escape(now[0], inline=True)}: **{md_escape(now[1] or '(empty)', inline=True)}**"
-            )
-    return [before, after]
-
-
-def _with_targets(before: str, after: str, old: Block, new: Block) -> tuple[str, str]:
-    """A link change's cells: the text, alike on both sides, and under it each link that changed, its old
-    target struck out and its new one highlighted (text and target escaped)."""
-    from differ.diff.engine import changed_links
-
-    e = html.escape
-    for was, now in changed_links(old, new):
-        if was is not None:
-            before += f"<div class=target>{e(was[0])}: <del>{e(was[1] or '(empty)')}</del></div>"
-        if now is not None:
-            after += f"<div class=target>{e(now[0])}: <ins>{e(now[1] or '(empty)')}</ins></div>"
+    if change.kind != "link" or change.a_index is None or change.b_index is None:
+        return "", ""
+    before = after = ""
+    for was, now in changed_links(d.a_blocks[change.a_index], d.b_blocks[change.b_index]):
+        before += target("before", *was) if was is not None else ""
+        after += target("after", *now) if now is not None else ""
     return before, after
+
+
+def _html_target(side: str, text: str, url: str) -> str:
+    """A changed link's target on the HTML page: struck out before, highlighted after (escaped)."""
+    return f"<div class=target>{html.escape(text)}: {_html_mark(side, url or '(empty)')}</div>"
+
+
+def _md_target(side: str, text: str, url: str) -> str:
+    """A changed link's target in a Markdown table cell: struck out before, in bold after."""
+    wrap = "~~" if side == "before" else "**"
+    return f"<br>{md_escape(text, inline=True)}: {wrap}{md_escape(url or '(empty)', inline=True)}{wrap}"
 
 
 def _invisible_shown(change: Change, before: str, after: str) -> tuple[str, str]:

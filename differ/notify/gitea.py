@@ -61,7 +61,7 @@ class Gitea(IssueTracker):
         return {"url": host, "repo": f"{path[0]}/{path[1]}"}
 
     def project_url(self) -> str:
-        owner, name = str(self.config.options["repo"]).split("/", 1)
+        owner, name = self.project().split("/", 1)
         base = str(self.config.options["url"]).rstrip("/")
         return f"{base}/api/v1/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 

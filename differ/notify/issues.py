@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from differ import options as opt
+from differ.app import iso, parse_iso
 from differ.errors import NotifyError
 from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
 from differ.options import Option, cut
@@ -297,11 +298,7 @@ class IssueTracker(Notifier):
         marker = _MARKER.format(id=msg.id)
         queued = _moment(msg.data.get("created"))
         after = queued - CLOCK_MARGIN if queued is not None else None
-        since = (
-            after.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            if after
-            else str(msg.data.get("created") or "")
-        )
+        since = iso(after) if after else str(msg.data.get("created") or "")
         url = self.recent_comments_url(issue, since) if issue else self.recent_issues_url(since)
         newest_first = self.comments_newest_first if issue else self.issues_newest_first
         for item in self.looked_through(url, "looking for an earlier attempt", after, newest_first):
@@ -317,10 +314,7 @@ class IssueTracker(Notifier):
 
 def _moment(value: object) -> datetime | None:
     """A time as a tracker writes one (ISO 8601, `Z` or an offset, perhaps without either: UTC), or None."""
-    try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
-    except ValueError:
-        return None
+    moment = parse_iso(value)
     return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 

@@ -14,7 +14,9 @@ DIFF_FORMATS = ("text", "markdown", "json", "html", "unified")
 WHICH = "a number, or a time (2026-07-08, 2026-07-08T18:00Z) or so long ago (7d, 12h) for the version stored by then"
 
 
-def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes") -> None:
+def _section_option(
+    parser: argparse.ArgumentParser, picks: str = "the changes", *, kinds: bool = True
+) -> None:
     parser.add_argument(
         "--section",
         dest="sections",
@@ -27,9 +29,11 @@ def _section_option(parser: argparse.ArgumentParser, picks: str = "the changes")
         dest="words",
         action="append",
         metavar="WORD",
-        help=f"only {picks} whose block has this word or phrase, before or after (case aside, * any "
-        "characters but a space; repeatable)",
+        help=f"only {picks} whose block has this word or phrase{', before or after' if kinds else ''} (case "
+        "aside, * any characters but a space; repeatable)",
     )
+    if not kinds:
+        return
     parser.add_argument(
         "--change",
         dest="kinds",
@@ -70,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         metavar="FILE",
-        help="configuration file (default: ./config.toml; without one, history, log, show, diff, verify and "
-        "export read the --snapshots store alone)",
+        help="configuration file (default: ./config.toml; without one, history, log, show, diff, blame, verify "
+        "and export read the --snapshots store alone)",
     )
     p.add_argument(
         "--snapshots", type=Path, metavar="DIR", help="store folder (overrides [service] snapshots)"
@@ -223,6 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("at", nargs="?", metavar="N", help="the version (as --version N)")
     s.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
     s.add_argument("--raw", action="store_true", help="the raw body as fetched")
+    b = sub.add_parser("blame", help="each block of a version with the version that last edited it")
+    b.add_argument("source", metavar="SOURCE")
+    b.add_argument("at", nargs="?", metavar="N", help="the version (as --version N)")
+    b.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
+    b.add_argument(
+        "--after",
+        metavar="N",
+        help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first)",
+    )
+    b.add_argument("--format", choices=("text", "json"), default="text")
+    _section_option(b, "the blocks", kinds=False)
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")
     d.add_argument(
@@ -442,7 +457,7 @@ def versions_given(args: argparse.Namespace) -> str | None:
     at = getattr(args, "at", None)
     if not at:
         return None
-    if args.command == "show":
+    if args.command in ("show", "blame"):
         if args.number is not None and args.number != at:
             return f"version given twice ({at} and --version {args.number}); give one"
         args.number = at

@@ -42,7 +42,7 @@ def version_line() -> str:
 
 
 # Commands that only read the store: given --snapshots and no config file, they read the store alone.
-READS_THE_STORE = frozenset({"history", "log", "show", "diff", "verify", "export"})
+READS_THE_STORE = frozenset({"history", "log", "show", "diff", "blame", "verify", "export"})
 
 
 def _load(args: argparse.Namespace, env: dict[str, str] | None) -> Config:
@@ -128,6 +128,7 @@ def main(
     if said := versions_given(args):
         print(f"error: {said}", file=err)
         return ExitCode.USAGE
+    import differ.blame
     import differ.commands
     import differ.history
     import differ.overview

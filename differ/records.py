@@ -189,17 +189,23 @@ def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
         return d
     from differ.diff.narrow import picked
 
+    sections, words = patterns_given(args)
+    return picked(d, sections, words, args.kinds or ())
+
+
+def patterns_given(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The headings `--section` and the words `--word` give, checked as `sections` and `words` in config.toml
+    are."""
     checked = []
     for flag, given, check, example in (
         ("--section", args.sections, heading_list, 'a heading or a pattern such as "Security*"'),
         ("--word", args.words, word_list, 'a word or a pattern such as "CVE-*"'),
     ):
-        try:  # checked as `sections` and `words` in config.toml are
+        try:
             checked.append(check(given or []))
         except Invalid:
             raise UsageError(f"{flag}: expected {example}, found nothing") from None
-    sections, words = checked
-    return picked(d, sections, words, args.kinds or ())
+    return checked[0], checked[1]
 
 
 @command("diff")

@@ -108,6 +108,27 @@ class Diff:
             "left_out": self.left_out,
         }
 
+    def lineage(self) -> dict[int, tuple[int, bool]]:
+        """Where each block of the newer version came from: its index in the older one, and whether it was
+        edited on the way; a block added has none. What `differ blame` follows from version to version."""
+        a, b = self.a_blocks, self.b_blocks
+        out = {y: (x, False) for x, y in self.equal}
+        for c in self.changes:
+            x, y = c.a_index, c.b_index
+            if x is None or y is None:
+                continue
+            out[y] = (x, c.kind != "moved")
+            for k, _, _ in c.members:  # the rest of a section that moved with it, or the part split off
+                z = x + k - y
+                out[k] = (z, False) if 0 <= z < len(a) and a[z].key == b[k].key else (x, True)
+        for c in self.changes:  # an invisible character taken out or put in: its block was edited
+            if c.kind == "invisible":
+                for k, (x, _) in out.items():
+                    if b[k].text == c.after and b[k].section == c.section:
+                        out[k] = (x, True)
+                        break
+        return out
+
     @property
     def empty(self) -> bool:
         return not self.changes and not self.metadata

@@ -1,0 +1,210 @@
+"""`differ blame`: each block of a version with the version that last edited it and the one it first came in,
+as `git blame` tells of lines. Found by following every block through the diffs of consecutive versions (the
+same diffs `differ history` describes), so a block that moved is still the block it was, and a formatting-only
+difference is no edit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict, deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from differ.app import App
+from differ.cli import command
+from differ.errors import ExitCode, UsageError
+from differ.options import plural
+from differ.records import named_version, patterns_given
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+    from differ.diff import Diff
+    from differ.diff.blocks import Block
+    from differ.store import Version
+
+
+@dataclass(frozen=True)
+class Blamed:
+    """A block of a version: the version it first came in (in whatever form) and the last one that edited it."""
+
+    block: Block
+    since: Version
+    edited: Version
+
+
+def blame(app: App, source: SourceConfig, upto: Version) -> list[Blamed]:
+    """The blocks of `upto`, each traced back through every version before it."""
+    from differ.diff.blocks import split_blocks
+    from differ.versions import diff_versions
+
+    versions = [v for v in app.store.versions(source.key) if v.number <= upto.number]
+    by_number = {v.number: v for v in versions}
+    steps = (diff_versions(app.store, old, new, app=app, source=source) for old, new in pairwise(versions))
+    first = split_blocks(app.store.markdown(versions[0]))
+    numbers = [v.number for v in versions]
+    return [
+        Blamed(b, by_number[since], by_number[edited]) for b, since, edited in trace(first, steps, numbers)
+    ]
+
+
+def trace(first: list[Block], diffs: Iterable[Diff], numbers: Sequence[int]) -> list[tuple[Block, int, int]]:
+    """Each block of the last of a run of versions (numbered `numbers`; `first` the first one's blocks, `diffs`
+    from each to the next) with the number of the version it came in and of the last one that edited it."""
+    traced = [(b, numbers[0], numbers[0]) for b in first]
+    for d, old, new in zip(diffs, numbers, numbers[1:], strict=False):
+        before = _as_read(traced, d.a_blocks, old)
+        lineage = d.lineage()
+        traced = []
+        for y, block in enumerate(d.b_blocks):
+            came = lineage.get(y)
+            if came is None:
+                traced.append((block, new, new))
+            else:
+                _, since, edited = before[came[0]]
+                traced.append((block, since, new if came[1] else edited))
+    return traced
+
+
+def _as_read(
+    traced: list[tuple[Block, int, int]], blocks: list[Block], version: int
+) -> list[tuple[Block, int, int]]:
+    """A version's traced blocks as a diff reads them, which is the reading the step before had unless the
+    source's settings changed between them (then read again as they are now): a block the two readings share
+    keeps its history, one only the new reading has is taken as the version's own."""
+    known: dict[str, deque[tuple[Block, int, int]]] = defaultdict(deque)
+    for entry in traced:
+        known[entry[0].key].append(entry)
+    return [(same.popleft() if (same := known.get(b.key)) else (b, version, version)) for b in blocks]
+
+
+def _picked(blamed: list[Blamed], sections: list[str], words: list[str]) -> list[Blamed]:
+    """The blocks under a heading one of `sections` matches (a heading counts as under itself) and with one of
+    `words`, as `differ diff --section` and `--word` pick changes."""
+    from differ.diff.narrow import headings_matching, words_in
+
+    def section(b: Block) -> tuple[str, ...]:
+        return (*b.section, b.text) if b.kind == "heading" else b.section
+
+    return [
+        b
+        for b in blamed
+        if (not sections or headings_matching(section(b.block), sections))
+        and (not words or words_in((b.block.text,), words))
+    ]
+
+
+@command("blame")
+def cmd_blame(app: App, args: argparse.Namespace) -> int:
+    source = app.config.source(args.source)
+    upto = named_version(app, source.key, args.number)
+    after = named_version(app, source.key, args.after) if args.after is not None else None
+    if after is not None and after.number >= upto.number:
+        raise UsageError(
+            f"--after {args.after} is version {after.number}, not before version {upto.number}: "
+            "nothing can have been edited after it"
+        )
+    sections, words = patterns_given(args)
+    every = blame(app, source, upto)
+    shown = _picked(every, sections, words)
+    if after is not None:
+        shown = [b for b in shown if b.edited.number > after.number]
+    total = app.store.latest(source.key)
+    assert total is not None  # named_version found a version
+    if args.format == "json":
+        out = _blame_json(source, upto, shown, every, args, after)
+        app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return ExitCode.OK
+    print(f"{source.key}  {source.url}", file=app.out)
+    print(
+        f"  version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}",
+        file=app.out,
+    )
+    asked = _asked(args, after, len(shown))
+    if asked:
+        print(f"  {asked}", file=app.out)
+    if not shown:
+        return ExitCode.OK
+    print(f"  {'ver':>3}  {'edited':20}  {'since':>5}  block", file=app.out)
+    under: tuple[str, ...] = ()
+    for b in shown:
+        if asked and b.block.section and b.block.section != under:  # picked blocks, out of their context
+            print(f"  {'':>3}  {'':20}  {'':>5}  under: {' › '.join(b.block.section)}", file=app.out)
+        under = b.block.section
+        lines = b.block.source.splitlines() or [""]
+        print(
+            f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {lines[0]}", file=app.out
+        )
+        for line in lines[1:]:
+            print(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip(), file=app.out)
+    return ExitCode.OK
+
+
+def _counts(blamed: list[Blamed]) -> str:
+    """How the version's blocks came to be: as in the first version, edited since, or added since."""
+    if not blamed:
+        return "no text"
+    first = min(b.since.number for b in blamed)
+    added = sum(1 for b in blamed if b.since.number > first)
+    edited = sum(1 for b in blamed if b.since.number == first and b.edited.number > first)
+    kept = len(blamed) - added - edited
+    if not added and not edited:
+        return f"{plural(len(blamed), 'block')}, all as in version {first}"
+    return f"{plural(len(blamed), 'block')}: {kept} as in version {first}, {edited} edited since, {added} added since"
+
+
+def _asked(args: argparse.Namespace, after: Version | None, shown: int) -> str:
+    """The line that says which blocks are shown when not all are: `3 blocks under "install", edited after
+    version 1`."""
+    parts = []
+    if args.sections:
+        parts.append("under " + " or ".join(f'"{s}"' for s in args.sections))
+    if args.words:
+        parts.append("mentioning " + " or ".join(f'"{w}"' for w in args.words))
+    if after is not None:
+        parts.append(f"edited after version {after.number}")
+    return f"{plural(shown, 'block')} {', '.join(parts)}" if parts else ""
+
+
+def _blame_json(
+    source: SourceConfig,
+    upto: Version,
+    shown: list[Blamed],
+    every: list[Blamed],
+    args: argparse.Namespace,
+    after: Version | None,
+) -> dict[str, object]:
+    """`differ.blame/1`: the version and its blocks (those asked for), each with the version it came in and
+    the last that edited it."""
+
+    def at(v: Version) -> dict[str, object]:
+        return {"version": v.number, "fetched_at": v.fetched_at}
+
+    out: dict[str, object] = {
+        "schema": "differ.blame/1",
+        "source": source.key,
+        "url": source.url,
+        "version": {**at(upto), "hash": upto.hash},
+        "blocks_total": len(every),
+    }
+    if args.sections:
+        out["within"] = list(args.sections)
+    if args.words:
+        out["mentioning"] = list(args.words)
+    if after is not None:
+        out["after"] = after.number
+    out["blocks"] = [
+        {
+            "block": b.block.kind,
+            "section": list(b.block.section),
+            "label": b.block.label,
+            "text": b.block.text,
+            "markdown": b.block.source,
+            "since": at(b.since),
+            "edited": at(b.edited),
+        }
+        for b in shown
+    ]
+    return out

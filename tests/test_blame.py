@@ -1,0 +1,208 @@
+"""`differ blame`: each block of a version with the version that last edited it and the one it came in, exact
+output and exit codes; the tracing through diffs (`trace`, `Diff.lineage`) and its invariants (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from differ.blame import trace
+from differ.diff import diff, split_blocks
+from differ.errors import ExitCode
+from tests.conftest import Server, article
+from tests.test_cli import run, write_config
+from tests.test_diff import ALIKE, DOC
+
+PAGES = [
+    "<h2>Install</h2><p>Run pip install foo.</p><h2>Security</h2><p>No known issues.</p>"
+    "<h2>Thanks</h2><p>To all.</p>",
+    # the Install paragraph edited
+    "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Security</h2><p>No known issues.</p>"
+    "<h2>Thanks</h2><p>To all.</p>",
+    # Security moved below Thanks as it was, a paragraph added to Thanks, and "To all." set in italics
+    "<h2>Install</h2><p>Run pip install foo==2.0.</p><h2>Thanks</h2><p><em>To all.</em></p>"
+    "<p>And to the testers.</p><h2>Security</h2><p>No known issues.</p>",
+]
+
+
+def checked(tmp_path: Path, server: Server, pages: list[str]) -> str:
+    """A config whose doc/canonical was checked once with each page: a version each."""
+    config = str(write_config(tmp_path, server))
+    for body in pages:
+        server.page("/post", article(body))
+        assert run("--config", config, "check", "doc/canonical")[0] == ExitCode.OK
+    return config
+
+
+def rows(out: str) -> list[str]:
+    """`differ blame`'s lines with the fetch times taken out (the rest is exact)."""
+    return [re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "TIME", line) for line in out.splitlines()[1:]]
+
+
+def test_blame_names_the_version_that_last_edited_each_block_and_the_one_it_came_in(
+    tmp_path: Path, server: Server
+) -> None:
+    """A section that moved unchanged keeps its versions; a formatting-only difference is no edit."""
+    config = checked(tmp_path, server, PAGES)
+    code, out, err = run("--config", config, "blame", "doc/canonical")
+    assert (code, err) == (ExitCode.OK, "")
+    assert out.splitlines()[0] == f"doc/canonical  {server.url('/post')}"
+    assert rows(out) == [
+        "  version 3 of 3, fetched TIME: 8 blocks: 6 as in version 1, 1 edited since, 1 added since",
+        "  ver  edited                since  block",
+        "    1  TIME      1  # Post",
+        "    1  TIME      1  ## Install",
+        "    2  TIME      1  Run pip install foo==2.0.",
+        "    1  TIME      1  ## Thanks",
+        "    1  TIME      1  *To all.*",
+        "    3  TIME      3  And to the testers.",
+        "    1  TIME      1  ## Security",
+        "    1  TIME      1  No known issues.",
+    ]
+    # an earlier version, by number or as the second argument
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "2")  # an earlier version
+    assert (
+        rows(out)[0]
+        == "  version 2 of 3, fetched TIME: 7 blocks: 6 as in version 1, 1 edited since, 0 added since"
+    )
+    assert rows(out)[4] == "    2  TIME      1  Run pip install foo==2.0."
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--version", "1")
+    assert rows(out)[0] == "  version 1 of 3, fetched TIME: 7 blocks, all as in version 1"
+
+
+def test_blame_picks_blocks_by_section_word_and_edit_each_under_its_heading(
+    tmp_path: Path, server: Server
+) -> None:
+    config = checked(tmp_path, server, PAGES)
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--after", "1")
+    assert (code, rows(out)) == (
+        ExitCode.OK,
+        [
+            "  version 3 of 3, fetched TIME: 8 blocks: 6 as in version 1, 1 edited since, 1 added since",
+            "  2 blocks edited after version 1",
+            "  ver  edited                since  block",
+            "                                    under: Post › Install",
+            "    2  TIME      1  Run pip install foo==2.0.",
+            "                                    under: Post › Thanks",
+            "    3  TIME      3  And to the testers.",
+        ],
+    )
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--section", "secur*")
+    assert rows(out)[1:] == [
+        '  2 blocks under "secur*"',  # the heading itself, and what is under it
+        "  ver  edited                since  block",
+        "                                    under: Post",
+        "    1  TIME      1  ## Security",
+        "                                    under: Post › Security",
+        "    1  TIME      1  No known issues.",
+    ]
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--word", "PIP", "--after", "2")
+    assert rows(out)[1:] == ['  0 blocks mentioning "PIP", edited after version 2']
+
+
+def test_blame_as_json(tmp_path: Path, server: Server) -> None:
+    config = checked(tmp_path, server, PAGES)
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--word", "testers", "--format", "json")
+    data = json.loads(out)
+    times = [json.loads(run("--config", config, "history", "doc/canonical", "--format", "json")[1])][0]
+    third = times["versions"][2]
+    assert (code, data) == (
+        ExitCode.OK,
+        {
+            "schema": "differ.blame/1",
+            "source": "doc/canonical",
+            "url": server.url("/post"),
+            "version": {"version": 3, "fetched_at": third["fetched_at"], "hash": third["hash"]},
+            "blocks_total": 8,
+            "mentioning": ["testers"],
+            "blocks": [
+                {
+                    "block": "paragraph",
+                    "section": ["Post", "Thanks"],
+                    "label": "And to the testers.",
+                    "text": "And to the testers.",
+                    "markdown": "And to the testers.",
+                    "since": {"version": 3, "fetched_at": third["fetched_at"]},
+                    "edited": {"version": 3, "fetched_at": third["fetched_at"]},
+                }
+            ],
+        },
+    )
+
+
+def test_blame_refuses_what_names_nothing_in_one_line(tmp_path: Path, server: Server) -> None:
+    config = checked(tmp_path, server, PAGES[:2])
+    assert run("--config", config, "blame", "doc/canonical", "--after", "2") == (
+        ExitCode.USAGE,
+        "",
+        "error: --after 2 is version 2, not before version 2: nothing can have been edited after it\n",
+    )
+    assert run("--config", config, "blame", "doc/canonical", "5") == (
+        ExitCode.USAGE,
+        "",
+        "error: doc/canonical has no version 5 (versions 1 to 2)\n",
+    )
+    assert run("--config", config, "blame", "doc/canonical", "--section", " ") == (
+        ExitCode.USAGE,
+        "",
+        'error: --section: expected a heading or a pattern such as "Security*", found nothing\n',
+    )
+    assert run("--config", config, "blame", "doc/canonical", "2", "--version", "1") == (
+        ExitCode.USAGE,
+        "",
+        "error: version given twice (2 and --version 1); give one\n",
+    )
+    assert run("--config", config, "blame", "doc/gone")[2] == (
+        "error: doc/gone has no versions yet (run: differ check doc/gone)\n"
+    )
+
+
+def test_blame_reads_a_store_without_its_config(tmp_path: Path, server: Server) -> None:
+    checked(tmp_path, server, PAGES[:2])
+    code, out, _ = run("--snapshots", str(tmp_path / "snapshots"), "blame", "doc/canonical", "--after", "1")
+    assert (code, rows(out)[-1]) == (ExitCode.OK, "    2  TIME      1  Run pip install foo==2.0.")
+
+
+def test_a_split_paragraph_and_an_invisible_character_are_edits_of_the_block_they_came_from() -> None:
+    a = "Alpha beta. Gamma delta.\n\nEpsilon zeta.\n"
+    b = "Alpha beta.\n\nGamma delta.\n\nEpsilon zeta.\n"
+    d = diff(a, b)
+    assert d.lineage() == {0: (0, True), 1: (0, True), 2: (1, False)}
+    d = diff(
+        "One.\n\nTwo.\n", "One.\n\nTwo.\n", a_invisible=[{"char": "\u200b", "before": "Two", "block": 1}]
+    )
+    assert d.lineage() == {0: (0, False), 1: (1, True)}
+
+
+def test_a_section_that_moved_whole_keeps_every_block_unedited() -> None:
+    a = "## A\n\nOne.\n\nTwo.\n\n## B\n\nThree.\n"
+    b = "## B\n\nThree.\n\n## A\n\nOne.\n\nTwo.\n"
+    assert diff(a, b).lineage() == {0: (3, False), 1: (4, False), 2: (0, False), 3: (1, False), 4: (2, False)}
+
+
+def versions(docs: list[str]) -> list[tuple[int, int]]:
+    """The (since, edited) of each block of the last of `docs`, traced through their diffs."""
+    steps = (diff(x, y) for x, y in zip(docs, docs[1:], strict=False))
+    traced = trace(split_blocks(docs[0]), steps, range(1, len(docs) + 1))
+    assert [b.text_key for b, _, _ in traced] == [b.text_key for b in split_blocks(docs[-1])]
+    return [(since, edited) for _, since, edited in traced]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(DOC, ALIKE.map(lambda bs: "\n\n".join(bs) + "\n")), min_size=1, max_size=5))
+def test_a_block_blamed_on_a_version_stands_unchanged_in_every_version_since(docs: list[str]) -> None:
+    """Whatever the edits: the last version's blocks, in order, each came in no later than it was last edited,
+    and stands as it is now in the version that last edited it and every one after."""
+    blocks = split_blocks(docs[-1])
+    for block, (since, edited) in zip(blocks, versions(docs), strict=True):
+        assert 1 <= since <= edited <= len(docs)
+        for doc in docs[edited - 1 :]:
+            assert block.key in {b.key for b in split_blocks(doc)}
+
+
+def test_a_block_taken_out_and_put_back_counts_from_its_return() -> None:
+    assert versions(["One.\n\nTwo.\n", "One.\n", "One.\n\nTwo.\n"]) == [(1, 1), (3, 3)]

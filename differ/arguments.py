@@ -236,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first)",
     )
-    b.add_argument("--format", choices=("text", "json"), default="text")
+    b.add_argument("--format", choices=("text", "json", "html"), default="text")
     _section_option(b, "the blocks", kinds=False)
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")

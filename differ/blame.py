@@ -117,36 +117,64 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         out = _blame_json(source, upto, shown, every, args, after)
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
-    print(f"{source.key}  {source.url}", file=app.out)
-    print(
-        f"  version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}",
-        file=app.out,
-    )
+    head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
     asked = _asked(args, after, len(shown))
-    if asked:
-        print(f"  {asked}", file=app.out)
-    if not shown:
-        return ExitCode.OK
-    print(f"  {'ver':>3}  {'edited':20}  {'since':>5}  block", file=app.out)
+    render = _blame_html if args.format == "html" else _blame_text
+    app.out.write(render(source, head, asked, shown))
+    return ExitCode.OK
+
+
+def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+    """Each block's Markdown under the number and time of the version that last edited it and the number of
+    the one it came in; picked blocks (`asked` says how) each under a line naming their section."""
+    lines = [f"{source.key}  {source.url}", f"  {head}"] + ([f"  {asked}"] if asked else [])
+    if shown:
+        lines.append(f"  {'ver':>3}  {'edited':20}  {'since':>5}  block")
     under: tuple[str, ...] = ()
     for b in shown:
         if asked and b.block.section and b.block.section != under:  # picked blocks, out of their context
-            print(f"  {'':>3}  {'':20}  {'':>5}  under: {' › '.join(b.block.section)}", file=app.out)
+            lines.append(f"  {'':>3}  {'':20}  {'':>5}  under: {' › '.join(b.block.section)}")
         under = b.block.section
-        lines = b.block.source.splitlines() or [""]
-        print(
-            f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {lines[0]}", file=app.out
+        first, *rest = b.block.source.splitlines() or [""]
+        lines.append(f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {first}")
+        lines.extend(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip() for line in rest)
+    return "\n".join(lines) + "\n"
+
+
+def _blame_html(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+    """A standalone page: a row a block, its Markdown as written (escaped, code in a monospace font), the
+    blocks edited since the first version tinted, those added since in green; every piece of page text is
+    escaped and no script may run."""
+    from html import escape as e
+
+    from differ.site import external, page
+
+    rows: list[str] = []
+    under: tuple[str, ...] = ()
+    for b in shown:
+        if asked and b.block.section and b.block.section != under:
+            rows.append(f"<tr><td colspan=3 class=quiet>under: {e(' › '.join(b.block.section))}</td></tr>")
+        under = b.block.section
+        tint = " class=added" if b.since.number > 1 else " class=edited" if b.edited.number > 1 else ""
+        text = " class=code" if b.block.kind == "code" else ""
+        rows.append(
+            f"<tr{tint}><td class=when>{b.edited.number} · {e(b.edited.fetched_at)}</td>"
+            f"<td>{b.since.number}</td><td{text}>{e(b.block.source)}</td></tr>"
         )
-        for line in lines[1:]:
-            print(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip(), file=app.out)
-    return ExitCode.OK
+    table = (
+        "<table><tr><th>Last edited</th><th>Since</th><th>Block</th></tr>" + "".join(rows) + "</table>"
+        if shown
+        else ""
+    )
+    said = f"<p>{e(head)}</p>" + (f"<p>{e(asked)}</p>" if asked else "")
+    return page(f"{source.key} blame", f"<h1>{e(source.key)}</h1><p>{external(source.url)}</p>{said}{table}")
 
 
 def _counts(blamed: list[Blamed]) -> str:
     """How the version's blocks came to be: as in the first version, edited since, or added since."""
     if not blamed:
         return "no text"
-    first = min(b.since.number for b in blamed)
+    first = 1  # a store numbers a source's versions from 1
     added = sum(1 for b in blamed if b.since.number > first)
     edited = sum(1 for b in blamed if b.since.number == first and b.edited.number > first)
     kept = len(blamed) - added - edited

@@ -206,3 +206,31 @@ def test_a_block_blamed_on_a_version_stands_unchanged_in_every_version_since(doc
 
 def test_a_block_taken_out_and_put_back_counts_from_its_return() -> None:
     assert versions(["One.\n\nTwo.\n", "One.\n", "One.\n\nTwo.\n"]) == [(1, 1), (3, 3)]
+
+
+def test_blame_as_a_page_tints_what_was_edited_and_escapes_the_text(tmp_path: Path, server: Server) -> None:
+    config = checked(
+        tmp_path,
+        server,
+        [*PAGES, PAGES[2] + "<p>Run &lt;script&gt;alert(1)&lt;/script&gt; &amp; see.</p>"],
+    )
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--format", "html")
+    assert code == ExitCode.OK
+    assert "<script" not in out and "&lt;script&gt;alert(1)" in out
+    rows = re.findall(
+        r"<tr( class=\w+)?><td class=when>(\d) · [^<]+</td><td>(\d)</td><td>([^<]*)</td></tr>", out
+    )
+    assert [(tint, edited, since, text) for tint, edited, since, text in rows][2:] == [
+        (" class=edited", "2", "1", "Run pip install foo==2.0."),
+        ("", "1", "1", "## Thanks"),
+        ("", "1", "1", "*To all.*"),
+        (" class=added", "3", "3", "And to the testers."),
+        ("", "1", "1", "## Security"),
+        ("", "1", "1", "No known issues."),
+        (" class=added", "4", "4", "Run \\&lt;script&gt;alert(1)\\&lt;/script&gt; &amp; see."),
+    ]
+    code, out, _ = run(
+        "--config", config, "blame", "doc/canonical", "--format", "html", "--section", "thanks"
+    )
+    assert "<p>3 blocks under &quot;thanks&quot;</p>" in out
+    assert out.count("<td colspan=3 class=quiet>under: Post") == 2

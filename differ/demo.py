@@ -254,7 +254,8 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
         _late_watcher(out, folder, pages, receiver, secret, manifest["timeline"], final)
     print(
         f"\nthe store is in {store_dir} (try: differ --config {folder / 'demo.toml'} history "
-        f"pytorch-2-13/canonical)\nthe reports site: {store_dir / 'reports' / 'index.html'}"
+        f"pytorch-2-13/canonical, or blame pytorch-2-13/canonical --after 1 for the passages edited since "
+        f"version 1)\nthe reports site: {store_dir / 'reports' / 'index.html'}"
         if keep
         else "\nto keep the store and its reports site (a page per document, an HTML diff per edit): "
         "differ demo --keep DIR",

@@ -636,6 +636,19 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         site == "the reports site: kept/snapshots/reports/index.html" and Path(site.split(": ")[1]).is_file()
     )
     config = str(tmp_path / "kept" / "demo.toml")
+    # the blame it suggests: the three passages the edit touched, each with its versions
+    suggested = shown.getvalue().rstrip().splitlines()[-2]
+    assert suggested.endswith(
+        "or blame pytorch-2-13/canonical --after 1 for the passages edited since version 1)"
+    )
+    blamed = json.loads(
+        run("--config", config, "blame", "pytorch-2-13/canonical", "--after", "1", "--format", "json")[1]
+    )
+    assert [(b["edited"]["version"], b["since"]["version"], b["label"]) for b in blamed["blocks"]] == [
+        (2, 1, "CuTeDSL “Native DSL” backend"),
+        (2, 1, "Python support"),
+        (2, 2, "Updated (7/8): Removed two instances of …"),
+    ]
     code, out, _ = run("--config", config, "audit", "pytorch-2-13", "--format", "json")
     assert run("--config", config, "audit", "pytorch-2-13", "--format", "json", "--exit-code") == (
         ExitCode.FAILURE,

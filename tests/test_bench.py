@@ -110,6 +110,15 @@ def test_the_history_benchmark_times_a_check_with_and_without_the_remembered_mat
     assert all(row["warm"] > 0 and row["cold"] > 0 for row in rows)
 
 
+def test_the_blame_benchmark_times_differ_and_git_on_the_same_history() -> None:
+    """Grown to 3 and then 6 versions: differ's blame and git's of the exported history timed at each size."""
+    from bench import blame
+
+    rows = blame.run([3, 6])
+    assert [row["versions"] for row in rows] == [3, 6]
+    assert all(row["differ"] > 0 and row["git"] > 0 for row in rows)
+
+
 def test_the_translation_benchmark_audits_each_case_as_a_translation() -> None:
     """Each case read and audited as a translation: the replay post's translation gives its 7 findings, and each
     repetition of it as many again."""

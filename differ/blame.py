@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from differ.diff import Diff
     from differ.diff.blocks import Block
     from differ.store import Version
+
+
+#: a block, the number of the version it came in and that of the last version that edited it
+Traced = tuple["Block", int, int]
 
 
 @dataclass(frozen=True)
@@ -50,31 +54,35 @@ def blame(app: App, source: SourceConfig, upto: Version) -> list[Blamed]:
     ]
 
 
-def trace(first: list[Block], diffs: Iterable[Diff], numbers: Sequence[int]) -> list[tuple[Block, int, int]]:
+def trace(first: list[Block], diffs: Iterable[Diff], numbers: Sequence[int]) -> list[Traced]:
     """Each block of the last of a run of versions (numbered `numbers`; `first` the first one's blocks, `diffs`
     from each to the next) with the number of the version it came in and of the last one that edited it."""
     traced = [(b, numbers[0], numbers[0]) for b in first]
     for d, old, new in zip(diffs, numbers, numbers[1:], strict=False):
-        before = _as_read(traced, d.a_blocks, old)
-        lineage = d.lineage()
-        traced = []
-        for y, block in enumerate(d.b_blocks):
-            came = lineage.get(y)
-            if came is None:
-                traced.append((block, new, new))
-            else:
-                _, since, edited = before[came[0]]
-                traced.append((block, since, new if came[1] else edited))
+        traced = step(traced, d, old, new)
     return traced
 
 
-def _as_read(
-    traced: list[tuple[Block, int, int]], blocks: list[Block], version: int
-) -> list[tuple[Block, int, int]]:
+def step(traced: list[Traced], d: Diff, old: int, new: int) -> list[Traced]:
+    """The traced blocks of version `new` from those of version `old` and the diff between the two."""
+    before = _as_read(traced, d.a_blocks, old)
+    lineage = d.lineage()
+    out = []
+    for y, block in enumerate(d.b_blocks):
+        came = lineage.get(y)
+        if came is None:
+            out.append((block, new, new))
+        else:
+            _, since, edited = before[came[0]]
+            out.append((block, since, new if came[1] else edited))
+    return out
+
+
+def _as_read(traced: list[Traced], blocks: list[Block], version: int) -> list[Traced]:
     """A version's traced blocks as a diff reads them, which is the reading the step before had unless the
     source's settings changed between them (then read again as they are now): a block the two readings share
     keeps its history, one only the new reading has is taken as the version's own."""
-    known: dict[str, deque[tuple[Block, int, int]]] = defaultdict(deque)
+    known: dict[str, deque[Traced]] = defaultdict(deque)
     for entry in traced:
         known[entry[0].key].append(entry)
     return [(same.popleft() if (same := known.get(b.key)) else (b, version, version)) for b in blocks]
@@ -141,10 +149,18 @@ def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
     return "\n".join(lines) + "\n"
 
 
-def _blame_html(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+def _blame_html(
+    source: SourceConfig,
+    head: str,
+    asked: str,
+    shown: list[Blamed],
+    nav: str = "",
+    diffs: Container[int] = (),
+) -> str:
     """A standalone page: a row a block, its Markdown as written (escaped, code in a monospace font), the
     blocks edited since the first version tinted, those added since in green; every piece of page text is
-    escaped and no script may run."""
+    escaped and no script may run. `nav`: links atop it; `diffs`: the versions whose diff page is beside it,
+    to which their numbers link."""
     from html import escape as e
 
     from differ.site import external, page
@@ -157,8 +173,10 @@ def _blame_html(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
         under = b.block.section
         tint = " class=added" if b.since.number > 1 else " class=edited" if b.edited.number > 1 else ""
         text = " class=code" if b.block.kind == "code" else ""
+        n = b.edited.number
+        number = f'<a href="diff-{n}.html">{n}</a>' if n in diffs else str(n)
         rows.append(
-            f"<tr{tint}><td class=when>{b.edited.number} · {e(b.edited.fetched_at)}</td>"
+            f"<tr{tint}><td class=when>{number} · {e(b.edited.fetched_at)}</td>"
             f"<td>{b.since.number}</td><td{text}>{e(b.block.source)}</td></tr>"
         )
     table = (
@@ -167,7 +185,57 @@ def _blame_html(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
         else ""
     )
     said = f"<p>{e(head)}</p>" + (f"<p>{e(asked)}</p>" if asked else "")
-    return page(f"{source.key} blame", f"<h1>{e(source.key)}</h1><p>{external(source.url)}</p>{said}{table}")
+    body = f"{nav}<h1>{e(source.key)}</h1><p>{external(source.url)}</p>{said}{table}"
+    return page(f"{source.key}: each passage's last edit", body)
+
+
+def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None) -> None:
+    """The reports site's page of a source's latest version with each block's last edit
+    (`reports/DOCUMENT/SOURCE/blame.html`): carried on from the page of the version before by the diff the
+    check made (what it knew is kept beside the page, `blame.json`), worked out from every version only when
+    that cannot be (the first page of a history, a version read again with other settings)."""
+    import hashlib
+
+    from differ.diff.blocks import split_blocks
+    from differ.files import atomic_write
+    from differ.site import blame_nav
+    from differ.titles import source_title
+
+    store, key, n = app.store, source.key, version.number
+    latest = store.latest(key)
+    if latest is None or latest.number != n:
+        return  # another writer stored a newer version meanwhile, and writes its page
+
+    def digest(blocks: list[Block]) -> str:
+        return hashlib.sha256("\x1e".join(b.key for b in blocks).encode()).hexdigest()
+
+    path = store.report_path(key, n).with_name("blame.html")
+    known = path.with_name("blame.json")
+    traced: list[Traced] | None = None
+    if d is None and n == 1:
+        traced = [(b, 1, 1) for b in split_blocks(store.markdown(version))]
+    elif d is not None:
+        try:
+            state = json.loads(known.read_text())
+            if state["version"] == n - 1 and state["blocks_sha256"] == digest(d.a_blocks):
+                before = [(b, int(s), int(e)) for b, (s, e) in zip(d.a_blocks, state["blocks"], strict=True)]
+                traced = step(before, d, n - 1, n)
+        except (OSError, ValueError, KeyError, TypeError):
+            traced = None  # no page before, or one of another reading: worked out from every version
+    if traced is None:
+        traced = [(b.block, b.since.number, b.edited.number) for b in blame(app, source, version)]
+    versions = {k: store.version(key, k) for k in {k for _, s, e in traced for k in (s, e)}}
+    shown = [Blamed(b, versions[s], versions[e]) for b, s, e in traced]
+    diffs = {k for k in versions if k > 1 and store.report_path(key, k).is_file()}
+    nav = blame_nav(source, source_title(app, source))
+    head = f"version {n}, fetched {version.fetched_at}: {_counts(shown)}"
+    atomic_write(path, _blame_html(source, head, "", shown, nav, diffs).encode())
+    state = {
+        "version": n,
+        "blocks_sha256": digest([b for b, _, _ in traced]),
+        "blocks": [[s, e] for _, s, e in traced],
+    }
+    atomic_write(known, (json.dumps(state, separators=(",", ":")) + "\n").encode(), durable=False)
 
 
 def _counts(blamed: list[Blamed]) -> str:

@@ -126,6 +126,13 @@ def diff_nav(store: Store, source: SourceConfig, number: int, title: str, *, new
     return " · ".join([*links, _link("../../index.html", "All documents")])
 
 
+def blame_nav(source: SourceConfig, title: str) -> str:
+    """The links atop a source's page of each passage's last edit (`reports/DOCUMENT/SOURCE/blame.html`): its
+    document's page and every document."""
+    links = [_link("../index.html", f"{title} ({source.id})"), _link("../../index.html", "All documents")]
+    return f"<p class=nav>{' · '.join(links)}</p>"
+
+
 _NAV = re.compile(r"<p class=nav>.*?</p>", re.DOTALL)
 
 
@@ -305,10 +312,16 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         )
     for source in doc.sources:
         state, good = _fetch_state(store, source)
+        blame = store.report_path(source.key, 1).with_name("blame.html")
+        passages = (
+            f" · {_link(f'{source.id}/blame.html', 'each passage with its last edit')}"
+            if blame.is_file()
+            else ""
+        )
         parts.append(
             f"<h2>{e(source.id)} <span class=quiet>({e(source.role)}, {e(source.kind)})</span></h2>"
             f"<p>{external(source.page)}{_through(source)} · fetching: "
-            f"<span class={'good' if good else 'bad'}>{e(state)}</span></p>"
+            f"<span class={'good' if good else 'bad'}>{e(state)}</span>{passages}</p>"
         )
         newest, damage = _newest(store, source.key)
         latest = newest.number if newest else 0

@@ -222,6 +222,10 @@ def store_version(
             nav = diff_nav(store, source, version.number, title)
             store.write_report(key, version.number, to_html(d, pair, nav))
             link_forward(store, source, version.number, title)
+    from differ.blame import write_blame
+
+    with app.carry_on(f"{key}: page of each passage's last edit not written"):  # written at the next version
+        write_blame(app, source, version, d)
     return version, d
 
 

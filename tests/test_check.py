@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -1093,6 +1095,32 @@ def test_a_diff_page_that_cannot_be_written_leaves_its_version_stored_and_alerte
     assert "diff-2.html" not in page and not app.store.report_path("doc/canonical", 2).exists()
 
 
+def test_a_page_of_each_passages_last_edit_that_cannot_be_written_leaves_its_version_stored_and_alerted(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A folder where `blame.html` goes: a line on stderr, the version stored and alerted, and the next
+    version's page written once the folder is gone."""
+    app, clock = _watched_with_slack(tmp_path, server, receiver)
+    blocked = app.store.report_path("doc/canonical", 1).with_name("blame.html")
+    blocked.unlink()
+    blocked.mkdir()
+    (blocked / "x").write_text("in the way")
+    server.page("/post", article("<p>Two.</p>"))
+    clock.advance(3600)
+    [result] = check(app, app.config.sources())
+    assert (result.outcome, result.version) == ("new", 2)
+    said = app.err.getvalue()  # type: ignore[attr-defined]
+    assert said.startswith("differ: doc/canonical: page of each passage's last edit not written: ")
+    assert said.count("\n") == 1 and len(receiver.requests_to("/services/T/B/X")) == 1
+    shutil.rmtree(blocked)
+    server.page("/post", article("<p>Three.</p>"))
+    clock.advance(3600)
+    assert check(app, app.config.sources())[0].version == 3
+    assert re.search(
+        r'<a href="diff-3.html">3</a> · [^<]+</td><td>1</td><td>Three.</td>', blocked.read_text()
+    )
+
+
 # Where a fault of differ's for one document is injected: each of these, faulting for document "one" only (or,
 # for the reports index, which is every document's, always), must leave document "two"'s edit delivered once
 # to each destination, and the check must go on.
@@ -1108,6 +1136,7 @@ FAULT_SITES = [
     ("differ.audit.report", "drift_events"),
     ("differ.audited", "audits_due"),
     ("differ.site", "diff_nav"),
+    ("differ.blame", "write_blame"),
     ("differ.site", "document_page"),
     ("differ.site", "write_archives"),
     ("differ.site", "index_page"),

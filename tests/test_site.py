@@ -111,8 +111,10 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         "../index.html",
         "feed.xml",
         server.url("/post"),
+        "canonical/blame.html",
         "canonical/diff-2.html",
         server.url("/copy"),
+        "copy/blame.html",
     ]
     assert (page.parent / "feed.xml").is_file()
 
@@ -310,3 +312,63 @@ def test_the_index_and_the_site_feed_read_each_newest_record_once(
         f"First snapshot of {server.url('/copy')}." in (reports / "feed.xml").read_text()
     )  # from those reads
     assert rows(reports / "index.html")[1][2] == "1"
+
+
+def test_the_page_of_each_passages_last_edit_is_carried_on_from_version_to_version(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`blame.html` beside the diff pages: each version's made from the one before and the check's diff (what
+    it knew kept in `blame.json`), the same as `differ blame` works out from every version; without what it
+    knew, worked out again."""
+    import json
+
+    from differ.blame import blame
+
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    for text_ in ("since Monday", "since Tuesday"):
+        if text_ == "since Tuesday":  # carried on: the history is not read again
+            monkeypatch.setattr("differ.blame.blame", lambda *_: pytest.fail("read every version again"))
+        clock.advance(3600)
+        server.page(
+            "/post", article(f"<p>The release is out {text_}.</p><p>Install it with pip.</p><p>{text_}</p>")
+        )
+        check(app, app.config.sources())  # type: ignore[attr-defined]
+    folder = index_path(app.store).parent / "doc" / "canonical"  # type: ignore[attr-defined]
+    page = folder / "blame.html"
+    expected = [
+        ["Last edited", "Since", "Block"],
+        ["1 · 2026-07-08T17:45:00Z", "1", "# Post"],
+        ["3 · 2026-07-08T19:45:00Z", "1", "The release is out since Tuesday."],
+        ["1 · 2026-07-08T17:45:00Z", "1", "Install it with pip."],
+        ["3 · 2026-07-08T19:45:00Z", "2", "since Tuesday"],
+    ]
+    assert rows(page) == expected
+    assert links(page) == [
+        "../index.html",
+        "../../index.html",
+        server.url("/post"),
+        "diff-3.html",
+        "diff-3.html",
+    ]
+    soup = BeautifulSoup(page.read_text(), "lxml")
+    assert [tr.get("class") for tr in soup.find_all("tr")] == [None, None, ["edited"], None, ["added"]]
+    assert (
+        "version 3, fetched 2026-07-08T19:45:00Z: 4 blocks: 2 as in version 1, 1 edited since, 1 added since"
+        in text(page)
+    )
+    state = json.loads((folder / "blame.json").read_text())
+    assert (state["version"], state["blocks"]) == (3, [[1, 1], [1, 3], [1, 1], [2, 3]])
+    monkeypatch.undo()
+    source = app.config.sources()[0]  # type: ignore[attr-defined]
+    every = blame(app, source, app.store.latest(source.key))  # type: ignore[attr-defined, arg-type]
+    assert [[b.since.number, b.edited.number] for b in every] == state["blocks"]
+    # what it knew lost (or of another reading): the next page worked out from every version
+    (folder / "blame.json").write_text('{"version": 3, "blocks_sha256": "other", "blocks": []}')
+    clock.advance(3600)
+    server.page(
+        "/post", article("<p>The release is out since Tuesday.</p><p>Install it with pip.</p><p>Fin.</p>")
+    )
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    assert json.loads((folder / "blame.json").read_text())["blocks"] == [[1, 1], [1, 3], [1, 1], [2, 4]]
+    assert rows(page)[-1] == ["4 · 2026-07-08T20:45:00Z", "2", "Fin."]

@@ -193,15 +193,17 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     """The reports site's page of a source's latest version with each block's last edit
     (`reports/DOCUMENT/SOURCE/blame.html`): carried on from the page of the version before by the diff the
     check made (what it knew is kept beside the page, `blame.json`), worked out from every version only when
-    that cannot be (the first page of a history, a version read again with other settings)."""
+    that cannot be (a history older than its pages, a version read again with other settings). A first
+    version has none: it would tell nothing."""
     import hashlib
 
-    from differ.diff.blocks import split_blocks
     from differ.files import atomic_write
     from differ.site import blame_nav
     from differ.titles import source_title
 
     store, key, n = app.store, source.key, version.number
+    if d is None or n == 1:
+        return  # a first version has nothing to tell: every passage came in it
     latest = store.latest(key)
     if latest is None or latest.number != n:
         return  # another writer stored a newer version meanwhile, and writes its page
@@ -212,9 +214,9 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     path = store.report_path(key, n).with_name("blame.html")
     known = path.with_name("blame.json")
     traced: list[Traced] | None = None
-    if d is None and n == 1:
-        traced = [(b, 1, 1) for b in split_blocks(store.markdown(version))]
-    elif d is not None:
+    if n == 2:  # every block of version 1 came in it
+        traced = step([(b, 1, 1) for b in d.a_blocks], d, 1, 2)
+    else:
         try:
             state = json.loads(known.read_text())
             if state["version"] == n - 1 and state["blocks_sha256"] == digest(d.a_blocks):
@@ -229,7 +231,9 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     diffs = {k for k in versions if k > 1 and store.report_path(key, k).is_file()}
     nav = blame_nav(source, source_title(app, source))
     head = f"version {n}, fetched {version.fetched_at}: {_counts(shown)}"
-    atomic_write(path, _blame_html(source, head, "", shown, nav, diffs).encode())
+    atomic_write(
+        path, _blame_html(source, head, "", shown, nav, diffs).encode(), durable=False
+    )  # a rendering
     state = {
         "version": n,
         "blocks_sha256": digest([b for b, _, _ in traced]),

@@ -1102,8 +1102,7 @@ def test_a_page_of_each_passages_last_edit_that_cannot_be_written_leaves_its_ver
     version's page written once the folder is gone."""
     app, clock = _watched_with_slack(tmp_path, server, receiver)
     blocked = app.store.report_path("doc/canonical", 1).with_name("blame.html")
-    blocked.unlink()
-    blocked.mkdir()
+    blocked.mkdir(parents=True)
     (blocked / "x").write_text("in the way")
     server.page("/post", article("<p>Two.</p>"))
     clock.advance(3600)

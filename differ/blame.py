@@ -149,6 +149,9 @@ def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
     return "\n".join(lines) + "\n"
 
 
+_EDITS_LISTED = 20  # passages edited since the first version named atop the page, each linked to its row
+
+
 def _blame_html(
     source: SourceConfig,
     head: str,
@@ -166,8 +169,9 @@ def _blame_html(
     from differ.site import external, page
 
     rows: list[str] = []
+    edits: list[str] = []  # the passages edited or added since the first version, linked to their rows
     under: tuple[str, ...] = ()
-    for b in shown:
+    for i, b in enumerate(shown, 1):
         if asked and b.block.section and b.block.section != under:
             rows.append(f"<tr><td colspan=3 class=quiet>under: {e(' › '.join(b.block.section))}</td></tr>")
         under = b.block.section
@@ -175,16 +179,22 @@ def _blame_html(
         text = " class=code" if b.block.kind == "code" else ""
         n = b.edited.number
         number = f'<a href="diff-{n}.html">{n}</a>' if n in diffs else str(n)
+        if tint:
+            edits.append(f'<a href="#b{i}">{e(b.block.label or b.block.kind)}</a> ({n})')
         rows.append(
-            f"<tr{tint}><td class=when>{number} · {e(b.edited.fetched_at)}</td>"
+            f"<tr id=b{i}{tint}><td class=when>{number} · {e(b.edited.fetched_at)}</td>"
             f"<td>{b.since.number}</td><td{text}>{e(b.block.source)}</td></tr>"
         )
+    if len(edits) > _EDITS_LISTED:
+        edits[_EDITS_LISTED:] = [f"and {len(edits) - _EDITS_LISTED} more"]
     table = (
         "<table><tr><th>Last edited</th><th>Since</th><th>Block</th></tr>" + "".join(rows) + "</table>"
         if shown
         else ""
     )
     said = f"<p>{e(head)}</p>" + (f"<p>{e(asked)}</p>" if asked else "")
+    if edits:
+        said += f"<p>Edited since version 1 (the version of the last edit): {', '.join(edits)}</p>"
     body = f"{nav}<h1>{e(source.key)}</h1><p>{external(source.url)}</p>{said}{table}"
     return page(f"{source.key}: each passage's last edit", body)
 

@@ -218,7 +218,7 @@ def test_blame_as_a_page_tints_what_was_edited_and_escapes_the_text(tmp_path: Pa
     assert code == ExitCode.OK
     assert "<script" not in out and "&lt;script&gt;alert(1)" in out
     rows = re.findall(
-        r"<tr( class=\w+)?><td class=when>(\d) · [^<]+</td><td>(\d)</td><td>([^<]*)</td></tr>", out
+        r"<tr id=b\d+( class=\w+)?><td class=when>(\d) · [^<]+</td><td>(\d)</td><td>([^<]*)</td></tr>", out
     )
     assert [(tint, edited, since, text) for tint, edited, since, text in rows][2:] == [
         (" class=edited", "2", "1", "Run pip install foo==2.0."),
@@ -229,8 +229,27 @@ def test_blame_as_a_page_tints_what_was_edited_and_escapes_the_text(tmp_path: Pa
         ("", "1", "1", "No known issues."),
         (" class=added", "4", "4", "Run \\&lt;script&gt;alert(1)\\&lt;/script&gt; &amp; see."),
     ]
+    listed = re.search(r"<p>Edited since version 1 \(the version of the last edit\): (.*?)</p>", out)
+    assert (
+        listed is not None
+    )  # the passages edited since the first version, atop the page, each linked to its row
+    assert re.findall(r'<a href="#(b\d+)">([^<]*)</a> \((\d)\)', listed.group(1)) == [
+        ("b3", "Run pip install foo==2.0.", "2"),
+        ("b6", "And to the testers.", "3"),
+        ("b9", "Run &lt;script&gt;alert(1)&lt;/script&gt; &amp; see.", "4"),  # escaped
+    ]
     code, out, _ = run(
         "--config", config, "blame", "doc/canonical", "--format", "html", "--section", "thanks"
     )
     assert "<p>3 blocks under &quot;thanks&quot;</p>" in out
     assert out.count("<td colspan=3 class=quiet>under: Post") == 2
+
+
+def test_a_page_names_at_most_twenty_edited_passages_atop_it(tmp_path: Path, server: Server) -> None:
+    old = "".join(f"<p>Paragraph {i} says a thing.</p>" for i in range(25))
+    new = "".join(f"<p>Paragraph {i} says another thing.</p>" for i in range(25))
+    config = checked(tmp_path, server, [old, new])
+    out = run("--config", config, "blame", "doc/canonical", "--format", "html")[1]
+    listed = re.search(r"<p>Edited since version 1 \(the version of the last edit\): (.*?)</p>", out)
+    assert listed is not None and listed.group(1).count("<a href=") == 20
+    assert listed.group(1).endswith(", and 5 more") and out.count("<tr id=b") == 26

@@ -347,6 +347,8 @@ def test_the_page_of_each_passages_last_edit_is_carried_on_from_version_to_versi
         "../index.html",
         "../../index.html",
         server.url("/post"),
+        "#b2",  # the passages edited since version 1, each linked to its row
+        "#b4",
         "diff-3.html",
         "diff-3.html",
     ]

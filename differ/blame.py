@@ -241,9 +241,8 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     diffs = {k for k in versions if k > 1 and store.report_path(key, k).is_file()}
     nav = blame_nav(source, source_title(app, source))
     head = f"version {n}, fetched {version.fetched_at}: {_counts(shown)}"
-    atomic_write(
-        path, _blame_html(source, head, "", shown, nav, diffs).encode(), durable=False
-    )  # a rendering
+    page = _blame_html(source, head, "", shown, nav, diffs)
+    atomic_write(path, page.encode(), durable=False)  # a rendering of the record, made again from it at will
     state = {
         "version": n,
         "blocks_sha256": digest([b for b, _, _ in traced]),
@@ -256,13 +255,14 @@ def _counts(blamed: list[Blamed]) -> str:
     """How the version's blocks came to be: as in the first version, edited since, or added since."""
     if not blamed:
         return "no text"
-    first = 1  # a store numbers a source's versions from 1
-    added = sum(1 for b in blamed if b.since.number > first)
-    edited = sum(1 for b in blamed if b.since.number == first and b.edited.number > first)
-    kept = len(blamed) - added - edited
+    added = sum(1 for b in blamed if b.since.number > 1)  # a store numbers a source's versions from 1
+    edited = sum(1 for b in blamed if b.since.number == 1 and b.edited.number > 1)
     if not added and not edited:
-        return f"{plural(len(blamed), 'block')}, all as in version {first}"
-    return f"{plural(len(blamed), 'block')}: {kept} as in version {first}, {edited} edited since, {added} added since"
+        return f"{plural(len(blamed), 'block')}, all as in version 1"
+    kept = len(blamed) - added - edited
+    return (
+        f"{plural(len(blamed), 'block')}: {kept} as in version 1, {edited} edited since, {added} added since"
+    )
 
 
 def _asked(args: argparse.Namespace, after: Version | None, shown: int) -> str:

@@ -3,6 +3,7 @@ that record what they get, and builders for configurations and apps with a contr
 
 from __future__ import annotations
 
+import email.utils
 import gzip
 import io
 import json
@@ -98,6 +99,9 @@ class Server:
     def __init__(self, tls: ssl.SSLContext | None = None, port: int = 0) -> None:
         self.routes: dict[str, Reply | Callable[[Hit], Reply]] = {}
         self.hits: list[Hit] = []
+        # the clock its Date header is read from: the machine's, unless a test gives it the test's clock (a
+        # server that dates its answers as the test's time does)
+        self.clock: Callable[[], datetime | str] | None = None  # (or the header as it says it)
         self.lock = threading.Lock()
         handler = self._handler()
         self.httpd = QuietServer(("127.0.0.1", port), handler)
@@ -147,6 +151,12 @@ class Server:
 
             def do_PATCH(self) -> None:
                 self._answer()
+
+            def date_time_string(self, timestamp: float | None = None) -> str:
+                if server.clock is not None and timestamp is None:
+                    now = server.clock()
+                    return now if isinstance(now, str) else email.utils.format_datetime(now, usegmt=True)
+                return super().date_time_string(timestamp)
 
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -264,6 +264,7 @@ def test_size_cap(server: Server) -> None:
 
 def test_retry_after_seconds_and_http_date(server: Server) -> None:
     clock = Clock()
+    server.clock = clock  # its answers dated as the test's time is
     answers = iter([Reply(429, headers={"Retry-After": "7"}), Reply(200, b"ok")])
     server.routes["/a"] = lambda hit: next(answers)
     f = fetcher(clock, retries=2)
@@ -279,6 +280,36 @@ def test_retry_after_seconds_and_http_date(server: Server) -> None:
     server.routes["/b"] = lambda hit: next(answers2)
     clock.slept.clear()
     assert get(f, server.url("/b")).body == b"ok"  # type: ignore[attr-defined]
+    assert clock.slept == [20.0]
+
+
+@pytest.mark.parametrize("skew", [-3600, 3600])
+def test_a_wait_until_a_time_is_read_by_the_servers_clock(server: Server, skew: int) -> None:
+    """A Retry-After date and a rate limit's reset time are set by the server's clock: read against its Date, a
+    server an hour behind ours is not retried at once, nor one an hour ahead left for an hour."""
+    clock = Clock()
+    server.clock = lambda: clock() + timedelta(seconds=skew)
+    theirs = clock() + timedelta(seconds=skew)
+    spent = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(theirs.timestamp()) + 30)}
+    answers = iter(
+        [
+            Reply(503, headers={"Retry-After": format_datetime(theirs + timedelta(seconds=20), usegmt=True)}),
+            Reply(429, headers=spent),
+            Reply(200, b"ok"),
+        ]
+    )
+    server.routes["/a"] = lambda hit: next(answers)
+    assert get(fetcher(clock, retries=2), server.url("/a")).body == b"ok"  # type: ignore[attr-defined]
+    assert clock.slept == [20.0, 10.0]  # the reset 30 s after the first answer, which came 20 s before
+
+
+def test_a_date_that_does_not_read_leaves_the_wait_to_our_clock(server: Server) -> None:
+    clock = Clock()
+    when = format_datetime((clock() + timedelta(seconds=20)).astimezone(UTC), usegmt=True)
+    answers = iter([Reply(503, headers={"Retry-After": when}), Reply(200, b"ok")])
+    server.routes["/a"] = lambda hit: next(answers)
+    server.clock = lambda: "Tuesday at noon"
+    assert get(fetcher(clock, retries=1), server.url("/a")).body == b"ok"  # type: ignore[attr-defined]
     assert clock.slept == [20.0]
 
 
@@ -320,6 +351,7 @@ def test_a_rate_limit_used_up_is_waited_out(server: Server) -> None:
     """GitHub's answer once the hourly quota is spent: 403 (or 429) with x-ratelimit-remaining 0 and the Unix time
     it resets at; its secondary limit: 403 with Retry-After. A 403 that says neither is not retried."""
     clock = Clock()
+    server.clock = clock
     reset = int(clock.now.timestamp()) + 30
     spent = {"x-ratelimit-limit": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
     answers = iter([Reply(403, headers=spent), Reply(403, headers={"Retry-After": "5"}), Reply(200, b"ok")])
@@ -344,6 +376,7 @@ def test_a_rate_limit_used_up_is_waited_out(server: Server) -> None:
 def test_a_rate_limit_that_resets_later_defers_the_source(
     server: Server, tmp_path: Path, clock: Clock
 ) -> None:
+    server.clock = clock
     reset = int(clock.now.timestamp()) + 3600
     server.routes["/post"] = Reply(
         403, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}

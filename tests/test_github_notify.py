@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -278,6 +279,8 @@ def test_a_rate_limit_is_waited_out_and_a_refusal_is_not(
     """GitHub says "rate limit" with a 403: the alert waits until the limit resets; another 403 is a refusal."""
     issues = Issues(receiver)
     clock = Clock()
+    answered = clock() + timedelta(seconds=3600)  # when the check below asks
+    receiver.clock = lambda: answered  # GitHub's answer dated by its clock, as ours
     reset = int(clock().timestamp()) + 3600 + 600  # ten minutes after the check below
     issues.refusal = Reply(
         403,

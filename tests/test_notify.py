@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import email.utils
 import html
 import json
 import os
@@ -560,6 +561,21 @@ def test_429_honours_retry_after(tmp_path: Path, server: Server, receiver: Serve
     assert deliver(app) == []  # type: ignore[arg-type]
     clock.advance(61)
     assert [a.ok for a in deliver(app)] == [True]  # type: ignore[arg-type]
+
+
+def test_a_retry_after_date_is_read_by_the_receivers_clock(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """Slack's clock two hours behind ours: its "after 2 minutes", said as a date, is two minutes, not none."""
+    ahead = datetime(2026, 7, 8, 18, 45, tzinfo=UTC)  # when the check below alerts, by our clock
+    behind = ahead - timedelta(hours=2)
+    receiver.clock = lambda: behind
+    when = email.utils.format_datetime(behind + timedelta(seconds=120), usegmt=True)
+    receiver.routes["/services/T/B/X"] = Reply(429, headers={"Retry-After": when})
+    app, clock = setup(tmp_path, server, receiver, "<p>One.</p>", "<p>Two.</p>")
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    [msg] = Outbox(app.store).messages("team", "pending")  # type: ignore[attr-defined]
+    assert (clock(), msg.data["next_attempt"]) == (ahead, "2026-07-08T18:47:00Z")
 
 
 def test_a_receiver_asking_to_wait_for_centuries_is_retried_within_a_day(

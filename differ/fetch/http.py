@@ -29,7 +29,7 @@ from differ.addresses import joined, page_key
 from differ.errors import BlockedError, FetchError, innermost
 from differ.fetch import netguard, robots
 from differ.fetch.deadline import pool_manager, watchdog
-from differ.fetch.limits import MAX_WAIT, HostLimiter, host_key, parse_retry_after
+from differ.fetch.limits import MAX_WAIT, HostLimiter, host_key, parse_retry_after, server_time
 from differ.options import Network
 
 MAX_REDIRECTS = 5
@@ -94,7 +94,9 @@ def wait_asked(status: int, header: Callable[[str], str | None], now: float) -> 
     """How long a refusal (its status, its headers by name) asked us to wait, and how it said so: Retry-After on a
     429 or 503 (or on a 403, as GitHub's secondary rate limit sends it), or a rate limit used up on a 403 or 429
     (`x-ratelimit-remaining: 0` until `x-ratelimit-reset`, as GitHub, GitLab and others send; the reset is a
-    Unix time or, when small, a number of seconds)."""
+    Unix time or, when small, a number of seconds). A date or a time is read against the server's own clock
+    (`server_time`)."""
+    now = server_time(header("date"), now)
     if status in (403, 429, 503):
         wait = parse_retry_after(header("retry-after"), now)
         if wait is not None:

@@ -32,6 +32,19 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     return min(max(0.0, when.timestamp() - now), MAX_WAIT)
 
 
+def server_time(date: str | None, now: float) -> float:
+    """Now by the clock of the server that answered (its `Date` header): a Retry-After date or a rate limit's
+    reset time is set by that clock, so read against it the wait is what the server meant however far our
+    clock is from its own. `now` (ours) when the answer has no date that reads."""
+    if not date:
+        return now
+    try:
+        when = email.utils.parsedate_to_datetime(date.strip())
+    except (TypeError, ValueError):
+        return now
+    return now if when is None else when.timestamp()
+
+
 def host_key(url: str) -> str:
     """What requests are counted per: scheme, host and port (`https://pytorch.org:443`)."""
     parts = urlsplit(url)

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from differ import options as opt
 from differ.config import DEFAULT_EVENTS, EVENTS, VERSION_EVENTS
 from differ.errors import NotifyError, innermost
-from differ.fetch.limits import MAX_WAIT, parse_retry_after
+from differ.fetch.limits import MAX_WAIT, parse_retry_after, server_time
 from differ.options import Invalid, Option, found
 from differ.store import report_url
 
@@ -162,7 +162,8 @@ class Notifier:
                 return self.accepted(resp, msg)
             said = f"HTTP {resp.status_code}" + (f" {answer}" if answer else "")
             if resp.status_code == 429 or resp.status_code >= 500:
-                wait = parse_retry_after(resp.headers.get("Retry-After"), now.timestamp())
+                served = server_time(resp.headers.get("Date"), now.timestamp())  # a date is by its clock
+                wait = parse_retry_after(resp.headers.get("Retry-After"), served)
                 if wait is None:
                     hint = self.wait_hint(json_object(resp))
                     wait = None if hint is None else min(hint, MAX_WAIT)  # a body asking for years: a day

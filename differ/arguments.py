@@ -29,8 +29,8 @@ def _section_option(
         dest="words",
         action="append",
         metavar="WORD",
-        help=f"only {picks} whose block has this word or phrase{', before or after' if kinds else ''} (case "
-        "aside, * any characters but a space; repeatable)",
+        help=f"only {picks} {'whose block has' if kinds else 'with'} this word or phrase"
+        f"{', before or after' if kinds else ''} (case aside, * any characters but a space; repeatable)",
     )
     if not kinds:
         return

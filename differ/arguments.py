@@ -233,8 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--version", dest="number", metavar="N", help=f"a version: {WHICH} (default: latest)")
     b.add_argument(
         "--after",
-        metavar="N",
-        help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first)",
+        metavar="N|MIRROR",
+        help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first), or "
+        "DOCUMENT/MIRROR for the version of the canonical that mirror matches (what it has to carry over)",
     )
     b.add_argument("--format", choices=("text", "json", "html"), default="text")
     _section_option(b, "the blocks", kinds=False)

@@ -108,11 +108,11 @@ def _picked(blamed: list[Blamed], sections: list[str], words: list[str]) -> list
 def cmd_blame(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     upto = named_version(app, source.key, args.number)
-    after = named_version(app, source.key, args.after) if args.after is not None else None
-    if after is not None and after.number >= upto.number:
+    after, copy = _after(app, source, args.after) if args.after is not None else (None, "")
+    if after is not None and after.number > upto.number:
+        said = f"{copy} matches" if copy else f"--after {args.after} is"
         raise UsageError(
-            f"--after {args.after} is version {after.number}, not before version {upto.number}: "
-            "nothing can have been edited after it"
+            f"{said} version {after.number}, after version {upto.number}: blame version {after.number} or a later one"
         )
     sections, words = patterns_given(args)
     every = blame(app, source, upto)
@@ -122,11 +122,11 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
     total = app.store.latest(source.key)
     assert total is not None  # named_version found a version
     if args.format == "json":
-        out = _blame_json(source, upto, shown, every, args, after)
+        out = _blame_json(source, upto, shown, every, args, after, copy)
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
     head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
-    asked = _asked(args, after, len(shown))
+    asked = _asked(args, after, len(shown), copy)
     render = _blame_html if args.format == "html" else _blame_text
     app.out.write(render(source, head, asked, shown))
     return ExitCode.OK
@@ -265,16 +265,37 @@ def _counts(blamed: list[Blamed]) -> str:
     )
 
 
-def _asked(args: argparse.Namespace, after: Version | None, shown: int) -> str:
+def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str]:
+    """The version `--after` names, and the mirror that named it: a version of the source, or, for a
+    canonical, the one a mirror of its document matches by its last audit (`--after DOCUMENT/MIRROR`): the
+    passages edited since are those its translator or maintainer has to carry over."""
+    if "/" not in which:  # a number, a time or a duration (`2026-07-08`, `7d`)
+        return named_version(app, source.key, which), ""
+    from differ.audited import last_audit
+
+    mirror = app.config.source(which)
+    if source.role != "canonical" or mirror.role != "mirror" or mirror.document != source.document:
+        raise UsageError(
+            f"--after {which}: expected a version, or a mirror of {source.document} when blaming its canonical"
+        )
+    matched = (last_audit(app.store, source.document).get(mirror.id) or {}).get("matches_version")
+    if not isinstance(matched, int):
+        raise UsageError(
+            f"{mirror.key} has not been matched to a version of {source.key} yet (run: differ audit {mirror.key})"
+        )
+    return named_version(app, source.key, str(matched)), mirror.key
+
+
+def _asked(args: argparse.Namespace, after: Version | None, shown: int, copy: str = "") -> str:
     """The line that says which blocks are shown when not all are: `3 blocks under "install", edited after
-    version 1`."""
+    version 1` (`, which doc/ko matches`, when a mirror named the version)."""
     parts = []
     if args.sections:
         parts.append("under " + " or ".join(f'"{s}"' for s in args.sections))
     if args.words:
         parts.append("mentioning " + " or ".join(f'"{w}"' for w in args.words))
     if after is not None:
-        parts.append(f"edited after version {after.number}")
+        parts.append(f"edited after version {after.number}" + (f", which {copy} matches" if copy else ""))
     return f"{plural(shown, 'block')} {', '.join(parts)}" if parts else ""
 
 
@@ -285,6 +306,7 @@ def _blame_json(
     every: list[Blamed],
     args: argparse.Namespace,
     after: Version | None,
+    copy: str = "",
 ) -> dict[str, object]:
     """`differ.blame/1`: the version and its blocks (those asked for), each with the version it came in and
     the last that edited it."""
@@ -305,6 +327,8 @@ def _blame_json(
         out["mentioning"] = list(args.words)
     if after is not None:
         out["after"] = after.number
+        if copy:
+            out["after_mirror"] = copy  # the mirror whose matched version `after` is
     out["blocks"] = [
         {
             "block": b.block.kind,

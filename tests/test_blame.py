@@ -136,10 +136,10 @@ def test_blame_as_json(tmp_path: Path, server: Server) -> None:
 
 def test_blame_refuses_what_names_nothing_in_one_line(tmp_path: Path, server: Server) -> None:
     config = checked(tmp_path, server, PAGES[:2])
-    assert run("--config", config, "blame", "doc/canonical", "--after", "2") == (
+    assert run("--config", config, "blame", "doc/canonical", "1", "--after", "2") == (
         ExitCode.USAGE,
         "",
-        "error: --after 2 is version 2, not before version 2: nothing can have been edited after it\n",
+        "error: --after 2 is version 2, after version 1: blame version 2 or a later one\n",
     )
     assert run("--config", config, "blame", "doc/canonical", "5") == (
         ExitCode.USAGE,
@@ -155,6 +155,10 @@ def test_blame_refuses_what_names_nothing_in_one_line(tmp_path: Path, server: Se
         ExitCode.USAGE,
         "",
         "error: version given twice (2 and --version 1); give one\n",
+    )
+    assert run("--config", config, "blame", "doc/canonical", "--after", "doc/gone")[::2] == (
+        ExitCode.USAGE,
+        "error: doc/gone has not been matched to a version of doc/canonical yet (run: differ audit doc/gone)\n",
     )
     assert run("--config", config, "blame", "doc/gone")[2] == (
         "error: doc/gone has no versions yet (run: differ check doc/gone)\n"

@@ -649,6 +649,43 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         (2, 1, "Python support"),
         (2, 2, "Updated (7/8): Removed two instances of …"),
     ]
+    # what a copy has to carry over: the passages edited after the version it matches, as they are now
+    code, out, _ = run(
+        "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/wpnews"
+    )
+    assert (code, out.splitlines()[2], len(re.findall(r"^ +2  \S+Z +[12]  ", out, re.M))) == (
+        ExitCode.OK,
+        "  3 blocks edited after version 1, which pytorch-2-13/wpnews matches",
+        3,
+    )
+    as_json = run(
+        "--config",
+        config,
+        "blame",
+        "pytorch-2-13/canonical",
+        "--after",
+        "pytorch-2-13/wpnews",
+        "--format",
+        "json",
+    )
+    assert {k: v for k, v in json.loads(as_json[1]).items() if k.startswith("after")} == {
+        "after": 1,
+        "after_mirror": "pytorch-2-13/wpnews",
+    }
+    code, out, _ = run(
+        "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/pytorch-kr"
+    )
+    assert (code, out.splitlines()[2:]) == (
+        ExitCode.OK,
+        ["  0 blocks edited after version 2, which pytorch-2-13/pytorch-kr matches"],
+    )
+    assert run("--config", config, "blame", "pytorch-2-13/wpnews", "--after", "pytorch-2-13/pytorch-kr")[
+        ::2
+    ] == (
+        ExitCode.USAGE,
+        "error: --after pytorch-2-13/pytorch-kr: expected a version, or a mirror of pytorch-2-13 when blaming its "
+        "canonical\n",
+    )
     code, out, _ = run("--config", config, "audit", "pytorch-2-13", "--format", "json")
     assert run("--config", config, "audit", "pytorch-2-13", "--format", "json", "--exit-code") == (
         ExitCode.FAILURE,

@@ -46,7 +46,10 @@ def blame(app: App, source: SourceConfig, upto: Version) -> list[Blamed]:
 
     versions = [v for v in app.store.versions(source.key) if v.number <= upto.number]
     by_number = {v.number: v for v in versions}
-    steps = (diff_versions(app.store, old, new, app=app, source=source) for old, new in pairwise(versions))
+    steps = (
+        diff_versions(app.store, old, new, app=app, source=source, metadata=False)
+        for old, new in pairwise(versions)
+    )
     first = split_blocks(app.store.markdown(versions[0]))
     numbers = [v.number for v in versions]
     return [

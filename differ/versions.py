@@ -249,11 +249,17 @@ def version_pair(source: SourceConfig, old: Version, new: Version, title: str) -
 
 
 def diff_versions(
-    store: Store, old: Version, new: Version, *, app: App | None = None, source: SourceConfig | None = None
+    store: Store,
+    old: Version,
+    new: Version,
+    *,
+    app: App | None = None,
+    source: SourceConfig | None = None,
+    metadata: bool = True,
 ) -> Diff:
     """The diff between two stored versions, on the newest normalized form both have. Given the app and the
     source, an old version read with other settings than the new one, which is read as the source is now, is
-    read again first, as the check that stored the new one did."""
+    read again first, as the check that stored the new one did. Without `metadata`, the text's alone."""
     from differ.diff import diff
 
     settings = old.record.get("reading"), new.record.get("reading")
@@ -270,8 +276,8 @@ def diff_versions(
         return diff(
             again.markdown,
             store.markdown(new, NORMALIZER_VERSION),
-            a_meta=again.metadata,
-            b_meta=new.metadata,
+            a_meta=again.metadata if metadata else None,
+            b_meta=new.metadata if metadata else None,
             a_invisible=again.invisible,
             b_invisible=new.record.get("invisible") or [],
         )
@@ -280,8 +286,8 @@ def diff_versions(
     return diff(
         store.markdown(old, normalizer),
         store.markdown(new, normalizer),
-        a_meta=old.metadata,
-        b_meta=new.metadata,
+        a_meta=old.metadata if metadata else None,
+        b_meta=new.metadata if metadata else None,
         a_invisible=old.record.get("invisible") or [],
         b_invisible=new.record.get("invisible") or [],
     )

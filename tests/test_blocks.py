@@ -181,3 +181,14 @@ def test_nothing_nested_however_deep_is_dropped(depth: int, shape: str) -> None:
     assert set(re.findall(r"word\d+|deepest|after", once)) == wanted
     assert canonicalize(once).text == once
     same(markdown)
+
+
+def test_a_document_split_again_gives_the_same_blocks_in_a_list_of_its_own() -> None:
+    """The last documents split are remembered (a history's diffs meet each version twice): the same blocks,
+    and a list the caller may change without changing the next caller's."""
+    text = "# Title\n\nOne.\n\n- item\n"
+    first = split_blocks(text)
+    first.append(first[0])
+    again = split_blocks(text)
+    assert again == split_blocks_whole(text) and len(again) == 3
+    assert split_blocks("Other.\n") == split_blocks_whole("Other.\n")

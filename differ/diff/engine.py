@@ -516,8 +516,16 @@ def _field_name(path: list[Any]) -> str:
     return name
 
 
+def _as_json(fields: dict[str, Any] | None) -> str:
+    import json
+
+    return json.dumps(fields or {}, sort_keys=True, default=repr)
+
+
 def metadata_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     """Field-level changes of metadata, by deepdiff, as {field, before, after}; None marks the absent side."""
+    if a == b and _as_json(a) == _as_json(b):  # the same fields, values and types (1 is not 1.0 to deepdiff)
+        return []
     from deepdiff import DeepDiff
     from deepdiff.helper import NotPresent
 

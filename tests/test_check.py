@@ -893,6 +893,7 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
         "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
         '      • Post: "Second words of the post."',  # what the mirror has to carry over
         '        → "Other words of the post."',
+        "  the passages to carry over, as they now read: differ blame doc --after doc/a",
         f"b: not audited: {damaged}",
     ]
     assert report.as_json()["unread"] == [{"mirror": "b", "error": damaged}]

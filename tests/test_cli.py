@@ -649,7 +649,15 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         (2, 1, "Python support"),
         (2, 2, "Updated (7/8): Removed two instances of …"),
     ]
-    # what a copy has to carry over: the passages edited after the version it matches, as they are now
+    # what a copy has to carry over: the passages edited after the version it matches, as they are now (the
+    # audit names the command, for a copy behind alone)
+    said = run("--config", config, "audit", "pytorch-2-13")[1].splitlines()
+    hint = "  the passages to carry over, as they now read: differ blame pytorch-2-13 --after pytorch-2-13/wpnews"
+    assert [line for line in said if "as they now read" in line] == [hint]
+    assert said.index(hint) < said.index(next(line for line in said if line.startswith("pytorch-kr: ")))
+    assert run("--config", config, *hint.split(": ", 1)[1].split()[1:]) == run(
+        "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/wpnews"
+    )
     code, out, _ = run(
         "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/wpnews"
     )

@@ -217,6 +217,12 @@ def render_audit(report: AuditReport, fmt: str) -> str:
         lines.append("no mirror versions stored yet")
     for m in report.mirrors:
         lines.extend(mirror_lines(m, report.canonical_version))
+        behind = m.matches_version is not None and m.matches_version < report.canonical_version
+        if behind and fmt == "text":  # where the passages to carry over can be read whole
+            lines.append(
+                f"  the passages to carry over, as they now read: differ blame {report.document} --after "
+                f"{report.document}/{m.id}"
+            )
     lines += [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
     lines += [f"{mirror}: {not_fetched(report, mirror)}" for mirror in report.unfetched]
     if fmt == "markdown":

@@ -116,13 +116,15 @@ def external(url: str) -> str:
 def diff_nav(store: Store, source: SourceConfig, number: int, title: str, *, newer: bool = False) -> str:
     """The links atop the page of the diff that made version `number` (`reports/DOCUMENT/SOURCE/diff-N.html`):
     its document's page, the edit before it where that has a page, the edit after it once there is one
-    (`newer`), and every document."""
+    (`newer`), the page of each passage's last edit once there is one, and every document."""
     links = [_link("../index.html", f"{title} ({source.id})")]
     if number > 2 and store.report_path(source.key, number - 1).is_file():
         before = f"the edit before: version {number - 2} → {number - 1}"
         links.append(_link(f"diff-{number - 1}.html", before))
     if newer:
         links.append(_link(f"diff-{number + 1}.html", f"the edit after: version {number} → {number + 1}"))
+    if store.report_path(source.key, number).with_name("blame.html").is_file():
+        links.append(_link("blame.html", "the post now, each passage with its last edit"))
     return " · ".join([*links, _link("../../index.html", "All documents")])
 
 

@@ -129,13 +129,17 @@ def test_a_diff_page_links_to_its_document_the_edit_before_and_every_document(
     folder = index_path(app.store).parent / "doc" / "canonical"  # type: ignore[attr-defined]
     first, second = folder / "diff-2.html", folder / "diff-3.html"
     # version 1 → 2: no edit before it, and once edited again, a link to that edit
-    assert links(first) == ["../index.html", "diff-3.html", "../../index.html"]
-    assert links(second) == ["../index.html", "diff-2.html", "../../index.html"]
+    assert links(first) == ["../index.html", "diff-3.html", "blame.html", "../../index.html"]
+    assert links(second) == ["../index.html", "diff-2.html", "blame.html", "../../index.html"]
     assert all((folder / href).resolve().is_file() for page in (first, second) for href in links(page))
     navs = [BeautifulSoup(page.read_text(), "lxml").find_all("p", class_="nav") for page in (first, second)]
     assert [[p.get_text() for p in nav] for nav in navs] == [
-        ["Doc (canonical) · the edit after: version 2 → 3 · All documents"],
-        ["Doc (canonical) · the edit before: version 1 → 2 · All documents"],
+        [
+            "Doc (canonical) · the edit after: version 2 → 3 · the post now, each passage with its last edit · All documents"
+        ],
+        [
+            "Doc (canonical) · the edit before: version 1 → 2 · the post now, each passage with its last edit · All documents"
+        ],
     ]
     assert "<ins>since Monday</ins>" in first.read_text()  # the page itself as it was
 
@@ -151,7 +155,7 @@ def test_a_diff_page_from_before_the_links_is_left_as_it_is(tmp_path: Path, serv
             old = re.sub(r"<p class=nav>.*?</p>", "", (folder / "diff-2.html").read_text())
             (folder / "diff-2.html").write_text(old)
     assert (folder / "diff-2.html").read_text() == old
-    assert links(folder / "diff-3.html") == ["../index.html", "diff-2.html", "../../index.html"]
+    assert links(folder / "diff-3.html") == ["../index.html", "diff-2.html", "blame.html", "../../index.html"]
 
 
 def test_a_failing_source_shows_until_it_recovers(tmp_path: Path, server: Server) -> None:

@@ -8,14 +8,11 @@ Run: python -m bench.blame [--quick] [--n N]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
-from bench.history import Pages, config_text, timed_check
+from bench.history import sizes_asked, timed_check, watched
 
 
 def _median(run: object, times: int = 3) -> float:
@@ -29,55 +26,41 @@ def _median(run: object, times: int = 3) -> float:
 
 def run(sizes: list[int]) -> list[dict[str, float]]:
     """For each size (increasing), the history grown to that many versions, then both blames timed."""
-    from differ.app import App
     from differ.blame import blame
-    from differ.config import load_config
     from differ.export import export_git
 
-    pages = Pages()
     rows = []
-    try:
-        with tempfile.TemporaryDirectory() as work:
-            path = Path(work) / "config.toml"
-            path.write_text(config_text(pages.base))
-            app = App.from_config(load_config(path))
-            source = app.config.sources()[0]
-            for size in sizes:
-                while pages.revision < size:
-                    timed_check(app, pages)
-                latest = app.store.latest(source.key)
-                assert latest is not None and latest.number == size
-                blocks = blame(app, source, latest)
-                assert blocks and blocks[0].edited.number == 1  # the title: never edited
-                differ_s = _median(lambda: blame(app, source, latest))  # noqa: B023
-                repo = Path(work) / f"git-{size}"
-                export_git(app.store, repo, [source.key], "differ", raw=False)
-                command = [
-                    "git",
-                    "-C",
-                    str(repo),
-                    "blame",
-                    "--line-porcelain",
-                    "differ",
-                    "--",
-                    f"{source.key}.md",
-                ]
-                lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-                assert lines.count("\nfilename ") + lines.startswith("filename ") > 0
-                git_s = _median(lambda: subprocess.run(command, capture_output=True, check=True))  # noqa: B023
-                rows.append({"versions": size, "differ": differ_s, "git": git_s})
-    finally:
-        pages.close()
+    with watched() as (app, pages, work):
+        source = app.config.sources()[0]
+        for size in sizes:
+            while pages.revision < size:
+                timed_check(app, pages)
+            latest = app.store.latest(source.key)
+            assert latest is not None and latest.number == size
+            blocks = blame(app, source, latest)
+            assert blocks and blocks[0].edited.number == 1  # the title: never edited
+            differ_s = _median(lambda: blame(app, source, latest))  # noqa: B023
+            repo = work / f"git-{size}"
+            export_git(app.store, repo, [source.key], "differ", raw=False)
+            command = [
+                "git",
+                "-C",
+                str(repo),
+                "blame",
+                "--line-porcelain",
+                "differ",
+                "--",
+                f"{source.key}.md",
+            ]
+            lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+            assert lines.count("\nfilename ") + lines.startswith("filename ") > 0
+            git_s = _median(lambda: subprocess.run(command, capture_output=True, check=True))  # noqa: B023
+            rows.append({"versions": size, "differ": differ_s, "git": git_s})
     return rows
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="n = 25")
-    ap.add_argument("--n", type=int, default=100)
-    args = ap.parse_args()
-    n = 25 if args.quick else args.n
-    rows = run([n, 2 * n])
+    rows = run(sizes_asked(__doc__))
     print(
         "| versions | differ blame, in-process (ms) | git blame of the export, whole process (ms) | differ ÷ git |"
     )

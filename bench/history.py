@@ -9,9 +9,11 @@ Run: python -m bench.history [--quick] [--n N]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -67,39 +69,53 @@ def timed_check(app: Any, pages: Pages) -> float:
     return seconds
 
 
-def run(sizes: list[int]) -> list[dict[str, float]]:
-    """For each size (increasing), the history grown to that many versions of each page, then one check timed
-    with the remembered matches and one without."""
+@contextlib.contextmanager
+def watched() -> Iterator[tuple[Any, Pages, Path]]:
+    """The post and its mirror served on 127.0.0.1 and watched by an app whose store is in a folder of its own
+    (given too), for as long as the block runs."""
     from differ.app import App
-    from differ.audit.matches import matches_path
     from differ.config import load_config
 
     pages = Pages()
-    rows = []
     try:
         with tempfile.TemporaryDirectory() as work:
             path = Path(work) / "config.toml"
             path.write_text(config_text(pages.base))
-            app = App.from_config(load_config(path))
-            for size in sizes:
-                while pages.revision < size - 2:
-                    timed_check(app, pages)
-                warm = timed_check(app, pages)
-                matches_path(app.store, "post").unlink()
-                cold = timed_check(app, pages)
-                rows.append({"versions": pages.revision, "warm": warm, "cold": cold})
+            yield App.from_config(load_config(path)), pages, Path(work)
     finally:
         pages.close()
+
+
+def run(sizes: list[int]) -> list[dict[str, float]]:
+    """For each size (increasing), the history grown to that many versions of each page, then one check timed
+    with the remembered matches and one without."""
+    from differ.audit.matches import matches_path
+
+    rows = []
+    with watched() as (app, pages, _):
+        for size in sizes:
+            while pages.revision < size - 2:
+                timed_check(app, pages)
+            warm = timed_check(app, pages)
+            matches_path(app.store, "post").unlink()
+            cold = timed_check(app, pages)
+            rows.append({"versions": pages.revision, "warm": warm, "cold": cold})
     return rows
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+def sizes_asked(description: str | None) -> list[int]:
+    """The two sizes of history a benchmark grows to, from its command line: n and 2n (`--n N`, 100 by
+    default; `--quick` for 25)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help="n = 25")
     ap.add_argument("--n", type=int, default=100)
     args = ap.parse_args()
     n = 25 if args.quick else args.n
-    rows = run([n, 2 * n])
+    return [n, 2 * n]
+
+
+def main() -> int:
+    rows = run(sizes_asked(__doc__))
     print("| versions of each page | check, matches remembered (ms) | check, aligning all again (ms) |")
     print("|---|---|---|")
     for row in rows:

@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first), or "
         "DOCUMENT/MIRROR for the version of the canonical that mirror matches (what it has to carry over)",
     )
-    b.add_argument("--format", choices=("text", "json", "html"), default="text")
+    b.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     _section_option(b, "the blocks", kinds=False)
     d = sub.add_parser("diff", help="what changed between two versions")
     d.add_argument("source", metavar="SOURCE")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import defaultdict, deque
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
@@ -130,7 +131,7 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         return ExitCode.OK
     head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
     asked = _asked(args, after, len(shown), copy)
-    render = _blame_html if args.format == "html" else _blame_text
+    render = {"html": _blame_html, "markdown": _blame_markdown}.get(args.format, _blame_text)
     app.out.write(render(source, head, asked, shown))
     return ExitCode.OK
 
@@ -150,6 +151,25 @@ def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
         lines.append(f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {first}")
         lines.extend(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip() for line in rest)
     return "\n".join(lines) + "\n"
+
+
+def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+    """For an issue or a chat: a list item a block, naming its section and its versions, with its Markdown as
+    written in a fenced block to copy (a translator's passages to carry over); page text escaped elsewhere."""
+    from differ.diff.blocks import md_text
+
+    out = [f"**{md_text(source.key, inline=True)}**: {md_text(head, inline=True)}", ""]
+    if asked:
+        out += [md_text(asked), ""]
+    for b in shown:
+        named = " › ".join((*b.block.section, b.block.label or b.block.kind))  # as summaries name a block
+        since = f", there since version {b.since.number}" if b.since.number != b.edited.number else ""
+        said = f"{named} (edited in version {b.edited.number}, {b.edited.fetched_at}{since})"
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", b.block.source)), default=0))
+        out += [f"- {md_text(said, inline=True)}", "", f"  {fence}markdown"]
+        out += [f"  {line}".rstrip() for line in b.block.source.splitlines()]
+        out += [f"  {fence}", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 _EDITS_LISTED = 20  # passages edited since the first version named atop the page, each linked to its row

@@ -257,3 +257,40 @@ def test_a_page_names_at_most_twenty_edited_passages_atop_it(tmp_path: Path, ser
     listed = re.search(r"<p>Edited since version 1 \(the version of the last edit\): (.*?)</p>", out)
     assert listed is not None and listed.group(1).count("<a href=") == 20
     assert listed.group(1).endswith(", and 5 more") and out.count("<tr id=b") == 26
+
+
+def test_blame_in_markdown_gives_each_passage_to_copy_in_a_fence_longer_than_its_backticks(
+    tmp_path: Path, server: Server
+) -> None:
+    """For an issue: each block named as summaries name it, with its versions, and its Markdown as written in a
+    fenced block, which a run of backticks in it cannot close; page text outside the fence is escaped."""
+    from markdown_it import MarkdownIt
+
+    pages = [
+        "<h2>Install</h2><p>Run <code>pip</code>.</p>",
+        "<h2>Install *now*</h2><p>Run <code>pip ```x``` install</code>.</p>",
+    ]
+    config = checked(tmp_path, server, pages)
+    code, out, _ = run("--config", config, "blame", "doc/canonical", "--after", "1", "--format", "markdown")
+    assert code == ExitCode.OK
+    assert out.splitlines()[2:] == [
+        "2 blocks edited after version 1",
+        "",
+        "- Post › Install \\*now\\* (edited in version 2, "
+        + out.split("version 2, ")[1].split(",")[0]
+        + ", there since version 1)",
+        "",
+        "  ```markdown",
+        "  ## Install \\*now\\*",
+        "  ```",
+        "",
+        "- Post › Install \\*now\\* › Run pip \\`\\`\\`x\\`\\`\\` install. (edited in version 2, "
+        + out.split("version 2, ")[2].split(",")[0]
+        + ", there since version 1)",
+        "",
+        "  `````markdown",
+        "  Run ```` pip ```x``` install ````.",
+        "  `````",
+    ]
+    fences = [t for t in MarkdownIt("commonmark").parse(out) if t.type == "fence"]
+    assert [t.content for t in fences] == ["## Install \\*now\\*\n", "Run ```` pip ```x``` install ````.\n"]

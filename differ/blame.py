@@ -199,7 +199,7 @@ def _blame_html(
             rows.append(f"<tr><td colspan=3 class=quiet>under: {e(' › '.join(b.block.section))}</td></tr>")
         under = b.block.section
         tint = " class=added" if b.since.number > 1 else " class=edited" if b.edited.number > 1 else ""
-        text = " class=code" if b.block.kind == "code" else ""
+        text = {"code": " class=code", "heading": " class=heading"}.get(b.block.kind, "")
         n = b.edited.number
         number = f'<a href="diff-{n}.html">{n}</a>' if n in diffs else str(n)
         if tint:

@@ -32,7 +32,7 @@ _STYLE = (
     ".bad{color:#a40000}.good{color:#1a6b1a}.quiet{color:#666;font-size:small}.when{white-space:nowrap}"
     "td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"
     "del{background:#fdd}ins{background:#dfd;text-decoration:none}"
-    "tr.edited td{background:#fff6d5}tr.added td{background:#e3f6e3}"
+    "tr.edited td{background:#fff6d5}tr.added td{background:#e3f6e3}td.heading{font-weight:600}"
 )
 
 

@@ -222,16 +222,17 @@ def test_blame_as_a_page_tints_what_was_edited_and_escapes_the_text(tmp_path: Pa
     assert code == ExitCode.OK
     assert "<script" not in out and "&lt;script&gt;alert(1)" in out
     rows = re.findall(
-        r"<tr id=b\d+( class=\w+)?><td class=when>(\d) · [^<]+</td><td>(\d)</td><td>([^<]*)</td></tr>", out
+        r"<tr id=b\d+( class=\w+)?><td class=when>(\d) · [^<]+</td><td>(\d)</td><td( class=\w+)?>([^<]*)</td></tr>",
+        out,
     )
-    assert [(tint, edited, since, text) for tint, edited, since, text in rows][2:] == [
-        (" class=edited", "2", "1", "Run pip install foo==2.0."),
-        ("", "1", "1", "## Thanks"),
-        ("", "1", "1", "*To all.*"),
-        (" class=added", "3", "3", "And to the testers."),
-        ("", "1", "1", "## Security"),
-        ("", "1", "1", "No known issues."),
-        (" class=added", "4", "4", "Run \\&lt;script&gt;alert(1)\\&lt;/script&gt; &amp; see."),
+    assert rows[2:] == [  # a heading's text set in bold
+        (" class=edited", "2", "1", "", "Run pip install foo==2.0."),
+        ("", "1", "1", " class=heading", "## Thanks"),
+        ("", "1", "1", "", "*To all.*"),
+        (" class=added", "3", "3", "", "And to the testers."),
+        ("", "1", "1", " class=heading", "## Security"),
+        ("", "1", "1", "", "No known issues."),
+        (" class=added", "4", "4", "", "Run \\&lt;script&gt;alert(1)\\&lt;/script&gt; &amp; see."),
     ]
     listed = re.search(r"<p>Edited since version 1 \(the version of the last edit\): (.*?)</p>", out)
     assert (

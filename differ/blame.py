@@ -244,7 +244,7 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     def digest(blocks: list[Block]) -> str:
         return hashlib.sha256("\x1e".join(b.key for b in blocks).encode()).hexdigest()
 
-    path = store.report_path(key, n).with_name("blame.html")
+    path = store.blame_path(key)
     known = path.with_name("blame.json")
     traced: list[Traced] | None = None
     if n == 2:  # every block of version 1 came in it

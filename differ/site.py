@@ -123,7 +123,7 @@ def diff_nav(store: Store, source: SourceConfig, number: int, title: str, *, new
         links.append(_link(f"diff-{number - 1}.html", before))
     if newer:
         links.append(_link(f"diff-{number + 1}.html", f"the edit after: version {number} → {number + 1}"))
-    if store.report_path(source.key, number).with_name("blame.html").is_file():
+    if store.blame_path(source.key).is_file():
         links.append(_link("blame.html", "the post now, each passage with its last edit"))
     return " · ".join([*links, _link("../../index.html", "All documents")])
 
@@ -314,10 +314,9 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
         )
     for source in doc.sources:
         state, good = _fetch_state(store, source)
-        blame = store.report_path(source.key, 1).with_name("blame.html")
         passages = (
             f" · {_link(f'{source.id}/blame.html', 'each passage with its last edit')}"
-            if blame.is_file()
+            if store.blame_path(source.key).is_file()
             else ""
         )
         parts.append(

@@ -481,6 +481,11 @@ class Store:
         self.source_dir(key)  # validates the name
         return self.root / "reports" / document / source / f"diff-{number}.html"
 
+    def blame_path(self, key: str) -> Path:
+        """Where the page of the source's latest version with each passage's last edit is kept, beside its diff
+        pages (`reports/DOCUMENT/SOURCE/blame.html`, what it knew in `blame.json` next to it)."""
+        return self.report_path(key, 1).with_name("blame.html")
+
     def write_report(self, key: str, number: int, html: str) -> Path:
         """Written without the store's lock: only the writer that stored version `number` writes its report."""
         path = self.report_path(key, number)

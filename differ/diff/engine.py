@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import re
 import threading
 from bisect import bisect_left
@@ -517,8 +518,6 @@ def _field_name(path: list[Any]) -> str:
 
 
 def _as_json(fields: dict[str, Any] | None) -> str:
-    import json
-
     return json.dumps(fields or {}, sort_keys=True, default=repr)
 
 

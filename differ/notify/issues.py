@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
 
 from differ import options as opt
 from differ.app import iso, parse_iso
 from differ.errors import NotifyError
+from differ.fetch.limits import host_key
 from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
 from differ.options import Option, cut
 
@@ -326,13 +326,7 @@ def _made_before(item: dict[str, Any], since: datetime) -> bool:
 
 def _same_origin(url: str, base: str) -> bool:
     """Whether two addresses are on one scheme, host and port (a default port said or not)."""
-    default = {"http": 80, "https": 443}
     try:
-        a, b = urlsplit(url), urlsplit(base)
-        return (a.scheme, a.hostname, a.port or default.get(a.scheme)) == (
-            b.scheme,
-            b.hostname,
-            b.port or default.get(b.scheme),
-        )
-    except ValueError:
+        return host_key(url) == host_key(base)
+    except ValueError:  # a port that is no number
         return False

@@ -9,10 +9,10 @@ import argparse
 import json
 import re
 from collections import defaultdict, deque
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from differ.app import App
 from differ.cli import command
@@ -162,14 +162,78 @@ def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Bla
     if asked:
         out += [md_text(asked), ""]
     for b in shown:
-        named = " › ".join((*b.block.section, b.block.label or b.block.kind))  # as summaries name a block
-        since = f", there since version {b.since.number}" if b.since.number != b.edited.number else ""
-        said = f"{named} (edited in version {b.edited.number}, {b.edited.fetched_at}{since})"
-        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", b.block.source)), default=0))
-        out += [f"- {md_text(said, inline=True)}", "", f"  {fence}markdown"]
-        out += [f"  {line}".rstrip() for line in b.block.source.splitlines()]
-        out += [f"  {fence}", ""]
+        out += [*passage_markdown(passage(b), lambda text: md_text(text, inline=True)), ""]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def passage(b: Blamed) -> dict[str, Any]:
+    """A block as `differ.blame/1` gives it, and a stale mirror's alert its passages to carry over."""
+
+    def at(v: Version) -> dict[str, Any]:
+        return {"version": v.number, "fetched_at": v.fetched_at}
+
+    return {
+        "block": b.block.kind,
+        "section": list(b.block.section),
+        "label": b.block.label,
+        "text": b.block.text,
+        "markdown": b.block.source,
+        "since": at(b.since),
+        "edited": at(b.edited),
+    }
+
+
+def passage_said(p: Mapping[str, Any]) -> str:
+    """A passage named as summaries name a block, with the version that last edited it and the one it came in:
+    `Install › Run the installer … (edited in version 2, 2026-07-08T21:00:00Z, there since version 1)`."""
+    named = " › ".join((*p["section"], p["label"] or p["block"]))
+    edited, since = p["edited"], p["since"]["version"]
+    there = f", there since version {since}" if since != edited["version"] else ""
+    return f"{named} (edited in version {edited['version']}, {edited['fetched_at']}{there})"
+
+
+def passage_markdown(p: Mapping[str, Any], escape: Callable[[str], str]) -> list[str]:
+    """A passage (`passage`) as the lines of a Markdown list item: its section and versions as summaries name
+    them (`escape`d: page text), then its Markdown as written, in a fence longer than any run of backticks in
+    it, to copy."""
+    text = str(p["markdown"])
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return [
+        f"- {escape(passage_said(p))}",
+        "",
+        f"  {fence}markdown",
+        *(f"  {line}".rstrip() for line in text.splitlines()),
+        f"  {fence}",
+    ]
+
+
+#: the most Markdown a stale mirror's alert carries of the passages to carry over (a webhook's event stays
+#: small; an issue tracker's comment has room for 60,000 characters in all)
+CARRY_OVER_CHARS = 40_000
+
+
+def carry_over(blamed: list[Blamed], after: int) -> dict[str, Any]:
+    """The passages of the canonical edited after version `after` (the one a mirror matches), as they now read:
+    what its translator or maintainer has to carry over, as many as `CARRY_OVER_CHARS` of Markdown holds (a
+    count of those left out, never a silent cut)."""
+    edited = [b for b in blamed if b.edited.number > after]
+    kept: list[dict[str, Any]] = []
+    room = CARRY_OVER_CHARS
+    for b in edited:
+        room -= len(b.block.source)
+        if room < 0:
+            break
+        kept.append(passage(b))
+    return {"after": after, "passages": kept, "left_out": len(edited) - len(kept)}
+
+
+def carried_over(carry: Mapping[str, Any]) -> str:
+    """What a `carry_over` holds, as an alert heads it: `the canonical's 2 passages edited after version 1, as
+    they now read`."""
+    count = len(carry["passages"]) + int(carry.get("left_out") or 0)
+    return (
+        f"the canonical's {plural(count, 'passage')} edited after version {carry['after']}, as they now read"
+    )
 
 
 _EDITS_LISTED = 20  # passages edited since the first version named atop the page, each linked to its row
@@ -228,7 +292,6 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     check made (what it knew is kept beside the page, `blame.json`), worked out from every version only when
     that cannot be (a history older than its pages, a version read again with other settings). A first
     version has none: it would tell nothing."""
-    import hashlib
 
     from differ.files import atomic_write
     from differ.site import blame_nav
@@ -240,10 +303,6 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     latest = store.latest(key)
     if latest is None or latest.number != n:
         return  # another writer stored a newer version meanwhile, and writes its page
-
-    def digest(blocks: list[Block]) -> str:
-        return hashlib.sha256("\x1e".join(b.key for b in blocks).encode()).hexdigest()
-
     path = store.blame_path(key)
     known = path.with_name("blame.json")
     traced: list[Traced] | None = None
@@ -252,7 +311,7 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     else:
         try:
             state = json.loads(known.read_text())
-            if state["version"] == n - 1 and state["blocks_sha256"] == digest(d.a_blocks):
+            if state["version"] == n - 1 and state["blocks_sha256"] == _digest(d.a_blocks):
                 before = [(b, int(s), int(e)) for b, (s, e) in zip(d.a_blocks, state["blocks"], strict=True)]
                 traced = step(before, d, n - 1, n)
         except (OSError, ValueError, KeyError, TypeError):
@@ -268,10 +327,37 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     atomic_write(path, page.encode(), durable=False)  # a rendering of the record, made again from it at will
     state = {
         "version": n,
-        "blocks_sha256": digest([b for b, _, _ in traced]),
+        "blocks_sha256": _digest([b for b, _, _ in traced]),
         "blocks": [[s, e] for _, s, e in traced],
     }
     atomic_write(known, (json.dumps(state, separators=(",", ":")) + "\n").encode(), durable=False)
+
+
+def _digest(blocks: list[Block]) -> str:
+    """What tells one reading of a version's blocks from another, kept beside the blame page."""
+    import hashlib
+
+    return hashlib.sha256("\x1e".join(b.key for b in blocks).encode()).hexdigest()
+
+
+def blame_latest(app: App, source: SourceConfig, version: Version) -> list[Blamed]:
+    """`blame` of a source's latest version, read from what the reports site's page of it knew (`blame.json`)
+    when that is of this version as it reads now, else worked out from every version."""
+    from differ.diff.blocks import split_blocks
+
+    try:
+        state = json.loads(app.store.blame_path(source.key).with_name("blame.json").read_text())
+        blocks = split_blocks(app.store.markdown(version))
+        if state["version"] == version.number and state["blocks_sha256"] == _digest(blocks):
+            numbers = {int(k) for pair in state["blocks"] for k in pair}
+            versions = {k: app.store.version(source.key, k) for k in numbers}
+            return [
+                Blamed(b, versions[int(s)], versions[int(e)])
+                for b, (s, e) in zip(blocks, state["blocks"], strict=True)
+            ]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no page of it, or one of another reading
+    return blame(app, source, version)
 
 
 def _counts(blamed: list[Blamed]) -> str:
@@ -333,15 +419,11 @@ def _blame_json(
 ) -> dict[str, object]:
     """`differ.blame/1`: the version and its blocks (those asked for), each with the version it came in and
     the last that edited it."""
-
-    def at(v: Version) -> dict[str, object]:
-        return {"version": v.number, "fetched_at": v.fetched_at}
-
     out: dict[str, object] = {
         "schema": "differ.blame/1",
         "source": source.key,
         "url": source.url,
-        "version": {**at(upto), "hash": upto.hash},
+        "version": {"version": upto.number, "fetched_at": upto.fetched_at, "hash": upto.hash},
         "blocks_total": len(every),
     }
     if args.sections:
@@ -352,16 +434,5 @@ def _blame_json(
         out["after"] = after.number
         if copy:
             out["after_mirror"] = copy  # the mirror whose matched version `after` is
-    out["blocks"] = [
-        {
-            "block": b.block.kind,
-            "section": list(b.block.section),
-            "label": b.block.label,
-            "text": b.block.text,
-            "markdown": b.block.source,
-            "since": at(b.since),
-            "edited": at(b.edited),
-        }
-        for b in shown
-    ]
+    out["blocks"] = [passage(b) for b in shown]
     return out

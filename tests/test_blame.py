@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from differ.blame import trace
+from differ.blame import Blamed, trace
 from differ.diff import diff, split_blocks
 from differ.errors import ExitCode
 from tests.conftest import Server, article
@@ -295,3 +295,35 @@ def test_blame_in_markdown_gives_each_passage_to_copy_in_a_fence_longer_than_its
     ]
     fences = [t for t in MarkdownIt("commonmark").parse(out) if t.type == "fence"]
     assert [t.content for t in fences] == ["## Install \\*now\\*\n", "Run ```` pip ```x``` install ````.\n"]
+
+
+def test_the_latest_versions_blame_is_read_from_its_page_when_that_is_of_it_and_worked_out_when_not(
+    tmp_path: Path, server: Server
+) -> None:
+    """`blame_latest` (a stale mirror's passages to carry over): what the reports site's page knew, while it is of
+    the version as it reads now; else every version followed again, to the same blocks and versions."""
+    from differ.blame import blame, blame_latest
+    from differ.config import load_config
+    from tests.conftest import make_app
+
+    config = checked(tmp_path, server, PAGES)
+    app = make_app(load_config(Path(config), {}))
+    source = app.config.source("doc/canonical")
+    latest = app.store.latest(source.key)
+    assert latest is not None
+
+    def told(blamed: list[Blamed]) -> list[tuple[str, int, int]]:
+        return [(b.block.source, b.since.number, b.edited.number) for b in blamed]
+
+    every = told(blame(app, source, latest))
+    known = app.store.blame_path(source.key).with_name("blame.json")
+    state = json.loads(known.read_text())
+    assert state["blocks"] == [[s, e] for _, s, e in every]
+    state["blocks"][2] = [3, 3]  # were it read from the page, this would show
+    known.write_text(json.dumps(state))
+    assert told(blame_latest(app, source, latest))[2] == ("Run pip install foo==2.0.", 3, 3)
+    state["blocks_sha256"] = "0" * 64  # a page of another reading: not read
+    known.write_text(json.dumps(state))
+    assert told(blame_latest(app, source, latest)) == every
+    known.unlink()
+    assert told(blame_latest(app, source, latest)) == every

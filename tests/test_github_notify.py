@@ -369,3 +369,49 @@ def test_differ_sources_names_each_documents_open_issue(
     assert "notify team  [github]  o/r issues  events: " in app.out.getvalue()
     assert app.out.getvalue().endswith("\n    its alerts go to issues: doc #1\n")
     assert len(issues.issues) == 1
+
+
+def test_a_stale_copys_comment_gives_the_passages_to_carry_over_as_they_now_read(
+    tmp_path: Path, server: Server, receiver: Server
+) -> None:
+    """A copy left behind by an edit: its comment names the canonical's passages edited since the version it
+    matches, each with its Markdown in a fence to copy, where a mention in the page cannot ping anyone."""
+    issues = Issues(receiver)
+    one = article(
+        "<h2>Install @now</h2><p>Version one of the announcement text, long enough to align.</p>"
+        "<p>Second paragraph, with <code>pip install thing</code> in it.</p><p>Third, kept as it is.</p>"
+    )
+    server.page("/post", one)
+    server.page("/copy", one)
+    mirror = f'id = "copy"\nurl = "{server.url("/copy")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    app = make_app(
+        one_doc(
+            tmp_path,
+            server.url("/post"),
+            extra="robots = false",
+            mirrors=[mirror],
+            notify='[[notify]]\nname = "team"\nkind = "github"\n'
+            + extra(receiver, 'events = ["mirror_drift"]\n'),
+        ),
+        clock,
+    )
+    check(app, app.config.sources())
+    server.page("/post", one.replace("Version one", "Version two").replace("thing", "thing==2"))
+    clock.advance(3600)
+    check(app, app.config.sources())
+    [issue] = issues.issues.values()
+    passages = issue["body"].split("```\n\n", 1)[1].split("\n\n_doc")[0]
+    assert passages == (
+        "**To carry over**: the canonical's 2 passages edited after version 1, as they now read:\n\n"
+        "- Post › Install @\u2060now › Version two of the announcement text, … \\(edited in version 2, "
+        "2026\\-07\\-08T18:45:00Z, there since version 1\\)\n\n"
+        "  ```markdown\n"
+        "  Version two of the announcement text, long enough to align.\n"
+        "  ```\n\n"
+        "- Post › Install @\u2060now › Second paragraph, with pip install thing==2 … \\(edited in version 2, "
+        "2026\\-07\\-08T18:45:00Z, there since version 1\\)\n\n"
+        "  ```markdown\n"
+        "  Second paragraph, with `pip install thing==2` in it.\n"
+        "  ```"
+    )

@@ -444,3 +444,48 @@ def test_check_asks_the_relay_without_sending_a_mail(tmp_path: Path, ca: tuple[t
         assert asked("s3cret") == (False, "the relay refuses devrel@example.org: 550 5.1.1 No such user")
         assert asked("wrong") == (False, "login refused: 535 5.7.8 Authentication credentials invalid")
         assert r.received == []
+
+
+def test_a_stale_mirrors_mail_gives_the_passages_to_carry_over(tmp_path: Path) -> None:
+    """The canonical's passages a mirror has to carry over, after the summary: in the text part each named with
+    its Markdown indented, in the HTML part in a <pre>, page text escaped; those left out counted."""
+    from differ.notify.mail import Email
+    from tests.helpers import notifier_config
+
+    at = {"version": 2, "fetched_at": "2026-07-08T21:00:00Z"}
+    passage = {
+        "block": "paragraph",
+        "section": ["Install"],
+        "label": "Run <b>it</b> …",
+        "text": "Run <b>it</b> with pip.",
+        "markdown": "Run <b>it</b> with\n`pip`.",
+        "since": {"version": 1, "fetched_at": "2026-07-08T17:45:00Z"},
+        "edited": at,
+    }
+    event = {
+        "type": "mirror_drift",
+        "document": "doc",
+        "title": "Doc",
+        "mirror": "copy",
+        "headline": "is stale: matches version 1, canonical is at 2",
+        "summary": ["Doc: mirror copy (coverage 90.0%, matches canonical version 1 of 2)"],
+        "carry_over": {"after": 1, "passages": [passage], "left_out": 2},
+    }
+    options = mail_toml(25).split("\n", 3)[3]  # the table's settings, after its name and kind
+    body = Email(notifier_config(tmp_path, "email", options)).payload(event).body
+    assert body["text"].split("\n\n-- \n")[0].splitlines()[1:] == [
+        "",
+        "To carry over: the canonical's 3 passages edited after version 1, as they now read:",
+        "",
+        "• Install › Run <b>it</b> … (edited in version 2, 2026-07-08T21:00:00Z, there since version 1)",
+        "    Run <b>it</b> with",
+        "    `pip`.",
+        "",
+        "…and 2 more passages",
+    ]
+    assert (
+        "<h3>To carry over</h3><p>the canonical&#x27;s 3 passages edited after version 1, as they now read:</p>"
+        "<ul><li>Install › Run &lt;b&gt;it&lt;/b&gt; … (edited in version 2, 2026-07-08T21:00:00Z, there since "
+        'version 1)<pre style="white-space:pre-wrap">Run &lt;b&gt;it&lt;/b&gt; with\n`pip`.</pre></li></ul>'
+        "<p>…and 2 more passages</p>"
+    ) in body["html"]

@@ -918,6 +918,114 @@ def test_a_mirror_that_falls_back_into_old_findings_is_alerted_again(
     assert headlines == ["2 findings resolved", "2 new findings", "2 findings resolved", "2 new findings"]
 
 
+def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_version_it_matches(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`carry_over`: the passages a mirror behind the canonical has to carry over, as they now read, with their
+    versions; as many as `CARRY_OVER_CHARS` of Markdown holds, the others counted; none once it caught up."""
+    import differ.blame
+
+    receiver.routes["/hooks"] = Reply(200)
+    one = "<h2>Install</h2><p>Run the installer to get version one of the tools.</p><p>Read the notes.</p>"
+    server.page("/canon", article(one))
+    server.page("/mirror", article(one))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/canon"),
+        extra="robots = false",
+        mirrors=[mirror],
+        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    two = one.replace("version one", "version two")
+    server.page("/canon", article(two + "<p>Added later.</p>"))
+    clock.advance(3600)
+    check(app, config.sources())
+    server.page("/canon", article(two.replace("the notes", "the release notes") + "<p>Added later.</p>"))
+    clock.advance(3600)
+    monkeypatch.setattr(differ.blame, "CARRY_OVER_CHARS", 80)  # room for two of the three passages
+    check(app, config.sources())
+    server.page("/mirror", article(two.replace("the notes", "the release notes") + "<p>Added later.</p>"))
+    clock.advance(3600)
+    check(app, config.sources())
+    events = [json.loads(h.body)["data"] for h in receiver.requests_to("/hooks")]
+    assert [e["headline"] for e in events] == [
+        "is stale: matches version 1, canonical is at 2",
+        "is stale: matches version 1, canonical is at 3",
+        "caught up with canonical version 3",
+    ]
+    assert events[0]["carry_over"] == {
+        "after": 1,
+        "passages": [
+            {
+                "block": "paragraph",
+                "section": ["Post", "Install"],
+                "label": "Run the installer to get version …",
+                "text": "Run the installer to get version two of the tools.",
+                "markdown": "Run the installer to get version two of the tools.",
+                "since": {"version": 1, "fetched_at": "2026-07-08T17:45:00Z"},
+                "edited": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
+            },
+            {
+                "block": "paragraph",
+                "section": ["Post", "Install"],
+                "label": "Added later.",
+                "text": "Added later.",
+                "markdown": "Added later.",
+                "since": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
+                "edited": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
+            },
+        ],
+        "left_out": 0,
+    }
+    later = events[1]["carry_over"]
+    assert [(p["markdown"], p["edited"]["version"]) for p in later["passages"]] == [
+        ("Run the installer to get version two of the tools.", 2),
+        ("Read the release notes.", 3),
+    ]
+    assert later["left_out"] == 1
+    assert "carry_over" not in events[2]
+
+
+def test_a_history_that_cannot_be_followed_leaves_the_passages_out_and_the_alert_goes(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passages to carry over cannot be found (a fault while following the canonical's versions): the stale
+    mirror's alert goes without them, and a line on stderr says what was left out."""
+    import differ.blame
+
+    receiver.routes["/hooks"] = Reply(200)
+    server.page("/canon", article("<p>Run the installer to get version one of the tools.</p>"))
+    server.page("/mirror", article("<p>Run the installer to get version one of the tools.</p>"))
+    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    clock = Clock()
+    config = one_doc(
+        tmp_path,
+        server.url("/canon"),
+        extra="robots = false",
+        mirrors=[mirror],
+        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
+    )
+    app = make_app(config, clock)
+    check(app, config.sources())
+    server.page("/canon", article("<p>Run the installer to get version two of the tools.</p>"))
+    clock.advance(3600)
+
+    def faulty(*args: object) -> None:
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(differ.blame, "blame_latest", faulty)
+    check(app, config.sources())
+    [event] = [json.loads(h.body)["data"] for h in receiver.requests_to("/hooks")]
+    assert event["headline"] == "is stale: matches version 1, canonical is at 2" and "carry_over" not in event
+    assert app.err.getvalue() == (  # type: ignore[attr-defined]
+        "differ: doc: its alerts go without the passages to carry over: internal error: RuntimeError: a fault\n"
+    )
+
+
 def test_receiver_down_across_a_killed_process(tmp_path: Path, server: Server) -> None:
     """Receiver down, the process is killed, restarted, receiver up: every alert arrives once, in order."""
     import signal

@@ -402,10 +402,30 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
             continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
         events.append(drift_event(report, m, before))
+    with_passages(app, report, events)
     for mirror in report.unread:  # a damaged mirror's last audit stands until it can be read again
         if isinstance(previous.get(mirror), dict):
             current[mirror] = previous[mirror]
     return events, current
+
+
+def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -> None:
+    """Each drift event of a mirror behind the canonical with `carry_over`: the canonical's passages edited after
+    the version the mirror matches, as they now read (`differ blame --after`), for its translator to carry over.
+    The history is read once for all of them; when it cannot be, the alerts go without (a line on stderr)."""
+    latest = report.canonical_version
+    behind = [
+        e for e in events if isinstance(n := e["audit"].get("matches_version"), int) and n < (latest or 0)
+    ]
+    if not behind or latest is None:
+        return
+    from differ.blame import blame_latest, carry_over
+
+    with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
+        canonical = app.config.document(report.document).canonical
+        blamed = blame_latest(app, canonical, app.store.version(canonical.key, latest))
+        for e in behind:
+            e["carry_over"] = carry_over(blamed, e["audit"]["matches_version"])
 
 
 def _only_accepted(before: dict[str, Any], m: MirrorAudit) -> bool:

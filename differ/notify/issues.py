@@ -18,7 +18,7 @@ from differ.app import iso, parse_iso
 from differ.errors import NotifyError
 from differ.fetch.limits import host_key
 from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
-from differ.options import Option, cut
+from differ.options import Option, cut, plural
 
 if TYPE_CHECKING:
     import requests
@@ -185,7 +185,8 @@ class IssueTracker(Notifier):
         room = MAX_CHARS - sum(len(line) + 2 for line in [head, *foot]) - 200  # the fence and the marker
         kept, tail = fit(self.lines(event), room, lambda line: len(line) + 1)
         shown = [*kept, *([tail] if tail else [])]
-        text = "\n\n".join([head, *([fenced(shown)] if shown else []), *foot])
+        passages = self.passages(event, room - sum(len(line) + 1 for line in shown))
+        text = "\n\n".join([head, *([fenced(shown)] if shown else []), *passages, *foot])
         body: dict[str, Any] = {"title": cut(self.title(event), TITLE_MAX), "body": text}
         if self.config.options.get("close_when_caught_up") and caught_up(event):
             body["close"] = True  # once posted, the issue is closed (the copy carries the edits over)
@@ -193,6 +194,28 @@ class IssueTracker(Notifier):
         if event.get("type") == "test":
             body["closed"] = True
         return Outgoing(body, {}, document_of(event) or "differ")
+
+    def passages(self, event: dict[str, Any], room: int) -> list[str]:
+        """A stale mirror's alert: the canonical's passages edited since the version it matches, as they now
+        read, each a list item naming its section with its Markdown in a fence to copy (where nothing mentions
+        or references), as many as `room` holds, the others counted."""
+        carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
+        if not isinstance(carry, dict) or not carry.get("passages"):
+            return []
+        from differ.blame import carried_over, passage_markdown
+
+        left = len(carry["passages"]) + int(carry.get("left_out") or 0)
+        head = f"**To carry over**: {carried_over(carry)}:"
+        room -= len(head) + 100  # the line that counts those left out
+        items = []
+        for p in carry["passages"]:
+            item = "\n".join(passage_markdown(p, self.inert))
+            room -= len(item) + 2
+            if room < 0:
+                break
+            items.append(item)
+            left -= 1
+        return [head, *items, *([f"…and {plural(left, 'more passage')}"] if left else [])]
 
     def payload_url(self) -> str:
         return self.issues_url()

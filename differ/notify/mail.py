@@ -97,11 +97,14 @@ class Email(Notifier):
         title, lines, context = self.title(event), self.lines(event), self.context(event)
         link = self.report_link(event)
         label = self.link_label(event)
-        text = "\n".join([*lines, *(["", f"{label}: {link}"] if link else []), "", "-- ", context])
+        carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
+        carry = carry if isinstance(carry, dict) and carry.get("passages") else None
+        passages = _passages_text(carry) if carry else []
+        text = "\n".join([*lines, *passages, *(["", f"{label}: {link}"] if link else []), "", "-- ", context])
         body = {
             "subject": cut(" ".join(title.split()), SUBJECT_MAX),
             "text": text + "\n",
-            "html": _html(title, lines, link, context, label),
+            "html": _html(title, lines, link, context, label, _passages_html(carry) if carry else ""),
         }
         headers = {"X-Differ-Event": str(event.get("type", ""))}
         document = document_of(event)
@@ -230,9 +233,41 @@ def _said(code: int, text: bytes | str) -> str:
     return f"{code} {' '.join(text.split())}".strip()
 
 
-def _html(title: str, lines: list[str], link: str, context: str, label: str = "Full diff") -> str:
+def _passages_text(carry: dict[str, Any]) -> list[str]:
+    """A stale mirror's passages to carry over (`carry_over`), for the plain-text part: each named, then its
+    Markdown as written, indented."""
+    from differ.blame import carried_over, passage_said
+
+    out = ["", f"To carry over: {carried_over(carry)}:"]
+    for p in carry["passages"]:
+        out += [
+            "",
+            f"• {passage_said(p)}",
+            *(f"    {line}".rstrip() for line in str(p["markdown"]).splitlines()),
+        ]
+    left = int(carry.get("left_out") or 0)
+    return out + (["", f"…and {plural(left, 'more passage')}"] if left else [])
+
+
+def _passages_html(carry: dict[str, Any]) -> str:
+    """The same for the HTML part: each passage named, its Markdown in a <pre> (escaped)."""
+    from differ.blame import carried_over, passage_said
+
+    e = html.escape
+    items = "".join(
+        f'<li>{e(passage_said(p))}<pre style="white-space:pre-wrap">{e(str(p["markdown"]))}</pre></li>'
+        for p in carry["passages"]
+    )
+    left = int(carry.get("left_out") or 0)
+    more = f"<p>…and {plural(left, 'more passage')}</p>" if left else ""
+    return f"<h3>To carry over</h3><p>{e(carried_over(carry))}:</p><ul>{items}</ul>{more}"
+
+
+def _html(
+    title: str, lines: list[str], link: str, context: str, label: str = "Full diff", passages: str = ""
+) -> str:
     """The summary as a small HTML page: page text escaped, indented lines ("→" continuations, the edits a stale
-    mirror misses) kept with the line they belong to (`grouped`)."""
+    mirror misses) kept with the line they belong to (`grouped`); then `passages`, HTML made of escaped text."""
     e = html.escape
     head, bullets, rest = lines[:1], list[str](), list[str]()
     for item in grouped(lines[1:]):
@@ -246,6 +281,8 @@ def _html(title: str, lines: list[str], link: str, context: str, label: str = "F
     if bullets:
         parts.append("<ul>" + "".join(f"<li>{b}</li>" for b in bullets) + "</ul>")
     parts.extend(f"<p>{line}</p>" for line in rest)
+    if passages:
+        parts.append(passages)
     if link:
         parts.append(f'<p><a href="{e(link)}">{e(label)}</a></p>')
     parts.append(f'<p style="color:#666;font-size:small">{e(context)}</p></body></html>')

@@ -19,6 +19,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from differ.check import check
+from differ.config import Config
 from differ.errors import ExitCode
 from differ.notify import Outbox, deliver, dispatch, send_test
 from differ.notify.delivery import BUSY
@@ -861,15 +862,11 @@ def test_a_streak_that_began_before_streaks_had_a_start_is_told_once(
     assert slack_titles(receiver) == ["Doc (canonical) is failing (2 checks in a row)"]
 
 
-def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
-    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def mirrored(tmp_path: Path, server: Server, receiver: Server) -> tuple[Config, Clock]:
+    """A document whose canonical is served at /canon and its copy at /mirror, drift alerts to a webhook at
+    /hooks."""
     receiver.routes["/hooks"] = Reply(200)
-    text = "<p>Version {} of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
-    server.page("/canon", article(text.format("one")))
-    server.page("/mirror", article(text.format("one")))
     mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
-    clock = Clock()
     config = one_doc(
         tmp_path,
         server.url("/canon"),
@@ -877,6 +874,16 @@ def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
         mirrors=[mirror],
         notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
     )
+    return config, Clock()
+
+
+def test_mirror_drift_owed_by_a_process_that_died_comes_with_the_next_check(
+    tmp_path: Path, server: Server, receiver: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "<p>Version {} of the announcement text, long enough to align.</p><p>Second paragraph here.</p>"
+    server.page("/canon", article(text.format("one")))
+    server.page("/mirror", article(text.format("one")))
+    config, clock = mirrored(tmp_path, server, receiver)
     check(make_app(config, clock), config.sources())
     server.page("/canon", article(text.format("two")))
     clock.advance(3600)
@@ -894,20 +901,11 @@ def test_a_mirror_that_falls_back_into_old_findings_is_alerted_again(
 ) -> None:
     """Findings resolved, then back as they were (a copy restored from an old backup): a new alert each time,
     not one taken for the first and left out."""
-    receiver.routes["/hooks"] = Reply(200)
     full = "<h2>Install</h2><p>Run the installer to get version two of the tools.</p><h2>Notes</h2><p>Read the notes.</p>"
     cut = "<h2>Install</h2><p>Run the installer to get version two of the tools.</p>"
     server.page("/canon", article(full))
     server.page("/mirror", article(cut))
-    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
-    clock = Clock()
-    config = one_doc(
-        tmp_path,
-        server.url("/canon"),
-        extra="robots = false",
-        mirrors=[mirror],
-        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
-    )
+    config, clock = mirrored(tmp_path, server, receiver)
     app = make_app(config, clock)
     check(app, config.sources())  # the first audit: nothing to compare with, no alert
     for page in (full, cut, full, cut):
@@ -925,19 +923,10 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
     versions; as many as `CARRY_OVER_CHARS` of Markdown holds, the others counted; none once it caught up."""
     import differ.blame
 
-    receiver.routes["/hooks"] = Reply(200)
     one = "<h2>Install</h2><p>Run the installer to get version one of the tools.</p><p>Read the notes.</p>"
     server.page("/canon", article(one))
     server.page("/mirror", article(one))
-    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
-    clock = Clock()
-    config = one_doc(
-        tmp_path,
-        server.url("/canon"),
-        extra="robots = false",
-        mirrors=[mirror],
-        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
-    )
+    config, clock = mirrored(tmp_path, server, receiver)
     app = make_app(config, clock)
     check(app, config.sources())
     two = one.replace("version one", "version two")
@@ -997,18 +986,9 @@ def test_a_history_that_cannot_be_followed_leaves_the_passages_out_and_the_alert
     mirror's alert goes without them, and a line on stderr says what was left out."""
     import differ.blame
 
-    receiver.routes["/hooks"] = Reply(200)
     server.page("/canon", article("<p>Run the installer to get version one of the tools.</p>"))
     server.page("/mirror", article("<p>Run the installer to get version one of the tools.</p>"))
-    mirror = f'id = "copy"\nurl = "{server.url("/mirror")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
-    clock = Clock()
-    config = one_doc(
-        tmp_path,
-        server.url("/canon"),
-        extra="robots = false",
-        mirrors=[mirror],
-        notify=notify_toml(receiver, kind="webhook", path="/hooks", extra='events = ["mirror_drift"]\n'),
-    )
+    config, clock = mirrored(tmp_path, server, receiver)
     app = make_app(config, clock)
     check(app, config.sources())
     server.page("/canon", article("<p>Run the installer to get version two of the tools.</p>"))

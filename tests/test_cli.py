@@ -572,6 +572,12 @@ def test_demo_replays_the_edit() -> None:
         in text
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
+    drift = text.split("webhook: differ.mirror_drift", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [re.sub(r" \(edited in .*", "", line) for line in drift] == [  # the replay's three edits
+        "    to carry over: The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend",
+        "    to carry over: Non-Feature Updates › Python support",
+        "    to carry over: Non-Feature Updates › Updated (7/8): Removed two instances of …",
+    ]
     copies = text.split("copies the web archive keeps", 1)[1].split("\n\n", 1)[0]
     assert re.findall(
         r"^  (\S+ version \d+): http://127\.0\.0\.1:\d+/web/\d{14}/http", copies, re.MULTILINE

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from differ.app import App
 from differ.cli import command
-from differ.errors import ExitCode, UsageError
+from differ.errors import ExitCode, StoreDamage, UsageError
 from differ.options import plural
 from differ.records import named_version, patterns_given
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from differ.config import SourceConfig
     from differ.diff import Diff
     from differ.diff.blocks import Block
-    from differ.store import Version
+    from differ.store import Store, Version
 
 
 #: a block, the number of the version it came in and that of the last version that edited it
@@ -340,24 +340,33 @@ def _digest(blocks: list[Block]) -> str:
     return hashlib.sha256("\x1e".join(b.key for b in blocks).encode()).hexdigest()
 
 
-def blame_latest(app: App, source: SourceConfig, version: Version) -> list[Blamed]:
-    """`blame` of a source's latest version, read from what the reports site's page of it knew (`blame.json`)
-    when that is of this version as it reads now, else worked out from every version."""
+def known_blame(store: Store, key: str, version: Version) -> list[Blamed] | None:
+    """`blame` of a source's latest version as the reports site's page of it knew it (`blame.json`), or None
+    when that is of another version or another reading of it, or missing."""
     from differ.diff.blocks import split_blocks
 
     try:
-        state = json.loads(app.store.blame_path(source.key).with_name("blame.json").read_text())
-        blocks = split_blocks(app.store.markdown(version))
-        if state["version"] == version.number and state["blocks_sha256"] == _digest(blocks):
-            numbers = {int(k) for pair in state["blocks"] for k in pair}
-            versions = {k: app.store.version(source.key, k) for k in numbers}
-            return [
-                Blamed(b, versions[int(s)], versions[int(e)])
-                for b, (s, e) in zip(blocks, state["blocks"], strict=True)
-            ]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # no page of it, or one of another reading
-    return blame(app, source, version)
+        state = json.loads(store.blame_path(key).with_name("blame.json").read_text())
+        if state["version"] != version.number:
+            return None
+        blocks = split_blocks(store.markdown(version))
+        if state["blocks_sha256"] != _digest(blocks):
+            return None
+        numbers = {int(k) for pair in state["blocks"] for k in pair}
+        versions = {k: store.version(key, k) for k in numbers}
+        return [
+            Blamed(b, versions[int(s)], versions[int(e)])
+            for b, (s, e) in zip(blocks, state["blocks"], strict=True)
+        ]
+    except (OSError, ValueError, KeyError, TypeError, StoreDamage):
+        return None  # a damaged version among them: `blame` says which, `differ verify` tells what else
+
+
+def blame_latest(app: App, source: SourceConfig, version: Version) -> list[Blamed]:
+    """`blame` of a source's latest version, read from what the reports site's page of it knew when that is of
+    this version as it reads now (`known_blame`), else worked out from every version."""
+    known = known_blame(app.store, source.key, version)
+    return blame(app, source, version) if known is None else known
 
 
 def _counts(blamed: list[Blamed]) -> str:

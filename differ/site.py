@@ -7,7 +7,7 @@ needs no server."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from differ.titles import document_title
 
 if TYPE_CHECKING:
     from differ.app import App
+    from differ.blame import Blamed
     from differ.config import Config, DocumentConfig, SourceConfig
     from differ.notify.delivery import Attempt
 
@@ -33,6 +34,7 @@ _STYLE = (
     "td.code{white-space:pre-wrap;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"
     "del{background:#fdd}ins{background:#dfd;text-decoration:none}"
     "tr.edited td{background:#fff6d5}tr.added td{background:#e3f6e3}td.heading{font-weight:600}"
+    "ul.passages pre{white-space:pre-wrap;background:#f6f6f6;padding:.4em .6em;margin:.3em 0 .8em}"
 )
 
 
@@ -266,11 +268,47 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
             )
 
 
-def _missed(lines: list[str]) -> str:
-    """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it)."""
+def _missed(lines: list[str], passages: list[Blamed] | None = None) -> str:
+    """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it), then the
+    passages they leave, as they now read, folded away: each named, its Markdown to copy."""
     from differ.bullets import html_items
 
-    return f"<p>To carry over:</p><ul>{html_items(lines)}</ul>" if lines else ""
+    if not lines:
+        return ""
+    shown = f"<p>To carry over:</p><ul>{html_items(lines)}</ul>"
+    if passages:
+        from differ.blame import passage, passage_said
+
+        items = "".join(
+            f"<li>{e(passage_said(passage(b)))}<pre>{e(b.block.source)}</pre></li>" for b in passages
+        )
+        said = (
+            "The passage as it now reads"
+            if len(passages) == 1
+            else f"The {len(passages)} passages as they now read"
+        )
+        shown += f"<details><summary>{said}</summary><ul class=passages>{items}</ul></details>"
+    return shown
+
+
+def _edited_after(
+    store: Store, doc: DocumentConfig, canonical: Version | None
+) -> Callable[[Any], list[Blamed]]:
+    """The canonical's passages edited after a version, as its page of each passage's last edit knows them
+    (none when it has no such page of its latest version)."""
+    known: list[Blamed] | None = None
+
+    def after(number: Any) -> list[Blamed]:
+        nonlocal known
+        if canonical is None or not isinstance(number, int) or number >= canonical.number:
+            return []
+        if known is None:
+            from differ.blame import known_blame
+
+            known = known_blame(store, doc.canonical.key, canonical) or []
+        return [b for b in known if b.edited.number > number]
+
+    return after
 
 
 def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
@@ -288,6 +326,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     parts.append(f"<p>{' · '.join(links)}</p>")
     if doc.mirrors:
         rows = []
+        edited_after = _edited_after(store, doc, canonical)
         for m in doc.mirrors:
             text, good = _fidelity(audit, m.id, canonical.number if canonical else None)
             entry = audit.get(m.id)
@@ -299,7 +338,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             )
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
-                f"{_missed(entry.get('missed') or [])}</td></tr>"
+                f"{_missed(entry.get('missed') or [], edited_after(entry.get('matches_version')))}</td></tr>"
             )
         parts.append(
             "<h2 id=mirrors>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th>"

@@ -91,7 +91,10 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
             "stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
             "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change "
-            'To carry over: Post: "The release is out today." → "The release is out since Monday."',
+            'To carry over: Post: "The release is out today." → "The release is out since Monday." '
+            "The passage as it now reads "
+            "Post › The release is out since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since "
+            "version 1) The release is out since Monday.",
         ],
         ["#", "Fetched", "Size", "Change"],
         ["2", "2026-07-08T18:45:00Z", "0.2 KB", CHANGE],
@@ -99,6 +102,11 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         ["#", "Fetched", "Size", "Change"],
         ["1", "2026-07-08T17:45:00Z", "0.2 KB", "first snapshot"],
     ]
+    assert (  # the passage folded away, its Markdown to copy
+        "<details><summary>The passage as it now reads</summary><ul class=passages><li>Post › The release is out "
+        "since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since version 1)<pre>The release is out "
+        "since Monday.</pre></li></ul></details>"
+    ) in page.read_text()
     assert (  # a change an item, its new text with it
         "<li>Post: &quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
         in page.read_text()
@@ -229,6 +237,31 @@ def test_a_paused_source_says_so_in_the_index(tmp_path: Path, server: Server) ->
         "paused",
         "paused; up to date, 0 findings, coverage 100.0%",
     ]
+
+
+def test_a_stale_copys_passages_are_escaped_and_left_out_when_their_page_is_not_of_the_latest_version(
+    tmp_path: Path, server: Server
+) -> None:
+    """The passages a stale copy has to carry over, on the document's page: page text escaped (a `<script>` in
+    the post shows as text); without the canonical's page of each passage's last edit for its latest version,
+    the summary of the edits alone."""
+    from differ.site import write_site
+
+    app, clock = setup(tmp_path, server)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    server.page(
+        "/post", article("<p>The release is out today.</p><p>Install it with <b>&lt;script&gt;</b>.</p>")
+    )
+    clock.advance(3600)
+    check(app, app.config.sources())  # type: ignore[attr-defined]
+    page = index_path(app.store, "doc")  # type: ignore[attr-defined]
+    html = page.read_text()
+    assert "<script>" not in html
+    assert "<pre>Install it with **\\&lt;script&gt;**.</pre>" in html
+    app.store.blame_path("doc/canonical").with_name("blame.json").unlink()  # type: ignore[attr-defined]
+    write_site(app, {"doc"})  # type: ignore[arg-type]
+    html = page.read_text()
+    assert "To carry over:" in html and "<details>" not in html
 
 
 def test_a_long_history_is_paged_and_the_full_pages_are_written_once(tmp_path: Path) -> None:

@@ -227,6 +227,15 @@ def carry_over(blamed: list[Blamed], after: int) -> dict[str, Any]:
     return {"after": after, "passages": kept, "left_out": len(edited) - len(kept)}
 
 
+def more_passages(event: Mapping[str, Any], left: int, code: Callable[[str], str] = str) -> str:
+    """The line that ends a stale mirror's passages when some are left out, with the command that gives them
+    all (set as `code` makes it): `…and 3 more passages (differ blame doc --after doc/copy --format markdown
+    gives them all)`."""
+    document, mirror = event.get("document"), event.get("mirror")
+    command = f"differ blame {document} --after {document}/{mirror} --format markdown"
+    return f"…and {plural(left, 'more passage')} ({code(command)} gives them all)"
+
+
 def carried_over(carry: Mapping[str, Any]) -> str:
     """What a `carry_over` holds, as an alert heads it: `the canonical's 2 passages edited after version 1, as
     they now read`."""

@@ -415,3 +415,43 @@ def test_a_stale_copys_comment_gives_the_passages_to_carry_over_as_they_now_read
         "  Second paragraph, with `pip install thing==2` in it.\n"
         "  ```"
     )
+
+
+def test_passages_too_long_for_one_comment_are_cut_with_the_command_that_gives_them_all(
+    tmp_path: Path,
+) -> None:
+    """A comment stays within GitHub's 65,536 characters however long the summary and the passages: as many
+    passages as fit, then how many are left out and the command that gives them all."""
+    from differ.notify.issues import MAX_CHARS
+    from tests.helpers import notifier_config
+
+    at = {"version": 2, "fetched_at": "2026-07-08T21:00:00Z"}
+    passages = [
+        {
+            "block": "paragraph",
+            "section": ["Notes"],
+            "label": f"Note {i}",
+            "text": "",
+            "markdown": "word " * 400,
+            "since": at,
+            "edited": at,
+        }
+        for i in range(40)
+    ]
+    event = {
+        "type": "mirror_drift",
+        "document": "doc",
+        "title": "Doc",
+        "mirror": "copy",
+        "headline": "is stale: matches version 1, canonical is at 2",
+        "summary": ["Doc: mirror copy", *(f"• line {i}: {'x' * 80}" for i in range(200))],
+        "carry_over": {"after": 1, "passages": passages, "left_out": 5},
+    }
+    config = notifier_config(tmp_path, "github", 'repo = "o/r"\ntoken = "T"\n')
+    body = GitHub(config).payload(event).body["body"]
+    assert len(body) + len("\n\n<!-- differ:msg_" + "0" * 32 + " -->") <= MAX_CHARS < 65_536
+    kept = body.count("```markdown")
+    assert 0 < kept < 40
+    assert body.split("\n\n")[-2] == (
+        f"…and {45 - kept} more passages (`differ blame doc --after doc/copy --format markdown` gives them all)"
+    )

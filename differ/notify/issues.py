@@ -18,7 +18,7 @@ from differ.app import iso, parse_iso
 from differ.errors import NotifyError
 from differ.fetch.limits import host_key
 from differ.notify.base import Notifier, Outgoing, document_of, fit, json_object
-from differ.options import Option, cut, plural
+from differ.options import Option, cut
 
 if TYPE_CHECKING:
     import requests
@@ -202,7 +202,7 @@ class IssueTracker(Notifier):
         carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
         if not isinstance(carry, dict) or not carry.get("passages"):
             return []
-        from differ.blame import carried_over, passage_markdown
+        from differ.blame import carried_over, more_passages, passage_markdown
 
         left = len(carry["passages"]) + int(carry.get("left_out") or 0)
         head = f"**To carry over**: {carried_over(carry)}:"
@@ -215,7 +215,7 @@ class IssueTracker(Notifier):
                 break
             items.append(item)
             left -= 1
-        return [head, *items, *([f"…and {plural(left, 'more passage')}"] if left else [])]
+        return [head, *items, *([more_passages(event, left, lambda c: f"`{c}`")] if left else [])]
 
     def payload_url(self) -> str:
         return self.issues_url()

@@ -99,12 +99,12 @@ class Email(Notifier):
         label = self.link_label(event)
         carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
         carry = carry if isinstance(carry, dict) and carry.get("passages") else None
-        passages = _passages_text(carry) if carry else []
+        passages = _passages_text(event, carry) if carry else []
         text = "\n".join([*lines, *passages, *(["", f"{label}: {link}"] if link else []), "", "-- ", context])
         body = {
             "subject": cut(" ".join(title.split()), SUBJECT_MAX),
             "text": text + "\n",
-            "html": _html(title, lines, link, context, label, _passages_html(carry) if carry else ""),
+            "html": _html(title, lines, link, context, label, _passages_html(event, carry) if carry else ""),
         }
         headers = {"X-Differ-Event": str(event.get("type", ""))}
         document = document_of(event)
@@ -233,10 +233,10 @@ def _said(code: int, text: bytes | str) -> str:
     return f"{code} {' '.join(text.split())}".strip()
 
 
-def _passages_text(carry: dict[str, Any]) -> list[str]:
+def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
     """A stale mirror's passages to carry over (`carry_over`), for the plain-text part: each named, then its
     Markdown as written, indented."""
-    from differ.blame import carried_over, passage_said
+    from differ.blame import carried_over, more_passages, passage_said
 
     out = ["", f"To carry over: {carried_over(carry)}:"]
     for p in carry["passages"]:
@@ -246,12 +246,12 @@ def _passages_text(carry: dict[str, Any]) -> list[str]:
             *(f"    {line}".rstrip() for line in str(p["markdown"]).splitlines()),
         ]
     left = int(carry.get("left_out") or 0)
-    return out + (["", f"…and {plural(left, 'more passage')}"] if left else [])
+    return out + (["", more_passages(event, left)] if left else [])
 
 
-def _passages_html(carry: dict[str, Any]) -> str:
+def _passages_html(event: dict[str, Any], carry: dict[str, Any]) -> str:
     """The same for the HTML part: each passage named, its Markdown in a <pre> (escaped)."""
-    from differ.blame import carried_over, passage_said
+    from differ.blame import carried_over, more_passages, passage_said
 
     e = html.escape
     items = "".join(
@@ -259,7 +259,7 @@ def _passages_html(carry: dict[str, Any]) -> str:
         for p in carry["passages"]
     )
     left = int(carry.get("left_out") or 0)
-    more = f"<p>…and {plural(left, 'more passage')}</p>" if left else ""
+    more = f"<p>{e(more_passages(event, left))}</p>" if left else ""
     return f"<h3>To carry over</h3><p>{e(carried_over(carry))}:</p><ul>{items}</ul>{more}"
 
 

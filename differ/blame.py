@@ -9,7 +9,7 @@ import argparse
 import json
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -142,15 +142,23 @@ def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
     lines = [f"{source.key}  {source.url}", f"  {head}"] + ([f"  {asked}"] if asked else [])
     if shown:
         lines.append(f"  {'ver':>3}  {'edited':20}  {'since':>5}  block")
-    under: tuple[str, ...] = ()
-    for b in shown:
-        if asked and b.block.section and b.block.section != under:  # picked blocks, out of their context
-            lines.append(f"  {'':>3}  {'':20}  {'':>5}  under: {' › '.join(b.block.section)}")
-        under = b.block.section
+    for section, b in _placed(shown, bool(asked)):
+        if section:
+            lines.append(f"  {'':>3}  {'':20}  {'':>5}  under: {' › '.join(section)}")
         first, *rest = b.block.source.splitlines() or [""]
         lines.append(f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {first}")
         lines.extend(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip() for line in rest)
     return "\n".join(lines) + "\n"
+
+
+def _placed(shown: list[Blamed], picked: bool) -> Iterator[tuple[tuple[str, ...], Blamed]]:
+    """Each block with the section to name above it: for blocks picked out of their context, the section of the
+    first of each run under one heading; otherwise none."""
+    under: tuple[str, ...] = ()
+    for b in shown:
+        named = b.block.section if picked and b.block.section != under else ()
+        under = b.block.section
+        yield named, b
 
 
 def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
@@ -266,11 +274,9 @@ def _blame_html(
 
     rows: list[str] = []
     edits: list[str] = []  # the passages edited or added since the first version, linked to their rows
-    under: tuple[str, ...] = ()
-    for i, b in enumerate(shown, 1):
-        if asked and b.block.section and b.block.section != under:
-            rows.append(f"<tr><td colspan=3 class=quiet>under: {e(' › '.join(b.block.section))}</td></tr>")
-        under = b.block.section
+    for i, (section, b) in enumerate(_placed(shown, bool(asked)), 1):
+        if section:
+            rows.append(f"<tr><td colspan=3 class=quiet>under: {e(' › '.join(section))}</td></tr>")
         tint = " class=added" if b.since.number > 1 else " class=edited" if b.edited.number > 1 else ""
         text = {"code": " class=code", "heading": " class=heading"}.get(b.block.kind, "")
         n = b.edited.number

@@ -21,6 +21,7 @@ from differ.options import plural
 from differ.records import named_version, patterns_given
 
 if TYPE_CHECKING:
+    from differ.audit.places import Place
     from differ.config import SourceConfig
     from differ.diff import Diff
     from differ.diff.blocks import Block
@@ -200,15 +201,31 @@ def passage_said(p: Mapping[str, Any]) -> str:
     return f"{named} (edited in version {edited['version']}, {edited['fetched_at']}{there})"
 
 
-def passage_markdown(p: Mapping[str, Any], escape: Callable[[str], str]) -> list[str]:
+def place_said(place: Mapping[str, Any], copy: str) -> str:
+    """A passage's place in a copy named `copy` (`Place.as_json`): `in wpnews: “Python support” (under XPU)`,
+    `in wpnews, within “FlexAttention lands …”` (a block the copy joined with others), `new to wpnews: after
+    “Python support”`, or `new to wpnews: at its top`."""
+    if not place.get("block"):
+        return f"new to {copy}: at its top"
+    section = place.get("section") or []
+    under = f" (under {' › '.join(section)})" if section else ""
+    where = f"new to {copy}: after"
+    if place.get("renders"):
+        where = f"in {copy}, within" if place.get("within") else f"in {copy}:"
+    return f"{where} “{place.get('label')}”{under}"
+
+
+def passage_markdown(p: Mapping[str, Any], escape: Callable[[str], str], copy: str = "") -> list[str]:
     """A passage (`passage`) as the lines of a Markdown list item: its section and versions as summaries name
-    them (`escape`d: page text), then its Markdown as written, in a fence longer than any run of backticks in
-    it, to copy."""
+    them (`escape`d: page text), its place in the copy named `copy` when it has one, then its Markdown as
+    written, in a fence longer than any run of backticks in it, to copy."""
     text = str(p["markdown"])
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    place = p.get("in_copy")
     return [
         f"- {escape(passage_said(p))}",
         "",
+        *([f"  {escape(place_said(place, copy))}", ""] if place and copy else []),
         f"  {fence}markdown",
         *(f"  {line}".rstrip() for line in text.splitlines()),
         f"  {fence}",
@@ -220,18 +237,19 @@ def passage_markdown(p: Mapping[str, Any], escape: Callable[[str], str]) -> list
 CARRY_OVER_CHARS = 40_000
 
 
-def carry_over(blamed: list[Blamed], after: int) -> dict[str, Any]:
+def carry_over(blamed: list[Blamed], after: int, where: Sequence[Place] = ()) -> dict[str, Any]:
     """The passages of the canonical edited after version `after` (the one a mirror matches), as they now read:
     what its translator or maintainer has to carry over, as many as `CARRY_OVER_CHARS` of Markdown holds (a
-    count of those left out, never a silent cut)."""
-    edited = [b for b in blamed if b.edited.number > after]
+    count of those left out, never a silent cut); with `where` (each block's place in the copy), each with
+    `in_copy`: the copy's block that renders it, or the one after which a new passage goes."""
+    edited = [(i, b) for i, b in enumerate(blamed) if b.edited.number > after]
     kept: list[dict[str, Any]] = []
     room = CARRY_OVER_CHARS
-    for b in edited:
+    for i, b in edited:
         room -= len(b.block.source)
         if room < 0:
             break
-        kept.append(passage(b))
+        kept.append(passage(b) | ({"in_copy": where[i].as_json()} if where else {}))
     return {"after": after, "passages": kept, "left_out": len(edited) - len(kept)}
 
 

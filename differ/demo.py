@@ -203,7 +203,7 @@ def _clock(moment: datetime) -> Callable[[], datetime]:
 def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
     """Replay the timeline and print what differ saw at each step."""
     from differ.audit import audit_document, render_audit
-    from differ.blame import passage_said
+    from differ.blame import passage_said, place_said
     from differ.check import check
     from differ.notify.webhook import signature
 
@@ -250,11 +250,12 @@ def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
                 expected = signature(secret, headers["webhook-id"], int(headers["webhook-timestamp"]), body)
                 ok = "signature ok" if expected in headers["webhook-signature"].split() else "BAD SIGNATURE"
                 print(f"  webhook: {payload['type']} {headers['webhook-id']} ({ok})", file=out)
+                # a stale copy's: what to carry over, as it now reads, and where in the copy
                 carry = payload["data"].get("carry_over") or {}
-                for passage in carry.get(
-                    "passages", ()
-                ):  # a stale copy's: what to carry over, as it now reads
+                for passage in carry.get("passages", ()):
                     print(f"    to carry over: {passage_said(passage)}", file=out)
+                    if passage.get("in_copy"):
+                        print(f"      {place_said(passage['in_copy'], payload['data']['mirror'])}", file=out)
         app.close()
         _copies(out, config, store_dir, final)
         _late_watcher(out, folder, pages, receiver, secret, manifest["timeline"], final)

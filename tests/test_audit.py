@@ -2213,3 +2213,57 @@ def test_a_page_in_two_latin_script_languages_has_its_translations_numbers_check
         "missing 1.2.4; extra 1.2.5",
         "missing 0.2.164; extra 0.2.146",
     ]
+
+
+def test_each_canonical_block_is_placed_in_a_copy_by_the_words_they_share() -> None:
+    """An edited paragraph is placed at its old copy; one the copy joined with the next, within it; a passage the
+    copy lacks after the copy's block of the nearest one before it that it has (at its top when none is)."""
+    from differ.audit.places import places
+
+    canonical = split_blocks(
+        "Brand new opening line for everyone.\n\n## Install\n\nRun the installer to get version two of the tools.\n\n"
+        "- Faster builds with the new cache layer.\n- Smaller wheels for every supported platform.\n\n"
+        "A paragraph added after the list.\n"
+    )
+    copy = split_blocks(
+        "## Install\n\nRun the installer to get version one of the tools.\n\n"
+        "Faster builds with the new cache layer. Smaller wheels for every supported platform.\n"
+    )
+    said = [
+        (p.renders, p.within, p.block.label if p.block else None)
+        for p in places(canonical, copy, as_translation=False)
+    ]
+    assert said == [
+        (False, False, None),  # new, before anything the copy has
+        (True, False, "Install"),
+        (True, False, "Run the installer to get version …"),
+        (True, True, "Faster builds with the new cache …"),  # the copy joined the two items
+        (True, True, "Faster builds with the new cache …"),
+        (False, False, "Faster builds with the new cache …"),  # new: after the list the copy has
+    ]
+
+
+def test_a_translations_blocks_are_placed_as_its_audit_pairs_them() -> None:
+    """The German Rust 1.93.0 post: each English heading at its German heading, a command at the same command,
+    and an English passage the translation lacks after the German block of the one before it."""
+    from differ.audit.places import places
+
+    english, german = _rust_193()
+    canonical, copy = split_blocks(english), split_blocks(german)
+    where = places(canonical, copy, as_translation=True)
+
+    def at(label: str) -> tuple[bool, str | None]:
+        [i] = [i for i, b in enumerate(canonical) if b.label == label]
+        return where[i].renders, where[i].block.label if where[i].block else None
+
+    assert at("Update bundled musl to 1.2.5") == (True, "Mitgeliefertes musl auf 1.2.5 aktualisiert")
+    assert at("console code") == (True, "console code")  # `$ rustup update stable`
+    assert at("cfg attributes on asm …") == (True, "cfg-Attribute auf asm!-Zeilen")
+    dropped = [b for b in canonical if "musl 1.2.3" in b.text]
+    shorter = "\n\n".join(b.source for b in copy if "musl 1.2.3" not in b.text)
+    where = places(canonical, split_blocks(shorter), as_translation=True)
+    i = canonical.index(dropped[0])
+    assert (where[i].renders, where[i].block and where[i].block.label) == (
+        False,
+        "Mitgeliefertes musl auf 1.2.5 aktualisiert",
+    )

@@ -573,10 +573,16 @@ def test_demo_replays_the_edit() -> None:
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
     drift = text.split("webhook: differ.mirror_drift", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
-    assert [re.sub(r" \(edited in .*", "", line) for line in drift] == [  # the replay's three edits
+    assert [
+        re.sub(r" \(edited in .*", "", line) for line in drift
+    ] == [  # the replay's three edits, and where
         "    to carry over: The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend",
+        # the aggregator joined the list's items into one paragraph
+        "      in wpnews, within “FlexAttention lands on Apple Silicon (MPS)” (under Featured projects)",
         "    to carry over: Non-Feature Updates › Python support",
+        "      in wpnews, within “Python support” (under XPU)",
         "    to carry over: Non-Feature Updates › Updated (7/8): Removed two instances of …",
+        "      new to wpnews: after “Python support” (under XPU)",  # the author's note, new since its copy
     ]
     copies = text.split("copies the web archive keeps", 1)[1].split("\n\n", 1)[0]
     assert re.findall(

@@ -461,6 +461,13 @@ def test_a_stale_mirrors_mail_gives_the_passages_to_carry_over(tmp_path: Path) -
         "markdown": "Run <b>it</b> with\n`pip`.",
         "since": {"version": 1, "fetched_at": "2026-07-08T17:45:00Z"},
         "edited": at,
+        "in_copy": {
+            "renders": True,
+            "within": False,
+            "block": "paragraph",
+            "label": "Lance <i>",
+            "section": [],
+        },
     }
     event = {
         "type": "mirror_drift",
@@ -478,6 +485,7 @@ def test_a_stale_mirrors_mail_gives_the_passages_to_carry_over(tmp_path: Path) -
         "To carry over: the canonical's 3 passages edited after version 1, as they now read:",
         "",
         "• Install › Run <b>it</b> … (edited in version 2, 2026-07-08T21:00:00Z, there since version 1)",
+        "  in copy: “Lance <i>”",
         "    Run <b>it</b> with",
         "    `pip`.",
         "",
@@ -486,6 +494,7 @@ def test_a_stale_mirrors_mail_gives_the_passages_to_carry_over(tmp_path: Path) -
     assert (
         "<h3>To carry over</h3><p>the canonical&#x27;s 3 passages edited after version 1, as they now read:</p>"
         "<ul><li>Install › Run &lt;b&gt;it&lt;/b&gt; … (edited in version 2, 2026-07-08T21:00:00Z, there since "
-        'version 1)<pre style="white-space:pre-wrap">Run &lt;b&gt;it&lt;/b&gt; with\n`pip`.</pre></li></ul>'
+        "version 1)<br><i>in copy: “Lance &lt;i&gt;”</i>"
+        '<pre style="white-space:pre-wrap">Run &lt;b&gt;it&lt;/b&gt; with\n`pip`.</pre></li></ul>'
         "<p>…and 2 more passages (differ blame doc --after doc/copy --format markdown gives them all)</p>"
     ) in body["html"]

@@ -957,6 +957,13 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
                 "markdown": "Run the installer to get version two of the tools.",
                 "since": {"version": 1, "fetched_at": "2026-07-08T17:45:00Z"},
                 "edited": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
+                "in_copy": {  # the copy's paragraph that renders it, before the edit
+                    "renders": True,
+                    "within": False,
+                    "block": "paragraph",
+                    "label": "Run the installer to get version …",
+                    "section": ["Post", "Install"],
+                },
             },
             {
                 "block": "paragraph",
@@ -966,6 +973,13 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
                 "markdown": "Added later.",
                 "since": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
                 "edited": {"version": 2, "fetched_at": "2026-07-08T18:45:00Z"},
+                "in_copy": {  # new: where it goes in the copy
+                    "renders": False,
+                    "within": False,
+                    "block": "paragraph",
+                    "label": "Read the notes.",
+                    "section": ["Post", "Install"],
+                },
             },
         ],
         "left_out": 0,

@@ -43,6 +43,7 @@ __all__ = [
     "code_findings",
     "command_lines",
     "compare",
+    "copy_blocks",
     "edit_reach",
     "in_a_row",
     "looks_like_command",
@@ -108,8 +109,7 @@ def audit_mirror(
     canonical_url: str = "",
 ) -> MirrorAudit:
     opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
-    blocks = split_blocks(markdown)
+    markdown, blocks = copy_blocks(app, mirror, mv, opening)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
@@ -146,6 +146,13 @@ def audit_mirror(
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     return result
+
+
+def copy_blocks(app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block]) -> tuple[str, list[Block]]:
+    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block)
+    and its blocks."""
+    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
+    return markdown, split_blocks(markdown)
 
 
 def mirror_text(

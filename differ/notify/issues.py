@@ -209,7 +209,7 @@ class IssueTracker(Notifier):
         room -= len(head) + 100  # the line that counts those left out
         items = []
         for p in carry["passages"]:
-            item = "\n".join(passage_markdown(p, self.inert))
+            item = "\n".join(passage_markdown(p, self.inert, str(event.get("mirror") or "")))
             room -= len(item) + 2
             if room < 0:
                 break

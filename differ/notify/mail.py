@@ -234,15 +234,17 @@ def _said(code: int, text: bytes | str) -> str:
 
 
 def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
-    """A stale mirror's passages to carry over (`carry_over`), for the plain-text part: each named, then its
-    Markdown as written, indented."""
-    from differ.blame import carried_over, more_passages, passage_said
+    """A stale mirror's passages to carry over (`carry_over`), for the plain-text part: each named, with its
+    place in the copy, then its Markdown as written, indented."""
+    from differ.blame import carried_over, more_passages, passage_said, place_said
 
     out = ["", f"To carry over: {carried_over(carry)}:"]
+    copy = str(event.get("mirror") or "")
     for p in carry["passages"]:
         out += [
             "",
             f"• {passage_said(p)}",
+            *([f"  {place_said(p['in_copy'], copy)}"] if p.get("in_copy") else []),
             *(f"    {line}".rstrip() for line in str(p["markdown"]).splitlines()),
         ]
     left = int(carry.get("left_out") or 0)
@@ -251,11 +253,16 @@ def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
 
 def _passages_html(event: dict[str, Any], carry: dict[str, Any]) -> str:
     """The same for the HTML part: each passage named, its Markdown in a <pre> (escaped)."""
-    from differ.blame import carried_over, more_passages, passage_said
+    from differ.blame import carried_over, more_passages, passage_said, place_said
 
     e = html.escape
+    copy = str(event.get("mirror") or "")
+
+    def place(p: dict[str, Any]) -> str:
+        return f"<br><i>{e(place_said(p['in_copy'], copy))}</i>" if p.get("in_copy") else ""
+
     items = "".join(
-        f'<li>{e(passage_said(p))}<pre style="white-space:pre-wrap">{e(str(p["markdown"]))}</pre></li>'
+        f'<li>{e(passage_said(p))}{place(p)}<pre style="white-space:pre-wrap">{e(str(p["markdown"]))}</pre></li>'
         for p in carry["passages"]
     )
     left = int(carry.get("left_out") or 0)

@@ -1,0 +1,81 @@
+"""Where each canonical block stands in a copy: the copy's block that renders it, or, for one the copy lacks, the
+block after which it would go. What a translator or a mirror's maintainer carrying an edit over looks for first:
+the paragraph of their own to rewrite, or the place for a new one. A translation's blocks are paired as its audit
+pairs them (by order, kind, length, and the numbers and names it keeps), its code blocks and any other copy's
+blocks by the words they share."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from differ.audit.align import Stream, align
+from differ.diff.blocks import Block
+
+
+@dataclass(frozen=True)
+class Place:
+    """A canonical block's place in a copy: the copy's block that renders it (`renders`), or the one after which
+    it would go (None: before the copy's first block)."""
+
+    block: Block | None
+    renders: bool
+    within: bool = False  # the copy's block holds far more: the copy joined it with the blocks beside it
+
+    def as_json(self) -> dict[str, Any]:
+        b = self.block
+        return {
+            "renders": self.renders,
+            "within": self.within,
+            "block": b.kind if b else None,
+            "label": b.label if b else None,
+            "section": list(b.section) if b else [],
+        }
+
+
+def places(canonical: Sequence[Block], copy: Sequence[Block], as_translation: bool) -> list[Place]:
+    """Each canonical block's place in the copy; a block it lacks goes after the copy's block of the nearest
+    canonical block before it that the copy renders."""
+    partner = _by_words(canonical, copy, code_only=as_translation)
+    if as_translation:
+        from differ.audit.translation import pair_blocks
+
+        for i, j in pair_blocks(canonical, copy).pairs:
+            partner.setdefault(i, (j, False))  # blocks merged or split share an index: the first copy block
+    out: list[Place] = []
+    last: int | None = None
+    for i in range(len(canonical)):
+        found = partner.get(i)
+        if found is not None:
+            out.append(Place(copy[found[0]], True, found[1]))
+            last = found[0]
+        else:
+            out.append(Place(copy[last] if last is not None else None, False))
+    return out
+
+
+def _by_words(
+    canonical: Sequence[Block], copy: Sequence[Block], *, code_only: bool
+) -> dict[int, tuple[int, bool]]:
+    """The copy's block that shares the most words with each canonical block, where they share at least half of
+    the shorter one's words (an edited paragraph still shares most of its words with its old copy; two blocks
+    that share a few common words are not one another's), and whether it holds half as many words again (the
+    copy joined it with others)."""
+    a = [b if b.kind == "code" or not code_only else _EMPTY for b in canonical]
+    b = [c if c.kind == "code" or not code_only else _EMPTY for c in copy]
+    al = align(Stream.of(a), Stream.of(b))
+    best: dict[int, tuple[int, int]] = {}
+    for (i, j), n in Counter(al.shared_words()).items():
+        if n > best.get(i, (0, -1))[0]:
+            best[i] = (n, j)
+    size_a, size_b = al.canonical.per_block, al.mirror.per_block
+    return {
+        i: (j, 2 * size_b[j] >= 3 * size_a[i])
+        for i, (n, j) in best.items()
+        if 2 * n >= min(size_a[i], size_b[j])
+    }
+
+
+_EMPTY = Block("paragraph", "", "", ())

@@ -10,7 +10,7 @@ import json
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ class Blamed:
     block: Block
     since: Version
     edited: Version
+    place: Place | None = None  # with `--after DOCUMENT/MIRROR`: where it stands in that mirror
 
 
 def blame(app: App, source: SourceConfig, upto: Version) -> list[Blamed]:
@@ -121,6 +122,8 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         )
     sections, words = patterns_given(args)
     every = blame(app, source, upto)
+    if copy:
+        every = [replace(b, place=place) for b, place in zip(every, _in_copy(app, copy, every), strict=True)]
     shown = _picked(every, sections, words)
     if after is not None:
         shown = [b for b in shown if b.edited.number > after.number]
@@ -132,14 +135,37 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         return ExitCode.OK
     head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
     asked = _asked(args, after, len(shown), copy)
-    render = {"html": _blame_html, "markdown": _blame_markdown}.get(args.format, _blame_text)
-    app.out.write(render(source, head, asked, shown))
+    name = copy.partition("/")[2]
+    if args.format == "html":
+        app.out.write(_blame_html(source, head, asked, shown, copy=name))
+    else:
+        render = _blame_markdown if args.format == "markdown" else _blame_text
+        app.out.write(render(source, head, asked, shown, name))
     return ExitCode.OK
 
 
-def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+def _in_copy(app: App, copy: str, blamed: list[Blamed]) -> list[Place]:
+    """Where each block stands in the mirror `copy` as its last audit read it: the block that renders it, or
+    the one after which it goes (`places`), a translation's blocks paired as its audit pairs them."""
+    from differ.audit import copy_blocks
+    from differ.audit.places import Place, places
+    from differ.audited import last_audit
+
+    mirror = app.config.source(copy)
+    entry = last_audit(app.store, mirror.document).get(mirror.id) or {}
+    mv = app.store.version(mirror.key, entry["version"]) if isinstance(entry.get("version"), int) else None
+    mv = mv or app.store.latest(mirror.key)
+    canonical = [b.block for b in blamed]
+    if mv is None:
+        return [Place(None, False) for _ in canonical]
+    _, blocks = copy_blocks(app, mirror, mv, canonical[:1])
+    return places(canonical, blocks, bool(entry.get("translation")))
+
+
+def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed], copy: str = "") -> str:
     """Each block's Markdown under the number and time of the version that last edited it and the number of
-    the one it came in; picked blocks (`asked` says how) each under a line naming their section."""
+    the one it came in; picked blocks (`asked` says how) each under a line naming their section, and, when a
+    mirror named the version (`copy`), over a line naming its place there."""
     lines = [f"{source.key}  {source.url}", f"  {head}"] + ([f"  {asked}"] if asked else [])
     if shown:
         lines.append(f"  {'ver':>3}  {'edited':20}  {'since':>5}  block")
@@ -149,6 +175,8 @@ def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed]
         first, *rest = b.block.source.splitlines() or [""]
         lines.append(f"  {b.edited.number:>3}  {b.edited.fetched_at:20}  {b.since.number:>5}  {first}")
         lines.extend(f"  {'':>3}  {'':20}  {'':>5}  {line}".rstrip() for line in rest)
+        if b.place is not None:
+            lines.append(f"  {'':>3}  {'':20}  {'':>5}  {place_said(b.place.as_json(), copy)}")
     return "\n".join(lines) + "\n"
 
 
@@ -162,7 +190,7 @@ def _placed(shown: list[Blamed], picked: bool) -> Iterator[tuple[tuple[str, ...]
         yield named, b
 
 
-def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Blamed]) -> str:
+def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Blamed], copy: str = "") -> str:
     """For an issue or a chat: a list item a block, naming its section and its versions, with its Markdown as
     written in a fenced block to copy (a translator's passages to carry over); page text escaped elsewhere."""
     from differ.diff.blocks import md_text
@@ -171,7 +199,7 @@ def _blame_markdown(source: SourceConfig, head: str, asked: str, shown: list[Bla
     if asked:
         out += [md_text(asked), ""]
     for b in shown:
-        out += [*passage_markdown(passage(b), lambda text: md_text(text, inline=True)), ""]
+        out += [*passage_markdown(passage(b), lambda text: md_text(text, inline=True), copy), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -189,6 +217,7 @@ def passage(b: Blamed) -> dict[str, Any]:
         "markdown": b.block.source,
         "since": at(b.since),
         "edited": at(b.edited),
+        **({"in_copy": b.place.as_json()} if b.place is not None else {}),
     }
 
 
@@ -249,7 +278,7 @@ def carry_over(blamed: list[Blamed], after: int, where: Sequence[Place] = ()) ->
         room -= len(b.block.source)
         if room < 0:
             break
-        kept.append(passage(b) | ({"in_copy": where[i].as_json()} if where else {}))
+        kept.append(passage(replace(b, place=where[i]) if where else b))
     return {"after": after, "passages": kept, "left_out": len(edited) - len(kept)}
 
 
@@ -281,11 +310,12 @@ def _blame_html(
     shown: list[Blamed],
     nav: str = "",
     diffs: Container[int] = (),
+    copy: str = "",
 ) -> str:
     """A standalone page: a row a block, its Markdown as written (escaped, code in a monospace font), the
     blocks edited since the first version tinted, those added since in green; every piece of page text is
     escaped and no script may run. `nav`: links atop it; `diffs`: the versions whose diff page is beside it,
-    to which their numbers link."""
+    to which their numbers link; `copy`: the mirror each block's place is in, on a row under it."""
     from html import escape as e
 
     from differ.site import external, page
@@ -305,6 +335,10 @@ def _blame_html(
             f"<tr id=b{i}{tint}><td class=when>{number} · {e(b.edited.fetched_at)}</td>"
             f"<td>{b.since.number}</td><td{text}>{e(b.block.source)}</td></tr>"
         )
+        if b.place is not None:
+            rows.append(
+                f"<tr><td colspan=2></td><td class=quiet>{e(place_said(b.place.as_json(), copy))}</td></tr>"
+            )
     if len(edits) > _EDITS_LISTED:
         edits[_EDITS_LISTED:] = [f"and {len(edits) - _EDITS_LISTED} more"]
     table = (

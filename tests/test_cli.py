@@ -692,6 +692,30 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         "after": 1,
         "after_mirror": "pytorch-2-13/wpnews",
     }
+    # each with its place in the copy: where its maintainer finds what to rewrite, or where a new one goes
+    assert [line.strip() for line in out.splitlines() if "wpnews" in line][1:] == [
+        "in wpnews, within “FlexAttention lands on Apple Silicon (MPS)” (under Featured projects)",
+        "in wpnews, within “Python support” (under XPU)",
+        "new to wpnews: after “Python support” (under XPU)",
+    ]
+    assert [b["in_copy"] for b in json.loads(as_json[1])["blocks"]][2] == {
+        "renders": False,
+        "within": False,
+        "block": "paragraph",
+        "label": "Python support",
+        "section": ["XPU"],
+    }
+    page = run(
+        "--config",
+        config,
+        "blame",
+        "pytorch-2-13/canonical",
+        "--after",
+        "pytorch-2-13/wpnews",
+        "--format",
+        "html",
+    )[1]
+    assert "<td class=quiet>new to wpnews: after “Python support” (under XPU)</td>" in page
     code, out, _ = run(
         "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/pytorch-kr"
     )

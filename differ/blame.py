@@ -147,19 +147,12 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
 def _in_copy(app: App, copy: str, blamed: list[Blamed]) -> list[Place]:
     """Where each block stands in the mirror `copy` as its last audit read it: the block that renders it, or
     the one after which it goes (`places`), a translation's blocks paired as its audit pairs them."""
-    from differ.audit import copy_blocks
-    from differ.audit.places import Place, places
+    from differ.audit.places import mirror_places
     from differ.audited import last_audit
 
     mirror = app.config.source(copy)
     entry = last_audit(app.store, mirror.document).get(mirror.id) or {}
-    mv = app.store.version(mirror.key, entry["version"]) if isinstance(entry.get("version"), int) else None
-    mv = mv or app.store.latest(mirror.key)
-    canonical = [b.block for b in blamed]
-    if mv is None:
-        return [Place(None, False) for _ in canonical]
-    _, blocks = copy_blocks(app, mirror, mv, canonical[:1])
-    return places(canonical, blocks, bool(entry.get("translation")))
+    return mirror_places(app.store, mirror, entry, [b.block for b in blamed])
 
 
 def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed], copy: str = "") -> str:

@@ -268,45 +268,58 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
             )
 
 
-def _missed(lines: list[str], passages: list[Blamed] | None = None) -> str:
+def _missed(lines: list[str], passages: list[Blamed] | None = None, copy: str = "") -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it), then the
-    passages they leave, as they now read, folded away: each named, its Markdown to copy."""
+    passages they leave, as they now read, folded away: each named, with its place in the mirror `copy`, and
+    its Markdown to copy."""
     from differ.bullets import html_items
 
     if not lines:
         return ""
     shown = f"<p>To carry over:</p><ul>{html_items(lines)}</ul>"
     if passages:
-        from differ.blame import passage, passage_said
+        from differ.blame import passage, passage_said, place_said
 
-        items = "".join(
-            f"<li>{e(passage_said(passage(b)))}<pre>{e(b.block.source)}</pre></li>" for b in passages
-        )
+        def item(b: Blamed) -> str:
+            place = f"<br><i>{e(place_said(b.place.as_json(), copy))}</i>" if b.place is not None else ""
+            return f"<li>{e(passage_said(passage(b)))}{place}<pre>{e(b.block.source)}</pre></li>"
+
         said = (
             "The passage as it now reads"
             if len(passages) == 1
             else f"The {len(passages)} passages as they now read"
         )
-        shown += f"<details><summary>{said}</summary><ul class=passages>{items}</ul></details>"
+        shown += f"<details><summary>{said}</summary><ul class=passages>{''.join(map(item, passages))}</ul></details>"
     return shown
 
 
 def _edited_after(
     store: Store, doc: DocumentConfig, canonical: Version | None
-) -> Callable[[Any], list[Blamed]]:
-    """The canonical's passages edited after a version, as its page of each passage's last edit knows them
-    (none when it has no such page of its latest version)."""
+) -> Callable[[SourceConfig, dict[str, Any]], list[Blamed]]:
+    """The canonical's passages a mirror has to carry over (edited after the version its audit `entry` found it
+    matches), as the canonical's page of each passage's last edit knows them, each placed in the mirror (none
+    when there is no such page of its latest version)."""
     known: list[Blamed] | None = None
 
-    def after(number: Any) -> list[Blamed]:
+    def after(mirror: SourceConfig, entry: dict[str, Any]) -> list[Blamed]:
         nonlocal known
+        number = entry.get("matches_version")
         if canonical is None or not isinstance(number, int) or number >= canonical.number:
             return []
-        if known is None:
-            from differ.blame import known_blame
+        from dataclasses import replace
 
+        from differ.audit.places import mirror_places
+        from differ.blame import known_blame
+
+        if known is None:
             known = known_blame(store, doc.canonical.key, canonical) or []
-        return [b for b in known if b.edited.number > number]
+        if not known:
+            return []
+        try:
+            where = mirror_places(store, mirror, entry, [b.block for b in known])
+        except StoreError:  # the mirror's version damaged or gone: the passages without their places
+            return [b for b in known if b.edited.number > number]
+        return [replace(b, place=p) for b, p in zip(known, where, strict=True) if b.edited.number > number]
 
     return after
 
@@ -338,7 +351,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             )
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
-                f"{_missed(entry.get('missed') or [], edited_after(entry.get('matches_version')))}</td></tr>"
+                f"{_missed(entry.get('missed') or [], edited_after(m, entry), m.id)}</td></tr>"
             )
         parts.append(
             "<h2 id=mirrors>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th>"

@@ -94,7 +94,7 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             'To carry over: Post: "The release is out today." → "The release is out since Monday." '
             "The passage as it now reads "
             "Post › The release is out since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since "
-            "version 1) The release is out since Monday.",
+            "version 1) in copy: “The release is out today.” (under Post) The release is out since Monday.",
         ],
         ["#", "Fetched", "Size", "Change"],
         ["2", "2026-07-08T18:45:00Z", "0.2 KB", CHANGE],
@@ -104,8 +104,8 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
     ]
     assert (  # the passage folded away, its Markdown to copy
         "<details><summary>The passage as it now reads</summary><ul class=passages><li>Post › The release is out "
-        "since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since version 1)<pre>The release is out "
-        "since Monday.</pre></li></ul></details>"
+        "since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since version 1)<br><i>in copy: “The "
+        "release is out today.” (under Post)</i><pre>The release is out since Monday.</pre></li></ul></details>"
     ) in page.read_text()
     assert (  # a change an item, its new text with it
         "<li>Post: &quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
@@ -258,6 +258,11 @@ def test_a_stale_copys_passages_are_escaped_and_left_out_when_their_page_is_not_
     html = page.read_text()
     assert "<script>" not in html
     assert "<pre>Install it with **\\&lt;script&gt;**.</pre>" in html
+    assert "<i>in copy: “Install it with pip.” (under Post)</i>" in html  # where the copy has it
+    app.store.version("doc/copy", 1).record_path.write_text("{")  # type: ignore[attr-defined]
+    write_site(app, {"doc"})  # type: ignore[arg-type]
+    html = page.read_text()  # the copy's version damaged: the passage without its place
+    assert "<details>" in html and "<i>in copy" not in html
     app.store.blame_path("doc/canonical").with_name("blame.json").unlink()  # type: ignore[attr-defined]
     write_site(app, {"doc"})  # type: ignore[arg-type]
     html = page.read_text()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from differ.app import App
     from differ.audit.matches import Canonical, Matches
     from differ.config import DocumentConfig, SourceConfig
+    from differ.store import Store
 
 
 def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> AuditReport:
@@ -109,7 +110,7 @@ def audit_mirror(
     canonical_url: str = "",
 ) -> MirrorAudit:
     opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown, blocks = copy_blocks(app, mirror, mv, opening)
+    markdown, blocks = copy_blocks(app.store, mirror, mv, opening)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
@@ -148,10 +149,12 @@ def audit_mirror(
     return result
 
 
-def copy_blocks(app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block]) -> tuple[str, list[Block]]:
+def copy_blocks(
+    store: Store, mirror: SourceConfig, mv: Any, opening: Sequence[Block]
+) -> tuple[str, list[Block]]:
     """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block)
     and its blocks."""
-    markdown = mirror_text(app.store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
+    markdown = mirror_text(store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
     return markdown, split_blocks(markdown)
 
 

@@ -7,12 +7,16 @@ blocks by the words they share."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from differ.audit.align import Stream, align
 from differ.diff.blocks import Block
+
+if TYPE_CHECKING:
+    from differ.config import SourceConfig
+    from differ.store import Store
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,21 @@ class Place:
             "label": b.label if b else None,
             "section": list(b.section) if b else [],
         }
+
+
+def mirror_places(
+    store: Store, mirror: SourceConfig, audited: Mapping[str, Any], canonical: list[Block]
+) -> list[Place]:
+    """Where each canonical block stands in a mirror as its audit read it (`audited`: its entry of the audit,
+    which names the version audited and whether it was read as a translation)."""
+    from differ.audit import copy_blocks
+
+    version = audited.get("version")
+    mv = store.version(mirror.key, version) if isinstance(version, int) else store.latest(mirror.key)
+    if mv is None:
+        return [Place(None, False) for _ in canonical]
+    _, blocks = copy_blocks(store, mirror, mv, canonical[:1])
+    return places(canonical, blocks, bool(audited.get("translation")))
 
 
 def places(canonical: Sequence[Block], copy: Sequence[Block], as_translation: bool) -> list[Place]:

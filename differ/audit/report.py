@@ -419,8 +419,7 @@ def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -
     ]
     if not behind or latest is None:
         return
-    from differ.audit import copy_blocks
-    from differ.audit.places import places
+    from differ.audit.places import mirror_places
     from differ.blame import blame_latest, carry_over
 
     with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
@@ -428,13 +427,9 @@ def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -
         blamed = blame_latest(app, doc.canonical, app.store.version(doc.canonical.key, latest))
         canonical = [b.block for b in blamed]
         for e in behind:
-            audited = e["audit"]
             mirror = next(m for m in doc.mirrors if m.id == e["mirror"])
-            _, copy = copy_blocks(
-                app, mirror, app.store.version(mirror.key, audited["version"]), canonical[:1]
-            )
-            where = places(canonical, copy, bool(audited.get("translation")))
-            e["carry_over"] = carry_over(blamed, audited["matches_version"], where)
+            where = mirror_places(app.store, mirror, e["audit"], canonical)
+            e["carry_over"] = carry_over(blamed, e["audit"]["matches_version"], where)
 
 
 def _only_accepted(before: dict[str, Any], m: MirrorAudit) -> bool:

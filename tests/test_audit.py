@@ -2267,3 +2267,26 @@ def test_a_translations_blocks_are_placed_as_its_audit_pairs_them() -> None:
         False,
         "Mitgeliefertes musl auf 1.2.5 aktualisiert",
     )
+
+
+_PLACED_WORDS = ["release", "notes", "Rust", "1.93", "cargo", "the", "and", "install", "fix"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PLACED_WORDS), min_size=1, max_size=6)
+    .map(" ".join)
+    .flatmap(
+        lambda first: st.lists(
+            st.lists(st.sampled_from(_PLACED_WORDS), min_size=1, max_size=6).map(" ".join), max_size=8
+        ).map(lambda rest: [first, *rest])
+    )
+)
+def test_a_copy_of_the_same_text_places_each_block_at_a_block_with_its_words(paragraphs: list[str]) -> None:
+    """A copy word for word: every block with words is placed at a block of the copy that renders it and has
+    the same words (a paragraph repeated may be placed at either of its copies), none after another."""
+    from differ.audit.places import places
+
+    blocks = split_blocks("\n\n".join(paragraphs) + "\n")
+    for block, place in zip(blocks, places(blocks, blocks, as_translation=False), strict=True):
+        assert place.renders and place.block is not None and place.block.text == block.text

@@ -203,7 +203,7 @@ def _clock(moment: datetime) -> Callable[[], datetime]:
 def run_demo(out: TextIO, *, keep: Path | None = None) -> int:
     """Replay the timeline and print what differ saw at each step."""
     from differ.audit import audit_document, render_audit
-    from differ.blame import passage_said, place_said
+    from differ.carry import passage_said, place_said
     from differ.check import check
     from differ.notify.webhook import signature
 

@@ -278,7 +278,7 @@ def _missed(lines: list[str], passages: list[Blamed] | None = None, copy: str = 
         return ""
     shown = f"<p>To carry over:</p><ul>{html_items(lines)}</ul>"
     if passages:
-        from differ.blame import passage, passage_said, place_said
+        from differ.carry import passage, passage_said, place_said
 
         def item(b: Blamed) -> str:
             place = f"<br><i>{e(place_said(b.place.as_json(), copy))}</i>" if b.place is not None else ""

@@ -921,7 +921,7 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
 ) -> None:
     """`carry_over`: the passages a mirror behind the canonical has to carry over, as they now read, with their
     versions; as many as `CARRY_OVER_CHARS` of Markdown holds, the others counted; none once it caught up."""
-    import differ.blame
+    import differ.carry
 
     one = "<h2>Install</h2><p>Run the installer to get version one of the tools.</p><p>Read the notes.</p>"
     server.page("/canon", article(one))
@@ -935,7 +935,7 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
     check(app, config.sources())
     server.page("/canon", article(two.replace("the notes", "the release notes") + "<p>Added later.</p>"))
     clock.advance(3600)
-    monkeypatch.setattr(differ.blame, "CARRY_OVER_CHARS", 80)  # room for two of the three passages
+    monkeypatch.setattr(differ.carry, "CARRY_OVER_CHARS", 80)  # room for two of the three passages
     check(app, config.sources())
     server.page("/mirror", article(two.replace("the notes", "the release notes") + "<p>Added later.</p>"))
     clock.advance(3600)

@@ -420,7 +420,8 @@ def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -
     if not behind or latest is None:
         return
     from differ.audit.places import mirror_places
-    from differ.blame import blame_latest, carry_over
+    from differ.blame import blame_latest
+    from differ.carry import carry_over
 
     with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
         doc = app.config.document(report.document)

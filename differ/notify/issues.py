@@ -202,7 +202,7 @@ class IssueTracker(Notifier):
         carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
         if not isinstance(carry, dict) or not carry.get("passages"):
             return []
-        from differ.blame import carried_over, more_passages, passage_markdown
+        from differ.carry import carried_over, more_passages, passage_markdown
 
         left = len(carry["passages"]) + int(carry.get("left_out") or 0)
         head = f"**To carry over**: {carried_over(carry)}:"

@@ -236,7 +236,7 @@ def _said(code: int, text: bytes | str) -> str:
 def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
     """A stale mirror's passages to carry over (`carry_over`), for the plain-text part: each named, with its
     place in the copy, then its Markdown as written, indented."""
-    from differ.blame import carried_over, more_passages, passage_said, place_said
+    from differ.carry import carried_over, more_passages, passage_said, place_said
 
     out = ["", f"To carry over: {carried_over(carry)}:"]
     copy = str(event.get("mirror") or "")
@@ -253,7 +253,7 @@ def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
 
 def _passages_html(event: dict[str, Any], carry: dict[str, Any]) -> str:
     """The same for the HTML part: each passage named, its Markdown in a <pre> (escaped)."""
-    from differ.blame import carried_over, more_passages, passage_said, place_said
+    from differ.carry import carried_over, more_passages, passage_said, place_said
 
     e = html.escape
     copy = str(event.get("mirror") or "")

@@ -492,7 +492,7 @@ def test_a_stale_mirrors_mail_gives_the_passages_to_carry_over(tmp_path: Path) -
         "…and 2 more passages (differ blame doc --after doc/copy --format markdown gives them all)",
     ]
     assert (
-        "<h3>To carry over</h3><p>the canonical&#x27;s 3 passages edited after version 1, as they now read:</p>"
+        "<h3>To carry over</h3><p>The canonical&#x27;s 3 passages edited after version 1, as they now read:</p>"
         "<ul><li>Install › Run &lt;b&gt;it&lt;/b&gt; … (edited in version 2, 2026-07-08T21:00:00Z, there since "
         "version 1)<br><i>in copy: “Lance &lt;i&gt;”</i>"
         '<pre style="white-space:pre-wrap">Run &lt;b&gt;it&lt;/b&gt; with\n`pip`.</pre></li></ul>'

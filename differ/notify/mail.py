@@ -267,7 +267,8 @@ def _passages_html(event: dict[str, Any], carry: dict[str, Any]) -> str:
     )
     left = int(carry.get("left_out") or 0)
     more = f"<p>{e(more_passages(event, left))}</p>" if left else ""
-    return f"<h3>To carry over</h3><p>{e(carried_over(carry))}:</p><ul>{items}</ul>{more}"
+    said = carried_over(carry)
+    return f"<h3>To carry over</h3><p>{e(said[:1].upper() + said[1:])}:</p><ul>{items}</ul>{more}"
 
 
 def _html(

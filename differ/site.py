@@ -345,13 +345,14 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             entry = audit.get(m.id)
             entry = entry if isinstance(entry, dict) else {}
             note = f"<p>Note: {e(str(entry['note']))}</p>" if entry.get("note") else ""
+            missed = entry.get("missed") or []  # the canonical's edits it misses, summarized
             found = "".join(f"<li>{e(str(line))}</li>" for line in (entry.get("lines") or {}).values())
             found += "".join(  # made on purpose, as the mirror's `accept` says: after the others
                 f"<li class=quiet>accepted: {e(str(line))}</li>" for line in entry.get("accepted") or []
             )
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
-                f"{_missed(entry.get('missed') or [], edited_after(m, entry), m.id)}</td></tr>"
+                f"{_missed(missed, edited_after(m, entry) if missed else [], m.id)}</td></tr>"
             )
         parts.append(
             "<h2 id=mirrors>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th>"

@@ -36,6 +36,7 @@ HELP = {
     "differ_mirror_findings": "findings of the mirror's last audit (accepted ones aside)",
     "differ_mirror_accepted_findings": "findings of the mirror's last audit that its accept option accepts",
     "differ_mirror_versions_behind": "canonical versions since the one the mirror matches (0: up to date)",
+    "differ_mirror_passages_behind": "the canonical's passages edited since the version the mirror matches",
     "differ_outbox_messages": "a destination's messages: pending (to send or retry) or failed (given up)",
     "differ_notifier_disabled": "1 while a destination is disabled (it answered 410)",
 }
@@ -111,6 +112,12 @@ def _audit(m: Metrics, key: dict[str, str], audit: dict[str, Any]) -> None:
     matches, canonical = audit.get("matches_version"), audit.get("canonical_version")
     if isinstance(matches, int) and isinstance(canonical, int):
         m.add("differ_mirror_versions_behind", canonical - matches, **key)
+        behind = audit.get("passages_behind")
+        m.add(
+            "differ_mirror_passages_behind",
+            behind if isinstance(behind, int) else 0 if matches == canonical else None,
+            **key,
+        )
 
 
 def _time(value: object) -> float | None:

@@ -155,6 +155,9 @@ def _audited(entry: Any) -> dict[str, Any] | None:
         "coverage": entry.get("coverage") if isinstance(entry.get("coverage"), int | float) else 0.0,
         "findings": len(entry.get("findings") or []),
         "accepted": len(entry.get("accepted") or []),
+        "passages_behind": entry.get("passages_behind")
+        if isinstance(entry.get("passages_behind"), int)
+        else None,
     }
 
 

@@ -97,6 +97,7 @@ AUDIT_FIELDS: Fields = {
     "canonical_version": int,
     "rules": int,
     "missed": list_of(str),
+    "passages_behind": (int, type(None)),
     "accepted": list_of(str),
     "accept": list_of(str),
 }

@@ -856,7 +856,7 @@ def test_a_mirror_is_stale_only_once_its_time_to_catch_up_has_run_out(tmp_path: 
     assert (copy.matches_version, copy.findings, copy.stale_from) == (1, [], "2026-07-08T19:55:00Z")
     assert mirror_lines(copy, 2) == [
         "copy: version 1 matches canonical version 1 — catching up (stale from 2026-07-08T19:55:00Z unless it "
-        "carries version 2 by then); coverage 92.9%; 0 findings",
+        "carries version 2 by then), 1 passage to carry over; coverage 92.9%; 0 findings",
         "  to carry over by then:",  # no finding yet, but what it has to do
         '      • Post: "Version one of the announcement text, long enough to align."',
         '        → "Version two of the announcement text, long enough to align."',
@@ -2161,8 +2161,8 @@ def test_a_german_translation_made_before_an_edit_is_found_stale_with_no_setting
     report = audit_document(app, doc)
     lines = render_audit(report, "text").splitlines()
     assert lines[1] == (
-        "de: version 1, a translation, matches canonical version 1 — stale (the canonical is at version 2); "
-        "coverage 99.3%; 1 finding"  # the two method names of version 2 it lacks
+        "de: version 1, a translation, matches canonical version 1 — stale (the canonical is at version 2), "
+        "2 passages to carry over; coverage 99.3%; 1 finding"  # the two method names of version 2 it lacks
     )
     assert lines[2].startswith(
         "  note: 16 of its 43 blocks of text are in German, the canonical's in English"

@@ -887,8 +887,8 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
     ]
     report = audit_document(app, app.config.document("doc"))
     assert render_audit(report, "text").splitlines()[1:] == [
-        "a: version 1 matches canonical version 1 — stale (the canonical is at version 2); coverage 90.9%; "
-        "1 finding",
+        "a: version 1 matches canonical version 1 — stale (the canonical is at version 2), 1 passage to carry "
+        "over; coverage 90.9%; 1 finding",
         "  • stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
         "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
         '      • Post: "Second words of the post."',  # what the mirror has to carry over

@@ -664,6 +664,10 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     # what a copy has to carry over: the passages edited after the version it matches, as they are now (the
     # audit names the command, for a copy behind alone)
     said = run("--config", config, "audit", "pytorch-2-13")[1].splitlines()
+    assert (  # how many: in the mirror's last audit, as `differ sources` gives it
+        "    last audit: version 1 matches canonical version 1 — stale (the canonical is at version 2), 3 passages "
+        "to carry over; coverage 99.1%; 3 findings"
+    ) in run("--config", config, "sources", "pytorch-2-13/wpnews")[1].splitlines()
     hint = "  the passages to carry over, as they now read: differ blame pytorch-2-13 --after pytorch-2-13/wpnews"
     assert [line for line in said if "as they now read" in line] == [hint]
     assert said.index(hint) < said.index(next(line for line in said if line.startswith("pytorch-kr: ")))
@@ -2382,6 +2386,7 @@ def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, ser
         "coverage": 0.6667,
         "findings": 1,
         "accepted": 0,
+        "passages_behind": None,
     }
     # one source (or a document's): its document's line and its own, the others left out
     code, out, _ = run("--config", config, "sources", "doc/copy")

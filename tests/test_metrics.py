@@ -52,6 +52,8 @@ def test_the_demo_store_as_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert got["differ_last_check_timestamp_seconds", ()] == 1783590000  # 2026-07-09T09:40:00Z
     assert got["differ_mirror_versions_behind", wpnews] == 1  # stale: it matches version 1 of 2
     assert got["differ_mirror_versions_behind", kr] == 0
+    # what it has to carry over: the canonical's three passages edited since (as differ blame --after lists them)
+    assert (got["differ_mirror_passages_behind", wpnews], got["differ_mirror_passages_behind", kr]) == (3, 0)
     assert (got["differ_mirror_findings", wpnews], got["differ_mirror_findings", kr]) == (3, 1)
     assert got["differ_mirror_coverage_ratio", wpnews] == 0.9908
     hooks = (("kind", "webhook"), ("notifier", "hooks"))

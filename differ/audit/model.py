@@ -87,6 +87,9 @@ class MirrorAudit:
     unused: list[str] = field(default_factory=list)
     #: the `accept` patterns it was audited with (an audit made with others is done again)
     accept: list[str] = field(default_factory=list)
+    #: while behind the canonical: how many of its passages were edited since the version it matches (what
+    #: `differ blame --after` lists for it), or None when that is not known
+    passages_behind: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +105,7 @@ class MirrorAudit:
             "note": self.note,
             "translation": self.translation,
             **({"missed": self.missed} if self.missed else {}),
+            **({"passages_behind": self.passages_behind} if self.passages_behind is not None else {}),
             **({"accepted": [f.as_json() for f in self.accepted]} if self.accepted else {}),
             **({"accept_unused": self.unused} if self.unused else {}),
         }

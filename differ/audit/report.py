@@ -122,6 +122,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         m.coverage,
         len(m.findings),
         len(m.accepted),
+        m.passages_behind,
     )
     note = [f"  note: {m.note}"] if m.note else []
     note += [f"  note: {unused_line(m.unused)}"] if m.unused else []
@@ -187,6 +188,7 @@ def audit_headline(
     coverage: float,
     findings: int,
     accepted: int = 0,
+    passages_behind: int | None = None,
 ) -> str:
     """A mirror's audit in a line: `version 3, a translation, matches canonical version 2 — stale (the canonical
     is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it; the arguments
@@ -197,6 +199,8 @@ def audit_headline(
         state = f"catching up (stale from {stale_from} unless it carries version {canonical_version} by then)"
     else:
         state = f"stale (the canonical is at version {canonical_version})"
+    if matches_version != canonical_version and isinstance(passages_behind, int):
+        state += f", {plural(passages_behind, 'passage')} to carry over"
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"
@@ -388,6 +392,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,
             "missed": to_carry_over(m),  # for the reports site
+            "passages_behind": m.passages_behind,
             "accepted": [finding_line(f) for f in m.accepted],
             "accept": m.accept,  # the patterns it was made with: another set makes an audit due
         }

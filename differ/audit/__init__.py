@@ -98,23 +98,28 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
             report.unread[mirror.id] = str(exc)  # the other mirrors are audited as ever
     # an unread mirror's matches are kept for when it is mended, as are those of the mirrors not audited
     matches.save(prune=not report.unread and only is None)
-    _count_passages(app, doc, latest, report.mirrors)
+    report.blamed = _count_passages(app, doc, latest, report.mirrors)
     return report
 
 
-def _count_passages(app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]) -> None:
+def _count_passages(
+    app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]
+) -> list[Any] | None:
     """For each mirror behind the canonical, how many of the canonical's passages were edited since the version
     it matches (`differ blame`, read from the reports site's record of the latest version when it has one). A
-    history that cannot be followed leaves the count unknown (a line on stderr); the audit stands as it is."""
+    history that cannot be followed leaves the count unknown (a line on stderr); the audit stands as it is.
+    The canonical's blocks with their last edits, when they were read."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     if not behind:
-        return
+        return None
     from differ.blame import blame_latest
 
     with app.carry_on(f"{doc.id}: the passages its mirrors have to carry over not counted"):
         blamed = blame_latest(app, doc.canonical, latest)
         for m in behind:
             m.passages_behind = sum(1 for b in blamed if b.edited.number > (m.matches_version or 0))
+        return blamed
+    return None
 
 
 def audit_mirror(

@@ -430,7 +430,9 @@ def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -
 
     with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
         doc = app.config.document(report.document)
-        blamed = blame_latest(app, doc.canonical, app.store.version(doc.canonical.key, latest))
+        blamed = report.blamed
+        if blamed is None:  # not read by the audit (a preview's report, or a fault there)
+            blamed = blame_latest(app, doc.canonical, app.store.version(doc.canonical.key, latest))
         canonical = [b.block for b in blamed]
         for e in behind:
             mirror = next(m for m in doc.mirrors if m.id == e["mirror"])

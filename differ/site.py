@@ -181,6 +181,9 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         else f"stale: matches version {matches} of {canonical}",
         findings_said(findings, len(entry.get("accepted") or [])),
     ]
+    passages = entry.get("passages_behind")
+    if matches != canonical and isinstance(passages, int):
+        parts.insert(1, f"{plural(passages, 'passage')} to carry over")
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
     if entry.get("translation") is True:

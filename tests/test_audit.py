@@ -1986,7 +1986,19 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
         '"[Prototype]"',
     ]
     site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
-    assert "stale: matches version 1 of 2, 8 findings, coverage 99.0%, read as a translation" in site
+    assert "stale: matches version 1 of 2, 3 passages to carry over, 8 findings, coverage 99.0%" in site
+    # each passage placed in the translation: the Korean paragraph to rewrite, or where the new note goes
+    assert [
+        (p["label"], p["in_copy"]["renders"], p["in_copy"]["label"]) for p in stale["carry_over"]["passages"]
+    ] == [
+        ("CuTeDSL “Native DSL” backend", True, "CuTeDSL “Native DSL” 백엔드가 Inductor에 주요 …"),
+        ("Python support", True, "Python 지원: CPython 3.13t가 Linux 바이너리 …"),
+        (
+            "Updated (7/8): Removed two instances of …",
+            False,
+            "oneDNN: 서브모듈이 v3.12로 업그레이드되었습니다 …",
+        ),
+    ]
     server.page("/ko", text, "text/plain; charset=utf-8")
     (caught_up,) = checked()
     assert caught_up["headline"] == "caught up with canonical version 2"

@@ -74,7 +74,7 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "copy mirror",
             "1",
             "2026-07-08T17:45:00Z: first snapshot",
-            "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
+            "stale: matches version 1 of 2, 1 passage to carry over, 1 finding, coverage 81.8%",
         ],
     ]
     assert links(index) == ["feed.xml", *["doc/index.html", "doc/canonical/diff-2.html"] * 2]
@@ -88,7 +88,7 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         ["Mirror", "Against the canonical", "Findings"],
         [
             "copy",
-            "stale: matches version 1 of 2, 1 finding, coverage 81.8%",
+            "stale: matches version 1 of 2, 1 passage to carry over, 1 finding, coverage 81.8%",
             "stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
             "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change "
             'To carry over: Post: "The release is out today." → "The release is out since Monday." '

@@ -1972,7 +1972,7 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     (stale,) = checked()
     assert stale["headline"] == "is stale: matches version 1, canonical is at 2"
     assert stale["summary"][0].endswith(
-        ": mirror ko (a translation, coverage 99.0%, matches canonical version 1 of 2)"
+        ": mirror ko (a translation, coverage 99.0%, matches canonical version 1 of 2, 3 passages to carry over)"
     )
     at = next(
         i for i, line in enumerate(stale["summary"]) if line.startswith("• new: stale: matches canonical")

@@ -454,10 +454,14 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     keys = sorted(f.key for f in m.findings)
     lines = {f.key: finding_line(f) for f in m.findings}
     old = set(before.get("findings", []))
+    behind = (
+        f", {plural(m.passages_behind, 'passage')} to carry over"
+        if m.passages_behind is not None and m.matches_version != report.canonical_version
+        else ""
+    )
     summary = [
         f"{report.title}: mirror {m.id} ({'a translation, ' if m.translation else ''}coverage {m.coverage:.1%}, "
-        "matches canonical version "
-        f"{m.matches_version} of {report.canonical_version})"
+        f"matches canonical version {m.matches_version} of {report.canonical_version}{behind})"
     ]
     added = [lines[k] for k in keys if k not in old]
     # findings the mirror's `accept` now matches are not resolved: they are there, made on purpose

@@ -474,9 +474,14 @@ def _document_rows(
             if i == 0
             else ""
         )
+        versions = str(latest.number if latest else 0)
+        if latest is not None and latest.number > 1 and store.blame_path(source.key).is_file():
+            versions = _link(
+                f"{doc.id}/{source.id}/blame.html", versions
+            )  # the post now, each passage's last edit
         rows.append(
             f"<tr>{first}<td>{e(source.id)} <span class=quiet>{e(source.role)}</span></td>"
-            f"<td>{latest.number if latest else 0}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
+            f"<td>{versions}</td>{_latest_cell(store, source, latest, doc.id + '/')}"
             f"{_state_cell(state, good)}</tr>"
         )
     return rows, edited

@@ -77,7 +77,16 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "stale: matches version 1 of 2, 1 passage to carry over, 1 finding, coverage 81.8%",
         ],
     ]
-    assert links(index) == ["feed.xml", *["doc/index.html", "doc/canonical/diff-2.html"] * 2]
+    # the latest edits, then every source, whose versions lead to the post as it now reads, each passage with its
+    # last edit
+    assert links(index) == [
+        "feed.xml",
+        "doc/index.html",
+        "doc/canonical/diff-2.html",
+        "doc/index.html",
+        "doc/canonical/blame.html",
+        "doc/canonical/diff-2.html",
+    ]
     assert (index.parent / "feed.xml").is_file()  # the link leads somewhere
     assert [h.get_text() for h in BeautifulSoup(index.read_text(), "lxml").find_all("h2")] == [
         "Latest edits",

@@ -235,7 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--after",
         metavar="N|MIRROR",
         help=f"only the blocks edited or added after a version: {WHICH} (--after 1: since the first), or "
-        "DOCUMENT/MIRROR for the version of the canonical that mirror matches (what it has to carry over)",
+        "DOCUMENT/MIRROR for the version of the canonical that mirror matches (what it has to carry over, each "
+        "placed in it)",
     )
     b.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     _section_option(b, "the blocks", kinds=False)

@@ -112,3 +112,21 @@ def carried_over(carry: Mapping[str, Any]) -> str:
     return (
         f"the canonical's {plural(count, 'passage')} edited after version {carry['after']}, as they now read"
     )
+
+
+def passages_html(passages: Sequence[Mapping[str, Any]], copy: str, left_out: int = 0) -> str:
+    """Passages folded away on a page (no script: a `<details>`): each named, with its place in the copy named
+    `copy` when it has one, and its Markdown in a `<pre>`; all page text escaped."""
+    from html import escape as e
+
+    def item(p: Mapping[str, Any]) -> str:
+        place = f"<br><i>{e(place_said(p['in_copy'], copy))}</i>" if p.get("in_copy") else ""
+        return f"<li>{e(passage_said(p))}{place}<pre>{e(str(p['markdown']))}</pre></li>"
+
+    said = (
+        "The passage as it now reads"
+        if len(passages) == 1
+        else f"The {len(passages)} passages as they now read"
+    )
+    more = f"<p>…and {plural(left_out, 'more passage')}</p>" if left_out else ""
+    return f"<details><summary>{said}</summary><ul class=passages>{''.join(map(item, passages))}</ul>{more}</details>"

@@ -281,18 +281,9 @@ def _missed(lines: list[str], passages: list[Blamed] | None = None, copy: str = 
         return ""
     shown = f"<p>To carry over:</p><ul>{html_items(lines)}</ul>"
     if passages:
-        from differ.carry import passage, passage_said, place_said
+        from differ.carry import passage, passages_html
 
-        def item(b: Blamed) -> str:
-            place = f"<br><i>{e(place_said(b.place.as_json(), copy))}</i>" if b.place is not None else ""
-            return f"<li>{e(passage_said(passage(b)))}{place}<pre>{e(b.block.source)}</pre></li>"
-
-        said = (
-            "The passage as it now reads"
-            if len(passages) == 1
-            else f"The {len(passages)} passages as they now read"
-        )
-        shown += f"<details><summary>{said}</summary><ul class=passages>{''.join(map(item, passages))}</ul></details>"
+        shown += passages_html([passage(b) for b in passages], copy)
     return shown
 
 

@@ -734,6 +734,22 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         "error: --after pytorch-2-13/pytorch-kr: expected a version, or a mirror of pytorch-2-13 when blaming its "
         "canonical\n",
     )
+    # the audit in Markdown, HTML and JSON carries those passages too, under the copy behind
+    from markdown_it import MarkdownIt
+
+    as_md = run("--config", config, "audit", "pytorch-2-13", "--format", "markdown")[1]
+    rendered = MarkdownIt("commonmark").render(as_md)
+    assert rendered.count('<pre><code class="language-markdown">') == 3  # each passage's Markdown, to copy
+    assert (
+        "  - To carry over: the canonical's 3 passages edited after version 1, as they now read:\n" in as_md
+    )
+    assert "      new to wpnews: after “Python support” (under XPU)\n" in as_md
+    as_html = run("--config", config, "audit", "pytorch-2-13", "--format", "html")[1]
+    assert "<details><summary>The 3 passages as they now read</summary>" in as_html
+    assert "<br><i>new to wpnews: after “Python support” (under XPU)</i>" in as_html
+    audited = json.loads(run("--config", config, "audit", "pytorch-2-13", "--format", "json")[1])
+    wp, kr = audited["mirrors"]
+    assert (wp["passages_behind"], len(wp["carry_over"]["passages"]), "carry_over" in kr) == (3, 3, False)
     code, out, _ = run("--config", config, "audit", "pytorch-2-13", "--format", "json")
     assert run("--config", config, "audit", "pytorch-2-13", "--format", "json", "--exit-code") == (
         ExitCode.FAILURE,

@@ -106,18 +106,25 @@ def _count_passages(
     app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]
 ) -> list[Any] | None:
     """For each mirror behind the canonical, how many of the canonical's passages were edited since the version
-    it matches (`differ blame`, read from the reports site's record of the latest version when it has one). A
-    history that cannot be followed leaves the count unknown (a line on stderr); the audit stands as it is.
+    it matches (`differ blame`, read from the reports site's record of the latest version when it has one), and
+    those passages as they now read, each placed in the copy. A history that cannot be followed leaves them
+    unknown (a line on stderr); the audit stands as it is.
     The canonical's blocks with their last edits, when they were read."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     if not behind:
         return None
+    from differ.audit.places import places
     from differ.blame import blame_latest
+    from differ.carry import carry_over
 
     with app.carry_on(f"{doc.id}: the passages its mirrors have to carry over not counted"):
         blamed = blame_latest(app, doc.canonical, latest)
+        canonical = [b.block for b in blamed]
         for m in behind:
             m.passages_behind = sum(1 for b in blamed if b.edited.number > (m.matches_version or 0))
+            m.carry_over = carry_over(
+                blamed, m.matches_version or 0, places(canonical, m.blocks, m.translation)
+            )
         return blamed
     return None
 
@@ -152,6 +159,7 @@ def audit_mirror(
     result = MirrorAudit(
         mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
     )
+    result.blocks = blocks
     result.reached = edit_reach(app, canonical, matches, mirror)
     if number != latest_number:
         by = {v.number: v for v in canonical.versions}

@@ -90,6 +90,10 @@ class MirrorAudit:
     #: while behind the canonical: how many of its passages were edited since the version it matches (what
     #: `differ blame --after` lists for it), or None when that is not known
     passages_behind: int | None = None
+    #: while behind: those passages as they now read, each placed in the copy (`carry.carry_over`)
+    carry_over: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: the copy's blocks as audited (what the passages are placed among)
+    blocks: list[Any] = field(default_factory=list, repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -141,7 +145,11 @@ class AuditReport:
             "title": self.title,
             "canonical_version": self.canonical_version,
             "canonical_fetched_at": self.canonical_fetched_at,
-            "mirrors": [m.as_json() for m in self.mirrors],
+            # with what each mirror behind the canonical has to carry over (a drift alert carries it apart)
+            "mirrors": [
+                {**m.as_json(), **({"carry_over": m.carry_over} if m.carry_over else {})}
+                for m in self.mirrors
+            ],
             **(
                 {"unread": [{"mirror": m, "error": why} for m, why in self.unread.items()]}
                 if self.unread

@@ -217,30 +217,59 @@ def render_audit(report: AuditReport, fmt: str) -> str:
     if fmt == "html":
         return html_page(report, head)
     lines = [head]
+    md = [f"**{md_text(head, inline=True)}**", ""]
     if not report.mirrors and not report.unread and not report.unfetched:
         lines.append("no mirror versions stored yet")
+        md += _markdown_items(lines[-1:])
     for m in report.mirrors:
-        lines.extend(mirror_lines(m, report.canonical_version))
+        said = mirror_lines(m, report.canonical_version)
+        lines.extend(said)
+        md += _markdown_items(said) + _markdown_passages(m, report.document)
         behind = m.matches_version is not None and m.matches_version < report.canonical_version
-        if behind and fmt == "text":  # where the passages to carry over can be read whole
+        if behind:  # where the passages to carry over can be read whole
             lines.append(
                 f"  the passages to carry over, as they now read: differ blame {report.document} --after "
                 f"{report.document}/{m.id}"
             )
-    lines += [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
-    lines += [f"{mirror}: {not_fetched(report, mirror)}" for mirror in report.unfetched]
+    rest = [f"{mirror}: not audited: {why}" for mirror, why in report.unread.items()]
+    rest += [f"{mirror}: {not_fetched(report, mirror)}" for mirror in report.unfetched]
     if fmt == "markdown":
-        out = [f"**{md_text(lines[0], inline=True)}**", ""]
-        for line in lines[1:]:
-            text = line.strip().removeprefix("• ")
-            if text.startswith("→ ") and out:  # a change's new text: with the old, in its item
-                out[-1] += f" {md_text(text)}"
-            elif line.startswith("      "):  # a change a stale mirror misses, under that finding
-                out.append(f"    - {md_text(text)}")
-            else:
-                out.append(f"  - {md_text(text)}" if line.startswith("  ") else f"- {md_text(line)}")
-        return "\n".join(out) + "\n"
-    return "\n".join(lines) + "\n"
+        return "\n".join(md + _markdown_items(rest)).rstrip("\n") + "\n"
+    return "\n".join(lines + rest) + "\n"
+
+
+def _markdown_items(lines: list[str]) -> list[str]:
+    """An audit's lines as Markdown list items: a mirror's line, its findings under it, and under a stale
+    finding the changes it misses, each with its new text."""
+    out: list[str] = []
+    for line in lines:
+        text = line.strip().removeprefix("• ")
+        if text.startswith("→ ") and out:  # a change's new text: with the old, in its item
+            out[-1] += f" {md_text(text)}"
+        elif line.startswith("      "):  # a change a stale mirror misses, under that finding
+            out.append(f"    - {md_text(text)}")
+        else:
+            out.append(f"  - {md_text(text)}" if line.startswith("  ") else f"- {md_text(line)}")
+    return out
+
+
+def _markdown_passages(m: MirrorAudit, document: str) -> list[str]:
+    """Under a mirror behind the canonical: the passages it has to carry over, each named and placed in it, with
+    its Markdown in a fence to copy."""
+    carry = m.carry_over
+    if not carry or not carry["passages"]:
+        return []
+    from differ.carry import carried_over, more_passages, passage_markdown
+
+    def escape(text: str) -> str:
+        return md_text(text, inline=True)
+
+    out = [f"  - {escape(f'To carry over: {carried_over(carry)}:')}", ""]
+    for p in carry["passages"]:
+        out += [f"    {line}".rstrip() for line in passage_markdown(p, escape, m.id)] + [""]
+    left = int(carry.get("left_out") or 0)
+    event = {"document": document, "mirror": m.id}
+    return out + ([f"    - {escape(more_passages(event, left))}", ""] if left else [])
 
 
 def render_audits(reports: list[AuditReport], fmt: str) -> str:
@@ -303,6 +332,11 @@ def _html_body(report: AuditReport, head: str) -> str:
         if m.missed:
             edits = _lines("\n".join(m.missed))
             parts.append(f"<p>To carry over by {e(m.stale_from or 'then')}:</p><p>{edits}</p>")
+        if m.carry_over and m.carry_over["passages"]:
+            from differ.carry import passages_html
+
+            carry = m.carry_over
+            parts.append(passages_html(carry["passages"], m.id, int(carry.get("left_out") or 0)))
         if m.version is not None:
             parts.append(
                 "<p>Canonical edits reaching this mirror:</p><ul>"
@@ -428,6 +462,14 @@ def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -
     from differ.blame import blame_latest
     from differ.carry import carry_over
 
+    audited = {m.id: m for m in report.mirrors}
+    for e in behind:  # found by the audit
+        carried = audited[e["mirror"]].carry_over if e["mirror"] in audited else None
+        if carried is not None:
+            e["carry_over"] = carried
+    behind = [e for e in behind if "carry_over" not in e]
+    if not behind:
+        return
     with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
         doc = app.config.document(report.document)
         blamed = report.blamed

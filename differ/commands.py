@@ -431,7 +431,7 @@ def _preview(app: App, args: argparse.Namespace) -> int:
 def _drift_now(app: App, source: SourceConfig) -> dict[str, Any] | None:
     """The drift event a mirror's findings as they stand now would make (all of them new), or None for none."""
     from differ.audit import audit_document
-    from differ.audit.report import drift_event, with_passages
+    from differ.audit.report import drift_event
 
     if source.role != "mirror":
         raise UsageError(f"--drift: {source.key} is a canonical page; name a mirror (DOCUMENT/MIRROR)")
@@ -446,7 +446,6 @@ def _drift_now(app: App, source: SourceConfig) -> dict[str, Any] | None:
     if not mirror.findings:
         return None
     event = drift_event(report, mirror, {})
-    with_passages(app, report, [event])
     event["at"] = event["queued_at"] = iso(app.now())
     return event
 

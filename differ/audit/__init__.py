@@ -98,21 +98,18 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
             report.unread[mirror.id] = str(exc)  # the other mirrors are audited as ever
     # an unread mirror's matches are kept for when it is mended, as are those of the mirrors not audited
     matches.save(prune=not report.unread and only is None)
-    report.blamed = _count_passages(app, doc, latest, report.mirrors)
+    _count_passages(app, doc, latest, report.mirrors)
     return report
 
 
-def _count_passages(
-    app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]
-) -> list[Any] | None:
+def _count_passages(app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]) -> None:
     """For each mirror behind the canonical, how many of the canonical's passages were edited since the version
     it matches (`differ blame`, read from the reports site's record of the latest version when it has one), and
     those passages as they now read, each placed in the copy. A history that cannot be followed leaves them
-    unknown (a line on stderr); the audit stands as it is.
-    The canonical's blocks with their last edits, when they were read."""
+    unknown (a line on stderr); the audit, and its alerts, stand as they are."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     if not behind:
-        return None
+        return
     from differ.audit.places import places
     from differ.blame import blame_latest
     from differ.carry import carry_over
@@ -125,8 +122,6 @@ def _count_passages(
             m.carry_over = carry_over(
                 blamed, m.matches_version or 0, places(canonical, m.blocks, m.translation)
             )
-        return blamed
-    return None
 
 
 def audit_mirror(

@@ -134,9 +134,6 @@ class AuditReport:
     unread: dict[str, str] = field(default_factory=dict)
     #: mirrors with no version stored yet (added, not checked since)
     unfetched: list[str] = field(default_factory=list)
-    #: the latest canonical version's blocks with their last edits, when a mirror behind it had them counted
-    #: (`differ blame`): its drift alert's passages are read from them
-    blamed: list[Any] | None = field(default=None, repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -441,45 +441,10 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
             continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
         events.append(drift_event(report, m, before))
-    with_passages(app, report, events)
     for mirror in report.unread:  # a damaged mirror's last audit stands until it can be read again
         if isinstance(previous.get(mirror), dict):
             current[mirror] = previous[mirror]
     return events, current
-
-
-def with_passages(app: App, report: AuditReport, events: list[dict[str, Any]]) -> None:
-    """Each drift event of a mirror behind the canonical with `carry_over`: the canonical's passages edited after
-    the version the mirror matches, as they now read (`differ blame --after`), for its translator to carry over.
-    The history is read once for all of them; when it cannot be, the alerts go without (a line on stderr)."""
-    latest = report.canonical_version
-    behind = [
-        e for e in events if isinstance(n := e["audit"].get("matches_version"), int) and n < (latest or 0)
-    ]
-    if not behind or latest is None:
-        return
-    from differ.audit.places import mirror_places
-    from differ.blame import blame_latest
-    from differ.carry import carry_over
-
-    audited = {m.id: m for m in report.mirrors}
-    for e in behind:  # found by the audit
-        carried = audited[e["mirror"]].carry_over if e["mirror"] in audited else None
-        if carried is not None:
-            e["carry_over"] = carried
-    behind = [e for e in behind if "carry_over" not in e]
-    if not behind:
-        return
-    with app.carry_on(f"{report.document}: its alerts go without the passages to carry over"):
-        doc = app.config.document(report.document)
-        blamed = report.blamed
-        if blamed is None:  # not read by the audit (a preview's report, or a fault there)
-            blamed = blame_latest(app, doc.canonical, app.store.version(doc.canonical.key, latest))
-        canonical = [b.block for b in blamed]
-        for e in behind:
-            mirror = next(m for m in doc.mirrors if m.id == e["mirror"])
-            where = mirror_places(app.store, mirror, e["audit"], canonical)
-            e["carry_over"] = carry_over(blamed, e["audit"]["matches_version"], where)
 
 
 def _only_accepted(before: dict[str, Any], m: MirrorAudit) -> bool:
@@ -525,6 +490,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
         "headline": headline,
         "summary": summary,
         "audit": m.as_json(),
+        # behind the canonical: its passages to carry over, as they now read, each placed in the copy
+        **({"carry_over": m.carry_over} if m.carry_over else {}),
     }
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict, deque
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from differ.app import App
 from differ.carry import passage, passage_markdown, place_said
@@ -114,7 +114,7 @@ def _picked(blamed: list[Blamed], sections: list[str], words: list[str]) -> list
 def cmd_blame(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     upto = named_version(app, source.key, args.number)
-    after, copy = _after(app, source, args.after) if args.after is not None else (None, "")
+    after, copy, audited = _after(app, source, args.after) if args.after is not None else (None, "", {})
     if after is not None and after.number > upto.number:
         said = f"{copy} matches" if copy else f"--after {args.after} is"
         raise UsageError(
@@ -122,8 +122,11 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         )
     sections, words = patterns_given(args)
     every = blame(app, source, upto)
-    if copy:
-        every = [replace(b, place=place) for b, place in zip(every, _in_copy(app, copy, every), strict=True)]
+    if copy:  # each block placed in that mirror as its last audit read it
+        from differ.audit.places import mirror_places
+
+        where = mirror_places(app.store, app.config.source(copy), audited, [b.block for b in every])
+        every = [replace(b, place=place) for b, place in zip(every, where, strict=True)]
     shown = _picked(every, sections, words)
     if after is not None:
         shown = [b for b in shown if b.edited.number > after.number]
@@ -142,17 +145,6 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         render = _blame_markdown if args.format == "markdown" else _blame_text
         app.out.write(render(source, head, asked, shown, name))
     return ExitCode.OK
-
-
-def _in_copy(app: App, copy: str, blamed: list[Blamed]) -> list[Place]:
-    """Where each block stands in the mirror `copy` as its last audit read it: the block that renders it, or
-    the one after which it goes (`places`), a translation's blocks paired as its audit pairs them."""
-    from differ.audit.places import mirror_places
-    from differ.audited import last_audit
-
-    mirror = app.config.source(copy)
-    entry = last_audit(app.store, mirror.document).get(mirror.id) or {}
-    return mirror_places(app.store, mirror, entry, [b.block for b in blamed])
 
 
 def _blame_text(source: SourceConfig, head: str, asked: str, shown: list[Blamed], copy: str = "") -> str:
@@ -266,34 +258,29 @@ def write_blame(app: App, source: SourceConfig, version: Version, d: Diff | None
     latest = store.latest(key)
     if latest is None or latest.number != n:
         return  # another writer stored a newer version meanwhile, and writes its page
-    path = store.blame_path(key)
-    known = path.with_name("blame.json")
-    traced: list[Traced] | None = None
-    if n == 2:  # every block of version 1 came in it
-        traced = step([(b, 1, 1) for b in d.a_blocks], d, 1, 2)
-    else:
-        try:
-            state = json.loads(known.read_text())
-            if state["version"] == n - 1 and state["blocks_sha256"] == _digest(d.a_blocks):
-                before = [(b, int(s), int(e)) for b, (s, e) in zip(d.a_blocks, state["blocks"], strict=True)]
-                traced = step(before, d, n - 1, n)
-        except (OSError, ValueError, KeyError, TypeError):
-            traced = None  # no page before, or one of another reading: worked out from every version
-    if traced is None:
+    before = [(b, 1, 1) for b in d.a_blocks] if n == 2 else _known(store, key, n - 1, lambda: d.a_blocks)
+    if before is not None:  # every block of version 1 came in it, or the page before knew them
+        traced = step(before, d, n - 1, n)
+    else:  # no page before, or one of another reading: worked out from every version
         traced = [(b.block, b.since.number, b.edited.number) for b in blame(app, source, version)]
-    versions = {k: store.version(key, k) for k in {k for _, s, e in traced for k in (s, e)}}
-    shown = [Blamed(b, versions[s], versions[e]) for b, s, e in traced]
-    diffs = {k for k in versions if k > 1 and store.report_path(key, k).is_file()}
+    shown = _blamed(store, key, traced)
+    numbers = {k for b in shown for k in (b.since.number, b.edited.number)}
+    diffs = {k for k in numbers if k > 1 and store.report_path(key, k).is_file()}
     nav = blame_nav(source, source_title(app, source))
     head = f"version {n}, fetched {version.fetched_at}: {_counts(shown)}"
     page = _blame_html(source, head, "", shown, nav, diffs)
+    path = store.blame_path(key)
     atomic_write(path, page.encode(), durable=False)  # a rendering of the record, made again from it at will
     state = {
         "version": n,
         "blocks_sha256": _digest([b for b, _, _ in traced]),
         "blocks": [[s, e] for _, s, e in traced],
     }
-    atomic_write(known, (json.dumps(state, separators=(",", ":")) + "\n").encode(), durable=False)
+    atomic_write(
+        path.with_name("blame.json"),
+        (json.dumps(state, separators=(",", ":")) + "\n").encode(),
+        durable=False,
+    )
 
 
 def _digest(blocks: list[Block]) -> str:
@@ -309,20 +296,32 @@ def known_blame(store: Store, key: str, version: Version) -> list[Blamed] | None
     from differ.diff.blocks import split_blocks
 
     try:
-        state = json.loads(store.blame_path(key).with_name("blame.json").read_text())
-        if state["version"] != version.number:
-            return None
-        blocks = split_blocks(store.markdown(version))
-        if state["blocks_sha256"] != _digest(blocks):
-            return None
-        numbers = {int(k) for pair in state["blocks"] for k in pair}
-        versions = {k: store.version(key, k) for k in numbers}
-        return [
-            Blamed(b, versions[int(s)], versions[int(e)])
-            for b, (s, e) in zip(blocks, state["blocks"], strict=True)
-        ]
-    except (OSError, ValueError, KeyError, TypeError, StoreDamage):
+        traced = _known(store, key, version.number, lambda: split_blocks(store.markdown(version)))
+        return None if traced is None else _blamed(store, key, traced)
+    except StoreDamage:
         return None  # a damaged version among them: `blame` says which, `differ verify` tells what else
+
+
+def _known(store: Store, key: str, number: int, blocks: Callable[[], list[Block]]) -> list[Traced] | None:
+    """The traced blocks of version `number` as its page of each passage's last edit knew them (`blame.json`),
+    when that page is of this version and of these `blocks` (read only once the page is found of the version);
+    else None."""
+    try:
+        state = json.loads(store.blame_path(key).with_name("blame.json").read_text())
+        if state["version"] != number:
+            return None
+        read = blocks()
+        if state["blocks_sha256"] != _digest(read):
+            return None
+        return [(b, int(s), int(e)) for b, (s, e) in zip(read, state["blocks"], strict=True)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # no page, or one of another reading
+
+
+def _blamed(store: Store, key: str, traced: list[Traced]) -> list[Blamed]:
+    """Traced blocks with the versions their numbers name, each version read once."""
+    versions = {k: store.version(key, k) for k in {k for _, s, e in traced for k in (s, e)}}
+    return [Blamed(b, versions[s], versions[e]) for b, s, e in traced]
 
 
 def blame_latest(app: App, source: SourceConfig, version: Version) -> list[Blamed]:
@@ -346,12 +345,12 @@ def _counts(blamed: list[Blamed]) -> str:
     )
 
 
-def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str]:
-    """The version `--after` names, and the mirror that named it: a version of the source, or, for a
-    canonical, the one a mirror of its document matches by its last audit (`--after DOCUMENT/MIRROR`): the
-    passages edited since are those its translator or maintainer has to carry over."""
+def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str, dict[str, Any]]:
+    """The version `--after` names, the mirror that named it and its last audit: a version of the source, or,
+    for a canonical, the one a mirror of its document matches by its last audit (`--after DOCUMENT/MIRROR`):
+    the passages edited since are those its translator or maintainer has to carry over."""
     if "/" not in which:  # a number, a time or a duration (`2026-07-08`, `7d`)
-        return named_version(app, source.key, which), ""
+        return named_version(app, source.key, which), "", {}
     from differ.audited import last_audit
 
     mirror = app.config.source(which)
@@ -359,12 +358,13 @@ def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str]:
         raise UsageError(
             f"--after {which}: expected a version, or a mirror of {source.document} when blaming its canonical"
         )
-    matched = (last_audit(app.store, source.document).get(mirror.id) or {}).get("matches_version")
+    audited = last_audit(app.store, source.document).get(mirror.id) or {}
+    matched = audited.get("matches_version")
     if not isinstance(matched, int):
         raise UsageError(
             f"{mirror.key} has not been matched to a version of {source.key} yet (run: differ audit {mirror.key})"
         )
-    return named_version(app, source.key, str(matched)), mirror.key
+    return named_version(app, source.key, str(matched)), mirror.key, audited
 
 
 def _asked(args: argparse.Namespace, after: Version | None, shown: int, copy: str = "") -> str:

@@ -105,10 +105,21 @@ def more_passages(event: Mapping[str, Any], left: int, code: Callable[[str], str
     return f"…and {plural(left, 'more passage')} ({code(command)} gives them all)"
 
 
+def carry_of(event: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A drift alert's `carry_over`, when it has passages in it; else None."""
+    carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
+    return carry if isinstance(carry, dict) and carry.get("passages") else None
+
+
+def passages_in(carry: Mapping[str, Any]) -> int:
+    """How many passages a `carry_over` stands for: those it holds and those left out of it."""
+    return len(carry["passages"]) + int(carry.get("left_out") or 0)
+
+
 def carried_over(carry: Mapping[str, Any]) -> str:
     """What a `carry_over` holds, as an alert heads it: `the canonical's 2 passages edited after version 1, as
     they now read`."""
-    count = len(carry["passages"]) + int(carry.get("left_out") or 0)
+    count = passages_in(carry)
     return (
         f"the canonical's {plural(count, 'passage')} edited after version {carry['after']}, as they now read"
     )
@@ -117,16 +128,23 @@ def carried_over(carry: Mapping[str, Any]) -> str:
 def passages_html(passages: Sequence[Mapping[str, Any]], copy: str, left_out: int = 0) -> str:
     """Passages folded away on a page (no script: a `<details>`): each named, with its place in the copy named
     `copy` when it has one, and its Markdown in a `<pre>`; all page text escaped."""
-    from html import escape as e
-
-    def item(p: Mapping[str, Any]) -> str:
-        place = f"<br><i>{e(place_said(p['in_copy'], copy))}</i>" if p.get("in_copy") else ""
-        return f"<li>{e(passage_said(p))}{place}<pre>{e(str(p['markdown']))}</pre></li>"
-
     said = (
         "The passage as it now reads"
         if len(passages) == 1
         else f"The {len(passages)} passages as they now read"
     )
     more = f"<p>…and {plural(left_out, 'more passage')}</p>" if left_out else ""
-    return f"<details><summary>{said}</summary><ul class=passages>{''.join(map(item, passages))}</ul>{more}</details>"
+    items = passage_items_html(passages, copy)
+    return f"<details><summary>{said}</summary><ul class=passages>{items}</ul>{more}</details>"
+
+
+def passage_items_html(passages: Sequence[Mapping[str, Any]], copy: str, pre: str = "<pre>") -> str:
+    """The passages as HTML list items: each named, with its place in the copy named `copy` when it has one,
+    and its Markdown in `pre` (the opening tag); all page text escaped."""
+    from html import escape as e
+
+    def item(p: Mapping[str, Any]) -> str:
+        place = f"<br><i>{e(place_said(p['in_copy'], copy))}</i>" if p.get("in_copy") else ""
+        return f"<li>{e(passage_said(p))}{place}{pre}{e(str(p['markdown']))}</pre></li>"
+
+    return "".join(map(item, passages))

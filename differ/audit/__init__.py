@@ -98,15 +98,15 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
             report.unread[mirror.id] = str(exc)  # the other mirrors are audited as ever
     # an unread mirror's matches are kept for when it is mended, as are those of the mirrors not audited
     matches.save(prune=not report.unread and only is None)
-    _count_passages(app, doc, latest, report.mirrors)
+    _passages_to_carry(app, doc, latest, report.mirrors)
     return report
 
 
-def _count_passages(app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]) -> None:
-    """For each mirror behind the canonical, how many of the canonical's passages were edited since the version
-    it matches (`differ blame`, read from the reports site's record of the latest version when it has one), and
-    those passages as they now read, each placed in the copy. A history that cannot be followed leaves them
-    unknown (a line on stderr); the audit, and its alerts, stand as they are."""
+def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]) -> None:
+    """For each mirror behind the canonical, the canonical's passages edited since the version it matches, as
+    they now read, each placed in the copy (`differ blame`, read from the reports site's record of the latest
+    version when it has one; their count is the mirror's `passages_behind`). A history that cannot be followed
+    leaves them unknown (a line on stderr); the audit, and its alerts, stand as they are."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     if not behind:
         return
@@ -118,7 +118,6 @@ def _count_passages(app: App, doc: DocumentConfig, latest: Any, mirrors: list[Mi
         blamed = blame_latest(app, doc.canonical, latest)
         canonical = [b.block for b in blamed]
         for m in behind:
-            m.passages_behind = sum(1 for b in blamed if b.edited.number > (m.matches_version or 0))
             m.carry_over = carry_over(
                 blamed, m.matches_version or 0, places(canonical, m.blocks, m.translation)
             )

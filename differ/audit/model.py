@@ -87,13 +87,18 @@ class MirrorAudit:
     unused: list[str] = field(default_factory=list)
     #: the `accept` patterns it was audited with (an audit made with others is done again)
     accept: list[str] = field(default_factory=list)
-    #: while behind the canonical: how many of its passages were edited since the version it matches (what
-    #: `differ blame --after` lists for it), or None when that is not known
-    passages_behind: int | None = None
-    #: while behind: those passages as they now read, each placed in the copy (`carry.carry_over`)
+    #: while behind the canonical: the passages edited since the version it matches, as they now read, each
+    #: placed in the copy (`carry.carry_over`; what `differ blame --after` lists for it); None when not known
     carry_over: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     #: the copy's blocks as audited (what the passages are placed among)
     blocks: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def passages_behind(self) -> int | None:
+        """How many passages it has to carry over, while behind the canonical (None when not known)."""
+        from differ.carry import passages_in
+
+        return None if self.carry_over is None else passages_in(self.carry_over)
 
     def as_json(self) -> dict[str, Any]:
         return {

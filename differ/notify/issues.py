@@ -199,12 +199,12 @@ class IssueTracker(Notifier):
         """A stale mirror's alert: the canonical's passages edited since the version it matches, as they now
         read, each a list item naming its section with its Markdown in a fence to copy (where nothing mentions
         or references), as many as `room` holds, the others counted."""
-        carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
-        if not isinstance(carry, dict) or not carry.get("passages"):
-            return []
-        from differ.carry import carried_over, more_passages, passage_markdown
+        from differ.carry import carried_over, carry_of, more_passages, passage_markdown, passages_in
 
-        left = len(carry["passages"]) + int(carry.get("left_out") or 0)
+        carry = carry_of(event)
+        if carry is None:
+            return []
+        left = passages_in(carry)
         head = f"**To carry over**: {carried_over(carry)}:"
         room -= len(head) + 100  # the line that counts those left out
         items = []

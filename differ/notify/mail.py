@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from differ import options as opt
 from differ.bullets import grouped, grouped_html
+from differ.carry import carry_of
 from differ.errors import NotifyError
 from differ.notify.base import BASE_URL, Notifier, Outgoing, document_of, notifier
 from differ.options import Invalid, Option, cut, plural
@@ -97,8 +98,7 @@ class Email(Notifier):
         title, lines, context = self.title(event), self.lines(event), self.context(event)
         link = self.report_link(event)
         label = self.link_label(event)
-        carry = event.get("carry_over") if event.get("type") == "mirror_drift" else None
-        carry = carry if isinstance(carry, dict) and carry.get("passages") else None
+        carry = carry_of(event)
         passages = _passages_text(event, carry) if carry else []
         text = "\n".join([*lines, *passages, *(["", f"{label}: {link}"] if link else []), "", "-- ", context])
         body = {
@@ -253,18 +253,11 @@ def _passages_text(event: dict[str, Any], carry: dict[str, Any]) -> list[str]:
 
 def _passages_html(event: dict[str, Any], carry: dict[str, Any]) -> str:
     """The same for the HTML part: each passage named, its Markdown in a <pre> (escaped)."""
-    from differ.carry import carried_over, more_passages, passage_said, place_said
+    from differ.carry import carried_over, more_passages, passage_items_html
 
     e = html.escape
-    copy = str(event.get("mirror") or "")
-
-    def place(p: dict[str, Any]) -> str:
-        return f"<br><i>{e(place_said(p['in_copy'], copy))}</i>" if p.get("in_copy") else ""
-
-    items = "".join(
-        f'<li>{e(passage_said(p))}{place(p)}<pre style="white-space:pre-wrap">{e(str(p["markdown"]))}</pre></li>'
-        for p in carry["passages"]
-    )
+    pre = '<pre style="white-space:pre-wrap">'  # a mail reader has no style sheet of ours
+    items = passage_items_html(carry["passages"], str(event.get("mirror") or ""), pre)
     left = int(carry.get("left_out") or 0)
     more = f"<p>{e(more_passages(event, left))}</p>" if left else ""
     said = carried_over(carry)

@@ -12,6 +12,8 @@ from differ.options import plural
 from differ.shapes import AUDIT_FIELDS, AUDIT_REQUIRED, json_object, shape_problem
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from differ.app import App
     from differ.config import DocumentConfig
     from differ.store import Store
@@ -23,8 +25,9 @@ if TYPE_CHECKING:
 # 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
 # 7: inline code checked character by character (`code_corrupted`); 8: inline code whose punctuation the copy
 # changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too; 9: and so are the long options and pinned
-# versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code)
-AUDIT_RULES = 9
+# versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code); 10: a stale
+# copy misses only the canonical's edits it does not carry already
+AUDIT_RULES = 10
 
 
 def findings_said(findings: int, accepted: int = 0) -> str:
@@ -49,6 +52,14 @@ def last_audit(store: Store, document: str) -> dict[str, Any]:
         for mirror, entry in audit.items()
         if isinstance(entry, dict) and shape_problem(entry, AUDIT_FIELDS, AUDIT_REQUIRED) is None
     }
+
+
+def owed(entry: Mapping[str, Any], canonical: int) -> set[int] | None:
+    """The blocks of the canonical's version `canonical` (by index) that a mirror's last audit (`entry`) found
+    it has to carry over: those edited since the version it matches whose edit it does not carry yet. None when
+    that audit was of another version, or did not tell."""
+    found = entry.get("owed")
+    return set(found) if isinstance(found, list) and entry.get("canonical_version") == canonical else None
 
 
 def audits_due(app: App, documents: set[str]) -> set[str]:

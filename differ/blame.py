@@ -14,6 +14,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from differ.app import App
+from differ.audited import owed
 from differ.carry import passage, passage_markdown, place_said
 from differ.cli import command
 from differ.errors import ExitCode, StoreDamage, UsageError
@@ -128,16 +129,22 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         where = mirror_places(app.store, app.config.source(copy), audited, [b.block for b in every])
         every = [replace(b, place=place) for b, place in zip(every, where, strict=True)]
     shown = _picked(every, sections, words)
+    carried = 0
     if after is not None:
-        shown = [b for b in shown if b.edited.number > after.number]
+        left = owed(audited, upto.number) if copy else None
+        due = to_carry(every, after.number, left)
+        carried = int(audited.get("carried") or 0) if left is not None else 0
+        shown = [b for b in shown if id(b) in due]
     total = app.store.latest(source.key)
     assert total is not None  # named_version found a version
     if args.format == "json":
         out = _blame_json(source, upto, shown, every, args, after, copy)
+        if carried:
+            out["carried"] = carried  # the canonical's edits since that the mirror carries already
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
     head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
-    asked = _asked(args, after, len(shown), copy)
+    asked = _asked(args, after, len(shown), copy, carried)
     name = copy.partition("/")[2]
     if args.format == "html":
         app.out.write(_blame_html(source, head, asked, shown, copy=name))
@@ -367,9 +374,18 @@ def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str, di
     return named_version(app, source.key, str(matched)), mirror.key, audited
 
 
-def _asked(args: argparse.Namespace, after: Version | None, shown: int, copy: str = "") -> str:
+def to_carry(every: list[Blamed], after: int, left: set[int] | None) -> set[int]:
+    """The blocks (by `id`) edited after version `after`, but for those a mirror carries over already (not in
+    `left`, its last audit's blocks to carry over, when it has them: `audited.owed`)."""
+    return {id(b) for i, b in enumerate(every) if b.edited.number > after and (left is None or i in left)}
+
+
+def _asked(
+    args: argparse.Namespace, after: Version | None, shown: int, copy: str = "", carried: int = 0
+) -> str:
     """The line that says which blocks are shown when not all are: `3 blocks under "install", edited after
-    version 1` (`, which doc/ko matches`, when a mirror named the version)."""
+    version 1` (`, which doc/ko matches`, when a mirror named the version, `(1 other edit it carries
+    already)` for the edits since that it has)."""
     parts = []
     if args.sections:
         parts.append("under " + " or ".join(f'"{s}"' for s in args.sections))
@@ -377,6 +393,8 @@ def _asked(args: argparse.Namespace, after: Version | None, shown: int, copy: st
         parts.append("mentioning " + " or ".join(f'"{w}"' for w in args.words))
     if after is not None:
         parts.append(f"edited after version {after.number}" + (f", which {copy} matches" if copy else ""))
+        if carried:
+            parts[-1] += f" ({plural(carried, 'other edit')} it carries already)"
     return f"{plural(shown, 'block')} {', '.join(parts)}" if parts else ""
 
 

@@ -5,7 +5,7 @@ matches, as they now read, each placed in the copy. One form for the drift alert
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -80,12 +80,20 @@ def passage_markdown(p: Mapping[str, Any], escape: Callable[[str], str], copy: s
 CARRY_OVER_CHARS = 40_000
 
 
-def carry_over(blamed: list[Blamed], after: int, where: Sequence[Place] = ()) -> dict[str, Any]:
+def carry_over(
+    blamed: list[Blamed],
+    after: int,
+    where: Sequence[Place] = (),
+    owed: Set[int] | None = None,
+    carried: int = 0,
+) -> dict[str, Any]:
     """The passages of the canonical edited after version `after` (the one a mirror matches), as they now read:
     what its translator or maintainer has to carry over, as many as `CARRY_OVER_CHARS` of Markdown holds (a
     count of those left out, never a silent cut); with `where` (each block's place in the copy), each with
-    `in_copy`: the copy's block that renders it, or the one after which a new passage goes."""
-    edited = [(i, b) for i, b in enumerate(blamed) if b.edited.number > after]
+    `in_copy`: the copy's block that renders it, or the one after which a new passage goes. With `owed` (the
+    blocks whose edits the copy does not carry yet: `audit.edits.Missed.owed`), only those; `carried`: how many
+    of the canonical's edits since the copy carries already."""
+    edited = [(i, b) for i, b in enumerate(blamed) if b.edited.number > after and (owed is None or i in owed)]
     kept: list[dict[str, Any]] = []
     room = CARRY_OVER_CHARS
     for i, b in edited:
@@ -93,7 +101,8 @@ def carry_over(blamed: list[Blamed], after: int, where: Sequence[Place] = ()) ->
         if room < 0:
             break
         kept.append(passage(replace(b, place=where[i]) if where else b))
-    return {"after": after, "passages": kept, "left_out": len(edited) - len(kept)}
+    more = {"carried": carried} if carried else {}
+    return {"after": after, "passages": kept, "left_out": len(edited) - len(kept), **more}
 
 
 def more_passages(event: Mapping[str, Any], left: int, code: Callable[[str], str] = str) -> str:

@@ -98,6 +98,8 @@ AUDIT_FIELDS: Fields = {
     "rules": int,
     "missed": list_of(str),
     "passages_behind": (int, type(None)),
+    "owed": list_of(int),
+    "carried": int,
     "accepted": list_of(str),
     "accept": list_of(str),
 }

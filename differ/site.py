@@ -12,7 +12,7 @@ from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from differ.audited import findings_said
+from differ.audited import findings_said, owed
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path, write_site_feed
 from differ.files import atomic_write
@@ -303,17 +303,18 @@ def _edited_after(
         from dataclasses import replace
 
         from differ.audit.places import mirror_places
-        from differ.blame import known_blame
+        from differ.blame import known_blame, to_carry
 
         if known is None:
             known = known_blame(store, doc.canonical.key, canonical) or []
         if not known:
             return []
+        due = to_carry(known, number, owed(entry, canonical.number))
         try:
             where = mirror_places(store, mirror, entry, [b.block for b in known])
         except StoreError:  # the mirror's version damaged or gone: the passages without their places
-            return [b for b in known if b.edited.number > number]
-        return [replace(b, place=p) for b, p in zip(known, where, strict=True) if b.edited.number > number]
+            return [b for b in known if id(b) in due]
+        return [replace(b, place=p) for b, p in zip(known, where, strict=True) if id(b) in due]
 
     return after
 

@@ -2302,3 +2302,123 @@ def test_a_copy_of_the_same_text_places_each_block_at_a_block_with_its_words(par
     blocks = split_blocks("\n\n".join(paragraphs) + "\n")
     for block, place in zip(blocks, places(blocks, blocks, as_translation=False), strict=True):
         assert place.renders and place.block is not None and place.block.text == block.text
+
+
+_V1 = (
+    "# Release 4.2\n\n"
+    "## Install\n\n"
+    "Install the release with the installer for version 3.14 of the runtime on every platform we support.\n\n"
+    "The [Prototype] compiler backend now lowers most operators to native kernels on the new accelerators.\n\n"
+    "## Notes\n\n"
+    "Read the migration guide before upgrading a cluster that runs the older scheduler in production.\n"
+)
+_V2 = (
+    _V1.replace("version 3.14 of", "version 3.15 of").replace("The [Prototype] compiler", "The compiler")
+    + "\nUpdated (7/8): the prototype label is gone, and the runtime named is 3.15 from now on.\n"
+)
+
+
+def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path: Path) -> None:
+    """A copy that carried one of the canonical's three edits (the runtime's version) misses the other two: its
+    stale finding lists those, its passages to carry over are those two, and `differ blame --after` says so."""
+    from differ.audit import audit_document, render_audit
+    from differ.audit.report import drift_events
+    from differ.audited import remember_audits
+    from differ.config import load_config
+    from tests.conftest import SERVICE, source_toml
+    from tests.test_cli import run
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        SERVICE.format(store=tmp_path / "snapshots")
+        + '[[documents]]\nid = "doc"\ntitle = "Doc"\n[documents.canonical]\n'
+        + source_toml("https://example.org/post")
+        + "[[documents.mirrors]]\n"
+        + source_toml("https://m.org/p", "m")
+    )
+    app = make_app(load_config(config))
+    doc = app.config.document("doc")
+    _commit(app, doc.canonical.key, _V1, 1)
+    _commit(app, doc.canonical.key, _V2, 2)
+    _commit(app, doc.mirrors[0].key, _V1.replace("version 3.14 of", "version 3.15 of"), 3)
+    report = audit_document(app, doc)
+    lines = render_audit(report, "text").splitlines()
+    assert lines[1:5] == [
+        "m: version 1 matches canonical version 1 — stale (the canonical is at version 2), "
+        "2 passages to carry over; coverage 74.3%; 2 findings",
+        "  • stale: matches canonical version 1 (2026-07-08T01:00:00Z); the canonical has moved on since "
+        "2026-07-08T02:00:00Z (now version 2), so the mirror misses 2 changes (and has carried over 1):",
+        "      • author's note (added at the end): \"Updated (7/8): the prototype label is gone, and the runtime "
+        'named is 3.15 from now on."',
+        '      • Release 4.2 › Install: removed "[Prototype]"',
+    ]
+    (m,) = report.mirrors
+    assert m.carry_over is not None
+    assert [p["label"] for p in m.carry_over["passages"]] == [
+        "The compiler backend now lowers most …",
+        "Updated (7/8): the prototype label is …",
+    ]
+    assert m.carry_over["carried"] == 1
+    _, record = drift_events(app, report)
+    assert (record["m"]["owed"], record["m"]["carried"]) == ([3, 6], 1)
+    remember_audits(app, {"doc": record})
+    code, out, _ = run("--config", str(config), "blame", "doc/canonical", "--after", "doc/m")
+    assert (code, out.splitlines()[2]) == (
+        0,
+        "  2 blocks edited after version 1, which doc/m matches (1 other edit it carries already)",
+    )
+    code, out, _ = run(
+        "--config", str(config), "blame", "doc/canonical", "--after", "doc/m", "--format", "json"
+    )
+    assert [b["label"] for b in json.loads(out)["blocks"]] == [p["label"] for p in m.carry_over["passages"]]
+    assert json.loads(out)["carried"] == 1
+    # the copy as it was: all three to carry over
+    _commit(app, doc.mirrors[0].key, _V1, 4)
+    (m,) = audit_document(app, doc).mirrors
+    assert m.carry_over is not None
+    assert (len(m.carry_over["passages"]), m.carry_over.get("carried")) == (3, None)
+    assert m.findings[0].detail.endswith("so the mirror misses 3 changes")
+
+
+def test_an_edit_is_carried_when_the_copy_reads_closer_to_after_it_than_before() -> None:
+    """Word by word, a passage the copy joined with others counts its own words alone; a copy without the
+    passage has carried no edit of it; a passage removed is carried once the copy has it no more."""
+    from differ.audit.edits import carried_edits
+    from differ.diff import diff
+
+    items = [
+        "Alpha ships version 1.0 of the parser for every platform.",
+        "Beta adds the scheduler that the cluster tools use today.",
+        "Gamma keeps the old command line interface for one more release.",
+    ]
+    v1 = (
+        "## Changes\n\n" + "".join(f"- {item}\n" for item in items) + "\nRead the guide before you upgrade.\n"
+    )
+    v2 = v1.replace("version 1.0", "version 1.1").replace("Read the guide before you upgrade.\n", "")
+    d = diff(v1, v2)
+    assert [c.kind for c in d.changes] == ["modified", "removed"]
+    joined = "## Changes\n\n" + " ".join(items) + "\n"  # the list made one paragraph, the guide left out
+    assert carried_edits(d, split_blocks(joined.replace("1.0", "1.1")), False) == [True, True]
+    assert carried_edits(d, split_blocks(joined + "\nRead the guide before you upgrade.\n"), False) == [
+        False,
+        False,
+    ]
+    assert carried_edits(d, split_blocks("## Changes\n\nNothing else.\n"), False) == [False, True]
+
+
+def test_a_translation_carries_an_edit_by_the_numbers_and_names_it_keeps() -> None:
+    """The Korean repost made after the PyTorch 2.13 edit carries the new Python versions (3.15t) and the
+    author's note; the "[Prototype]" it no longer has could have been translated: left to carry over. Its
+    version from before the edit carries none of them."""
+    from differ.audit.edits import carried_edits
+    from differ.diff import diff
+
+    d = diff(replay_fetch(1).markdown, replay_fetch(3).markdown)
+    text = TRANSLATION.read_text()
+    older = "\n\n".join(p for p in text.split("\n\n") if not p.startswith("업데이트(7/8)"))
+    older = older.replace(
+        "(예비 Python 3.15 및 3.15t 바이너리 지원은", "(Python 3.15 바이너리 지원은 Prototype 기능으로"
+    )
+    assert [c.kind for c in d.changes] == ["modified", "modified", "added"]
+    assert carried_edits(d, split_blocks(text), True) == [False, True, True]
+    assert carried_edits(d, split_blocks(older), True) == [False, False, False]

@@ -59,6 +59,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from differ.app import App
+    from differ.audit.edits import Missed
     from differ.audit.matches import Canonical, Matches
     from differ.config import DocumentConfig, SourceConfig
     from differ.store import Store
@@ -118,9 +119,8 @@ def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list
         blamed = blame_latest(app, doc.canonical, latest)
         canonical = [b.block for b in blamed]
         for m in behind:
-            m.carry_over = carry_over(
-                blamed, m.matches_version or 0, places(canonical, m.blocks, m.translation)
-            )
+            where = places(canonical, m.blocks, m.translation)
+            m.carry_over = carry_over(blamed, m.matches_version or 0, where, m.owed, m.carried)
 
 
 def audit_mirror(
@@ -157,11 +157,13 @@ def audit_mirror(
     result.reached = edit_reach(app, canonical, matches, mirror)
     if number != latest_number:
         by = {v.number: v for v in canonical.versions}
+        since = _since(app, by[number], by[latest_number], blocks, as_translation)
+        result.owed, result.carried = since.owed, since.carries
         result.stale_from = _stale_from(app, mirror, by, number)
         if result.stale_from is None:
-            result.findings.append(_stale(app, by, number, latest_number))
+            result.findings.append(_stale(by, number, latest_number, since))
         else:  # no finding yet, but what it has to carry over by then
-            result.missed = _missed(app, by[number], by[latest_number])[0]
+            result.missed = _missed(since, number, latest_number)
     result.findings.extend(findings)
     if mirror.accept:
         from differ.audit.report import accepted
@@ -260,26 +262,33 @@ def _stale_from(app: App, mirror: SourceConfig, by: dict[int, Any], number: int)
     return iso(deadline) if app.now() < deadline else None
 
 
-def _missed(app: App, old: Any, new: Any) -> tuple[list[str], int]:
-    """The canonical's edits from version `old` to `new`, as an alert summarizes them, and how many."""
-    from differ.diff import Versions, diff, summarize
+def _since(app: App, old: Any, new: Any, copy: list[Block], as_translation: bool) -> Missed:
+    """The canonical's edits from version `old` to `new`, and which of them the copy carries already."""
+    from differ.audit.edits import missed
+    from differ.diff import diff
 
-    d = diff(app.store.markdown(old), app.store.markdown(new))
-    return summarize(d, Versions("", "", old.number, new.number))[1:], len(d)
+    return missed(diff(app.store.markdown(old), app.store.markdown(new)), copy, as_translation)
 
 
-def _stale(app: App, by: dict[int, Any], number: int, latest: int) -> Finding:
-    old, new = by[number], by[latest]
-    lines, count = _missed(app, old, new)
+def _missed(since: Missed, old: int, new: int) -> list[str]:
+    """The canonical's edits from version `old` to `new` a copy misses, as an alert summarizes them."""
+    from differ.diff import Versions, summarize
+
+    return summarize(since.diff, Versions("", "", old, new))[1:]
+
+
+def _stale(by: dict[int, Any], number: int, latest: int, since: Missed) -> Finding:
+    old = by[number]
     moved_on = by.get(number + 1)
-    since = moved_on.fetched_at if moved_on else new.fetched_at
+    since_at = moved_on.fetched_at if moved_on else by[latest].fetched_at
+    carries = f" (and has carried over {since.carries})" if since.carries else ""
     return Finding(
         "stale",
         (),
-        "\n".join(lines),
+        "\n".join(_missed(since, number, latest)),
         None,
         f"matches canonical version {number} ({old.fetched_at}); the canonical has moved on since "
-        f"{since} (now version {latest}), so the mirror misses {plural(count, 'change')}",
+        f"{since_at} (now version {latest}), so the mirror misses {plural(len(since.diff), 'change')}{carries}",
     )
 
 

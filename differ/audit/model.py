@@ -92,6 +92,11 @@ class MirrorAudit:
     carry_over: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     #: the copy's blocks as audited (what the passages are placed among)
     blocks: list[Any] = field(default_factory=list, repr=False, compare=False)
+    #: while behind the canonical: its latest blocks added or edited since the version the copy matches whose
+    #: edit the copy does not carry (`edits.Missed.owed`)
+    owed: set[int] | None = field(default=None, repr=False, compare=False)
+    #: and how many of the canonical's edits since that version it carries already
+    carried: int = field(default=0, repr=False, compare=False)
 
     @property
     def passages_behind(self) -> int | None:

@@ -427,6 +427,8 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "rules": AUDIT_RULES,
             "missed": to_carry_over(m),  # for the reports site
             "passages_behind": m.passages_behind,
+            # the canonical's latest blocks it has to carry over (by index): `differ blame --after` and the site
+            **({"owed": sorted(m.owed), "carried": m.carried} if m.owed is not None else {}),
             "accepted": [finding_line(f) for f in m.accepted],
             "accept": m.accept,  # the patterns it was made with: another set makes an audit due
         }

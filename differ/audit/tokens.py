@@ -104,7 +104,7 @@ def overlap(a: str, b: str, *, names: bool = False) -> float:
     languages (`names`), only the Latin words a translation keeps count: names and identifiers (a capital, a
     digit, `_` or `.` in them), their short words aside."""
     ta, tb = invariant_tokens(a), invariant_tokens(b)
-    la, lb = _latin_words(a, names), _latin_words(b, names)
+    la, lb = latin_words(a, names), latin_words(b, names)
     shared = sum((ta & tb).values()) + len(la & lb)
     size = min(sum(ta.values()) + len(la), sum(tb.values()) + len(lb))
     if not size:
@@ -116,7 +116,9 @@ def overlap(a: str, b: str, *, names: bool = False) -> float:
 _NAME = re.compile(r"[A-Z0-9_.]")
 
 
-def _latin_words(text: str, names: bool) -> set[str]:
+def latin_words(text: str, names: bool) -> set[str]:
+    """A text's Latin-script words, case-folded; with `names`, only those a translation keeps (a capital, a
+    digit, `_` or `.` in them), short words aside."""
     found = re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", text)
     if names:
         short = _short_words()

@@ -1999,6 +1999,21 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
             "oneDNN: 서브모듈이 v3.12로 업그레이드되었습니다 …",
         ),
     ]
+    # the translator carries the new Python versions over first: told of the other two edits alone
+    halfway = "\n\n".join(p for p in text.split("\n\n") if not p.startswith("업데이트(7/8)"))
+    server.page("/ko", halfway, "text/plain; charset=utf-8")
+    (stale,) = checked()
+    assert stale["summary"][2].endswith("so the mirror misses 2 changes (and has carried over 1):")
+    assert [p["label"] for p in stale["carry_over"]["passages"]] == [
+        "CuTeDSL “Native DSL” backend",
+        "Updated (7/8): Removed two instances of …",
+    ]
+    assert stale["carry_over"]["carried"] == 1
+    site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
+    assert not any("3.15t" in line for line in stale["summary"])  # no token mismatch: the edit carried
+    assert "stale: matches version 1 of 2, 2 passages to carry over, 8 findings" in site
+    (listed,) = re.findall(r"<ul class=passages>.*?</ul>", site, re.S)
+    assert listed.count("<li>") == 2 and "Python support" not in listed
     server.page("/ko", text, "text/plain; charset=utf-8")
     (caught_up,) = checked()
     assert caught_up["headline"] == "caught up with canonical version 2"
@@ -2320,7 +2335,8 @@ _V2 = (
 
 def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path: Path) -> None:
     """A copy that carried one of the canonical's three edits (the runtime's version) misses the other two: its
-    stale finding lists those, its passages to carry over are those two, and `differ blame --after` says so."""
+    stale finding lists those, its passages to carry over are those two, and `differ blame --after` says so;
+    the edit it carried is no alteration of the version it matches."""
     from differ.audit import audit_document, render_audit
     from differ.audit.report import drift_events
     from differ.audited import remember_audits
@@ -2345,7 +2361,7 @@ def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path:
     lines = render_audit(report, "text").splitlines()
     assert lines[1:5] == [
         "m: version 1 matches canonical version 1 — stale (the canonical is at version 2), "
-        "2 passages to carry over; coverage 74.3%; 2 findings",
+        "2 passages to carry over; coverage 74.3%; 1 finding",  # the edit it carries is no alteration
         "  • stale: matches canonical version 1 (2026-07-08T01:00:00Z); the canonical has moved on since "
         "2026-07-08T02:00:00Z (now version 2), so the mirror misses 2 changes (and has carried over 1):",
         "      • author's note (added at the end): \"Updated (7/8): the prototype label is gone, and the runtime "
@@ -2422,3 +2438,34 @@ def test_a_translation_carries_an_edit_by_the_numbers_and_names_it_keeps() -> No
     assert [c.kind for c in d.changes] == ["modified", "modified", "added"]
     assert carried_edits(d, split_blocks(text), True) == [False, True, True]
     assert carried_edits(d, split_blocks(older), True) == [False, False, False]
+
+
+def test_a_copy_is_told_against_the_version_it_matches_with_the_edits_it_carries_made() -> None:
+    """A passage edited, one removed and one added: those carried are made in the version the copy matches, a
+    passage added after the block it follows; a copy that would carry them all is told against the version."""
+    from differ.audit.edits import Missed
+    from differ.diff import diff
+
+    v1 = "## H\n\nAlpha one two three.\n\nBeta four five six.\n\nGamma seven eight nine.\n"
+    v2 = "## Added on top\n\n## H\n\nAlpha one two ten.\n\nGamma seven eight nine.\n\nDelta eleven twelve.\n"
+    d = diff(v1, v2)
+    assert [c.kind for c in d.changes] == ["added", "modified", "removed", "added"]
+
+    def made(carried: list[bool]) -> list[str]:
+        return [b.text for b in Missed(d, carried).as_carried()]
+
+    assert made([False, True, False, True]) == [
+        "H",
+        "Alpha one two ten.",
+        "Beta four five six.",
+        "Gamma seven eight nine.",
+        "Delta eleven twelve.",
+    ]
+    assert made([True, False, True, False]) == [
+        "Added on top",
+        "H",
+        "Alpha one two three.",
+        "Gamma seven eight nine.",
+    ]
+    assert made([True] * 4) == made([False] * 4) == [b.text for b in split_blocks(v1)]
+    assert (Missed(d, [True] * 4).carries, Missed(d, [True] * 4).diff.changes) == (0, d.changes)

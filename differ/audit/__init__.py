@@ -141,8 +141,16 @@ def audit_mirror(
     option = 'languages = ["{}"] on it'
     as_translation, note = reading(latest_blocks, blocks, mirror.translation, option, mirror.languages or ())
     whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
+    by = {v.number: v for v in canonical.versions}
+    since = (
+        _since(app, by[number], by[latest_number], blocks, as_translation)
+        if number != latest_number
+        else None
+    )
+    # told against the version it matches with the edits it carries made, not as altering those passages
+    against = Stream.of(since.as_carried()) if since and since.carries else canonical.stream(number)
     coverage, findings = audit_text(
-        canonical.stream(number),
+        against,
         canonical.stream(latest_number),
         mstream,
         pages,
@@ -155,9 +163,7 @@ def audit_mirror(
     )
     result.blocks = blocks
     result.reached = edit_reach(app, canonical, matches, mirror)
-    if number != latest_number:
-        by = {v.number: v for v in canonical.versions}
-        since = _since(app, by[number], by[latest_number], blocks, as_translation)
+    if since is not None:
         result.owed, result.carried = since.owed, since.carries
         result.stale_from = _stale_from(app, mirror, by, number)
         if result.stale_from is None:

@@ -52,6 +52,28 @@ class Missed:
         }
         return {y for y in range(len(self.since.b_blocks)) if lineage.get(y, (0, True))[1] and y not in done}
 
+    def as_carried(self) -> list[Block]:
+        """The version the copy matches with the edits it carries made: what its findings are told against, so
+        an edit it carried is no `altered` passage or `token_mismatch`."""
+        d = self.since
+        lineage = d.lineage()
+        now: dict[int, Block | None] = {}  # the version's blocks the copy has as they now read, or no more
+        new: dict[int, list[Block]] = {}  # blocks added, by the version's block they follow (-1: the top)
+        for c, ok in zip(d.changes, self.carried, strict=True):
+            if not ok or not self.carries:
+                continue
+            if c.a_index is not None:
+                now[c.a_index] = None if c.b_index is None else d.b_blocks[c.b_index]
+            elif c.b_index is not None:
+                after = max((y for y in lineage if y < c.b_index), default=None)
+                new.setdefault(-1 if after is None else lineage[after][0], []).append(d.b_blocks[c.b_index])
+        out = new.get(-1, [])
+        for x, block in enumerate(d.a_blocks):
+            kept = now.get(x, block)
+            out += [kept] if kept is not None else []
+            out += new.get(x, [])
+        return out
+
 
 def missed(d: Diff, copy: Sequence[Block], as_translation: bool) -> Missed:
     """The edits of `d` (the canonical from the version a copy matches to its latest), and which the copy

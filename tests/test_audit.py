@@ -30,6 +30,7 @@ from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
 from tests.conftest import Clock, Server, article, make_app, one_doc
 from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
+from tests.test_diff import ALIKE, DOC
 
 
 def audit(mirror_md: str) -> tuple[int, list[tuple[str, str, int]]]:
@@ -2469,3 +2470,15 @@ def test_a_copy_is_told_against_the_version_it_matches_with_the_edits_it_carries
     ]
     assert made([True] * 4) == made([False] * 4) == [b.text for b in split_blocks(v1)]
     assert (Missed(d, [True] * 4).carries, Missed(d, [True] * 4).diff.changes) == (0, d.changes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(DOC, ALIKE), st.one_of(DOC, ALIKE), st.booleans())
+def test_a_copy_of_the_version_it_matches_carries_none_of_the_edits_since(
+    a: str, b: str, as_translation: bool
+) -> None:
+    """Whatever the edits (near-duplicate blocks, coincidences, code), word by word or as a translation."""
+    from differ.audit.edits import carried_edits
+    from differ.diff import diff
+
+    assert not any(carried_edits(diff(a, b), split_blocks(a), as_translation))

@@ -2,8 +2,9 @@
 mirror's maintainer who carried one of three edits is told of the other two, not of all three again. An edit is
 carried when the copy's passage reads closer to the canonical's after it than before it: a copy word for word by
 the words it has and the words it has over (its passage joined with others counts only its own), a translation
-by the numbers, names and identifiers the edit changed that it keeps. Where the copy's words cannot tell (an edit
-of punctuation, a link's target, a word a translation rendered), the edit is left to carry over."""
+by the numbers, identifiers and names the edit changed, as it keeps them (its code word by word). Where the copy
+cannot tell (an edit of punctuation, a link's target, a name a translation may have rendered in its own
+language), the edit is left to carry over."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from typing import TYPE_CHECKING
 
 from differ.audit.align import Alignment, Stream, align
 from differ.audit.tokens import invariant_tokens, latin_words
+from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
-    from differ.diff.blocks import Block
     from differ.diff.changes import Change, Diff
+
+_EMPTY = Block("paragraph", "", "", ())
 
 
 @dataclass
@@ -84,69 +87,81 @@ def missed(d: Diff, copy: Sequence[Block], as_translation: bool) -> Missed:
 def carried_edits(d: Diff, copy: Sequence[Block], as_translation: bool) -> list[bool]:
     """For each change of `d` (the canonical from the version a copy matches to its latest), whether the copy
     reads as after it rather than as before it."""
-    judge = _by_tokens if as_translation else _by_words
-    return judge(d, list(copy))
+    if not as_translation:
+        return _by_words(d, list(copy))
+    # a translation's code is kept as it is: its code blocks are told by their words, the rest by their tokens
+    code = _by_words(d, list(copy), code_only=True)
+    tokens = _by_tokens(d, list(copy))
+    return [(code if _code(d, c) else tokens)[k] for k, c in enumerate(d.changes)]
 
 
-def _by_words(d: Diff, copy: list[Block]) -> list[bool]:
+def _code(d: Diff, c: Change) -> bool:
+    """Whether a change is of a block a translation keeps as it is: code, or a block without words."""
+    blocks = [d.a_blocks[c.a_index]] if c.a_index is not None else []
+    blocks += [d.b_blocks[c.b_index]] if c.b_index is not None else []
+    return any(b.kind == "code" or not b.text.strip() for b in blocks)
+
+
+def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[bool]:
     """A copy word for word: the edit is carried when the copy's passage is fewer words away from the passage
     after it (the words it lacks and the words it has over, inside the stretch of the copy that renders it) than
     from the passage before it, and the copy renders most of the passage as it now reads (a copy that leaves the
-    passage out has not carried an edit of it)."""
-    mirror = Stream.of(copy)
-    before = _Distances(align(Stream.of(d.a_blocks), mirror))
-    after = _Distances(align(Stream.of(d.b_blocks), mirror))
+    passage out has not carried an edit of it). `code_only`: code blocks alone (a translation's)."""
+
+    def stream(blocks: list[Block]) -> Stream:
+        return Stream.of([b if b.kind == "code" or not code_only else _EMPTY for b in blocks])
+
+    mirror = stream(copy)
+    before = _Distances(align(stream(d.a_blocks), mirror))
+    after = _Distances(align(stream(d.b_blocks), mirror))
     out = []
     for c in d.changes:
         ia, ib = c.a_index, c.b_index
         if c.kind in ("moved", "invisible") or (ia is None and ib is None):
             out.append(False)  # words cannot tell where a passage stands, nor characters no one sees
             continue
-        then = before.away(ia) if ia is not None else after.matched[ib or 0]
-        now = after.away(ib) if ib is not None else before.matched[ia or 0]
-        renders = ib is None or 2 * after.matched[ib] > after.size[ib]
+        # a passage added: the words rendering it the copy has over the version before; one removed: the words
+        # rendering it the copy has over the version now
+        then = before.away(ia) if ia is not None else after.over_in(ib or 0, before)
+        now = after.away(ib) if ib is not None else before.over_in(ia or 0, after)
+        renders = ib is None or 2 * len(after.at[ib]) > after.size[ib]
         out.append(renders and now < then)
     return out
 
 
 class _Distances:
-    """For each canonical block of an alignment with a copy: how many of its words the copy has, and how many
-    words the copy has over inside the stretch that renders them."""
+    """For each canonical block of an alignment with a copy: the copy's words that render it (by position), and
+    how many words the copy has over inside the stretch of them."""
 
     def __init__(self, al: Alignment) -> None:
-        n = len(al.canonical.blocks)
         self.size = al.canonical.per_block
-        self.matched = [0] * n
-        first: list[int | None] = [None] * n
-        last = [0] * n
+        self.matched = al.matched_b
+        self.at: list[list[int]] = [[] for _ in al.canonical.blocks]
         for tag, i1, i2, j1, _ in al.opcodes:
-            if tag != "equal":
-                continue
-            for k in range(i2 - i1):
-                i = al.canonical.owner[i1 + k]
-                self.matched[i] += 1
-                if first[i] is None:
-                    first[i] = j1 + k
-                last[i] = j1 + k
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    self.at[al.canonical.owner[i1 + k]].append(j1 + k)
         unmatched = [0, *accumulate(not m for m in al.matched_b)]
-        self.over = [0 if f is None else unmatched[last[i] + 1] - unmatched[f] for i, f in enumerate(first)]
+        self.over = [unmatched[js[-1] + 1] - unmatched[js[0]] if js else 0 for js in self.at]
 
     def away(self, i: int) -> int:
-        return self.size[i] - self.matched[i] + self.over[i]
+        """How far the copy's passage is from block `i`: the block's words it lacks and the words it has over."""
+        return self.size[i] - len(self.at[i]) + self.over[i]
+
+    def over_in(self, i: int, other: _Distances) -> int:
+        """How many of the copy's words rendering block `i` the `other` version's alignment leaves over."""
+        return sum(1 for j in self.at[i] if not other.matched[j])
 
 
 def _by_tokens(d: Diff, copy: list[Block]) -> list[bool]:
     """A translation: an edit is carried when the copy's passage keeps more of the numbers, names and
     identifiers the edit brought in than of those it took out; a passage added is carried when the copy has a
-    passage for it that renders nothing of the version before, one removed when the copy renders it no more."""
+    passage for it that renders nothing of the version before, one removed when the copy renders it no more and
+    has nothing of its own between the passages around it."""
     from differ.audit.translation import pair_blocks
 
-    then: dict[int, list[int]] = {}
-    for i, j in pair_blocks(d.a_blocks, copy).pairs:
-        then.setdefault(i, []).append(j)
-    now: dict[int, list[int]] = {}
-    for i, j in pair_blocks(d.b_blocks, copy).pairs:
-        now.setdefault(i, []).append(j)
+    then = _partners(pair_blocks(d.a_blocks, copy).pairs)
+    now = _partners(pair_blocks(d.b_blocks, copy).pairs)
     rendered = {j for js in then.values() for j in js}
     out = []
     for c in d.changes:
@@ -156,24 +171,47 @@ def _by_tokens(d: Diff, copy: list[Block]) -> list[bool]:
         elif ia is None:
             out.append(any(j not in rendered for j in now.get(ib or 0, ())))
         elif ib is None:
-            out.append(ia not in then)
-        else:
-            out.append(_keeps_more_of_after(c, [copy[j] for j in now.get(ib) or then.get(ia) or ()]))
+            out.append(ia not in then and _nothing_between(ia, then, copy))
+        else:  # the copy's passage as it renders the version it matches; unsure when it renders another now
+            passage = then.get(ia, [])
+            unsure = ib in now and now[ib] != passage
+            out.append(not unsure and _keeps_more_of_after(c, [copy[j] for j in passage]))
     return out
 
 
+def _partners(pairs: Sequence[tuple[int, int]]) -> dict[int, list[int]]:
+    """Each canonical block's blocks in the copy, from a pairing."""
+    out: dict[int, list[int]] = {}
+    for i, j in pairs:
+        out.setdefault(i, []).append(j)
+    return out
+
+
+def _nothing_between(i: int, partners: dict[int, list[int]], copy: list[Block]) -> bool:
+    """Whether the copy has no block with words between those that render the blocks around block `i`."""
+    before = max((max(js) for k, js in partners.items() if k < i), default=-1)
+    after = min((min(js) for k, js in partners.items() if k > i), default=len(copy))
+    return not any(b.text.strip() for b in copy[before + 1 : after])
+
+
 def _keeps_more_of_after(c: Change, passage: list[Block]) -> bool:
-    """Whether the copy's passage keeps more of the tokens the edit brought in than of those it took out."""
+    """Whether the copy's passage keeps the tokens the edit changed more as they are after it than before: each
+    number, identifier or address it brought in or took out counts for the side whose count the copy's is
+    nearer, and each name too where the copy has it (a name it lacks may have been translated)."""
     if not passage:
         return False
-    code = c.block == "code"
-    theirs = _tokens(" ".join(b.text for b in passage), code)
-    was, now = _tokens(c.before or "", code), _tokens(c.after or "", code)
-    brought, took = now - was, was - now
-    return (brought & theirs).total() > (took & theirs).total()
+    text = " ".join(b.text for b in passage)
+    score = 0
+    for was, now, theirs, kept in (
+        (invariant_tokens(c.before or ""), invariant_tokens(c.after or ""), invariant_tokens(text), True),
+        (_names(c.before or ""), _names(c.after or ""), _names(text), False),
+    ):
+        for k in (was - now) + (now - was):
+            if kept or theirs[k]:
+                near_now, near_was = abs(theirs[k] - now[k]), abs(theirs[k] - was[k])
+                score += (near_now < near_was) - (near_was < near_now)
+    return score > 0
 
 
-def _tokens(text: str, code: bool) -> Counter[str]:
-    """What a translation keeps of a passage as it is: its numbers, identifiers and addresses, and its names
-    (or, in code, every word)."""
-    return invariant_tokens(text) + Counter(latin_words(text, names=not code))
+def _names(text: str) -> Counter[str]:
+    return Counter(latin_words(text, names=True))

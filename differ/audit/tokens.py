@@ -119,7 +119,7 @@ _NAME = re.compile(r"[A-Z0-9_.]")
 def latin_words(text: str, names: bool) -> set[str]:
     """A text's Latin-script words, case-folded; with `names`, only those a translation keeps (a capital, a
     digit, `_` or `.` in them), short words aside."""
-    found = re.findall(r"[A-Za-z][A-Za-z0-9_.-]{2,}", text)
+    found = re.findall(r"[A-Za-z][A-Za-z0-9_.-]+[A-Za-z0-9_]", text)  # a sentence's full stop is not a name's
     if names:
         short = _short_words()
         found = [w for w in found if _NAME.search(w) and w.lower() not in short]

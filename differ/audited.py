@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 # 5: a translation audited block by block; 6: a block the copy put one of its own in place of is `replaced`;
 # 7: inline code checked character by character (`code_corrupted`); 8: inline code whose punctuation the copy
 # changed (`torch=2.13` for `torch==2.13`) is `code_corrupted` too; 9: and so are the long options and pinned
-# versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code); 10: a stale
-# copy misses only the canonical's edits it does not carry already
+# versions a text writes as plain words (`--pre`, `torch==2.13` in a sentence not marked as code); 10: the
+# canonical's edits a copy carries told apart (a stale copy misses only the others; a passage of a copy up to date
+# that reads as before its last edit is that edit not carried over)
 AUDIT_RULES = 10
 
 

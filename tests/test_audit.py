@@ -2482,3 +2482,36 @@ def test_a_copy_of_the_version_it_matches_carries_none_of_the_edits_since(
     from differ.diff import diff
 
     assert not any(carried_edits(diff(a, b), split_blocks(a), as_translation))
+
+
+def test_a_copy_up_to_date_but_for_one_edit_is_told_it_has_not_carried_it_over(tmp_path: Path) -> None:
+    """A passage the copy reads as the canonical did before its last edit is that edit not carried over, not
+    an alteration of the copy's own; one the copy changed itself stays an alteration. A translation likewise,
+    by the tokens the edit changed."""
+    from differ.audit import audit_document, render_audit
+    from tests.conftest import source_toml
+
+    mirrors = [source_toml("https://m.org/p", "m"), source_toml("https://ko.example.org/p", "ko")]
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=mirrors))
+    doc = app.config.document("doc")
+    _commit(app, doc.canonical.key, _V1, 1)
+    _commit(app, doc.canonical.key, _V2, 2)
+    behind = _V2.replace("version 3.15 of", "version 3.14 of")
+    _commit(app, doc.mirrors[0].key, behind.replace("most operators", "all operators"), 3)
+    report = audit_document(app, doc, only="m")
+    assert render_audit(report, "text").splitlines()[2:] == [
+        '  • altered [Release 4.2 › Install]: "Install the release with the installer for version 3.15 of the '
+        'runtime on every platform we support." ("15" → "14"; version 2\'s edit not carried over)',
+        '  • altered [Release 4.2 › Install]: "The compiler backend now lowers most operators to native kernels on '
+        'the new accelerators." ("most" → "all")',
+    ]
+    assert [f.as_json().get("not_carried") for f in report.mirrors[0].findings] == [2, None]
+
+    app = make_app(one_doc(tmp_path / "ko", "https://example.org/post", mirrors=mirrors))
+    _commit(app, doc.canonical.key, replay_fetch(1).markdown, 1)
+    _commit(app, doc.canonical.key, replay_fetch(3).markdown, 2)
+    text = TRANSLATION.read_text()
+    _commit(app, doc.mirrors[1].key, text.replace("(예비 Python 3.15 및 3.15t", "(Python 3.15"), 3)
+    (ko,) = audit_document(app, doc, only="ko").mirrors
+    assert ko.matches_version == 2
+    assert [f.not_carried for f in ko.findings if f.kind == "token_mismatch"] == [2]

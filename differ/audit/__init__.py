@@ -106,10 +106,12 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
 def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list[MirrorAudit]) -> None:
     """For each mirror behind the canonical, the canonical's passages edited since the version it matches, as
     they now read, each placed in the copy (`differ blame`, read from the reports site's record of the latest
-    version when it has one; their count is the mirror's `passages_behind`). A history that cannot be followed
-    leaves them unknown (a line on stderr); the audit, and its alerts, stand as they are."""
+    version when it has one; their count is the mirror's `passages_behind`); for each mirror up to date, its
+    findings on passages it reads as before their last edit marked so (`Finding.not_carried`). A history that
+    cannot be followed leaves them unknown (a line on stderr); the audit, and its alerts, stand as they are."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
-    if not behind:
+    current = [m for m in mirrors if m.matches_version == latest.number and _edited_findings(m)]
+    if not behind and not current:
         return
     from differ.audit.places import places
     from differ.blame import blame_latest
@@ -121,6 +123,37 @@ def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list
         for m in behind:
             where = places(canonical, m.blocks, m.translation)
             m.carry_over = carry_over(blamed, m.matches_version or 0, where, m.owed, m.carried)
+        versions = {v.number: v for v in app.store.versions(doc.canonical.key)}
+        for m in current:
+            _not_carried(app, versions, latest, blamed, m)
+
+
+def _edited_findings(m: MirrorAudit) -> list[Finding]:
+    """A mirror's findings on a passage of the canonical that an edit may explain: its words or tokens."""
+    return [f for f in m.findings if f.kind in ("altered", "token_mismatch") and f.canonical]
+
+
+def _not_carried(app: App, versions: dict[int, Any], latest: Any, blamed: list[Any], m: MirrorAudit) -> None:
+    """A mirror up to date whose passage reads as the canonical's before its last edit has not carried that
+    edit over (rather than altered the passage): its finding says which version's edit (`not_carried`)."""
+    from differ.audit.edits import edit_signs
+    from differ.diff import diff
+
+    at: dict[str, int] = {}
+    for k, b in enumerate(blamed):
+        at.setdefault(b.block.text, k)
+    signs: dict[int, tuple[Any, list[int]]] = {}  # by the version that edited: its diff to now, each way read
+    for f in _edited_findings(m):
+        i = at.get(f.canonical or "", -1)
+        edited = blamed[i].edited.number if i >= 0 else 0
+        if edited - 1 not in versions:
+            continue
+        if edited not in signs:
+            d = diff(app.store.markdown(versions[edited - 1]), app.store.markdown(latest))
+            signs[edited] = d, edit_signs(d, m.blocks, m.translation)
+        d, sign = signs[edited]
+        if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
+            f.not_carried = edited
 
 
 def audit_mirror(

@@ -87,6 +87,12 @@ def missed(d: Diff, copy: Sequence[Block], as_translation: bool) -> Missed:
 def carried_edits(d: Diff, copy: Sequence[Block], as_translation: bool) -> list[bool]:
     """For each change of `d` (the canonical from the version a copy matches to its latest), whether the copy
     reads as after it rather than as before it."""
+    return [sign > 0 for sign in edit_signs(d, copy, as_translation)]
+
+
+def edit_signs(d: Diff, copy: Sequence[Block], as_translation: bool) -> list[int]:
+    """For each change of `d`, how the copy reads its passage: 1 as after the change, -1 as before it, 0 when
+    its words cannot tell."""
     if not as_translation:
         return _by_words(d, list(copy))
     # a translation's code is kept as it is: its code blocks are told by their words, the rest by their tokens
@@ -102,11 +108,12 @@ def _code(d: Diff, c: Change) -> bool:
     return any(b.kind == "code" or not b.text.strip() for b in blocks)
 
 
-def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[bool]:
+def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[int]:
     """A copy word for word: the edit is carried when the copy's passage is fewer words away from the passage
     after it (the words it lacks and the words it has over, inside the stretch of the copy that renders it) than
     from the passage before it, and the copy renders most of the passage as it now reads (a copy that leaves the
-    passage out has not carried an edit of it). `code_only`: code blocks alone (a translation's)."""
+    passage out has not carried an edit of it); the other way round, the copy reads as before it. `code_only`:
+    code blocks alone (a translation's)."""
 
     def stream(blocks: list[Block]) -> Stream:
         return Stream.of([b if b.kind == "code" or not code_only else _EMPTY for b in blocks])
@@ -118,14 +125,16 @@ def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[bool]
     for c in d.changes:
         ia, ib = c.a_index, c.b_index
         if c.kind in ("moved", "invisible") or (ia is None and ib is None):
-            out.append(False)  # words cannot tell where a passage stands, nor characters no one sees
+            out.append(0)  # words cannot tell where a passage stands, nor characters no one sees
             continue
         # a passage added: the words rendering it the copy has over the version before; one removed: the words
         # rendering it the copy has over the version now
         then = before.away(ia) if ia is not None else after.over_in(ib or 0, before)
         now = after.away(ib) if ib is not None else before.over_in(ia or 0, after)
-        renders = ib is None or 2 * len(after.at[ib]) > after.size[ib]
-        out.append(renders and now < then)
+        if now < then and (ib is None or after.renders(ib)):
+            out.append(1)
+        else:
+            out.append(-1 if then < now and (ia is None or before.renders(ia)) else 0)
     return out
 
 
@@ -148,16 +157,21 @@ class _Distances:
         """How far the copy's passage is from block `i`: the block's words it lacks and the words it has over."""
         return self.size[i] - len(self.at[i]) + self.over[i]
 
+    def renders(self, i: int) -> bool:
+        """Whether the copy has most of block `i`'s words."""
+        return 2 * len(self.at[i]) > self.size[i]
+
     def over_in(self, i: int, other: _Distances) -> int:
         """How many of the copy's words rendering block `i` the `other` version's alignment leaves over."""
         return sum(1 for j in self.at[i] if not other.matched[j])
 
 
-def _by_tokens(d: Diff, copy: list[Block]) -> list[bool]:
+def _by_tokens(d: Diff, copy: list[Block]) -> list[int]:
     """A translation: an edit is carried when the copy's passage keeps more of the numbers, names and
-    identifiers the edit brought in than of those it took out; a passage added is carried when the copy has a
-    passage for it that renders nothing of the version before, one removed when the copy renders it no more and
-    has nothing of its own between the passages around it."""
+    identifiers the edit brought in than of those it took out (and the other way round, it reads as before it);
+    a passage added is carried when the copy has a passage for it that renders nothing of the version before,
+    one removed when the copy renders it no more and has nothing of its own between the passages around it (and
+    reads as before when it still renders it)."""
     from differ.audit.translation import pair_blocks
 
     then = _partners(pair_blocks(d.a_blocks, copy).pairs)
@@ -167,15 +181,15 @@ def _by_tokens(d: Diff, copy: list[Block]) -> list[bool]:
     for c in d.changes:
         ia, ib = c.a_index, c.b_index
         if c.kind in ("moved", "invisible") or (ia is None and ib is None):
-            out.append(False)
+            out.append(0)
         elif ia is None:
-            out.append(any(j not in rendered for j in now.get(ib or 0, ())))
+            out.append(int(any(j not in rendered for j in now.get(ib or 0, ()))))
         elif ib is None:
-            out.append(ia not in then and _nothing_between(ia, then, copy))
+            out.append(-1 if ia in then else int(_nothing_between(ia, then, copy)))
         else:  # the copy's passage as it renders the version it matches; unsure when it renders another now
             passage = then.get(ia, [])
             unsure = ib in now and now[ib] != passage
-            out.append(not unsure and _keeps_more_of_after(c, [copy[j] for j in passage]))
+            out.append(0 if unsure else _tokens_lean(c, [copy[j] for j in passage]))
     return out
 
 
@@ -194,12 +208,12 @@ def _nothing_between(i: int, partners: dict[int, list[int]], copy: list[Block]) 
     return not any(b.text.strip() for b in copy[before + 1 : after])
 
 
-def _keeps_more_of_after(c: Change, passage: list[Block]) -> bool:
-    """Whether the copy's passage keeps the tokens the edit changed more as they are after it than before: each
-    number, identifier or address it brought in or took out counts for the side whose count the copy's is
-    nearer, and each name too where the copy has it (a name it lacks may have been translated)."""
+def _tokens_lean(c: Change, passage: list[Block]) -> int:
+    """Which way the copy's passage keeps the tokens the edit changed: 1 as they are after it, -1 as before,
+    0 neither. Each number, identifier or address it brought in or took out counts for the side whose count the
+    copy's is nearer, and each name too where the copy has it (a name it lacks may have been translated)."""
     if not passage:
-        return False
+        return 0
     text = " ".join(b.text for b in passage)
     score = 0
     for was, now, theirs, kept in (
@@ -210,7 +224,7 @@ def _keeps_more_of_after(c: Change, passage: list[Block]) -> bool:
             if kept or theirs[k]:
                 near_now, near_was = abs(theirs[k] - now[k]), abs(theirs[k] - was[k])
                 score += (near_now < near_was) - (near_was < near_now)
-    return score > 0
+    return (score > 0) - (score < 0)
 
 
 def _names(text: str) -> Counter[str]:

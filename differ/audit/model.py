@@ -33,6 +33,8 @@ class Finding:
     detail: str = ""
     ops: list[dict[str, str]] = field(default_factory=list)
     count: int = 1  # blocks in a row: the first's text as `canonical` or `mirror`, the last's as `detail`
+    #: the canonical version whose edit of this passage the copy has not carried over (it reads as before it)
+    not_carried: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         from differ.audit.report import finding_line
@@ -49,6 +51,8 @@ class Finding:
             data["ops"] = self.ops
         if self.count > 1:
             data["count"] = self.count
+        if self.not_carried is not None:
+            data["not_carried"] = self.not_carried
         data["line"] = finding_line(self)  # as `differ audit` prints it, for a reader that shows findings
         return data
 
@@ -57,6 +61,7 @@ class Finding:
         return (
             f"{self.kind}|{' › '.join(self.section)}|{self.canonical or ''}|{self.mirror or ''}|{self.detail}"
             + (f"|{self.count}" if self.count > 1 else "")
+            + (f"|edit {self.not_carried}" if self.not_carried is not None else "")
         )
 
 

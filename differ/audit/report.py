@@ -107,9 +107,10 @@ def finding_line(f: Finding) -> str:
         return f'moved{where}: "{_cut(f.canonical)}" ({finding_detail(f)})'
     if f.kind == "link":
         return f'link{where}: "{_cut(f.detail, 60)}" goes to {f.mirror} instead of {f.canonical}'
+    edit = f"version {f.not_carried}'s edit not carried over" if f.not_carried is not None else ""
     if f.kind == "token_mismatch":
-        return f'token mismatch{where}: {f.detail} in "{_cut(f.mirror, 80)}"'
-    return f'altered{where}: "{_cut(f.canonical, 100)}" ({finding_detail(f)})'
+        return f'token mismatch{where}: {f.detail} in "{_cut(f.mirror, 80)}"' + (f" ({edit})" if edit else "")
+    return f'altered{where}: "{_cut(f.canonical, 100)}" ({finding_detail(f)}{"; " + edit if edit else ""})'
 
 
 def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:

@@ -2004,7 +2004,12 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     halfway = "\n\n".join(p for p in text.split("\n\n") if not p.startswith("업데이트(7/8)"))
     server.page("/ko", halfway, "text/plain; charset=utf-8")
     (stale,) = checked()
+    assert (
+        stale["headline"] == "is still stale: matches version 1, canonical is at 2; 1 edit since carried over"
+    )
     assert stale["summary"][2].endswith("so the mirror misses 2 changes (and has carried over 1):")
+    assert stale["summary"][2].startswith("• now: stale: matches canonical version 1")
+    assert not any(line.startswith("• resolved: stale") for line in stale["summary"])
     assert [p["label"] for p in stale["carry_over"]["passages"]] == [
         "CuTeDSL “Native DSL” backend",
         "Updated (7/8): Removed two instances of …",

@@ -475,14 +475,28 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     ]
     added = [lines[k] for k in keys if k not in old]
     # findings the mirror's `accept` now matches are not resolved: they are there, made on purpose
-    gone = [before.get("lines", {}).get(k, k) for k in sorted(old - set(keys) - {f.key for f in m.accepted})]
+    gone_keys = sorted(old - set(keys) - {f.key for f in m.accepted})
+    # still stale, but with other edits to carry over (some carried since): one finding that changed, not two
+    still = before.get("matches_version") == m.matches_version and any(
+        k.startswith("stale|") for k in gone_keys
+    )
+    gone = [before.get("lines", {}).get(k, k) for k in gone_keys if not (still and k.startswith("stale|"))]
     summary += [f"• note: {m.note}"] if m.note and added else []
     by_key = {f.key: f for f in m.findings}
     for key in (k for k in keys if k not in old):  # as `added`, with the changes a stale mirror misses
         first, *under = finding_lines(by_key[key])
-        summary += [f"• new: {first}", *(f"  {line}" for line in under)]
+        said = "now" if still and key.startswith("stale|") else "new"
+        summary += [f"• {said}: {first}", *(f"  {line}" for line in under)]
     summary += [f"• resolved: {line}" for line in gone]
-    headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
+    copied = (
+        before.get("canonical_version") == report.canonical_version
+    )  # the copy changed, not the canonical
+    if still and copied and any(k.startswith("stale|") for k in keys if k not in old):
+        carried = f"; {plural(m.carried, 'edit')} since carried over" if m.carried else ""
+        at = f"matches version {m.matches_version}, canonical is at {report.canonical_version}"
+        headline = f"is still stale: {at}{carried}"
+    else:
+        headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
     return {
         "type": "mirror_drift",
         "document": report.document,

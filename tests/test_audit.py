@@ -2482,11 +2482,14 @@ def test_a_copy_is_told_against_the_version_it_matches_with_the_edits_it_carries
 def test_a_copy_of_the_version_it_matches_carries_none_of_the_edits_since(
     a: str, b: str, as_translation: bool
 ) -> None:
-    """Whatever the edits (near-duplicate blocks, coincidences, code), word by word or as a translation."""
-    from differ.audit.edits import carried_edits
+    """Whatever the edits (near-duplicate blocks, coincidences, code), word by word or as a translation; nor
+    does a copy of the newer version read any as before it."""
+    from differ.audit.edits import carried_edits, edit_signs
     from differ.diff import diff
 
-    assert not any(carried_edits(diff(a, b), split_blocks(a), as_translation))
+    d = diff(a, b)
+    assert not any(carried_edits(d, split_blocks(a), as_translation))
+    assert not any(sign < 0 for sign in edit_signs(d, split_blocks(b), as_translation))
 
 
 def test_a_copy_up_to_date_but_for_one_edit_is_told_it_has_not_carried_it_over(tmp_path: Path) -> None:
@@ -2520,3 +2523,35 @@ def test_a_copy_up_to_date_but_for_one_edit_is_told_it_has_not_carried_it_over(t
     (ko,) = audit_document(app, doc, only="ko").mirrors
     assert ko.matches_version == 2
     assert [f.not_carried for f in ko.findings if f.kind == "token_mismatch"] == [2]
+
+
+def test_every_edit_of_the_corpus_is_told_carried_by_its_new_revision_and_not_by_its_old() -> None:
+    """The real revisions of release posts: a copy of a revision carries none of the next one's edits and reads
+    each as before it; a copy of the next carries each, but for an edit of its markup alone (same text, same
+    links), which its blocks cannot tell."""
+    from bench.corpus_eval import CORPUS, body
+    from differ.audit.edits import edit_signs
+    from differ.diff import diff
+
+    told = 0
+    for folder in sorted(CORPUS.iterdir()):
+        revisions = [body(p.read_text()) for p in sorted(folder.glob("rev-*.md"))]
+        for old, new in zip(revisions, revisions[1:], strict=False):
+            d = diff(old, new)
+            for c, before, after in zip(
+                d.changes,
+                edit_signs(d, split_blocks(old), False),
+                edit_signs(d, split_blocks(new), False),
+                strict=True,
+            ):
+                a = d.a_blocks[c.a_index] if c.a_index is not None else None
+                b = d.b_blocks[c.b_index] if c.b_index is not None else None
+                markup = a is not None and b is not None and (a.text, a.links) == (b.text, b.links)
+                assert (before, after) == ((0, 0) if markup else (-1, 1)), (
+                    folder.name,
+                    c.kind,
+                    c.before,
+                    c.after,
+                )
+                told += not markup
+    assert told == 44

@@ -2,16 +2,16 @@
 mirror's maintainer who carried one of three edits is told of the other two, not of all three again. An edit is
 carried when the copy's passage reads closer to the canonical's after it than before it: a copy word for word by
 the words it has and the words it has over (its passage joined with others counts only its own), a translation
-by the numbers, identifiers and names the edit changed, as it keeps them (its code word by word). Where the copy
-cannot tell (an edit of punctuation, a link's target, a name a translation may have rendered in its own
-language), the edit is left to carry over."""
+by the numbers, identifiers and names the edit changed, as it keeps them (its code word by word). An edit of
+punctuation or of a link's target, with the same words on both sides, is told by the copy's block reading as one
+side does, its links too. Where the copy cannot tell (a move, markup alone, a name a translation may have
+rendered in its own language), the edit is left to carry over."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from differ.audit.align import Alignment, Stream, align
@@ -131,6 +131,9 @@ def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[int]:
         # rendering it the copy has over the version now
         then = before.away(ia) if ia is not None else after.over_in(ib or 0, before)
         now = after.away(ib) if ib is not None else before.over_in(ia or 0, after)
+        if now == then and ia is not None and ib is not None:  # the same words: its text and links may tell
+            now = _unlike(copy, after.block_of(ib), d.b_blocks[ib])
+            then = _unlike(copy, before.block_of(ia), d.a_blocks[ia])
         if now < then and (ib is None or after.renders(ib)):
             out.append(1)
         else:
@@ -138,24 +141,47 @@ def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[int]:
     return out
 
 
+def _unlike(copy: list[Block], j: int | None, block: Block) -> int:
+    """How unlike `block` the copy's block `j` is, when their words are the same: its text (punctuation and all)
+    and its links, each 1 when they differ."""
+    if j is None:
+        return 2
+    return (copy[j].text != block.text) + (copy[j].links != block.links)
+
+
 class _Distances:
     """For each canonical block of an alignment with a copy: the copy's words that render it (by position), and
-    how many words the copy has over inside the stretch of them."""
+    how many other words the copy has in the stretch that renders it."""
 
     def __init__(self, al: Alignment) -> None:
         self.size = al.canonical.per_block
-        self.matched = al.matched_b
+        self.matched, self.owner = al.matched_b, al.mirror.owner
         self.at: list[list[int]] = [[] for _ in al.canonical.blocks]
         for tag, i1, i2, j1, _ in al.opcodes:
             if tag == "equal":
                 for k in range(i2 - i1):
                     self.at[al.canonical.owner[i1 + k]].append(j1 + k)
-        unmatched = [0, *accumulate(not m for m in al.matched_b)]
-        self.over = [unmatched[js[-1] + 1] - unmatched[js[0]] if js else 0 for js in self.at]
+        self.over = [self._stretch(js, al) - len(js) if js else 0 for js in self.at]
+
+    @staticmethod
+    def _stretch(js: list[int], al: Alignment) -> int:
+        """How many of the copy's words render a block whose words it has at `js`: from the first to the last,
+        and on either side the words of the same copy block that render nothing (words it added at its ends)."""
+        owner, matched = al.mirror.owner, al.matched_b
+        lo, hi = js[0], js[-1]
+        while lo > 0 and not matched[lo - 1] and owner[lo - 1] == owner[js[0]]:
+            lo -= 1
+        while hi + 1 < len(owner) and not matched[hi + 1] and owner[hi + 1] == owner[js[-1]]:
+            hi += 1
+        return hi + 1 - lo
 
     def away(self, i: int) -> int:
         """How far the copy's passage is from block `i`: the block's words it lacks and the words it has over."""
         return self.size[i] - len(self.at[i]) + self.over[i]
+
+    def block_of(self, i: int) -> int | None:
+        """The copy's block with most of block `i`'s words, if it has any."""
+        return Counter(self.owner[j] for j in self.at[i]).most_common(1)[0][0] if self.at[i] else None
 
     def renders(self, i: int) -> bool:
         """Whether the copy has most of block `i`'s words."""
@@ -170,8 +196,7 @@ def _by_tokens(d: Diff, copy: list[Block]) -> list[int]:
     """A translation: an edit is carried when the copy's passage keeps more of the numbers, names and
     identifiers the edit brought in than of those it took out (and the other way round, it reads as before it);
     a passage added is carried when the copy has a passage for it that renders nothing of the version before,
-    one removed when the copy renders it no more and has nothing of its own between the passages around it (and
-    reads as before when it still renders it)."""
+    one removed when the copy renders it no more and has nothing of its own between the passages around it."""
     from differ.audit.translation import pair_blocks
 
     then = _partners(pair_blocks(d.a_blocks, copy).pairs)
@@ -185,7 +210,9 @@ def _by_tokens(d: Diff, copy: list[Block]) -> list[int]:
         elif ia is None:
             out.append(int(any(j not in rendered for j in now.get(ib or 0, ()))))
         elif ib is None:
-            out.append(-1 if ia in then else int(_nothing_between(ia, then, copy)))
+            out.append(
+                int(ia not in then and _nothing_between(ia, then, copy))
+            )  # paired: by its place alone?
         else:  # the copy's passage as it renders the version it matches; unsure when it renders another now
             passage = then.get(ia, [])
             unsure = ib in now and now[ib] != passage

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from differ.audit.align import Stream, align
+from differ.audit.align import Alignment, Stream, align
 from differ.audit.code import code_findings, command_lines, looks_like_command
 from differ.audit.findings import (
     best_version,
@@ -59,7 +59,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from differ.app import App
-    from differ.audit.edits import Missed
+    from differ.audit.edits import Aligned, Missed
     from differ.audit.matches import Canonical, Matches
     from differ.config import DocumentConfig, SourceConfig
     from differ.store import Store
@@ -150,7 +150,7 @@ def _not_carried(app: App, versions: dict[int, Any], latest: Any, blamed: list[A
             continue
         if edited not in signs:
             d = diff(app.store.markdown(versions[edited - 1]), app.store.markdown(latest))
-            signs[edited] = d, edit_signs(d, m.blocks, m.translation)
+            signs[edited] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
         d, sign = signs[edited]
         if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
             f.not_carried = edited
@@ -175,26 +175,30 @@ def audit_mirror(
     as_translation, note = reading(latest_blocks, blocks, mirror.translation, option, mirror.languages or ())
     whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
     by = {v.number: v for v in canonical.versions}
-    since = (
-        _since(app, by[number], by[latest_number], blocks, as_translation)
-        if number != latest_number
-        else None
+    # word by word, the copy aligned once with the latest version and the one it matches, for every use
+    latest_al = None if as_translation else align(canonical.stream(latest_number), mstream)
+    number_al = (
+        latest_al if number == latest_number or not latest_al else align(canonical.stream(number), mstream)
     )
+    since = None
+    if number != latest_number:
+        since = _since(app, by[number], by[latest_number], blocks, as_translation, (number_al, latest_al))
     # told against the version it matches with the edits it carries made, not as altering those passages
-    against = Stream.of(since.as_carried()) if since and since.carries else canonical.stream(number)
+    carries = since is not None and since.carries > 0
     coverage, findings = audit_text(
-        against,
+        Stream.of(since.as_carried()) if since and carries else canonical.stream(number),
         canonical.stream(latest_number),
         mstream,
         pages,
         as_translation,
         whole,
         mirror.languages or (),
+        (None if carries else number_al, latest_al),
     )
     result = MirrorAudit(
         mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
     )
-    result.blocks = blocks
+    result.blocks, result.alignment = blocks, latest_al
     result.reached = edit_reach(app, canonical, matches, mirror)
     if since is not None:
         result.owed, result.carried = since.owed, since.carries
@@ -301,12 +305,13 @@ def _stale_from(app: App, mirror: SourceConfig, by: dict[int, Any], number: int)
     return iso(deadline) if app.now() < deadline else None
 
 
-def _since(app: App, old: Any, new: Any, copy: list[Block], as_translation: bool) -> Missed:
-    """The canonical's edits from version `old` to `new`, and which of them the copy carries already."""
+def _since(app: App, old: Any, new: Any, copy: list[Block], as_translation: bool, aligned: Aligned) -> Missed:
+    """The canonical's edits from version `old` to `new`, and which of them the copy carries already (`aligned`:
+    the copy's words aligned with each version, when the audit has them)."""
     from differ.audit.edits import missed
     from differ.diff import diff
 
-    return missed(diff(app.store.markdown(old), app.store.markdown(new)), copy, as_translation)
+    return missed(diff(app.store.markdown(old), app.store.markdown(new)), copy, as_translation, aligned)
 
 
 def _missed(since: Missed, old: int, new: int) -> list[str]:
@@ -400,16 +405,17 @@ def audit_text(
     as_translation: bool,
     whole: str | None = None,
     languages: Sequence[str] = (),
+    aligned: tuple[Alignment | None, Alignment | None] = (None, None),
 ) -> tuple[float, list[Finding]]:
     """A mirror text's coverage of the latest canonical version and its findings against the version it
     matches (`canonical`): block by block for a translation, word by word for any other copy, and then, for a
     copy whose `languages` kept a part of its page (`whole`), each kept block's translation on the page against
-    it."""
+    it. `aligned`: the copy's words already aligned with either version, where they are."""
     if as_translation:
         page = split_blocks(whole) if whole is not None else []
         return _translation_audit(canonical.blocks, latest, mirror.blocks, pages, page)
-    al = align(canonical, mirror)
-    latest_al = al if latest is canonical else align(latest, mirror)
+    al = aligned[0] or align(canonical, mirror)
+    latest_al = aligned[1] or (al if latest is canonical else align(latest, mirror))
     findings = compare(canonical.blocks, mirror.blocks, al, pages)
     if whole is not None and languages:
         findings += translation_findings(whole, languages)

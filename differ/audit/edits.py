@@ -78,23 +78,32 @@ class Missed:
         return out
 
 
-def missed(d: Diff, copy: Sequence[Block], as_translation: bool) -> Missed:
+def missed(d: Diff, copy: Sequence[Block], as_translation: bool, aligned: Aligned = (None, None)) -> Missed:
     """The edits of `d` (the canonical from the version a copy matches to its latest), and which the copy
     carries."""
-    return Missed(d, carried_edits(d, copy, as_translation))
+    return Missed(d, carried_edits(d, copy, as_translation, aligned))
 
 
-def carried_edits(d: Diff, copy: Sequence[Block], as_translation: bool) -> list[bool]:
+#: the copy's words aligned with `d`'s older and newer version, where the audit has them already (else None)
+Aligned = tuple[Alignment | None, Alignment | None]
+
+
+def carried_edits(
+    d: Diff, copy: Sequence[Block], as_translation: bool, aligned: Aligned = (None, None)
+) -> list[bool]:
     """For each change of `d` (the canonical from the version a copy matches to its latest), whether the copy
     reads as after it rather than as before it."""
-    return [sign > 0 for sign in edit_signs(d, copy, as_translation)]
+    return [sign > 0 for sign in edit_signs(d, copy, as_translation, aligned)]
 
 
-def edit_signs(d: Diff, copy: Sequence[Block], as_translation: bool) -> list[int]:
+def edit_signs(
+    d: Diff, copy: Sequence[Block], as_translation: bool, aligned: Aligned = (None, None)
+) -> list[int]:
     """For each change of `d`, how the copy reads its passage: 1 as after the change, -1 as before it, 0 when
-    its words cannot tell."""
+    its words cannot tell. `aligned`: the copy already aligned word by word with either version, as an audit
+    aligns it."""
     if not as_translation:
-        return _by_words(d, list(copy))
+        return _by_words(d, list(copy), aligned=aligned)
     # a translation's code is kept as it is: its code blocks are told by their words, the rest by their tokens
     code = _by_words(d, list(copy), code_only=True)
     tokens = _by_tokens(d, list(copy))
@@ -108,7 +117,9 @@ def _code(d: Diff, c: Change) -> bool:
     return any(b.kind == "code" or not b.text.strip() for b in blocks)
 
 
-def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[int]:
+def _by_words(
+    d: Diff, copy: list[Block], code_only: bool = False, aligned: Aligned = (None, None)
+) -> list[int]:
     """A copy word for word: the edit is carried when the copy's passage is fewer words away from the passage
     after it (the words it lacks and the words it has over, inside the stretch of the copy that renders it) than
     from the passage before it, and the copy renders most of the passage as it now reads (a copy that leaves the
@@ -119,8 +130,8 @@ def _by_words(d: Diff, copy: list[Block], code_only: bool = False) -> list[int]:
         return Stream.of([b if b.kind == "code" or not code_only else _EMPTY for b in blocks])
 
     mirror = stream(copy)
-    before = _Distances(align(stream(d.a_blocks), mirror))
-    after = _Distances(align(stream(d.b_blocks), mirror))
+    before = _Distances(aligned[0] or align(stream(d.a_blocks), mirror))
+    after = _Distances(aligned[1] or align(stream(d.b_blocks), mirror))
     out = []
     for c in d.changes:
         ia, ib = c.a_index, c.b_index

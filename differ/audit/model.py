@@ -95,8 +95,10 @@ class MirrorAudit:
     #: while behind the canonical: the passages edited since the version it matches, as they now read, each
     #: placed in the copy (`carry.carry_over`; what `differ blame --after` lists for it); None when not known
     carry_over: dict[str, Any] | None = field(default=None, repr=False, compare=False)
-    #: the copy's blocks as audited (what the passages are placed among)
+    #: the copy's blocks as audited (what the passages are placed among), and, word by word, its alignment with
+    #: the canonical's latest version
     blocks: list[Any] = field(default_factory=list, repr=False, compare=False)
+    alignment: Any = field(default=None, repr=False, compare=False)
     #: while behind the canonical: its latest blocks added or edited since the version the copy matches whose
     #: edit the copy does not carry (`edits.Missed.owed`)
     owed: set[int] | None = field(default=None, repr=False, compare=False)

@@ -144,7 +144,7 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
         app.out.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return ExitCode.OK
     head = f"version {upto.number} of {total.number}, fetched {upto.fetched_at}: {_counts(every)}"
-    asked = _asked(args, after, len(shown), copy, carried)
+    asked = _asked(args, after, len(shown), copy, carried, audited.get("matches_version"))
     name = copy.partition("/")[2]
     if args.format == "html":
         app.out.write(_blame_html(source, head, asked, shown, copy=name))
@@ -331,6 +331,29 @@ def _blamed(store: Store, key: str, traced: list[Traced]) -> list[Blamed]:
     return [Blamed(b, versions[s], versions[e]) for b, s, e in traced]
 
 
+def last_edits(app: App, source: SourceConfig, upto: Version, blocks: set[int]) -> dict[int, int]:
+    """The version that last edited (or brought in) each of some `blocks` of version `upto` (by index), found
+    by walking back from it one diff at a time only as far as they need: a recent edit costs one diff, not the
+    whole history `blame` follows."""
+    from differ.versions import diff_versions
+
+    versions = [v for v in app.store.versions(source.key) if v.number <= upto.number]
+    where = {i: i for i in blocks}  # each block's index in the version reached
+    found: dict[int, int] = {}
+    for old, new in zip(reversed(versions[:-1]), reversed(versions[1:]), strict=True):
+        if not where:
+            break
+        lineage = diff_versions(app.store, old, new, app=app, source=source, metadata=False).lineage()
+        for i, y in list(where.items()):
+            came = lineage.get(y)
+            if came is None or came[1]:
+                found[i] = new.number
+                del where[i]
+            else:
+                where[i] = came[0]
+    return found | {i: versions[0].number for i in where}
+
+
 def blame_latest(app: App, source: SourceConfig, version: Version) -> list[Blamed]:
     """`blame` of a source's latest version, read from what the reports site's page of it knew when that is of
     this version as it reads now (`known_blame`), else worked out from every version."""
@@ -366,7 +389,9 @@ def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str, di
             f"--after {which}: expected a version, or a mirror of {source.document} when blaming its canonical"
         )
     audited = last_audit(app.store, source.document).get(mirror.id) or {}
-    matched = audited.get("matches_version")
+    # the version the passages it has to carry over were edited after: the one it matches, or, for a copy up to
+    # date but for some edits, the one before the first of them
+    matched = audited.get("carry_after", audited.get("matches_version"))
     if not isinstance(matched, int):
         raise UsageError(
             f"{mirror.key} has not been matched to a version of {source.key} yet (run: differ audit {mirror.key})"
@@ -381,18 +406,27 @@ def to_carry(every: list[Blamed], after: int, left: set[int] | None) -> set[int]
 
 
 def _asked(
-    args: argparse.Namespace, after: Version | None, shown: int, copy: str = "", carried: int = 0
+    args: argparse.Namespace,
+    after: Version | None,
+    shown: int,
+    copy: str = "",
+    carried: int = 0,
+    matches: object = None,
 ) -> str:
     """The line that says which blocks are shown when not all are: `3 blocks under "install", edited after
-    version 1` (`, which doc/ko matches`, when a mirror named the version, `(1 other edit it carries
-    already)` for the edits since that it has)."""
+    version 1` (`, which doc/ko matches`, when a mirror named the version, or `, whose edits doc/ko has not
+    carried over` when it matches a later one, `(1 other edit it carries already)` for the edits since that it
+    has)."""
     parts = []
     if args.sections:
         parts.append("under " + " or ".join(f'"{s}"' for s in args.sections))
     if args.words:
         parts.append("mentioning " + " or ".join(f'"{w}"' for w in args.words))
     if after is not None:
-        parts.append(f"edited after version {after.number}" + (f", which {copy} matches" if copy else ""))
+        which = ""
+        if copy:
+            which = f", which {copy} matches" if matches == after.number else f", whose edits {copy} lacks"
+        parts.append(f"edited after version {after.number}{which}")
         if carried:
             parts[-1] += f" ({plural(carried, 'other edit')} it carries already)"
     return f"{plural(shown, 'block')} {', '.join(parts)}" if parts else ""

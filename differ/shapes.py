@@ -100,6 +100,7 @@ AUDIT_FIELDS: Fields = {
     "passages_behind": (int, type(None)),
     "owed": list_of(int),
     "carried": int,
+    "carry_after": int,
     "accepted": list_of(str),
     "accept": list_of(str),
 }

@@ -182,8 +182,10 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         findings_said(findings, len(entry.get("accepted") or [])),
     ]
     passages = entry.get("passages_behind")
-    if matches != canonical and isinstance(passages, int):
-        parts.insert(1, f"{plural(passages, 'passage')} to carry over")
+    if (matches != canonical or passages) and isinstance(passages, int):
+        parts.insert(
+            1, f"{'but for ' if matches == canonical else ''}{plural(passages, 'passage')} to carry over"
+        )
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
     if entry.get("translation") is True:
@@ -274,12 +276,13 @@ def write_archives(store: Store, doc: DocumentConfig, generated: str) -> None:
 def _missed(lines: list[str], passages: list[Blamed] | None = None, copy: str = "") -> str:
     """The canonical's edits a mirror has to carry over, a change an item (its "→" line with it), then the
     passages they leave, as they now read, folded away: each named, with its place in the mirror `copy`, and
-    its Markdown to copy."""
+    its Markdown to copy (the passages alone for a mirror up to date but for some edits, its findings say
+    which)."""
     from differ.bullets import html_items
 
-    if not lines:
+    if not lines and not passages:
         return ""
-    shown = f"<p>To carry over:</p><ul>{html_items(lines)}</ul>"
+    shown = "<p>To carry over:</p>" + (f"<ul>{html_items(lines)}</ul>" if lines else "")
     if passages:
         from differ.carry import passage, passages_html
 
@@ -297,7 +300,7 @@ def _edited_after(
 
     def after(mirror: SourceConfig, entry: dict[str, Any]) -> list[Blamed]:
         nonlocal known
-        number = entry.get("matches_version")
+        number = entry.get("carry_after", entry.get("matches_version"))
         if canonical is None or not isinstance(number, int) or number >= canonical.number:
             return []
         from dataclasses import replace
@@ -347,7 +350,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
             )
             rows.append(
                 f"<tr><td>{e(m.id)}</td>{_state_cell(text, good)}<td>{note}{f'<ul>{found}</ul>' if found else ''}"
-                f"{_missed(missed, edited_after(m, entry) if missed else [], m.id)}</td></tr>"
+                f"{_missed(missed, edited_after(m, entry), m.id)}</td></tr>"
             )
         parts.append(
             "<h2 id=mirrors>Mirror fidelity</h2><table><tr><th>Mirror</th><th>Against the canonical</th>"

@@ -2339,16 +2339,11 @@ _V2 = (
 )
 
 
-def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path: Path) -> None:
-    """A copy that carried one of the canonical's three edits (the runtime's version) misses the other two: its
-    stale finding lists those, its passages to carry over are those two, and `differ blame --after` says so;
-    the edit it carried is no alteration of the version it matches."""
-    from differ.audit import audit_document, render_audit
-    from differ.audit.report import drift_events
-    from differ.audited import remember_audits
+def _edited_twice(tmp_path: Path, copy: str) -> tuple[Path, Any]:
+    """A config file whose document's canonical has versions `_V1` and `_V2` stored, and its mirror `m` the
+    version `copy`; the app over it."""
     from differ.config import load_config
     from tests.conftest import SERVICE, source_toml
-    from tests.test_cli import run
 
     config = tmp_path / "config.toml"
     config.write_text(
@@ -2362,7 +2357,21 @@ def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path:
     doc = app.config.document("doc")
     _commit(app, doc.canonical.key, _V1, 1)
     _commit(app, doc.canonical.key, _V2, 2)
-    _commit(app, doc.mirrors[0].key, _V1.replace("version 3.14 of", "version 3.15 of"), 3)
+    _commit(app, doc.mirrors[0].key, copy, 3)
+    return config, app
+
+
+def test_a_stale_copy_is_told_only_the_edits_it_does_not_carry_already(tmp_path: Path) -> None:
+    """A copy that carried one of the canonical's three edits (the runtime's version) misses the other two: its
+    stale finding lists those, its passages to carry over are those two, and `differ blame --after` says so;
+    the edit it carried is no alteration of the version it matches."""
+    from differ.audit import audit_document, render_audit
+    from differ.audit.report import drift_events
+    from differ.audited import remember_audits
+    from tests.test_cli import run
+
+    config, app = _edited_twice(tmp_path, _V1.replace("version 3.14 of", "version 3.15 of"))
+    doc = app.config.document("doc")
     report = audit_document(app, doc)
     lines = render_audit(report, "text").splitlines()
     assert lines[1:5] == [
@@ -2497,29 +2506,43 @@ def test_a_copy_up_to_date_but_for_one_edit_is_told_it_has_not_carried_it_over(t
     an alteration of the copy's own; one the copy changed itself stays an alteration. A translation likewise,
     by the tokens the edit changed."""
     from differ.audit import audit_document, render_audit
+    from differ.audit.report import drift_events
+    from differ.audited import remember_audits
     from tests.conftest import source_toml
+    from tests.test_cli import run
 
-    mirrors = [source_toml("https://m.org/p", "m"), source_toml("https://ko.example.org/p", "ko")]
-    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=mirrors))
-    doc = app.config.document("doc")
-    _commit(app, doc.canonical.key, _V1, 1)
-    _commit(app, doc.canonical.key, _V2, 2)
     behind = _V2.replace("version 3.15 of", "version 3.14 of")
-    _commit(app, doc.mirrors[0].key, behind.replace("most operators", "all operators"), 3)
-    report = audit_document(app, doc, only="m")
-    assert render_audit(report, "text").splitlines()[2:] == [
+    config, app = _edited_twice(tmp_path, behind.replace("most operators", "all operators"))
+    doc = app.config.document("doc")
+    report = audit_document(app, doc)
+    assert render_audit(report, "text").splitlines()[1:] == [
+        "m: version 1 matches canonical version 2 — up to date, but for 1 passage to carry over; coverage 97.1%; "
+        "2 findings",
         '  • altered [Release 4.2 › Install]: "Install the release with the installer for version 3.15 of the '
         'runtime on every platform we support." ("15" → "14"; version 2\'s edit not carried over)',
         '  • altered [Release 4.2 › Install]: "The compiler backend now lowers most operators to native kernels on '
         'the new accelerators." ("most" → "all")',
+        "  the passages to carry over, as they now read: differ blame doc --after doc/m",
     ]
-    assert [f.as_json().get("not_carried") for f in report.mirrors[0].findings] == [2, None]
+    (m,) = report.mirrors
+    assert [f.as_json().get("not_carried") for f in m.findings] == [2, None]
+    assert m.carry_over is not None
+    assert [(p["label"], p["edited"]["version"]) for p in m.carry_over["passages"]] == [
+        ("Install the release with the installer …", 2)
+    ]
+    _, record = drift_events(app, report)
+    assert (record["m"]["owed"], record["m"]["carry_after"], record["m"]["passages_behind"]) == ([2], 1, 1)
+    remember_audits(app, {"doc": record})
+    code, out, _ = run("--config", str(config), "blame", "doc/canonical", "--after", "doc/m")
+    assert (code, out.splitlines()[2]) == (0, "  1 block edited after version 1, whose edits doc/m lacks")
 
+    mirrors = [source_toml("https://ko.example.org/p", "ko")]
     app = make_app(one_doc(tmp_path / "ko", "https://example.org/post", mirrors=mirrors))
+    doc = app.config.document("doc")
     _commit(app, doc.canonical.key, replay_fetch(1).markdown, 1)
     _commit(app, doc.canonical.key, replay_fetch(3).markdown, 2)
     text = TRANSLATION.read_text()
-    _commit(app, doc.mirrors[1].key, text.replace("(예비 Python 3.15 및 3.15t", "(Python 3.15"), 3)
+    _commit(app, doc.mirrors[0].key, text.replace("(예비 Python 3.15 및 3.15t", "(Python 3.15"), 3)
     (ko,) = audit_document(app, doc, only="ko").mirrors
     assert ko.matches_version == 2
     assert [f.not_carried for f in ko.findings if f.kind == "token_mismatch"] == [2]

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -327,3 +328,28 @@ def test_the_latest_versions_blame_is_read_from_its_page_when_that_is_of_it_and_
     assert told(blame_latest(app, source, latest)) == every
     known.unlink()
     assert told(blame_latest(app, source, latest)) == every
+
+
+def test_the_last_edit_of_some_blocks_is_found_walking_back_only_as_far_as_they_need(
+    tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`last_edits` agrees with `blame` on every block, and a block the latest version edited costs one diff."""
+    import differ.versions
+    from differ.blame import blame, last_edits
+    from differ.config import load_config
+    from tests.conftest import make_app
+
+    config = checked(tmp_path, server, PAGES)
+    app = make_app(load_config(Path(config)))
+    source = app.config.source("doc/canonical")
+    latest = app.store.latest(source.key)
+    assert latest is not None
+    blamed = blame(app, source, latest)
+    assert last_edits(app, source, latest, set(range(len(blamed)))) == {
+        i: b.edited.number for i, b in enumerate(blamed)
+    }
+    diffs = []
+    real = differ.versions.diff_versions
+    monkeypatch.setattr(differ.versions, "diff_versions", lambda *a, **k: diffs.append(1) or real(*a, **k))
+    added = next(i for i, b in enumerate(blamed) if b.block.text == "And to the testers.")
+    assert (last_edits(app, source, latest, {added}), len(diffs)) == ({added: 3}, 1)

@@ -107,25 +107,32 @@ def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list
     """For each mirror behind the canonical, the canonical's passages edited since the version it matches, as
     they now read, each placed in the copy (`differ blame`, read from the reports site's record of the latest
     version when it has one; their count is the mirror's `passages_behind`); for each mirror up to date, its
-    findings on passages it reads as before their last edit marked so (`Finding.not_carried`). A history that
-    cannot be followed leaves them unknown (a line on stderr); the audit, and its alerts, stand as they are."""
+    findings on passages it reads as before their last edit marked so (`Finding.not_carried`), and those
+    passages its to carry over. A history that cannot be followed leaves them unknown (a line on stderr); the
+    audit, and its alerts, stand as they are."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     current = [m for m in mirrors if m.matches_version == latest.number and _edited_findings(m)]
     if not behind and not current:
         return
     from differ.audit.places import places
-    from differ.blame import blame_latest
+    from differ.blame import blame_latest, known_blame
     from differ.carry import carry_over
 
     with app.carry_on(f"{doc.id}: the passages its mirrors have to carry over not counted"):
-        blamed = blame_latest(app, doc.canonical, latest)
-        canonical = [b.block for b in blamed]
+        key = doc.canonical.key
+        blamed = blame_latest(app, doc.canonical, latest) if behind else known_blame(app.store, key, latest)
+        blocks = [b.block for b in blamed] if blamed is not None else split_blocks(app.store.markdown(latest))
         for m in behind:
-            where = places(canonical, m.blocks, m.translation)
+            assert blamed is not None
+            where = places(blocks, m.blocks, m.translation)
             m.carry_over = carry_over(blamed, m.matches_version or 0, where, m.owed, m.carried)
-        versions = {v.number: v for v in app.store.versions(doc.canonical.key)}
-        for m in current:
-            _not_carried(app, versions, latest, blamed, m)
+        for m in current:  # up to date but for some edits: those passages to carry over
+            owed = _not_carried(app, doc, latest, blocks, blamed, m)
+            if owed:
+                blamed = blamed or blame_latest(app, doc.canonical, latest)
+                m.owed = set(owed)
+                where = places(blocks, m.blocks, m.translation)
+                m.carry_over = carry_over(blamed, min(owed.values()) - 1, where, m.owed)
 
 
 def _edited_findings(m: MirrorAudit) -> list[Finding]:
@@ -133,27 +140,41 @@ def _edited_findings(m: MirrorAudit) -> list[Finding]:
     return [f for f in m.findings if f.kind in ("altered", "token_mismatch") and f.canonical]
 
 
-def _not_carried(app: App, versions: dict[int, Any], latest: Any, blamed: list[Any], m: MirrorAudit) -> None:
+def _not_carried(
+    app: App, doc: DocumentConfig, latest: Any, blocks: list[Block], blamed: list[Any] | None, m: MirrorAudit
+) -> dict[int, int]:
     """A mirror up to date whose passage reads as the canonical's before its last edit has not carried that
-    edit over (rather than altered the passage): its finding says which version's edit (`not_carried`)."""
+    edit over (rather than altered the passage): its finding says which version's edit (`not_carried`). Those
+    passages (by their index in the latest version's `blocks`), each with the version of that edit: `blamed`'s,
+    or found by walking back from the latest version only as far as they need."""
     from differ.audit.edits import edit_signs
+    from differ.blame import last_edits
     from differ.diff import diff
 
     at: dict[str, int] = {}
-    for k, b in enumerate(blamed):
-        at.setdefault(b.block.text, k)
+    for k, b in enumerate(blocks):
+        at.setdefault(b.text, k)
+    findings = [(f, at[f.canonical]) for f in _edited_findings(m) if f.canonical in at]
+    wanted = {i for _, i in findings}
+    edited = (
+        {i: blamed[i].edited.number for i in wanted}
+        if blamed is not None
+        else last_edits(app, doc.canonical, latest, wanted)
+    )
+    versions = {v.number: v for v in app.store.versions(doc.canonical.key)}
     signs: dict[int, tuple[Any, list[int]]] = {}  # by the version that edited: its diff to now, each way read
-    for f in _edited_findings(m):
-        i = at.get(f.canonical or "", -1)
-        edited = blamed[i].edited.number if i >= 0 else 0
-        if edited - 1 not in versions:
+    owed: dict[int, int] = {}
+    for f, i in findings:
+        e = edited.get(i, 0)
+        if e - 1 not in versions:
             continue
-        if edited not in signs:
-            d = diff(app.store.markdown(versions[edited - 1]), app.store.markdown(latest))
-            signs[edited] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
-        d, sign = signs[edited]
+        if e not in signs:
+            d = diff(app.store.markdown(versions[e - 1]), app.store.markdown(latest))
+            signs[e] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
+        d, sign = signs[e]
         if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
-            f.not_carried = edited
+            f.not_carried = owed[i] = e
+    return owed
 
 
 def audit_mirror(

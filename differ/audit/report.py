@@ -200,12 +200,21 @@ def audit_headline(
         state = f"catching up (stale from {stale_from} unless it carries version {canonical_version} by then)"
     else:
         state = f"stale (the canonical is at version {canonical_version})"
-    if matches_version != canonical_version and isinstance(passages_behind, int):
-        state += f", {plural(passages_behind, 'passage')} to carry over"
+    state += passages_to_carry(matches_version, canonical_version, passages_behind)
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"
     )
+
+
+def passages_to_carry(matches_version: Any, canonical_version: Any, passages_behind: Any) -> str:
+    """`, 3 passages to carry over` for a mirror behind the canonical (none when not known), `, but for 1 passage
+    to carry over` for one up to date that has not carried some edit over; else nothing."""
+    if not isinstance(passages_behind, int):
+        return ""
+    if matches_version != canonical_version:
+        return f", {plural(passages_behind, 'passage')} to carry over"
+    return f", but for {plural(passages_behind, 'passage')} to carry over" if passages_behind else ""
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
@@ -227,7 +236,7 @@ def render_audit(report: AuditReport, fmt: str) -> str:
         lines.extend(said)
         md += _markdown_items(said) + _markdown_passages(m, report.document)
         behind = m.matches_version is not None and m.matches_version < report.canonical_version
-        if behind:  # where the passages to carry over can be read whole
+        if behind or m.passages_behind:  # where the passages to carry over can be read whole
             lines.append(
                 f"  the passages to carry over, as they now read: differ blame {report.document} --after "
                 f"{report.document}/{m.id}"
@@ -430,6 +439,8 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "passages_behind": m.passages_behind,
             # the canonical's latest blocks it has to carry over (by index): `differ blame --after` and the site
             **({"owed": sorted(m.owed), "carried": m.carried} if m.owed is not None else {}),
+            # the version they were edited after: the one it matches, or, up to date, before the first edit it lacks
+            **({"carry_after": m.carry_over["after"]} if m.carry_over else {}),
             "accepted": [finding_line(f) for f in m.accepted],
             "accept": m.accept,  # the patterns it was made with: another set makes an audit due
         }
@@ -464,11 +475,7 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     keys = sorted(f.key for f in m.findings)
     lines = {f.key: finding_line(f) for f in m.findings}
     old = set(before.get("findings", []))
-    behind = (
-        f", {plural(m.passages_behind, 'passage')} to carry over"
-        if m.passages_behind is not None and m.matches_version != report.canonical_version
-        else ""
-    )
+    behind = passages_to_carry(m.matches_version, report.canonical_version, m.passages_behind)
     summary = [
         f"{report.title}: mirror {m.id} ({'a translation, ' if m.translation else ''}coverage {m.coverage:.1%}, "
         f"matches canonical version {m.matches_version} of {report.canonical_version}{behind})"

@@ -36,7 +36,7 @@ HELP = {
     "differ_mirror_findings": "findings of the mirror's last audit (accepted ones aside)",
     "differ_mirror_accepted_findings": "findings of the mirror's last audit that its accept option accepts",
     "differ_mirror_versions_behind": "canonical versions since the one the mirror matches (0: up to date)",
-    "differ_mirror_passages_behind": "the canonical's passages edited since the version the mirror matches",
+    "differ_mirror_passages_behind": "the canonical's passages the mirror has to carry over (0: none)",
     "differ_outbox_messages": "a destination's messages: pending (to send or retry) or failed (given up)",
     "differ_notifier_disabled": "1 while a destination is disabled (it answered 410)",
 }

@@ -107,9 +107,9 @@ def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list
     """For each mirror behind the canonical, the canonical's passages edited since the version it matches, as
     they now read, each placed in the copy (`differ blame`, read from the reports site's record of the latest
     version when it has one; their count is the mirror's `passages_behind`); for each mirror up to date, its
-    findings on passages it reads as before their last edit marked so (`Finding.not_carried`), and those
-    passages its to carry over. A history that cannot be followed leaves them unknown (a line on stderr); the
-    audit, and its alerts, stand as they are."""
+    findings on passages it reads as before their last edit marked so (`Finding.not_carried`), those passages
+    being the ones it has to carry over. A history that cannot be followed leaves them unknown (a line on
+    stderr); the audit, and its alerts, stand as they are."""
     behind = [m for m in mirrors if isinstance(m.matches_version, int) and m.matches_version < latest.number]
     current = [m for m in mirrors if m.matches_version == latest.number and _edited_findings(m)]
     if not behind and not current:

@@ -483,7 +483,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     added = [lines[k] for k in keys if k not in old]
     # findings the mirror's `accept` now matches are not resolved: they are there, made on purpose
     gone_keys = sorted(old - set(keys) - {f.key for f in m.accepted})
-    # still stale, but with other edits to carry over (some carried since): one finding that changed, not two
+    # still stale, with other edits to carry over (some carried since, or more made): its stale finding as it now
+    # is, not one resolved and one new
     still = before.get("matches_version") == m.matches_version and any(
         k.startswith("stale|") for k in gone_keys
     )
@@ -495,15 +496,7 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
         said = "now" if still and key.startswith("stale|") else "new"
         summary += [f"• {said}: {first}", *(f"  {line}" for line in under)]
     summary += [f"• resolved: {line}" for line in gone]
-    copied = (
-        before.get("canonical_version") == report.canonical_version
-    )  # the copy changed, not the canonical
-    if still and copied and any(k.startswith("stale|") for k in keys if k not in old):
-        carried = f"; {plural(m.carried, 'edit')} since carried over" if m.carried else ""
-        at = f"matches version {m.matches_version}, canonical is at {report.canonical_version}"
-        headline = f"is still stale: {at}{carried}"
-    else:
-        headline = _headline(before.get("matches_version"), m, report.canonical_version, added, gone)
+    headline = _headline(before, m, report.canonical_version, added, gone, still)
     return {
         "type": "mirror_drift",
         "document": report.document,
@@ -520,11 +513,22 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
 
 
 def _headline(
-    before: int | None, m: MirrorAudit, canonical: int | None, added: list[str], gone: list[str]
+    before: dict[str, Any],
+    m: MirrorAudit,
+    canonical: int | None,
+    added: list[str],
+    gone: list[str],
+    still: bool = False,
 ) -> str:
-    if before is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
+    """A drift alert's headline from the mirror's audit `before` and now; `still`: stale before and now, with
+    other edits to carry over."""
+    if still and before.get("canonical_version") == canonical:  # the copy carried some over, not all
+        carried = f"; {plural(m.carried, 'edit')} since carried over" if m.carried else ""
+        return f"is still stale: matches version {m.matches_version}, canonical is at {canonical}{carried}"
+    matched = before.get("matches_version")
+    if matched is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
         return plural(len(added), "finding") if added else f"matches canonical version {canonical}"
-    if before != m.matches_version or any(line.startswith("stale") for line in added):
+    if matched != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
             return f"caught up with canonical version {canonical}"
         return f"is stale: matches version {m.matches_version}, canonical is at {canonical}"

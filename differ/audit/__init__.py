@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from differ.app import App
     from differ.audit.edits import Aligned, Missed
     from differ.audit.matches import Canonical, Matches
+    from differ.audit.translation import Pairing
     from differ.config import DocumentConfig, SourceConfig
     from differ.store import Store
 
@@ -196,10 +197,11 @@ def audit_mirror(
     as_translation, note = reading(latest_blocks, blocks, mirror.translation, option, mirror.languages or ())
     whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
     by = {v.number: v for v in canonical.versions}
-    # word by word, the copy aligned once with the latest version and the one it matches, for every use
-    latest_al = None if as_translation else align(canonical.stream(latest_number), mstream)
+    # the copy aligned once (word by word) or paired (a translation) with the latest version and the one it
+    # matches, for every use
+    latest_al = _aligned(canonical.blocks(latest_number), blocks, as_translation)
     number_al = (
-        latest_al if number == latest_number or not latest_al else align(canonical.stream(number), mstream)
+        latest_al if number == latest_number else _aligned(canonical.blocks(number), blocks, as_translation)
     )
     since = None
     if number != latest_number:
@@ -326,6 +328,13 @@ def _stale_from(app: App, mirror: SourceConfig, by: dict[int, Any], number: int)
     return iso(deadline) if app.now() < deadline else None
 
 
+def _aligned(canonical: list[Block], copy: list[Block], as_translation: bool) -> Alignment | Pairing:
+    """A copy's blocks paired with a canonical version's, if it is a translation; else its words aligned."""
+    from differ.audit.translation import pair_blocks
+
+    return pair_blocks(canonical, copy) if as_translation else align(Stream.of(canonical), Stream.of(copy))
+
+
 def _since(app: App, old: Any, new: Any, copy: list[Block], as_translation: bool, aligned: Aligned) -> Missed:
     """The canonical's edits from version `old` to `new`, and which of them the copy carries already (`aligned`:
     the copy's words aligned with each version, when the audit has them)."""
@@ -391,14 +400,18 @@ def _translation_audit(
     mirror: list[Block],
     pages: tuple[str, str],
     page: Sequence[Block] = (),
+    paired: tuple[Any, Any] = (None, None),
 ) -> tuple[float, list[Finding]]:
     """A translation's coverage of the latest canonical version, and its findings against the version it
     renders (`canonical`). `page`: the whole page, when `languages` kept a part of it: the names, headings and
-    commands no one translates are on it, though not in the part kept."""
+    commands no one translates are on it, though not in the part kept. `paired`: its blocks already paired with
+    either version's, where they are."""
     from differ.audit import translation
 
-    pairing = translation.pair_blocks(canonical, mirror)
-    latest_pairing = pairing if latest.blocks is canonical else translation.pair_blocks(latest.blocks, mirror)
+    pairing = paired[0] or translation.pair_blocks(canonical, mirror)
+    latest_pairing = paired[1] or (
+        pairing if latest.blocks is canonical else translation.pair_blocks(latest.blocks, mirror)
+    )
     coverage = translation.carried(latest, mirror, latest_pairing, page)
     return coverage, translation.compare(canonical, mirror, pairing, pages, page)
 
@@ -426,17 +439,24 @@ def audit_text(
     as_translation: bool,
     whole: str | None = None,
     languages: Sequence[str] = (),
-    aligned: tuple[Alignment | None, Alignment | None] = (None, None),
+    aligned: Aligned = (None, None),
 ) -> tuple[float, list[Finding]]:
     """A mirror text's coverage of the latest canonical version and its findings against the version it
     matches (`canonical`): block by block for a translation, word by word for any other copy, and then, for a
     copy whose `languages` kept a part of its page (`whole`), each kept block's translation on the page against
-    it. `aligned`: the copy's words already aligned with either version, where they are."""
+    it. `aligned`: the copy already aligned (word by word) or paired (a translation) with either version, where
+    it is."""
     if as_translation:
         page = split_blocks(whole) if whole is not None else []
-        return _translation_audit(canonical.blocks, latest, mirror.blocks, pages, page)
-    al = aligned[0] or align(canonical, mirror)
-    latest_al = aligned[1] or (al if latest is canonical else align(latest, mirror))
+        return _translation_audit(canonical.blocks, latest, mirror.blocks, pages, page, aligned)
+    al = aligned[0] if isinstance(aligned[0], Alignment) else align(canonical, mirror)
+    latest_al = (
+        aligned[1]
+        if isinstance(aligned[1], Alignment)
+        else al
+        if latest is canonical
+        else align(latest, mirror)
+    )
     findings = compare(canonical.blocks, mirror.blocks, al, pages)
     if whole is not None and languages:
         findings += translation_findings(whole, languages)

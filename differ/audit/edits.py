@@ -19,6 +19,7 @@ from differ.audit.tokens import invariant_tokens, latin_words
 from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
+    from differ.audit.translation import Pairing
     from differ.diff.changes import Change, Diff
 
 _EMPTY = Block("paragraph", "", "", ())
@@ -84,8 +85,9 @@ def missed(d: Diff, copy: Sequence[Block], as_translation: bool, aligned: Aligne
     return Missed(d, carried_edits(d, copy, as_translation, aligned))
 
 
-#: the copy's words aligned with `d`'s older and newer version, where the audit has them already (else None)
-Aligned = tuple[Alignment | None, Alignment | None]
+#: the copy aligned with `d`'s older and newer version, where the audit has them already (else None): its words
+#: (`Alignment`), or a translation's blocks paired (`Pairing`)
+Aligned = tuple["Alignment | Pairing | None", "Alignment | Pairing | None"]
 
 
 def carried_edits(
@@ -106,7 +108,7 @@ def edit_signs(
         return _by_words(d, list(copy), aligned=aligned)
     # a translation's code is kept as it is: its code blocks are told by their words, the rest by their tokens
     code = _by_words(d, list(copy), code_only=True)
-    tokens = _by_tokens(d, list(copy))
+    tokens = _by_tokens(d, list(copy), aligned)
     return [(code if _code(d, c) else tokens)[k] for k, c in enumerate(d.changes)]
 
 
@@ -130,8 +132,9 @@ def _by_words(
         return Stream.of([b if b.kind == "code" or not code_only else _EMPTY for b in blocks])
 
     mirror = stream(copy)
-    before = _Distances(aligned[0] or align(stream(d.a_blocks), mirror))
-    after = _Distances(aligned[1] or align(stream(d.b_blocks), mirror))
+    given = [a if isinstance(a, Alignment) and not code_only else None for a in aligned]
+    before = _Distances(given[0] or align(stream(d.a_blocks), mirror))
+    after = _Distances(given[1] or align(stream(d.b_blocks), mirror))
     out = []
     for c in d.changes:
         ia, ib = c.a_index, c.b_index
@@ -203,15 +206,16 @@ class _Distances:
         return sum(1 for j in self.at[i] if not other.matched[j])
 
 
-def _by_tokens(d: Diff, copy: list[Block]) -> list[int]:
+def _by_tokens(d: Diff, copy: list[Block], paired: Aligned = (None, None)) -> list[int]:
     """A translation: an edit is carried when the copy's passage keeps more of the numbers, names and
     identifiers the edit brought in than of those it took out (and the other way round, it reads as before it);
     a passage added is carried when the copy has a passage for it that renders nothing of the version before,
     one removed when the copy renders it no more and has nothing of its own between the passages around it."""
-    from differ.audit.translation import pair_blocks
+    from differ.audit.translation import Pairing, pair_blocks
 
-    then = _partners(pair_blocks(d.a_blocks, copy).pairs)
-    now = _partners(pair_blocks(d.b_blocks, copy).pairs)
+    given = [p if isinstance(p, Pairing) else None for p in paired]
+    then = _partners((given[0] or pair_blocks(d.a_blocks, copy)).pairs)
+    now = _partners((given[1] or pair_blocks(d.b_blocks, copy)).pairs)
     rendered = {j for js in then.values() for j in js}
     out = []
     for c in d.changes:

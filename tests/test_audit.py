@@ -2578,3 +2578,26 @@ def test_every_edit_of_the_corpus_is_told_carried_by_its_new_revision_and_not_by
                 )
                 told += not markup
     assert told == 44
+
+
+def test_a_copy_up_to_date_is_audited_as_ever_when_its_passages_last_edits_cannot_be_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault while looking for the versions that last edited its passages: one line on stderr, its findings
+    left as they are (not one marked), no passages to carry over; the audit stands."""
+    import differ.blame
+    from differ.audit import audit_document
+
+    _, app = _edited_twice(tmp_path, _V2.replace("version 3.15 of", "version 3.14 of"))
+
+    def fails(*args: object, **kwargs: object) -> dict[int, int]:
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(differ.blame, "last_edits", fails)
+    (m,) = audit_document(app, app.config.document("doc")).mirrors
+    assert ([f.kind for f in m.findings], [f.not_carried for f in m.findings]) == (["altered"], [None])
+    assert (m.matches_version, m.passages_behind) == (2, None)
+    assert app.err.getvalue() == (
+        "differ: doc: the passages its mirrors have to carry over not counted: internal error: RuntimeError: "
+        "a fault\n"
+    )

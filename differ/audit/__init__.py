@@ -165,6 +165,7 @@ def _not_carried(
     versions = {v.number: v for v in app.store.versions(doc.canonical.key)}
     signs: dict[int, tuple[Any, list[int]]] = {}  # by the version that edited: its diff to now, each way read
     owed: dict[int, int] = {}
+    marked: set[int] = set()  # the findings (by id) on a passage it reads as before its last edit
     for f, i in findings:
         e = edited.get(i, 0)
         if e - 1 not in versions:
@@ -174,7 +175,11 @@ def _not_carried(
             signs[e] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
         d, sign = signs[e]
         if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
-            f.not_carried = owed[i] = e
+            marked.add(id(f))
+            owed[i] = e
+    for f, i in findings:  # marked once all are known: a fault half way leaves the findings as they were
+        if id(f) in marked:
+            f.not_carried = owed[i]
     return owed
 
 

@@ -92,22 +92,23 @@ class MirrorAudit:
     unused: list[str] = field(default_factory=list)
     #: the `accept` patterns it was audited with (an audit made with others is done again)
     accept: list[str] = field(default_factory=list)
-    #: while behind the canonical: the passages edited since the version it matches, as they now read, each
-    #: placed in the copy (`carry.carry_over`; what `differ blame --after` lists for it); None when not known
+    #: while behind the canonical (or up to date but for edits it lacks): the passages edited since the version
+    #: it matches (or of those edits), as they now read, each placed in the copy (`carry.carry_over`; what
+    #: `differ blame --after` lists for it); None when not known
     carry_over: dict[str, Any] | None = field(default=None, repr=False, compare=False)
-    #: the copy's blocks as audited (what the passages are placed among), and, word by word, its alignment with
-    #: the canonical's latest version
+    #: the copy's blocks as audited (what the passages are placed among), and its alignment (word by word) or
+    #: pairing (a translation) with the canonical's latest version
     blocks: list[Any] = field(default_factory=list, repr=False, compare=False)
     alignment: Any = field(default=None, repr=False, compare=False)
-    #: while behind the canonical: its latest blocks added or edited since the version the copy matches whose
-    #: edit the copy does not carry (`edits.Missed.owed`)
+    #: the canonical's latest blocks it has to carry over: added or edited since the version the copy matches
+    #: whose edit it does not carry (`edits.Missed.owed`), or, up to date, those of the edits it lacks
     owed: set[int] | None = field(default=None, repr=False, compare=False)
     #: and how many of the canonical's edits since that version it carries already
     carried: int = field(default=0, repr=False, compare=False)
 
     @property
     def passages_behind(self) -> int | None:
-        """How many passages it has to carry over, while behind the canonical (None when not known)."""
+        """How many passages it has to carry over (None when not known, or up to date with none)."""
         from differ.carry import passages_in
 
         return None if self.carry_over is None else passages_in(self.carry_over)

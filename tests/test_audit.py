@@ -2601,3 +2601,26 @@ def test_a_copy_up_to_date_is_audited_as_ever_when_its_passages_last_edits_canno
         "differ: doc: the passages its mirrors have to carry over not counted: internal error: RuntimeError: "
         "a fault\n"
     )
+
+
+def test_a_copy_caught_up_but_for_an_edit_is_told_so_and_its_issue_stays_open(tmp_path: Path) -> None:
+    """Stale, then up to date but for one edit it lacks, then that edit carried over too: the drift alerts
+    say each, and only the last closes a tracker's issue (`close_when_caught_up`)."""
+    from differ.audit import audit_document
+    from differ.audit.report import drift_events
+    from differ.audited import remember_audits
+    from differ.notify.issues import caught_up
+
+    _, app = _edited_twice(tmp_path, _V1)
+    doc = app.config.document("doc")
+    remember_audits(app, {"doc": drift_events(app, audit_document(app, doc))[1]})
+    told = []
+    for hour, copy in ((4, _V2.replace("version 3.15 of", "version 3.14 of")), (5, _V2)):
+        _commit(app, doc.mirrors[0].key, copy, hour)
+        (event,), record = drift_events(app, audit_document(app, doc))
+        remember_audits(app, {"doc": record})
+        told.append((event["headline"], caught_up(event)))
+    assert told == [
+        ("caught up with canonical version 2, but for 1 passage to carry over", False),
+        ("caught up with canonical version 2", True),
+    ]

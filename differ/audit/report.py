@@ -528,10 +528,15 @@ def _headline(
     matched = before.get("matches_version")
     if matched is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
         return plural(len(added), "finding") if added else f"matches canonical version {canonical}"
+    owed = m.passages_behind if m.matches_version == canonical else None  # edits an up-to-date copy lacks
     if matched != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
-            return f"caught up with canonical version {canonical}"
+            but = f", but for {plural(owed, 'passage')} to carry over" if owed else ""
+            return f"caught up with canonical version {canonical}{but}"
         return f"is stale: matches version {m.matches_version}, canonical is at {canonical}"
+    lacked = before.get("passages_behind")
+    if m.matches_version == canonical and isinstance(lacked, int) and lacked and not owed:
+        return f"caught up with canonical version {canonical}"  # the last edits it lacked carried over
     if added and not gone:
         return plural(len(added), "new finding")
     if gone and not added:

@@ -45,7 +45,10 @@ CLOSE = Option(
 
 
 def caught_up(event: dict[str, Any]) -> bool:
-    """Whether an event is a mirror's audit finding it matches the canonical's latest version again."""
+    """Whether an event is a mirror's audit finding it matches the canonical's latest version again, with no
+    edit of it left to carry over."""
+    from differ.carry import carry_of
+
     audit = event.get("audit") or {}
     return (
         event.get("type") == "mirror_drift"
@@ -53,6 +56,7 @@ def caught_up(event: dict[str, Any]) -> bool:
         and audit.get("matches_version") is not None
         and audit.get("matches_version") == event.get("canonical_version")
         and str(event.get("headline", "")).startswith("caught up")
+        and carry_of(event) is None
     )
 
 

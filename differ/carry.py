@@ -129,9 +129,8 @@ def carried_over(carry: Mapping[str, Any]) -> str:
     """What a `carry_over` holds, as an alert heads it: `the canonical's 2 passages edited after version 1, as
     they now read`."""
     count = passages_in(carry)
-    return (
-        f"the canonical's {plural(count, 'passage')} edited after version {carry['after']}, as they now read"
-    )
+    reads = "as it now reads" if count == 1 else "as they now read"
+    return f"the canonical's {plural(count, 'passage')} edited after version {carry['after']}, {reads}"
 
 
 def passages_html(passages: Sequence[Mapping[str, Any]], copy: str, left_out: int = 0) -> str:

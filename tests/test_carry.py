@@ -45,6 +45,10 @@ def test_the_passages_edited_after_a_version_each_with_its_place_and_those_left_
     ]
     assert (carry["after"], carry["left_out"]) == (1, 0)
     assert carried_over(carry) == "the canonical's 2 passages edited after version 1, as they now read"
+    assert (
+        carried_over(carry_over(BLAMED, 2))
+        == "the canonical's 1 passage edited after version 2, as it now reads"
+    )
     assert carry_over(BLAMED, 2)["passages"][0]["markdown"] == "Added later."
     assert "in_copy" not in carry_over(BLAMED, 2)["passages"][0]  # no places asked for
     monkeypatch.setattr(differ.carry, "CARRY_OVER_CHARS", 30)  # room for the first alone

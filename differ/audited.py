@@ -63,6 +63,23 @@ def owed(entry: Mapping[str, Any], canonical: int) -> set[int] | None:
     return set(found) if isinstance(found, list) and entry.get("canonical_version") == canonical else None
 
 
+def carry_after(entry: Mapping[str, Any]) -> int | None:
+    """The version after which the canonical's passages a mirror's last audit (`entry`) found it has to carry
+    over were edited: the one it matches, or, for a mirror up to date but for some edits, the one before the
+    first of them. None when it was not matched."""
+    after = entry.get("carry_after", entry.get("matches_version"))
+    return after if isinstance(after, int) else None
+
+
+def passages_said(matches_version: object, canonical_version: object, passages_behind: object) -> str:
+    """`3 passages to carry over` for a mirror behind the canonical (nothing when not known), `but for 1 passage
+    to carry over` for one up to date that lacks some edit; else nothing."""
+    if not isinstance(passages_behind, int) or (matches_version == canonical_version and not passages_behind):
+        return ""
+    but = "but for " if matches_version == canonical_version else ""
+    return f"{but}{plural(passages_behind, 'passage')} to carry over"
+
+
 def audits_due(app: App, documents: set[str]) -> set[str]:
     """Those of `documents` whose last audit is out of date though no page changed in this check: a mirror's
     time to catch up (`stale_after`) has run out since (so a mirror that stays behind is reported stale), the

@@ -14,8 +14,8 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from differ.app import App
-from differ.audited import owed
-from differ.carry import passage, passage_markdown, place_said
+from differ.audited import carry_after, owed
+from differ.carry import due, passage, passage_markdown, place_said
 from differ.cli import command
 from differ.errors import ExitCode, StoreDamage, UsageError
 from differ.options import plural
@@ -132,9 +132,9 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
     carried = 0
     if after is not None:
         left = owed(audited, upto.number) if copy else None
-        due = to_carry(every, after.number, left)
+        owing = {id(b) for _, b in due(every, after.number, left)}
         carried = int(audited.get("carried") or 0) if left is not None else 0
-        shown = [b for b in shown if id(b) in due]
+        shown = [b for b in shown if id(b) in owing]
     total = app.store.latest(source.key)
     assert total is not None  # named_version found a version
     if args.format == "json":
@@ -389,20 +389,12 @@ def _after(app: App, source: SourceConfig, which: str) -> tuple[Version, str, di
             f"--after {which}: expected a version, or a mirror of {source.document} when blaming its canonical"
         )
     audited = last_audit(app.store, source.document).get(mirror.id) or {}
-    # the version the passages it has to carry over were edited after: the one it matches, or, for a copy up to
-    # date but for some edits, the one before the first of them
-    matched = audited.get("carry_after", audited.get("matches_version"))
+    matched = carry_after(audited)
     if not isinstance(matched, int):
         raise UsageError(
             f"{mirror.key} has not been matched to a version of {source.key} yet (run: differ audit {mirror.key})"
         )
     return named_version(app, source.key, str(matched)), mirror.key, audited
-
-
-def to_carry(every: list[Blamed], after: int, left: set[int] | None) -> set[int]:
-    """The blocks (by `id`) edited after version `after`, but for those a mirror carries over already (not in
-    `left`, its last audit's blocks to carry over, when it has them: `audited.owed`)."""
-    return {id(b) for i, b in enumerate(every) if b.edited.number > after and (left is None or i in left)}
 
 
 def _asked(
@@ -414,9 +406,8 @@ def _asked(
     matches: object = None,
 ) -> str:
     """The line that says which blocks are shown when not all are: `3 blocks under "install", edited after
-    version 1` (`, which doc/ko matches`, when a mirror named the version, or `, whose edits doc/ko has not
-    carried over` when it matches a later one, `(1 other edit it carries already)` for the edits since that it
-    has)."""
+    version 1` (`, which doc/ko matches`, when a mirror named the version, or `, whose edits doc/ko lacks` when
+    it matches a later one, `(1 other edit it carries already)` for the edits since that it has)."""
     parts = []
     if args.sections:
         parts.append("under " + " or ".join(f'"{s}"' for s in args.sections))

@@ -93,7 +93,7 @@ def carry_over(
     `in_copy`: the copy's block that renders it, or the one after which a new passage goes. With `owed` (the
     blocks whose edits the copy does not carry yet: `audit.edits.Missed.owed`), only those; `carried`: how many
     of the canonical's edits since the copy carries already."""
-    edited = [(i, b) for i, b in enumerate(blamed) if b.edited.number > after and (owed is None or i in owed)]
+    edited = due(blamed, after, owed)
     kept: list[dict[str, Any]] = []
     room = CARRY_OVER_CHARS
     for i, b in edited:
@@ -103,6 +103,12 @@ def carry_over(
         kept.append(passage(replace(b, place=where[i]) if where else b))
     more = {"carried": carried} if carried else {}
     return {"after": after, "passages": kept, "left_out": len(edited) - len(kept), **more}
+
+
+def due(blamed: Sequence[Blamed], after: int, owed: Set[int] | None = None) -> list[tuple[int, Blamed]]:
+    """The blocks (with their index) edited after version `after`, but for those a copy carries already: not in
+    `owed`, the blocks its audit found it has to carry over, when known (`audited.owed`)."""
+    return [(i, b) for i, b in enumerate(blamed) if b.edited.number > after and (owed is None or i in owed)]
 
 
 def more_passages(event: Mapping[str, Any], left: int, code: Callable[[str], str] = str) -> str:

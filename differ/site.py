@@ -12,7 +12,7 @@ from html import escape as e
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from differ.audited import findings_said, owed
+from differ.audited import carry_after, findings_said, owed, passages_said
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path, write_site_feed
 from differ.files import atomic_write
@@ -181,11 +181,8 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         else f"stale: matches version {matches} of {canonical}",
         findings_said(findings, len(entry.get("accepted") or [])),
     ]
-    passages = entry.get("passages_behind")
-    if (matches != canonical or passages) and isinstance(passages, int):
-        parts.insert(
-            1, f"{'but for ' if matches == canonical else ''}{plural(passages, 'passage')} to carry over"
-        )
+    if said := passages_said(matches, canonical, entry.get("passages_behind")):
+        parts.insert(1, said)
     if isinstance(coverage, int | float):
         parts.append(f"coverage {coverage:.1%}")
     if entry.get("translation") is True:
@@ -300,24 +297,25 @@ def _edited_after(
 
     def after(mirror: SourceConfig, entry: dict[str, Any]) -> list[Blamed]:
         nonlocal known
-        number = entry.get("carry_after", entry.get("matches_version"))
-        if canonical is None or not isinstance(number, int) or number >= canonical.number:
+        number = carry_after(entry)
+        if canonical is None or number is None or number >= canonical.number:
             return []
         from dataclasses import replace
 
         from differ.audit.places import mirror_places
-        from differ.blame import known_blame, to_carry
+        from differ.blame import known_blame
+        from differ.carry import due
 
         if known is None:
             known = known_blame(store, doc.canonical.key, canonical) or []
-        if not known:
+        picked = due(known, number, owed(entry, canonical.number))
+        if not picked:
             return []
-        due = to_carry(known, number, owed(entry, canonical.number))
         try:
             where = mirror_places(store, mirror, entry, [b.block for b in known])
         except StoreError:  # the mirror's version damaged or gone: the passages without their places
-            return [b for b in known if id(b) in due]
-        return [replace(b, place=p) for b, p in zip(known, where, strict=True) if id(b) in due]
+            return [b for _, b in picked]
+        return [replace(b, place=where[i]) for i, b in picked]
 
     return after
 
@@ -471,9 +469,8 @@ def _document_rows(
         )
         versions = str(latest.number if latest else 0)
         if latest is not None and latest.number > 1 and store.blame_path(source.key).is_file():
-            versions = _link(
-                f"{doc.id}/{source.id}/blame.html", versions
-            )  # the post now, each passage's last edit
+            # the post now, each passage with its last edit
+            versions = _link(f"{doc.id}/{source.id}/blame.html", versions)
         rows.append(
             f"<tr>{first}<td>{e(source.id)} <span class=quiet>{e(source.role)}</span></td>"
             f"<td>{versions}</td>{_latest_cell(store, source, latest, doc.id + '/')}"

@@ -682,16 +682,12 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         "  3 blocks edited after version 1, which pytorch-2-13/wpnews matches",
         3,
     )
-    as_json = run(
-        "--config",
-        config,
-        "blame",
-        "pytorch-2-13/canonical",
-        "--after",
-        "pytorch-2-13/wpnews",
-        "--format",
-        "json",
-    )
+
+    def blamed(fmt: str) -> tuple[int, str, str]:
+        after = ("--after", "pytorch-2-13/wpnews", "--format", fmt)
+        return run("--config", config, "blame", "pytorch-2-13/canonical", *after)
+
+    as_json = blamed("json")
     assert {k: v for k, v in json.loads(as_json[1]).items() if k.startswith("after")} == {
         "after": 1,
         "after_mirror": "pytorch-2-13/wpnews",
@@ -709,16 +705,7 @@ def test_audit_json_and_history_reach_on_the_demo_store(
         "label": "Python support",
         "section": ["XPU"],
     }
-    page = run(
-        "--config",
-        config,
-        "blame",
-        "pytorch-2-13/canonical",
-        "--after",
-        "pytorch-2-13/wpnews",
-        "--format",
-        "html",
-    )[1]
+    page = blamed("html")[1]
     assert "<td class=quiet>new to wpnews: after “Python support” (under XPU)</td>" in page
     code, out, _ = run(
         "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/pytorch-kr"

@@ -125,14 +125,14 @@ def _passages_to_carry(app: App, doc: DocumentConfig, latest: Any, mirrors: list
         blocks = [b.block for b in blamed] if blamed is not None else split_blocks(app.store.markdown(latest))
         for m in behind:
             assert blamed is not None
-            where = places(blocks, m.blocks, m.translation)
+            where = places(blocks, m.blocks, m.translation, m.alignment)
             m.carry_over = carry_over(blamed, m.matches_version or 0, where, m.owed, m.carried)
         for m in current:  # up to date but for some edits: those passages to carry over
             owed = _not_carried(app, doc, latest, blocks, blamed, m)
             if owed:
                 blamed = blamed or blame_latest(app, doc.canonical, latest)
                 m.owed = set(owed)
-                where = places(blocks, m.blocks, m.translation)
+                where = places(blocks, m.blocks, m.translation, m.alignment)
                 m.carry_over = carry_over(blamed, min(owed.values()) - 1, where, m.owed)
 
 
@@ -204,9 +204,9 @@ def audit_mirror(
     by = {v.number: v for v in canonical.versions}
     # the copy aligned once (word by word) or paired (a translation) with the latest version and the one it
     # matches, for every use
-    latest_al = _aligned(canonical.blocks(latest_number), blocks, as_translation)
+    latest_al = _aligned(canonical.stream(latest_number), mstream, as_translation)
     number_al = (
-        latest_al if number == latest_number else _aligned(canonical.blocks(number), blocks, as_translation)
+        latest_al if number == latest_number else _aligned(canonical.stream(number), mstream, as_translation)
     )
     since = None
     if number != latest_number:
@@ -333,11 +333,11 @@ def _stale_from(app: App, mirror: SourceConfig, by: dict[int, Any], number: int)
     return iso(deadline) if app.now() < deadline else None
 
 
-def _aligned(canonical: list[Block], copy: list[Block], as_translation: bool) -> Alignment | Pairing:
+def _aligned(canonical: Stream, copy: Stream, as_translation: bool) -> Alignment | Pairing:
     """A copy's blocks paired with a canonical version's, if it is a translation; else its words aligned."""
     from differ.audit.translation import pair_blocks
 
-    return pair_blocks(canonical, copy) if as_translation else align(Stream.of(canonical), Stream.of(copy))
+    return pair_blocks(canonical.blocks, copy.blocks) if as_translation else align(canonical, copy)
 
 
 def _since(app: App, old: Any, new: Any, copy: list[Block], as_translation: bool, aligned: Aligned) -> Missed:
@@ -405,7 +405,7 @@ def _translation_audit(
     mirror: list[Block],
     pages: tuple[str, str],
     page: Sequence[Block] = (),
-    paired: tuple[Any, Any] = (None, None),
+    paired: Aligned = (None, None),
 ) -> tuple[float, list[Finding]]:
     """A translation's coverage of the latest canonical version, and its findings against the version it
     renders (`canonical`). `page`: the whole page, when `languages` kept a part of it: the names, headings and
@@ -413,8 +413,9 @@ def _translation_audit(
     either version's, where they are."""
     from differ.audit import translation
 
-    pairing = paired[0] or translation.pair_blocks(canonical, mirror)
-    latest_pairing = paired[1] or (
+    given = [p if isinstance(p, translation.Pairing) else None for p in paired]
+    pairing = given[0] or translation.pair_blocks(canonical, mirror)
+    latest_pairing = given[1] or (
         pairing if latest.blocks is canonical else translation.pair_blocks(latest.blocks, mirror)
     )
     coverage = translation.carried(latest, mirror, latest_pairing, page)
@@ -455,13 +456,8 @@ def audit_text(
         page = split_blocks(whole) if whole is not None else []
         return _translation_audit(canonical.blocks, latest, mirror.blocks, pages, page, aligned)
     al = aligned[0] if isinstance(aligned[0], Alignment) else align(canonical, mirror)
-    latest_al = (
-        aligned[1]
-        if isinstance(aligned[1], Alignment)
-        else al
-        if latest is canonical
-        else align(latest, mirror)
-    )
+    latest_al = aligned[1] if isinstance(aligned[1], Alignment) else None
+    latest_al = latest_al or (al if latest is canonical else align(latest, mirror))
     findings = compare(canonical.blocks, mirror.blocks, al, pages)
     if whole is not None and languages:
         findings += translation_findings(whole, languages)

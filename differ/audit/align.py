@@ -40,10 +40,11 @@ class Stream:
         return self.words[self.start[index] : self.start[index + 1]]
 
     @classmethod
-    def of(cls, blocks: list[Block]) -> Stream:
+    def of(cls, blocks: list[Block], code_only: bool = False) -> Stream:
+        """The blocks' words; with `code_only`, only their code blocks' (a translation's, kept as they are)."""
         s = cls(blocks)
         for i, block in enumerate(blocks):
-            found = [fold(w) for w in _WORD.findall(block.text)]
+            found = [] if code_only and block.kind != "code" else [fold(w) for w in _WORD.findall(block.text)]
             s.words.extend(found)
             s.owner.extend([i] * len(found))
             s.per_block.append(len(found))

@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING
 
 from differ.audit.align import Alignment, Stream, align
 from differ.audit.tokens import invariant_tokens, latin_words
-from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
     from differ.audit.translation import Pairing
+    from differ.diff.blocks import Block
     from differ.diff.changes import Change, Diff
-
-_EMPTY = Block("paragraph", "", "", ())
 
 
 @dataclass
@@ -127,14 +125,10 @@ def _by_words(
     from the passage before it, and the copy renders most of the passage as it now reads (a copy that leaves the
     passage out has not carried an edit of it); the other way round, the copy reads as before it. `code_only`:
     code blocks alone (a translation's)."""
-
-    def stream(blocks: list[Block]) -> Stream:
-        return Stream.of([b if b.kind == "code" or not code_only else _EMPTY for b in blocks])
-
-    mirror = stream(copy)
+    mirror = Stream.of(copy, code_only)
     given = [a if isinstance(a, Alignment) and not code_only else None for a in aligned]
-    before = _Distances(given[0] or align(stream(d.a_blocks), mirror))
-    after = _Distances(given[1] or align(stream(d.b_blocks), mirror))
+    before = _Distances(given[0] or align(Stream.of(d.a_blocks, code_only), mirror))
+    after = _Distances(given[1] or align(Stream.of(d.b_blocks, code_only), mirror))
     out = []
     for c in d.changes:
         ia, ib = c.a_index, c.b_index
@@ -224,10 +218,10 @@ def _by_tokens(d: Diff, copy: list[Block], paired: Aligned = (None, None)) -> li
             out.append(0)
         elif ia is None:
             out.append(int(any(j not in rendered for j in now.get(ib or 0, ()))))
-        elif ib is None:
-            out.append(
-                int(ia not in then and _nothing_between(ia, then, copy))
-            )  # paired: by its place alone?
+        elif (
+            ib is None
+        ):  # paired with a copy block, perhaps by its place alone: no evidence it is still there
+            out.append(int(ia not in then and _nothing_between(ia, then, copy)))
         else:  # the copy's passage as it renders the version it matches; unsure when it renders another now
             passage = then.get(ia, [])
             unsure = ib in now and now[ib] != passage

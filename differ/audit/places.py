@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from differ.audit.align import Stream, align
+from differ.audit.align import Alignment, Stream, align
 from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
+    from differ.audit.translation import Pairing
     from differ.config import SourceConfig
     from differ.store import Store
 
@@ -54,14 +55,22 @@ def mirror_places(
     return places(canonical, blocks, bool(audited.get("translation")))
 
 
-def places(canonical: Sequence[Block], copy: Sequence[Block], as_translation: bool) -> list[Place]:
+def places(
+    canonical: Sequence[Block],
+    copy: Sequence[Block],
+    as_translation: bool,
+    aligned: Alignment | Pairing | None = None,
+) -> list[Place]:
     """Each canonical block's place in the copy; a block it lacks goes after the copy's block of the nearest
-    canonical block before it that the copy renders."""
-    partner = _by_words(canonical, copy, code_only=as_translation)
+    canonical block before it that the copy renders. `aligned`: the copy's words already aligned with these
+    blocks, or a translation's blocks paired with them, as its audit did."""
+    word_by_word = aligned if isinstance(aligned, Alignment) and not as_translation else None
+    partner = _by_words(canonical, copy, code_only=as_translation, al=word_by_word)
     if as_translation:
-        from differ.audit.translation import pair_blocks
+        from differ.audit.translation import Pairing, pair_blocks
 
-        for i, j in pair_blocks(canonical, copy).pairs:
+        pairing = aligned if isinstance(aligned, Pairing) else pair_blocks(canonical, copy)
+        for i, j in pairing.pairs:
             partner.setdefault(i, (j, False))  # blocks merged or split share an index: the first copy block
     out: list[Place] = []
     last: int | None = None
@@ -76,15 +85,13 @@ def places(canonical: Sequence[Block], copy: Sequence[Block], as_translation: bo
 
 
 def _by_words(
-    canonical: Sequence[Block], copy: Sequence[Block], *, code_only: bool
+    canonical: Sequence[Block], copy: Sequence[Block], *, code_only: bool, al: Alignment | None = None
 ) -> dict[int, tuple[int, bool]]:
     """The copy's block that shares the most words with each canonical block, where they share at least half of
     the shorter one's words (an edited paragraph still shares most of its words with its old copy; two blocks
     that share a few common words are not one another's), and whether it holds half as many words again (the
-    copy joined it with others)."""
-    a = [b if b.kind == "code" or not code_only else _EMPTY for b in canonical]
-    b = [c if c.kind == "code" or not code_only else _EMPTY for c in copy]
-    al = align(Stream.of(a), Stream.of(b))
+    copy joined it with others). `al`: the two already aligned."""
+    al = al or align(Stream.of(list(canonical), code_only), Stream.of(list(copy), code_only))
     best: dict[int, tuple[int, int]] = {}
     for (i, j), n in Counter(al.shared_words()).items():
         if n > best.get(i, (0, -1))[0]:
@@ -95,6 +102,3 @@ def _by_words(
         for i, (n, j) in best.items()
         if 2 * n >= min(size_a[i], size_b[j])
     }
-
-
-_EMPTY = Block("paragraph", "", "", ())

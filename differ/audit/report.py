@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
-from differ.audited import AUDIT_RULES, findings_said, last_audit
+from differ.audited import AUDIT_RULES, findings_said, last_audit, passages_said
 from differ.diff.blocks import md_text
 from differ.options import cut, plural
 from differ.wildcard import fits
@@ -200,21 +200,12 @@ def audit_headline(
         state = f"catching up (stale from {stale_from} unless it carries version {canonical_version} by then)"
     else:
         state = f"stale (the canonical is at version {canonical_version})"
-    state += passages_to_carry(matches_version, canonical_version, passages_behind)
+    if said := passages_said(matches_version, canonical_version, passages_behind):
+        state += f", {said}"
     return (
         f"version {version}{', a translation,' if translation else ''} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"
     )
-
-
-def passages_to_carry(matches_version: Any, canonical_version: Any, passages_behind: Any) -> str:
-    """`, 3 passages to carry over` for a mirror behind the canonical (none when not known), `, but for 1 passage
-    to carry over` for one up to date that has not carried some edit over; else nothing."""
-    if not isinstance(passages_behind, int):
-        return ""
-    if matches_version != canonical_version:
-        return f", {plural(passages_behind, 'passage')} to carry over"
-    return f", but for {plural(passages_behind, 'passage')} to carry over" if passages_behind else ""
 
 
 def render_audit(report: AuditReport, fmt: str) -> str:
@@ -475,7 +466,8 @@ def drift_event(report: AuditReport, m: MirrorAudit, before: dict[str, Any]) -> 
     keys = sorted(f.key for f in m.findings)
     lines = {f.key: finding_line(f) for f in m.findings}
     old = set(before.get("findings", []))
-    behind = passages_to_carry(m.matches_version, report.canonical_version, m.passages_behind)
+    said = passages_said(m.matches_version, report.canonical_version, m.passages_behind)
+    behind = f", {said}" if said else ""
     summary = [
         f"{report.title}: mirror {m.id} ({'a translation, ' if m.translation else ''}coverage {m.coverage:.1%}, "
         f"matches canonical version {m.matches_version} of {report.canonical_version}{behind})"
@@ -528,14 +520,16 @@ def _headline(
     matched = before.get("matches_version")
     if matched is None and m.matches_version == canonical:  # no audit before it (a preview): what it finds
         return plural(len(added), "finding") if added else f"matches canonical version {canonical}"
-    owed = m.passages_behind if m.matches_version == canonical else None  # edits an up-to-date copy lacks
+    lacks = passages_said(m.matches_version, canonical, m.passages_behind)  # edits an up-to-date copy lacks
     if matched != m.matches_version or any(line.startswith("stale") for line in added):
         if m.matches_version == canonical:
-            but = f", but for {plural(owed, 'passage')} to carry over" if owed else ""
-            return f"caught up with canonical version {canonical}{but}"
+            return f"caught up with canonical version {canonical}" + (f", {lacks}" if lacks else "")
         return f"is stale: matches version {m.matches_version}, canonical is at {canonical}"
-    lacked = before.get("passages_behind")
-    if m.matches_version == canonical and isinstance(lacked, int) and lacked and not owed:
+    if (
+        m.matches_version == canonical
+        and not lacks
+        and passages_said(matched, canonical, before.get("passages_behind"))
+    ):
         return f"caught up with canonical version {canonical}"  # the last edits it lacked carried over
     if added and not gone:
         return plural(len(added), "new finding")

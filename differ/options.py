@@ -88,8 +88,21 @@ class Option:
     secret: bool = False
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0, None: 1.0}
+_DURATION_UNITS = {
+    **dict.fromkeys(("ms", "msec", "msecs", "millisecond", "milliseconds"), 0.001),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1.0),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60.0),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600.0),
+    **dict.fromkeys(("d", "day", "days"), 86400.0),
+    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 604800.0),
+}
+_UNIT = "|".join(sorted(_DURATION_UNITS, key=len, reverse=True))
+_DURATION_PART = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})(?![a-z])\s*", re.IGNORECASE)
+# `90`, `30m`, `5 min`, `1h30m`, `1 hour 30 minutes`: parts in any units, each a number and its unit
+_DURATION = re.compile(
+    rf"\s*(?:\d+(?:\.\d+)?\s*|(?:(?:\d+(?:\.\d+)?)\s*(?:{_UNIT})(?![a-z])\s*)+)", re.IGNORECASE
+)
+DURATION_EXAMPLES = '"30m", "1h30m" or "5s"'
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
@@ -98,18 +111,21 @@ MAX_DURATION = 366 * 86400.0
 
 
 def parse_duration(value: Any, longest: float | None = MAX_DURATION) -> float:
-    """Seconds from `30m`, `5s`, `1h`, `250ms`, `2d`, `1w` or a plain number of seconds, at most `longest` (a
-    setting's; how far back a command looks is not bounded)."""
+    """Seconds from `30m`, `5s`, `1h30m`, `5 min`, `2 hours`, `250ms`, `2d`, `1w` or a plain number of seconds,
+    at most `longest` (a setting's; how far back a command looks is not bounded)."""
     if isinstance(value, bool):
-        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
+        raise Invalid(f"expected a duration such as {DURATION_EXAMPLES}, found {found(value)}")
     if isinstance(value, int | float):
         seconds = float(value)
-    elif isinstance(value, str) and (m := _DURATION.match(value)):
-        seconds = float(m.group(1)) * _DURATION_UNITS[m.group(2)]
+    elif isinstance(value, str) and _DURATION.fullmatch(value) and value.strip():
+        parts = _DURATION_PART.findall(value)
+        seconds = (
+            sum(float(n) * _DURATION_UNITS[unit.lower()] for n, unit in parts) if parts else float(value)
+        )
     else:
-        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
+        raise Invalid(f"expected a duration such as {DURATION_EXAMPLES}, found {found(value)}")
     if not math.isfinite(seconds):  # TOML's nan and inf
-        raise Invalid(f'expected a duration such as "30m" or "5s", found {found(value)}')
+        raise Invalid(f"expected a duration such as {DURATION_EXAMPLES}, found {found(value)}")
     if seconds < 0:
         raise Invalid(f"expected a duration of zero or more, found {found(value)}")
     if (
@@ -215,7 +231,9 @@ def fraction(value: Any) -> float:
 def choice(*allowed: str) -> Validator:
     def check(value: Any) -> str:
         if value not in allowed:
-            raise Invalid(f"expected one of {', '.join(allowed)}, found {found(value)}")
+            raise Invalid(
+                f"expected one of {', '.join(allowed)}, found {found(value)}{meant(value, allowed)}"
+            )
         return str(value)
 
     return check
@@ -358,10 +376,27 @@ def not_a_url(value: Any) -> str:
     return said
 
 
-def meant(name: str, names: Iterable[str]) -> str:
-    """` (did you mean "selector"?)` for a name mistyped (`selecter`) among those taken, else ""."""
-    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.75)
+def meant(name: Any, names: Iterable[str]) -> str:
+    """` (did you mean "selector"?)` for a name mistyped (`selecter`, `uri`, `Slack`) among those taken, else
+    "": one letter off (left out, added, changed, or two swapped), the same but for case, or mostly alike."""
+    if not isinstance(name, str) or not name:
+        return ""
+    taken = list(names)
+    close = [n for n in taken if n.lower() == name.lower() or _one_edit(name.lower(), n.lower())]
+    close = close or difflib.get_close_matches(name, taken, n=1, cutoff=0.75)
     return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `b` is `a` with one letter left out, added or changed, or two neighbours swapped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    start = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    if len(a) == len(b):
+        swapped = a[start + 1 : start + 2] + a[start : start + 1] + a[start + 2 :] == b[start:]
+        return a[start + 1 :] == b[start + 1 :] or swapped
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
 
 
 def private_access(value: Any) -> bool | tuple[Network, ...]:

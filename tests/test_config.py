@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from differ.config import load_config, parse_config
 from differ.errors import ConfigError
-from differ.options import Invalid, format_duration, parse_duration, parse_size
+from differ.options import Invalid, format_duration, meant, parse_duration, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,7 +110,7 @@ ONE = '[documents.canonical]\nid = "c"\nurl = "https://e.org/"\n'
         ),
         (
             BASE + '[[documents.mirrors]]\nid = "m"\nurl = "https://m.example/"\nstale_after = "soon"\n',
-            'config.toml: documents[0].mirrors[0].stale_after: expected a duration such as "30m" or "5s", '
+            'config.toml: documents[0].mirrors[0].stale_after: expected a duration such as "30m", "1h30m" or "5s", '
             'found "soon"',
         ),
         (
@@ -230,7 +230,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             '[service]\ninterval = "soon"\n',
-            'config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"',
+            'config.toml: service.interval: expected a duration such as "30m", "1h30m" or "5s", found "soon"',
         ),
         ('[service]\ninterval = "0s"\n', 'config.toml: service.interval: expected at least 1s, found "0s"'),
         (  # would overflow the scheduler's clock
@@ -243,7 +243,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         ),
         (
             "[service]\nper_host_delay = nan\n",
-            'config.toml: service.per_host_delay: expected a duration such as "30m" or "5s", found nan',
+            'config.toml: service.per_host_delay: expected a duration such as "30m", "1h30m" or "5s", found nan',
         ),
         (
             '[service]\nheartbeat = "hc-ping.com/abc"\n',
@@ -276,7 +276,21 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE + 'kind = "htm"\n',
             "config.toml: documents[0].canonical.kind: expected one of discourse, feed, github, gitlab, html, json, markdown, text, wordpress, "
-            'found "htm"',
+            'found "htm" (did you mean "html"?)',
+        ),
+        (
+            BASE + 'uri = "https://example.org/post"\n',
+            'config.toml: documents[0].canonical.uri: unknown key (did you mean "url"?); allowed keys: accept, allow_private, command, exclude, headers, id, '
+            "ignore, interval, kind, languages, metadata, paused, robots, selector, settled_after, settled_interval, stale_after, translation, url",
+        ),
+        (
+            BASE + '[[notify]]\nname = "team"\nkind = "Slack"\n',
+            "config.toml: notify[0].kind: expected one of discord, email, gitea, github, gitlab, googlechat, matrix, mattermost, ntfy, slack, "
+            'teams, telegram, wayback, webhook, zulip, found "Slack" (did you mean "slack"?)',
+        ),
+        (
+            BASE + 'interval = "5min30"\n',
+            'config.toml: documents[0].canonical.interval: expected a duration such as "30m", "1h30m" or "5s", found "5min30"',
         ),
         (
             BASE + 'selctor = "main"\n',
@@ -444,6 +458,14 @@ def test_units() -> None:
     assert parse_duration(5) == 5
     assert parse_duration("2d") == 172800
     assert parse_duration("1w") == 604800
+    # as people write them: spaced, in words, in parts
+    assert parse_duration("5 min") == parse_duration("5 minutes") == parse_duration("5m") == 300
+    assert parse_duration("1h30m") == parse_duration("1h 30m") == parse_duration("1 hour 30 minutes") == 5400
+    assert parse_duration("2 Days") == parse_duration("48 hrs") == 172800
+    assert parse_duration("1.5h") == 5400
+    for typo in ("5 mn", "5min30", "m", "", "1h x", "h1", "30 mins ago", "-5m"):
+        with pytest.raises(Invalid, match='expected a duration such as "30m", "1h30m" or "5s"'):
+            parse_duration(typo)
     with pytest.raises(Invalid, match="at most 366d"):  # a setting's: longer is a typo
         parse_duration("400d")
     assert parse_duration("400d", longest=None) == 400 * 86400  # how far back a command looks
@@ -707,3 +729,21 @@ def test_a_key_with_a_line_break_is_named_on_one_line() -> None:
     assert str(info.value).startswith(
         "config.toml: documents[0].canonical.a\\nb\\u001b: unknown key; allowed keys: "
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("selecter", ' (did you mean "selector"?)'),  # mostly alike
+        ("uri", ' (did you mean "url"?)'),  # one letter changed
+        ("ulr", ' (did you mean "url"?)'),  # two swapped
+        ("ur", ' (did you mean "url"?)'),  # one left out
+        ("urls", ' (did you mean "url"?)'),  # one added
+        ("URL", ' (did you mean "url"?)'),  # case
+        ("colour", ""),  # nothing like it
+        ("", ""),
+        (3, ""),
+    ],
+)
+def test_a_mistyped_name_is_told_what_was_meant(name: object, said: str) -> None:
+    assert meant(name, ["url", "selector", "kind", "id"]) == said

@@ -1009,7 +1009,7 @@ def test_set_url_watches_the_page_a_link_names_and_never_one_watched_already(tmp
         ),
         (
             ["rust/ko", "interval=soon"],
-            'error: config.toml: documents[0].mirrors[1].interval: expected a duration such as "30m" or "5s", '
+            'error: config.toml: documents[0].mirrors[1].interval: expected a duration such as "30m", "1h30m" or "5s", '
             'found "soon" (nothing was written)\n',
         ),
         (
@@ -1433,7 +1433,7 @@ def test_config_edit_opens_the_file_again_while_asked_and_never_writes_over_anot
     assert config_edit(config, out, err, env, lambda: not asked.append(1) and len(asked) < 3) == ExitCode.OK
     assert (len(asked), err.getvalue()) == (
         1,
-        'error: config.toml: service.interval: expected a duration such as "30m" or "5s", found "soon"\n',
+        'error: config.toml: service.interval: expected a duration such as "30m", "1h30m" or "5s", found "soon"\n',
     )
     assert config.read_text() == EXISTING.replace('interval = "1h"', 'interval = "2h"')
     # another command writes the file while it is open: that edit stays, this one is kept aside

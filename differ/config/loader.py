@@ -156,7 +156,9 @@ class _Loader:
         kind_name = table.get("kind", "html")
         if not isinstance(kind_name, str) or kind_name not in SOURCE_KINDS:
             raise self.fail(
-                f"{key}.kind", f"expected one of {', '.join(sorted(SOURCE_KINDS))}, found {found(kind_name)}"
+                f"{key}.kind",
+                f"expected one of {', '.join(sorted(SOURCE_KINDS))}, found {found(kind_name)}"
+                f"{meant(kind_name, SOURCE_KINDS)}",
             )
         kind = SOURCE_KINDS[kind_name]
         values, _ = self.fields(table, key, {**SOURCE_OPTIONS, **kind.options})
@@ -236,7 +238,9 @@ class _Loader:
         kind_name = table.get("kind")
         if not isinstance(kind_name, str) or kind_name not in NOTIFIERS:
             raise self.fail(
-                f"{key}.kind", f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
+                f"{key}.kind",
+                f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
+                f"{meant(kind_name, NOTIFIERS)}",
             )
         common = notifier_options()
         kind = NOTIFIERS[kind_name]

@@ -64,8 +64,21 @@ def _set_and_unset(parser: argparse.ArgumentParser, dest: str, after: str) -> No
     )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, naming the choice a mistyped one was likely meant to be (`chek`: "check")."""
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if action.choices is not None and value not in action.choices:
+            from differ.options import meant
+
+            names = [str(c) for c in action.choices]
+            raise argparse.ArgumentError(
+                action, f'invalid choice: "{value}"{meant(value, names)}; choose from {", ".join(names)}'
+            )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="differ",
         description="Watch release announcements and their mirrors; keep "
         "every version, say what changed, audit mirrors, alert reliably.",

@@ -382,16 +382,37 @@ def meant(name: Any, names: Iterable[str]) -> str:
     if not isinstance(name, str) or not name:
         return ""
     taken = list(names)
-    close = [n for n in taken if n.lower() == name.lower() or _one_edit(name.lower(), n.lower())]
-    close = close or difflib.get_close_matches(name, taken, n=1, cutoff=0.75)
+    close = [
+        n for n in taken if n.lower() == name.lower() or _one_edit(*_told_apart(name.lower(), n.lower()))
+    ]
+    close = close or [n for n in taken if _alike(name, n)]
     return f' (did you mean "{close[0]}"?)' if close else ""
 
 
+def _shared_start(a: str, b: str) -> int:
+    """How many letters two names share at their start."""
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+def _alike(a: str, b: str) -> bool:
+    """Mostly alike where they differ: the start they share left out, so that `doc/nope` is not `doc/gone`."""
+    shared = _shared_start(a, b)
+    return difflib.SequenceMatcher(None, a[shared:], b[shared:]).ratio() >= 0.75
+
+
+def _told_apart(a: str, b: str) -> tuple[str, str]:
+    """The parts of two names that tell them apart: the last of `DOCUMENT/SOURCE` when the document is the same."""
+    head_a, slash, tail_a = a.rpartition("/")
+    head_b, _, tail_b = b.rpartition("/")
+    return (tail_a, tail_b) if slash and head_a == head_b else (a, b)
+
+
 def _one_edit(a: str, b: str) -> bool:
-    """Whether `b` is `a` with one letter left out, added or changed, or two neighbours swapped."""
-    if abs(len(a) - len(b)) > 1 or a == b:
+    """Whether `b` is `a` with one letter left out, added or changed, or two neighbours swapped (in a name of two
+    letters or more: `x` is not a mistyped `m`)."""
+    if abs(len(a) - len(b)) > 1 or a == b or (min(len(a), len(b)) < 2 and len(a) == len(b)):
         return False
-    start = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    start = _shared_start(a, b)
     if len(a) == len(b):
         swapped = a[start + 1 : start + 2] + a[start : start + 1] + a[start + 2 :] == b[start:]
         return a[start + 1 :] == b[start + 1 :] or swapped

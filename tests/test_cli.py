@@ -349,6 +349,17 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path, server: Server) -> 
         "",
         'error: no source "doc/nope"; configured sources: doc/canonical, doc/gone\n',
     )
+    assert run("--config", config, "history", "doc/canonicl") == (
+        ExitCode.USAGE,
+        "",
+        'error: no source "doc/canonicl" (did you mean "doc/canonical"?); configured sources: doc/canonical, '
+        "doc/gone\n",
+    )
+    assert run("--config", config, "audit", "dco") == (
+        ExitCode.USAGE,
+        "",
+        'error: no document "dco" (did you mean "doc"?); configured documents: doc\n',
+    )
     assert run("--config", config, "show", "doc/canonical") == (
         ExitCode.USAGE,
         "",
@@ -1204,6 +1215,18 @@ def test_log_shows_the_latest_checks(
     assert run("--config", config, "log", "-n", "0") == (ExitCode.USAGE, "", "")
     assert capsys.readouterr().err.endswith(  # argparse's own line, on the process's stderr
         "differ log: error: argument -n: expected a whole number of at least 1, found '0'\n"
+    )
+    # a command or choice mistyped: what was likely meant
+    assert run("--config", config, "chek") == (ExitCode.USAGE, "", "")
+    assert capsys.readouterr().err.endswith(
+        'differ: error: argument COMMAND: invalid choice: "chek" (did you mean "check"?); choose from check, run, '
+        "add, import, remove, pause, resume, set, history, log, show, blame, diff, audit, export, verify, sources, "
+        "status, kinds, fetch, backfill, renormalize, config, notify, outbox, compare, demo\n"
+    )
+    assert run("--config", config, "diff", "doc", "--format", "jsn") == (ExitCode.USAGE, "", "")
+    assert capsys.readouterr().err.endswith(
+        'differ diff: error: argument --format: invalid choice: "jsn" (did you mean "json"?); choose from text, '
+        "markdown, json, html, unified\n"
     )
 
 

@@ -747,3 +747,11 @@ def test_a_key_with_a_line_break_is_named_on_one_line() -> None:
 )
 def test_a_mistyped_name_is_told_what_was_meant(name: object, said: str) -> None:
     assert meant(name, ["url", "selector", "kind", "id"]) == said
+
+
+def test_a_mistyped_source_is_told_by_the_name_that_tells_it_apart() -> None:
+    sources = ["doc/canonical", "doc/gone", "doc/m", "rust/ko"]
+    assert meant("doc/canonicl", sources) == ' (did you mean "doc/canonical"?)'
+    assert meant("doc/nope", sources) == ""  # "doc/" shared is no likeness
+    assert meant("doc/x", sources) == ""  # a one-letter name is not one letter off another
+    assert meant("rust/k", sources) == ' (did you mean "rust/ko"?)'

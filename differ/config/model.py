@@ -360,7 +360,8 @@ class Config:
                 raise UsageError(f"{doc_id} is watched in {', '.join(ids)}: name one of them")
             return self.document(ids[0])
         names = ", ".join(d.id for d in self.documents) or "none configured"
-        raise UsageError(f'no document "{doc_id}"; configured documents: {names}')
+        said = opt.meant(doc_id, [d.id for d in self.documents])
+        raise UsageError(f'no document "{doc_id}"{said}; configured documents: {names}')
 
     def source(self, key: str) -> SourceConfig:
         """Find a source by `DOCUMENT/SOURCE` (or by DOCUMENT alone for its canonical, or by its page's URL)."""
@@ -375,7 +376,8 @@ class Config:
         if "/" not in key:
             return self.document(key).canonical
         names = ", ".join(s.key for s in self.sources()) or "none configured"
-        raise UsageError(f'no source "{key}"; configured sources: {names}')
+        said = opt.meant(key, [s.key for s in self.sources()])
+        raise UsageError(f'no source "{key}"{said}; configured sources: {names}')
 
     def select(self, keys: list[str]) -> list[SourceConfig]:
         """The sources named on the command line (a DOCUMENT names all of its sources); all when none."""

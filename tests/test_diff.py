@@ -927,6 +927,19 @@ def test_words_shared_by_a_sentence_and_its_rewrite_are_not_kept_as_unchanged() 
     assert word_ops("the release is out now", "the release was out now") == [
         {"op": "replace", "before": "is", "after": "was"}
     ]
+    # a comma or colon alone between two edits is no anchor: one edit, not three around a kept comma
+    assert word_ops(
+        "Macros can be nested as well, for example to include generated content:",
+        "Macros can be nested as well. For example, the concat! macro can be used to include substitutions:",
+    ) == [
+        {"op": "replace", "before": ", for example", "after": ". For example, the concat! macro can be used"},
+        {"op": "replace", "before": "generated content", "after": "substitutions"},
+    ]
+    # but a mark between edits no longer than it stays, as do words
+    assert word_ops("Rust 1.71: out", "Rust 1.81: here") == [
+        {"op": "replace", "before": "1.71", "after": "1.81"},
+        {"op": "replace", "before": "out", "after": "here"},
+    ]
 
 
 def test_code_is_compared_line_by_line_and_alike_lines_word_by_word() -> None:

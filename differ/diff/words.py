@@ -51,7 +51,7 @@ def word_opcodes(
     alignment, swapped = known if known is not None and fits else aligned(a, b)
     x, y = alignment.a, alignment.b
     ops = _coincidences_folded(
-        slid(alignment.opcodes(), x, y, lambda side, lo, hi: _sentence(x if side == "a" else y, lo, hi))
+        slid(alignment.opcodes(), x, y, lambda side, lo, hi: _sentence(x if side == "a" else y, lo, hi)), x
     )
     return turned(ops) if swapped else ops
 
@@ -224,18 +224,23 @@ def code_opcodes(
     return out
 
 
+def _is_word(token: str) -> bool:
+    return any(ch.isalnum() for ch in token)
+
+
 def _coincidences_folded(
-    opcodes: Sequence[tuple[str, int, int, int, int]],
+    opcodes: Sequence[tuple[str, int, int, int, int]], tokens: Sequence[str]
 ) -> list[tuple[str, int, int, int, int]]:
     """Opcodes where a run of equal words at most a quarter as long as the edits on either side of it is folded
     into them: "the" or "value" shared by a sentence and its rewrite is a coincidence, not a word left as it was
-    (diff-match-patch's semantic cleanup, counted in words and stricter)."""
+    (diff-match-patch's semantic cleanup, counted in words and stricter); so is a run of punctuation alone
+    shorter than the edits on either side (a comma kept between ". For example" and a rewritten clause)."""
     out = list(opcodes)
     k = 1
     while k < len(out) - 1:
         tag, i1, i2, _, _ = out[k]
         before, after = out[k - 1], out[k + 1]
-        size = 4 * (i2 - i1)
+        size = 4 * (i2 - i1) if any(_is_word(t) for t in tokens[i1:i2]) else i2 - i1 + 1
         if (
             tag == "equal"
             and size <= max(before[2] - before[1], before[4] - before[3])

@@ -1380,6 +1380,17 @@ def test_a_summary_quotes_the_lines_of_code_that_changed() -> None:
     ]
 
 
+def test_a_summary_says_how_many_lines_a_rewrite_of_code_replaced() -> None:
+    """Past three changed lines a side, each side says how many, as well as how it starts."""
+    a = '## Example\n\n```rust\n#[path = concat!(env!("OUT_DIR"))]\nmod generated;\n```\n'
+    body = "\n".join(f"    let x{n} = {n};" for n in range(5))
+    b = f"## Example\n\n```rust\nfn main() {{\n{body}\n}}\n```\n"
+    assert summarize(diff(a, b), V)[1:] == [
+        '• Example › rust code: 2 lines "#[path = concat!(env!("OUT_DIR"))] … mod generated;"',
+        '  → 7 lines "fn main() { … let x0 = 0; … let x1 = 1; … let x2 = 2; … let x3 = 3; … let x4 = 4; … }"',
+    ]
+
+
 def test_a_code_block_without_a_language_is_named_by_its_first_line() -> None:
     """Not by the first words of its lines run together (`pip install torch==2.13 pip install …`)."""
     a = "# Install\n\n```\npip install torch==2.12\npip list\n```\n"

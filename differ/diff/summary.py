@@ -123,8 +123,8 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
     return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
 
 
-def changed_lines(before: str, after: str) -> tuple[str, str]:
-    """The lines of two code blocks that differ, each side's joined with " … "."""
+def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """The lines of two code blocks that differ, each side's."""
     la, lb = code_lines(before), code_lines(after)
     old: list[str] = []
     new: list[str] = []
@@ -132,7 +132,10 @@ def changed_lines(before: str, after: str) -> tuple[str, str]:
         if tag != "equal":
             old += [before[start:end] for start, end, _ in la[i1:i2]]
             new += [after[start:end] for start, end, _ in lb[j1:j2]]
-    return " … ".join(old), " … ".join(new)
+    return old, new
+
+
+CODE_LINES_QUOTED = 3  # changed lines of code a side quotes without saying how many there are
 
 
 def where(change: Change, *, labelled: bool = True) -> str:
@@ -203,15 +206,19 @@ def _described(change: Change) -> list[str]:
     if all(op["op"] == "insert" for op in change.ops):
         return [f"{at()}added " + ", ".join(quote(op["after"], 80) for op in change.ops)]
     before, after = shown_before or "", shown_after or ""
+    counts = ["", ""]
     if change.block == "code":  # the lines that changed, not the sentences of a flattened block
-        old, new = changed_lines(before, after)
+        lines = changed_lines(before, after)
+        old, new = (" … ".join(side) for side in lines)
+        if max(map(len, lines)) > CODE_LINES_QUOTED:  # a rewrite: how much, as well as how it starts
+            counts = [f"{plural(len(side), 'line')} " if side else "" for side in lines]
     else:
         old, new = changed_sentences(before, after)
     whole = (old, new) == (before, after)
     if max(len(old), len(new)) > QUOTE_MAX:  # cut, the two would read the same: show them where they differ
         old, new = around_change(" ".join(old.split()), " ".join(new.split()), context=80)
         whole = False
-    return [f"{at(whole=whole)}{quote(old)}", f"  → {quote(new)}"]
+    return [f"{at(whole=whole)}{counts[0]}{quote(old)}", f"  → {counts[1]}{quote(new)}"]
 
 
 ROW_CELLS = 4  # cells of a row added or taken out quoted beside its name; the others are counted

@@ -408,6 +408,17 @@ def test_text_and_markdown_outputs() -> None:
     assert "| modified | Non-Feature Updates › Python support |" in md
 
 
+def test_text_output_puts_a_replacement_where_the_page_had_its_words() -> None:
+    """Words put in for others are shown a space after them, but a run that starts with a mark standing against
+    the word before (`.`, `,`) is shown against it, as the run taken out was."""
+    a = "Nested as well, for example to include generated content.\n"
+    b = "Nested as well. For example, the concat! macro is used to include substitutions.\n"
+    assert render(diff(a, b), V, "text").splitlines()[-1] == (
+        "  Nested as well[-, for example-]{+. For example, the concat! macro is used+} to include "
+        "[-generated content-] {+substitutions+}."
+    )
+
+
 def test_long_summaries_are_cut_visibly() -> None:
     a = "\n\n".join(f"Paragraph number {i} with words." for i in range(30)) + "\n"
     b = "\n\n".join(f"Paragraph number {i} with other words." for i in range(30)) + "\n"

@@ -71,8 +71,17 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
             out += [("equal", lead), ("before", text)]
         if j2 > j1 and "after" in sides:
             lead, text = run(b[j1:j2])
-            out += [("equal", lead if i2 == i1 or "before" not in sides else " "), ("after", text)]
+            if (
+                i2 > i1 and "before" in sides
+            ):  # beside the words taken out; glued to them as to the word before
+                lead = "" if not lead and not a[i1][0] and text[0] in _GLUED_LEFT else " "
+            out += [("equal", lead), ("after", text)]
     return out
+
+
+# Marks that stand against the word before them: a run put in that starts with one, where the run taken out
+# started against that word too, is shown against it (`well[-, for example-]{+. For example+}`)
+_GLUED_LEFT = frozenset(".,;:!?)]}…。，、；：！？）")
 
 
 def _lines(spans: list[tuple[str, str]]) -> list[int]:

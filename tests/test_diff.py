@@ -882,12 +882,18 @@ def test_an_authors_note_written_over_a_passage_says_what_it_replaced() -> None:
     a = "# Post\n\nBody text here.\n\nThanks to all contributors!\n"
     b = a.replace("Thanks to all contributors!", "Update (7/9): the wheels for Windows are now up.")
     assert summarize(diff(a, b), V)[1:] == [
-        '• author\'s note: "Update (7/9): the wheels for Windows are now up."',
+        '• author\'s note (in Post): "Update (7/9): the wheels for Windows are now up."',
         '  in place of "Thanks to all contributors!"',
     ]
     c = b.replace("are now up.", "are now up, and the Linux ones too.")  # a note edited: the note alone
     assert summarize(diff(b, c), V)[1:] == [
-        '• author\'s note: "Update (7/9): the wheels for Windows are now up, and the Linux ones too."'
+        '• author\'s note (in Post): "Update (7/9): the wheels for Windows are now up, and the Linux ones too."'
+    ]
+    # a note that speaks of one section is said where it stands
+    e = "# Post\n\n## Windows\n\nWheels soon.\n\n## Linux\n\nWheels out.\n"
+    f = e.replace("Wheels soon.\n", "Wheels soon.\n\n**Update**: the Windows wheels are delayed to 2.14.\n")
+    assert summarize(diff(e, f), V)[1:] == [
+        '• author\'s note (in Post › Windows): "Update: the Windows wheels are delayed to 2.14."'
     ]
 
 

@@ -407,9 +407,10 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     reordered = _reordered(d.changes)
     for change, note in order(d.changes):  # the author's notes come first
         if note:
-            where = " (added at the end)" if change.at_end else ""
+            place = where(change, labelled=False)  # the section the note speaks of, as a reader finds it
+            at = " (added at the end)" if change.at_end else f" (in {place})" if place else ""
             before, after = _shown(change)
-            items.append([f"author's note{where}: {quote(after)}"])
+            items.append([f"author's note{at}: {quote(after)}"])
             if change.kind == "modified" and not is_edit_note(change.before):  # written over a passage
                 items[-1].append(f"  in place of {quote(before)}")
             notes += 1

@@ -95,6 +95,22 @@ def test_kinds_moved_link_invisible_and_metadata() -> None:
     assert d.metadata == [{"field": "updated_at", "before": "1", "after": "2"}]
 
 
+def test_a_diff_made_again_of_the_same_texts_is_the_same_without_what_the_other_was_given() -> None:
+    """The diff of two texts is kept for the next to ask for it; what one caller gave (invisible characters,
+    metadata) is its own, and what it does to its diff's list of changes does not reach the next one's."""
+    a, b = "# A\n\nalpha para\n\nbeta para\n", "# A\n\nalpha para, now\n\nbeta para\n"
+    first = diff(
+        a, b, a_meta={"v": "1"}, b_meta={"v": "2"}, a_invisible=[{"char": "U+0008", "before": "beta"}]
+    )
+    assert [c.kind for c in first.changes] == ["modified", "invisible"] and first.metadata
+    again = diff(a, b)
+    assert [c.kind for c in again.changes] == ["modified"] and again.metadata == []
+    assert again.changes[0] is first.changes[0]  # made once
+    again.changes.clear()
+    assert [c.kind for c in diff(a, b).changes] == ["modified"]
+    assert [c.kind for c in diff(b, a).changes] == ["modified"]  # the other way round is its own
+
+
 def test_an_invisible_character_is_placed_in_the_block_it_stood_in() -> None:
     from differ.normalize.canonical import canonicalize
 

@@ -26,6 +26,15 @@ def fold(word: str) -> str:
     return unicodedata.normalize("NFKC", word).translate(_FOLD).casefold()
 
 
+def folded_words(block: Block) -> list[str]:
+    """A block's words as compared, worked out once a block (blocks are never changed once made, and an audit
+    streams the same version's blocks more than once)."""
+    known: list[str] | None = block.__dict__.get("_folded")
+    if known is None:
+        known = block.__dict__["_folded"] = [fold(w) for w in _WORD.findall(block.text)]
+    return known
+
+
 @dataclass
 class Stream:
     """A document as one word sequence, each word remembering its block."""
@@ -44,7 +53,7 @@ class Stream:
         """The blocks' words; with `code_only`, only their code blocks' (a translation's, kept as they are)."""
         s = cls(blocks)
         for i, block in enumerate(blocks):
-            found = [] if code_only and block.kind != "code" else [fold(w) for w in _WORD.findall(block.text)]
+            found = [] if code_only and block.kind != "code" else folded_words(block)
             s.words.extend(found)
             s.owner.extend([i] * len(found))
             s.per_block.append(len(found))

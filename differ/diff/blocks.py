@@ -339,9 +339,12 @@ def _parse_chunk(text: str) -> _Parsed:
     return _parse(text)
 
 
-# The last two documents split, with their blocks: a run of diffs over a history (`differ blame`, `history
-# --word`) meets each version twice, as the newer side of one diff and the older side of the next.
+# The last documents split, with their blocks, the one used last first: a run of diffs over a history (`differ
+# blame`, `history --word`) meets each version twice, as the newer side of one diff and the older side of the
+# next, and a mirror's audit splits the canonical's latest version, the one the mirror matches and the mirror's
+# own more than once each.
 _LAST: list[tuple[str, list[Block]]] = []
+KEPT_SPLITS = 3
 
 
 def forget_split() -> None:
@@ -353,13 +356,14 @@ def split_blocks(markdown: str) -> list[Block]:
     """The blocks of a canonical Markdown document, in order, each knowing its section path. Pieces that
     two versions share are parsed once (a cache keyed by the piece's text), and so is a document split just
     before (blocks are never changed once made, so a new list of the same blocks is as good)."""
-    for text, known in list(_LAST):
+    for k, (text, known) in enumerate(_LAST):
         if text == markdown:
+            _LAST.insert(0, _LAST.pop(k))
             return list(known)
     chunks = split_chunks(markdown)
     parts = [_parse(markdown)] if chunks is None else [_parse_chunk(text) for text in chunks]
     blocks = _sections(parts)
-    _LAST[:] = [(markdown, blocks), *_LAST[:1]]
+    _LAST[:] = [(markdown, blocks), *_LAST[: KEPT_SPLITS - 1]]
     return list(blocks)
 
 

@@ -377,15 +377,17 @@ def not_a_url(value: Any) -> str:
 
 
 def meant(name: Any, names: Iterable[str]) -> str:
-    """` (did you mean "selector"?)` for a name mistyped (`selecter`, `uri`, `Slack`) among those taken, else
-    "": one letter off (left out, added, changed, or two swapped), the same but for case, or mostly alike."""
+    """` (did you mean "selector"?)` for a name mistyped (`selecter`, `uri`, `Slack`, `remov`) among those taken,
+    else "": one letter off (left out, added, changed, or two swapped), the same but for case, the start of one
+    name alone, or mostly alike."""
     if not isinstance(name, str) or not name:
         return ""
     taken = list(names)
     close = [
         n for n in taken if n.lower() == name.lower() or _one_edit(*_told_apart(name.lower(), n.lower()))
     ]
-    close = close or [n for n in taken if _alike(name, n)]
+    starting = [n for n in taken if len(name) >= 3 and n.lower().startswith(name.lower())]
+    close = close or (starting if len(starting) == 1 else []) or [n for n in taken if _alike(name, n)]
     return f' (did you mean "{close[0]}"?)' if close else ""
 
 

@@ -740,6 +740,8 @@ def test_a_key_with_a_line_break_is_named_on_one_line() -> None:
         ("ur", ' (did you mean "url"?)'),  # one left out
         ("urls", ' (did you mean "url"?)'),  # one added
         ("URL", ' (did you mean "url"?)'),  # case
+        ("sel", ' (did you mean "selector"?)'),  # the start of one alone
+        ("ki", ""),  # too short a start to tell
         ("colour", ""),  # nothing like it
         ("", ""),
         (3, ""),
@@ -755,3 +757,5 @@ def test_a_mistyped_source_is_told_by_the_name_that_tells_it_apart() -> None:
     assert meant("doc/nope", sources) == ""  # "doc/" shared is no likeness
     assert meant("doc/x", sources) == ""  # a one-letter name is not one letter off another
     assert meant("rust/k", sources) == ' (did you mean "rust/ko"?)'
+    assert meant("remov", ["added", "removed", "modified", "moved"]) == ' (did you mean "removed"?)'
+    assert meant("mo", ["added", "removed", "modified", "moved"]) == ""  # the start of two

@@ -1631,8 +1631,9 @@ def _found(canonical: str, copy: str) -> list[tuple[str, str, str]]:
 
 def test_a_translation_is_audited_for_what_a_translation_keeps() -> None:
     """Paired block by block, the Korean translation of the article misses the heading the repost dropped, and
-    adds its forum's title and byline, its note on where it was first posted, a stability line of its own and two
-    translated comments of the install commands; word by word it would have been dozens of findings."""
+    adds its forum's title and byline, its note on where it was first posted and a stability line of its own;
+    the install commands' comments it translated, set as text between the commands, are the code's, not passages
+    of its own. Word by word it would have been dozens of findings."""
     coverage, findings = audit_pair(replay_fetch(3).markdown, _translation())
     assert round(coverage, 3) == 0.997
     assert [(f.kind, (f.canonical or f.mirror or "")[:40], f.count) for f in findings] == [
@@ -1640,20 +1641,41 @@ def test_a_translation_is_audited_for_what_a_translation_keeps() -> None:
         ("extra", "PyTorch 2.13 출시 공지 | 파이토치 한국 사용자 모임", 1),
         ("extra", "bot · 7월 9, 2026, 6:33오후", 1),
         ("extra", "API 안정성: Unstable", 1),
-        ("extra", "# CUDA (CUDA 버전으로 치환, 예: cu126", 1),
-        ("extra", "# ROCm (ROCm 버전으로 치환)", 1),
         ("extra", "덧글 작성 및 공유를 위해 https://pytorch.kr/blog/2", 1),
     ]
     missing = next(f for f in findings if f.canonical == "Large MPS Op Migration to Native Metal")
     assert missing.section == ("Performance Improvements",)
-    extra = next(f for f in findings if f.mirror and f.mirror.startswith("# ROCm"))
-    assert extra.section[-1] == "Python 3.15 Binary Support – Release Engineering"
+    extra = next(f for f in findings if f.mirror and f.mirror.startswith("API"))
+    assert extra.section[-1] == "FlexAttention on Apple Silicon (MPS)"
     # against the version before the edit, the translation carries the author's note and a version it lacks
     before = _found(replay_fetch(1).markdown, _translation())
     assert set(before) - set(_found(replay_fetch(3).markdown, _translation())) == {
         ("token_mismatch", "Python support: CPython 3.13t", "extra 3.15t"),
         ("extra", "업데이트(7/8): 더 이상 사용하지", "paragraph"),
     }
+
+
+def test_a_comment_of_the_code_translated_is_no_passage_of_the_translations_own() -> None:
+    """Code a translation set as text, its comment translated between the commands, is the code's; a line that
+    starts as a comment does but stands among the text is the translation's own."""
+    from differ.diff.blocks import md_text
+
+    lead = (
+        "Install the CPU build of torch from its own index with the command below, on Linux or macOS alike."
+    )
+    canonical = (
+        f"## Install\n\n{lead}\n\n```sh\n# CPU only\npip install torch --index-url https://x.org/cpu\n```\n"
+    )
+    ko = "아래 명령으로 torch의 CPU 빌드를 자체 인덱스에서 설치하세요. Linux와 macOS 모두 같습니다."
+    comment = "# CPU 전용"
+    command = "pip install torch --index-url https://x.org/cpu"
+    copy = f"## Install\n\n{ko}\n\n{md_text(comment)}\n\n{command}\n"
+    assert [f.kind for f in audit_pair(canonical, copy, translation=True)[1]] == []
+    apart = f"## Install\n\n{ko}\n\n{command}\n\n감사합니다.\n\n{md_text(comment)}\n"
+    assert [(f.kind, f.mirror) for f in audit_pair(canonical, apart, translation=True)[1]] == [
+        ("extra", "감사합니다."),
+        ("extra", comment),
+    ]
 
 
 def test_a_translation_that_changed_a_number_dropped_a_paragraph_or_added_one_says_just_that() -> None:
@@ -1987,7 +2009,7 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
         '"[Prototype]"',
     ]
     site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
-    assert "stale: matches version 1 of 2, 3 passages to carry over, 8 findings, coverage 99.0%" in site
+    assert "stale: matches version 1 of 2, 3 passages to carry over, 6 findings, coverage 99.0%" in site
     # each passage placed in the translation: the Korean paragraph to rewrite, or where the new note goes
     assert [
         (p["label"], p["in_copy"]["renders"], p["in_copy"]["label"]) for p in stale["carry_over"]["passages"]
@@ -2017,7 +2039,7 @@ def test_a_translation_goes_stale_with_an_edit_and_catches_up_with_its_own(
     assert stale["carry_over"]["carried"] == 1
     site = (Path(app.store.root) / "reports" / "doc" / "index.html").read_text()
     assert not any("3.15t" in line for line in stale["summary"])  # no token mismatch: the edit carried
-    assert "stale: matches version 1 of 2, 2 passages to carry over, 8 findings" in site
+    assert "stale: matches version 1 of 2, 2 passages to carry over, 6 findings" in site
     (listed,) = re.findall(r"<ul class=passages>.*?</ul>", site, re.S)
     assert listed.count("<li>") == 2 and "Python support" not in listed
     server.page("/ko", text, "text/plain; charset=utf-8")

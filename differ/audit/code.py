@@ -18,12 +18,34 @@ from differ.diff.blocks import Block
 CODE_SIMILAR = 80.0
 
 
+COMMENT_MARKS = ("#", "//", "--", ";")  # what starts a line of code that is a comment, not a command
+
+
 def command_lines(block: Block) -> list[str]:
     return [
         line.strip()
         for line in block.text.split("\n")
-        if line.strip() and not line.strip().startswith(("#", "//", "--", ";"))
+        if line.strip() and not line.strip().startswith(COMMENT_MARKS)
     ]
+
+
+def translated_comment(mirror: Sequence[Block], j: int, canonical: Sequence[Block]) -> bool:
+    """Whether block `j` of a translation is a comment of the canonical's code, translated, in code the copy set
+    as text (`# CUDA (CUDA 버전으로 치환…` for `# CUDA (substitute the CUDA version…`): it starts with a comment
+    mark that starts a comment of that code, and a block beside it is one of the code's commands."""
+    text = mirror[j].text.strip()
+    marks = {
+        mark
+        for b in canonical
+        if b.kind == "code"
+        for line in b.text.split("\n")
+        for mark in COMMENT_MARKS
+        if line.strip().startswith(mark + " ")
+    }
+    if not any(text.startswith(mark + " ") for mark in marks):
+        return False
+    beside = [mirror[k] for k in (j - 1, j + 1) if 0 <= k < len(mirror) and mirror[k].kind != "code"]
+    return any(looks_like_command(b, list(canonical)) for b in beside)
 
 
 def _char_detail(expected: str, found: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from differ.audit.align import Stream, fold
-from differ.audit.code import code_findings, command_lines, looks_like_command
+from differ.audit.code import code_findings, command_lines, looks_like_command, translated_comment
 from differ.audit.findings import (
     in_a_row,
     token_detail,
@@ -353,7 +353,8 @@ def compare(
         if j in rendered:
             findings += in_a_row(run)
             run, section = [], under(canonical[rendered[j]])
-        elif not looks_like_command(mirror[j], canonical):  # a command the copy lost the code block of
+        elif not looks_like_command(mirror[j], canonical) and not translated_comment(mirror, j, canonical):
+            # neither a command the copy lost the code block of, nor one of that code's comments, translated
             run.append(Finding("extra", section, None, mirror[j].text, mirror[j].kind))
     findings += in_a_row(run)
     findings += paired_link_findings(canonical, mirror, together, pages)

@@ -167,6 +167,22 @@ def test_metadata_fields_are_named_as_people_write_them_and_summarized_by_what_h
     assert "<td>None</td>" not in page and "<td></td><td>w</td>" in page
 
 
+def test_a_field_that_came_back_under_another_name_is_one_line() -> None:
+    """A site's migration that renamed `author` to `authors` (the same name, now in a list) is one line naming
+    both; a short value that two fields happen to share (`draft: yes` gone, `featured: yes` come) is not."""
+    a_meta = {"author": "The Rust Release Team", "date": "2021-06-17", "draft": "yes"}
+    b_meta = {"authors": ["The Rust Release Team"], "featured": "yes"}
+    d = diff("Same.\n", "Same.\n", a_meta=a_meta, b_meta=b_meta)
+    assert len(d.metadata) == 5  # every field is still said in the JSON
+    assert summarize(d, V) == [
+        "PyTorch 2.13 Release Blog (canonical), version 2 → 3: 5 metadata fields changed, the text did not.",
+        '• metadata › author → authors: ["The Rust Release Team"]',
+        '• metadata › date: removed "2021-06-17"',
+        '• metadata › draft: removed "yes"',
+        '• metadata › featured: added "yes"',
+    ]
+
+
 def test_a_new_title_is_summarized_before_the_text_and_dates_after_it() -> None:
     # a post renamed: what it now calls itself comes before what its text says (a release that changes its
     # tag is another release altogether: test_check's test_a_latest_release_moving_on_is_a_new_release…)
@@ -306,8 +322,7 @@ def test_metadata_is_compared_field_by_field_even_when_most_fields_changed() -> 
         "date",
     ]
     assert summarize(diff("Same.\n", "Same.\n", a_meta=a_meta, b_meta=b_meta), V)[1:] == [
-        '• metadata › author: removed "The Rust Release Team"',
-        '• metadata › authors: added ["The Rust Release Team"]',
+        '• metadata › author → authors: ["The Rust Release Team"]',  # one field renamed, its value kept
         '• metadata › date: removed "2021-06-17"',
     ]
 

@@ -421,7 +421,13 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
             items.append(describe(change))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
     items[notes:notes] = [meta_line(m) for m in titles]
-    items.extend(meta_line(m) for m in d.metadata if not names_the_post(m["field"]))
+    renamed = _renamed(d.metadata)
+    gone = {id(new) for new in renamed.values()}
+    items.extend(
+        _renamed_line(m, renamed[id(m)]) if id(m) in renamed else meta_line(m)
+        for m in d.metadata
+        if not names_the_post(m["field"]) and id(m) not in gone
+    )
     formatting = d.a_markdown != d.b_markdown
     lines = [headline(versions, len(d.changes), len(d.metadata), formatting=formatting)]
     if (
@@ -476,6 +482,34 @@ def _release_summary(d: Diff, versions: Versions, release: tuple[str, str]) -> l
         count = plural(len(d.changes), "change")
         lines.append(f"• its notes: {count} from those of {before} (the diff shows them word by word)")
     return lines
+
+
+def _renamed(metadata: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Fields taken out whose value came back under another name (front matter's `author` now `authors`, as a
+    site's migration writes it): each, by its id, with the field that has its value now. A text alone and a
+    list of it alone are the same value; a short one (`yes`, `true`, a number) could be any field's."""
+
+    def value(v: object) -> str | None:
+        one = v[0] if isinstance(v, list) and len(v) == 1 else v
+        return one if isinstance(one, str) and len(one.strip()) >= 8 else None
+
+    added = [m for m in metadata if m["before"] is None and value(m["after"]) is not None]
+    out: dict[int, dict[str, Any]] = {}
+    for m in metadata:
+        if m["after"] is None and value(m["before"]) is not None:
+            found = next((n for n in added if value(n["after"]) == value(m["before"])), None)
+            if found is not None:
+                out[id(m)] = found
+                added.remove(found)
+    return out
+
+
+def _renamed_line(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """`metadata › author → authors: "The Rust Release Team"`."""
+    shown = meta_value(new["after"])
+    return [
+        f"metadata › {old['field']} → {new['field']}: {quote(shown, 60) if isinstance(new['after'], str) else shown}"
+    ]
 
 
 def meta_line(meta: dict[str, Any]) -> list[str]:

@@ -2570,6 +2570,49 @@ def test_a_copy_up_to_date_but_for_one_edit_is_told_it_has_not_carried_it_over(t
     assert [f.not_carried for f in ko.findings if f.kind == "token_mismatch"] == [2]
 
 
+def test_a_translation_that_merged_an_edited_passage_with_another_is_told_it_has_not_carried_the_edit(
+    tmp_path: Path,
+) -> None:
+    """Two paragraphs a translation made one are read together, though one of them was edited since and the
+    translation keeps its old number; their finding is that edit not carried over, and the passage is one to
+    carry over (not `missing`, with the other paragraph's `token_mismatch`)."""
+    from differ.audit import audit_document
+    from tests.conftest import source_toml
+
+    install = "Install the release (PR #4400, PR #4410) with the installer for version 3.14 of the runtime."
+    scheduler = "The scheduler from PR #4521 now runs jobs in parallel on machines with 64 cores or more."
+    v1 = (
+        f"# Release 4.2\n\n## Install\n\n{install}\n\n{scheduler}\n\n## Notes\n\n"
+        "Read the migration guide before upgrading a cluster that runs the older scheduler, see PR #4600.\n"
+    )
+    v2 = v1.replace("3.14", "3.15") + "\nUpdated (7/8): the runtime named is 3.15 from now on.\n"
+    ko = (
+        "# 릴리스 4.2\n\n## 설치\n\n런타임 버전 3.14용 설치 프로그램으로 릴리스(PR #4400, PR #4410)를 설치하세요. "
+        "PR #4521의 스케줄러는 이제 64코어 이상의 머신에서 작업을 병렬로 실행합니다.\n\n## 참고\n\n"
+        "이전 스케줄러를 운영하는 클러스터를 업그레이드하기 전에 마이그레이션 가이드를 읽으세요. PR #4600을 참조하세요.\n\n"
+        "업데이트(7/8): 이제부터 런타임은 3.15입니다.\n"
+    )
+    app = make_app(
+        one_doc(tmp_path, "https://example.org/post", mirrors=[source_toml("https://ko.org/p", "ko")])
+    )
+    doc = app.config.document("doc")
+    _commit(app, doc.canonical.key, v1, 1)
+    _commit(app, doc.canonical.key, v2, 2)
+    _commit(app, doc.mirrors[0].key, ko, 3)
+    (m,) = audit_document(app, doc).mirrors
+    assert (m.matches_version, m.translation) == (2, True)
+    assert [(f.kind, f.canonical, f.detail, f.not_carried) for f in m.findings] == [
+        ("token_mismatch", f"{install.replace('3.14', '3.15')} / {scheduler}", "missing 3.15; extra 3.14", 2)
+    ]
+    assert m.passages_behind == 1
+    assert [p["label"] for p in (m.carry_over or {})["passages"]] == ["Install the release (PR #4400, PR …"]
+    # a block one token short of its neighbour's partner, of fewer than three, is not read with it
+    assert [f.kind for f in audit_pair(v2.replace(" (PR #4400, PR #4410)", ""), ko, translation=True)[1]] == [
+        "missing",
+        "token_mismatch",
+    ]
+
+
 def test_every_edit_of_the_corpus_is_told_carried_by_its_new_revision_and_not_by_its_old() -> None:
     """The real revisions of release posts: a copy of a revision carries none of the next one's edits and reads
     each as before it; a copy of the next carries each, but for an edit of its markup alone (same text, same

@@ -155,8 +155,14 @@ def _not_carried(
     at: dict[str, int] = {}
     for k, b in enumerate(blocks):
         at.setdefault(b.text, k)
-    findings = [(f, at[f.canonical]) for f in _edited_findings(m) if f.canonical in at]
-    wanted = {i for _, i in findings}
+
+    def passages(text: str) -> list[int]:
+        """The latest version's blocks a finding is on: one, or those a translation merged (`a / b`)."""
+        parts = [text] if text in at else text.split(" / ")
+        return [at[part] for part in parts] if all(part in at for part in parts) else []
+
+    findings = [(f, found) for f in _edited_findings(m) if (found := passages(f.canonical or ""))]
+    wanted = {i for _, found in findings for i in found}
     edited = (
         {i: blamed[i].edited.number for i in wanted}
         if blamed is not None
@@ -166,20 +172,21 @@ def _not_carried(
     signs: dict[int, tuple[Any, list[int]]] = {}  # by the version that edited: its diff to now, each way read
     owed: dict[int, int] = {}
     marked: set[int] = set()  # the findings (by id) on a passage it reads as before its last edit
-    for f, i in findings:
-        e = edited.get(i, 0)
-        if e - 1 not in versions:
-            continue
-        if e not in signs:
-            d = diff(app.store.markdown(versions[e - 1]), app.store.markdown(latest))
-            signs[e] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
-        d, sign = signs[e]
-        if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
-            marked.add(id(f))
-            owed[i] = e
-    for f, i in findings:  # marked once all are known: a fault half way leaves the findings as they were
+    for f, found in findings:
+        for i in found:
+            e = edited.get(i, 0)
+            if e - 1 not in versions:
+                continue
+            if e not in signs:
+                d = diff(app.store.markdown(versions[e - 1]), app.store.markdown(latest))
+                signs[e] = d, edit_signs(d, m.blocks, m.translation, (None, m.alignment))
+            d, sign = signs[e]
+            if any(c.b_index == i and s < 0 for c, s in zip(d.changes, sign, strict=True)):
+                marked.add(id(f))
+                owed[i] = e
+    for f, found in findings:  # marked once all are known: a fault half way leaves the findings as they were
         if id(f) in marked:
-            f.not_carried = owed[i]
+            f.not_carried = max(owed[i] for i in found if i in owed)
     return owed
 
 

@@ -249,14 +249,18 @@ def _joined(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, in
 
 
 def _beside(ours: list[Shape], theirs: list[Shape], partner: dict[int, int]) -> Iterator[tuple[int, int]]:
-    """Blocks of one side left unpaired next to a paired block whose partner has all their tokens over its own,
-    each with that partner (and taken as paired, so a run of them is found in one pass)."""
+    """Blocks of one side left unpaired next to a paired block whose partner has all their tokens over its own
+    (but one, of three or more: a number the translation did not bring up to date), each with that partner (and
+    taken as paired, so a run of them is found in one pass)."""
     for i, shape in enumerate(ours):
         if i in partner or not shape.tokens:
             continue
         for k in (i - 1, i + 1):
             j = partner.get(k)
-            if j is not None and not shape.tokens - (theirs[j].tokens - ours[k].tokens):
+            if j is None:
+                continue
+            lacking = sum((shape.tokens - (theirs[j].tokens - ours[k].tokens)).values())
+            if lacking == 0 or (lacking == 1 and shape.tokens.total() >= 3):
                 partner[i] = j
                 yield i, j
                 break

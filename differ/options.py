@@ -306,7 +306,8 @@ def choice_list(*allowed: str) -> Validator:
         for item in items:
             if item not in allowed:
                 raise Invalid(
-                    f"expected items from {', '.join(allowed)}, found {found(item)}{_unquoted(item)}"
+                    f"expected items from {', '.join(allowed)}, found {found(item)}"
+                    f"{_unquoted(item) or meant(item, allowed)}"
                 )
         return items
 
@@ -410,9 +411,9 @@ def _told_apart(a: str, b: str) -> tuple[str, str]:
 
 
 def _one_edit(a: str, b: str) -> bool:
-    """Whether `b` is `a` with one letter left out, added or changed, or two neighbours swapped (in a name of two
-    letters or more: `x` is not a mistyped `m`)."""
-    if abs(len(a) - len(b)) > 1 or a == b or (min(len(a), len(b)) < 2 and len(a) == len(b)):
+    """Whether `b` is `a` with one letter left out or added, or, in names of three letters or more, one changed
+    or two neighbours swapped (`kr` is no mistyped `fr`, nor `x` an `m`)."""
+    if abs(len(a) - len(b)) > 1 or a == b or (min(len(a), len(b)) < 3 and len(a) == len(b)):
         return False
     start = _shared_start(a, b)
     if len(a) == len(b):

@@ -381,7 +381,7 @@ def test_more_config_errors_are_one_exact_line(text: str, message: str) -> None:
         (
             BASE
             + '[[notify]]\nname = "team"\nkind = "slack"\nurl = "https://h.example/"\nevents = ["changd"]\n',
-            'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, delivery_failed, metadata, translation_found, moved, first_version, found "changd"',
+            'config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, recovered, delivery_failed, metadata, translation_found, moved, first_version, found "changd" (did you mean "changed"?)',
         ),
         (
             BASE
@@ -759,3 +759,5 @@ def test_a_mistyped_source_is_told_by_the_name_that_tells_it_apart() -> None:
     assert meant("rust/k", sources) == ' (did you mean "rust/ko"?)'
     assert meant("remov", ["added", "removed", "modified", "moved"]) == ' (did you mean "removed"?)'
     assert meant("mo", ["added", "removed", "modified", "moved"]) == ""  # the start of two
+    assert meant("kr", ["en", "ko", "fr"]) == ""  # a two-letter code one letter off is another code
+    assert meant("chnaged", ["changed", "metadata"]) == ' (did you mean "changed"?)'

@@ -1145,7 +1145,7 @@ def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) 
         (
             ["team", 'events=["changd"]'],
             "error: config.toml: notify[0].events: expected items from changed, mirror_drift, fetch_failing, "
-            'recovered, delivery_failed, metadata, translation_found, moved, first_version, found "changd" (nothing was written)\n',
+            'recovered, delivery_failed, metadata, translation_found, moved, first_version, found "changd" (did you mean "changed"?) (nothing was written)\n',
         ),
         (
             ["team", 'documents=["rust", "nope"]'],

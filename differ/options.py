@@ -300,6 +300,13 @@ def pattern_list(value: Any) -> tuple[str, ...]:
     return items
 
 
+# Countries' codes written for their languages' (`kr` for Korean): what each likely meant
+COUNTRY_LANGUAGE = {
+    **{"kr": "ko", "jp": "ja", "cn": "zh", "tw": "zh", "gr": "el", "ua": "uk", "se": "sv", "il": "he"},
+    **{"br": "pt", "vn": "vi", "us": "en", "gb": "en", "mx": "es", "at": "de"},
+}
+
+
 def choice_list(*allowed: str) -> Validator:
     def check(value: Any) -> tuple[str, ...]:
         items = string_list(value)
@@ -307,11 +314,17 @@ def choice_list(*allowed: str) -> Validator:
             if item not in allowed:
                 raise Invalid(
                     f"expected items from {', '.join(allowed)}, found {found(item)}"
-                    f"{_unquoted(item) or meant(item, allowed)}"
+                    f"{_unquoted(item) or _country(item, allowed) or meant(item, allowed)}"
                 )
         return items
 
     return check
+
+
+def _country(item: str, allowed: Sequence[str]) -> str:
+    """` (did you mean "ko"?)` for a country's code given among languages' (`kr`)."""
+    language = COUNTRY_LANGUAGE.get(item.lower())
+    return f' (did you mean "{language}"?)' if language in allowed and item.lower() not in allowed else ""
 
 
 def _unquoted(item: str) -> str:

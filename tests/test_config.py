@@ -751,6 +751,17 @@ def test_a_mistyped_name_is_told_what_was_meant(name: object, said: str) -> None
     assert meant(name, ["url", "selector", "kind", "id"]) == said
 
 
+def test_a_countrys_code_among_languages_is_told_the_languages() -> None:
+    from differ.config.model import LANGUAGES
+    from differ.options import choice_list
+
+    check = choice_list(*LANGUAGES)
+    for country, language in (("kr", "ko"), ("jp", "ja"), ("GR", "el")):
+        with pytest.raises(Invalid, match=f'found "{country}" \\(did you mean "{language}"\\?\\)$'):
+            check([country])
+    assert check(["uk"]) == ("uk",)  # Ukrainian, not the country
+
+
 def test_a_mistyped_source_is_told_by_the_name_that_tells_it_apart() -> None:
     sources = ["doc/canonical", "doc/gone", "doc/m", "rust/ko"]
     assert meant("doc/canonicl", sources) == ' (did you mean "doc/canonical"?)'

@@ -1393,11 +1393,28 @@ def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
         '• Notes: removed the heading "Known Issues"',
         '• Notes: added the heading "Caveats"',
     ]
-    # a heading added with its section: said to be one, its text then placed under it
+    # a heading added with its section: one line, the section's, with its first words
     d = diff(a, a + "\n## Thanks\n\nTo all who helped.\n")
-    assert summarize(d, V)[1:] == [
-        '• added at the end: the heading "Thanks"',
-        '• added at the end: "To all who helped."',
+    assert summarize(d, V) == [
+        "PyTorch 2.13 Release Blog (canonical), version 2 → 3: 2 changes.",
+        '• added at the end: the section "Thanks" (2 blocks): "To all who helped."',
+    ]
+
+
+def test_a_section_added_or_taken_out_whole_is_one_line() -> None:
+    """A heading added with every block under it (subsections too) is one line where the heading stands, as is
+    one taken out; a heading added over blocks that were there already is the heading alone."""
+    a = "# T\n\n## A\n\nalpha.\n\n## C\n\ngamma.\n"
+    b = "# T\n\n## A\n\nalpha.\n\n## B\n\nbeta one.\n\n- item b\n\n### B2\n\nbeta two.\n\n## C\n\ngamma.\n"
+    assert summarize(diff(a, b), V)[1:] == ['• T: added the section "B" (5 blocks): "beta one."']
+    assert summarize(diff(b, a), V)[1:] == ['• T: removed the section "B" (5 blocks): "beta one."']
+    over = a.replace("## A\n\nalpha.\n\n", "## A\n\n## A2\n\nalpha.\n\n")
+    assert summarize(diff(a, over), V)[1:] == ['• T: added the heading "A2"']
+    # with a paragraph edited elsewhere: the section's line, then the edit, in document order
+    edited = b.replace("gamma.", "gamma, now.")
+    assert summarize(diff(a, edited), V)[1:] == [
+        '• T: added the section "B" (5 blocks): "beta one."',
+        '• T › C: added ", now"',
     ]
 
 

@@ -405,6 +405,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     items: list[list[str]] = []
     notes = 0
     reordered = _reordered(d.changes)
+    sections = _whole_sections(d.changes)
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             place = where(change, labelled=False)  # the section the note speaks of, as a reader finds it
@@ -417,6 +418,9 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
         elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
             if group := reordered[id(change)]:
                 items.append([_reordered_line(group)])
+        elif id(change) in sections:  # a section added or taken out whole: one line, where its heading stands
+            if group := sections[id(change)]:
+                items.append([_section_line(group)])
         else:
             items.append(describe(change))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
@@ -463,6 +467,44 @@ def _reordered(changes: list[Change]) -> dict[int, list[Change]]:
             out.update({id(c): [] for c in group})
             out[id(group[0])] = group
     return out
+
+
+def _whole_sections(changes: list[Change]) -> dict[int, list[Change]]:
+    """Sections added or taken out whole: a heading added (or taken out) and the blocks under it, in a row, each
+    added (or taken out) too. For the heading, by its id, the section's changes; for the others, an empty list."""
+    out: dict[int, list[Change]] = {}
+    k = 0
+    while k < len(changes):
+        heading = changes[k]
+        k += 1
+        if heading.block != "heading" or heading.kind not in ("added", "removed") or authors_note(heading):
+            continue
+        path = (*heading.section, (heading.after if heading.kind == "added" else heading.before) or "")
+        group = [heading]
+        while k < len(changes) and changes[k].kind == heading.kind and not authors_note(changes[k]):
+            if changes[k].section[: len(path)] != path:
+                break
+            group.append(changes[k])
+            k += 1
+        if len(group) > 1:
+            out.update({id(c): [] for c in group})
+            out[id(heading)] = group
+    return out
+
+
+def _section_line(group: list[Change]) -> str:
+    """`Notes: added the section "Windows" (3 blocks): "Wheels for Windows are out…"`."""
+    heading, *rest = group
+    added = heading.kind == "added"
+    title = (heading.after if added else heading.before) or ""
+    first = next((c for c in rest if c.block != "heading"), rest[0])
+    text = (first.after if added else first.before) or ""
+    place = where(heading, labelled=False)
+    if added and heading.at_end:
+        lead = "added at the end: the section"
+    else:
+        lead = f"{place + ': ' if place else ''}{'added' if added else 'removed'} the section"
+    return f"{lead} {quote(title, 80)} ({len(group)} blocks): {quote(text, 80)}"
 
 
 def _reordered_line(group: list[Change]) -> str:

@@ -1408,6 +1408,15 @@ def test_a_section_added_or_taken_out_whole_is_one_line() -> None:
     b = "# T\n\n## A\n\nalpha.\n\n## B\n\nbeta one.\n\n- item b\n\n### B2\n\nbeta two.\n\n## C\n\ngamma.\n"
     assert summarize(diff(a, b), V)[1:] == ['• T: added the section "B" (5 blocks): "beta one."']
     assert summarize(diff(b, a), V)[1:] == ['• T: removed the section "B" (5 blocks): "beta one."']
+    # cut short, the lines left out are counted as the changes they stand for
+    assert summarize(diff(a, b.replace("gamma.", "gamma, now.")), V, max_lines=1)[1:] == [
+        '• T: added the section "B" (5 blocks): "beta one."',
+        "…and 1 more change",
+    ]
+    assert summarize(diff(a, "# Z\n\nzeta.\n\n" + b), V, max_lines=1)[1:] == [
+        '• added the section "Z" (2 blocks): "zeta."',
+        "…and 5 more changes",
+    ]
     over = a.replace("## A\n\nalpha.\n\n", "## A\n\n## A2\n\nalpha.\n\n")
     assert summarize(diff(a, over), V)[1:] == ['• T: added the heading "A2"']
     # with a paragraph edited elsewhere: the section's line, then the edit, in document order

@@ -403,6 +403,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     if release is not None:
         return _release_summary(d, versions, release)
     items: list[list[str]] = []
+    many: dict[int, int] = {}  # items that stand for more than one change (by their place): how many
     notes = 0
     reordered = _reordered(d.changes)
     sections = _whole_sections(d.changes)
@@ -417,21 +418,25 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
             notes += 1
         elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
             if group := reordered[id(change)]:
+                many[len(items)] = len(group)
                 items.append([_reordered_line(group)])
         elif id(change) in sections:  # a section added or taken out whole: one line, where its heading stands
             if group := sections[id(change)]:
+                many[len(items)] = len(group)
                 items.append([_section_line(group)])
         else:
             items.append(describe(change))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
     items[notes:notes] = [meta_line(m) for m in titles]
+    many = {k + len(titles) if k >= notes else k: n for k, n in many.items()}
     renamed = _renamed(d.metadata)
     gone = {id(new) for new in renamed.values()}
-    items.extend(
-        _renamed_line(m, renamed[id(m)]) if id(m) in renamed else meta_line(m)
-        for m in d.metadata
-        if not names_the_post(m["field"]) and id(m) not in gone
-    )
+    for m in d.metadata:
+        if names_the_post(m["field"]) or id(m) in gone:
+            continue
+        if id(m) in renamed:  # two fields: the one taken out and the one its value is under now
+            many[len(items)] = 2
+        items.append(_renamed_line(m, renamed[id(m)]) if id(m) in renamed else meta_line(m))
     formatting = d.a_markdown != d.b_markdown
     lines = [headline(versions, len(d.changes), len(d.metadata), formatting=formatting)]
     if (
@@ -445,7 +450,9 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     for text in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
-    rest = len(items) - max_lines
+    rest = sum(
+        many.get(k, 1) for k in range(max_lines, len(items))
+    )  # the changes the lines left out stand for
     if rest > 0:
         lines.append(f"…and {plural(rest, 'more change')}")
     return lines

@@ -341,7 +341,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
         app.out.write(render_audit(report, args.format))
         return ExitCode.FAILURE if report.mirrors[0].findings else ExitCode.OK
     d, versions = compare(*sides)
-    d = narrowed(d, args)
+    d = narrowed(d, args, app.err)
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))
     return ExitCode.FAILURE if len(d) else ExitCode.OK

@@ -179,17 +179,26 @@ def narrowing(args: argparse.Namespace) -> str:
     return next((flag for flag, values in given if values), "")
 
 
-def narrowed(d: Diff, args: argparse.Namespace) -> Diff:
+def narrowed(d: Diff, args: argparse.Namespace, err: TextIO | None = None) -> Diff:
     """The diff `--section`, `--word` and `--change` ask for: the changes under the headings they match, with
-    those words and of those kinds (`differ diff`, `compare`)."""
+    those words and of those kinds (`differ diff`, `compare`). A `--section` that matches no heading of either
+    version is said on `err`, with the heading likely meant: the diff still has no change under it."""
     asked = narrowing(args)
     if asked and args.format == "unified":
         raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
     if not asked:
         return d
-    from differ.diff.narrow import picked
+    from differ.diff.narrow import headings_matching, picked
+    from differ.options import meant
 
     sections, words = patterns_given(args)
+    headings = list(dict.fromkeys(b.text for b in (*d.a_blocks, *d.b_blocks) if b.kind == "heading"))
+    for pattern in sections if err is not None else ():
+        if not headings_matching(headings, [pattern]):
+            print(
+                f'note: --section "{pattern}" matches no heading of either version{meant(pattern, headings)}',
+                file=err,
+            )
     return picked(d, sections, words, args.kinds or ())
 
 
@@ -216,7 +225,7 @@ def cmd_diff(app: App, args: argparse.Namespace) -> int:
     source = app.config.source(args.source)
     old, new = versions_named(app, source.key, args.a, args.b)
     d = diff_versions(app.store, old, new, app=app, source=source)
-    d = narrowed(d, args)
+    d = narrowed(d, args, app.err)
     versions = version_pair(source, old, new, source_title(app, source))
     color = args.format == "text" and not args.no_color and app.out.isatty()
     app.out.write(render(d, versions, args.format, color=color))

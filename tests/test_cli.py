@@ -1329,7 +1329,8 @@ def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: py
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--keep", "kept"], out=io.StringIO()) == ExitCode.OK
     diff = ("--config", "kept/demo.toml", "diff", "pytorch-2-13/canonical")
-    code, out, _ = run(*diff, "--section", "non-feature*")
+    code, out, err = run(*diff, "--section", "non-feature*")
+    assert err == ""
     assert (code, out.split("\n\n")[0].splitlines()) == (
         ExitCode.OK,
         [
@@ -1342,7 +1343,12 @@ def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: py
             '  → "(Preliminary Python 3.15 and 3.15t binary support is found above.)"',
         ],
     )
-    code, out, _ = run(*diff, "--section", "Security", "--section", "Deprecations", "--format", "json")
+    code, out, err = run(*diff, "--section", "Security", "--section", "Deprecations", "--format", "json")
+    assert err == (  # on stderr: the output stays the diff
+        'note: --section "Security" matches no heading of either version\n'
+        'note: --section "Deprecations" matches no heading of either version (did you mean "Deprecations and '
+        'Backwards-Incompatible Changes"?)\n'
+    )
     data = json.loads(out)
     assert (data["summary"], data["changes"], data["within"], data["left_out"]) == (
         [
@@ -1352,6 +1358,13 @@ def test_a_diff_can_be_narrowed_to_some_sections(tmp_path: Path, monkeypatch: py
         [],
         ["Security", "Deprecations"],
         3,
+    )
+    assert run(*diff, "--section", "Non-Feature Update") == (  # a heading mistyped: the one likely meant
+        ExitCode.OK,
+        'PyTorch 2.13 Release Blog (canonical), version 1 → 2: 0 changes under "Non-Feature Update" (3 '
+        "elsewhere).\n",
+        'note: --section "Non-Feature Update" matches no heading of either version (did you mean "Non-Feature '
+        'Updates"?)\n',
     )
     assert run(*diff, "--section", " ") == (
         ExitCode.USAGE,

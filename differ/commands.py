@@ -290,14 +290,11 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
     from differ.compare import audit, compare, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
-    from differ.options import Invalid, finding_list, found, meant
+    from differ.options import Invalid, finding_list, found, not_one_of
     from differ.records import narrowed, narrowing
 
     if args.kind is not None and args.kind not in SOURCE_KINDS:
-        raise UsageError(
-            f'--kind: expected one of {", ".join(sorted(SOURCE_KINDS))}, found "{args.kind}"'
-            f"{meant(args.kind, SOURCE_KINDS)}"
-        )
+        raise UsageError(f"--kind: {not_one_of(args.kind, sorted(SOURCE_KINDS))}")
     settings = parse_settings(args.set)
     if args.old == args.new == "-":
         raise UsageError("only one side can be read from standard input (-)")

@@ -96,12 +96,11 @@ _DURATION_UNITS = {
     **dict.fromkeys(("d", "day", "days"), 86400.0),
     **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 604800.0),
 }
-_UNIT = "|".join(sorted(_DURATION_UNITS, key=len, reverse=True))
-_DURATION_PART = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})(?![a-z])\s*", re.IGNORECASE)
-# `90`, `30m`, `5 min`, `1h30m`, `1 hour 30 minutes`: parts in any units, each a number and its unit
-_DURATION = re.compile(
-    rf"\s*(?:\d+(?:\.\d+)?\s*|(?:(?:\d+(?:\.\d+)?)\s*(?:{_UNIT})(?![a-z])\s*)+)", re.IGNORECASE
-)
+_NUMBER = r"\d+(?:\.\d+)?"
+_PART = rf"({_NUMBER})\s*({'|'.join(sorted(_DURATION_UNITS, key=len, reverse=True))})(?![a-z])\s*"
+_DURATION_PART = re.compile(_PART, re.IGNORECASE)
+# `90`, `30m`, `5 min`, `1h30m`, `1 hour 30 minutes`: a number of seconds, or parts each a number and its unit
+_DURATION = re.compile(rf"\s*(?:{_NUMBER}\s*|(?:{_PART})+)", re.IGNORECASE)
 DURATION_EXAMPLES = '"30m", "1h30m" or "5s"'
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
@@ -117,7 +116,7 @@ def parse_duration(value: Any, longest: float | None = MAX_DURATION) -> float:
         raise Invalid(f"expected a duration such as {DURATION_EXAMPLES}, found {found(value)}")
     if isinstance(value, int | float):
         seconds = float(value)
-    elif isinstance(value, str) and _DURATION.fullmatch(value) and value.strip():
+    elif isinstance(value, str) and _DURATION.fullmatch(value):
         parts = _DURATION_PART.findall(value)
         seconds = (
             sum(float(n) * _DURATION_UNITS[unit.lower()] for n, unit in parts) if parts else float(value)
@@ -228,12 +227,15 @@ def fraction(value: Any) -> float:
     return float(value)
 
 
+def not_one_of(value: Any, allowed: Sequence[str]) -> str:
+    """`expected one of a, b, found "c"`, with the one likely meant."""
+    return f"expected one of {', '.join(allowed)}, found {found(value)}{meant(value, allowed)}"
+
+
 def choice(*allowed: str) -> Validator:
     def check(value: Any) -> str:
         if value not in allowed:
-            raise Invalid(
-                f"expected one of {', '.join(allowed)}, found {found(value)}{meant(value, allowed)}"
-            )
+            raise Invalid(not_one_of(value, allowed))
         return str(value)
 
     return check
@@ -300,31 +302,21 @@ def pattern_list(value: Any) -> tuple[str, ...]:
     return items
 
 
-# Countries' codes written for their languages' (`kr` for Korean): what each likely meant
-COUNTRY_LANGUAGE = {
-    **{"kr": "ko", "jp": "ja", "cn": "zh", "tw": "zh", "gr": "el", "ua": "uk", "se": "sv", "il": "he"},
-    **{"br": "pt", "vn": "vi", "us": "en", "gb": "en", "mx": "es", "at": "de"},
-}
+def choice_list(*allowed: str, aliases: dict[str, str] | None = None) -> Validator:
+    """Items from `allowed`; `aliases`: what an item people write for one of them likely meant (`kr`: "ko")."""
 
-
-def choice_list(*allowed: str) -> Validator:
     def check(value: Any) -> tuple[str, ...]:
         items = string_list(value)
         for item in items:
             if item not in allowed:
+                alias = (aliases or {}).get(item.lower(), "")
+                hint = f' (did you mean "{alias}"?)' if alias in allowed else meant(item, allowed)
                 raise Invalid(
-                    f"expected items from {', '.join(allowed)}, found {found(item)}"
-                    f"{_unquoted(item) or _country(item, allowed) or meant(item, allowed)}"
+                    f"expected items from {', '.join(allowed)}, found {found(item)}{_unquoted(item) or hint}"
                 )
         return items
 
     return check
-
-
-def _country(item: str, allowed: Sequence[str]) -> str:
-    """` (did you mean "ko"?)` for a country's code given among languages' (`kr`)."""
-    language = COUNTRY_LANGUAGE.get(item.lower())
-    return f' (did you mean "{language}"?)' if language in allowed and item.lower() not in allowed else ""
 
 
 def _unquoted(item: str) -> str:

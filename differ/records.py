@@ -188,18 +188,24 @@ def narrowed(d: Diff, args: argparse.Namespace, err: TextIO | None = None) -> Di
         raise UsageError(f"{asked} picks changes; --format unified is a line diff of the whole documents")
     if not asked:
         return d
-    from differ.diff.narrow import headings_matching, picked
-    from differ.options import meant
+    from differ.diff.narrow import picked
 
     sections, words = patterns_given(args)
-    headings = list(dict.fromkeys(b.text for b in (*d.a_blocks, *d.b_blocks) if b.kind == "heading"))
-    for pattern in sections if err is not None else ():
-        if not headings_matching(headings, [pattern]):
-            print(
-                f'note: --section "{pattern}" matches no heading of either version{meant(pattern, headings)}',
-                file=err,
-            )
+    if err is not None:
+        _say_unmatched(d, sections, err)
     return picked(d, sections, words, args.kinds or ())
+
+
+def _say_unmatched(d: Diff, sections: list[str], err: TextIO) -> None:
+    """`note: --section "X" matches no heading of either version (did you mean "Y"?)`, for each such one."""
+    from differ.diff.narrow import headings_matching
+    from differ.options import meant
+
+    headings = list(dict.fromkeys(b.text for b in (*d.a_blocks, *d.b_blocks) if b.kind == "heading"))
+    for pattern in sections:
+        if not headings_matching(headings, [pattern]):
+            said = meant(pattern, headings)
+            print(f'note: --section "{pattern}" matches no heading of either version{said}', file=err)
 
 
 def patterns_given(args: argparse.Namespace) -> tuple[list[str], list[str]]:

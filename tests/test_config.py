@@ -752,10 +752,9 @@ def test_a_mistyped_name_is_told_what_was_meant(name: object, said: str) -> None
 
 
 def test_a_countrys_code_among_languages_is_told_the_languages() -> None:
-    from differ.config.model import LANGUAGES
-    from differ.options import choice_list
+    from differ.config.model import SOURCE_OPTIONS
 
-    check = choice_list(*LANGUAGES)
+    check = SOURCE_OPTIONS["languages"].validate
     for country, language in (("kr", "ko"), ("jp", "ja"), ("GR", "el")):
         with pytest.raises(Invalid, match=f'found "{country}" \\(did you mean "{language}"\\?\\)$'):
             check([country])

@@ -22,7 +22,7 @@ from differ.audit.findings import (
     under,
 )
 from differ.audit.language import reading, translated
-from differ.audit.model import SCHEMA, AuditReport, Finding, MirrorAudit
+from differ.audit.model import JOINED, SCHEMA, AuditReport, Finding, MirrorAudit
 from differ.audited import AUDIT_RULES
 from differ.diff.blocks import Block, md_text, split_blocks
 from differ.errors import StoreDamage
@@ -158,7 +158,7 @@ def _not_carried(
 
     def passages(text: str) -> list[int]:
         """The latest version's blocks a finding is on: one, or those a translation merged (`a / b`)."""
-        parts = [text] if text in at else text.split(" / ")
+        parts = [text] if text in at else text.split(JOINED)
         return [at[part] for part in parts] if all(part in at for part in parts) else []
 
     findings = [(f, found) for f in _edited_findings(m) if (found := passages(f.canonical or ""))]

@@ -45,7 +45,7 @@ def translated_comment(mirror: Sequence[Block], j: int, canonical: Sequence[Bloc
     if not any(text.startswith(mark + " ") for mark in marks):
         return False
     beside = [mirror[k] for k in (j - 1, j + 1) if 0 <= k < len(mirror) and mirror[k].kind != "code"]
-    return any(looks_like_command(b, list(canonical)) for b in beside)
+    return any(looks_like_command(b, canonical) for b in beside)
 
 
 def _char_detail(expected: str, found: str) -> str:
@@ -56,7 +56,7 @@ def _char_detail(expected: str, found: str) -> str:
     return ", ".join(parts[:5])
 
 
-def looks_like_command(block: Block, canonical: list[Block]) -> bool:
+def looks_like_command(block: Block, canonical: Sequence[Block]) -> bool:
     lines = [line for b in canonical if b.kind == "code" for line in b.text.split("\n")]
     return any(fuzz.ratio(block.text.strip(), line.strip()) >= CODE_SIMILAR for line in lines if line.strip())
 

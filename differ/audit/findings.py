@@ -13,7 +13,7 @@ from rapidfuzz import fuzz, process
 from differ.audit.align import Alignment, Stream, align, fold, shares
 from differ.audit.code import code_findings, looks_like_command
 from differ.audit.links import link_findings
-from differ.audit.model import Finding
+from differ.audit.model import JOINED, Finding
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block
 from differ.diff.words import join_words, word_ops
@@ -107,7 +107,7 @@ def compare(
         if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
             continue  # the differing mirror words belong to extra blocks; reported there
         ops = word_ops(join_words(canon_words), join_words(mirror_words))
-        mirror_text = " / ".join(mirror[o].text for o in sorted(mirror_owners)) or None
+        mirror_text = JOINED.join(mirror[o].text for o in sorted(mirror_owners)) or None
         if mirror_text and _bilingual_duplicate(block.text, mirror_text):
             continue
         if ops:

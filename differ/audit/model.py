@@ -22,6 +22,10 @@ KINDS = (
 )
 
 
+# Between the texts of blocks a finding is on together (a translation's merged paragraphs, a copy's joined ones)
+JOINED = " / "
+
+
 @dataclass
 class Finding:
     """One way a mirror differs from its canonical."""

@@ -20,7 +20,7 @@ from differ.audit.findings import (
     token_detail,
     under,
 )
-from differ.audit.model import Finding
+from differ.audit.model import JOINED, Finding
 from differ.audit.tokens import invariant_tokens
 from differ.diff.blocks import Block
 from differ.diff.sequences import increasing_run
@@ -345,8 +345,8 @@ def compare(
         run = []
         if i in starts:  # a block and what renders it, or blocks the translation merged or split, together
             ours_at, theirs_at = starts[i]
-            ours = " / ".join(canonical[k].text for k in ours_at)
-            copy = " / ".join(mirror[k].text for k in theirs_at)
+            ours = JOINED.join(canonical[k].text for k in ours_at)
+            copy = JOINED.join(mirror[k].text for k in theirs_at)
             if detail := token_detail(ours, copy):
                 findings.append(Finding("token_mismatch", block.section, ours, copy, detail))
     findings += in_a_row(run)

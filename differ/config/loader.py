@@ -27,7 +27,7 @@ from differ.config.model import (
 )
 from differ.errors import ConfigError
 from differ.files import TooLarge, read_capped
-from differ.options import Invalid, Option, found, meant
+from differ.options import Invalid, Option, found, meant, not_one_of
 
 # An id is used as a folder name in the store: letters, digits, '-' and '_' only, so it can never escape it.
 CONFIG_BYTES = 10_000_000  # a configuration of thousands of pages is a few MB
@@ -155,11 +155,7 @@ class _Loader:
             table = {"id": "canonical", **table}
         kind_name = table.get("kind", "html")
         if not isinstance(kind_name, str) or kind_name not in SOURCE_KINDS:
-            raise self.fail(
-                f"{key}.kind",
-                f"expected one of {', '.join(sorted(SOURCE_KINDS))}, found {found(kind_name)}"
-                f"{meant(kind_name, SOURCE_KINDS)}",
-            )
+            raise self.fail(f"{key}.kind", not_one_of(kind_name, sorted(SOURCE_KINDS)))
         kind = SOURCE_KINDS[kind_name]
         values, _ = self.fields(table, key, {**SOURCE_OPTIONS, **kind.options})
         common = {name: values.pop(name) for name in SOURCE_OPTIONS}
@@ -237,11 +233,7 @@ class _Loader:
         table = self.table(raw, key)
         kind_name = table.get("kind")
         if not isinstance(kind_name, str) or kind_name not in NOTIFIERS:
-            raise self.fail(
-                f"{key}.kind",
-                f"expected one of {', '.join(sorted(NOTIFIERS))}, found {found(kind_name)}"
-                f"{meant(kind_name, NOTIFIERS)}",
-            )
+            raise self.fail(f"{key}.kind", not_one_of(kind_name, sorted(NOTIFIERS)))
         common = notifier_options()
         kind = NOTIFIERS[kind_name]
         values, from_env = self.fields(table, key, {**common, **kind.options})

@@ -22,6 +22,11 @@ DEFAULT_CONFIG = Path("config.toml")
 WEB_ARCHIVE = "https://web.archive.org"
 DEFAULT_USER_AGENT = "differ/{version} (+https://github.com/differ-dev/differ)"
 LANGUAGES = tuple(SCRIPT_OF_LANGUAGE)
+# Countries' codes people write for their languages' (`kr` for Korean), named as the code meant when given
+COUNTRY_LANGUAGE = {
+    **{"kr": "ko", "jp": "ja", "cn": "zh", "tw": "zh", "gr": "el", "ua": "uk", "se": "sv", "il": "he"},
+    **{"br": "pt", "vn": "vi", "us": "en", "gb": "en", "mx": "es", "at": "de"},
+}
 # `metadata`: a version whose text and title are unchanged, only other metadata (a modified date): stored and
 # listed, but sent only to notifiers that ask for it, since a page saved again without an edit says nothing.
 EVENTS = (
@@ -122,7 +127,9 @@ SOURCE_OPTIONS: dict[str, Option] = {
         "a program that fetches the page instead (a headless browser), {url} standing for the page's "
         "address; what it prints is read as the kind says",
     ),
-    "languages": Option(opt.choice_list(*LANGUAGES), None, "keep only blocks in these languages"),
+    "languages": Option(
+        opt.choice_list(*LANGUAGES, aliases=COUNTRY_LANGUAGE), None, "keep only blocks in these languages"
+    ),
     "ignore": Option(
         opt.pattern_list, (), "regular expressions of text to leave out (a line they empty is dropped)"
     ),

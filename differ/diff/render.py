@@ -71,9 +71,8 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
             out += [("equal", lead), ("before", text)]
         if j2 > j1 and "after" in sides:
             lead, text = run(b[j1:j2])
-            if (
-                i2 > i1 and "before" in sides
-            ):  # beside the words taken out; glued to them as to the word before
+            # beside the words taken out: apart from them, or against them as they stood against the word before
+            if i2 > i1 and "before" in sides:
                 lead = "" if not lead and not a[i1][0] and text[0] in _GLUED_LEFT else " "
             out += [("equal", lead), ("after", text)]
     return out

@@ -332,21 +332,23 @@ def meta_value(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _meta_change(before: object, after: object) -> str:
-    def shown(value: object) -> str:
-        text = meta_value(value)
-        if isinstance(value, str):
-            return quote(text, 60)
-        return text if len(text) <= 60 else text[:59] + "…"
+def _meta_shown(value: object) -> str:
+    """A metadata value as a summary line shows it: a text quoted, anything else as JSON, cut at 60."""
+    text = meta_value(value)
+    if isinstance(value, str):
+        return quote(text, 60)
+    return text if len(text) <= 60 else text[:59] + "…"
 
+
+def _meta_change(before: object, after: object) -> str:
     if before is None:
-        return f"added {shown(after)}"
+        return f"added {_meta_shown(after)}"
     if after is None:
-        return f"removed {shown(before)}"
+        return f"removed {_meta_shown(before)}"
     if isinstance(before, str) and isinstance(after, str) and max(len(before), len(after)) > 60:
         old, new = around_change(" ".join(before.split()), " ".join(after.split()))
         return f"{quote(old, QUOTE_MAX)} → {quote(new, QUOTE_MAX)}"
-    return f"{shown(before)} → {shown(after)}"
+    return f"{_meta_shown(before)} → {_meta_shown(after)}"
 
 
 def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]:
@@ -402,41 +404,33 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     release = new_release(d.metadata)
     if release is not None:
         return _release_summary(d, versions, release)
-    items: list[list[str]] = []
-    many: dict[int, int] = {}  # items that stand for more than one change (by their place): how many
+    items: list[tuple[list[str], int]] = []  # each item's lines, and how many changes it stands for
     notes = 0
-    reordered = _reordered(d.changes)
-    sections = _whole_sections(d.changes)
+    groups = {**_reordered(d.changes), **_whole_sections(d.changes)}
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             place = where(change, labelled=False)  # the section the note speaks of, as a reader finds it
             at = " (added at the end)" if change.at_end else f" (in {place})" if place else ""
             before, after = _shown(change)
-            items.append([f"author's note{at}: {quote(after)}"])
+            said = [f"author's note{at}: {quote(after)}"]
             if change.kind == "modified" and not is_edit_note(change.before):  # written over a passage
-                items[-1].append(f"  in place of {quote(before)}")
+                said.append(f"  in place of {quote(before)}")
+            items.append((said, 1))
             notes += 1
-        elif id(change) in reordered:  # blocks of a section reordered: one line, where the first stands
-            if group := reordered[id(change)]:
-                many[len(items)] = len(group)
-                items.append([_reordered_line(group)])
-        elif id(change) in sections:  # a section added or taken out whole: one line, where its heading stands
-            if group := sections[id(change)]:
-                many[len(items)] = len(group)
-                items.append([_section_line(group)])
+        elif id(change) in groups:  # a list reordered, or a section added or taken out whole: one line
+            if group := groups[id(change)]:
+                items.append(([_group_line(group)], len(group)))
         else:
-            items.append(describe(change))
+            items.append((describe(change), 1))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
-    items[notes:notes] = [meta_line(m) for m in titles]
-    many = {k + len(titles) if k >= notes else k: n for k, n in many.items()}
+    items[notes:notes] = [(meta_line(m), 1) for m in titles]
     renamed = _renamed(d.metadata)
     gone = {id(new) for new in renamed.values()}
     for m in d.metadata:
-        if names_the_post(m["field"]) or id(m) in gone:
-            continue
         if id(m) in renamed:  # two fields: the one taken out and the one its value is under now
-            many[len(items)] = 2
-        items.append(_renamed_line(m, renamed[id(m)]) if id(m) in renamed else meta_line(m))
+            items.append((_renamed_line(m, renamed[id(m)]), 2))
+        elif not names_the_post(m["field"]) and id(m) not in gone:
+            items.append((meta_line(m), 1))
     formatting = d.a_markdown != d.b_markdown
     lines = [headline(versions, len(d.changes), len(d.metadata), formatting=formatting)]
     if (
@@ -447,12 +441,10 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
             f"{_subject(versions)}: {count} {narrowed_to(d.within, d.mentioning, d.kinds)} "
             f"({d.left_out} {'left out' if d.kinds else 'elsewhere'})."
         )
-    for text in items[:max_lines]:
+    for text, _ in items[:max_lines]:
         lines.append(f"• {text[0]}")
         lines.extend(text[1:])
-    rest = sum(
-        many.get(k, 1) for k in range(max_lines, len(items))
-    )  # the changes the lines left out stand for
+    rest = sum(count for _, count in items[max_lines:])  # the changes the lines left out stand for
     if rest > 0:
         lines.append(f"…and {plural(rest, 'more change')}")
     return lines
@@ -497,6 +489,11 @@ def _whole_sections(changes: list[Change]) -> dict[int, list[Change]]:
             out.update({id(c): [] for c in group})
             out[id(heading)] = group
     return out
+
+
+def _group_line(group: list[Change]) -> str:
+    """The one line of changes summarized together: a section added or taken out whole, or a list reordered."""
+    return _section_line(group) if group[0].kind in ("added", "removed") else _reordered_line(group)
 
 
 def _section_line(group: list[Change]) -> str:
@@ -555,10 +552,7 @@ def _renamed(metadata: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
 
 def _renamed_line(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """`metadata › author → authors: "The Rust Release Team"`."""
-    shown = meta_value(new["after"])
-    return [
-        f"metadata › {old['field']} → {new['field']}: {quote(shown, 60) if isinstance(new['after'], str) else shown}"
-    ]
+    return [f"metadata › {old['field']} → {new['field']}: {_meta_shown(new['after'])}"]
 
 
 def meta_line(meta: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from differ.checked import CheckResult
+    from differ.compare import Read
     from differ.config import SourceConfig
     from differ.fetch import Response
     from differ.notify import Outbox
@@ -287,7 +288,7 @@ def cmd_backfill(app: App, args: argparse.Namespace) -> int:
 def cmd_compare(app: App, args: argparse.Namespace) -> int:
     """Like diff(1): exit 0 when both read the same (or, with --audit, the copy is faithful), 1 when they
     differ, 2 when one cannot be read."""
-    from differ.compare import audit, compare, parse_settings, read_side, render_audit
+    from differ.compare import audit, compare, is_url, parse_settings, read_side, render_audit
     from differ.diff import render
     from differ.normalize import SOURCE_KINDS
     from differ.options import Invalid, finding_list, found, not_one_of
@@ -315,7 +316,7 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
             accept = finding_list(settings.pop("accept"))
         except Invalid as exc:
             raise UsageError(f"--set accept: {exc}")
-    sides = []
+    sides: list[Read] = []
     for spec, label in ((args.old, "old"), (args.new, "new")):
         # In an audit `languages` says which blocks of the copy to compare, as a mirror's does; the canonical
         # is read whole.
@@ -324,8 +325,11 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
             if args.audit and label == "old"
             else settings
         )
+        # Two files are read against the first's address: a link written alike in both (`#notes`,
+        # `img/chart.png`) is the same link, wherever the two copies are kept.
+        base = sides[0].body.url if sides and not is_url(args.old) and not is_url(spec) else None
         try:
-            sides.append(read_side(app, spec, label, args.kind, taken))
+            sides.append(read_side(app, spec, label, args.kind, taken, base))
         except DifferError as exc:  # whatever went wrong, a side that cannot be read exits 2, as in diff(1)
             message = str(exc)
             raise UsageError(message if message.startswith(spec) else f"{spec}: {message}") from exc

@@ -161,14 +161,20 @@ def _json(data: bytes) -> Any:
         return None
 
 
-def read_side(app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]) -> Read:
-    """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize."""
+def read_side(
+    app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any], base: str | None = None
+) -> Read:
+    """Read one side: fetch a URL politely (robots.txt, limits), or read a file; then normalize. `base`: the
+    address a file's links are read against, its own unless given (two saved copies of a page, in two folders,
+    read against one, so that their links compare as written)."""
     if is_url(spec) and web_address(spec) is None:
         raise UsageError(f"{spec}: {not_a_url(spec)}")
     if kind is None and "entry" in settings:
         kind = "feed"  # an entry is chosen only in a feed, as `differ add` has it
     source, body = (
-        _fetch(app, spec, label, kind, settings) if is_url(spec) else _open(app, spec, label, kind, settings)
+        _fetch(app, spec, label, kind, settings)
+        if is_url(spec)
+        else _open(app, spec, label, kind, settings, base)
     )
     try:
         normalized = normalize(body, source)
@@ -221,7 +227,7 @@ def _fetch(
 
 
 def _open(
-    app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any]
+    app: App, spec: str, label: str, kind: str | None, settings: dict[str, Any], base: str | None = None
 ) -> tuple[SourceConfig, Body]:
     path = Path(spec)
     limit = app.config.service.max_bytes
@@ -240,7 +246,7 @@ def _open(
     kind = kind or _kind_of_file(path, data, settings)
     # Checked with a stand-in URL (a source's must be http or https), then read from the file's own address,
     # so relative links resolve as a browser opening the file would resolve them.
-    base = (Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri()
+    base = base or ((Path.cwd() / "stdin").as_uri() if spec == "-" else path.resolve().as_uri())
     checked = _source(settings, label, "https://localhost/", kind, data, base)
     return replace(checked, url=base), Body(
         data, MEDIA_TYPES.get(kind), base, app.config.service.tracking_params

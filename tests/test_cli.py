@@ -1743,6 +1743,44 @@ def test_compare_local_files_sees_a_relative_links_new_target_as_a_link_change(t
     )
 
 
+def test_compare_reads_two_saved_copies_links_against_one_address(tmp_path: Path) -> None:
+    """Two copies of a page kept in two folders: a link written alike in both (a footnote's `#fn1`, a relative
+    `img/chart.png`) is the same link, not a change from one folder's address to the other's; a target
+    written otherwise is still a link change."""
+    page = (
+        "<html><body><article><h1>Post</h1><p>Fast<a href='#fn1'>1</a>, see the <a href='{}'>chart</a>.</p>"
+        "<p>{}</p></article></body></html>"
+    )
+    for folder, target, words in (
+        ("v1", "img/chart.png", "Old words."),
+        ("v2", "img/chart.png", "New words."),
+    ):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "post.html").write_text(page.format(target, words))
+    old, new = str(tmp_path / "v1" / "post.html"), str(tmp_path / "v2" / "post.html")
+    assert run("compare", old, new)[:2] == (
+        ExitCode.FAILURE,
+        f'{old} → {new}: 1 change.\n• Post: "Old words."\n  → "New words."\n\n[modified] Post\n  [-Old-] {{+New+}} words.\n',
+    )
+    (tmp_path / "v2" / "post.html").write_text(page.format("img/chart-2.png", "Old words."))
+    base = (tmp_path / "v1").resolve().as_uri()
+    assert run("compare", old, new)[1].splitlines()[1] == (
+        f'• Post: link "chart": {base}/img/chart.png → {base}/img/chart-2.png'
+    )
+    # standard input against a file: the file is read against standard input's stand-in address
+    done = subprocess.run(
+        [sys.executable, "-m", "differ", "compare", "-", new],
+        input=Path(old).read_bytes(),
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    here = tmp_path.resolve().as_uri()
+    assert (done.returncode, done.stdout.decode().splitlines()[:2]) == (
+        1,
+        [f"- → {new}: 1 change.", f'• Post: link "chart": {here}/img/chart.png → {here}/img/chart-2.png'],
+    )
+
+
 def test_compare_as_a_unified_diff_of_the_normalized_documents(tmp_path: Path) -> None:
     """Formatting noise is gone before the line diff: emphasis markers and a reflowed paragraph are no change."""
     old, new = tmp_path / "a.md", tmp_path / "b.md"
@@ -1825,7 +1863,7 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     assert run("compare", str(picture), old, *local) == (
         ExitCode.USAGE,
         "",
-        f"error: {picture}: binary content, not text (a NUL byte at character 8); expected an HTML page, JSON, "
+        f"error: {picture}: binary content, not text (a NUL byte at position 8); expected an HTML page, JSON, "
         "Markdown or plain text\n",
     )
     assert run("compare", old, new, "--kind", "pdf")[::2] == (

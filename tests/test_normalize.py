@@ -881,7 +881,7 @@ def test_invisible_characters_are_removed_and_counted() -> None:
         (  # a server that calls everything text/html
             b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
             "text/html",
-            "binary content, not text (a NUL byte at character 8); expected an HTML page, JSON, Markdown or "
+            "binary content, not text (a NUL byte at position 8); expected an HTML page, JSON, Markdown or "
             "plain text",
         ),
     ],
@@ -994,8 +994,10 @@ def test_an_html_page_where_a_file_was_expected_is_refused(kind: str, expected: 
 
 @pytest.mark.parametrize("kind", ["text", "markdown"])
 def test_binary_content_is_refused_by_text_kinds_but_utf16_text_is_read(kind: str) -> None:
-    with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at character 4\)"):
+    with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at position 4\)"):
         norm(b"%PDF\x00\x01\x02 stream", source(kind=kind), "application/octet-stream")
+    with pytest.raises(NormalizeError, match=r"^binary content, not text \(a NUL byte at position 0\)"):
+        norm(b"\x00\x01\x02binary\xff", source(kind=kind), None)  # detection alone would guess UTF-16
     utf16 = "\ufeffRelease notes\n".encode("utf-16-le")  # NUL bytes, but text once decoded
     assert norm(utf16, source(kind=kind), "text/plain").markdown.startswith("Release notes")
 

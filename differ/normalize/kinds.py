@@ -95,10 +95,13 @@ def _text(body: Body, *, html: bool = False) -> tuple[str, str, list[str]]:
     if not body.data.strip():
         raise NormalizeError("empty body")
     decoded = decode(body.data, body.content_type, html=html)
-    nul = decoded.text.find("\x00", 0, 8000)
-    if nul >= 0:  # git's test for a binary file: text has no NUL, while images, PDFs and archives soon do
+    # git's test for a binary file: text has no NUL, while images, PDFs and archives soon do; the bytes are
+    # tested unless their encoding was told (UTF-16 has NULs), lest a guessed one turn them into letters
+    told = decoded.source in ("header", "bom", "meta")
+    nul = decoded.text.find("\x00", 0, 8000) if told else body.data.find(b"\x00", 0, 8000)
+    if nul >= 0:
         raise NormalizeError(
-            f"binary content, not text (a NUL byte at character {nul}); "
+            f"binary content, not text (a NUL byte at position {nul}); "
             "expected an HTML page, JSON, Markdown or plain text"
         )
     warnings = [f"{decoded.replaced} undecodable bytes replaced"] if decoded.replaced else []

@@ -7,6 +7,7 @@ import importlib
 import json
 import random
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -492,6 +493,15 @@ def test_a_link_to_an_address_urllib_cannot_read_is_compared_as_written() -> Non
     ]
 
 
+def _copy_findings(canon: str, copy: str) -> list[str]:
+    """The lines an audit of `copy` as a mirror of `canon` finds, each on a site of its own."""
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    pages = ("https://example.org/blog/release/", "https://mirror.example.net/posts/release/")
+    return [
+        finding_line(f) for f in compare(blocks, mirror, align(Stream.of(blocks), Stream.of(mirror)), pages)
+    ]
+
+
 def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     """Its words kept, its target changed: a download link on a copy is worth a look. The same target written
     another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""
@@ -499,13 +509,7 @@ def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
         "# Release\n\nGet it from [the download page](https://download.example.org/foo-1.0.tar.gz), read the "
         "[notes](/notes/1.0/) and see ![the chart](https://example.org/chärt.png).\n"
     )
-    blocks = split_blocks(canon)
-    pages = ("https://example.org/blog/release/", "https://mirror.example.net/posts/release/")
-
-    def findings(copy: str) -> list[str]:
-        mirror = split_blocks(copy)
-        al = align(Stream.of(blocks), Stream.of(mirror))
-        return [finding_line(f) for f in compare(blocks, mirror, al, pages)]
+    findings = partial(_copy_findings, canon)
 
     assert findings(canon) == []
     assert findings(canon.replace("https://download.example.org/", "https://dl.example.com/")) == [
@@ -531,6 +535,37 @@ def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
         canon.replace("https://example.org/chärt.png", "https://cdn.example.com/chärt.png"),
     ]
     assert [findings(copy) for copy in same + own] == [[]] * 7
+
+
+def test_a_link_the_copy_kept_as_plain_words_is_a_finding() -> None:
+    """A copy that keeps links but wrote one's words as plain text: its readers can no longer follow it. Not
+    so for a copy that keeps none of the page's links (an aggregator that strips them, a text copy), a link to
+    the page itself (a footnote), a link whose words are its address, or one the copy has under other words."""
+    canon = (
+        "# Release\n\nGet it from [the download page](https://download.example.org/foo.tar.gz), read the "
+        "[notes](/notes/1.0/)[^1](#fn-1) or see [www.example.org/faq](https://www.example.org/faq).\n\n"
+        "Thanks to [our sponsors](https://example.org/sponsors/).\n"
+    )
+    findings = partial(_copy_findings, canon)
+
+    assert findings(canon) == []
+    plain = canon.replace("[the download page](https://download.example.org/foo.tar.gz)", "the download page")
+    assert findings(plain) == [
+        'link [Release]: "the download page" no longer links to https://download.example.org/foo.tar.gz'
+    ]
+    assert findings(plain.replace("[our sponsors](https://example.org/sponsors/)", "our sponsors")) == [
+        'link [Release]: "the download page" no longer links to https://download.example.org/foo.tar.gz',
+        'link [Release]: "our sponsors" no longer links to https://example.org/sponsors/',
+    ]
+    no_links = "# Release\n\nGet it from the download page, read the notes^1 or see www.example.org/faq.\n\n"
+    kept = [
+        no_links + "Thanks to our sponsors.\n",  # a copy with none of the links: stripped on purpose
+        no_links + "Thanks to our [sponsors](https://mirror.example.net/thanks/).\n",  # its own link only
+        canon.replace("[^1](#fn-1)", "^1"),  # the page's own footnote
+        canon.replace("[www.example.org/faq](https://www.example.org/faq)", "www.example.org/faq"),
+        canon.replace("[the download page](", "the [download](").replace("foo.tar.gz)", "foo.tar.gz) page"),
+    ]
+    assert [findings(copy) for copy in kept] == [[]] * 5
 
 
 @settings(max_examples=80, deadline=None)

@@ -105,6 +105,8 @@ def finding_line(f: Finding) -> str:
         return f'replaced{where}: "{_cut(f.canonical, 100)}" → "{_cut(f.mirror, 100)}"'
     if f.kind == "moved":
         return f'moved{where}: "{_cut(f.canonical)}" ({finding_detail(f)})'
+    if f.kind == "link" and f.mirror is None:
+        return f'link{where}: "{_cut(f.detail, 60)}" no longer links to {f.canonical}'
     if f.kind == "link":
         return f'link{where}: "{_cut(f.detail, 60)}" goes to {f.mirror} instead of {f.canonical}'
     edit = f"version {f.not_carried}'s edit not carried over" if f.not_carried is not None else ""

@@ -233,6 +233,26 @@ def test_a_summary_says_a_link_changed_with_the_words_around_it() -> None:
     ]
 
 
+def test_an_image_whose_picture_changed_is_named_an_image() -> None:
+    """An image's words are its alternative text: the change says an image, not a link, came, went or moved."""
+    a = "# T\n\nSee ![the chart](https://x.org/c.png) and [docs](https://x.org/d).\n"
+    d = diff(a, a.replace("c.png", "c2.png").replace("x.org/d", "x.org/e"))
+    assert [(c.kind, c.detail) for c in d.changes] == [
+        (
+            "link",
+            'image "the chart": https://x.org/c.png → https://x.org/c2.png; link "docs": https://x.org/d → https://x.org/e',
+        )
+    ]
+    d = diff(a, a.replace("the chart", "the speedup chart").replace("See", "Look at"))
+    assert summarize(d, V)[1:] == [
+        '• T: "See the chart and docs."',
+        '  → "Look at the speedup chart and docs."',
+    ]
+    assert diff(a, a.replace("![the chart](https://x.org/c.png) and ", "")).changes[0].ops == [
+        {"op": "delete", "before": "the chart and"}
+    ]
+
+
 def test_a_link_added_or_taken_out_whole_is_quoted_with_its_address() -> None:
     """A block that is one link (a post in a list of posts, a download) says where it points when it comes or
     goes, and keeps it in its JSON; a link among other words, or an image, does not make the block one."""

@@ -310,16 +310,20 @@ def changed_links(old: Block, new: Block) -> list[tuple[Link | None, Link | None
 def _link_detail(old: Block, new: Block) -> str:
     """Which links changed, matched by their text (a link added or removed shifts the others)."""
     parts = []
+
+    def noun(url: str, block: Block) -> str:  # an image's words are its alternative text
+        return "image" if url in block.images else "link"
+
     for changed in changed_links(old, new):
         match changed:
             case (None, (text, url)):
-                parts.append(f'link "{text}" added: {url}')
+                parts.append(f'{noun(url, new)} "{text}" added: {url}')
             case ((text, url), None):
-                parts.append(f'link "{text}" removed: {url}')
+                parts.append(f'{noun(url, old)} "{text}" removed: {url}')
             case ((_, was), (text, url)) if was != url:
-                parts.append(f'link "{text}": {was or "(empty)"} → {url or "(empty)"}')
+                parts.append(f'{noun(url, new)} "{text}": {was or "(empty)"} → {url or "(empty)"}')
             case ((was, _), (text, url)):
-                parts.append(f'link text "{was}" → "{text}" ({url})')
+                parts.append(f'{noun(url, new)} text "{was}" → "{text}" ({url})')
     return "; ".join(parts)
 
 

@@ -159,7 +159,7 @@ def describe(change: Change) -> list[str]:
     lines = _described(change)
     if change.kind != "modified" or not change.ops:  # a link alone changed: its detail is the line already
         return lines
-    links = "; ".join(part for part in change.detail.split("; ") if part.startswith("link"))
+    links = "; ".join(part for part in change.detail.split("; ") if part.startswith(("link", "image")))
     return [*lines, f"  {links}"] if links else lines
 
 

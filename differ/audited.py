@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 # canonical's edits a copy carries told apart (a stale copy misses only the others; a passage of a copy up to date
 # that reads as before its last edit is that edit not carried over); 11: a translation's comments of the code set
 # as text beside its commands are the code's, and two paragraphs it merged are read together though one number
-# in them was not brought up to date; 12: a link whose words a copy that keeps links wrote as plain text
+# in them was not brought up to date; 12: a link whose words a copy that keeps links wrote as plain text, and
+# Chinese and Japanese read a character a word
 AUDIT_RULES = 12
 
 

@@ -502,6 +502,16 @@ def _copy_findings(canon: str, copy: str) -> list[str]:
     ]
 
 
+def test_a_copy_in_a_script_written_without_spaces_is_compared_a_character_a_word() -> None:
+    """A Japanese copy of a Japanese post: one word changed is those characters altered, said as they are
+    written, not the whole clause between two punctuation marks."""
+    canon = "# リリース\n\nPyTorch 2.13 では新しいコンパイラが追加されました。詳細は文書を参照。\n"
+    assert _copy_findings(canon, canon) == []
+    assert _copy_findings(canon, canon.replace("新しい", "新たな")) == [
+        'altered [リリース]: "PyTorch 2.13 では新しいコンパイラが追加されました。詳細は文書を参照。" ("しい" → "たな")'
+    ]
+
+
 def test_a_link_the_mirror_points_elsewhere_is_a_finding() -> None:
     """Its words kept, its target changed: a download link on a copy is worth a look. The same target written
     another way, a link to the mirror's own site (its copy of the page linked) and an image are not."""

@@ -470,6 +470,24 @@ def test_text_output_puts_a_replacement_where_the_page_had_its_words() -> None:
     )
 
 
+def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
+    """Chinese and Japanese put no spaces between words: an edit is the characters that changed, shown where
+    they stand, not the whole clause between two punctuation marks; Korean, spaced, keeps its words."""
+    assert words("PyTorch 2.13 では新しい") == ["PyTorch", "2.13", "で", "は", "新", "し", "い"]
+    assert words("PyTorch 2.13에서는 새로운") == ["PyTorch", "2.13에서는", "새로운"]
+    ja = "# リリース\n\nPyTorch 2.13 では新しいコンパイラが追加されました。詳細はドキュメントを参照。\n"
+    d = diff(ja, ja.replace("では新しい", "では高速な新しい"))
+    assert [c.ops for c in d.changes] == [[{"op": "insert", "after": "高速な"}]]
+    assert summarize(d, V)[1:] == ['• リリース: added "高速な"']
+    assert render(d, V, "text").splitlines()[-1] == (
+        "  PyTorch 2.13 では{+高速な+}新しいコンパイラが追加されました。詳細はドキュメントを参照。"
+    )
+    zh = "# 发布\n\n我们很高兴地宣布 PyTorch 2.13 发布了。\n"
+    d = diff(zh, zh.replace("很", "非常"))
+    assert render(d, V, "text").splitlines()[-1] == "  我们[-很-]{+非常+}高兴地宣布 PyTorch 2.13 发布了。"
+    assert apply(split_blocks(zh), d) == [b.text_key for b in split_blocks(zh.replace("很", "非常"))]
+
+
 def test_long_summaries_are_cut_visibly() -> None:
     a = "\n\n".join(f"Paragraph number {i} with words." for i in range(30)) + "\n"
     b = "\n\n".join(f"Paragraph number {i} with other words." for i in range(30)) + "\n"

@@ -10,12 +10,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from differ.diff.blocks import Block
+from differ.diff.blocks import UNSPACED, Block
 from differ.diff.sequences import Alignment as WordAlignment
 from differ.diff.sequences import Opcode, anchored_opcodes, common_ends, increasing_run, merged, shifted, slid
 
-# Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by".
-_WORD = re.compile(r"\d+|[^\W\d_]+", re.UNICODE)
+# Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by"; a character of a
+# script written without spaces is a word, as in the diff.
+_WORD = re.compile(rf"\d+|[{UNSPACED}]|[^\W\d_{UNSPACED}]+", re.UNICODE)
 _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
 
 

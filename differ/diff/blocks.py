@@ -372,24 +372,42 @@ def split_blocks_whole(markdown: str) -> list[Block]:
     return _sections([_parse(markdown)])
 
 
-_WORD = re.compile(r"\w+(?:[.,:'’/-]\w+)*|[^\w\s]", re.UNICODE)
+# Scripts written without spaces between words (Chinese, Japanese): each character is a word, as a reader of
+# them sees an edit (では{+高速な+}新しい), not the whole clause between two punctuation marks.
+UNSPACED = (
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
+_SPACED_WORD = re.compile(r"\w+(?:[.,:'’/-]\w+)*|[^\w\s]", re.UNICODE)
+_WORD = re.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+(?:[.,:'’/-][^\W{UNSPACED}]+)*|[^\w\s]", re.UNICODE)
+_UNSPACED = re.compile(f"[{UNSPACED}]")
+
+
+def unspaced(char: str) -> bool:
+    """Whether a character is of a script written without spaces between words."""
+    return _UNSPACED.match(char) is not None
+
+
+def _word_pattern(text: str) -> re.Pattern[str]:
+    """The words' pattern for a text: the plain one, a sixth quicker, unless the text has such a script."""
+    return _WORD if _UNSPACED.search(text) else _SPACED_WORD
 
 
 def words(text: str) -> list[str]:
-    """Words, numbers (1.81, 3,328) and punctuation marks, for word-level diffs."""
-    return _WORD.findall(text)
+    """Words, numbers (1.81, 3,328) and punctuation marks, for word-level diffs; a character of a script
+    written without spaces is a word."""
+    return _word_pattern(text).findall(text)
 
 
 def word_matches(text: str) -> list[re.Match[str]]:
     """The words of `words`, each with where it stands in the text."""
-    return list(_WORD.finditer(text))
+    return list(_word_pattern(text).finditer(text))
 
 
 def word_spans(text: str) -> list[tuple[str, str]]:
     """Each word with the whitespace before it, so changed runs can be shown with their original spacing."""
     out = []
     last = 0
-    for m in _WORD.finditer(text):
+    for m in _word_pattern(text).finditer(text):
         out.append((text[last : m.start()], m.group()))
         last = m.end()
     return out

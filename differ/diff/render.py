@@ -12,7 +12,7 @@ from typing import Any
 
 from differ.bullets import html_items
 from differ.diff.blocks import md_text as md_escape
-from differ.diff.blocks import word_spans
+from differ.diff.blocks import unspaced, word_spans
 from differ.diff.changes import Change, Diff
 from differ.diff.summary import Versions, meta_value, summarize, where
 from differ.diff.words import code_opcodes, word_opcodes
@@ -73,13 +73,15 @@ def _segments(change: Change, sides: tuple[str, ...] = ("before", "after")) -> l
             lead, text = run(b[j1:j2])
             # beside the words taken out: apart from them, or against them as they stood against the word before
             if i2 > i1 and "before" in sides:
-                lead = "" if not lead and not a[i1][0] and text[0] in _GLUED_LEFT else " "
+                glued = text[0] in _GLUED_LEFT or unspaced(text[0])
+                lead = "" if not lead and not a[i1][0] and glued else " "
             out += [("equal", lead), ("after", text)]
     return out
 
 
 # Marks that stand against the word before them: a run put in that starts with one, where the run taken out
 # started against that word too, is shown against it (`well[-, for example-]{+. For example+}`)
+# and a script written without spaces stands against what was before it (`我们[-很-]{+非常+}高兴`)
 _GLUED_LEFT = frozenset(".,;:!?)]}…。，、；：！？）")
 
 

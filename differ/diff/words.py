@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from differ.diff.blocks import word_matches, words
+from differ.diff.blocks import unspaced, word_matches, words
 from differ.diff.sequences import TURNED, Alignment, Opcode, aligned, at_most, ratio, slid, turned
 
 # The word alignments of runs of lines found alike, by where the run starts in each block (`line_opcodes`), so
@@ -257,7 +257,12 @@ def join_words(tokens: list[str]) -> str:
     """Words as one line of text, spaced as prose spaces them (for words that no longer have a text)."""
     out = ""
     for tok in tokens:
-        if out and (tok[0].isalnum() or tok[0] in "([{“‘\"'#") and not out.endswith(("(", "[", "{", "#")):
+        if (
+            out
+            and (tok[0].isalnum() or tok[0] in "([{“‘\"'#")
+            and not out.endswith(("(", "[", "{", "#"))
+            and not (unspaced(tok[0]) and unspaced(out[-1]))  # 新しい, not 新 し い
+        ):
             out += " "
         out += tok
     return out

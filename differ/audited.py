@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 # that reads as before its last edit is that edit not carried over); 11: a translation's comments of the code set
 # as text beside its commands are the code's, and two paragraphs it merged are read together though one number
 # in them was not brought up to date; 12: a link whose words a copy that keeps links wrote as plain text, and
-# Chinese and Japanese read a character a word
+# Chinese and Japanese read a character a word, and a translation's block alone between two pairs, with as many
+# numbers as the canonical's alone there, renders it
 AUDIT_RULES = 12
 
 

@@ -1752,6 +1752,28 @@ def test_a_translation_that_changed_a_number_dropped_a_paragraph_or_added_one_sa
     }
 
 
+def test_a_translated_item_whose_only_number_was_not_brought_up_to_date_is_a_token_mismatch() -> None:
+    """An item with nothing but its number to be known by, left alone between two pairs by a translation that
+    did not follow the canonical's new number, renders it all the same: a token mismatch, not the canonical's
+    item missing and the translation's extra. A note added at the end of the canonical is not paired with
+    what the copy has there of its own."""
+    canonical = (
+        "# Widget 3.0\n\nWe are happy to announce Widget 3.0 today.\n\n## Highlights\n\n"
+        "- Faster parsing (3x)\n- New plugin API\n- Python 3.14 support\n\n"
+        "Updated (7/8): the parsing speedup was measured again.\n"
+    )
+    copy = (
+        "# Widget 3.0\n\n我们很高兴地宣布 Widget 3.0 今天发布。\n\n## 亮点\n\n"
+        "- 解析速度更快（2 倍）\n- 新的插件 API\n- 支持 Python 3.14\n\n译者注：本文由社区翻译（2026 年）。\n"
+    )
+    _, findings = audit_pair(canonical, copy)
+    assert [(f.kind, f.canonical, f.mirror, f.detail) for f in findings] == [
+        ("token_mismatch", "Faster parsing (3x)", "解析速度更快（2 倍）", "missing 3; extra 2"),
+        ("missing", "Updated (7/8): the parsing speedup was measured again.", None, "paragraph"),
+        ("extra", None, "译者注：本文由社区翻译（2026 年）。", "paragraph"),
+    ]
+
+
 def test_a_translations_links_are_taken_in_order_as_their_words_are_translated() -> None:
     canonical = (
         "# Release\n\nRead the [release notes](https://github.com/org/proj/releases) and the "
@@ -2262,7 +2284,7 @@ def test_a_german_translation_made_before_an_edit_is_found_stale_with_no_setting
     lines = render_audit(report, "text").splitlines()
     assert lines[1] == (
         "de: version 1, a translation, matches canonical version 1 — stale (the canonical is at version 2), "
-        "2 passages to carry over; coverage 99.3%; 1 finding"  # the two method names of version 2 it lacks
+        "2 passages to carry over; coverage 100.0%; 1 finding"  # the two method names of version 2 it lacks
     )
     assert lines[2].startswith(
         "  note: 16 of its 43 blocks of text are in German, the canonical's in English"

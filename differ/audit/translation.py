@@ -12,6 +12,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from differ.audit.align import Stream, fold
 from differ.audit.code import code_findings, command_lines, looks_like_command, translated_comment
@@ -230,7 +231,28 @@ def pair_blocks(canonical: Sequence[Block], translation: Sequence[Block]) -> Pai
         )
         if before[0] <= pair[0] <= after[0] and before[1] <= pair[1] <= after[1]:
             joined.insert(at, pair)
+    joined = sorted(joined + _alone(scorer, joined))
     return Pairing([(ia[i], ib[j]) for i, j in joined], 2 * sure / total if total else 1.0)
+
+
+def _alone(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A block of each side left unpaired alone between the same two pairs, of one kind, of lengths a
+    translation gives and with as many numbers: the one rendering the other, whose numbers the translation did
+    not bring up to date ("Faster parsing (3x)" against "解析速度更快（2 倍）"), a token mismatch rather than a
+    passage missing and another extra. Not at either end, where a note is added or dropped."""
+    found = []
+    for (i0, j0), (i1, j1) in pairwise(pairs):
+        if i1 - i0 != 2 or j1 - j0 != 2:
+            continue
+        a, b = scorer.a[i0 + 1], scorer.b[j0 + 1]
+        off = abs(math.log((b.size + SHORT) / scorer.expected[i0 + 1]))
+        if (
+            (a.kind, a.level) == (b.kind, b.level)
+            and SAME_KIND - LENGTH * off > 0
+            and a.tokens.total() == b.tokens.total() > 0
+        ):
+            found.append((i0 + 1, j0 + 1))
+    return found
 
 
 def _joined(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

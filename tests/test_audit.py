@@ -1774,6 +1774,22 @@ def test_a_translated_item_whose_only_number_was_not_brought_up_to_date_is_a_tok
     ]
 
 
+def test_a_translations_full_width_numbers_are_the_numbers_they_read_as() -> None:
+    """Japanese and Chinese set digits full width (３.１４, １，２３４): the same numbers to a reader, so no
+    mismatch; a number that does differ is said in ordinary digits."""
+    canonical = (
+        "# Widget 3.0\n\nWe are happy to announce Widget 3.0 today, with 1,234 commits from 56 contributors.\n\n"
+        "## Highlights\n\n- Faster parsing (2x)\n- New plugin API\n- Python 3.14 support\n"
+    )
+    copy = (
+        "# Widget ３.０\n\n本日、５６人の貢献者による１，２３４件のコミットを含む Widget ３.０ をお知らせします。\n\n"
+        "## ハイライト\n\n- 解析が２倍高速に\n- 新しいプラグイン ＡＰＩ\n- Python ３.１４ をサポート\n"
+    )
+    assert audit_pair(canonical, copy)[1] == []
+    _, findings = audit_pair(canonical, copy.replace("３.１４", "３.１３"))
+    assert [(f.kind, f.detail) for f in findings] == [("token_mismatch", "missing 3.14; extra 3.13")]
+
+
 def test_a_translations_links_are_taken_in_order_as_their_words_are_translated() -> None:
     canonical = (
         "# Release\n\nRead the [release notes](https://github.com/org/proj/releases) and the "

@@ -73,10 +73,19 @@ def _number(digits: str) -> str:
     return digits
 
 
+# Chinese and Japanese set numbers and Latin letters full width (３.１４, ＡＰＩ): the same characters to a reader.
+_FULL_WIDTH = {0xFF01 + k: 0x21 + k for k in range(0x5E)} | {0x3000: 0x20}
+
+
+def half_width(text: str) -> str:
+    """Text with its full-width digits, Latin letters and marks as their ASCII selves (`３.１４` is `3.14`)."""
+    return text if text.isascii() else text.translate(_FULL_WIDTH)
+
+
 def invariant_tokens(text: str) -> Counter[str]:
-    """The tokens of a block that a faithful translation keeps as they are."""
+    """The tokens of a block that a faithful translation keeps as they are (full width or not)."""
     tokens: Counter[str] = Counter()
-    rest = text
+    rest = half_width(text)
     for url in _URL.findall(rest):
         tokens["url:" + url.rstrip(".,;")] += 1
     rest = _URL.sub(" ", rest)

@@ -22,7 +22,7 @@ from differ.audit.findings import (
     under,
 )
 from differ.audit.model import JOINED, Finding
-from differ.audit.tokens import invariant_tokens
+from differ.audit.tokens import half_width, invariant_tokens
 from differ.diff.blocks import Block
 from differ.diff.sequences import increasing_run
 
@@ -58,7 +58,7 @@ class Shape:
                 block.kind,
                 block.level if block.kind == "heading" else 0,
                 invariant_tokens(text),
-                frozenset(fold(w) for w in _LATIN.findall(text)),
+                frozenset(fold(w) for w in _LATIN.findall(half_width(text))),
                 max(1, len(text) - text.count(" ")),
             )
         return known

@@ -210,13 +210,13 @@ def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, 
     from differ.check import missed_events
     from differ.versions import diff_versions
 
-    page = article("<p>Release notes.</p><div class=share>Share this post</div>")
+    page = article("<p>Release notes.</p><div class=promo>Try our cloud</div>")
     server.page("/post", page)
     clock = Clock()
     before = one_doc(tmp_path, server.url("/post"), extra="robots = false")
     app = make_app(before, clock)
     assert check_source(app, before.sources()[0]).line() == "doc/canonical: new version 1 (first snapshot)"
-    after = one_doc(tmp_path, server.url("/post"), extra='robots = false\nexclude = [".share"]')
+    after = one_doc(tmp_path, server.url("/post"), extra='robots = false\nexclude = [".promo"]')
     app = make_app(after, clock)
     source = after.sources()[0]
     server.page("/post", page.replace("</p>", " </p>"))  # another body, the same page
@@ -237,7 +237,7 @@ def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, 
     assert [c.kind for c in diff_versions(app.store, old, new, app=app, source=source).changes] == [
         "modified"
     ]
-    assert len(diff_versions(app.store, old, new).changes) == 2  # as stored: the share line went too
+    assert len(diff_versions(app.store, old, new).changes) == 2  # as stored: the promotion went too
     assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [['• Post: added ", revised"']]
 
 

@@ -96,6 +96,25 @@ def test_page_noise_changes_nothing() -> None:
     assert replay_fetch(1).metadata == replay_fetch(2).metadata
 
 
+def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() -> None:
+    """With no selector: the page's header and navigation go, the article's <header> (its title) stays; the
+    comments, share buttons and related posts under the post go, so a new comment is no edit of it. A selector
+    chosen by hand reads all it matches."""
+    page = (
+        "<html><body><header><h1>Example Blog</h1><nav><a href='/'>Home</a></nav></header><article>"
+        "<header><h1>Release 4.2</h1><p>July 1, 2026</p></header><p>Release 4.2 is out.</p>"
+        "<section><header><h2>What's new</h2></header><p>A scheduler.</p></section>"
+        "<div class='sharedaddy sd-sharing-enabled'><a href='https://x.example/share'>Share</a></div>"
+        "<div id='comments' class='comments-area'><h3>3 comments</h3><p>Great release!</p></div>"
+        "<div class='jp-relatedposts'><p>Release 4.1</p></div></article><footer>© Example</footer></body></html>"
+    )
+    assert norm(page, source()).markdown == (
+        "# Release 4.2\n\nJuly 1, 2026\n\nRelease 4.2 is out.\n\n## What's new\n\nA scheduler.\n"
+    )
+    chosen = norm(page, source(selector="article")).markdown
+    assert "Great release!" in chosen and "Release 4.1" in chosen
+
+
 def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:
     import difflib
 

@@ -163,11 +163,43 @@ def _hidden(tag: Tag) -> bool:
     )
 
 
+# What a blog puts under its posts, by the names its themes give it (WordPress's `comments-area` and Jetpack's
+# `sharedaddy`, Disqus's thread): each new comment or share count would be an edit of the post.
+_NOISE = frozenset(
+    {
+        "comments",
+        "comment-list",
+        "comments-area",
+        "comments-section",
+        "comment-respond",
+        "disqus_thread",
+        "respond",
+        "share",
+        "sharedaddy",
+        "share-buttons",
+        "social-share",
+        "sharing",
+        "addtoany",
+        "a2a_kit",
+        "jp-relatedposts",
+        "related-posts",
+        "yarpp-related",
+    }
+)
+
+
 def _chrome(tag: Tag) -> bool:
-    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts."""
-    return tag.name in _CHROME_TAGS or (
-        bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
-    )
+    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts, and
+    the comments, share buttons and related posts under it; not an article's or a section's own <header>,
+    where its title is."""
+    if tag.name in _CHROME_TAGS:
+        return tag.name != "header" or not any(p.name in ("article", "section") for p in tag.parents)
+    attrs = tag.attrs
+    if not attrs:
+        return False
+    if attrs.get("role") in _CHROME_ROLES or _hidden(tag) or attrs.get("id") in _NOISE:
+        return True
+    return any(name in _NOISE for name in classes(tag))
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

@@ -460,6 +460,12 @@ def test_ids_from_urls() -> None:
     assert slug("https://gitlab.com/inkscape/inkscape/-/releases/INKSCAPE_1_4") == "inkscape-inkscape_1_4"
     assert slug("https://www.example.org/") == "example-org"
     assert slug("https://example.org/%ED%95%9C%EA%B8%80") == "example-org"  # 한글: no letter an id takes
+    # a forum topic by its slug, not its number; a script's page by its host and query
+    assert slug("https://discuss.pytorch.kr/t/pytorch-2-13/1234") == "pytorch-2-13"
+    assert slug("https://discuss.pytorch.kr/t/pytorch-2-13/1234/5") == "pytorch-2-13"
+    assert slug("https://example.org/news/12345") == "12345"  # "news" is no title
+    assert slug("https://example.org/index.php?p=123") == "example-org-123"
+    assert slug("https://example.org/index.html") == "example-org"
     assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"
     # a translation is named by the language its address gives, as sites name them
     assert mirror_id("https://pytorch.org/de/blog/pytorch-2-13/") == "de"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from differ.addresses import SHARED_TRACKING, page_key
 from differ.config import Config, SourceConfig
@@ -168,12 +168,23 @@ def slug(url: str) -> str:
 
     if web_address(url) is None:
         return "page"  # no address to name it by: refused as such by the configuration's check
-    segments = [s for s in unquote(urlsplit(url).path).split("/") if s]
+    parts = urlsplit(url)
+    segments = [s for s in unquote(parts.path).split("/") if s]
+    # a forum's topic after its number (`/t/pytorch-2-13/1234`, `/t/pytorch-2-13/1234/5`): named by its slug
+    named = [k for k, segment in enumerate(segments) if not segment.isdigit()]
+    if named and _SLUG.search(segments[named[-1]]):
+        segments = segments[: named[-1] + 1]
     release = GitHubKind.document_id(url) or GitLabKind.document_id(url)
     name = release or (segments[-1] if segments else "")
     if PurePosixPath(name).suffix.lower() in _PAGE_SUFFIXES:
         name = PurePosixPath(name).stem  # `Rust-1.66.0` keeps its `.0`
+    if not release and name.lower() in _SCRIPTS:  # `index.php?p=123`: the page is its query's
+        name = "-".join([host_id(url), *(v for _, v in parse_qsl(parts.query)[:1])])
     return _id(name) or host_id(url)
+
+
+_SLUG = re.compile(r"[A-Za-z].*[-_]|[-_].*[A-Za-z]")  # words joined: a title made an address
+_SCRIPTS = {"index", "default", "view", "show", "viewtopic", "showthread"}
 
 
 def host_id(url: str) -> str:

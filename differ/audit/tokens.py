@@ -75,11 +75,12 @@ def _number(digits: str) -> str:
 
 # Chinese and Japanese set numbers and Latin letters full width (３.１４, ＡＰＩ): the same characters to a reader.
 _FULL_WIDTH = {0xFF01 + k: 0x21 + k for k in range(0x5E)} | {0x3000: 0x20}
+_ANY_FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 
 
 def half_width(text: str) -> str:
     """Text with its full-width digits, Latin letters and marks as their ASCII selves (`３.１４` is `3.14`)."""
-    return text if text.isascii() else text.translate(_FULL_WIDTH)
+    return text.translate(_FULL_WIDTH) if _ANY_FULL_WIDTH.search(text) else text
 
 
 def invariant_tokens(text: str) -> Counter[str]:

@@ -113,6 +113,13 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
     )
     chosen = norm(page, source(selector="article")).markdown
     assert "Great release!" in chosen and "Release 4.1" in chosen
+    # no <article>: the page's body less its furniture, the sidebars beside the post too
+    page = (
+        "<html><body><div id='secondary' class='widget-area' role='complementary'><p>Recent: Release 4.1</p>"
+        "</div><div class='sidebar'><p>Tags: python</p></div><div class='content'><h1>Release 4.2</h1>"
+        "<p>Release 4.2 is out.</p><div id='disqus_thread'><p>First!</p></div></div></body></html>"
+    )
+    assert norm(page, source()).markdown == "# Release 4.2\n\nRelease 4.2 is out.\n"
 
 
 def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:

@@ -37,7 +37,7 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 14: and a paragraph of names alone (a feature's title, "CUDA", over its Korean paragraph) but one whose names
 #     the Korean block before it has; every other page reads as with 13
 # 15: with no selector, an article's or a section's own <header> (its title) is read, and the comments, share
-#     buttons and related posts a blog's theme puts under a post (by their usual names) are not
+#     buttons, related posts and sidebars a blog's theme puts under or beside a post (by their usual names) are not
 NORMALIZER_VERSION = 15
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

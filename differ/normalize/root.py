@@ -149,7 +149,7 @@ def _css(selector: str) -> soupsieve.SoupSieve:
 
 
 _CHROME_TAGS = {"nav", "header", "footer", "aside", "form"}
-_CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "dialog", "complementary"}  # the last: an <aside>'s
 
 
 def _hidden(tag: Tag) -> bool:
@@ -163,8 +163,9 @@ def _hidden(tag: Tag) -> bool:
     )
 
 
-# What a blog puts under its posts, by the names its themes give it (WordPress's `comments-area` and Jetpack's
-# `sharedaddy`, Disqus's thread): each new comment or share count would be an edit of the post.
+# What a blog puts under or beside its posts, by the names its themes give it (WordPress's `comments-area` and
+# `widget-area`, Jetpack's `sharedaddy`, Disqus's thread): each new comment, share count or recent post would be
+# an edit of the post.
 _NOISE = frozenset(
     {
         "comments",
@@ -184,6 +185,8 @@ _NOISE = frozenset(
         "jp-relatedposts",
         "related-posts",
         "yarpp-related",
+        "sidebar",  # and the sidebar beside it, whose recent posts change with each new one
+        "widget-area",
     }
 )
 

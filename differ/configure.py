@@ -511,9 +511,22 @@ def config_check(
                 "PATH); install it where differ runs",
                 file=out,
             )
-        if note := _never_settles(config, source):
-            print(f"note: {source.key}: {note}", file=out)
+        for note in (_never_settles(config, source), _too_often(config, source)):
+            if note:
+                print(f"note: {source.key}: {note}", file=out)
     return ExitCode.OK
+
+
+def _too_often(config: Config, source: SourceConfig) -> str:
+    """A source checked more than once a minute: a host may take it for an attack, and a bare number is
+    seconds, where `5` may have meant five minutes ("" otherwise)."""
+    every = pace_settings(config.service, source)[0]
+    if every >= 60:
+        return ""
+    return (
+        f"checked every {format_duration(every)}, which a site may take for an attack; "
+        f'a number alone is seconds ("{format_duration(every * 60)}" for every {every:g} minutes)'
+    )
 
 
 def _never_settles(config: Config, source: SourceConfig) -> str:

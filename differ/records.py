@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,8 +37,13 @@ def moment(text: str, *, start: bool = False, what: str = "a time") -> datetime:
             value += timedelta(days=1, microseconds=-1)
         value = value if value.tzinfo else value.replace(tzinfo=UTC)
         value.astimezone(UTC)  # a time that is before year 1 or after 9999 in UTC cannot be compared
-    except (ValueError, OverflowError):
-        raise UsageError(f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"') from None
+    except (ValueError, OverflowError) as exc:
+        # a time written right but not one the calendar has: which part (`month must be in 1..12`)
+        why = str(exc) if re.fullmatch(r"(month|day|hour|minute|second) .*", str(exc)) else ""
+        raise UsageError(
+            f'expected {what} such as 2026-07-08 or 2026-07-08T18:00Z, found "{text}"'
+            + (f" ({why})" if why else "")
+        ) from None
     return value
 
 

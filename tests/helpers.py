@@ -148,3 +148,18 @@ class Tracker:
             query["page"] = [str(page + 1)]
             reply.headers["Link"] = f'<{base}{parts.path}?{urlencode(query, doseq=True)}>; rel="next"'
         return reply
+
+
+def config_check(folder: Path, text: str) -> str:
+    """What `differ config check` says of a config.toml of `text` written into `folder` (it must pass), its
+    path shown as CONFIG."""
+    import io
+
+    from differ.cli import main
+    from differ.errors import ExitCode
+
+    config = folder / "config.toml"
+    config.write_text(text)
+    out = io.StringIO()
+    assert main(["--config", str(config), "config", "check"], out=out, env={}) == ExitCode.OK
+    return out.getvalue().replace(str(config), "CONFIG")

@@ -18,6 +18,7 @@ from differ.errors import ConfigError
 from differ.health import health, not_due, render
 from differ.schedule import _check_one, build_scheduler
 from tests.conftest import SERVICE, Clock, Server, article, make_app, one_doc, source_toml
+from tests.helpers import config_check
 
 DAY = 86400.0
 SETTLED = 'settled_after = "7d"\nsettled_interval = "6h"\n'
@@ -246,23 +247,28 @@ def test_metrics_give_each_pages_pace(tmp_path: Path, server: Server, clock: Clo
 
 
 def test_config_check_notes_a_source_that_would_never_settle(tmp_path: Path) -> None:
-    import io
-
-    from differ.cli import main
-    from differ.errors import ExitCode
-
-    config = tmp_path / "config.toml"
-    config.write_text(
+    text = (
         '[service]\nsettled_after = "7d"\n'
         '[[documents]]\nid = "a"\n[documents.canonical]\nurl = "https://blog.example.org/a"\ninterval = "12h"\n'
         '[[documents]]\nid = "b"\n[documents.canonical]\nurl = "https://blog.example.org/b"\n'
     )
-    out = io.StringIO()
-    assert main(["--config", str(config), "config", "check"], out=out, env={}) == ExitCode.OK
-    assert out.getvalue() == (
-        f"{config}: ok (2 documents, 2 sources, 0 notifiers)\n"
+    assert config_check(tmp_path, text) == (
+        "CONFIG: ok (2 documents, 2 sources, 0 notifiers)\n"
         "note: a/canonical: settled_interval (6h) is not longer than its interval (12h), so it is never checked "
         "less often\n"
+    )
+
+
+def test_config_check_notes_a_source_checked_more_than_once_a_minute(tmp_path: Path) -> None:
+    """`interval = 5` is five seconds: a host may take it for an attack, and it may have been meant as minutes."""
+    text = (
+        '[[documents]]\nid = "a"\n[documents.canonical]\nurl = "https://blog.example.org/a"\ninterval = 5\n'
+        '[[documents]]\nid = "b"\n[documents.canonical]\nurl = "https://blog.example.org/b"\ninterval = "1m"\n'
+    )
+    assert config_check(tmp_path, text) == (
+        "CONFIG: ok (2 documents, 2 sources, 0 notifiers)\n"
+        'note: a/canonical: checked every 5s, which a site may take for an attack; a number alone is seconds ("5m" '
+        "for every 5 minutes)\n"
     )
 
 

@@ -1564,6 +1564,11 @@ def test_history_without_a_source_is_every_source_s_versions_in_the_order_stored
         "",
         'error: expected a duration (7d, 12h) or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "last week"\n',
     )
+    assert run(*config, "history", "--since", "2026-13-01")[::2] == (
+        ExitCode.USAGE,
+        "error: expected a duration (7d, 12h) or a time such as 2026-07-08 or 2026-07-08T18:00Z, found "
+        '"2026-13-01" (month must be in 1..12)\n',
+    )
     from bs4 import BeautifulSoup
 
     code, out, _ = run(*config, "history", "--format", "html", "--since", "2026-07-09")

@@ -18,6 +18,7 @@ from differ.cli import main
 from differ.errors import ConfigError, ExitCode, FetchError
 from differ.fetch.command import proxy_environment, run_command
 from tests.conftest import Proxy, Reply, Server, article, make_app, make_config, one_doc
+from tests.helpers import config_check
 
 # What the tests run as the user's program: a stand-in for a headless browser, doing what its first argument
 # says. It fetches with urllib, so the server sees another client than differ's.
@@ -527,17 +528,14 @@ def test_a_program_does_not_outlive_a_differ_killed_outright(
 
 
 def test_config_check_notes_a_program_not_found_here(tmp_path: Path, program: Path) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text(
+    text = (
         '[[documents]]\nid = "a"\n[documents.canonical]\nurl = "https://blog.example.org/a"\n'
         'command = "differ-no-such-browser --dump-dom {url}"\n'
         '[[documents]]\nid = "b"\n[documents.canonical]\nurl = "https://blog.example.org/b"\n'
         f"{command(program, 'fetch', '{url}')}\n"
     )
-    out = io.StringIO()
-    assert main(["--config", str(config), "config", "check"], out=out, env={}) == ExitCode.OK
-    assert out.getvalue() == (
-        f"{config}: ok (2 documents, 2 sources, 0 notifiers)\n"
+    assert config_check(tmp_path, text) == (
+        "CONFIG: ok (2 documents, 2 sources, 0 notifiers)\n"
         "note: a/canonical: its command's program differ-no-such-browser is not found here (not a file, nor on "
         "PATH); install it where differ runs\n"
     )

@@ -3,7 +3,8 @@
 Cases: two ~1 MB documents with 100 scattered edits; 10,000 identical lines with one changed; a document
 whose sections were shuffled; a 10,000-line code block with one line changed; a 4,000-line lock file in a code
 block with every version bumped (not held to the 3× target: where every line changed, difflib's line diff has
-no words to align, differ aligns 32,000 on each side); each also at half size. For
+no words to align, differ aligns 32,000 on each side); 1 MB of Chinese (a word a character) with 100 scattered
+edits; each also at half size. For
 each: differ's diff in-process (parse, align, word diff) and a plain `difflib.unified_diff` of the same files'
 lines (what urlwatch and changedetection.io compute), both as CPU time, and `git diff --no-index --word-diff`
 as the wall time of its process; and differ's audit of the second document as a mirror of the first (CPU
@@ -51,8 +52,46 @@ def scattered_edits(doc: str, edits: int, rng: random.Random) -> str:
     return "\n\n".join(paragraphs)
 
 
+# Common Chinese characters, commonest first: text drawn from them, each about half as likely as the one
+# ten places before it, reads to the diff as Chinese does (a word a character, the commonest recurring often).
+HANZI = (
+    "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能而子那得于着下自之年过发后作里"
+    "用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些主样理心她本前开但因只从想实"
+    "日军者意无力它与长把机十民第公此已工使情明性知全三又关点正业外将两高间由问很最重并物手应战向头文体政"
+    "美相见被利什二等产或新己制身果加西斯月话合回特代内信表化老给世位次度门任常先海通教儿原东声提立及比员"
+)
+
+
+def chinese_document(size: int, rng: random.Random) -> str:
+    """Sections of paragraphs of 100 to 400 characters drawn from HANZI, until `size` bytes of UTF-8."""
+    weights = [0.93**k for k in range(len(HANZI))]
+    parts: list[str] = []
+    n = total = 0
+    while total < size:
+        n += 1
+        paragraphs = [
+            "".join(rng.choices(HANZI, weights, k=rng.randint(100, 400))) + "。"
+            for _ in range(rng.randint(3, 8))
+        ]
+        parts.append(f"## 第 {n} 部分\n\n" + "\n\n".join(paragraphs))
+        total += len(parts[-1].encode())
+    return "\n\n".join(parts) + "\n"
+
+
+def chinese_edits(doc: str, edits: int, rng: random.Random) -> str:
+    """Two characters of as many paragraphs replaced by a word of two others, as an editor's fix."""
+    paragraphs = doc.split("\n\n")
+    prose = [k for k, p in enumerate(paragraphs) if not p.startswith("#")]
+    for index in rng.sample(prose, edits):
+        text = paragraphs[index]
+        k = rng.randrange(len(text) - 3)
+        paragraphs[index] = text[:k] + "非常" + text[k + 2 :]
+    return "\n\n".join(paragraphs)
+
+
 def cases(scale: float, rng: random.Random) -> dict[str, tuple[str, str]]:
     doc = big_document(int(1_000_000 * scale), rng)
+    chinese = chinese_document(int(1_000_000 * scale), rng)
     same = ["The same line again."] * int(10_000 * scale)
     changed = list(same)
     changed[len(same) // 2] = "One line that changed."
@@ -82,6 +121,7 @@ def cases(scale: float, rng: random.Random) -> dict[str, tuple[str, str]]:
         "shuffled sections": (doc, "\n## ".join(shuffled)),
         "10,000-line code block, one line changed": (fence(code), fence(edited)),
         LOCK_FILE: (fence(pinned), fence(bumped)),
+        "1 MB in Chinese, 100 scattered edits": (chinese, chinese_edits(chinese, 100, rng)),
     }
 
 
@@ -141,7 +181,7 @@ def measure(runs: int) -> list[dict[str, object]]:
         rows.append(
             {
                 "case": name,
-                "bytes": len(a),
+                "bytes": len(a.encode()),
                 **figures,
                 "changes": len(diff(a, b).changes),
                 "ratio_to_difflib": figures["differ"]["median"] / figures["difflib"]["median"],

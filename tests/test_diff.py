@@ -486,6 +486,20 @@ def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
     d = diff(zh, zh.replace("很", "非常"))
     assert render(d, V, "text").splitlines()[-1] == "  我们[-很-]{+非常+}高兴地宣布 PyTorch 2.13 发布了。"
     assert apply(split_blocks(zh), d) == [b.text_key for b in split_blocks(zh.replace("很", "非常"))]
+    # its sentences end at 。！？ with no space after them; a long one is cut where it changed, not at its start
+    zh = "# 发布\n\n我们很高兴地宣布 PyTorch 2.13 发布了。这个版本带来了新的编译器。详细信息请参阅文档！\n"
+    assert summarize(diff(zh, zh.replace("新的编译器", "更快的新编译器")), V)[1:] == [
+        '• 发布: "这个版本带来了新的编译器。"',
+        '  → "这个版本带来了更快的新编译器。"',
+    ]
+    long = (
+        "# 发布\n\n"
+        + "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会" * 12
+        + "。\n"
+    )
+    edited = long[:-20] + "非常" + long[-18:]
+    old, new = summarize(diff(long, edited), V)[1:]
+    assert old.startswith('• 发布: "…') and "非常" in new and len(new) < 240
 
 
 def test_long_summaries_are_cut_visibly() -> None:

@@ -107,7 +107,8 @@ def quote(text: str | None, limit: int = QUOTE_MAX) -> str:
 def _sentences(text: str) -> list[tuple[int, int]]:
     spans = []
     start = 0
-    for m in re.finditer(r"(?<=[.!?)])\s+(?=[(\[“\"A-Z0-9*])", text):
+    # a full stop and a capital after a space; in Chinese and Japanese, their full stops with or without one
+    for m in re.finditer(r"(?<=[.!?)])\s+(?=[(\[“\"A-Z0-9*])|(?<=[。！？])\s*(?=\S)", text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
@@ -355,11 +356,15 @@ def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]
     """Two long texts cut to where they differ, with a few words either side, so that the change is in what is
     shown (`"…Graphs APIs, Frontend and compiler improvements"` → `"…Frontend and compiler improvement"`)."""
     head, tail = common_ends(before, after)
-    start = before.rfind(" ", 0, max(0, head - context)) + 1
+    # at a space near where the context ends, else there (Chinese and Japanese have none between words)
+    edge = max(0, head - context)
+    space = before.rfind(" ", 0, edge)
+    start = space + 1 if space >= edge - context else edge
 
     def cut(text: str) -> str:
-        stop = text.find(" ", min(len(text), len(text) - tail + context))
-        stop = len(text) if stop < 0 else stop
+        edge = min(len(text), len(text) - tail + context)
+        stop = text.find(" ", edge)
+        stop = stop if 0 <= stop <= edge + context else edge
         return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
 
     return cut(before), cut(after)

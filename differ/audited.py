@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 # as text beside its commands are the code's, and two paragraphs it merged are read together though one number
 # in them was not brought up to date; 12: a link whose words a copy that keeps links wrote as plain text, and
 # Chinese and Japanese read a character a word, and a translation's block alone between two pairs, with as many
-# numbers as the canonical's alone there, renders it; full-width digits and letters read as their ASCII selves
+# numbers as the canonical's alone there, renders it; full-width digits and letters read as their ASCII selves;
+# code lines that start with `/*` or `<!--` are comments
 AUDIT_RULES = 12
 
 

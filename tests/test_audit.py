@@ -1721,6 +1721,11 @@ def test_a_comment_of_the_code_translated_is_no_passage_of_the_translations_own(
         ("extra", "감사합니다."),
         ("extra", comment),
     ]
+    # a block comment's mark, or HTML's, as a shell's
+    for mark, end, lang in (("/*", " */", "c"), ("<!--", " -->", "html")):
+        code = f"```{lang}\n{mark} CPU only{end}\npip install torch --index-url https://x.org/cpu\n```\n"
+        copy = f"## Install\n\n{ko}\n\n{md_text(f'{mark} CPU 전용{end}')}\n\n{command}\n"
+        assert audit_pair(f"## Install\n\n{lead}\n\n{code}", copy, translation=True)[1] == []
 
 
 def test_a_translation_that_changed_a_number_dropped_a_paragraph_or_added_one_says_just_that() -> None:

@@ -492,6 +492,8 @@ def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
         '• 发布: "这个版本带来了新的编译器。"',
         '  → "这个版本带来了更快的新编译器。"',
     ]
+    both = zh.replace("新的编译器", "更快的编译器").replace("请参阅", "请见")
+    assert summarize(diff(zh, both), V)[2] == '  → "这个版本带来了更快的编译器。详细信息请见文档！"'
     long = (
         "# 发布\n\n"
         + "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会" * 12

@@ -465,6 +465,7 @@ def test_ids_from_urls() -> None:
     assert slug("https://discuss.pytorch.kr/t/pytorch-2-13/1234/5") == "pytorch-2-13"
     assert slug("https://example.org/news/12345") == "12345"  # "news" is no title
     assert slug("https://example.org/index.php?p=123") == "example-org-123"
+    assert slug("https://example.org/index.php?utm_source=feed&p=123") == "example-org-123"
     assert slug("https://example.org/index.html") == "example-org"
     assert host_id("https://www.wpnews.pro/x") == "wpnews-pro"
     # a translation is named by the language its address gives, as sites name them

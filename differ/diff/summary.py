@@ -121,7 +121,15 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
     sa = [before[x:y] for x, y in a]
     sb = [after[x:y] for x, y in b]
     head, tail = common_ends(sa, sb)
-    return " ".join(sa[head : len(sa) - tail]), " ".join(sb[head : len(sb) - tail])
+    return _joined(sa[head : len(sa) - tail]), _joined(sb[head : len(sb) - tail])
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences as one text: a space after a full stop, none after a Chinese or Japanese one (`。`)."""
+    return "".join(
+        s if not k or sentences[k - 1].endswith(("。", "！", "？")) else " " + s
+        for k, s in enumerate(sentences)
+    )
 
 
 def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:

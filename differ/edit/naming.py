@@ -179,7 +179,8 @@ def slug(url: str) -> str:
     if PurePosixPath(name).suffix.lower() in _PAGE_SUFFIXES:
         name = PurePosixPath(name).stem  # `Rust-1.66.0` keeps its `.0`
     if not release and name.lower() in _SCRIPTS:  # `index.php?p=123`: the page is its query's
-        name = "-".join([host_id(url), *(v for _, v in parse_qsl(parts.query)[:1])])
+        asked = [v for k, v in parse_qsl(parts.query) if not k.lower().startswith(SHARED_TRACKING)]
+        name = "-".join([host_id(url), *asked[:1]])
     return _id(name) or host_id(url)
 
 

@@ -868,6 +868,20 @@ def test_fetch_prints_the_markdown_and_where_it_was_read(
     assert (
         f"read from <article>, the page names a feed <{server.url('/feed.xml')}>, metadata" in err.getvalue()
     )
+    # what a blog's theme put under the post, left out, is said (a reader missing the comments knows why)
+    themed = "<div id='comments' class='comments-area'><p>Nice!</p></div><div class='sharedaddy'>Share</div>"
+    for extra in range(2):
+        server.page(
+            "/post", article("<p>First words.</p>" + themed + "<div class='share'>Tweet</div>" * extra * 2)
+        )
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["--config", config, "fetch", "doc/canonical"], out=out, err=err, env={}) == ExitCode.OK
+        assert out.getvalue() == "# Post\n\nFirst words.\n"
+        assert (
+            'read from <article> less the theme\'s <div id="comments" class="comments-area">, <div class="sharedaddy">'
+            + (', <div class="share"> and 1 more' if extra else "")
+            + ", metadata"
+        ) in err.getvalue()
 
 
 def test_fetch_says_a_page_moved_for_good(tmp_path: Path, server: Server) -> None:

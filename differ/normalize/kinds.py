@@ -135,7 +135,8 @@ def read_html(
     soup = htmlconv.parse_html(text)
     head, feeds, translations = htmlconv.page_head(soup, body.url)
     meta = {k: v for k, v in head.items() if k in metadata}
-    root = find_root(soup, selector, exclude)
+    theme: list[Any] = []
+    root = find_root(soup, selector, exclude, theme)
     converter = htmlconv.Converter(head.get("base") or body.url, body.tracking)
     written = write(converter, root)
     extracted = (
@@ -144,6 +145,11 @@ def read_html(
         else Extracted(written.markdown, meta, canonical=True, words=written.words)
     )
     extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
+    if theme:  # said, so that a reader missing them knows where they went
+        shown = ", ".join(_element(t) for t in theme[:3]) + (
+            f" and {len(theme) - 3} more" if len(theme) > 3 else ""
+        )
+        extracted.root += f" less the theme's {shown}"
     extracted.feeds = feeds
     extracted.translations = translations
     extracted.generator = head.get("generator", "")

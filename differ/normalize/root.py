@@ -41,8 +41,11 @@ DROP = {
 }
 
 
-def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str]) -> Tag:
-    """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome."""
+def find_root(
+    soup: BeautifulSoup, selector: str | None, exclude: Sequence[str], theme: list[Tag] | None = None
+) -> Tag:
+    """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome;
+    `theme`, when given, gets the parts of a blog's theme left out of it (comments, share buttons, sidebars)."""
     candidates: dict[str, list[Tag]] = {"article": [], "main": [], "role": []}
 
     def unwanted(tag: Tag) -> bool:
@@ -67,7 +70,17 @@ def find_root(soup: BeautifulSoup, selector: str | None, exclude: Sequence[str])
             root = max(matches, key=lambda t: len(t.get_text()))
         else:
             root = matches[0] if matches else soup.body or soup
-        _prune(root, _chrome)
+
+        def chrome(tag: Tag) -> bool:
+            if _furniture(tag):
+                return True
+            if _theme(tag):
+                if theme is not None:
+                    theme.append(tag)
+                return True
+            return False
+
+        _prune(root, chrome)
     for pattern in exclude:
         if is_xpath(pattern):
             for node in xpath.select(root, pattern):
@@ -191,18 +204,18 @@ _NOISE = frozenset(
 )
 
 
-def _chrome(tag: Tag) -> bool:
-    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts, and
-    the comments, share buttons and related posts under it; not an article's or a section's own <header>,
-    where its title is."""
+def _furniture(tag: Tag) -> bool:
+    """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts; not an
+    article's or a section's own <header>, where its title is."""
     if tag.name in _CHROME_TAGS:
         return tag.name != "header" or not any(p.name in ("article", "section") for p in tag.parents)
+    return bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
+
+
+def _theme(tag: Tag) -> bool:
+    """The comments, share buttons, related posts and sidebars a blog's theme puts under or beside a post."""
     attrs = tag.attrs
-    if not attrs:
-        return False
-    if attrs.get("role") in _CHROME_ROLES or _hidden(tag) or attrs.get("id") in _NOISE:
-        return True
-    return any(name in _NOISE for name in classes(tag))
+    return bool(attrs) and (attrs.get("id") in _NOISE or any(name in _NOISE for name in classes(tag)))
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

@@ -187,7 +187,6 @@ _NOISE = frozenset(
         "comments-section",
         "comment-respond",
         "disqus_thread",
-        "respond",
         "share",
         "sharedaddy",
         "share-buttons",
@@ -213,9 +212,17 @@ def _furniture(tag: Tag) -> bool:
 
 
 def _theme(tag: Tag) -> bool:
-    """The comments, share buttons, related posts and sidebars a blog's theme puts under or beside a post."""
+    """The comments, share buttons, related posts and sidebars a blog's theme puts under or beside a post: a
+    container so named, not a heading a site generator gave the id of its words ("Comments" → `id="comments"`)."""
     attrs = tag.attrs
-    return bool(attrs) and (attrs.get("id") in _NOISE or any(name in _NOISE for name in classes(tag)))
+    return (
+        bool(attrs)
+        and tag.name in _CONTAINERS
+        and (attrs.get("id") in _NOISE or any(name in _NOISE for name in classes(tag)))
+    )
+
+
+_CONTAINERS = frozenset({"div", "section", "ul", "ol", "span"})
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

@@ -747,7 +747,24 @@ def test_diffs_in_both_directions_are_mirror_images(a: str, b: str) -> None:
 
 
 # Blocks made of a few words from a small stock: near-duplicates, coincidences and ties everywhere.
-WORD = st.sampled_from(["alpha", "beta", "gamma", "delta", "the", "a", "of", "1.71", "3,328", "fast", "slow"])
+WORD = st.sampled_from(
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "the",
+        "a",
+        "of",
+        "1.71",
+        "3,328",
+        "fast",
+        "slow",
+        "高速",
+        "新しい",
+        "的。",
+    ]
+)
 PROSE = st.lists(WORD, min_size=1, max_size=9).map(lambda ws: " ".join(ws).capitalize() + ".")
 LINES = st.lists(st.lists(WORD, min_size=1, max_size=4).map(" ".join), min_size=1, max_size=5)
 ALIKE = st.lists(
@@ -1754,7 +1771,24 @@ def test_escaped_text_renders_back_to_itself(text: str) -> None:
 
 
 TOKENS = st.sampled_from(
-    ["one", "one!", "(x)", "a.b", "1.71", "1.81", "**", "~~", "a_b", ",", "—", "é.", "[link]"]
+    [
+        "one",
+        "one!",
+        "(x)",
+        "a.b",
+        "1.71",
+        "1.81",
+        "**",
+        "~~",
+        "a_b",
+        ",",
+        "—",
+        "é.",
+        "[link]",
+        "非常",
+        "（高速）",
+        "。",
+    ]
 )
 
 

@@ -121,8 +121,11 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
     )
     assert norm(page, source()).markdown == "# Release 4.2\n\nRelease 4.2 is out.\n"
     # a heading a site generator gave the id of its words is the post's, whatever the words
-    page = "<html><body><article><h1>Notes</h1><h2 id='comments'>Comments</h2><p>Send them in.</p></article></body></html>"
-    assert norm(page, source()).markdown == "# Notes\n\n## Comments\n\nSend them in.\n"
+    page = (
+        "<html><body><article><h1>Notes</h1><h2 id='comments'>Comments</h2><p>Send them in, and "
+        "<span class='share'>share</span> the post.</p></article></body></html>"
+    )
+    assert norm(page, source()).markdown == "# Notes\n\n## Comments\n\nSend them in, and share the post.\n"
 
 
 def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:

@@ -213,7 +213,8 @@ def _furniture(tag: Tag) -> bool:
 
 def _theme(tag: Tag) -> bool:
     """The comments, share buttons, related posts and sidebars a blog's theme puts under or beside a post: a
-    container so named, not a heading a site generator gave the id of its words ("Comments" → `id="comments"`)."""
+    block so named, not a heading a site generator gave the id of its words ("Comments" → `id="comments"`), nor
+    words inside a sentence."""
     attrs = tag.attrs
     return (
         bool(attrs)
@@ -222,7 +223,7 @@ def _theme(tag: Tag) -> bool:
     )
 
 
-_CONTAINERS = frozenset({"div", "section", "ul", "ol", "span"})
+_CONTAINERS = frozenset({"div", "section", "ul", "ol"})  # blocks: not a word of a sentence (a <span>)
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

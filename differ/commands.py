@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from differ.app import App, iso
 from differ.cli import command
 from differ.errors import DifferError, ExitCode, FetchError, NormalizeError, StoreDamage, UsageError
-from differ.options import plural
+from differ.options import listed, plural
 from differ.records import moment
 
 if TYPE_CHECKING:
@@ -223,10 +223,9 @@ def _translations_note(app: App, source: SourceConfig, translations: list[tuple[
     new = doc.unwatched(translations)
     if not new:
         return None
-    named = ", ".join(f"{language} <{url}>" for language, url in new[:5])
-    more = f" and {len(new) - 5} more" if len(new) > 5 else ""
+    named = listed([f"{language} <{url}>" for language, url in new], 5)
     return (
-        f"the page names {plural(len(new), 'translation')} not watched yet: {named}{more}; "
+        f"the page names {plural(len(new), 'translation')} not watched yet: {named}; "
         f"differ add URL --to {doc.id} audits one as a mirror of it"
     )
 

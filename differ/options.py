@@ -45,6 +45,12 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def listed(items: Sequence[str], limit: int) -> str:
+    """The first `limit` items, comma-separated, and how many more there are (`a, b, c and 2 more`)."""
+    more = len(items) - limit
+    return ", ".join(items[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
 def one_line(text: str) -> str:
     """A message as one line: its control characters and line breaks written out (a page's title, a value typed
     on the command line may hold them); quotes and backslashes stay as they are."""

@@ -18,14 +18,8 @@ from differ.diff.blocks import Block
 CODE_SIMILAR = 80.0
 
 
-COMMENT_MARKS = (
-    "#",
-    "//",
-    "--",
-    ";",
-    "/*",
-    "<!--",
-)  # what starts a line of code that is a comment, not a command
+# What starts a line of code that is a comment, not a command.
+COMMENT_MARKS = ("#", "//", "--", ";", "/*", "<!--")
 
 
 def command_lines(block: Block) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
 from differ.audited import AUDIT_RULES, findings_said, last_audit, passages_said
 from differ.diff.blocks import md_text
-from differ.options import cut, plural
+from differ.options import cut, listed, plural
 from differ.wildcard import fits
 
 if TYPE_CHECKING:
@@ -41,8 +41,7 @@ def corruption(expected: str, found: str, limit: int = 4) -> str:
             parts.append(f'"{old}" → "{new}"')
     if not parts:
         return "spacing differs"
-    more = len(parts) - limit
-    return ", ".join(parts[:limit]) + (f" and {more} more" if more > 0 else "")
+    return listed(parts, limit)
 
 
 def _token_opcodes(a: str, b: str) -> tuple[list[re.Match[str]], list[re.Match[str]], list[Opcode]]:

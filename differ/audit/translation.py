@@ -54,11 +54,12 @@ class Shape:
         known: Shape | None = block.__dict__.get("_shape")
         if known is None:
             text = block.text
+            plain = half_width(text)  # full-width digits and letters as a reader takes them
             known = block.__dict__["_shape"] = cls(
                 block.kind,
                 block.level if block.kind == "heading" else 0,
-                invariant_tokens(text),
-                frozenset(fold(w) for w in _LATIN.findall(half_width(text))),
+                invariant_tokens(plain),
+                frozenset(fold(w) for w in _LATIN.findall(plain)),
                 max(1, len(text) - text.count(" ")),
             )
         return known
@@ -126,11 +127,14 @@ class _Scorer:
     def score(self, i: int, j: int) -> float:
         a, b = self.a[i], self.b[j]
         base = SAME_KIND if (a.kind, a.level) == (b.kind, b.level) else OTHER_KIND
-        # lengths of short blocks say little ("성능 개선" renders "Performance Improvements"): SHORT added to both
-        off = abs(math.log((b.size + SHORT) / self.expected[i]))
         held = self.held_a[i] + self.held_b[j]
         evidence = EVIDENCE * math.tanh(self.evidence(i, j) / 3) if held else 0.0
-        return base + evidence - LENGTH * min(off, 2.0)
+        return base + evidence - self.length_off(i, j)
+
+    def length_off(self, i: int, j: int) -> float:
+        """Against a pair, for how far its length is off the copy's usual length against the original; lengths of
+        short blocks say little ("성능 개선" renders "Performance Improvements"): SHORT added to both."""
+        return LENGTH * min(abs(math.log((self.b[j].size + SHORT) / self.expected[i])), 2.0)
 
 
 def _anchors(scorer: _Scorer) -> list[tuple[int, int]]:
@@ -244,14 +248,14 @@ def _alone(scorer: _Scorer, pairs: list[tuple[int, int]]) -> list[tuple[int, int
     for (i0, j0), (i1, j1) in pairwise(pairs):
         if i1 - i0 != 2 or j1 - j0 != 2:
             continue
-        a, b = scorer.a[i0 + 1], scorer.b[j0 + 1]
-        off = abs(math.log((b.size + SHORT) / scorer.expected[i0 + 1]))
+        i, j = i0 + 1, j0 + 1
+        a, b = scorer.a[i], scorer.b[j]
         if (
             (a.kind, a.level) == (b.kind, b.level)
-            and SAME_KIND - LENGTH * off > 0
+            and SAME_KIND - scorer.length_off(i, j) > 0
             and a.tokens.total() == b.tokens.total() > 0
         ):
-            found.append((i0 + 1, j0 + 1))
+            found.append((i, j))
     return found
 
 

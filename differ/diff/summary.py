@@ -104,11 +104,14 @@ def quote(text: str | None, limit: int = QUOTE_MAX) -> str:
     return f'"{cut(" ".join((text or "").split()), limit)}"'
 
 
+_FULL_STOPS = "。！？"  # Chinese and Japanese sentences' ends, with no space after them
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     spans = []
     start = 0
     # a full stop and a capital after a space; in Chinese and Japanese, their full stops with or without one
-    for m in re.finditer(r"(?<=[.!?)])\s+(?=[(\[“\"A-Z0-9*])|(?<=[。！？])\s*(?=\S)", text):
+    for m in re.finditer(rf"(?<=[.!?)])\s+(?=[(\[“\"A-Z0-9*])|(?<=[{_FULL_STOPS}])\s*(?=\S)", text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
@@ -127,7 +130,7 @@ def changed_sentences(before: str, after: str) -> tuple[str, str]:
 def _joined(sentences: list[str]) -> str:
     """Sentences as one text: a space after a full stop, none after a Chinese or Japanese one (`。`)."""
     return "".join(
-        s if not k or sentences[k - 1].endswith(("。", "！", "？")) else " " + s
+        s if not k or sentences[k - 1].endswith(tuple(_FULL_STOPS)) else " " + s
         for k, s in enumerate(sentences)
     )
 
@@ -370,9 +373,9 @@ def around_change(before: str, after: str, context: int = 20) -> tuple[str, str]
     start = space + 1 if space >= edge - context else edge
 
     def cut(text: str) -> str:
-        edge = min(len(text), len(text) - tail + context)
-        stop = text.find(" ", edge)
-        stop = stop if 0 <= stop <= edge + context else edge
+        end = min(len(text), len(text) - tail + context)
+        stop = text.find(" ", end)
+        stop = stop if 0 <= stop <= end + context else end
         return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
 
     return cut(before), cut(after)

@@ -17,7 +17,7 @@ from differ.addresses import page_key
 from differ.errors import NoContentError, NormalizeError
 from differ.fetch.charset import decode
 from differ.normalize import frontmatter
-from differ.options import Invalid, Option
+from differ.options import Invalid, Option, listed
 
 if TYPE_CHECKING:
     from differ.config import SourceConfig
@@ -146,10 +146,7 @@ def read_html(
     )
     extracted.root = f'selector "{selector}": {_element(root)}' if selector else _element(root)
     if theme:  # said, so that a reader missing them knows where they went
-        shown = ", ".join(_element(t) for t in theme[:3]) + (
-            f" and {len(theme) - 3} more" if len(theme) > 3 else ""
-        )
-        extracted.root += f" less the theme's {shown}"
+        extracted.root += f" less the theme's {listed([_element(t) for t in theme], 3)}"
     extracted.feeds = feeds
     extracted.translations = translations
     extracted.generator = head.get("generator", "")

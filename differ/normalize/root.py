@@ -70,13 +70,13 @@ def find_root(
             root = max(matches, key=lambda t: len(t.get_text()))
         else:
             root = matches[0] if matches else soup.body or soup
+        left_out: list[Tag] = [] if theme is None else theme
 
         def chrome(tag: Tag) -> bool:
             if _furniture(tag):
                 return True
             if _theme(tag):
-                if theme is not None:
-                    theme.append(tag)
+                left_out.append(tag)
                 return True
             return False
 

@@ -15,7 +15,7 @@ from differ import options as opt
 from differ.config import DEFAULT_EVENTS, EVENTS, VERSION_EVENTS
 from differ.errors import NotifyError, innermost
 from differ.fetch.limits import MAX_WAIT, parse_retry_after, server_time
-from differ.options import Invalid, Option, found
+from differ.options import Invalid, Option, found, listed
 from differ.store import report_url
 
 if TYPE_CHECKING:
@@ -346,7 +346,7 @@ class Notifier:
             lost = [str(x) for x in event.get("lost") or []]
             return [
                 f"Last error: {event.get('error', '')}",
-                f"Not delivered: {', '.join(lost[:5])}{f' and {len(lost) - 5} more' if len(lost) > 5 else ''}",
+                f"Not delivered: {listed(lost, 5)}",
                 "They wait in differ's outbox: once the destination works, `differ outbox retry` sends them.",
             ]
         if kind == "translation_found":

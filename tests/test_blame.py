@@ -86,9 +86,9 @@ def test_blame_picks_blocks_by_section_word_and_edit_each_under_its_heading(
             "  version 3 of 3, fetched TIME: 8 blocks: 6 as in version 1, 1 edited since, 1 added since",
             "  2 blocks edited after version 1",
             "  ver  edited                since  block",
-            "                                    under: Post › Install",
+            "                                    under: Install",
             "    2  TIME      1  Run pip install foo==2.0.",
-            "                                    under: Post › Thanks",
+            "                                    under: Thanks",
             "    3  TIME      3  And to the testers.",
         ],
     )
@@ -96,9 +96,8 @@ def test_blame_picks_blocks_by_section_word_and_edit_each_under_its_heading(
     assert rows(out)[1:] == [
         '  2 blocks under "secur*"',  # the heading itself, and what is under it
         "  ver  edited                since  block",
-        "                                    under: Post",
         "    1  TIME      1  ## Security",
-        "                                    under: Post › Security",
+        "                                    under: Security",
         "    1  TIME      1  No known issues.",
     ]
     code, out, _ = run("--config", config, "blame", "doc/canonical", "--word", "PIP", "--after", "2")
@@ -123,7 +122,7 @@ def test_blame_as_json(tmp_path: Path, server: Server) -> None:
             "blocks": [
                 {
                     "block": "paragraph",
-                    "section": ["Post", "Thanks"],
+                    "section": ["Thanks"],
                     "label": "And to the testers.",
                     "text": "And to the testers.",
                     "markdown": "And to the testers.",
@@ -248,7 +247,7 @@ def test_blame_as_a_page_tints_what_was_edited_and_escapes_the_text(tmp_path: Pa
         "--config", config, "blame", "doc/canonical", "--format", "html", "--section", "thanks"
     )
     assert "<p>3 blocks under &quot;thanks&quot;</p>" in out
-    assert out.count("<td colspan=3 class=quiet>under: Post") == 2
+    assert out.count("<td colspan=3 class=quiet>under: Thanks") == 1
 
 
 def test_a_page_names_at_most_twenty_edited_passages_atop_it(tmp_path: Path, server: Server) -> None:
@@ -278,7 +277,7 @@ def test_blame_in_markdown_gives_each_passage_to_copy_in_a_fence_longer_than_its
     assert out.splitlines()[2:] == [
         "2 blocks edited after version 1",
         "",
-        "- Post › Install \\*now\\* (edited in version 2, "
+        "- Install \\*now\\* (edited in version 2, "
         + out.split("version 2, ")[1].split(",")[0]
         + ", there since version 1)",
         "",
@@ -286,7 +285,7 @@ def test_blame_in_markdown_gives_each_passage_to_copy_in_a_fence_longer_than_its
         "  ## Install \\*now\\*",
         "  ```",
         "",
-        "- Post › Install \\*now\\* › Run pip \\`\\`\\`x\\`\\`\\` install. (edited in version 2, "
+        "- Install \\*now\\* › Run pip \\`\\`\\`x\\`\\`\\` install. (edited in version 2, "
         + out.split("version 2, ")[2].split(",")[0]
         + ", there since version 1)",
         "",

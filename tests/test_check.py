@@ -231,14 +231,16 @@ def test_editing_a_sources_settings_is_not_a_change_of_the_page(tmp_path: Path, 
     result = check_source(app, source)
     assert (result.line(), result.summary[1:]) == (
         "doc/canonical: new version 2 (1 change)",
-        ['• Post: added ", revised"'],
+        ['• Release notes: added ", revised"'],
     )
     old, new = app.store.versions(source.key)
     assert [c.kind for c in diff_versions(app.store, old, new, app=app, source=source).changes] == [
         "modified"
     ]
     assert len(diff_versions(app.store, old, new).changes) == 2  # as stored: the promotion went too
-    assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [['• Post: added ", revised"']]
+    assert [e["diff"]["summary"][1:] for e in missed_events(app, source)] == [
+        ['• Release notes: added ", revised"']
+    ]
 
 
 def test_a_json_sources_title_and_dates_are_kept_without_being_named(tmp_path: Path, server: Server) -> None:
@@ -312,7 +314,7 @@ def test_ignored_text_never_makes_a_version(tmp_path: Path, server: Server) -> N
     result = check_source(app, source)
     assert (result.line(), result.summary[1:]) == (
         "doc/canonical: new version 2 (1 change)",
-        ['• Post: "Release notes for version 1.71."', '  → "Release notes for version 1.81."'],
+        ['• "Release notes for version 1.71."', '  → "Release notes for version 1.81."'],
     )
     latest = app.store.latest(source.key)
     assert latest is not None
@@ -688,17 +690,17 @@ def test_a_blogs_feed_watched_whole_tells_of_each_new_post_with_its_address(
     result = check_source(app, src)
     assert (result.line(), result.summary[1:]) == (
         "doc/canonical: new version 2 (1 change)",
-        ['• Blog: added "Release 2.14" <https://blog.example.org/2026/08/01/release-2-14/>'],
+        ['• added "Release 2.14" <https://blog.example.org/2026/08/01/release-2-14/>'],
     )
     server.page("/feed.xml", atom(("Release 2.14: out now", *new[1:]), old), "application/atom+xml")
     result = check_source(app, src)
     assert (result.line(), result.summary[1:]) == (
         "doc/canonical: new version 3 (1 change)",
-        ['• Blog › Release 2.14: added ": out now"'],
+        ['• Release 2.14: added ": out now"'],
     )
     server.page("/feed.xml", atom(("Release 2.14: out now", *new[1:])), "application/atom+xml")
     assert check_source(app, src).summary[1:] == [
-        '• Blog: removed "Release 2.13" <https://blog.example.org/2026/07/08/release-2-13/>'
+        '• removed "Release 2.13" <https://blog.example.org/2026/07/08/release-2-13/>'
     ]  # a post that dropped off the feed: `changes = ["added"]` on a destination hears of new posts alone
 
 
@@ -891,7 +893,7 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
         "over; coverage 90.9%; 1 finding",
         "  • stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
         "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
-        '      • Post: "Second words of the post."',  # what the mirror has to carry over
+        '      • "Second words of the post."',  # what the mirror has to carry over
         '        → "Other words of the post."',
         "  the passages to carry over, as they now read: differ blame doc --after doc/a",
         f"b: not audited: {damaged}",
@@ -900,7 +902,7 @@ def test_a_damaged_mirror_keeps_its_last_audit_and_the_others_are_audited(
     assert render_audit(report, "markdown").splitlines()[3:5] == [
         "  - stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
         "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change:",
-        '    - Post: "Second words of the post." → "Other words of the post."',
+        '    - "Second words of the post." → "Other words of the post."',
     ]
 
 
@@ -1349,7 +1351,7 @@ def test_an_edit_undone_is_said_so(tmp_path: Path, server: Server) -> None:
     ]
     versions = app.store.versions("doc/canonical")
     assert [v.record.get("back_to") for v in versions] == [None, None, 1, 2, None, 3]
-    assert describe(versions[2]) == 'edit of version 2 undone; 1 change: Post: removed "today"'
+    assert describe(versions[2]) == 'edit of version 2 undone; 1 change: Release 3.0 is out: removed "today"'
     assert describe(versions[5]).startswith("back to version 3; 1 change: ")
     source = app.config.sources()[0]
     old, new = versions[4], versions[5]

@@ -118,8 +118,8 @@ def test_an_invisible_character_is_placed_in_the_block_it_stood_in() -> None:
     b = canonicalize("# T\n\nSome text here.\n\n## Later\n\nZerowidth.\n")
     d = diff(a.text, b.text, a_invisible=a.invisible, b_invisible=b.invisible)
     assert [(c.section, c.detail) for c in d.changes] == [
-        (("T", "Later"), '1 invisible U+200B removed before "width"'),
-        (("T", "Later"), '1 invisible U+0001 removed before "."'),  # not "Some text here.", the first "."
+        (("Later",), '1 invisible U+200B removed before "width"'),
+        (("Later",), '1 invisible U+0001 removed before "."'),  # not "Some text here.", the first "."
     ]
 
 
@@ -218,7 +218,7 @@ def test_a_long_title_changed_at_its_end_is_quoted_where_it_changed() -> None:
 def test_a_long_sentence_changed_past_what_a_quote_shows_is_quoted_where_it_changed() -> None:
     long = "# Notes\n\n" + "This sentence is long, " * 14 + "and it ends with the old word.\n"
     assert summarize(diff(long, long.replace("old word", "new word")), V)[1:] == [
-        '• Notes: "…sentence is long, This sentence is long, This sentence is long, and it ends with the old word."',
+        '• This sentence is long, This sentence …: "…sentence is long, This sentence is long, This sentence is long, and it ends with the old word."',
         '  → "…sentence is long, This sentence is long, This sentence is long, and it ends with the new word."',
     ]
 
@@ -227,7 +227,7 @@ def test_a_summary_says_a_link_changed_with_the_words_around_it() -> None:
     a = "# T\n\nIt is about about this. See [docs](https://x.org/a). Rust 1.71.\n"
     d = diff(a, a.replace("about about", "about").replace("/a)", "/b)").replace("1.71", "1.81"))
     assert summarize(d, V)[1:] == [
-        '• T: "It is about about this. See docs. Rust 1.71."',
+        '• "It is about about this. See docs. Rust 1.71."',
         '  → "It is about this. See docs. Rust 1.81."',
         '  link "docs": https://x.org/a → https://x.org/b',
     ]
@@ -245,7 +245,7 @@ def test_an_image_whose_picture_changed_is_named_an_image() -> None:
     ]
     d = diff(a, a.replace("the chart", "the speedup chart").replace("See", "Look at"))
     assert summarize(d, V)[1:] == [
-        '• T: "See the chart and docs."',
+        '• "See the chart and docs."',
         '  → "Look at the speedup chart and docs."',
     ]
     assert diff(a, a.replace("![the chart](https://x.org/c.png) and ", "")).changes[0].ops == [
@@ -265,9 +265,9 @@ def test_a_link_added_or_taken_out_whole_is_quoted_with_its_address() -> None:
     )
     d = diff(a, b)
     assert summarize(d, V)[1:] == [
-        '• Posts: added "Security advisory" <https://x.org/s>',
-        '• Posts: removed "Old: notes"',
-        '• Posts: removed "Gone post" <https://x.org/g>',
+        '• added "Security advisory" <https://x.org/s>',
+        '• removed "Old: notes"',
+        '• removed "Gone post" <https://x.org/g>',
         '• added at the end: "See it here."',
         '• added at the end: "chart"',
     ]
@@ -478,7 +478,7 @@ def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
     ja = "# リリース\n\nPyTorch 2.13 では新しいコンパイラが追加されました。詳細はドキュメントを参照。\n"
     d = diff(ja, ja.replace("では新しい", "では高速な新しい"))
     assert [c.ops for c in d.changes] == [[{"op": "insert", "after": "高速な"}]]
-    assert summarize(d, V)[1:] == ['• リリース: added "高速な"']
+    assert summarize(d, V)[1:] == ['• PyTorch 2.13 では新しいコンパイラが追加されました …: added "高速な"']
     assert render(d, V, "text").splitlines()[-1] == (
         "  PyTorch 2.13 では{+高速な+}新しいコンパイラが追加されました。詳細はドキュメントを参照。"
     )
@@ -489,7 +489,7 @@ def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
     # its sentences end at 。！？ with no space after them; a long one is cut where it changed, not at its start
     zh = "# 发布\n\n我们很高兴地宣布 PyTorch 2.13 发布了。这个版本带来了新的编译器。详细信息请参阅文档！\n"
     assert summarize(diff(zh, zh.replace("新的编译器", "更快的新编译器")), V)[1:] == [
-        '• 发布: "这个版本带来了新的编译器。"',
+        '• 我们很高兴地宣布 PyTorch 2.13 发布了 …: "这个版本带来了新的编译器。"',
         '  → "这个版本带来了更快的新编译器。"',
     ]
     both = zh.replace("新的编译器", "更快的编译器").replace("请参阅", "请见")
@@ -501,7 +501,7 @@ def test_a_script_written_without_spaces_is_diffed_a_character_a_word() -> None:
     )
     edited = long[:-20] + "非常" + long[-18:]
     old, new = summarize(diff(long, edited), V)[1:]
-    assert old.startswith('• 发布: "…') and "非常" in new and len(new) < 240
+    assert old.split(": ", 1)[1].startswith('"…') and "非常" in new and len(new) < 240
 
 
 def test_long_summaries_are_cut_visibly() -> None:
@@ -574,7 +574,7 @@ def test_a_note_that_is_content_is_not_put_first_as_the_authors() -> None:
     a = "# Enums\n\nFirst paragraph.\n\nLast paragraph.\n"
     b = "# Enums\n\nFirst paragraph here.\n\nLast paragraph.\n\nNote: enums with fields have no cast.\n"
     assert summarize(diff(a, b), V)[1:] == [
-        '• Enums: added "here"',
+        '• First paragraph: added "here"',
         '• added at the end: "Note: enums with fields have no cast."',
     ]
 
@@ -661,10 +661,10 @@ def test_removed_blocks_are_listed_where_they_stood() -> None:
         ("added", "New last."),
     ]
     assert summarize(d, V)[1:] == [
-        '• S: "One two three four five."',
+        '• "One two three four five."',
         '  → "One two three four six."',
-        '• S: removed "Gone first."',
-        '• S: removed "Gone second."',
+        '• removed "Gone first."',
+        '• removed "Gone second."',
         '• added at the end: "New last."',
     ]
 
@@ -679,14 +679,14 @@ def test_a_summary_names_a_block_by_its_first_words_only_when_it_does_not_quote_
         "- Smaller wheels. They are 45% smaller on Linux.\n- Typed API\n"
     )
     assert summarize(diff(a, b), V)[1:] == [
-        '• Widget › Highlights: "Faster startup (2x)"',  # the quote is the whole item: no label
+        '• Highlights: "Faster startup (2x)"',  # the quote is the whole item: no label
         '  → "Faster startup (3x)"',
-        '• Widget › Highlights: removed "Old importer"',  # likewise a whole item removed or added
-        '• Widget › Highlights: added "New exporter"',
+        '• Highlights: removed "Old importer"',  # likewise a whole item removed or added
+        '• Highlights: added "New exporter"',
         # one sentence of the item quoted: the label says which item, by its first sentence
-        '• Widget › Highlights › Smaller wheels …: "They are 40% smaller on Linux."',
+        '• Highlights › Smaller wheels …: "They are 40% smaller on Linux."',
         '  → "They are 45% smaller on Linux."',
-        '• Widget › Highlights › Typed API: removed "[Beta]"',  # words removed: which item they left
+        '• Highlights › Typed API: removed "[Beta]"',  # words removed: which item they left
     ]
     added = summarize(
         diff("## Highlights\n\n- New plugin API\n", "## Highlights\n\n- New plugin API (beta)\n"), V
@@ -984,18 +984,18 @@ def test_an_authors_note_written_over_a_passage_says_what_it_replaced() -> None:
     a = "# Post\n\nBody text here.\n\nThanks to all contributors!\n"
     b = a.replace("Thanks to all contributors!", "Update (7/9): the wheels for Windows are now up.")
     assert summarize(diff(a, b), V)[1:] == [
-        '• author\'s note (in Post): "Update (7/9): the wheels for Windows are now up."',
+        '• author\'s note: "Update (7/9): the wheels for Windows are now up."',
         '  in place of "Thanks to all contributors!"',
     ]
     c = b.replace("are now up.", "are now up, and the Linux ones too.")  # a note edited: the note alone
     assert summarize(diff(b, c), V)[1:] == [
-        '• author\'s note (in Post): "Update (7/9): the wheels for Windows are now up, and the Linux ones too."'
+        '• author\'s note: "Update (7/9): the wheels for Windows are now up, and the Linux ones too."'
     ]
     # a note that speaks of one section is said where it stands
     e = "# Post\n\n## Windows\n\nWheels soon.\n\n## Linux\n\nWheels out.\n"
     f = e.replace("Wheels soon.\n", "Wheels soon.\n\n**Update**: the Windows wheels are delayed to 2.14.\n")
     assert summarize(diff(e, f), V)[1:] == [
-        '• author\'s note (in Post › Windows): "Update: the Windows wheels are delayed to 2.14."'
+        '• author\'s note (in Windows): "Update: the Windows wheels are delayed to 2.14."'
     ]
 
 
@@ -1005,7 +1005,7 @@ def test_a_paragraph_put_in_the_place_of_another_is_that_paragraph_rewritten() -
         a, a.replace("We are happy to announce Widget 3.0.", "Today marks a milestone: our third line ships.")
     )
     assert summarize(d, V)[1:] == [
-        '• Widget: "We are happy to announce Widget 3.0."',
+        '• "We are happy to announce Widget 3.0."',
         '  → "Today marks a milestone: our third line ships."',
     ]
     # not when a heading came with it (a new section, not a rewrite), nor for a list item (a fact of its own)
@@ -1164,19 +1164,69 @@ def test_items_before_the_first_heading_are_placed_under_the_sentence_that_intro
     )
 
 
+def test_a_posts_title_heads_no_section() -> None:
+    """A post's one top-level heading, its first, is its title: no passage's section names it, so a page read
+    with its title or without it (a selector on the post's text) places every change alike; two top-level
+    headings, or one after another heading, are sections."""
+    body = (
+        "The release features the following changes:\n\n- Faster startup\n\n"
+        "## Install\n\nUse the wheel.\n\n### Linux\n\nRun pip.\n"
+    )
+    edited = body.replace("Faster", "Quicker").replace("Run pip", "Run uv")
+    titled = "# Release 2.13\n\n" + body
+    assert [b.section for b in split_blocks(titled)] == [
+        (),
+        (),
+        ("The release features the following changes",),
+        (),
+        ("Install",),
+        ("Install",),
+        ("Install", "Linux"),
+    ]
+    bare, with_title = diff(body, edited), diff(titled, "# Release 2.13\n\n" + edited)
+    assert summarize(with_title, V) == summarize(bare, V)
+    assert summarize(bare, V)[1:] == [
+        '• The release features the following changes: "Faster startup"',
+        '  → "Quicker startup"',
+        '• Install › Linux: "Run pip."',
+        '  → "Run uv."',
+    ]
+    assert split_blocks(titled)[0].heads == () and split_blocks(titled)[3].heads == ("Install",)
+    two = "# Notes\n\nOne.\n\n# Thanks\n\nTwo.\n"  # two top-level headings: both are sections
+    assert [b.section for b in split_blocks(two)] == [(), ("Notes",), (), ("Thanks",)]
+    late = "## Intro\n\nOne.\n\n# Notes\n\nTwo.\n"  # not the first heading: a section
+    assert [b.section for b in split_blocks(late)] == [(), ("Intro",), (), ("Notes",)]
+    # the title itself edited is one change
+    assert summarize(diff(titled, titled.replace("2.13", "2.14")), V)[1:] == [
+        '• heading "Release 2.13" → "Release 2.14"'
+    ]
+
+
+def test_a_block_in_a_script_written_without_spaces_is_named_by_its_first_characters() -> None:
+    """Six words of Chinese or Japanese are no six spaced runs (a whole clause is one): such a block is named by
+    its first sentence when that ends early, else by its first thirty characters."""
+    assert split_blocks("PyTorch 2.13 では新しいコンパイラが追加されました。詳細はドキュメントを参照。")[
+        0
+    ].label == ("PyTorch 2.13 では新しいコンパイラが追加されました …")
+    long = "我们很高兴发布 PyTorch 2.13，这个版本带来了许多新的功能和改进以及性能优化和错误修复。"
+    assert split_blocks(long)[0].label == "我们很高兴发布 PyTorch 2.13，这个版本带来了许多 …"
+    assert split_blocks("短い。")[0].label == "短い。"  # short: whole
+    assert split_blocks("Version 2.13 is here.")[0].label == "Version 2.13 is here."  # spaced text as before
+
+
 def test_inline_html_tags_are_not_part_of_a_blocks_name_or_section() -> None:
     a = (
         '# Notes <small style="color: grey">beta</small>\n\n'
         '- <small style="line-height: 1.1">Figure 1: The model</small> is drawn here\n'
     )
     d = diff(a, a.replace("here", "here again"))
-    assert summarize(d, V)[1:] == ['• Notes beta › Figure 1: The model is drawn …: added "again"']
+    assert summarize(d, V)[1:] == ['• Figure 1: The model is drawn …: added "again"']
 
 
 def test_summaries_quote_text_without_its_inline_html_tags_unless_the_tags_changed() -> None:
     a = '# Notes\n\n<small style="line-height: 1.1">Figure 1: The model</small> is drawn here.\n\nOther.\n'
     assert summarize(diff(a, a.replace("drawn", "shown")), V)[1:] == [
-        '• Notes: "Figure 1: The model is drawn here."',
+        '• "Figure 1: The model is drawn here."',
         '  → "Figure 1: The model is shown here."',
     ]
     assert summarize(diff(a, a.replace("1.1", "1.2")), V)[2] == (
@@ -1191,9 +1241,9 @@ def test_a_nested_item_is_placed_under_the_item_it_is_in() -> None:
     a = "# Notes\n\n- **Linux**: wheels for\n  - CUDA 12.8\n  - CUDA 12.9\n- **macOS**: wheels for\n  - arm64\n"
     d = diff(a, a.replace("CUDA 12.9", "CUDA 13.0").replace("arm64", "arm64 and x86_64"))
     assert summarize(d, V)[1:] == [
-        '• Notes › Linux: "CUDA 12.9"',
+        '• Linux: "CUDA 12.9"',
         '  → "CUDA 13.0"',
-        '• Notes › macOS › arm64: added "and x86_64"',
+        '• macOS › arm64: added "and x86_64"',
     ]
     assert [c.as_json()["parent"] for c in d.changes] == ["Linux", "macOS"]
 
@@ -1210,30 +1260,26 @@ def test_a_block_moved_and_rewritten_says_where_it_came_from() -> None:
     b = MOVES.replace(cache, "").replace("## Thanks\n\n", "## Thanks\n\n" + cache.replace("quick", "fast"))
     d = diff(MOVES, b)
     assert summarize(d, V)[1:] == [
-        '• Notes › Thanks (moved from Notes › Highlights): "The compiler now caches kernels between runs, so a'
+        '• Thanks (moved from Highlights): "The compiler now caches kernels between runs, so a'
         ' second start is quick."',
         '  → "The compiler now caches kernels between runs, so a second start is fast."',
     ]
-    assert [(c.kind, c.detail) for c in d.changes] == [
-        ("modified", "moved from Notes › Highlights to Notes › Thanks")
-    ]
+    assert [(c.kind, c.detail) for c in d.changes] == [("modified", "moved from Highlights to Thanks")]
     assert render(d, V, "text").splitlines()[-2:] == [
         "  The compiler now caches kernels between runs, so a second start is [-quick-] {+fast+}.",
-        "  moved from Notes › Highlights to Notes › Thanks",
+        "  moved from Highlights to Thanks",
     ]
     assert (
         render(d, V, "markdown")
         .splitlines()[-1]
-        .startswith(
-            "| modified | Notes › Thanks — moved from Notes › Highlights to Notes › Thanks | The compiler"
-        )
+        .startswith("| modified | Thanks — moved from Highlights to Thanks | The compiler")
     )
     b = MOVES.replace(cache, "").replace(
         "Smaller wheels for every platform.\n",
         "Smaller wheels for every platform.\n\n" + cache.replace("quick", "fast"),
     )
     assert summarize(diff(MOVES, b), V)[1] == (
-        '• Notes › Highlights (moved within its section, now after "Smaller wheels for every platform."): "The'
+        '• Highlights (moved within its section, now after "Smaller wheels for every platform."): "The'
         ' compiler now caches kernels between runs, so a second start is quick."'
     )
     # Rewritten where it stood, or in a section that moved whole: not moved
@@ -1257,7 +1303,7 @@ def test_a_section_moved_and_renamed_is_one_line() -> None:
     moved = section("Beta").replace("## Beta", "## Beta changes")
     d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + moved)
     assert summarize(d, V)[1:] == [
-        '• Post: heading "Beta" → "Beta changes", section moved (4 blocks), now after "Delta"'
+        '• heading "Beta" → "Beta changes", section moved (4 blocks), now after "Delta"'
     ]
     assert [(c.kind, c.detail) for c in d.changes] == [
         ("modified", 'section moved (4 blocks), now after "Delta"')
@@ -1272,7 +1318,7 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     # Beta to the top of its section: it now comes before its first sibling
     b = a.replace(section("Alpha") + section("Beta"), section("Beta") + section("Alpha"))
     assert summarize(diff(a, b), V)[1:] == [
-        '• Post › Notes: the section "Beta" moved (2 blocks), now before "Alpha"'
+        '• Notes: the section "Beta" moved (2 blocks), now before "Alpha"'
     ]
     long = "Alpha, which has a heading far longer than a line about another section should quote"
     b = a.replace("### Alpha", "### " + long)
@@ -1283,14 +1329,14 @@ def test_a_moved_section_says_where_it_now_stands_among_its_siblings() -> None:
     # into another section: from where, the line naming where it is now
     b = a.replace(section("Beta"), "") + section("Beta")
     d = diff(a, b)
-    assert [c.detail for c in d.changes] == ["section moved from Post › Notes to Post › Thanks (2 blocks)"]
-    assert summarize(d, V)[1:] == ['• Post › Thanks: the section "Beta" moved from Post › Notes (2 blocks)']
+    assert [c.detail for c in d.changes] == ["section moved from Notes to Thanks (2 blocks)"]
+    assert summarize(d, V)[1:] == ['• Thanks: the section "Beta" moved from Notes (2 blocks)']
     # a block: next to what it now stands in its section
     steps = [f"Step {n} comes next in the list of steps.\n\n" for n in ("one", "two", "three", "four")]
     a = "# Post\n\n" + "".join(steps)
     d = diff(a, "# Post\n\n" + "".join([steps[3], *steps[:3]]))
     assert summarize(d, V)[1:] == [
-        '• Post: moved within its section, now before "Step one comes next in the …":'
+        '• moved within its section, now before "Step one comes next in the …":'
         ' "Step four comes next in the list of steps."'
     ]
     # two moved together: each named by the block that stayed, not by the other
@@ -1337,7 +1383,7 @@ def test_a_list_put_in_another_order_is_one_line_of_the_summary() -> None:
     b = a.replace("\n".join(items), "\n".join([items[i] for i in (4, 2, 3, 0, 1)]))
     d = diff(a, b)
     assert len(d.changes) == 3 and summarize(d, V)[1:] == [
-        '• Notes › Platforms: 3 items moved within the section: "XPU support", "Linux support", "Windows support"'
+        '• Platforms: 3 items moved within the section: "XPU support", "Linux support", "Windows support"'
     ]  # "macOS" and "ROCm" kept, of the two pairs that could be: they stand nearer where they stood
 
 
@@ -1351,8 +1397,8 @@ def test_a_section_moved_with_a_block_edited_on_the_way_is_one_move_and_that_edi
     edited = section("Beta").replace("paragraph 2 says", "paragraph 2 now says")
     d = diff(a, "# Post\n\n" + "".join(section(name) for name in ("Alpha", "Gamma", "Delta")) + edited)
     assert summarize(d, V)[1:] == [
-        '• Post › Beta: added "now"',
-        '• Post: the section "Beta" moved (5 blocks), now after "Delta"',
+        '• Beta: added "now"',
+        '• the section "Beta" moved (5 blocks), now after "Delta"',
     ]
 
 
@@ -1364,17 +1410,15 @@ TABLE = (
 
 def test_a_changed_table_row_is_named_by_its_first_cell_and_its_cells_by_their_column() -> None:
     d = diff(TABLE, TABLE.replace("| Windows | 12.6 | 3.10-3.13 |", "| Windows | 12.8 | 3.10-3.14 |"))
-    assert summarize(d, V)[1:] == [
-        '• Platforms › Windows: CUDA "12.6" → "12.8"; Python "3.10-3.13" → "3.10-3.14"'
-    ]
+    assert summarize(d, V)[1:] == ['• Windows: CUDA "12.6" → "12.8"; Python "3.10-3.13" → "3.10-3.14"']
     assert d.changes[0].as_json()["cells"] == [
         {"column": "CUDA", "before": "12.6", "after": "12.8"},
         {"column": "Python", "before": "3.10-3.13", "after": "3.10-3.14"},
     ]
     d = diff(TABLE, TABLE.replace("| Linux | 12.6 |", "| Linux |  |"))  # a cell emptied says so
-    assert summarize(d, V)[1:] == ['• Platforms › Linux: CUDA "12.6" → (empty)']
+    assert summarize(d, V)[1:] == ['• Linux: CUDA "12.6" → (empty)']
     d = diff(TABLE, TABLE.replace("| macOS | – |", "| macOS 14 | – |"))  # renamed: named as it was
-    assert summarize(d, V)[1:] == ['• Platforms › macOS: Platform "macOS" → "macOS 14"']
+    assert summarize(d, V)[1:] == ['• macOS: Platform "macOS" → "macOS 14"']
 
 
 def test_a_column_added_or_taken_out_is_said_cell_by_cell_under_its_heading() -> None:
@@ -1383,10 +1427,10 @@ def test_a_column_added_or_taken_out_is_said_cell_by_cell_under_its_heading() ->
     wider = wider.replace("| macOS |", "| macOS | – |")
     d = diff(TABLE, wider)
     assert summarize(d, V)[1:] == [
-        '• Platforms › column headings: column "ROCm" added',
-        '• Platforms › Linux: ROCm "6.4" (a new column)',
-        "• Platforms › Windows: ROCm (a new column, empty)",
-        '• Platforms › macOS: ROCm "–" (a new column)',
+        '• column headings: column "ROCm" added',
+        '• Linux: ROCm "6.4" (a new column)',
+        "• Windows: ROCm (a new column, empty)",
+        '• macOS: ROCm "–" (a new column)',
     ]
     assert d.changes[1].as_json()["cells"] == [
         {"column": "ROCm", "before": "", "after": "6.4", "column_change": "added"}
@@ -1394,15 +1438,15 @@ def test_a_column_added_or_taken_out_is_said_cell_by_cell_under_its_heading() ->
     # taken out, with a cell of a kept column edited in the same row: each under its own heading
     d = diff(wider, TABLE.replace("| Linux | 12.6 |", "| Linux | 12.8 |"))
     assert summarize(d, V)[1:3] == [
-        '• Platforms › column headings: column "ROCm" removed',
-        '• Platforms › Linux: ROCm "6.4" (its column removed); CUDA "12.6" → "12.8"',
+        '• column headings: column "ROCm" removed',
+        '• Linux: ROCm "6.4" (its column removed); CUDA "12.6" → "12.8"',
     ]
     assert d.changes[2].cells == [{"column": "ROCm", "before": "", "after": "", "column_change": "removed"}]
     # headings that cannot tell the columns apart (one is empty): the row is quoted whole
     d = diff(TABLE.replace("| Platform |", "|  |"), wider.replace("| Platform |", "|  |"))
     assert not any(c.cells for c in d.changes) and len(d.changes) == 4
     d = diff(TABLE, TABLE.replace("| CUDA |", "| CUDA version |"))
-    assert summarize(d, V)[1:] == ['• Platforms › column headings: column 2 "CUDA" → "CUDA version"']
+    assert summarize(d, V)[1:] == ['• column headings: column 2 "CUDA" → "CUDA version"']
     assert d.changes[0].cells == [{"column": "column 2", "before": "CUDA", "after": "CUDA version"}]
 
 
@@ -1410,31 +1454,31 @@ def test_a_row_added_or_taken_out_is_named_by_its_first_cell_and_its_cells_by_th
     """At the end of the document too: a row belongs to its table's section, not after the last paragraph."""
     longer = TABLE + "| FreeBSD | – | 3.12 |\n"
     d = diff(TABLE, longer)
-    assert summarize(d, V)[1:] == ['• Platforms: added the row "FreeBSD" (CUDA "–", Python "3.12")']
+    assert summarize(d, V)[1:] == ['• added the row "FreeBSD" (CUDA "–", Python "3.12")']
     assert d.changes[0].at_end and d.changes[0].as_json()["cells"] == [
         {"column": "Platform", "before": "", "after": "FreeBSD"},
         {"column": "CUDA", "before": "", "after": "–"},
         {"column": "Python", "before": "", "after": "3.12"},
     ]
     d = diff(longer, TABLE)
-    assert summarize(d, V)[1:] == ['• Platforms: removed the row "FreeBSD" (CUDA "–", Python "3.12")']
+    assert summarize(d, V)[1:] == ['• removed the row "FreeBSD" (CUDA "–", Python "3.12")']
     assert [c["before"] for c in d.changes[0].cells] == ["FreeBSD", "–", "3.12"]
     # empty cells are left out; past four, the others are counted
     wide = (
         "# P\n\n| A | B | C | D | E | F | G |\n|---|---|---|---|---|---|---|\n| x | 1 | 2 | 3 | 4 | 5 | 6 |\n"
     )
     d = diff(wide, wide + "| y | 1 |  | 3 | 4 | 5 | 6 |\n")
-    assert summarize(d, V)[1:] == ['• P: added the row "y" (B "1", D "3", E "4", F "5", and 1 more cell)']
+    assert summarize(d, V)[1:] == ['• added the row "y" (B "1", D "3", E "4", F "5", and 1 more cell)']
     d = diff(wide, wide + "|  | 1 |  |  |  |  |  |\n")  # no first cell to name it by
-    assert summarize(d, V)[1:] == ['• P: added a row (B "1")']
+    assert summarize(d, V)[1:] == ['• added a row (B "1")']
     # headings that cannot tell the columns apart: the row whole
     blank = TABLE.replace("| Platform |", "|  |")
     d = diff(blank, blank + "| FreeBSD | – | 3.12 |\n")
-    assert summarize(d, V)[1:] == ['• Platforms: added the row "FreeBSD | – | 3.12"']
+    assert summarize(d, V)[1:] == ['• added the row "FreeBSD | – | 3.12"']
     assert not d.changes[0].cells
     # a list item at the end is of its list's section too
     d = diff("# Thanks\n\nTo all.\n\n- Alice\n", "# Thanks\n\nTo all.\n\n- Alice\n- Bob\n")
-    assert summarize(d, V)[1:] == ['• Thanks: added "Bob"']
+    assert summarize(d, V)[1:] == ['• To all: added "Bob"']
 
 
 def test_a_version_that_differs_in_formatting_alone_says_so() -> None:
@@ -1456,13 +1500,13 @@ def test_a_version_that_differs_in_formatting_alone_says_so() -> None:
 def test_a_summary_says_a_heading_changed_and_quotes_it_whole() -> None:
     a = "# Notes\n\nIntro.\n\n## Known Issues\n\nOne.\n"
     d = diff(a, a.replace("## Known Issues", "## Known Issues and Workarounds"))
-    assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Known Issues and Workarounds"']
+    assert summarize(d, V)[1:] == ['• heading "Known Issues" → "Known Issues and Workarounds"']
     d = diff(a, a.replace("## Known Issues", "## Caveats"))  # no word shared: still that heading, renamed
-    assert summarize(d, V)[1:] == ['• Notes: heading "Known Issues" → "Caveats"']
+    assert summarize(d, V)[1:] == ['• heading "Known Issues" → "Caveats"']
     d = diff(a, a.replace("## Known Issues", "### Caveats"))  # another level: another heading
     assert summarize(d, V)[1:] == [
-        '• Notes: removed the heading "Known Issues"',
-        '• Notes: added the heading "Caveats"',
+        '• removed the heading "Known Issues"',
+        '• added the heading "Caveats"',
     ]
     # a heading added with its section: one line, the section's, with its first words
     d = diff(a, a + "\n## Thanks\n\nTo all who helped.\n")
@@ -1477,11 +1521,11 @@ def test_a_section_added_or_taken_out_whole_is_one_line() -> None:
     one taken out; a heading added over blocks that were there already is the heading alone."""
     a = "# T\n\n## A\n\nalpha.\n\n## C\n\ngamma.\n"
     b = "# T\n\n## A\n\nalpha.\n\n## B\n\nbeta one.\n\n- item b\n\n### B2\n\nbeta two.\n\n## C\n\ngamma.\n"
-    assert summarize(diff(a, b), V)[1:] == ['• T: added the section "B" (5 blocks): "beta one."']
-    assert summarize(diff(b, a), V)[1:] == ['• T: removed the section "B" (5 blocks): "beta one."']
+    assert summarize(diff(a, b), V)[1:] == ['• added the section "B" (5 blocks): "beta one."']
+    assert summarize(diff(b, a), V)[1:] == ['• removed the section "B" (5 blocks): "beta one."']
     # cut short, the lines left out are counted as the changes they stand for
     assert summarize(diff(a, b.replace("gamma.", "gamma, now.")), V, max_lines=1)[1:] == [
-        '• T: added the section "B" (5 blocks): "beta one."',
+        '• added the section "B" (5 blocks): "beta one."',
         "…and 1 more change",
     ]
     assert summarize(diff(a, "# Z\n\nzeta.\n\n" + b), V, max_lines=1)[1:] == [
@@ -1489,12 +1533,12 @@ def test_a_section_added_or_taken_out_whole_is_one_line() -> None:
         "…and 5 more changes",
     ]
     over = a.replace("## A\n\nalpha.\n\n", "## A\n\n## A2\n\nalpha.\n\n")
-    assert summarize(diff(a, over), V)[1:] == ['• T: added the heading "A2"']
+    assert summarize(diff(a, over), V)[1:] == ['• added the heading "A2"']
     # with a paragraph edited elsewhere: the section's line, then the edit, in document order
     edited = b.replace("gamma.", "gamma, now.")
     assert summarize(diff(a, edited), V)[1:] == [
-        '• T: added the section "B" (5 blocks): "beta one."',
-        '• T › C: added ", now"',
+        '• added the section "B" (5 blocks): "beta one."',
+        '• C: added ", now"',
     ]
 
 
@@ -1541,12 +1585,12 @@ def test_a_code_block_without_a_language_is_named_by_its_first_line() -> None:
     a = "# Install\n\n```\npip install torch==2.12\npip list\n```\n"
     d = diff(a, a.replace("2.12", "2.13"))
     assert summarize(d, V)[1:] == [
-        '• Install › pip install torch==2.13 …: "pip install torch==2.12"',
+        '• pip install torch==2.13 …: "pip install torch==2.12"',
         '  → "pip install torch==2.13"',
     ]
     one = "# Install\n\n```\npip install torch\n```\n"
     assert summarize(diff(one, one.replace("torch", "torch --pre")), V)[1:] == [
-        '• Install › pip install torch: added "--pre"'  # named as it was: the words added are the change
+        '• pip install torch: added "--pre"'  # named as it was: the words added are the change
     ]
 
 
@@ -1954,7 +1998,7 @@ def test_a_paragraph_of_many_unpaired_markers_is_diffed_in_little_memory(run: st
 def test_a_heading_whose_level_or_link_changed_is_named() -> None:
     a = "# Notes\n\nIntro.\n\n## New `Range*` types\n\nOne.\n\n## [Docs](https://x.org/a)\n\nTwo.\n"
     d = diff(a, a.replace("## New", "### New"))
-    assert summarize(d, V)[1:] == ["• Notes › New Range* types: heading level 2 → 3"]
-    assert "[modified] Notes › New Range* types\n  heading level 2 → 3\n" in render(d, V, "text")
+    assert summarize(d, V)[1:] == ["• New Range* types: heading level 2 → 3"]
+    assert "[modified] New Range* types\n  heading level 2 → 3\n" in render(d, V, "text")
     d = diff(a, a.replace("x.org/a", "x.org/b"))
-    assert summarize(d, V)[1:] == ['• Notes › Docs: link "Docs": https://x.org/a → https://x.org/b']
+    assert summarize(d, V)[1:] == ['• Docs: link "Docs": https://x.org/a → https://x.org/b']

@@ -52,7 +52,7 @@ def test_every_new_version_is_an_entry_linking_its_report(tmp_path: Path, server
     newest, first = entries(xml)
     assert newest["title"] == "Doc (canonical), version 1 → 2: 1 change."
     assert newest["content"] == (  # HTML, which a feed reader lays out: a change an item, with its → line
-        "<ul><li>Post: &quot;Version 1.71 is out.&quot;<br>→ &quot;Version 1.81 is out.&quot;</li></ul>"
+        "<ul><li>&quot;Version 1.71 is out.&quot;<br>→ &quot;Version 1.81 is out.&quot;</li></ul>"
     )
     assert newest["links"] == [
         ("alternate", "https://reports.example.org/differ/doc/canonical/diff-2.html"),

@@ -123,7 +123,7 @@ def test_a_document_gets_an_issue_and_its_next_alerts_comment_on_it(
     assert issue["body"] == (
         "**Doc changed \\(canonical\\)** @o/translators\n\n"
         "```text\nDoc (canonical), version 1 → 2: 1 change.\n"
-        '• Post: "One."\n  → "Two."\n```\n\n'
+        '• "One."\n  → "Two."\n```\n\n'
         "_doc/canonical · version 1 → 2 · 2026\\-07\\-08T18:45:00Z_\n\n"
         f"<!-- differ:{sent.id} -->"
     )
@@ -404,15 +404,15 @@ def test_a_stale_copys_comment_gives_the_passages_to_carry_over_as_they_now_read
     passages = issue["body"].split("```\n\n", 1)[1].split("\n\n_doc")[0]
     assert passages == (
         "**To carry over**: the canonical's 2 passages edited after version 1, as they now read:\n\n"
-        "- Post › Install @\u2060now › Version two of the announcement text, … \\(edited in version 2, "
+        "- Install @\u2060now › Version two of the announcement text, … \\(edited in version 2, "
         "2026\\-07\\-08T18:45:00Z, there since version 1\\)\n\n"
-        "  in copy: “Version one of the announcement text, …” \\(under Post › Install @\u2060now\\)\n\n"
+        "  in copy: “Version one of the announcement text, …” \\(under Install @\u2060now\\)\n\n"
         "  ```markdown\n"
         "  Version two of the announcement text, long enough to align.\n"
         "  ```\n\n"
-        "- Post › Install @\u2060now › Second paragraph, with pip install thing==2 … \\(edited in version 2, "
+        "- Install @\u2060now › Second paragraph, with pip install thing==2 … \\(edited in version 2, "
         "2026\\-07\\-08T18:45:00Z, there since version 1\\)\n\n"
-        "  in copy: “Second paragraph, with pip install thing …” \\(under Post › Install @\u2060now\\)\n\n"
+        "  in copy: “Second paragraph, with pip install thing …” \\(under Install @\u2060now\\)\n\n"
         "  ```markdown\n"
         "  Second paragraph, with `pip install thing==2` in it.\n"
         "  ```"

@@ -189,7 +189,7 @@ def test_a_change_arrives_as_a_mail_a_reader_can_use(tmp_path: Path, server: Ser
     assert text is not None and html is not None
     assert text.get_content().replace("\r\n", "\n") == (
         "Doc (canonical), version 1 → 2: 1 change.\n"
-        '• Post: "Old text here."\n'
+        '• "Old text here."\n'
         '  → "New <script>alert(1)</script> text."\n'
         "\n"
         "Full diff: https://reports.example.org/differ/doc/canonical/diff-2.html\n"
@@ -201,7 +201,9 @@ def test_a_change_arrives_as_a_mail_a_reader_can_use(tmp_path: Path, server: Ser
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert '<a href="https://reports.example.org/differ/doc/canonical/diff-2.html">Full diff</a>' in page
     assert "<h2>Doc changed (canonical)</h2>" in page
-    said = "<li>Post: &quot;Old text here.&quot;<br>→ &quot;New &lt;script&gt;alert(1)&lt;/script&gt; text.&quot;</li>"
+    said = (
+        "<li>&quot;Old text here.&quot;<br>→ &quot;New &lt;script&gt;alert(1)&lt;/script&gt; text.&quot;</li>"
+    )
     assert said in page
 
 
@@ -414,7 +416,7 @@ def test_a_digest_is_one_mail_listing_its_alerts(tmp_path: Path, server: Server,
     assert (
         text.get_content()
         .replace("\r\n", "\n")
-        .startswith('• Doc changed (canonical)\n  • Post: "Old text here."\n    → "New text here."\n')
+        .startswith('• Doc changed (canonical)\n  • "Old text here."\n    → "New text here."\n')
     )
 
 

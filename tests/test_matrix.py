@@ -106,7 +106,7 @@ def test_a_change_is_one_notice_in_the_room_and_page_text_pings_no_one(
     assert event["body"].splitlines() == [
         "Doc changed (canonical)",
         "Doc (canonical), version 1 → 2: 1 change.",
-        '• Post: "Hello."',
+        '• "Hello."',
         '  → "Ping @room and @alice:example.org, see this <img>."',
         '  link "this" added: https://evil.example/',
         "Full diff: https://reports.example.org/doc/canonical/diff-2.html",
@@ -116,7 +116,7 @@ def test_a_change_is_one_notice_in_the_room_and_page_text_pings_no_one(
     assert event["formatted_body"].split("<br>") == [
         "<strong>Doc changed (canonical)</strong>",
         "Doc (canonical), version 1 → 2: 1 change.",
-        "• Post: &quot;Hello.&quot;",
+        "• &quot;Hello.&quot;",
         "  → &quot;Ping @room and @alice:example.org, see this &lt;img&gt;.&quot;",
         "  link &quot;this&quot; added: https://evil.example/",
         '<a href="https://reports.example.org/doc/canonical/diff-2.html">Full diff</a>',

@@ -78,7 +78,7 @@ def test_a_change_is_one_post_whose_page_text_mentions_no_one(
     assert [shown(line) for line in text.splitlines()] == [
         "**Doc changed (canonical)** @release-team",
         "Doc (canonical), version 1 → 2: 1 change.",
-        '• Post: "Hello."',
+        '• "Hello."',
         '  → "Ping @channel, @all and @here: @jane.doe see [the fix](https://evil.example/) **now** #tag ~town-square, mail '
         'jane@example.org."',
         "[Full diff](https://reports.example.org/doc/canonical/diff-2.html)",

@@ -203,11 +203,11 @@ def test_a_destination_for_some_sections_hears_only_of_edits_there(
     check(app, app.config.sources())  # type: ignore[attr-defined]
     [hit] = receiver.requests_to("/hooks")
     diff = json.loads(hit.body)["data"]["diff"]
-    assert [c["section"] for c in diff["changes"]] == [["Post", "Security fixes"]]  # the other is left out
+    assert [c["section"] for c in diff["changes"]] == [["Security fixes"]]  # the other is left out
     assert (diff["summary"], diff["left_out"]) == (
         [
             'Doc (canonical), version 2 → 3: 1 change under "Security fixes" (1 elsewhere).',
-            '• Post › Security fixes: added ", edited"',
+            '• Security fixes: added ", edited"',
         ],
         1,
     )
@@ -248,7 +248,7 @@ def test_a_destination_for_some_kinds_of_change_hears_only_of_those(
     assert (diff["summary"], diff["kinds"], diff["left_out"]) == (
         [
             "Doc (canonical), version 2 → 3: 1 change of kind removed (1 left out).",
-            '• Post: removed "Beta: a feature."',
+            '• removed "Beta: a feature."',
         ],
         ["removed"],
         1,
@@ -274,11 +274,11 @@ def test_a_destination_for_some_words_hears_only_of_edits_with_them(
     check(app, app.config.sources())  # type: ignore[attr-defined]
     [hit] = receiver.requests_to("/hooks")
     diff = json.loads(hit.body)["data"]["diff"]
-    assert [c["section"] for c in diff["changes"]] == [["Post", "Fixes"]]  # the other is left out
+    assert [c["section"] for c in diff["changes"]] == [["Fixes"]]  # the other is left out
     assert (diff["summary"], diff["mentioning"], diff["left_out"], "within" in diff) == (
         [
             'Doc (canonical), version 2 → 3: 1 change mentioning "CVE-*" (1 elsewhere).',
-            '• Post › Fixes: added "(CVE-2026-41)"',
+            '• Fixes: added "(CVE-2026-41)"',
         ],
         ["CVE-*"],
         1,
@@ -409,7 +409,7 @@ def test_a_webhook_carries_the_alert_as_chat_shows_it_and_the_page(
     assert (data["source"], data["document"], data["url"]) == ("doc/canonical", "doc", server.url("/post"))
     assert data["message"] == {
         "title": "Doc changed (canonical)",
-        "lines": ["Doc (canonical), version 1 → 2: 1 change.", '• Post: "Old."', '  → "New."'],
+        "lines": ["Doc (canonical), version 1 → 2: 1 change.", '• "Old."', '  → "New."'],
         "link": "https://differ.example.org/reports/doc/canonical/diff-2.html",
     }
 
@@ -951,7 +951,7 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
         "passages": [
             {
                 "block": "paragraph",
-                "section": ["Post", "Install"],
+                "section": ["Install"],
                 "label": "Run the installer to get version …",
                 "text": "Run the installer to get version two of the tools.",
                 "markdown": "Run the installer to get version two of the tools.",
@@ -962,12 +962,12 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
                     "within": False,
                     "block": "paragraph",
                     "label": "Run the installer to get version …",
-                    "section": ["Post", "Install"],
+                    "section": ["Install"],
                 },
             },
             {
                 "block": "paragraph",
-                "section": ["Post", "Install"],
+                "section": ["Install"],
                 "label": "Added later.",
                 "text": "Added later.",
                 "markdown": "Added later.",
@@ -978,7 +978,7 @@ def test_a_stale_mirrors_event_carries_the_canonicals_passages_edited_since_the_
                     "within": False,
                     "block": "paragraph",
                     "label": "Read the notes.",
-                    "section": ["Post", "Install"],
+                    "section": ["Install"],
                 },
             },
         ],
@@ -1365,7 +1365,7 @@ def test_discord_alert_mentions_nobody_and_links_nowhere(
     assert embed["timestamp"] == "2026-07-08T18:45:00Z"
     assert embed["description"] == (
         "Doc \\(canonical\\), version 1 → 2\\: 1 change.\n"
-        '• Post\\: "Hello."\n'
+        '• "Hello."\n'
         '  → "Hi \\@everyone and \\<\\@123\\>, see \\[the fix\\]\\(https\\://evil.example/x\\) '
         '\\*\\*now\\*\\*."'
     )
@@ -1499,7 +1499,7 @@ def test_teams_alert_is_an_adaptive_card_of_plain_text(
     assert card_text(hit) == [
         "Doc changed (canonical)",
         "Doc (canonical), version 1 → 2: 1 change.",
-        '• Post: "Hello."',
+        '• "Hello."',
         '  → "See [the fix](https://evil.example/x) **now**, <at>everyone</at>."',
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
     ]
@@ -1589,7 +1589,7 @@ def test_google_chat_alert_is_a_card_of_escaped_text_in_the_documents_thread(
         "Doc changed (canonical)",
         "doc/canonical · version 1 → 2 · 2026-07-08T18:45:00Z",
         "Doc (canonical), version 1 → 2: 1 change.",
-        '• Post: "Hello."\n  → "See now <users/all> and <https://evil.example|the fix>."',
+        '• "Hello."\n  → "See now <users/all> and <https://evil.example|the fix>."',
     ]
     body = json.loads(hit.body)
     assert body["text"] == "<users/all>"  # the configured mention, and nothing of the page's
@@ -1702,7 +1702,7 @@ def test_zulip_alert_goes_to_the_documents_topic_with_page_text_escaped(
     assert fields["content"].splitlines() == [
         "**Doc changed \\(canonical\\)** @*release-team*",
         "Doc \\(canonical\\), version 1 → 2: 1 change\\.",
-        '• Post: "Hello\\."',
+        '• "Hello\\."',
         '  → "Ping @\\*\\*all\\*\\* and @\\*release\\*, see \\[the fix\\]\\(https://evil\\.example/x\\) '
         'now\\."',
         "[Full diff](https://reports.example.org/doc/canonical/diff-2.html)",

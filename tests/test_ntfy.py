@@ -51,18 +51,21 @@ def test_a_change_is_a_push_with_its_summary_and_a_button_to_the_diff(
     )
     check(app, app.config.sources())  # type: ignore[attr-defined]
     link = "https://reports.example.org/doc/canonical/diff-2.html"
-    assert ntfy.messages == [
-        {
-            "topic": "release-edits",
-            "title": "Doc changed (canonical)",
-            "message": 'Doc (canonical), version 1 → 2: 1 change.\n• Post: added ", **again**"',  # plain text:
-            # ntfy reads Markdown only when told
-            "priority": 4,
-            "tags": ["memo"],
-            "click": link,
-            "actions": [{"action": "view", "label": "Full diff", "url": link, "clear": True}],
-        }
-    ]
+    assert (
+        ntfy.messages
+        == [
+            {
+                "topic": "release-edits",
+                "title": "Doc changed (canonical)",
+                "message": 'Doc (canonical), version 1 → 2: 1 change.\n• Hello: added ", **again**"',  # plain text:
+                # ntfy reads Markdown only when told
+                "priority": 4,
+                "tags": ["memo"],
+                "click": link,
+                "actions": [{"action": "view", "label": "Full diff", "url": link, "clear": True}],
+            }
+        ]
+    )
     sent = Outbox(app.store).messages("team", "sent")  # type: ignore[attr-defined]
     assert "tk_releases" not in json.dumps([m.data for m in sent])
 

@@ -113,7 +113,7 @@ def test_differs_alert_is_verified_and_kept_once(
         "title": "Doc changed (canonical)",
         "lines": [
             "Doc (canonical), version 1 → 2: 1 change.",
-            '• Post: "Support: CUDA 12.8."',
+            '• "Support: CUDA 12.8."',
             '  → "Support: CUDA 13.0."',
         ],
         "link": None,

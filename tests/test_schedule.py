@@ -116,7 +116,7 @@ def test_a_scheduled_check_logs_a_timestamped_line_and_the_changes(tmp_path: Pat
     assert app.out.getvalue().splitlines() == [  # type: ignore[attr-defined]
         "2026-07-08T17:45:00Z doc/canonical: new version 1 (first snapshot)",
         "2026-07-08T17:55:00Z doc/canonical: new version 2 (1 change)",
-        '    • Post: "Version 1.71 is out."',
+        '    • "Version 1.71 is out."',
         '      → "Version 1.81 is out."',
     ]
 

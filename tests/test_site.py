@@ -13,7 +13,7 @@ from differ.check import check
 from differ.site import index_path
 from tests.conftest import Clock, Reply, Server, article, make_app, one_doc, source_toml
 
-CHANGE = '1 change: Post: "The release is out today." → "The release is out since Monday."'
+CHANGE = '1 change: "The release is out today." → "The release is out since Monday."'
 
 
 def rows(path: Path) -> list[list[str]]:
@@ -100,10 +100,10 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
             "stale: matches version 1 of 2, 1 passage to carry over, 1 finding, coverage 81.8%",
             "stale: matches canonical version 1 (2026-07-08T17:45:00Z); the canonical has moved on since "
             "2026-07-08T18:45:00Z (now version 2), so the mirror misses 1 change "
-            'To carry over: Post: "The release is out today." → "The release is out since Monday." '
+            'To carry over: "The release is out today." → "The release is out since Monday." '
             "The passage as it now reads "
-            "Post › The release is out since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since "
-            "version 1) in copy: “The release is out today.” (under Post) The release is out since Monday.",
+            "The release is out since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since "
+            "version 1) in copy: “The release is out today.” The release is out since Monday.",
         ],
         ["#", "Fetched", "Size", "Change"],
         ["2", "2026-07-08T18:45:00Z", "0.2 KB", CHANGE],
@@ -112,12 +112,12 @@ def test_a_check_publishes_an_index_and_a_page_per_document(tmp_path: Path, serv
         ["1", "2026-07-08T17:45:00Z", "0.2 KB", "first snapshot"],
     ]
     assert (  # the passage folded away, its Markdown to copy
-        "<details><summary>The passage as it now reads</summary><ul class=passages><li>Post › The release is out "
+        "<details><summary>The passage as it now reads</summary><ul class=passages><li>The release is out "
         "since Monday. (edited in version 2, 2026-07-08T18:45:00Z, there since version 1)<br><i>in copy: “The "
-        "release is out today.” (under Post)</i><pre>The release is out since Monday.</pre></li></ul></details>"
+        "release is out today.”</i><pre>The release is out since Monday.</pre></li></ul></details>"
     ) in page.read_text()
     assert (  # a change an item, its new text with it
-        "<li>Post: &quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
+        "<li>&quot;The release is out today.&quot;<br>→ &quot;The release is out since Monday.&quot;</li>"
         in page.read_text()
     )
     # a time and a size are not broken across lines
@@ -267,7 +267,7 @@ def test_a_stale_copys_passages_are_escaped_and_left_out_when_their_page_is_not_
     html = page.read_text()
     assert "<script>" not in html
     assert "<pre>Install it with **\\&lt;script&gt;**.</pre>" in html
-    assert "<i>in copy: “Install it with pip.” (under Post)</i>" in html  # where the copy has it
+    assert "<i>in copy: “Install it with pip.”</i>" in html  # where the copy has it
     app.store.version("doc/copy", 1).record_path.write_text("{")  # type: ignore[attr-defined]
     write_site(app, {"doc"})  # type: ignore[arg-type]
     html = page.read_text()  # the copy's version damaged: the passage without its place

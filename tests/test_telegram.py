@@ -151,7 +151,7 @@ def test_a_change_is_one_message_whose_page_text_mentions_no_one(
     assert str(message["shown"]).replace("\u2060", "").splitlines() == [
         "Doc changed (canonical) @release_team",
         "Doc (canonical), version 1 → 2: 1 change.",
-        '• Post: "Hello."',
+        '• "Hello."',
         '  → "Ping @everyone_here and @jane_doe: <b>bold</b> & x."',
         '  link "x" added: https://evil.example/',
         "Full diff",

@@ -346,7 +346,7 @@ def test_verify_captures_reads_each_copy_as_the_page_and_says_which_differ(
     assert (code, out.splitlines()) == (
         ExitCode.FAILURE,
         [
-            f'doc/c version 1: the archive\'s copy reads differently: 1 change; Post: added "now" ({copies[0]})',
+            f'doc/c version 1: the archive\'s copy reads differently: 1 change; Release 3.0 is out: added "now" ({copies[0]})',
             f"doc/c version 2: the archive's copy could not be read: HTTP 404 Not Found ({copies[1]})",
             "2 copies compared: 0 the same, 1 different, 1 not read",
         ],

@@ -19,7 +19,6 @@ from differ.audit.findings import (
     pair_translations,
     token_detail,
     token_mismatches,
-    under,
 )
 from differ.audit.language import reading, translated
 from differ.audit.model import JOINED, SCHEMA, AuditReport, Finding, MirrorAudit
@@ -54,7 +53,6 @@ __all__ = [
     "token_detail",
     "token_mismatches",
     "translation_findings",
-    "under",
 ]
 
 if TYPE_CHECKING:

@@ -306,7 +306,7 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
     it: the n-th matched mirror word is the n-th matched canonical word. One pass, however many blocks are
     extra (a mirror with thousands of comments is not audited in quadratic time)."""
     sections: list[tuple[str, ...]] = [
-        under(al.canonical.blocks[al.canonical.owner[k]]) for k, hit in enumerate(al.matched_a) if hit
+        al.canonical.blocks[al.canonical.owner[k]].heads for k, hit in enumerate(al.matched_a) if hit
     ]
     out: list[tuple[str, ...]] = []
     matched = 0  # matched mirror words before the current block
@@ -316,11 +316,6 @@ def _nearest_sections(al: Alignment) -> list[tuple[str, ...]]:
         matched += sum(al.matched_b[k : k + count])
         k += count
     return out
-
-
-def under(block: Block) -> tuple[str, ...]:
-    """The section of what follows a block: a heading's own, or the block's."""
-    return (*block.section, block.bare or block.text) if block.kind == "heading" else block.section
 
 
 def pair_translations(

@@ -19,7 +19,6 @@ from differ.audit.code import code_findings, command_lines, looks_like_command, 
 from differ.audit.findings import (
     in_a_row,
     token_detail,
-    under,
 )
 from differ.audit.model import JOINED, Finding
 from differ.audit.tokens import half_width, invariant_tokens
@@ -382,7 +381,7 @@ def compare(
     for j in _text_blocks(mirror):
         if j in rendered:
             findings += in_a_row(run)
-            run, section = [], under(canonical[rendered[j]])
+            run, section = [], canonical[rendered[j]].heads
         elif not looks_like_command(mirror[j], canonical) and not translated_comment(mirror, j, canonical):
             # neither a command the copy lost the code block of, nor one of that code's comments, translated
             run.append(Finding("extra", section, None, mirror[j].text, mirror[j].kind))

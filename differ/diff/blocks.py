@@ -4,7 +4,7 @@ its section path, its visible words and a key that ignores formatting."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from markdown_it.token import Token
@@ -33,6 +33,15 @@ class Block:
     cells: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a table row's, one text per cell
     header: tuple[str, ...] = field(default=(), compare=False, repr=False)  # a body row's: its table's head
     bare: str = field(default="", compare=False, repr=False)  # the text without its inline HTML tags, if any
+    title: bool = field(default=False, compare=False, repr=False)  # the heading that titles the document
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        """The section path of what follows the block: a heading's own (but the document's title, which heads
+        no section), or the block's."""
+        if self.kind == "heading" and not self.title:
+            return (*self.section, self.bare or self.text)
+        return self.section
 
     @property
     def key(self) -> str:
@@ -81,6 +90,8 @@ class Block:
             line, _, rest = self.text.strip().partition("\n")
             first = line.split()
             return " ".join(first[:6]) + (" …" if len(first) > 6 or rest.strip() else "")
+        if _UNSPACED.search(self.bare or self.text):
+            return _first_characters(self.bare or self.text)
         words = (self.bare or self.text).split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:
@@ -272,7 +283,10 @@ def _parse(markdown: str) -> _Parsed:
 
 def _sections(parts: list[_Parsed]) -> list[Block]:
     """Phase 2: each block's section path, the trail of headings above it (for a list item before the first
-    heading, the paragraph that introduces its list)."""
+    heading, the paragraph that introduces its list). A post's title, its one top-level heading and the first,
+    heads no section: every passage would be under it, and whether a page is read with its title or without
+    (a selector on the post's text) does not change where a passage is."""
+    title = _title([e for part in parts for e in part.events if isinstance(e, Block) and e.kind == "heading"])
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []
     intro: str | None = None
@@ -287,6 +301,9 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
                     intro = _last_sentence(last_paragraph)
                 continue
             if event.kind == "heading":
+                if event is title:
+                    blocks.append(replace(event, section=(), title=True))
+                    continue
                 while headings and headings[-1][0] >= event.level:
                     headings.pop()
                 blocks.append(_placed(event, tuple(text for _, text in headings)))
@@ -300,6 +317,13 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
                 last_paragraph = event.bare or event.text
         previous_ended_paragraph = part.ends_with_paragraph
     return blocks
+
+
+def _title(headings: list[Block]) -> Block | None:
+    """The heading that titles the whole document: the first, at level 1, with no other at that level."""
+    if headings and headings[0].level == 1 and not any(h.level == 1 for h in headings[1:]):
+        return headings[0]
+    return None
 
 
 _SENTENCE_END = re.compile(r"[.!?。][\"”’)]*\s+(?=[^\sa-z])")
@@ -380,6 +404,21 @@ UNSPACED = (
 _SPACED_WORD = re.compile(r"\w+(?:[.,:'’/-]\w+)*|[^\w\s]", re.UNICODE)
 _WORD = re.compile(rf"[{UNSPACED}]|[^\W{UNSPACED}]+(?:[.,:'’/-][^\W{UNSPACED}]+)*|[^\w\s]", re.UNICODE)
 _UNSPACED = re.compile(f"[{UNSPACED}]")
+
+
+LABEL_CHARACTERS = 30  # a label's length in a script written without spaces: about six words' worth
+_LABEL_END = re.compile(r"[。！？]|[.!?](?= )")
+
+
+def _first_characters(text: str) -> str:
+    """A label in a script written without spaces, where six words are no six spaced runs: its first sentence
+    when that ends early (at 。！？, within a third more than LABEL_CHARACTERS), else its first
+    LABEL_CHARACTERS characters."""
+    text = " ".join(text.split())
+    ends = [m.start() for m in _LABEL_END.finditer(text, 1, LABEL_CHARACTERS * 4 // 3 + 1)]
+    if ends and ends[0] < len(text) - 1:
+        return text[: ends[0]] + " …"
+    return text[:LABEL_CHARACTERS] + (" …" if len(text) > LABEL_CHARACTERS else "")
 
 
 def unspaced(char: str) -> bool:

@@ -280,13 +280,14 @@ class _Stayed:
 
 def _next_to(b: list[Block], y: int, stayed: _Stayed) -> str:
     """The block of its section a moved block now follows (`, now after "…"`), or the one it now comes before
-    when it leads its section, passing over blocks that moved with it; nothing when none stayed there."""
+    when it leads its section, passing over blocks that moved with it; nothing when none stayed there. The
+    document's title is no block of the section it stands in (it heads the document)."""
     section = b[y].section
     before = stayed.nearest(y, -1)
-    if before >= 0 and b[before].section == section:
+    if before >= 0 and b[before].section == section and not b[before].title:
         return f', now after "{b[before].label}"'
     after = stayed.nearest(y, 1)
-    if after < len(b) and b[after].section == section:
+    if after < len(b) and b[after].section == section and not b[after].title:
         return f', now before "{b[after].label}"'
     return ""
 

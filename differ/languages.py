@@ -25,6 +25,25 @@ SCRIPT_OF_LANGUAGE = {
     "he": "Hebrew",
 }
 
+# How a note names a script: by the language it tells where one does ("Korean (Hangul)"), else as a script
+# ("Latin script", never "Latin", a language of its own).
+SCRIPT_NAMES = {
+    "Latin": "Latin script",
+    "Hangul": "Korean (Hangul)",
+    "Kana": "Japanese (kana)",
+    "Han": "Chinese characters (Han)",
+    "Cyrillic": "Cyrillic script",
+    "Greek": "Greek script",
+    "Arabic": "Arabic script",
+    "Hebrew": "Hebrew script",
+}
+
+
+def script_name(script: str) -> str:
+    """A script as a note names it (`SCRIPT_NAMES`)."""
+    return SCRIPT_NAMES.get(script, f"{script} script")
+
+
 LANGUAGE_NAMES = {
     "en": "English",
     "de": "German",

@@ -1523,19 +1523,23 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(10)]
     both = "\n\n".join(x for pair in zip(english.split("\n\n"), korean, strict=True) for x in pair)
     assert _note(english, both) == (
-        "10 of its 20 blocks of text are in Hangul, which the canonical does not use; if it is a bilingual copy, "
-        "languages = ['en'] audits its Latin-script blocks alone, and each translation's numbers, versions and "
+        "10 of its 20 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a bilingual copy, "
+        "languages = ['en'] audits its blocks in Latin script alone, and each translation's numbers, versions and "
         "links against its original"
     )
     assert _note(english, "\n\n".join(korean)) == (
-        "10 of its 10 blocks of text are in Hangul, which the canonical does not use: a translation, its blocks "
+        "10 of its 10 blocks of text are in Korean (Hangul), which the canonical does not use: a translation, its blocks "
         "paired with the canonical's by place, kind, length, numbers, names, code and links; a passage left out "
         "or added is found, a reworded one is not"
     )
     assert _note("\n\n".join(korean), both) == (  # the other way round: the Korean page's copy
-        "10 of its 20 blocks of text are in Latin, which the canonical does not use; if it is a bilingual copy, "
-        "languages = ['ko'] audits its Hangul-script blocks alone, and each translation's numbers, versions and "
+        "10 of its 20 blocks of text are in Latin script, which the canonical does not use; if it is a bilingual copy, "
+        "languages = ['ko'] audits its blocks in Korean (Hangul) alone, and each translation's numbers, versions and "
         "links against its original"
+    )
+    japanese = "\n\n".join(f"段落{k}は今回のリリースの機能{k}について説明します。" for k in range(10))
+    assert (_note(english, japanese) or "").startswith(
+        "10 of its 10 blocks of text are in Japanese (kana), which the canonical does not use: a translation"
     )
     assert _note(english, english) is None
     two = english + "\n" + "\n\n".join(korean[:2]) + "\n"  # a copy that quotes two lines: under 3 blocks
@@ -1547,7 +1551,7 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
 
     kept = split_blocks("\n\n".join(korean))  # what languages = ["ko"] leaves of the bilingual copy
     assert language_note(split_blocks(english), kept, "languages = [{!r}]", ("ko",)) == (
-        "its languages (ko) keep its blocks in Hangul script, which the canonical does not use, so it is audited as a "
+        "its languages (ko) keep its blocks in Korean (Hangul), which the canonical does not use, so it is audited as a "
         "translation; languages = "
         "['en'] keeps those in the canonical's Latin script"
     )
@@ -1569,7 +1573,7 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
     notes = [m.note for m in report.mirrors]
     assert notes[1] is None and notes[0] is not None
     assert notes[0].startswith(
-        "97 of its 189 blocks of text are in Hangul, which the canonical does not use;"
+        "97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use;"
     )
     assert 'languages = ["en"] on it audits' in notes[0]
     text = render_audit(report, "text").splitlines()

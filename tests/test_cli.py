@@ -1914,8 +1914,8 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     )  # without languages: said how to read it
     assert (code, out.splitlines()[1], err) == (
         ExitCode.FAILURE,
-        "  note: 97 of its 189 blocks of text are in Hangul, which the canonical does not use; if it is a "
-        "bilingual copy, --set 'languages=[\"en\"]' audits its Latin-script blocks alone, and each "
+        "  note: 97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a "
+        "bilingual copy, --set 'languages=[\"en\"]' audits its blocks in Latin script alone, and each "
         "translation's numbers, versions and links against its original",
         "",
     )
@@ -1924,7 +1924,7 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
         ExitCode.FAILURE,
         [
             f"{repost}, a translation, against {canonical}: coverage 99.7%; 7 findings",
-            "  note: its languages (ko) keep its blocks in Hangul script, which the canonical does not use, so it "
+            "  note: its languages (ko) keep its blocks in Korean (Hangul), which the canonical does not use, so it "
             "is audited as a translation; --set 'languages=[\"en\"]' keeps those in the canonical's Latin script",
         ],
         "",
@@ -2000,7 +2000,7 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
         "",
     )
     assert (
-        lines[1].startswith("  note: 99 of its 114 blocks of text are in Hangul")
+        lines[1].startswith("  note: 99 of its 114 blocks of text are in Korean (Hangul)")
         and ": a translation," in lines[1]
     )
     assert (
@@ -2853,8 +2853,8 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
     code, _, err = run("--config", str(config), "fetch", "doc/copy")
     assert (code, err.splitlines()[-1]) == (
         ExitCode.OK,
-        "<!-- note: 6 of its 12 blocks of text are in Hangul, which the canonical does not use; if it is a "
-        'bilingual copy, languages = ["en"] on it audits its Latin-script blocks alone, and each translation\'s '
+        "<!-- note: 6 of its 12 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a "
+        'bilingual copy, languages = ["en"] on it audits its blocks in Latin script alone, and each translation\'s '
         "numbers, versions and links against its original -->",
     )
     config.write_text(config.read_text() + "translation = false\n")  # what it is, said: nothing to note

@@ -51,9 +51,12 @@ class _Foreign:
     @property
     def head(self) -> str:
         """What the copy's blocks are in, for its note."""
-        names = " and ".join(self.scripts)
+        from differ.languages import script_name
+
         if self.by_language:
+            names = " and ".join(self.scripts)
             return f"{self.blocks} of its {self.total} blocks of text are in {names}, the canonical's in {self.main}"
+        names = " and ".join(map(script_name, self.scripts))
         return f"{self.blocks} of its {self.total} blocks of text are in {names}, which the canonical does not use"
 
 
@@ -147,6 +150,7 @@ def reading(
 
 def _kept_note(canonical: Sequence[Block], option: str, languages: Sequence[str]) -> str | None:
     """Said of a copy whose `languages` keep its blocks in another script than the canonical's."""
+    from differ.languages import script_name
     from differ.normalize.language import language_of, wanted_scripts
 
     ours = _scripts(canonical)[0]
@@ -155,14 +159,15 @@ def _kept_note(canonical: Sequence[Block], option: str, languages: Sequence[str]
     if main is None or main in kept:
         return None
     return (
-        f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(sorted(kept))} script, which "
-        f"the canonical does not use, so it is audited as a translation; {option.format(language_of(main))} "
-        f"keeps those in the canonical's {main} script"
+        f"its languages ({', '.join(languages)}) keep its blocks in {' and '.join(map(script_name, sorted(kept)))}, "
+        f"which the canonical does not use, so it is audited as a translation; {option.format(language_of(main))} "
+        f"keeps those in the canonical's {script_name(main)}"
     )
 
 
 def _found_note(found: _Foreign | None, option: str) -> str | None:
     """Said of a copy in scripts or languages its canonical is not in: a translation, or a bilingual copy."""
+    from differ.languages import script_name
     from differ.normalize.language import language_of
 
     if found is None:
@@ -176,7 +181,9 @@ def _found_note(found: _Foreign | None, option: str) -> str | None:
     if found.by_language:
         keep = f"{option.format(found.code)} audits its {found.main} blocks alone"
     else:
-        keep = f"{option.format(language_of(found.main))} audits its {found.main}-script blocks alone"
+        keep = (
+            f"{option.format(language_of(found.main))} audits its blocks in {script_name(found.main)} alone"
+        )
     return (
         f"{head}; if it is a bilingual copy, {keep}, and each translation's numbers, versions and links against "
         "its original"

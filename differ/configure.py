@@ -60,6 +60,10 @@ def add(
     # A feed added as a document of its own, no post named: the feed, as other watchers have it.
     if whole_feed:
         settings = {"entry": EVERY_POST, **settings}
+    picked = None
+    if (args.kind or page_kind(url, settings)) == "json" and "field" not in settings:
+        picked = json_body_field(url, settings, path, env)
+        settings = {**settings, "field": picked[0]}
     added = add_source(
         path,
         url,
@@ -85,9 +89,62 @@ def add(
             f"{config}add {url} --set entry=POST_URL watches one post's text{follow}",
             file=out,
         )
+    if picked is not None:
+        print(f"note: {picked[1]}; differ {config}set {added.key} field=… reads another", file=out)
     if added.note:
         print(f"note: {added.note}", file=out)
     return ExitCode.OK
+
+
+BODY_AHEAD = (
+    2  # how many times longer than any other text a JSON document's body field is, to be picked alone
+)
+BODY_AT_LEAST = 200  # characters: a paragraph's, for a JSON document's longest text to be its body
+
+
+def json_body_field(
+    url: str, settings: Mapping[str, Any], path: Path, env: Mapping[str, str] | None
+) -> tuple[str, str]:
+    """For a JSON page added without `field`: the document fetched (as `differ compare` fetches, politely) and
+    its body's path, when one text field is far the longest (`BODY_AHEAD` times any other's, and
+    `BODY_AT_LEAST` characters), with what is said of it; else a UsageError naming its longest text fields, or, when it
+    cannot be fetched, saying why and how to name the field."""
+    from differ.app import App
+    from differ.compare import read_side
+    from differ.config import ServiceConfig
+    from differ.errors import DifferError
+    from differ.normalize.jsondoc import load_json, longest_fields, text_fields
+
+    how = "add it with --set field=PATH (e.g. body_md or data.content), or --kind text to watch it whole"
+    from differ.config.loader import config_text, parse_config
+
+    # the service's settings (proxy, user agent, timeout) as a check has them, alerts none of this; one
+    # person's command, as `differ compare` is, without the watcher's pause between requests to a host
+    config = (
+        parse_config(config_text(path), path, env, notifiers=False)
+        if path.exists()
+        else Config(path, ServiceConfig(Path("snapshots")))
+    )
+    config = replace(config, service=replace(config.service, per_host_delay=0.0))
+    app = App.from_config(config)
+    try:
+        read = read_side(app, url, "page", "text", dict(settings))
+        fields = longest_fields(load_json(read.body))
+    except DifferError as exc:
+        raise UsageError(
+            f"{url}: a json page needs field, the path of its body; reading it to look: {exc}; {how}"
+        )
+    finally:
+        app.close()
+    if (
+        fields
+        and fields[0][0] >= BODY_AT_LEAST
+        and all(fields[0][0] >= BODY_AHEAD * n for n, _ in fields[1:])
+    ):
+        (length, name), *rest = fields
+        said = f"reading field = {name}, its longest text ({length:,} characters"
+        return name, said + (f"; next: {rest[0][1]}, {rest[0][0]:,})" if rest else ")")
+    raise UsageError(f"{url}: a json page needs field, the path of its body{text_fields(fields)}: {how}")
 
 
 def notify_add(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:

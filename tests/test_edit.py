@@ -25,6 +25,7 @@ from differ.edit import (
 )
 from differ.errors import ConfigError, ExitCode, UsageError
 from differ.tomltext import value
+from tests.conftest import Server
 from tests.helpers import MESSAGE
 
 EXISTING = """\
@@ -325,11 +326,6 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             'error: config.toml: documents[1].mirrors[0].url: expected an http:// or https:// URL, found "pytorch.'
             'org/blog/post" (did you mean "https://pytorch.org/blog/post"?) (nothing was written)\n',
         ),
-        (  # the kind the suffix names needs a setting: how to give it
-            ("https://m.example/post.json", "--to", "torch"),
-            "error: https://m.example/post.json: a json page needs field (path of the body, e.g. body_md or "
-            "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
-        ),
         (  # a feed's usual names (a JSON Feed's too, WordPress's feed), as a mirror: which of its posts
             ("https://m.example/feed.json", "--to", "torch"),
             "error: https://m.example/feed.json: a feed page needs entry (the post's URL (its link in the feed) or "
@@ -339,11 +335,6 @@ def test_a_mirror_goes_into_its_document_and_a_document_after_the_last(tmp_path:
             ("https://m.example/blog/feed/", "--to", "torch"),
             "error: https://m.example/blog/feed/: a feed page needs entry (the post's URL (its link in the feed) or "
             'id; "*" for the list of posts): add it with --set entry=…\n',
-        ),
-        (
-            ("https://m.example/api/post", "--kind", "json"),
-            "error: https://m.example/api/post: a json page needs field (path of the body, e.g. body_md or "
-            "data.content): add it with --set field=…, or --kind text to watch the whole document as text\n",
         ),
         (
             ("ftp://m.example/", "--to", "torch"),
@@ -369,6 +360,52 @@ def test_what_cannot_be_added_leaves_the_file_as_it_was(
     assert run("add", *args) == (ExitCode.USAGE, "", message)
     assert Path("config.toml").read_text() == EXISTING
     assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temporary file left behind
+
+
+def test_a_json_page_added_without_field_is_read_by_its_body_when_one_text_is_far_the_longest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
+) -> None:
+    """`differ add` of a JSON page (by its suffix, or `--kind json`) names no `field`: the document is fetched,
+    as `differ compare` fetches it, and its longest text is its body when it is far the longest; else the
+    longest are named, and a page that cannot be read says why. Nothing is written but a source that reads."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    Path("config.toml").write_text(EXISTING)
+    body = "Rust 1.66 is out. " * 30
+    server.page(
+        "/post.json", json.dumps({"title": "Rust 1.66", "data": {"body_md": body}}), ctype="application/json"
+    )
+    server.page("/api/post", json.dumps({"en": body, "ko": body[:-20]}), ctype="application/json")
+    local = ("--set", "allow_private=true")
+    assert run("add", server.url("/post.json"), "--to", "torch", *local) == (
+        ExitCode.OK,
+        "added torch/127-0-0-1 to config.toml (a mirror of torch); try it: differ fetch torch/127-0-0-1\n"
+        "note: reading field = data.body_md, its longest text (540 characters; next: title, 9); differ set "
+        "torch/127-0-0-1 field=… reads another\n",
+        "",
+    )
+    slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"}
+    (mirror,) = [s for s in load_config(Path("config.toml"), slack).sources() if s.key == "torch/127-0-0-1"]
+    assert (mirror.kind, mirror.options["field"]) == ("json", "data.body_md")
+    written = Path("config.toml").read_text()
+    for args, message in (
+        (  # two texts of a length: which is the body is the user's to say
+            (server.url("/api/post"), "--kind", "json"),
+            f"error: {server.url('/api/post')}: a json page needs field, the path of its body; its longest text "
+            "fields: en (540 characters), ko (520 characters): add it with --set field=PATH (e.g. body_md or "
+            "data.content), or --kind text to watch it whole\n",
+        ),
+        (
+            (server.url("/gone.json"),),
+            f"error: {server.url('/gone.json')}: a json page needs field, the path of its body; reading it to "
+            "look: HTTP 404 Not Found; add it with --set field=PATH (e.g. body_md or data.content), or --kind text "
+            "to watch it whole\n",
+        ),
+    ):
+        assert run("add", *args, *local) == (ExitCode.USAGE, "", message)
+    assert Path("config.toml").read_text() == written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]  # looking stored nothing
 
 
 def test_a_broken_file_is_reported_not_edited(tmp_path: Path) -> None:

@@ -380,13 +380,13 @@ def test_a_json_page_added_without_field_is_read_by_its_body_when_one_text_is_fa
     local = ("--set", "allow_private=true")
     assert run("add", server.url("/post.json"), "--to", "torch", *local) == (
         ExitCode.OK,
-        "added torch/127-0-0-1 to config.toml (a mirror of torch); try it: differ fetch torch/127-0-0-1\n"
+        "added torch/post to config.toml (a mirror of torch); try it: differ fetch torch/post\n"
         "note: reading field = data.body_md, its longest text (540 characters; next: title, 9); differ set "
-        "torch/127-0-0-1 field=… reads another\n",
+        "torch/post field=… reads another\n",
         "",
     )
     slack = {"SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/C"}
-    (mirror,) = [s for s in load_config(Path("config.toml"), slack).sources() if s.key == "torch/127-0-0-1"]
+    (mirror,) = [s for s in load_config(Path("config.toml"), slack).sources() if s.key == "torch/post"]
     assert (mirror.kind, mirror.options["field"]) == ("json", "data.body_md")
     written = Path("config.toml").read_text()
     for args, message in (
@@ -509,6 +509,10 @@ def test_ids_from_urls() -> None:
     assert mirror_id("https://pytorch.org/de/blog/pytorch-2-13/") == "de"
     assert mirror_id("https://ja.example.org/blog/post") == "ja"
     assert mirror_id("https://example.org/blog/zh_CN/post") == "zh-cn"
+    # a host that is a machine's address names no site: the page names the mirror
+    assert mirror_id("http://10.0.0.5:8000/mirrors/wpnews.json") == "wpnews"
+    assert mirror_id("http://[::1]:8000/copy/") == "copy"
+    assert mirror_id("http://localhost:8000/") == "localhost"
     assert mirror_id("https://example.org/pt-br/post.html") == "pt-br"
     assert mirror_id("https://example.org/id/42/post") == "example-org"  # a number's place, not Indonesian
     assert mirror_id("https://example.org/blog/de/post") == "de"

@@ -200,7 +200,11 @@ _LOCALE = re.compile(r"([a-z]{2})(?:[-_][a-z]{2,4})?")
 
 def mirror_id(url: str) -> str:
     """A mirror id: the language its address names, as a site names its translations (`example.org/de/post`
-    → `de`, `ja.example.org` → `ja`, `/zh-cn/…` → `zh-cn`), else its host (`host_id`)."""
+    → `de`, `ja.example.org` → `ja`, `/zh-cn/…` → `zh-cn`), else its host (`host_id`); a host that names a
+    machine rather than a site (an IP address, `localhost`), by the page itself (`slug`: `wpnews` for
+    `http://10.0.0.5:8000/wpnews.json`)."""
+    import ipaddress
+
     from differ.config.model import LANGUAGES
 
     if web_address(url) is None:
@@ -213,7 +217,13 @@ def mirror_id(url: str) -> str:
         # `/id/123` is more often a number's place than Indonesian
         if m and m[1] in LANGUAGES and m[1] != "id":
             return _id(part.replace("_", "-"))
-    return host_id(url)
+    host = parts.hostname or ""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if host != "localhost":
+            return host_id(url)
+    return slug(url) if segments else host_id(url)
 
 
 def unique(base: str, taken: set[str]) -> str:

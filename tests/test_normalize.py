@@ -97,12 +97,14 @@ def test_page_noise_changes_nothing() -> None:
 
 
 def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() -> None:
-    """With no selector: the page's header and navigation go, the article's <header> (its title) stays; the
-    comments, share buttons and related posts under the post go, so a new comment is no edit of it. A selector
-    chosen by hand reads all it matches."""
+    """With no selector: the page's header and navigation go, the article's <header> (its title) stays, less
+    its byline (by its theme's names: author and date, which a copy never carries); the comments, share buttons
+    and related posts under the post go, so a new comment is no edit of it. A selector chosen by hand reads all
+    it matches."""
     page = (
         "<html><body><header><h1>Example Blog</h1><nav><a href='/'>Home</a></nav></header><article>"
-        "<header><h1>Release 4.2</h1><p>July 1, 2026</p></header><p>Release 4.2 is out.</p>"
+        "<header><h1>Release 4.2</h1><p>July 1, 2026</p><p class='post-meta'>By Ana · 3 days ago</p>"
+        "<div class='entry-meta'><span class='byline'>Ana</span></div></header><p>Release 4.2 is out.</p>"
         "<section><header><h2>What's new</h2></header><p>A scheduler.</p></section>"
         "<div class='sharedaddy sd-sharing-enabled'><a href='https://x.example/share'>Share</a></div>"
         "<div id='comments' class='comments-area'><h3>3 comments</h3><p>Great release!</p></div>"
@@ -112,7 +114,7 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
         "# Release 4.2\n\nJuly 1, 2026\n\nRelease 4.2 is out.\n\n## What's new\n\nA scheduler.\n"
     )
     chosen = norm(page, source(selector="article")).markdown
-    assert "Great release!" in chosen and "Release 4.1" in chosen
+    assert "Great release!" in chosen and "Release 4.1" in chosen and "3 days ago" in chosen
     # no <article>: the page's body less its furniture, the sidebars beside the post too
     page = (
         "<html><body><div id='secondary' class='widget-area' role='complementary'><p>Recent: Release 4.1</p>"

@@ -38,7 +38,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     the Korean block before it has; every other page reads as with 13
 # 15: with no selector, an article's or a section's own <header> (its title) is read, and the comments, share
 #     buttons, related posts and sidebars a blog's theme puts under or beside a post (by their usual names) are not
-NORMALIZER_VERSION = 15
+# 16: and the byline over a post (`byline`, `entry-meta`, `post-meta`, …), with a theme's parts named on a <p> too
+NORMALIZER_VERSION = 16
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -178,7 +178,8 @@ def _hidden(tag: Tag) -> bool:
 
 # What a blog puts under or beside its posts, by the names its themes give it (WordPress's `comments-area` and
 # `widget-area`, Jetpack's `sharedaddy`, Disqus's thread): each new comment, share count or recent post would be
-# an edit of the post.
+# an edit of the post; and the byline over it (author and date, `entry-meta`, Jekyll's `post-meta`), which the
+# page's metadata gives, a copy never carries, and some themes write as "3 days ago".
 _NOISE = frozenset(
     {
         "comments",
@@ -199,6 +200,14 @@ _NOISE = frozenset(
         "yarpp-related",
         "sidebar",  # and the sidebar beside it, whose recent posts change with each new one
         "widget-area",
+        "byline",
+        "article-byline",
+        "post-byline",
+        "entry-meta",
+        "post-meta",
+        "article-meta",
+        "posted-on",
+        "dateline",
     }
 )
 
@@ -212,7 +221,7 @@ def _furniture(tag: Tag) -> bool:
 
 
 def _theme(tag: Tag) -> bool:
-    """The comments, share buttons, related posts and sidebars a blog's theme puts under or beside a post: a
+    """The comments, share buttons, related posts, sidebars and byline a blog's theme puts around a post: a
     block so named, not a heading a site generator gave the id of its words ("Comments" → `id="comments"`), nor
     words inside a sentence."""
     attrs = tag.attrs
@@ -223,7 +232,7 @@ def _theme(tag: Tag) -> bool:
     )
 
 
-_CONTAINERS = frozenset({"div", "section", "ul", "ol"})  # blocks: not a word of a sentence (a <span>)
+_CONTAINERS = frozenset({"div", "section", "ul", "ol", "p"})  # blocks: not a word of a sentence (a <span>)
 
 
 def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:

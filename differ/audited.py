@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from differ.app import App
-    from differ.config import DocumentConfig
+    from differ.config import DocumentConfig, SourceConfig
     from differ.store import Store
 
 # Raised whenever the same two pages can give other findings (how a mirror is read or compared changed): an audit
@@ -104,6 +104,14 @@ def audits_due(app: App, documents: set[str]) -> set[str]:
     return due
 
 
+def mirror_reading(app: App, mirror: SourceConfig) -> str:
+    """How a mirror is read and audited, as a digest: the settings that read its page (`versions.reading`) and
+    whether it is audited as a translation."""
+    from differ.versions import reading
+
+    return f"{reading(app, mirror)}:{mirror.translation}"
+
+
 def _due(app: App, doc: DocumentConfig, now: str) -> bool:
     audit = last_audit(app.store, doc.id)
     if not audit:  # never audited (a process died before its first audit was written)
@@ -119,12 +127,14 @@ def _due(app: App, doc: DocumentConfig, now: str) -> bool:
             continue  # its own check says so; audited again once it reads
         stale_from = entry.get("stale_from")
         audited = (entry.get("version"), entry.get("canonical_version"), entry.get("rules"))
-        # stale from now on, older than the versions stored, by other rules (by another differ), or with other
-        # findings accepted (the mirror's `accept` edited since)
+        # stale from now on, older than the versions stored, by other rules (by another differ), with other
+        # findings accepted (the mirror's `accept` edited since), or with the copy read otherwise (its
+        # `languages` or `selector` set since)
         if (
             (isinstance(stale_from, str) and stale_from <= now)
             or audited != (latest or None, canonical or None, AUDIT_RULES)
             or (entry.get("accept") or []) != list(mirror.accept)
+            or entry.get("reading", read_as := mirror_reading(app, mirror)) != read_as
         ):
             return True
     return False

@@ -126,7 +126,7 @@ def cmd_blame(app: App, args: argparse.Namespace) -> int:
     if copy:  # each block placed in that mirror as its last audit read it
         from differ.audit.places import mirror_places
 
-        where = mirror_places(app.store, app.config.source(copy), audited, [b.block for b in every])
+        where = mirror_places(app, app.config.source(copy), audited, [b.block for b in every])
         every = [replace(b, place=place) for b, place in zip(every, where, strict=True)]
     shown = _picked(every, sections, words)
     carried = 0

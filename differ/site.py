@@ -288,7 +288,7 @@ def _missed(lines: list[str], passages: list[Blamed] | None = None, copy: str = 
 
 
 def _edited_after(
-    store: Store, doc: DocumentConfig, canonical: Version | None
+    app: App, doc: DocumentConfig, canonical: Version | None
 ) -> Callable[[SourceConfig, dict[str, Any]], list[Blamed]]:
     """The canonical's passages a mirror has to carry over (edited after the version its audit `entry` found it
     matches), as the canonical's page of each passage's last edit knows them, each placed in the mirror (none
@@ -307,12 +307,12 @@ def _edited_after(
         from differ.carry import due
 
         if known is None:
-            known = known_blame(store, doc.canonical.key, canonical) or []
+            known = known_blame(app.store, doc.canonical.key, canonical) or []
         picked = due(known, number, owed(entry, canonical.number))
         if not picked:
             return []
         try:
-            where = mirror_places(store, mirror, entry, [b.block for b in known])
+            where = mirror_places(app, mirror, entry, [b.block for b in known])
         except StoreError:  # the mirror's version damaged or gone: the passages without their places
             return [b for _, b in picked]
         return [replace(b, place=where[i]) for i, b in picked]
@@ -320,10 +320,11 @@ def _edited_after(
     return after
 
 
-def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
+def document_page(app: App, doc: DocumentConfig, generated: str) -> str:
     """A document's page: its mirrors' fidelity and every source's history, each version linked to its diff."""
     from differ.audited import last_audit
 
+    store = app.store
     audit = last_audit(store, doc.id)
     canonical, _ = _newest(store, doc.canonical.key)
     title = document_title(store, doc)
@@ -335,7 +336,7 @@ def document_page(store: Store, doc: DocumentConfig, generated: str) -> str:
     parts.append(f"<p>{' · '.join(links)}</p>")
     if doc.mirrors:
         rows = []
-        edited_after = _edited_after(store, doc, canonical)
+        edited_after = _edited_after(app, doc, canonical)
         for m in doc.mirrors:
             text, good = _fidelity(audit, m.id, canonical.number if canonical else None)
             entry = audit.get(m.id)
@@ -502,7 +503,7 @@ def write_site(app: App, documents: set[str]) -> None:
         for doc in config.documents:
             if doc.id in documents:
                 with app.carry_on(f"{doc.id}: page not written"):
-                    page = document_page(store, doc, generated).encode()
+                    page = document_page(app, doc, generated).encode()
                     atomic_write(index_path(store, doc.id), page, durable=False)
                     write_archives(store, doc, generated)
         app.index_pending = True

@@ -123,6 +123,32 @@ def latest_identity(
     return identity, again
 
 
+# versions read again as set now, by store, source, number, body and reading
+_READ_NOW: dict[tuple[str, str, int, str, str], str] = {}
+READ_NOW_KEPT = (
+    64  # how many such readings a process keeps (a mirror's audit reads its copy once, not each time)
+)
+
+
+def as_read_now(app: App, source: SourceConfig, version: Version) -> str:
+    """A version's Markdown as the source's settings read it now: as stored when it was read with them (a record
+    from before settings were recorded counts as so read), else read again from its body (a mirror's `languages`
+    or `selector` set after it was fetched: its audit reads the copy as it is now set, not as it was when
+    fetched, though the page has not changed since), or as stored when it no longer reads."""
+    how = reading(app, source)
+    if version.record.get("reading", how) == how:
+        return app.store.markdown(version)
+    key = (str(app.store.root), source.key, version.number, version.raw_sha256, how)
+    if key not in _READ_NOW:
+        again = read_again(app, source, version)
+        if again is None:
+            return app.store.markdown(version)
+        while len(_READ_NOW) >= READ_NOW_KEPT:
+            del _READ_NOW[next(iter(_READ_NOW))]
+        _READ_NOW[key] = again.markdown
+    return _READ_NOW[key]
+
+
 def read_again(app: App, source: SourceConfig, version: Version) -> Normalized | None:
     try:
         return read_version(app, source, version)

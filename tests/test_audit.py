@@ -1320,7 +1320,7 @@ def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_pat
     remember_audits(app, {doc.id: current})
     from differ.site import document_page
 
-    page = document_page(app.store, accepting, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
+    page = document_page(app, accepting, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
     said = "<li class=quiet>accepted: extra [Install]: the heading &quot;From our editors&quot;</li>"
     assert said in page and "1 finding, 1 accepted" in page  # as `differ sources` counts them
     mirror = replace(mirror, accept=("*Read more news*",))  # the other accepted, the first no longer
@@ -1592,7 +1592,7 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
     events, current = drift_events(app, report)  # type: ignore[arg-type]
     assert [e["summary"][1] for e in events] == [f"• note: {notes[0]}"]  # before its new findings
     remember_audits(app, {doc.id: current})
-    page = document_page(app.store, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
+    page = document_page(app, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
     assert page.count("<p>Note: ") == 1 and f"<p>Note: {html.escape(notes[0])}</p>" in page
 
 

@@ -2866,6 +2866,49 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
     assert (code, err.count("note:")) == (ExitCode.OK, 0)
 
 
+def test_a_mirrors_languages_set_after_it_was_fetched_apply_at_once(tmp_path: Path, server: Server) -> None:
+    """The audit's note on a bilingual copy says to set `languages`; set after the copy was fetched, they apply
+    to the next audit though the page has not changed since (its stored body read again as now set), the next
+    check audits it again, and what changed with the setting alone is no drift: nothing is alerted."""
+    english = [f"Paragraph {k} tells of feature {k} in the release." for k in range(6)]
+    korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(6)]
+    server.page("/post", article("".join(f"<p>{p}</p>" for p in english)))
+    server.page(
+        "/copy", "\n\n".join(x for pair in zip(english, korean, strict=True) for x in pair), "text/plain"
+    )
+    receiver = server.url("/hook")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n[[documents]]\nid = "doc"\n'
+        f'[documents.canonical]\nurl = "{server.url("/post")}"\nrobots = false\nallow_private = true\n'
+        f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nkind = "text"\nrobots = false\n'
+        f'allow_private = true\n[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver}"\nsecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\n'
+        'events = ["mirror_drift"]\n'
+    )
+    assert run("--config", str(config), "check")[::2] == (ExitCode.OK, "")
+    before = run("--config", str(config), "audit", "doc/copy")[1].splitlines()
+    assert before[1] == "copy: version 1 matches canonical version 1 — up to date; coverage 98.2%; 7 findings"
+    assert run("--config", str(config), "set", "doc/copy", 'languages=["ko"]')[0] == ExitCode.OK
+    assert (
+        run("--config", str(config), "audit", "doc/copy")[1].splitlines()[1:3]
+        == [
+            "copy: version 1, a translation, matches canonical version 1 — up to date; coverage 98.2%; 1 finding",  # the title
+            "  note: its languages (ko) keep its blocks in Korean (Hangul), which the canonical does not use, so it is "
+            'audited as a translation; languages = ["en"] on it keeps those in the canonical\'s Latin script',
+        ]
+    )
+    assert run("--config", str(config), "check")[1].splitlines() == [
+        "doc/canonical: unchanged (same body)",
+        "doc/copy: unchanged (same body)",
+    ]
+    sources = run("--config", str(config), "sources")[1]
+    assert (
+        "    last audit: version 1, a translation, matches canonical version 1 — up to date; coverage 98.2%; 1 finding"
+        in sources
+    )
+    assert server.requests_to("/hook") == []  # the findings went with the setting, not with an edit: no drift
+
+
 def test_an_error_and_a_check_are_one_line_whatever_they_quote(tmp_path: Path) -> None:
     """A name typed with a line break, a page's title with a control character: written out, so an error
     stays the one line the CLI promises and a check the one line its log keeps."""

@@ -22,7 +22,7 @@ from differ.audit.findings import (
 )
 from differ.audit.language import reading, translated
 from differ.audit.model import JOINED, SCHEMA, AuditReport, Finding, MirrorAudit
-from differ.audited import AUDIT_RULES
+from differ.audited import AUDIT_RULES, mirror_reading
 from differ.diff.blocks import Block, md_text, split_blocks
 from differ.errors import StoreDamage
 from differ.options import plural
@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from differ.audit.matches import Canonical, Matches
     from differ.audit.translation import Pairing
     from differ.config import DocumentConfig, SourceConfig
-    from differ.store import Store
 
 
 def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> AuditReport:
@@ -197,7 +196,7 @@ def audit_mirror(
     canonical_url: str = "",
 ) -> MirrorAudit:
     opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown, blocks = copy_blocks(app.store, mirror, mv, opening)
+    markdown, blocks = copy_blocks(app, mirror, mv, opening)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
@@ -247,15 +246,18 @@ def audit_mirror(
         result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept)
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
+    result.reading = mirror_reading(app, mirror)
     return result
 
 
-def copy_blocks(
-    store: Store, mirror: SourceConfig, mv: Any, opening: Sequence[Block]
-) -> tuple[str, list[Block]]:
-    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block)
-    and its blocks."""
-    markdown = mirror_text(store.markdown(mv), mv.metadata, mirror.kind, opening, mirror.languages or ())
+def copy_blocks(app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block]) -> tuple[str, list[Block]]:
+    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block),
+    read as the mirror is set now (`as_read_now`: its `languages` set since it was fetched apply at once), and
+    its blocks."""
+    from differ.versions import as_read_now
+
+    markdown = as_read_now(app, mirror, mv)
+    markdown = mirror_text(markdown, mv.metadata, mirror.kind, opening, mirror.languages or ())
     return markdown, split_blocks(markdown)
 
 

@@ -96,6 +96,9 @@ class MirrorAudit:
     unused: list[str] = field(default_factory=list)
     #: the `accept` patterns it was audited with (an audit made with others is done again)
     accept: list[str] = field(default_factory=list)
+    #: how the copy was read (`mirror_reading`: its settings, `languages`, `selector`, `translation`, …): an
+    #: audit made with others is done again, and what changed with them alone is no drift
+    reading: str = ""
     #: while behind the canonical (or up to date but for edits it lacks): the passages edited since the version
     #: it matches (or of those edits), as they now read, each placed in the copy (`carry.carry_over`; what
     #: `differ blame --after` lists for it); None when not known

@@ -15,9 +15,9 @@ from differ.audit.align import Alignment, Stream, align
 from differ.diff.blocks import Block
 
 if TYPE_CHECKING:
+    from differ.app import App
     from differ.audit.translation import Pairing
     from differ.config import SourceConfig
-    from differ.store import Store
 
 
 @dataclass(frozen=True)
@@ -41,17 +41,18 @@ class Place:
 
 
 def mirror_places(
-    store: Store, mirror: SourceConfig, audited: Mapping[str, Any], canonical: list[Block]
+    app: App, mirror: SourceConfig, audited: Mapping[str, Any], canonical: list[Block]
 ) -> list[Place]:
     """Where each canonical block stands in a mirror as its audit read it (`audited`: its entry of the audit,
     which names the version audited and whether it was read as a translation)."""
     from differ.audit import copy_blocks
 
     version = audited.get("version")
+    store = app.store
     mv = store.version(mirror.key, version) if isinstance(version, int) else store.latest(mirror.key)
     if mv is None:
         return [Place(None, False) for _ in canonical]
-    _, blocks = copy_blocks(store, mirror, mv, canonical[:1])
+    _, blocks = copy_blocks(app, mirror, mv, canonical[:1])
     return places(canonical, blocks, bool(audited.get("translation")))
 
 

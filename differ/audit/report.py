@@ -435,6 +435,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             **({"carry_after": m.carry_over["after"]} if m.carry_over else {}),
             "accepted": [finding_line(f) for f in m.accepted],
             "accept": m.accept,  # the patterns it was made with: another set makes an audit due
+            "reading": m.reading,  # and the settings it read the copy with: others make one due too
         }
         before = previous.get(m.id)
         if (
@@ -444,8 +445,9 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
         ):
             continue
         pages = (before.get("version"), before.get("canonical_version"))
-        if before.get("rules") != AUDIT_RULES and pages == (m.version, report.canonical_version):
-            continue  # the same pages, read by another differ: the findings are its, not the mirror's doing
+        read_so = before.get("rules") == AUDIT_RULES and before.get("reading", m.reading) == m.reading
+        if not read_so and pages == (m.version, report.canonical_version):
+            continue  # the same pages, read by another differ or as set otherwise: no doing of the mirror's
         events.append(drift_event(report, m, before))
     for mirror in report.unread:  # a damaged mirror's last audit stands until it can be read again
         if isinstance(previous.get(mirror), dict):

@@ -1673,7 +1673,11 @@ def test_long_documents_apply_and_mirror(a: str, edits: list[tuple[int, str]], r
     st.lists(st.integers(0, 30).map(str), min_size=0, max_size=200),
 )
 def test_anchored_opcodes_cover_both_sides_in_order(ka: list[str], kb: list[str]) -> None:
-    from differ.diff.sequences import anchored_opcodes
+    from differ.diff.sequences import _unique_runs, anchored_opcodes
+
+    # each anchor a run finds starts the same keys on both sides, found once on each
+    for i, j in _unique_runs(ka, kb):
+        assert ka[i : i + 4] == kb[j : j + 4]
 
     i = j = 0
     for tag, i1, i2, j1, j2 in anchored_opcodes(ka, kb):
@@ -1691,6 +1695,33 @@ def test_nth_copies_pair_each_copy_with_its_namesake_as_far_as_both_sides_go() -
 
     ka, kb = ["x", "y", "x", "x", "z"], ["y", "x", "x", "w"]
     assert _nth_copies(ka, kb, Counter(kb)) == [(0, 1), (1, 0), (2, 2)]
+
+
+def test_a_long_text_of_a_small_vocabulary_is_anchored_at_runs_found_once() -> None:
+    """No character of a paragraph of Chinese 30,000 characters long, from a vocabulary of twenty, is found once
+    on either side: runs of a few characters found once anchor it, so three edits are three operations, each as
+    made, not a guess of difflib's spread over the paragraph."""
+    from differ.diff.sequences import _unique_runs
+
+    rng = random.Random(7)
+    text = "".join(rng.choice("的一是不了人我在有他这中大来上国个到说们") for _ in range(30_000))
+    edited = text[:5_000] + "非常好" + text[5_003:17_000] + text[17_002:25_000] + "新" + text[25_000:]
+    d = diff(text + "\n", edited + "\n")
+    assert [(op["op"], op.get("before"), op.get("after")) for c in d.changes for op in c.ops] == [
+        ("replace", text[5_000:5_003], "非常好"),
+        ("delete", text[17_000:17_002], None),
+        ("insert", None, "新"),
+    ]
+    # a run found once in each: its start on either side
+    assert _unique_runs(list("xyxyabcdxyxy"), list("xyxyxyabcdxy")) == [
+        (1, 3),
+        (2, 4),
+        (3, 5),
+        (4, 6),
+        (5, 7),
+        (6, 8),
+    ]
+    assert _unique_runs(list("xyxyxyxyxy"), list("xyxyxyxy")) == []  # none: the n-th copies then
 
 
 def test_repeated_sections_reordered_are_moves_and_apply() -> None:

@@ -216,9 +216,11 @@ def anchored_opcodes(ka: Sequence[Any], kb: Sequence[Any]) -> list[Opcode]:
     count_a, count_b = Counter(ka), Counter(kb)
     where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
     pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
+    if not pairs and min(len(ka), len(kb)) >= RUNS_FROM:  # no key found once on each side: runs of keys
+        pairs = _unique_runs(ka, kb)  # that are (a few words of a small vocabulary)
     if not pairs:
-        # No key found once on each side (a document of repeated sections, reordered): take the n-th copy of
-        # a key on one side for its n-th copy on the other, so SequenceMatcher only sees short gaps.
+        # Nor a run (a document of repeated sections, reordered): take the n-th copy of a key on one side for
+        # its n-th copy on the other, so SequenceMatcher only sees short gaps.
         pairs = _nth_copies(ka, kb, count_b)
     if not pairs:  # no element in common
         return [("replace", 0, len(ka), 0, len(kb))]
@@ -231,6 +233,37 @@ def anchored_opcodes(ka: Sequence[Any], kb: Sequence[Any]) -> list[Opcode]:
             ops.append(("equal", i, i + 1, j, j + 1))
         i0, j0 = i + 1, j + 1
     return ops
+
+
+RUNS = (4, 8, 16)  # the lengths of the runs of keys tried as anchors, shortest first (each twice the last)
+# the length of each side from which runs are looked for: shorter stretches (a section's blocks repeated
+# elsewhere, reordered) are anchored well enough by taking the n-th copy of a key for its n-th copy
+RUNS_FROM = 5_000
+
+
+def _unique_runs(ka: Sequence[Any], kb: Sequence[Any]) -> list[tuple[int, int]]:
+    """Pairs of places where a run of RUNS keys starts that is found once on each side: the anchors of two long
+    sequences of a small vocabulary, in which no key is found once (a paragraph of Chinese, a character a word,
+    hundreds of thousands long), so that an edit there aligns as itself rather than as difflib's guess. Each
+    run is named by a number made of the two halves' numbers (runs of 2, then 4, 8, 16), both sides alike."""
+    names: dict[Any, int] = {}
+    a = [names.setdefault(k, len(names)) for k in ka]
+    b = [names.setdefault(k, len(names)) for k in kb]
+    width = 1  # a[i] names the run of `width` keys that starts at ka[i]
+    for k in RUNS:
+        while width < k:
+            runs: dict[tuple[int, int], int] = {}
+            a = [runs.setdefault((a[i], a[i + width]), len(runs)) for i in range(len(a) - width)]
+            b = [runs.setdefault((b[i], b[i + width]), len(runs)) for i in range(len(b) - width)]
+            width *= 2
+        if min(len(a), len(b)) < k:
+            break
+        count_a, count_b = Counter(a), Counter(b)
+        where_b = {run: j for j, run in enumerate(b) if count_b[run] == 1}
+        pairs = [(i, where_b[run]) for i, run in enumerate(a) if count_a[run] == 1 and run in where_b]
+        if pairs:
+            return pairs
+    return []
 
 
 def _nth_copies(ka: Sequence[Any], kb: Sequence[Any], count_b: Counter[Any]) -> list[tuple[int, int]]:

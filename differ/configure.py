@@ -96,28 +96,27 @@ def add(
     return ExitCode.OK
 
 
-BODY_AHEAD = (
-    2  # how many times longer than any other text a JSON document's body field is, to be picked alone
-)
-BODY_AT_LEAST = 200  # characters: a paragraph's, for a JSON document's longest text to be its body
+# A JSON document's longest text is its body when it is this many times longer than any other, and this long
+# (a paragraph's characters) at least.
+BODY_AHEAD = 2
+BODY_AT_LEAST = 200
 
 
 def json_body_field(
     url: str, settings: Mapping[str, Any], path: Path, env: Mapping[str, str] | None
 ) -> tuple[str, str]:
     """For a JSON page added without `field`: the document fetched (as `differ compare` fetches, politely) and
-    its body's path, when one text field is far the longest (`BODY_AHEAD` times any other's, and
-    `BODY_AT_LEAST` characters), with what is said of it; else a UsageError naming its longest text fields, or, when it
-    cannot be fetched, saying why and how to name the field."""
+    its body's path when one text field is far the longest (`BODY_AHEAD`, `BODY_AT_LEAST`), with what is said
+    of it; else a UsageError naming its longest text fields, or, when it cannot be fetched, saying why and how
+    to name the field."""
     from differ.app import App
     from differ.compare import read_side
     from differ.config import ServiceConfig
+    from differ.config.loader import config_text, parse_config
     from differ.errors import DifferError
     from differ.normalize.jsondoc import load_json, longest_fields, text_fields
 
     how = "add it with --set field=PATH (e.g. body_md or data.content), or --kind text to watch it whole"
-    from differ.config.loader import config_text, parse_config
-
     # the service's settings (proxy, user agent, timeout) as a check has them, alerts none of this; one
     # person's command, as `differ compare` is, without the watcher's pause between requests to a host
     config = (

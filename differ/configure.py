@@ -107,14 +107,15 @@ def json_body_field(
 ) -> tuple[str, str]:
     """For a JSON page added without `field`: the document fetched (as `differ compare` fetches, politely) and
     its body's path when one text field is far the longest (`BODY_AHEAD`, `BODY_AT_LEAST`), with what is said
-    of it; else a UsageError naming its longest text fields, or, when it cannot be fetched, saying why and how
-    to name the field."""
+    of it; else a UsageError naming its longest text fields, or a JSON Feed's first post and how the feed kind
+    reads it, or, when it cannot be fetched, saying why and how to name the field."""
     from differ.app import App
     from differ.compare import read_side
     from differ.config import ServiceConfig
     from differ.config.loader import config_text, parse_config
     from differ.errors import DifferError
     from differ.normalize.jsondoc import load_json, longest_fields, text_fields
+    from differ.normalize.kinds import a_feed, is_json_feed
 
     how = "add it with --set field=PATH (e.g. body_md or data.content), or --kind text to watch it whole"
     # the service's settings (proxy, user agent, timeout) as a check has them, alerts none of this; one
@@ -128,7 +129,14 @@ def json_body_field(
     app = App.from_config(config)
     try:
         read = read_side(app, url, "page", "text", dict(settings))
-        fields = longest_fields(load_json(read.body))
+        data = load_json(read.body)
+        if is_json_feed(data):  # a blog's JSON Feed: its posts are read by the feed kind
+            raise UsageError(
+                f"{url}: {a_feed('a JSON Feed', read.body)[0]}: add it with --kind feed --set entry=…"
+            )
+        fields = longest_fields(data)
+    except UsageError:
+        raise
     except DifferError as exc:
         raise UsageError(
             f"{url}: a json page needs field, the path of its body; reading it to look: {exc}; {how}"

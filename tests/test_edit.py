@@ -377,6 +377,19 @@ def test_a_json_page_added_without_field_is_read_by_its_body_when_one_text_is_fa
         "/post.json", json.dumps({"title": "Rust 1.66", "data": {"body_md": body}}), ctype="application/json"
     )
     server.page("/api/post", json.dumps({"en": body, "ko": body[:-20]}), ctype="application/json")
+    feed = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Blog",
+        "items": [
+            {
+                "id": "1",
+                "url": "https://blog.example.org/rust-1-66/",
+                "title": "Rust 1.66",
+                "content_html": body,
+            }
+        ],
+    }
+    server.page("/api/feed", json.dumps(feed), ctype="application/json")
     local = ("--set", "allow_private=true")
     assert run("add", server.url("/post.json"), "--to", "torch", *local) == (
         ExitCode.OK,
@@ -395,6 +408,12 @@ def test_a_json_page_added_without_field_is_read_by_its_body_when_one_text_is_fa
             f"error: {server.url('/api/post')}: a json page needs field, the path of its body; its longest text "
             "fields: en (540 characters), ko (520 characters): add it with --set field=PATH (e.g. body_md or "
             "data.content), or --kind text to watch it whole\n",
+        ),
+        (  # a blog's JSON Feed, at an address that does not say so: read as a feed
+            (server.url("/api/feed"), "--kind", "json"),
+            f'error: {server.url("/api/feed")}: a JSON Feed: kind "feed" reads one of its posts, with entry = the '
+            'post\'s link (the first: "Rust 1.66" <https://blog.example.org/rust-1-66/>), or its list of posts, '
+            'with entry = "*": add it with --kind feed --set entry=…\n',
         ),
         (
             (server.url("/gone.json"),),

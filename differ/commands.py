@@ -349,21 +349,48 @@ def cmd_compare(app: App, args: argparse.Namespace) -> int:
 
 @command("renormalize")
 def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
+    """Each version without this normalizer's form read again from its raw body; one that does not read as the
+    source is set now (a selector that matches nothing on an older layout) keeps the forms it has, is named with
+    why (a line a source), and the others are done all the same: exit 1 when any was left."""
+    from differ.errors import NormalizeError
     from differ.normalize import NORMALIZER_VERSION
     from differ.versions import read_version
 
     made = 0
+    left: dict[str, dict[str, list[int]]] = {}  # by source, why, the versions
     for source in app.config.select(args.sources):
         for v in app.store.versions(source.key):
             if NORMALIZER_VERSION in app.store.normalized_forms(v):
                 continue
-            app.store.add_normalized(v, NORMALIZER_VERSION, read_version(app, source, v).markdown)
+            try:
+                markdown = read_version(app, source, v).markdown
+            except (NormalizeError, RecursionError) as exc:
+                why = str(exc) if isinstance(exc, NormalizeError) else "page nested too deeply to read"
+                why = why.split("; ")[0]  # the cause, alike for every version it keeps (not each one's hint)
+                left.setdefault(source.key, {}).setdefault(why, []).append(v.number)
+                continue
+            app.store.add_normalized(v, NORMALIZER_VERSION, markdown)
             made += 1
     print(
         f"renormalized {plural(made, 'version')} with normalizer {NORMALIZER_VERSION}",
         file=app.out,
     )
-    return ExitCode.OK
+    for key, reasons in left.items():
+        for why, numbers in reasons.items():
+            print(f"{key}: {listed_versions(numbers)} kept as read before: {why}", file=app.err)
+    return ExitCode.FAILURE if left else ExitCode.OK
+
+
+def listed_versions(numbers: list[int]) -> str:
+    """`version 3`, `versions 1–4`, `versions 1, 3, 5–7`: runs of numbers in a row as ranges."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    spans = [f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
+    return f"version{'s' if len(numbers) > 1 else ''} {', '.join(spans)}"
 
 
 @command("notify")

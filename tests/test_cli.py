@@ -646,6 +646,40 @@ def test_renormalize_keeps_the_old_form(tmp_path: Path, server: Server) -> None:
     assert run("--config", config, "verify")[0] == ExitCode.OK
 
 
+def test_renormalize_keeps_a_version_that_no_longer_reads_and_does_the_others(
+    tmp_path: Path, server: Server
+) -> None:
+    """A selector set for the page's new layout matches nothing on its older versions: those keep the forms they
+    have, are named on stderr by their cause, once for all of them, and the others are read all the same (exit 1)."""
+    from differ.store import Store
+
+    config = write_config(tmp_path, server)
+    config.write_text(
+        config.read_text().replace('id = "canonical"\n', 'id = "canonical"\nselector = "main"\n', 1)
+    )
+    store = Store(tmp_path / "snapshots")
+    html, url = "text/html; charset=utf-8", server.url("/post")
+    for n, layout in enumerate(("<div>{}</div>", "<div>{} Again.</div>", "<main>{}</main>")):
+        page = "<html><body>" + layout.format(f"<p>Version {n + 1}.</p>") + "</body></html>"
+        store_as_read_by(
+            store, "doc/canonical", 0, raw=page, markdown=f"old form {n + 1}\n", url=url, ctype=html
+        )
+    assert run("--config", str(config), "renormalize") == (
+        ExitCode.FAILURE,
+        f"renormalized 1 version with normalizer {NORMALIZER_VERSION}\n",
+        'doc/canonical: versions 1, 2 kept as read before: selector "main" matches nothing on the page\n',
+    )
+    assert run("--config", str(config), "show", "doc/canonical")[1] == "Version 3.\n"
+    assert run("--config", str(config), "show", "doc/canonical", "--version", "1")[1] == "old form 1\n"
+    from differ.commands import listed_versions
+
+    assert [listed_versions(n) for n in ([3], [1, 2], [1, 2, 3, 4, 7, 9, 10])] == [
+        "version 3",
+        "versions 1, 2",
+        "versions 1–4, 7, 9, 10",
+    ]
+
+
 def test_audit_json_and_history_reach_on_the_demo_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # Chinese and Japanese read a character a word, and a translation's block alone between two pairs, with as many
 # numbers as the canonical's alone there, renders it; full-width digits and letters read as their ASCII selves;
 # code lines that start with `/*` or `<!--` are comments; 13: a post's title heads no section (findings name the
-# sections under it alone)
+# sections under it alone), and a finding's word operations quote the words as each side spells them
 AUDIT_RULES = 13
 
 

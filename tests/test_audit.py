@@ -302,7 +302,7 @@ def test_words_added_at_a_block_edge_stay_apart_from_an_extra_block() -> None:
             "altered",
             "The build is faster now.",
             "The build is faster now. Really.",
-            [{"op": "insert", "after": "really"}],
+            [{"op": "insert", "after": "Really"}],
         ),
         ("extra", None, "A paragraph of our own.", []),
     ]
@@ -729,6 +729,25 @@ def test_a_block_gone_and_one_of_the_copys_own_stay_apart_unless_one_stands_for_
     blocks, mirror = split_blocks(canon), split_blocks(copy)
     _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
     assert [f.kind for f in compare(blocks, mirror, al)] == expected
+
+
+def test_altered_words_are_quoted_as_each_side_spells_them() -> None:
+    """Words are compared with case and punctuation aside (`3.15t` is three words, `3`, `15` and `t`), and
+    quoted as the canonical and the copy write them: `dropped "and 3.15t"`, `added "as a Prototype feature"`."""
+    canon = (
+        "# Notes\n\nPython support: CPython 3.13t dropped. (Preliminary Python 3.15 and 3.15t binary support is "
+        "found above.) See the notes.\n\nAnother paragraph stays as it was.\n"
+    )
+    copy = canon.replace(
+        "(Preliminary Python 3.15 and 3.15t binary support is found above.)",
+        "(Python 3.15 binary support is listed above as a Prototype feature.)",
+    )
+    blocks, mirror = split_blocks(canon), split_blocks(copy)
+    _, al = best_version([(1, Stream.of(blocks))], Stream.of(mirror))
+    assert [finding_line(f) for f in compare(blocks, mirror, al)] == [
+        'altered: "Python support: CPython 3.13t dropped. (Preliminary Python 3.15 and 3.15t binary support is '
+        'found…" (dropped "Preliminary"; dropped "and 3.15t"; "found" → "listed"; added "as a Prototype feature")'
+    ]
 
 
 def test_altered_words_are_reported_with_their_operations() -> None:

@@ -2203,7 +2203,7 @@ def test_a_bilingual_posts_translated_title_is_no_finding_of_either_half(tmp_pat
         assert (code, out.splitlines()[0].endswith("coverage 100.0%; 0 findings")) == (ExitCode.OK, True), out
     copy.write_text('---\ntitle: "PyTorch 2.12 Release Notes"\n---\n\n' + body)
     code, out, _ = run("compare", str(canonical), str(copy), "--audit", "--set", 'languages=["en"]')
-    assert out.splitlines()[1:] == ['  • altered: "PyTorch 2.12 Release Blog" ("blog" → "notes")']
+    assert out.splitlines()[1:] == ['  • altered: "PyTorch 2.12 Release Blog" ("Blog" → "Notes")']
 
 
 def test_compare_reads_one_side_from_standard_input(tmp_path: Path) -> None:

@@ -36,6 +36,14 @@ def folded_words(block: Block) -> list[str]:
     return known
 
 
+def word_spans(block: Block) -> list[tuple[int, int]]:
+    """Where each of a block's words (`folded_words`) stands in its text, worked out once a block."""
+    known: list[tuple[int, int]] | None = block.__dict__.get("_spans")
+    if known is None:
+        known = block.__dict__["_spans"] = [m.span() for m in _WORD.finditer(block.text)]
+    return known
+
+
 @dataclass
 class Stream:
     """A document as one word sequence, each word remembering its block."""
@@ -48,6 +56,22 @@ class Stream:
 
     def words_of(self, index: int) -> list[str]:
         return self.words[self.start[index] : self.start[index + 1]]
+
+    def spelled(self, places: Sequence[int]) -> str:
+        """Words of the stream (their places, in order) as their blocks spell them: each block's stretch from the
+        first of them to the last, the stretches of two blocks joined by a space."""
+        pieces = []
+        k = 0
+        while k < len(places):
+            owner = self.owner[places[k]]
+            last = k
+            while last + 1 < len(places) and self.owner[places[last + 1]] == owner:
+                last += 1
+            spans = word_spans(self.blocks[owner])
+            first_at, last_at = places[k] - self.start[owner], places[last] - self.start[owner]
+            pieces.append(self.blocks[owner].text[spans[first_at][0] : spans[last_at][1]])
+            k = last + 1
+        return " ".join(pieces)
 
     @classmethod
     def of(cls, blocks: list[Block], code_only: bool = False) -> Stream:

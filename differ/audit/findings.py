@@ -16,13 +16,36 @@ from differ.audit.links import link_findings
 from differ.audit.model import JOINED, Finding
 from differ.audit.tokens import invariant_tokens, overlap
 from differ.diff.blocks import Block
-from differ.diff.words import join_words, word_ops
+from differ.diff.words import word_opcodes
 
 MISSING_BELOW = 0.5
 IN_A_ROW = 3  # missing or extra blocks in a row reported as one finding
 MOVED_SIMILAR = 75.0  # a block the copy moved and edited: how alike its words must be (rapidfuzz ratio)
 MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not paired by chance
 MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
+
+
+def _words_at(stream: Stream, index: int) -> range:
+    """Where a block's words are in its stream."""
+    return range(stream.start[index], stream.start[index + 1])
+
+
+def spelled_ops(al: Alignment, a: Sequence[int], b: Sequence[int]) -> list[dict[str, str]]:
+    """The word operations between canonical words and copy words (their places in the two streams), aligned as
+    the audit compares words (case and punctuation aside) and quoted as the blocks spell them: `dropped "and
+    3.15t"`, not `dropped "and 3 15 t"`."""
+    ops: list[dict[str, str]] = []
+    words_a, words_b = [al.canonical.words[k] for k in a], [al.mirror.words[k] for k in b]
+    for tag, i1, i2, j1, j2 in word_opcodes(words_a, words_b):
+        if tag == "equal":
+            continue
+        op = {"op": tag}
+        if i2 > i1:
+            op["before"] = al.canonical.spelled(a[i1:i2])
+        if j2 > j1:
+            op["after"] = al.mirror.spelled(b[j1:j2])
+        ops.append(op)
+    return ops
 
 
 def best_version(versions: Sequence[tuple[int, Stream]], mirror: Stream) -> tuple[int, Alignment]:
@@ -80,7 +103,7 @@ def compare(
             there = moved[index]
             to = f"to {' › '.join(nearest[there]) or 'the top'}"
             to = "within its section" if nearest[there] == block.section else to
-            ops = word_ops(join_words(al.canonical.words_of(index)), join_words(al.mirror.words_of(there)))
+            ops = spelled_ops(al, _words_at(al.canonical, index), _words_at(al.mirror, there))
             if opened and not ops and there == opened[1] + 1 and _opens(opened[0], block):
                 opened[0].count += 1  # the next block of a section that moved whole
                 section = opened[0], there
@@ -95,18 +118,17 @@ def compare(
         # The differing runs from the block's first to its last, and of a run that reaches into the next block
         # ("quick" + "Install" → "fast"), only this block's words and those of the copy's blocks it is in.
         start, end = al.canonical.start[index], al.canonical.start[index + 1]
-        canon_words = al.canonical.words[
-            max(start, min(i1 for i1, _, _, _ in spans)) : min(end, max(i2 for _, i2, _, _ in spans))
-        ]
+        canon_words = range(
+            max(start, min(i1 for i1, _, _, _ in spans)), min(end, max(i2 for _, i2, _, _ in spans))
+        )
         lo = min(j1 for _, _, j1, _ in spans)
         hi = max(j2 for _, _, _, j2 in spans)
         mine = al.partners.get(index, set())
         kept = [k for k in range(lo, hi) if not mine or al.mirror.owner[k] in mine]
-        mirror_words = [al.mirror.words[k] for k in kept]
         mirror_owners = {al.mirror.owner[k] for k in kept}
         if mirror_owners and all(mirror_share[o] < MISSING_BELOW for o in mirror_owners):
             continue  # the differing mirror words belong to extra blocks; reported there
-        ops = word_ops(join_words(canon_words), join_words(mirror_words))
+        ops = spelled_ops(al, canon_words, kept)
         mirror_text = JOINED.join(mirror[o].text for o in sorted(mirror_owners)) or None
         if mirror_text and _bilingual_duplicate(block.text, mirror_text):
             continue

@@ -301,7 +301,8 @@ def audit(
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
-    findings, known, unused = accepted(findings, accept)
+    opening = ours.blocks[0] if ours.blocks and ours.blocks[0].title else None
+    findings, known, unused = accepted(findings, accept, (opening.bare or opening.text) if opening else None)
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(

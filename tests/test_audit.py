@@ -1350,6 +1350,30 @@ def test_findings_a_mirror_accepts_are_listed_apart_and_never_alerted_on(tmp_pat
     ]
 
 
+def test_an_accept_pattern_written_while_the_title_headed_every_section_still_matches(tmp_path: Path) -> None:
+    """Findings once named the post's title in their section (`extra [Release › Install]: …`); a pattern copied
+    from such an audit still accepts its finding, now printed without the title."""
+    from dataclasses import replace
+
+    from differ.audit import audit_document
+    from differ.audit.report import render_audit
+
+    app, _ = _audit_store(tmp_path)
+    doc = app.config.documents[0]  # type: ignore[attr-defined]
+    canonical = (
+        "# Release\n\nThe release brings faster startup and smaller wheels.\n\n## Install\n\nRun it.\n"
+    )
+    _commit(app, doc.canonical.key, canonical, 1)
+    _commit(app, doc.mirrors[0].key, canonical + "\nRead more news like this on our site every week.\n", 2)
+    old = 'extra [Release › Install]: "Read more news like this on our site every week."'
+    mirror = replace(doc.mirrors[0], accept=(old,))
+    report = audit_document(app, replace(doc, mirrors=(mirror, *doc.mirrors[1:])))
+    assert render_audit(report, "text").splitlines()[1:3] == [
+        "copy: version 1 matches canonical version 1 — up to date; coverage 100.0%; 0 findings, 1 accepted",
+        '  accepted: extra [Install]: "Read more news like this on our site every week."',
+    ]
+
+
 def test_a_mirror_not_fetched_yet_is_named_with_the_check_that_fetches_it(tmp_path: Path) -> None:
     """Added and not checked since: said so, not left out of the audit without a word."""
     from differ.audit import audit_document

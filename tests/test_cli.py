@@ -2075,6 +2075,14 @@ def test_compare_audit_of_a_translation(tmp_path: Path) -> None:
         '  accepted: missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"',
     )
     assert "  • missing [Performance Improvements]" not in out
+    # a pattern copied from an audit of when the post's title headed every section still accepts its finding
+    (tmp_path / "post.md").write_text("# Release\n\nIt is out.\n\n## Install\n\nRun it.\n")
+    (tmp_path / "copy.md").write_text(
+        "# Release\n\nIt is out.\n\n## Install\n\nRun it.\n\nOur own line here.\n"
+    )
+    old = ("--set", "accept=['extra [Release › Install]: \"Our own line here.\"']")
+    out = run("compare", str(tmp_path / "post.md"), str(tmp_path / "copy.md"), "--audit", *old)[1]
+    assert out.splitlines()[-1] == '  accepted: extra [Install]: "Our own line here."'
     assert run("compare", canonical, translation, *accept) == (
         ExitCode.USAGE,
         "",

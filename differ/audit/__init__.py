@@ -243,7 +243,9 @@ def audit_mirror(
     if mirror.accept:
         from differ.audit.report import accepted
 
-        result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept)
+        heading = latest_blocks[0] if latest_blocks and latest_blocks[0].title else None
+        title = (heading.bare or heading.text) if heading else None
+        result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept, title)
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     result.reading = mirror_reading(app, mirror)

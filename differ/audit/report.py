@@ -7,6 +7,7 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
@@ -137,19 +138,23 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
 
 
 def accepted(
-    findings: list[Finding], patterns: Sequence[str]
+    findings: list[Finding], patterns: Sequence[str], title: str | None = None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     """A mirror's findings split by its `accept` patterns: those still counted, and those made on purpose (its
     own heading, a section it leaves out), matched by their line as `differ audit` prints it (`*` any
     characters, case aside), so a mirror's CI and alerts answer for what it did not mean; and the patterns
-    that match none (what the copy no longer does, or a pattern mistyped)."""
+    that match none (what the copy no longer does, or a pattern mistyped). With the canonical's `title`, a
+    line as it was written while the title headed every section (`extra [Post › Install]: …`) matches too: a
+    pattern copied from an audit of before still does."""
     pieces = [p.casefold().split("*") for p in patterns]
     counted: list[Finding] = []
     known: list[Finding] = []
     used: set[int] = set()
     for f in findings:
-        line = finding_line(f).casefold()
-        hits = {n for n, p in enumerate(pieces) if fits(p, line)}
+        lines = [finding_line(f).casefold()]
+        if title:
+            lines.append(finding_line(replace(f, section=(title, *f.section))).casefold())
+        hits = {n for n, p in enumerate(pieces) if any(fits(p, line) for line in lines)}
         used |= hits
         (known if hits else counted).append(f)
     return counted, known, [p for n, p in enumerate(patterns) if n not in used]

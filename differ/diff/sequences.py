@@ -216,8 +216,8 @@ def anchored_opcodes(ka: Sequence[Any], kb: Sequence[Any]) -> list[Opcode]:
     count_a, count_b = Counter(ka), Counter(kb)
     where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
     pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
-    if not pairs and min(len(ka), len(kb)) >= RUNS_FROM:  # no key found once on each side: runs of keys
-        pairs = _unique_runs(ka, kb)  # that are (a few words of a small vocabulary)
+    if not pairs and min(len(ka), len(kb)) >= RUNS_FROM:  # no key found once on each side (a long text of a
+        pairs = _unique_runs(ka, kb)  # small vocabulary): runs of a few keys that are
     if not pairs:
         # Nor a run (a document of repeated sections, reordered): take the n-th copy of a key on one side for
         # its n-th copy on the other, so SequenceMatcher only sees short gaps.

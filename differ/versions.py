@@ -6,6 +6,7 @@ is ever reported as a change of the page. `differ check` and `differ backfill` s
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -123,11 +124,11 @@ def latest_identity(
     return identity, again
 
 
-# versions read again as set now, by store, source, number, body and reading
+# Versions read again as set now, by store, source, number, body and reading; at most READ_NOW_KEPT of them, so
+# that a mirror's audit reads its copy once a process, not each time.
 _READ_NOW: dict[tuple[str, str, int, str, str], str] = {}
-READ_NOW_KEPT = (
-    64  # how many such readings a process keeps (a mirror's audit reads its copy once, not each time)
-)
+_READ_NOW_LOCK = threading.Lock()
+READ_NOW_KEPT = 64
 
 
 def as_read_now(app: App, source: SourceConfig, version: Version) -> str:
@@ -139,14 +140,18 @@ def as_read_now(app: App, source: SourceConfig, version: Version) -> str:
     if version.record.get("reading", how) == how:
         return app.store.markdown(version)
     key = (str(app.store.root), source.key, version.number, version.raw_sha256, how)
-    if key not in _READ_NOW:
-        again = read_again(app, source, version)
-        if again is None:
-            return app.store.markdown(version)
+    with _READ_NOW_LOCK:  # the service's checks audit in threads of their own
+        known = _READ_NOW.get(key)
+    if known is not None:
+        return known
+    again = read_again(app, source, version)  # not under the lock: two threads may read one page twice
+    if again is None:
+        return app.store.markdown(version)
+    with _READ_NOW_LOCK:
         while len(_READ_NOW) >= READ_NOW_KEPT:
             del _READ_NOW[next(iter(_READ_NOW))]
         _READ_NOW[key] = again.markdown
-    return _READ_NOW[key]
+    return again.markdown
 
 
 def read_again(app: App, source: SourceConfig, version: Version) -> Normalized | None:

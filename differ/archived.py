@@ -46,8 +46,6 @@ def compare_copy(app: App, source: SourceConfig, number: int, capture: str) -> C
         theirs = read_capture(app, source, *raw)[0].markdown
     except (FetchError, NormalizeError, StoreError) as exc:
         return Compared(source.key, number, capture, "unread", str(exc))
-    except RecursionError:
-        return Compared(source.key, number, capture, "unread", "page nested too deeply to read")
     if theirs == ours:
         return Compared(source.key, number, capture, "same")
     from differ.diff import diff

@@ -265,8 +265,6 @@ def _read(
         return Step(capture, "failed", detail=str(exc))
     except NormalizeError as exc:
         return Step(capture, "failed", detail=str(exc))
-    except RecursionError:
-        return Step(capture, "failed", detail="page nested too deeply to read")
     return normalized, response, _captured_at(response, capture)
 
 

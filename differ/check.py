@@ -168,8 +168,6 @@ def _check_source(
         normalized = read_response(app, source, response)
     except NormalizeError as exc:  # NoContentError too: nothing to compare (a selector lost in a redesign)
         return _failed(app, source, state, entry, started, str(exc) + watch_so(source, exc), now=now)
-    except RecursionError:
-        return _failed(app, source, state, entry, started, "page nested too deeply to read", now=now)
     # the translations a canonical page names, whether or not the page changed
     if source.role == "canonical" and normalized.markdown:
         _translations(state, normalized.translations)

@@ -352,7 +352,6 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
     """Each version without this normalizer's form read again from its raw body; one that does not read as the
     source is set now (a selector that matches nothing on an older layout) keeps the forms it has, is named with
     why (a line a source), and the others are done all the same: exit 1 when any was left."""
-    from differ.errors import NormalizeError
     from differ.normalize import NORMALIZER_VERSION
     from differ.versions import read_version
 
@@ -364,9 +363,10 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
                 continue
             try:
                 markdown = read_version(app, source, v).markdown
-            except (NormalizeError, RecursionError) as exc:
-                why = str(exc) if isinstance(exc, NormalizeError) else "page nested too deeply to read"
-                why = why.split("; ")[0]  # the cause, alike for every version it keeps (not each one's hint)
+            except NormalizeError as exc:
+                why = str(exc).split("; ")[
+                    0
+                ]  # the cause, alike for every version it keeps (not each one's hint)
                 left.setdefault(source.key, {}).setdefault(why, []).append(v.number)
                 continue
             app.store.add_normalized(v, NORMALIZER_VERSION, markdown)

@@ -24,7 +24,7 @@ from differ.audit.language import reading
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
-from differ.diff.blocks import split_blocks
+from differ.diff.blocks import split_blocks, title_text
 from differ.errors import BlockedError, ConfigError, NormalizeError, UsageError
 from differ.files import TooLarge, capped, read_capped
 from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
@@ -176,10 +176,7 @@ def read_side(
         if is_url(spec)
         else _open(app, spec, label, kind, settings, base)
     )
-    try:
-        normalized = normalize(body, source)
-    except RecursionError:
-        raise NormalizeError("page nested too deeply to read")  # as `differ check` says it
+    normalized = normalize(body, source)
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 
@@ -301,8 +298,7 @@ def audit(
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
-    opening = ours.blocks[0] if ours.blocks and ours.blocks[0].title else None
-    findings, known, unused = accepted(findings, accept, (opening.bare or opening.text) if opening else None)
+    findings, known, unused = accepted(findings, accept, title_text(ours.blocks))
     report = AuditReport("compare", canonical.name, None, None)
     report.mirrors.append(
         MirrorAudit(

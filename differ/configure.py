@@ -130,19 +130,17 @@ def json_body_field(
     try:
         read = read_side(app, url, "page", "text", dict(settings))
         data = load_json(read.body)
-        if is_json_feed(data):  # a blog's JSON Feed: its posts are read by the feed kind
-            raise UsageError(
-                f"{url}: {a_feed('a JSON Feed', read.body)[0]}: add it with --kind feed --set entry=…"
-            )
-        fields = longest_fields(data)
-    except UsageError:
-        raise
     except DifferError as exc:
         raise UsageError(
             f"{url}: a json page needs field, the path of its body; reading it to look: {exc}; {how}"
         )
     finally:
         app.close()
+    if is_json_feed(data):  # a blog's JSON Feed: its posts are read by the feed kind
+        raise UsageError(
+            f"{url}: {a_feed('a JSON Feed', read.body)[0]}: add it with --kind feed --set entry=…"
+        )
+    fields = longest_fields(data)
     if (
         fields
         and fields[0][0] >= BODY_AT_LEAST

@@ -157,7 +157,7 @@ def as_read_now(app: App, source: SourceConfig, version: Version) -> str:
 def read_again(app: App, source: SourceConfig, version: Version) -> Normalized | None:
     try:
         return read_version(app, source, version)
-    except (NormalizeError, RecursionError):
+    except NormalizeError:
         return None  # not readable now: compared as it was stored
 
 

@@ -23,7 +23,7 @@ from differ.audit.findings import (
 from differ.audit.language import reading, translated
 from differ.audit.model import JOINED, SCHEMA, AuditReport, Finding, MirrorAudit
 from differ.audited import AUDIT_RULES, mirror_reading
-from differ.diff.blocks import Block, md_text, split_blocks
+from differ.diff.blocks import Block, md_text, split_blocks, title_text
 from differ.errors import StoreDamage
 from differ.options import plural
 
@@ -243,9 +243,9 @@ def audit_mirror(
     if mirror.accept:
         from differ.audit.report import accepted
 
-        heading = latest_blocks[0] if latest_blocks and latest_blocks[0].title else None
-        title = (heading.bare or heading.text) if heading else None
-        result.findings, result.accepted, result.unused = accepted(result.findings, mirror.accept, title)
+        result.findings, result.accepted, result.unused = accepted(
+            result.findings, mirror.accept, title_text(latest_blocks)
+        )
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
     result.reading = mirror_reading(app, mirror)

@@ -57,6 +57,10 @@ class Stream:
     def words_of(self, index: int) -> list[str]:
         return self.words[self.start[index] : self.start[index + 1]]
 
+    def places_of(self, index: int) -> range:
+        """Where a block's words are in the stream."""
+        return range(self.start[index], self.start[index + 1])
+
     def spelled(self, places: Sequence[int]) -> str:
         """Words of the stream (their places, in order) as their blocks spell them: each block's stretch from the
         first of them to the last, the stretches of two blocks joined by a space."""

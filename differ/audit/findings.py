@@ -25,11 +25,6 @@ MOVED_WORDS = 5  # and how many words it must have, so that short blocks are not
 MOVED_PAIRS = 250_000  # above this many pairs of left-over blocks, only blocks moved word for word are sought
 
 
-def _words_at(stream: Stream, index: int) -> range:
-    """Where a block's words are in its stream."""
-    return range(stream.start[index], stream.start[index + 1])
-
-
 def spelled_ops(al: Alignment, a: Sequence[int], b: Sequence[int]) -> list[dict[str, str]]:
     """The word operations between canonical words and copy words (their places in the two streams), aligned as
     the audit compares words (case and punctuation aside) and quoted as the blocks spell them: `dropped "and
@@ -103,7 +98,7 @@ def compare(
             there = moved[index]
             to = f"to {' › '.join(nearest[there]) or 'the top'}"
             to = "within its section" if nearest[there] == block.section else to
-            ops = spelled_ops(al, _words_at(al.canonical, index), _words_at(al.mirror, there))
+            ops = spelled_ops(al, al.canonical.places_of(index), al.mirror.places_of(there))
             if opened and not ops and there == opened[1] + 1 and _opens(opened[0], block):
                 opened[0].count += 1  # the next block of a section that moved whole
                 section = opened[0], there

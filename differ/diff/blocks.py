@@ -4,6 +4,7 @@ its section path, its visible words and a key that ignores formatting."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -36,11 +37,16 @@ class Block:
     title: bool = field(default=False, compare=False, repr=False)  # the heading that titles the document
 
     @property
+    def plain(self) -> str:
+        """The block's words as a reader sees them: its text without inline HTML tags."""
+        return self.bare or self.text
+
+    @property
     def heads(self) -> tuple[str, ...]:
         """The section path of what follows the block: a heading's own (but the document's title, which heads
         no section), or the block's."""
         if self.kind == "heading" and not self.title:
-            return (*self.section, self.bare or self.text)
+            return (*self.section, self.plain)
         return self.section
 
     @property
@@ -90,9 +96,9 @@ class Block:
             line, _, rest = self.text.strip().partition("\n")
             first = line.split()
             return " ".join(first[:6]) + (" …" if len(first) > 6 or rest.strip() else "")
-        if _UNSPACED.search(self.bare or self.text):
-            return _first_characters(self.bare or self.text)
-        words = (self.bare or self.text).split()
+        if _UNSPACED.search(self.plain):
+            return _first_characters(self.plain)
+        words = self.plain.split()
         for i, word in enumerate(words[1:6], 1):
             if i < len(words) - 1 and word[-1] in ".!?" and len(word.rstrip(".!?")) > 1:
                 return " ".join(words[: i + 1]).rstrip(".!?") + " …"
@@ -307,16 +313,23 @@ def _sections(parts: list[_Parsed]) -> list[Block]:
                 while headings and headings[-1][0] >= event.level:
                     headings.pop()
                 blocks.append(_placed(event, tuple(text for _, text in headings)))
-                headings.append((event.level, event.bare or event.text))
+                headings.append((event.level, event.plain))
                 trail = tuple(text for _, text in headings)
                 intro = None
                 continue
             section = (intro.rstrip(_CLOSING_PUNCT),) if not trail and event.depth and intro else trail
             blocks.append(_placed(event, section))
             if event.kind == "paragraph" and event.top:
-                last_paragraph = event.bare or event.text
+                last_paragraph = event.plain
         previous_ended_paragraph = part.ends_with_paragraph
     return blocks
+
+
+def title_text(blocks: Sequence[Block]) -> str | None:
+    """The words of a document's title (`Block.title`, its first block when it has one), or None."""
+    if blocks and blocks[0].title:
+        return blocks[0].plain
+    return None
 
 
 def _title(headings: list[Block]) -> Block | None:

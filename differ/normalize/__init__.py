@@ -101,7 +101,15 @@ MAX_MARKDOWN = 5_000_000  # characters of extracted text; a release post is a fe
 
 
 def normalize(body: Body, source: SourceConfig) -> Normalized:
-    """Read a fetched body the way its source kind says, and canonicalize it."""
+    """Read a fetched body the way its source kind says, and canonicalize it. A page nested past what Python's
+    stack holds is a NormalizeError like any page that does not read, said alike wherever it is read."""
+    try:
+        return _normalize(body, source)
+    except RecursionError:
+        raise NormalizeError("page nested too deeply to read") from None
+
+
+def _normalize(body: Body, source: SourceConfig) -> Normalized:
     from differ.normalize.canonical import Canonical, canonicalize
     from differ.normalize.language import filter_languages
 

@@ -368,6 +368,7 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
                     0
                 ]  # the cause, alike for every version it keeps (not each one's hint)
                 left.setdefault(source.key, {}).setdefault(why, []).append(v.number)
+                app.store.kept_as_read(v, NORMALIZER_VERSION, why)
                 continue
             app.store.add_normalized(v, NORMALIZER_VERSION, markdown)
             made += 1

@@ -86,8 +86,31 @@ def health(app: App) -> Health:
                 Finding("failing" if failures >= fail_after else "failed", s.key, said)
             )
     out.last_check = max(checks, default=None)
+    _older_readings(app, sources, out)
     _outbox(app, now, out)
     return out
+
+
+def _older_readings(app: App, sources: list[SourceConfig], out: Health) -> None:
+    """A note, after an upgrade of the normalizer, naming the sources whose older versions are still as the
+    older one read them: an audit matches a copy with those versions as read then, until `differ renormalize`."""
+    from differ.errors import StoreError
+    from differ.normalize import NORMALIZER_VERSION
+
+    older = []
+    for s in sources:
+        try:
+            if app.store.read_by_older(s.key, NORMALIZER_VERSION):
+                older.append(s.key)
+        except StoreError:  # a damaged history: differ sources and differ verify name it
+            continue
+    if older:
+        which = older[0] if len(older) == 1 else f"{older[0]} and {len(older) - 1} more"
+        said = (
+            f"versions read by an older normalizer than this differ's ({NORMALIZER_VERSION}); "
+            "differ renormalize reads them again"
+        )
+        out.notes.append(Finding("older readings", which, said))
 
 
 def not_due(app: App, source: SourceConfig) -> str | None:

@@ -14,6 +14,7 @@ Layout (see docs/how-it-works.md, "The store"):
         fetches/000001.jsonl.gz      the earlier ones, compressed a MiB at a time
         state.json                   conditional-GET validators, failure counts, pending anomalies
         renormalized/000001.n2.md    forms written later by newer normalizers; never replacing the old
+        renormalized/log.jsonl       each form written, and each version a newer normalizer could not read
       robots/<origin>.json           robots.txt answers kept a day between runs (a cache, not the record)
 
 A record is written last, atomically, so a killed process leaves either a whole version or none.
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from differ.errors import StoreConflict, StoreDamage, StoreError
-from differ.files import RollingLog, append_line, atomic_write, lock_within, temp_file
+from differ.files import RollingLog, append_line, atomic_write, lock_within, read_lines, temp_file
 from differ.shapes import FETCH_FIELDS, STATE_FIELDS, damage, fields_kept, json_object, record_problem
 
 if TYPE_CHECKING:
@@ -509,6 +510,26 @@ class Store:
                 },
             )
             return path
+
+    def kept_as_read(self, version: Version, normalizer: int, why: str) -> None:
+        """Note that `normalizer` could not read a version again (`differ renormalize`), so that it is not
+        named again as a version waiting to be read by it."""
+        with self.writing():
+            append_line(
+                version.folder.parent / "renormalized" / "log.jsonl",
+                {"version": version.number, "normalizer": normalizer, "kept": why},
+            )
+
+    def read_by_older(self, key: str, normalizer: int) -> bool:
+        """Whether a source's first version is as an older normalizer read it and `normalizer` has not tried to
+        read it again: its history has versions `differ renormalize` would read again."""
+        if not self.latest_number(key):
+            return False
+        first = self.version(key, 1)
+        if normalizer in self.normalized_forms(first):
+            return False
+        log = read_lines(first.folder.parent / "renormalized" / "log.jsonl")
+        return not any(e.get("version") == 1 and e.get("normalizer") == normalizer for e in log)
 
     # -- captures by a web archive ----------------------------------------------------------------------
     def record_capture(self, key: str, number: int, capture: str, at: str) -> None:

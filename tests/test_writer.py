@@ -214,6 +214,36 @@ def test_an_upgraded_normalizer_does_not_read_as_a_change(tmp_path: Path, server
     assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"
 
 
+@pytest.mark.parametrize("etag", ['"v1"', None], ids=["not modified", "same body"])
+def test_an_unchanged_page_is_read_by_the_upgraded_normalizer_too(
+    tmp_path: Path, server: Server, etag: str | None
+) -> None:
+    """A page checked before the upgrade that answers 304, or with the body it had, still gets its latest version
+    read by the new normalizer, as a changed page does: a copy audited against a canonical read anew is read as
+    the same normalizer reads it, not as it was read before."""
+    from differ.store import sha256
+
+    page = article('<p>See <img alt="Fig. 1" src="/f.png"> here.</p>')
+    server.page("/post", page, etag=etag)
+    app = make_app(one_doc(tmp_path, server.url("/post"), extra="robots = false"))
+    src = app.config.sources()[0]
+    old_form = "# Post\n\nSee ![Fig 1](" + server.url("/f.png") + ") here.\n"
+    html = "text/html; charset=utf-8"
+    store_as_read_by(app.store, src.key, 1, raw=page, markdown=old_form, url=server.url("/post"), ctype=html)
+    before = {"url": server.url("/post"), "etag": etag, "body_sha256": sha256(page.encode())}
+    app.store.save_state(src.key, before)  # as a check before the upgrade left it
+    why = "not modified" if etag else "same body"
+    assert check_source(app, src).line() == f"doc/canonical: unchanged ({why})"
+    latest = app.store.latest(src.key)
+    assert latest is not None
+    assert app.store.markdown(latest, 1) == old_form
+    assert app.store.markdown(latest) == old_form.replace("Fig 1", "Fig. 1")
+    assert app.store.state(src.key)["reread"]["normalizer"] == NORMALIZER_VERSION
+    assert check_source(app, src).line() == f"doc/canonical: unchanged ({why})"  # read once
+    server.page("/post", article('<p>See <img alt="Fig. 1" src="/f.png"> there.</p>'))
+    assert check_source(app, src).line() == "doc/canonical: new version 2 (1 change)"
+
+
 def test_front_matter_read_as_metadata_after_an_upgrade_is_no_change(tmp_path: Path, server: Server) -> None:
     # normalizer 3 read a Markdown source's front matter as body (a rule, then a heading of its lines)
     post = "---\ntitle: Announcing 1.0\nlayout: post\n---\n\nWe are happy to announce 1.0.\n"

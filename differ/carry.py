@@ -45,9 +45,9 @@ def passage_said(p: Mapping[str, Any]) -> str:
 
 
 def place_said(place: Mapping[str, Any], copy: str) -> str:
-    """A passage's place in a copy named `copy` (`Place.as_json`): `in wpnews: “Python support” (under XPU)`,
-    `in wpnews, within “FlexAttention lands …”` (a block the copy joined with others), `new to wpnews: after
-    “Python support”`, or `new to wpnews: at its top`."""
+    """A passage's place in a copy named `copy` (`Place.as_json`): `in wpnews: “Python support” (under
+    Non-Feature Updates)`, `in wpnews, within “FlexAttention lands …”` (a block the copy joined with others),
+    `new to wpnews: after “Python support”`, or `new to wpnews: at its top`."""
     if not place.get("block"):
         return f"new to {copy}: at its top"
     section = place.get("section") or []

@@ -2425,6 +2425,37 @@ def test_each_canonical_block_is_placed_in_a_copy_by_the_words_they_share() -> N
     ]
 
 
+def test_a_place_is_under_the_nearest_heading_or_paragraph_set_wholly_in_bold() -> None:
+    """A copy that sets its headings as bold paragraphs (an aggregator flattening the page) places a passage
+    under the nearest of them, not under a heading far above (in the replay's aggregator copy, a code block's
+    comment read as a heading); a heading nearer, or a paragraph only led by bold words, keeps its section."""
+    from differ.audit.places import places
+
+    canonical = split_blocks(
+        "## Install\n\nRun the installer to get version two of the tools.\n\n"
+        "## Notes\n\n**Python support**: CPython 3.13t dropped from the binary matrix.\n\n"
+        "Updated (7/8): removed two instances of prototype.\n\n## Later\n\nThe last paragraph of the post.\n"
+    )
+    copy = split_blocks(
+        "## CPU\n\nRun the installer to get version one of the tools.\n\n**Notes:**\n\n"
+        "**Python support**: CPython 3.13t dropped from the binary matrix.\n\n"
+        "## Later\n\nThe last paragraph of the post.\n"
+    )
+    said = [
+        (p.block.label if p.block else None, p.as_json()["section"])
+        for p in places(canonical, copy, as_translation=False)
+    ]
+    assert said == [
+        (None, []),  # the copy has no "Install"
+        ("Run the installer to get version …", ["CPU"]),
+        ("Notes", ["CPU"]),  # the heading, at the copy's bold "Notes:", under what is above that
+        ("Python support", ["Notes"]),
+        ("Python support", ["Notes"]),  # the author's note: new, after "Python support"
+        ("Later", []),
+        ("The last paragraph of the post.", ["Later"]),
+    ]
+
+
 def test_a_translations_blocks_are_placed_as_its_audit_pairs_them() -> None:
     """The German Rust 1.93.0 post: each English heading at its German heading, a command at the same command,
     and an English passage the translation lacks after the German block of the one before it."""

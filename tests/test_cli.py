@@ -584,17 +584,18 @@ def test_demo_replays_the_edit() -> None:
     )
     assert "webhook: differ.changed" in text and "(signature ok)" in text
     drift = text.split("webhook: differ.mirror_drift", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
-    assert [
-        re.sub(r" \(edited in .*", "", line) for line in drift
-    ] == [  # the replay's three edits, and where
-        "    to carry over: The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend",
-        # the aggregator joined the list's items into one paragraph
-        "      in wpnews, within “FlexAttention lands on Apple Silicon (MPS)” (under Featured projects)",
-        "    to carry over: Non-Feature Updates › Python support",
-        "      in wpnews, within “Python support” (under XPU)",
-        "    to carry over: Non-Feature Updates › Updated (7/8): Removed two instances of …",
-        "      new to wpnews: after “Python support” (under XPU)",  # the author's note, new since its copy
-    ]
+    assert (
+        [re.sub(r" \(edited in .*", "", line) for line in drift]
+        == [  # the replay's three edits, and where
+            "    to carry over: The PyTorch 2.13 release features the following changes › CuTeDSL “Native DSL” backend",
+            # the aggregator joined the list's items into one paragraph
+            "      in wpnews, within “FlexAttention lands on Apple Silicon (MPS)” (under Featured projects)",
+            "    to carry over: Non-Feature Updates › Python support",
+            "      in wpnews, within “Python support” (under Non-Feature Updates)",
+            "    to carry over: Non-Feature Updates › Updated (7/8): Removed two instances of …",
+            "      new to wpnews: after “Python support” (under Non-Feature Updates)",  # the author's note, new since its copy
+        ]
+    )
     copies = text.split("copies the web archive keeps", 1)[1].split("\n\n", 1)[0]
     assert re.findall(
         r"^  (\S+ version \d+): http://127\.0\.0\.1:\d+/web/\d{14}/http", copies, re.MULTILINE
@@ -740,18 +741,18 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     # each with its place in the copy: where its maintainer finds what to rewrite, or where a new one goes
     assert [line.strip() for line in out.splitlines() if "wpnews" in line][1:] == [
         "in wpnews, within “FlexAttention lands on Apple Silicon (MPS)” (under Featured projects)",
-        "in wpnews, within “Python support” (under XPU)",
-        "new to wpnews: after “Python support” (under XPU)",
+        "in wpnews, within “Python support” (under Non-Feature Updates)",
+        "new to wpnews: after “Python support” (under Non-Feature Updates)",
     ]
     assert [b["in_copy"] for b in json.loads(as_json[1])["blocks"]][2] == {
         "renders": False,
         "within": False,
         "block": "paragraph",
         "label": "Python support",
-        "section": ["XPU"],
+        "section": ["Non-Feature Updates"],
     }
     page = blamed("html")[1]
-    assert "<td class=quiet>new to wpnews: after “Python support” (under XPU)</td>" in page
+    assert "<td class=quiet>new to wpnews: after “Python support” (under Non-Feature Updates)</td>" in page
     code, out, _ = run(
         "--config", config, "blame", "pytorch-2-13/canonical", "--after", "pytorch-2-13/pytorch-kr"
     )
@@ -775,10 +776,10 @@ def test_audit_json_and_history_reach_on_the_demo_store(
     assert (
         "  - To carry over: the canonical's 3 passages edited after version 1, as they now read:\n" in as_md
     )
-    assert "      new to wpnews: after “Python support” (under XPU)\n" in as_md
+    assert "      new to wpnews: after “Python support” (under Non-Feature Updates)\n" in as_md
     as_html = run("--config", config, "audit", "pytorch-2-13", "--format", "html")[1]
     assert "<details><summary>The 3 passages as they now read</summary>" in as_html
-    assert "<br><i>new to wpnews: after “Python support” (under XPU)</i>" in as_html
+    assert "<br><i>new to wpnews: after “Python support” (under Non-Feature Updates)</i>" in as_html
     audited = json.loads(run("--config", config, "audit", "pytorch-2-13", "--format", "json")[1])
     wp, kr = audited["mirrors"]
     assert (wp["passages_behind"], len(wp["carry_over"]["passages"]), "carry_over" in kr) == (3, 3, False)

@@ -28,15 +28,19 @@ class Place:
     block: Block | None
     renders: bool
     within: bool = False  # the copy's block holds far more: the copy joined it with the blocks beside it
+    under: tuple[str, ...] | None = (
+        None  # what the block is under in the copy, when not its section (_landmarks)
+    )
 
     def as_json(self) -> dict[str, Any]:
         b = self.block
+        under = self.under if self.under is not None else b.section if b else ()
         return {
             "renders": self.renders,
             "within": self.within,
             "block": b.kind if b else None,
             "label": b.label if b else None,
-            "section": list(b.section) if b else [],
+            "section": list(under),
         }
 
 
@@ -73,16 +77,40 @@ def places(
         pairing = aligned if isinstance(aligned, Pairing) else pair_blocks(canonical, copy)
         for i, j in pairing.pairs:
             partner.setdefault(i, (j, False))  # blocks merged or split share an index: the first copy block
+    under = _landmarks(copy)
     out: list[Place] = []
     last: int | None = None
     for i in range(len(canonical)):
         found = partner.get(i)
         if found is not None:
-            out.append(Place(copy[found[0]], True, found[1]))
+            out.append(Place(copy[found[0]], True, found[1], under[found[0]]))
             last = found[0]
         else:
-            out.append(Place(copy[last] if last is not None else None, False))
+            out.append(Place(copy[last] if last is not None else None, False, under=_at(under, last)))
     return out
+
+
+LANDMARK_CHARS = 120  # the longest paragraph set wholly in bold that is read as a heading
+
+
+def _landmarks(copy: Sequence[Block]) -> list[tuple[str, ...] | None]:
+    """What each block of a copy is under, where a paragraph set wholly in bold (a copy that sets its headings so,
+    as an aggregator flattening a page does) stands nearer above it than any heading: that paragraph's words,
+    the landmark a maintainer looks for. None where its section says it (a heading is nearer, or none is)."""
+    out: list[tuple[str, ...] | None] = []
+    near: str | None = None
+    for b in copy:
+        if b.kind == "heading":
+            near = None
+        out.append((near,) if near else None)
+        said = b.plain.rstrip(":： ")
+        if b.kind == "paragraph" and b.lead and b.lead.rstrip(":： ") == said and len(said) <= LANDMARK_CHARS:
+            near = said
+    return out
+
+
+def _at(under: list[tuple[str, ...] | None], index: int | None) -> tuple[str, ...] | None:
+    return under[index] if index is not None else None
 
 
 def _by_words(

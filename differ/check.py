@@ -158,7 +158,7 @@ def _check_source(
     )
     _waited(entry, response.waited)
     if response.not_modified:
-        _read_as_now(app, source, state, store.latest(key))
+        _read_as_now(app, source, state, None)
         return _unchanged(app, source, state, before, entry, started, response, "not modified")
     body_sha = sha256(response.body)
     entry["body_sha256"] = body_sha
@@ -232,9 +232,14 @@ def _check_source(
 
 def _read_as_now(app: App, source: SourceConfig, state: dict[str, Any], latest: Version | None) -> None:
     """A page that has not changed since differ was upgraded gets its latest version read by the new normalizer
-    too, as a changed one does, so an audit compares a copy and its canonical as one normalizer reads them."""
+    too, as a changed one does, so an audit compares a copy and its canonical as one normalizer reads them. The
+    state says which normalizer did so last: a page answering 304 costs no read of its record."""
+    if state.get("normalizer") == NORMALIZER_VERSION:
+        return
+    latest = latest or app.store.latest(source.key)
     if latest is not None and NORMALIZER_VERSION not in app.store.normalized_forms(latest):
-        latest_identity(app, source, state, latest, NORMALIZER_VERSION)
+        latest_identity(app, source, state, latest, NORMALIZER_VERSION)  # read once: a page no longer read
+    state["normalizer"] = NORMALIZER_VERSION  # so is kept as it was (differ renormalize names it)
 
 
 def _translations(state: dict[str, Any], named: list[tuple[str, str]]) -> None:

@@ -130,6 +130,69 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
     assert norm(page, source()).markdown == "# Notes\n\n## Comments\n\nSend them in, and share the post.\n"
 
 
+def test_a_headings_permalink_and_a_footnotes_way_back_are_left_out() -> None:
+    """A link to a place on the page that says nothing in words is furniture: a heading's `¶` (Sphinx, MkDocs,
+    Python-Markdown), `#` or `§` would name the section "Speed ¶"; a footnote's `↩` and a `↑` to the top go too.
+    A link to the page's own place with words, or an image, stays; so does a `¶` to another page."""
+    page = (
+        "<html><body><article><h1>Post</h1>"
+        '<h2 id="speed">Speed<a class="headerlink" href="#speed" title="Permanent link">¶</a></h2>'
+        '<p>Words. <a href="#top">↑</a></p><h2 id="n"><a href="#n">§</a> Notes <a href="#n"><i></i></a></h2>'
+        '<p>See <a href="#speed">the speed section</a>, <a href="#fig"><img alt="Figure 1" src="f.png"></a> '
+        'and <a href="https://x.example/#a">¶</a>.</p></article></body></html>'
+    )
+    expected = (
+        "# Post\n\n## Speed\n\nWords.\n\n## Notes\n\nSee [the speed section](https://pytorch.org/blog/pytorch-2-13-release-blog/#speed), "
+        "[![Figure 1](https://pytorch.org/blog/pytorch-2-13-release-blog/f.png)](https://pytorch.org/blog/pytorch-2-13-release-blog/#fig) and "
+        "[¶](https://x.example/#a).\n"
+    )
+    assert norm(page, source()).markdown == expected
+    assert norm(page, source(selector="article")).markdown == expected
+
+
+@pytest.mark.parametrize(
+    ("mark", "note"),
+    [
+        (  # Zola (the Rust blog)
+            '<sup class="footnote-reference"><a href="#1">1</a></sup>',
+            '<div class="footnote-definition" id="1"><sup class="footnote-definition-label">1</sup>\n'
+            "<p>Measured on a laptop.</p></div>",
+        ),
+        (  # kramdown (Jekyll)
+            '<sup id="fnref:1" role="doc-noteref"><a href="#fn:1" class="footnote" rel="footnote">1</a></sup>',
+            '<div class="footnotes" role="doc-endnotes"><ol><li id="fn:1"><p>Measured on a laptop.&nbsp;'
+            '<a href="#fnref:1" class="reversefootnote" role="doc-backlink">&#8617;</a></p></li></ol></div>',
+        ),
+        (  # pandoc
+            '<a href="#fn1" class="footnote-ref" id="fnref1" role="doc-noteref"><sup>1</sup></a>',
+            '<section class="footnotes"><ol><li id="fn1"><p>Measured on a laptop.'
+            '<a href="#fnref1" class="footnote-back" role="doc-backlink">↩︎</a></p></li></ol></section>',
+        ),
+        (  # Wikipedia's brackets
+            '<sup class="reference"><a href="#cite_note-1">[1]</a></sup>',
+            '<ol class="references"><li id="cite_note-1"><a href="#cite_ref-1">^</a> Measured on a laptop.</li></ol>',
+        ),
+    ],
+    ids=["zola", "kramdown", "pandoc", "wikipedia"],
+)
+def test_a_footnotes_mark_reads_apart_from_the_word_it_follows(mark: str, note: str) -> None:
+    """`faster[1]`, as a reader tells the mark from the word, not `faster1`: the diff of a footnote added says
+    `[1]` inserted, not `faster` replaced by `faster1`. A Zola footnote's number leads its text, a paragraph of
+    its own no more. A number raised that links nowhere (x², 10<sup>3</sup>) is a number."""
+    page = (
+        f"<html><body><article><h1>Post</h1><p>Builds are now faster{mark} than before, x<sup>2</sup> too.</p>"
+        f"{note}</article></body></html>"
+    )
+    markdown = norm(page, source()).markdown
+    paragraph = markdown.split("\n\n")[1]
+    target = re.search(r"\((https://pytorch\.org/blog/pytorch-2-13-release-blog/#[^)]+)\)", paragraph)
+    assert target and paragraph == f"Builds are now faster[[1]]({target[1]}) than before, x2 too."
+    assert markdown.split("\n\n")[2:] == (
+        ["[1] Measured on a laptop.\n"] if "footnote-definition" in note else ["1. Measured on a laptop.\n"]
+    )
+    assert canonicalize(markdown).text == markdown
+
+
 def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:
     import difflib
 
@@ -1391,7 +1454,7 @@ URL_PIECES = [
 def test_plain_absolute_urls_are_kept_as_the_full_resolution_gives_them(href: str) -> None:
     from differ.normalize.html import _clean_url, _resolved
 
-    base, tracking = "https://blog.example.org/post/", ("utm_*", "ref")
+    base, tracking = "https://pytorch.org/blog/pytorch-2-13-release-blog/", ("utm_*", "ref")
     assert _clean_url(base, tracking, href) == _resolved(base, tracking, href.strip())
 
 

@@ -133,16 +133,18 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
 def test_a_headings_permalink_and_a_footnotes_way_back_are_left_out() -> None:
     """A link to a place on the page that says nothing in words is furniture: a heading's `¶` (Sphinx, MkDocs,
     Python-Markdown), `#` or `§` would name the section "Speed ¶"; a footnote's `↩` and a `↑` to the top go too.
+    A heading's words linked to the heading itself are its words (a theme adding such links edits no heading).
     A link to the page's own place with words, or an image, stays; so does a `¶` to another page."""
     page = (
         "<html><body><article><h1>Post</h1>"
         '<h2 id="speed">Speed<a class="headerlink" href="#speed" title="Permanent link">¶</a></h2>'
         '<p>Words. <a href="#top">↑</a></p><h2 id="n"><a href="#n">§</a> Notes <a href="#n"><i></i></a></h2>'
+        '<h3 id="linux"><a href="#linux">Linux</a> and <a href="#n">more</a></h3>'
         '<p>See <a href="#speed">the speed section</a>, <a href="#fig"><img alt="Figure 1" src="f.png"></a> '
         'and <a href="https://x.example/#a">¶</a>.</p></article></body></html>'
     )
     expected = (
-        "# Post\n\n## Speed\n\nWords.\n\n## Notes\n\nSee [the speed section](https://pytorch.org/blog/pytorch-2-13-release-blog/#speed), "
+        "# Post\n\n## Speed\n\nWords.\n\n## Notes\n\n### Linux and [more](https://pytorch.org/blog/pytorch-2-13-release-blog/#n)\n\nSee [the speed section](https://pytorch.org/blog/pytorch-2-13-release-blog/#speed), "
         "[![Figure 1](https://pytorch.org/blog/pytorch-2-13-release-blog/f.png)](https://pytorch.org/blog/pytorch-2-13-release-blog/#fig) and "
         "[¶](https://x.example/#a).\n"
     )

@@ -225,8 +225,9 @@ def _furniture(tag: Tag) -> bool:
 def _own_link(tag: Tag, notes: list[Tag]) -> bool:
     """A link to a place on the page itself that says nothing in words: a heading's permalink (`¶`, `#`, `§`), a
     footnote's way back (`↩`), back to the top (`↑`). Furniture: "Speed ¶" would name a section, and a theme that
-    shows the mark on hover only would edit every heading. A footnote's mark, and a footnote's number before its
-    text, are kept in `notes`, to be set as a reader reads them (`_set_notes`)."""
+    shows the mark on hover only would edit every heading. A heading's words linked to the heading itself, a
+    footnote's mark, and a footnote's number before its text are kept in `notes`, to be set as a reader reads
+    them (`_set_notes`): the heading's words, `faster[1]`, `[1] The release notes …`."""
     if tag.name == "sup":
         if "footnote-definition-label" in classes(tag):
             notes.append(tag)
@@ -239,13 +240,24 @@ def _own_link(tag: Tag, notes: list[Tag]) -> bool:
     text = tag.get_text()
     if not any(c.isalnum() for c in text):
         return first_tag(tag, lambda t: t.name == "img") is None
-    if _note_label(text) and (
+    if _to_its_heading(tag, href):
+        notes.append(tag)  # a heading's words made a link to itself: its words (a theme's way to a permalink)
+    elif _note_label(text) and (
         (tag.parent is not None and tag.parent.name == "sup")
         or tag.attrs.get("role") == "doc-noteref"
         or any(isinstance(c, Tag) and c.name == "sup" for c in tag.children)
     ):
         notes.append(tag)
     return False
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _to_its_heading(link: Tag, href: str) -> bool:
+    """Whether a link is a heading's words linked to that heading (`<h2 id="speed"><a href="#speed">…`)."""
+    heading = link.parent
+    return heading is not None and heading.name in _HEADINGS and heading.attrs.get("id") == href[1:]
 
 
 def _note_label(text: str) -> str:
@@ -261,6 +273,9 @@ def _set_notes(notes: list[Tag]) -> None:
     footnote's number before its text (a Zola page's), joined to it: `[1] The release notes …`, not a paragraph
     of its own."""
     for tag in notes:
+        if _to_its_heading(tag, str(tag.attrs.get("href"))):
+            tag.unwrap()
+            continue
         label = _note_label(tag.get_text())
         if not label:
             continue

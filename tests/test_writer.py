@@ -122,7 +122,7 @@ WORDS = [
 ]  # fmt: skip
 URLS = [
     "http://x.org/a b", "/rel?utm_source=1&x=2", "javascript:alert(1)", "file:///etc/passwd", "http://x/(p)",
-    "http://x/y\\z", "mailto:a@b.org", "", "#top", "http://ü.example/ä", "http://x/a&amp;b",
+    "http://x/y\\z", "mailto:a@b.org", "", "#top", "#fn:1", "http://ü.example/ä", "http://x/a&amp;b",
 ]  # fmt: skip
 TEXT = st.lists(st.sampled_from(WORDS), max_size=6).map(lambda parts: html.escape("".join(parts)))
 
@@ -136,7 +136,7 @@ INLINE = st.recursive(
     | st.just("<br>")
     | st.builds(lambda a, s: f'<img alt="{a}" src="{html.escape(s)}">', TEXT, st.sampled_from(URLS)),
     lambda inner: st.one_of(
-        st.builds(_tag, st.sampled_from(["em", "strong", "b", "i", "span", "code", "kbd"]), inner),
+        st.builds(_tag, st.sampled_from(["em", "strong", "b", "i", "span", "code", "kbd", "sup"]), inner),
         st.builds(lambda i, h: _tag("a", i, f' href="{html.escape(h)}"'), inner, st.sampled_from(URLS)),
         st.lists(inner, min_size=2, max_size=3).map("".join),
     ),

@@ -9,8 +9,8 @@ STAMP := $(VENV)/.installed
 # The modules that write a page's Markdown (setup.py's list) run compiled to C by mypyc (README, Dependencies),
 # rebuilt whenever they change; `make DIFFER_COMPILE=0 …` runs them as plain Python instead.
 DIFFER_COMPILE ?= 1
-COMPILED := differ/normalize/html.py differ/normalize/mdescape.py differ/normalize/root.py \
-	differ/normalize/tree.py differ/normalize/writer.py
+COMPILED := differ/normalize/html.py differ/normalize/marks.py differ/normalize/mdescape.py \
+	differ/normalize/root.py differ/normalize/tree.py differ/normalize/writer.py
 BUILT := differ/normalize/*.so differ_compiled__mypyc*.so
 COMPILED_STAMP := $(VENV)/.compiled-$(DIFFER_COMPILE)
 

@@ -1,4 +1,4 @@
-"""Build hook: with DIFFER_COMPILE=1 the five modules that turn a page into Markdown are compiled to C by
+"""Build hook: with DIFFER_COMPILE=1 the six modules that turn a page into Markdown are compiled to C by
 mypyc (`make` does this; see the README's Dependencies section). Without it differ installs as plain Python,
 which gives the same output more slowly."""
 
@@ -8,6 +8,7 @@ from setuptools import setup
 
 COMPILED = [
     "differ/normalize/html.py",
+    "differ/normalize/marks.py",
     "differ/normalize/mdescape.py",
     "differ/normalize/root.py",
     "differ/normalize/tree.py",

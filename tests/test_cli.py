@@ -386,7 +386,7 @@ def test_version_says_whether_the_writer_is_compiled() -> None:
     from differ import __version__
     from differ.normalize import compiled_modules
 
-    built = "compiled: html, mdescape, root, tree, writer" if compiled_modules() else "not compiled"
+    built = "compiled: html, marks, mdescape, root, tree, writer" if compiled_modules() else "not compiled"
     assert run("--version") == (ExitCode.OK, f"differ {__version__} ({built})\n", "")
 
 

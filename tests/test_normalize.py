@@ -195,6 +195,85 @@ def test_a_footnotes_mark_reads_apart_from_the_word_it_follows(mark: str, note: 
     assert canonicalize(markdown).text == markdown
 
 
+_PIP = '<span class="n">pip</span> install torch'
+_LINES = ["pip install torch", 'python -c "import torch"']
+
+
+@pytest.mark.parametrize(
+    ("block", "language"),
+    [
+        (  # Sphinx: Pygments' table, the language on the block around it
+            '<div class="highlight-python notranslate"><div class="highlight"><table class="highlighttable"><tr>'
+            '<td class="linenos"><div class="linenodiv"><pre><span class="normal">1</span>\n'
+            '<span class="normal">2</span></pre></div></td><td class="code"><div><pre><span></span>'
+            f'{_PIP}\n<span class="n">python</span> -c <span class="s2">"import torch"</span>\n</pre></div></td>'
+            "</tr></table></div></div>",
+            "python",
+        ),
+        (  # MkDocs (pymdownx): numbers that link to each line
+            '<div class="language-sh highlight"><table class="highlighttable"><tr><td class="linenos">'
+            '<div class="linenodiv"><pre><span></span><span class="normal"><a href="#__codelineno-0-1">1</a></span>\n'
+            '<span class="normal"><a href="#__codelineno-0-2">2</a></span></pre></div></td><td class="code"><div>'
+            '<pre><span></span><code><a id="__codelineno-0-1" name="__codelineno-0-1"></a>pip install torch\n'
+            '<a id="__codelineno-0-2" name="__codelineno-0-2"></a>python -c "import torch"\n</code></pre></div>'
+            "</td></tr></table></div>",
+            "sh",
+        ),
+        (  # Hugo: Chroma's numbers inline
+            '<div class="highlight"><pre tabindex="0" class="chroma"><code class="language-sh" data-lang="sh">'
+            '<span class="line"><span class="ln">1</span><span class="cl">pip install torch\n</span></span>'
+            '<span class="line"><span class="ln">2</span><span class="cl">python -c "import torch"\n</span></span>'
+            "</code></pre></div>",
+            "sh",
+        ),
+        (  # Hugo: Chroma's table
+            '<div class="highlight"><div class="chroma"><table class="lntable"><tr><td class="lntd">'
+            '<pre tabindex="0" class="chroma"><code><span class="lnt">1\n</span><span class="lnt">2\n</span>'
+            '</code></pre></td><td class="lntd"><pre tabindex="0" class="chroma"><code class="language-sh" '
+            'data-lang="sh"><span class="line"><span class="cl">pip install torch\n</span></span>'
+            '<span class="line"><span class="cl">python -c "import torch"\n</span></span></code></pre></td></tr>'
+            "</table></div></div>",
+            "sh",
+        ),
+        (  # Jekyll: Rouge's table inside the <pre><code> that names the language
+            '<figure class="highlight"><pre><code class="language-sh" data-lang="sh"><table class="rouge-table">'
+            '<tbody><tr><td class="gutter gl"><pre class="lineno">1\n2\n</pre></td><td class="code"><pre>'
+            'pip install torch\npython -c "import torch"\n</pre></td></tr></tbody></table></code></pre></figure>',
+            "sh",
+        ),
+        (  # highlight.js's line numbers: a row a line, the numbers drawn by CSS
+            '<pre><code class="hljs language-sh"><table class="hljs-ln"><tbody><tr><td class="hljs-ln-line '
+            'hljs-ln-numbers" data-line-number="1"><div class="hljs-ln-n" data-line-number="1"></div></td>'
+            '<td class="hljs-ln-line hljs-ln-code" data-line-number="1">pip install torch</td></tr><tr>'
+            '<td class="hljs-ln-line hljs-ln-numbers" data-line-number="2"><div class="hljs-ln-n" '
+            'data-line-number="2"></div></td><td class="hljs-ln-line hljs-ln-code" data-line-number="2">'
+            'python -c "import torch"</td></tr></tbody></table></code></pre>',
+            "sh",
+        ),
+    ],
+    ids=["sphinx", "mkdocs", "hugo-inline", "hugo-table", "rouge", "highlightjs"],
+)
+def test_code_set_beside_its_line_numbers_is_read_as_the_code_alone(block: str, language: str) -> None:
+    """Line numbers are no words of the code: read as a table (or glued to each line, `1pip install`), a line put
+    in at the top edited every number after it, and the audit found no commands in the code to check."""
+    page = f"<html><body><article><h1>Post</h1><p>Install:</p>{block}<p>Done.</p></article></body></html>"
+    code = "\n".join(_LINES)
+    expected = f"# Post\n\nInstall:\n\n```{language}\n{code}\n```\n\nDone.\n"
+    assert norm(page, source()).markdown == expected
+    assert norm(page, source(selector="article")).markdown == expected
+
+
+def test_a_table_of_numbered_rows_stays_a_table() -> None:
+    """A table whose first column counts its rows is not code beside its line numbers: no cell holds a <pre>."""
+    page = (
+        "<html><body><article><h1>Post</h1><table><tr><td>1</td><td>Faster builds</td></tr>"
+        "<tr><td>2</td><td>Smaller wheels</td></tr></table></article></body></html>"
+    )
+    assert norm(page, source()).markdown == (
+        "# Post\n\n| 1 | Faster builds |\n| -- | -- |\n| 2 | Smaller wheels |\n"
+    )
+
+
 def test_fetch_1_and_3_differ_only_where_the_article_did() -> None:
     import difflib
 

@@ -9,11 +9,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from bs4 import BeautifulSoup, Comment, Tag
-from bs4.element import NavigableString, PageElement
+from bs4.element import PageElement
 
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize import xpath
 from differ.normalize.kinds import simple_selector
+from differ.normalize.marks import settle, tidy
 from differ.normalize.selectors import is_xpath
 
 if TYPE_CHECKING:
@@ -60,12 +61,12 @@ def find_root(
     _prune(soup, unwanted)
     root: Tag | None
     matches = candidates["article"] or candidates["main"] or candidates["role"]
-    notes: list[Tag] = []  # footnote marks, set as a reader reads them once the walk is done
+    later: list[Tag] = []  # what is read otherwise than as written (marks.settle), set once the walk is done
     if selector:
         root = _select_one(soup, selector)
         if root is None:
             raise _unmatched(selector, matches)
-        _prune(root, lambda tag: _hidden(tag) or _own_link(tag, notes))
+        _prune(root, lambda tag: _hidden(tag) or tidy(tag, later))
     else:
         if len(matches) > 1:
             root = max(matches, key=lambda t: len(t.get_text()))
@@ -79,10 +80,10 @@ def find_root(
             if _theme(tag):
                 left_out.append(tag)
                 return True
-            return _own_link(tag, notes)
+            return tidy(tag, later)
 
         _prune(root, chrome)
-    _set_notes(notes)
+    settle(later)
     for pattern in exclude:
         if is_xpath(pattern):
             for node in xpath.select(root, pattern):
@@ -220,73 +221,6 @@ def _furniture(tag: Tag) -> bool:
     if tag.name in _CHROME_TAGS:
         return tag.name != "header" or not any(p.name in ("article", "section") for p in tag.parents)
     return bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
-
-
-def _own_link(tag: Tag, notes: list[Tag]) -> bool:
-    """A link to a place on the page itself that says nothing in words: a heading's permalink (`¶`, `#`, `§`), a
-    footnote's way back (`↩`), back to the top (`↑`). Furniture: "Speed ¶" would name a section, and a theme that
-    shows the mark on hover only would edit every heading. A heading's words linked to the heading itself, a
-    footnote's mark, and a footnote's number before its text are kept in `notes`, to be set as a reader reads
-    them (`_set_notes`): the heading's words, `faster[1]`, `[1] The release notes …`."""
-    if tag.name == "sup":
-        if "footnote-definition-label" in classes(tag):
-            notes.append(tag)
-        return False
-    if tag.name != "a":
-        return False
-    href = tag.attrs.get("href")
-    if not isinstance(href, str) or not href.startswith("#"):
-        return False
-    text = tag.get_text()
-    if not any(c.isalnum() for c in text):
-        return first_tag(tag, lambda t: t.name == "img") is None
-    if _to_its_heading(tag, href):
-        notes.append(tag)  # a heading's words made a link to itself: its words (a theme's way to a permalink)
-    elif _note_label(text) and (
-        (tag.parent is not None and tag.parent.name == "sup")
-        or tag.attrs.get("role") == "doc-noteref"
-        or any(isinstance(c, Tag) and c.name == "sup" for c in tag.children)
-    ):
-        notes.append(tag)
-    return False
-
-
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-
-
-def _to_its_heading(link: Tag, href: str) -> bool:
-    """Whether a link is a heading's words linked to that heading (`<h2 id="speed"><a href="#speed">…`)."""
-    heading = link.parent
-    return heading is not None and heading.name in _HEADINGS and heading.attrs.get("id") == href[1:]
-
-
-def _note_label(text: str) -> str:
-    """A footnote's label as its mark shows it (`1`, `[2]`, `a`): up to four letters or digits; else ""."""
-    label = text.strip()
-    if label[:1] == "[" and label[-1:] == "]":
-        label = label[1:-1]
-    return label if 0 < len(label) <= 4 and label.isalnum() else ""
-
-
-def _set_notes(notes: list[Tag]) -> None:
-    """Footnote marks as a reader tells them from the words they follow, `faster[1]`, not `faster1`; a
-    footnote's number before its text (a Zola page's), joined to it: `[1] The release notes …`, not a paragraph
-    of its own."""
-    for tag in notes:
-        if _to_its_heading(tag, str(tag.attrs.get("href"))):
-            tag.unwrap()
-            continue
-        label = _note_label(tag.get_text())
-        if not label:
-            continue
-        if tag.name == "a":
-            tag.clear()
-            tag.append(NavigableString(f"[{label}]"))
-            continue
-        text = next((s for s in tag.next_siblings if not (isinstance(s, str) and not s.strip())), None)
-        if isinstance(text, Tag) and text.name == "p":
-            text.insert(0, NavigableString(f"[{label}] "))
-            tag.extract()
 
 
 def _theme(tag: Tag) -> bool:

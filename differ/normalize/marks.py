@@ -1,0 +1,156 @@
+"""What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a footnote's mark
+and its way back, the line numbers a site generator sets beside code. Each element of the content is shown to
+`tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by `settle`
+once the walk is over, since the tree is not changed while it is walked."""
+
+from __future__ import annotations
+
+import re
+
+from bs4 import Tag
+from bs4.element import NavigableString
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+# Code laid out as a table beside its line numbers: Pygments (Sphinx, MkDocs, Jekyll), Hugo's Chroma, Jekyll's
+# Rouge, highlight.js's line-numbers plugin, GitHub's gists; and the cells the numbers are in.
+CODE_TABLES = frozenset({"highlighttable", "lntable", "rouge-table", "hljs-ln", "js-file-line-container"})
+NUMBER_CELLS = frozenset({"linenos", "gutter", "hljs-ln-numbers", "blob-num", "line-numbers", "lineno"})
+INLINE_NUMBERS = frozenset({"ln", "lineno", "linenos", "line-number"})  # Chroma's, Pygments' `inline` numbers
+_LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
+
+
+def tidy(tag: Tag, later: list[Tag]) -> bool:
+    """Whether an element is left out: a link to a place on the page that says nothing in words, a line number
+    set inside code. An element read otherwise (a footnote's mark, a heading's words linked to itself, code laid
+    out as a table) is put in `later`, for `settle`."""
+    name = tag.name
+    if name == "a":
+        return _own_link(tag, later)
+    if name == "sup":
+        if "footnote-definition-label" in classes(tag):
+            later.append(tag)
+    elif name == "table":
+        later.append(tag)
+    elif name == "span" and tag.attrs and INLINE_NUMBERS.intersection(classes(tag)):
+        return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
+    return False
+
+
+def settle(later: list[Tag]) -> None:
+    """Set what `tidy` put aside as a reader reads it: a heading's words as its words, a footnote's mark apart
+    from the word it follows (`faster[1]`, not `faster1`), a footnote's number before its text (a Zola page's)
+    leading it (`[1] The release notes …`, not a paragraph of its own), code laid out beside its line numbers as
+    the code alone."""
+    for tag in later:
+        if tag.name == "table":
+            _code_table(tag)
+        elif _to_its_heading(tag, str(tag.attrs.get("href"))):
+            tag.unwrap()
+        elif label := _note_label(tag.get_text()):
+            if tag.name == "a":
+                tag.clear()
+                tag.append(NavigableString(f"[{label}]"))
+                continue
+            text = next((s for s in tag.next_siblings if not (isinstance(s, str) and not s.strip())), None)
+            if isinstance(text, Tag) and text.name == "p":
+                text.insert(0, NavigableString(f"[{label}] "))
+                tag.extract()
+
+
+def _own_link(tag: Tag, later: list[Tag]) -> bool:
+    """A link to a place on the page itself that says nothing in words: a heading's permalink (`¶`, `#`, `§`), a
+    footnote's way back (`↩`), back to the top (`↑`). Furniture: "Speed ¶" would name a section, and a theme that
+    shows the mark on hover only would edit every heading. A heading's words linked to the heading itself and a
+    footnote's mark go to `later`."""
+    href = tag.attrs.get("href")
+    if not isinstance(href, str) or not href.startswith("#"):
+        return False
+    text = tag.get_text()
+    if not any(c.isalnum() for c in text):
+        return not any(isinstance(t, Tag) and t.name == "img" for t in tag.descendants)
+    if _to_its_heading(tag, href):
+        later.append(tag)  # a heading's words made a link to itself: its words (a theme's way to a permalink)
+    elif _note_label(text) and (
+        (tag.parent is not None and tag.parent.name == "sup")
+        or tag.attrs.get("role") == "doc-noteref"
+        or any(isinstance(c, Tag) and c.name == "sup" for c in tag.children)
+    ):
+        later.append(tag)
+    return False
+
+
+def _to_its_heading(link: Tag, href: str) -> bool:
+    """Whether a link is a heading's words linked to that heading (`<h2 id="speed"><a href="#speed">…`)."""
+    heading = link.parent
+    return heading is not None and heading.name in _HEADINGS and heading.attrs.get("id") == href[1:]
+
+
+def _note_label(text: str) -> str:
+    """A footnote's label as its mark shows it (`1`, `[2]`, `a`): up to four letters or digits; else ""."""
+    label = text.strip()
+    if label[:1] == "[" and label[-1:] == "]":
+        label = label[1:-1]
+    return label if 0 < len(label) <= 4 and label.isalnum() else ""
+
+
+def _code_table(table: Tag) -> None:
+    """A table that lays code out beside its line numbers, a row for the block or a row a line, becomes the
+    code alone: a <pre> in its place (or its text, in a <pre> already), in the language the code or the block
+    around it names. Read as a table, the numbers were words of the code, and a line put in at the top edited
+    every number after it."""
+    rows = [t for t in table.find_all("tr") if isinstance(t, Tag)]
+    code: list[Tag] = []
+    for row in rows:
+        cells = [c for c in row.children if isinstance(c, Tag) and c.name in ("td", "th")]
+        kept = [c for c in cells if not _numbers(c)]
+        if len(cells) < 2 or len(kept) != 1:
+            return
+        code.append(kept[0])
+    named = CODE_TABLES.intersection(classes(table))
+    if not code or not (named or all(c.find("pre") is not None for c in code)):
+        return
+    text = "\n".join(_code_text(c) for c in code)
+    if any(p.name == "pre" for p in table.parents):  # Rouge's, inside the <pre><code> that names the language
+        table.replace_with(NavigableString(text))
+        return
+    language = _language(code[0], table)
+    table.clear()
+    table.name = "pre"
+    table.attrs = {"class": f"language-{language}"} if language else {}
+    table.append(NavigableString(text))
+
+
+def _numbers(cell: Tag) -> bool:
+    """A cell of line numbers: so named, or its text digits alone (none, where the numbers are drawn by CSS)."""
+    return bool(NUMBER_CELLS.intersection(classes(cell))) or _numeral(cell)
+
+
+def _numeral(tag: Tag) -> bool:
+    return all(c.isdigit() or c.isspace() for c in tag.get_text())
+
+
+def _code_text(cell: Tag) -> str:
+    pre = cell.find("pre")
+    return (pre if isinstance(pre, Tag) else cell).get_text().replace("\r\n", "\n").rstrip("\n")
+
+
+def _language(cell: Tag, table: Tag) -> str:
+    """The language the code's own element names (`data-lang`, `language-sh`), or the block around the table
+    (`<div class="highlight-python">`, Sphinx's; `<div class="language-python highlight">`, MkDocs')."""
+    for tag in [*cell.find_all(["pre", "code"]), table, *list(table.parents)[:3]]:
+        if not isinstance(tag, Tag):
+            continue
+        lang = tag.get("data-lang")
+        if isinstance(lang, str) and lang:
+            return lang
+        for name in classes(tag):
+            m = _LANGUAGE.match(name)
+            if m and m[1] not in ("default", "none", "text"):
+                return m[1]
+    return ""
+
+
+def classes(tag: Tag) -> list[str]:
+    value: object = tag.get("class") or []
+    return list(value) if isinstance(value, list) else [str(value)]

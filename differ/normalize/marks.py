@@ -1,5 +1,6 @@
-"""What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a footnote's mark
-and its way back, the line numbers a site generator sets beside code. Each element of the content is shown to
+"""What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a table of contents
+made of the headings, a footnote's mark and its way back, the line numbers a site generator sets beside code.
+Each element of the content is shown to
 `tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by `settle`
 once the walk is over, since the tree is not changed while it is walked."""
 
@@ -17,6 +18,19 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 CODE_TABLES = frozenset({"highlighttable", "lntable", "rouge-table", "hljs-ln", "js-file-line-container"})
 NUMBER_CELLS = frozenset({"linenos", "gutter", "hljs-ln-numbers", "blob-num", "line-numbers", "lineno"})
 INLINE_NUMBERS = frozenset({"ln", "lineno", "linenos", "line-number"})  # Chroma's, Pygments' `inline` numbers
+# A table of contents, by the names its makers give it: Easy Table of Contents (WordPress), kramdown's `{:toc}`,
+# Hugo's, LuckyWP's, and the usual `toc`; and the role that says so (docutils).
+TOC_NAMES = frozenset(
+    {
+        "toc",
+        "ez-toc-container",
+        "table-of-contents",
+        "markdown-toc",
+        "TableOfContents",
+        "lwptoc",
+        "toc-container",
+    }
+)
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
 
 
@@ -25,12 +39,19 @@ def tidy(tag: Tag, later: list[Tag]) -> bool:
     set inside code. An element read otherwise (a footnote's mark, a heading's words linked to itself, code laid
     out as a table) is put in `later`, for `settle`."""
     name = tag.name
+    attrs = tag.attrs
+    if attrs and (attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES):
+        return True
+    if attrs and "class" in attrs and TOC_NAMES.intersection(classes(tag)):
+        return True
+    if name == "ul" or name == "ol":
+        return _contents(tag)
     if name == "a":
         return _own_link(tag, later)
     if name == "sup":
         if "footnote-definition-label" in classes(tag):
             later.append(tag)
-    elif name == "table":
+    elif name == "table" and (CODE_TABLES.intersection(classes(tag)) or _numbered(tag)):
         later.append(tag)
     elif name == "span" and tag.attrs and INLINE_NUMBERS.intersection(classes(tag)):
         return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
@@ -80,6 +101,49 @@ def _own_link(tag: Tag, later: list[Tag]) -> bool:
     return False
 
 
+def _contents(listed: Tag) -> bool:
+    """A table of contents however named: a list of two links or more, each item a link to a place on the page
+    and nothing else (but a list of the same within it). It repeats the headings, so that a heading edited was
+    two changes, and a copy without it was told it misses it."""
+    return _links_alone(listed) >= 2
+
+
+CONTENTS_ITEMS = 500  # the most items a list read as a table of contents has
+CONTENTS_DEPTH = 6  # and the most lists deep, as headings go: each element is looked at for six lists at most
+
+
+def _links_alone(listed: Tag) -> int:
+    """How many links to places on the page a list holds, when it holds nothing else (but lists of the same),
+    at most CONTENTS_ITEMS items in at most CONTENTS_DEPTH lists deep; else -1. Walked without recursion."""
+    links = items = 0
+    lists = [(listed, 1)]
+    while lists:
+        at, depth = lists.pop()
+        if depth > CONTENTS_DEPTH:
+            return -1
+        for item in at.children:
+            if isinstance(item, NavigableString):
+                if item.strip():
+                    return -1
+                continue
+            items += 1
+            if not isinstance(item, Tag) or item.name != "li" or items > CONTENTS_ITEMS:
+                return -1
+            for part in item.children:
+                if isinstance(part, NavigableString):
+                    if part.strip():
+                        return -1
+                elif not isinstance(part, Tag):
+                    return -1
+                elif part.name == "a" and str(part.get("href") or "").startswith("#"):
+                    links += 1
+                elif part.name in ("ul", "ol"):
+                    lists.append((part, depth + 1))
+                else:
+                    return -1
+    return links
+
+
 def _to_its_heading(link: Tag, href: str) -> bool:
     """Whether a link is a heading's words linked to that heading (`<h2 id="speed"><a href="#speed">…`)."""
     heading = link.parent
@@ -119,6 +183,18 @@ def _code_table(table: Tag) -> None:
     table.name = "pre"
     table.attrs = {"class": f"language-{language}"} if language else {}
     table.append(NavigableString(text))
+
+
+def _numbered(table: Tag) -> bool:
+    """Whether a table's first cell (looked for among its first rows' elements alone, so that every table costs
+    the same) is one of line numbers beside a cell of code."""
+    for part in table.children:
+        rows = part.children if isinstance(part, Tag) and part.name in ("tbody", "thead") else [part]
+        for row in rows:
+            if isinstance(row, Tag) and row.name == "tr":
+                cells = [c for c in row.children if isinstance(c, Tag) and c.name in ("td", "th")]
+                return len(cells) == 2 and _numbers(cells[0]) and cells[1].find("pre") is not None
+    return False
 
 
 def _numbers(cell: Tag) -> bool:

@@ -31,6 +31,8 @@ TOC_NAMES = frozenset(
         "toc-container",
     }
 )
+_HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol"})  # what a table of contents is in
+_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "span"}  # the elements `tidy` looks at; the others, at once
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
 
 
@@ -39,10 +41,9 @@ def tidy(tag: Tag, later: list[Tag]) -> bool:
     set inside code. An element read otherwise (a footnote's mark, a heading's words linked to itself, code laid
     out as a table) is put in `later`, for `settle`."""
     name = tag.name
-    attrs = tag.attrs
-    if attrs and (attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES):
-        return True
-    if attrs and "class" in attrs and TOC_NAMES.intersection(classes(tag)):
+    if name not in _LOOKED_AT:
+        return False
+    if name in _HOLDERS and tag.attrs and _named_contents(tag):
         return True
     if name == "ul" or name == "ol":
         return _contents(tag)
@@ -99,6 +100,13 @@ def _own_link(tag: Tag, later: list[Tag]) -> bool:
     ):
         later.append(tag)
     return False
+
+
+def _named_contents(tag: Tag) -> bool:
+    attrs = tag.attrs
+    if attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES:
+        return True
+    return "class" in attrs and bool(TOC_NAMES.intersection(classes(tag)))
 
 
 def _contents(listed: Tag) -> bool:

@@ -299,6 +299,24 @@ def test_a_table_of_contents_is_left_out(contents: str) -> None:
     )
 
 
+def test_an_emoji_drawn_as_an_image_reads_as_the_emoji() -> None:
+    """Discourse and WordPress draw an emoji as an image whose address changes with the site's software
+    (`tada.png?v=12` → `?v=13`, `/emoji/15.0.3/` → `/16.0.1/`): each upgrade was an edit of every post with one.
+    Read as its alt text; any other image stays an image."""
+
+    def page(version: str) -> str:
+        return (
+            "<html><body><article><h1>Post</h1><p>Shipped <img src='https://discuss.example.org/images/emoji/"
+            f"twitter/tada.png?v={version}' title=':tada:' class='emoji' alt=':tada:'> and "
+            f"<img draggable='false' role='img' class='emoji' alt='🎉' src='https://s.w.org/images/core/emoji/"
+            f"{version}/svg/1f389.svg'>, <img class='wp-smiley' alt=':)' src='/smilies/{version}.png'> and "
+            "<img src='x.png' alt='a diagram'>.</p></article></body></html>"
+        )
+
+    assert read_alike(page("12")) == f"# Post\n\nShipped :tada: and 🎉, :) and ![a diagram]({_POST}x.png).\n"
+    assert read_alike(page("13")) == read_alike(page("12"))
+
+
 def test_a_table_of_numbered_rows_stays_a_table() -> None:
     """A table whose first column counts its rows is not code beside its line numbers: no cell holds a <pre>."""
     page = (

@@ -1,5 +1,6 @@
 """What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a table of contents
-made of the headings, a footnote's mark and its way back, the line numbers a site generator sets beside code.
+made of the headings, a footnote's mark and its way back, the line numbers a site generator sets beside code, an
+emoji drawn as an image.
 Each element of the content is shown to
 `tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by `settle`
 once the walk is over, since the tree is not changed while it is walked."""
@@ -32,7 +33,10 @@ TOC_NAMES = frozenset(
     }
 )
 _HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol"})  # what a table of contents is in
-_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "span"}  # the elements `tidy` looks at; the others, at once
+_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "span", "img"}
+EMOJI_IMAGES = frozenset(
+    {"emoji", "wp-smiley"}
+)  # Discourse's and WordPress's  # the elements `tidy` looks at; the others, at once
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
 
 
@@ -54,6 +58,9 @@ def tidy(tag: Tag, later: list[Tag]) -> bool:
             later.append(tag)
     elif name == "table" and (CODE_TABLES.intersection(classes(tag)) or _numbered(tag)):
         later.append(tag)
+    elif name == "img":
+        if tag.attrs and EMOJI_IMAGES.intersection(classes(tag)) and tag.get("alt"):
+            later.append(tag)
     elif name == "span" and tag.attrs and INLINE_NUMBERS.intersection(classes(tag)):
         return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
     return False
@@ -63,10 +70,15 @@ def settle(later: list[Tag]) -> None:
     """Set what `tidy` put aside as a reader reads it: a heading's words as its words, a footnote's mark apart
     from the word it follows (`faster[1]`, not `faster1`), a footnote's number before its text (a Zola page's)
     leading it (`[1] The release notes …`, not a paragraph of its own), code laid out beside its line numbers as
-    the code alone."""
+    the code alone, an emoji drawn as an image as the emoji (`🎉`, or Discourse's `:tada:`), since the image's
+    address changes whenever the site's software does (`…/emoji/15.0.3/…`, `tada.png?v=12`)."""
     for tag in later:
         if tag.name == "table":
             _code_table(tag)
+        elif (
+            tag.name == "img"
+        ):  # an emoji as its character (or name): its image's address changes with the site
+            tag.replace_with(NavigableString(str(tag.get("alt"))))
         elif _to_its_heading(tag, str(tag.attrs.get("href"))):
             tag.unwrap()
         elif label := _note_label(tag.get_text()):

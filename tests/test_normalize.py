@@ -317,6 +317,20 @@ def test_an_emoji_drawn_as_an_image_reads_as_the_emoji() -> None:
     assert read_alike(page("13")) == read_alike(page("12"))
 
 
+def test_an_image_loaded_by_a_script_reads_as_the_image() -> None:
+    """A lazily loaded image (its `src` a placeholder, the image in `data-src`, `data-lazy-src` or
+    `data-original`) reads as the same image loaded at once: a theme that takes lazy loading up changes nothing."""
+    placeholder = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
+    lazy = [
+        f'<img src="{placeholder}" data-src="chart.png" alt="A chart">',
+        '<img data-lazy-src="chart.png" alt="A chart">',
+        f'<img class="lazy" src="{placeholder}" data-original="chart.png" alt="A chart">',
+    ]
+    for image in ['<img src="chart.png" alt="A chart">', *lazy]:
+        page = f"<html><body><article><h1>Post</h1><p>See {image}.</p></article></body></html>"
+        assert read_alike(page) == f"# Post\n\nSee ![A chart]({_POST}chart.png).\n"
+
+
 def test_a_table_of_numbered_rows_stays_a_table() -> None:
     """A table whose first column counts its rows is not code beside its line numbers: no cell holds a <pre>."""
     page = (

@@ -42,7 +42,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 # 17: a link to a place on the page that says nothing in words (a heading's ¶, a footnote's ↩) is left out, and
 #     a heading's words linked to itself are its words; a footnote's mark reads `faster[1]`, not `faster1`, and a
 #     Zola footnote's number leads its text; code laid out beside its line numbers is read as the code alone; a
-#     table of contents is left out; an emoji drawn as an image is read as its alt text
+#     table of contents is left out; an emoji drawn as an image is read as its alt text, and an image loaded by a
+#     script as the image its `data-src` names
 NORMALIZER_VERSION = 17
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

@@ -58,9 +58,11 @@ def tidy(tag: Tag, later: list[Tag]) -> bool:
             later.append(tag)
     elif name == "table" and (CODE_TABLES.intersection(classes(tag)) or _numbered(tag)):
         later.append(tag)
-    elif name == "img":
-        if tag.attrs and EMOJI_IMAGES.intersection(classes(tag)) and tag.get("alt"):
+    elif name == "img" and tag.attrs:
+        if EMOJI_IMAGES.intersection(classes(tag)) and tag.get("alt"):
             later.append(tag)
+        else:
+            _loaded_later(tag)
     elif name == "span" and tag.attrs and INLINE_NUMBERS.intersection(classes(tag)):
         return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
     return False
@@ -162,6 +164,23 @@ def _links_alone(listed: Tag) -> int:
                 else:
                     return -1
     return links
+
+
+LAZY_SOURCES = ("data-src", "data-lazy-src", "data-original")  # lazysizes', a3 Lazy Load's, WP Rocket's, …
+
+
+def _loaded_later(image: Tag) -> None:
+    """An image whose address a script puts in once it is scrolled to (`src` a placeholder, `data-src` the
+    image): its address, as a reader's browser shows it. Read by its placeholder, the image was its alt text
+    alone, and a theme that took lazy loading up or down changed every image of every post."""
+    src = str(image.get("src") or "")
+    if src and not src.startswith("data:"):
+        return
+    for name in LAZY_SOURCES:
+        lazy = image.get(name)
+        if isinstance(lazy, str) and lazy.strip() and not lazy.startswith("data:"):
+            image["src"] = lazy
+            return
 
 
 def _to_its_heading(link: Tag, href: str) -> bool:

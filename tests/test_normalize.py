@@ -98,8 +98,8 @@ def test_page_noise_changes_nothing() -> None:
 
 def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() -> None:
     """With no selector: the page's header and navigation go, the article's <header> (its title) stays, less
-    its byline (by its theme's names: author and date, which a copy never carries); the comments, share buttons
-    and related posts under the post go, so a new comment is no edit of it. A selector chosen by hand reads all
+    its byline (by its theme's names: author and date, which a copy never carries); the comments, share buttons,
+    related posts, tags and author's box under the post go, so a new comment is no edit of it. A selector chosen by hand reads all
     it matches."""
     page = (
         "<html><body><header><h1>Example Blog</h1><nav><a href='/'>Home</a></nav></header><article>"
@@ -108,13 +108,16 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
         "<section><header><h2>What's new</h2></header><p>A scheduler.</p></section>"
         "<div class='sharedaddy sd-sharing-enabled'><a href='https://x.example/share'>Share</a></div>"
         "<div id='comments' class='comments-area'><h3>3 comments</h3><p>Great release!</p></div>"
-        "<div class='jp-relatedposts'><p>Release 4.1</p></div></article><footer>© Example</footer></body></html>"
+        "<div class='jp-relatedposts'><p>Release 4.1</p></div><div class='post-tags'><a href='/t/py'>python</a>"
+        "</div><div class='author-bio'><p>Ana writes about releases.</p></div></article>"
+        "<footer>© Example</footer></body></html>"
     )
     assert norm(page, source()).markdown == (
         "# Release 4.2\n\nJuly 1, 2026\n\nRelease 4.2 is out.\n\n## What's new\n\nA scheduler.\n"
     )
     chosen = norm(page, source(selector="article")).markdown
     assert "Great release!" in chosen and "Release 4.1" in chosen and "3 days ago" in chosen
+    assert "python" in chosen and "Ana writes" in chosen
     # no <article>: the page's body less its furniture, the sidebars beside the post too
     page = (
         "<html><body><div id='secondary' class='widget-area' role='complementary'><p>Recent: Release 4.1</p>"
@@ -329,6 +332,17 @@ def test_an_image_loaded_by_a_script_reads_as_the_image() -> None:
     for image in ['<img src="chart.png" alt="A chart">', *lazy]:
         page = f"<html><body><article><h1>Post</h1><p>See {image}.</p></article></body></html>"
         assert read_alike(page) == f"# Post\n\nSee ![A chart]({_POST}chart.png).\n"
+
+
+def test_the_time_a_post_takes_to_read_is_left_out() -> None:
+    """Worked out from the post's words by its theme, or by a plugin inside the post (Reading Time WP), the
+    reading time changes when a sentence is added: no words of the post, with or without a selector."""
+    page = (
+        "<html><body><article><h1>Post</h1><p class='reading-time'>5 min read</p><p>"
+        "<span class='span-reading-time rt-reading-time'><span class='rt-label'>Reading Time: </span>"
+        "<span class='rt-time'>3</span> minutes</span> Release 4.2 is out.</p></article></body></html>"
+    )
+    assert read_alike(page) == "# Post\n\nRelease 4.2 is out.\n"
 
 
 def test_a_table_of_numbered_rows_stays_a_table() -> None:

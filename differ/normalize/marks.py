@@ -1,9 +1,8 @@
 """What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a table of contents
-made of the headings, a footnote's mark and its way back, the line numbers a site generator sets beside code, an
-emoji drawn as an image.
-Each element of the content is shown to
-`tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by `settle`
-once the walk is over, since the tree is not changed while it is walked."""
+made of the headings, the time it takes to read, a footnote's mark and its way back, the line numbers a site
+generator sets beside code, an emoji drawn as an image, an image a script loads. Each element of the content is
+shown to `tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by
+`settle` once the walk is over, since the tree is not changed while it is walked."""
 
 from __future__ import annotations
 
@@ -32,8 +31,13 @@ TOC_NAMES = frozenset(
         "toc-container",
     }
 )
-_HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol"})  # what a table of contents is in
-_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "span", "img"}
+# The time a post takes to read, which a theme or a plugin (Reading Time WP's `rt-reading-time`) works out from
+# its words: an edit that adds a sentence would change it too.
+READING_TIMES = frozenset(
+    {"reading-time", "rt-reading-time", "read-time", "post-reading-time", "entry-reading-time"}
+)
+_HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol", "p", "span"})  # what those are in
+_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "img"}
 EMOJI_IMAGES = frozenset(
     {"emoji", "wp-smiley"}
 )  # Discourse's and WordPress's  # the elements `tidy` looks at; the others, at once
@@ -47,7 +51,7 @@ def tidy(tag: Tag, later: list[Tag]) -> bool:
     name = tag.name
     if name not in _LOOKED_AT:
         return False
-    if name in _HOLDERS and tag.attrs and _named_contents(tag):
+    if name in _HOLDERS and tag.attrs and _named_contents(tag):  # derived from the post: not its words
         return True
     if name == "ul" or name == "ol":
         return _contents(tag)
@@ -117,10 +121,14 @@ def _own_link(tag: Tag, later: list[Tag]) -> bool:
 
 
 def _named_contents(tag: Tag) -> bool:
+    """A table of contents, or the time the post takes to read, by its name or role."""
     attrs = tag.attrs
     if attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES:
         return True
-    return "class" in attrs and bool(TOC_NAMES.intersection(classes(tag)))
+    if "class" not in attrs:
+        return False
+    named = classes(tag)
+    return bool(TOC_NAMES.intersection(named) or READING_TIMES.intersection(named))
 
 
 def _contents(listed: Tag) -> bool:

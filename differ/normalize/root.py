@@ -182,7 +182,8 @@ def _hidden(tag: Tag) -> bool:
 # What a blog puts under or beside its posts, by the names its themes give it (WordPress's `comments-area` and
 # `widget-area`, Jetpack's `sharedaddy`, Disqus's thread): each new comment, share count or recent post would be
 # an edit of the post; and the byline over it (author and date, `entry-meta`, Jekyll's `post-meta`), which the
-# page's metadata gives, a copy never carries, and some themes write as "3 days ago".
+# page's metadata gives, a copy never carries, and some themes write as "3 days ago"; the tags under it and the
+# author's box, which change with the blog, not with the post.
 _NOISE = frozenset(
     {
         "comments",
@@ -211,6 +212,14 @@ _NOISE = frozenset(
         "article-meta",
         "posted-on",
         "dateline",
+        "post-tags",
+        "entry-tags",
+        "tags-links",
+        "tag-links",
+        "author-bio",
+        "author-box",
+        "about-author",
+        "author-info",
     }
 )
 

@@ -103,7 +103,8 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
     it matches."""
     page = (
         "<html><body><header><h1>Example Blog</h1><nav><a href='/'>Home</a></nav></header><article>"
-        "<header><h1>Release 4.2</h1><p>July 1, 2026</p><p class='post-meta'>By Ana · 3 days ago</p>"
+        "<header><div class='article-tag post-card-tags'><a href='/tag/releases/'>Releases</a></div>"
+        "<h1>Release 4.2</h1><p>July 1, 2026</p><p class='post-meta'>By Ana · 3 days ago</p>"
         "<div class='entry-meta'><span class='byline'>Ana</span></div></header><p>Release 4.2 is out.</p>"
         "<section><header><h2>What's new</h2></header><p>A scheduler.</p></section>"
         "<div class='sharedaddy sd-sharing-enabled'><a href='https://x.example/share'>Share</a></div>"
@@ -332,6 +333,24 @@ def test_an_image_loaded_by_a_script_reads_as_the_image() -> None:
     for image in ['<img src="chart.png" alt="A chart">', *lazy]:
         page = f"<html><body><article><h1>Post</h1><p>See {image}.</p></article></body></html>"
         assert read_alike(page) == f"# Post\n\nSee ![A chart]({_POST}chart.png).\n"
+
+
+def test_a_dated_line_in_an_articles_header_is_its_byline_however_named() -> None:
+    """Docusaurus names its blog post's parts by hashed classes: the dated line under the title (`July 8, 2026 ·
+    5 min read`, a new reading time with an edit) is its byline for holding a <time> in a few words, and the
+    author's card goes by its `avatar`. A dated line in the post itself, and a header's words without a date,
+    stay; a selector chosen by hand reads all it matches."""
+    page = (
+        "<html><body><nav><a href='/'>Home</a></nav><main><article><header><h1>Release 4.2</h1>"
+        "<div class='container_mt6G'><time datetime='2026-07-08'>July 8, 2026</time> · 5 min read</div>"
+        "<div class='row'><div class='avatar'><a href='https://github.com/ana'>Ana</a><small>Maintainer</small>"
+        "</div></div><p>What's new in 4.2.</p></header><div class='markdown'><p>Release 4.2 is out on "
+        "<time datetime='2026-07-08'>July 8</time>.</p></div></article></main></body></html>"
+    )
+    assert norm(page, source()).markdown == (
+        "# Release 4.2\n\nWhat's new in 4.2.\n\nRelease 4.2 is out on July 8.\n"
+    )
+    assert "5 min read" in norm(page, source(selector="article")).markdown
 
 
 def test_the_time_a_post_takes_to_read_is_left_out() -> None:

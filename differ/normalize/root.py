@@ -73,6 +73,7 @@ def find_root(
         else:
             root = matches[0] if matches else soup.body or soup
         left_out: list[Tag] = [] if theme is None else theme
+        dated: list[Tag] = []
 
         def chrome(tag: Tag) -> bool:
             if _furniture(tag):
@@ -80,9 +81,14 @@ def find_root(
             if _theme(tag):
                 left_out.append(tag)
                 return True
+            if tag.name == "header":  # an article's own, which _furniture kept: its byline, however named
+                dated.extend(_dated(tag))
             return tidy(tag, later)
 
         _prune(root, chrome)
+        for tag in dated:
+            tag.extract()
+            left_out.append(tag)
     settle(later)
     for pattern in exclude:
         if is_xpath(pattern):
@@ -213,6 +219,8 @@ _NOISE = frozenset(
         "posted-on",
         "dateline",
         "post-tags",
+        "post-card-tags",  # Ghost's, over the title
+        "article-tag",
         "entry-tags",
         "tags-links",
         "tag-links",
@@ -220,6 +228,7 @@ _NOISE = frozenset(
         "author-box",
         "about-author",
         "author-info",
+        "avatar",  # an author's picture and name (Docusaurus's)
     }
 )
 
@@ -230,6 +239,22 @@ def _furniture(tag: Tag) -> bool:
     if tag.name in _CHROME_TAGS:
         return tag.name != "header" or not any(p.name in ("article", "section") for p in tag.parents)
     return bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
+
+
+BYLINE_WORDS = 20  # the most words of a dated line in an article's header that is its byline
+
+
+def _dated(header: Tag) -> list[Tag]:
+    """The parts of an article's own <header> beside its title that hold a <time> in a few words: its byline
+    (`July 8, 2026 · 5 min read`, `Posted on … by Ana`), however its theme names it (Docusaurus's are hashed)."""
+    return [
+        part
+        for part in header.children
+        if isinstance(part, Tag)
+        and part.name not in ("h1", "h2", "h3", "h4", "h5", "h6")
+        and (part.name == "time" or first_tag(part, lambda t: t.name == "time") is not None)
+        and len(part.get_text().split()) <= BYLINE_WORDS
+    ]
 
 
 def _theme(tag: Tag) -> bool:

@@ -99,7 +99,8 @@ def test_page_noise_changes_nothing() -> None:
 def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() -> None:
     """With no selector: the page's header and navigation go, the article's <header> (its title) stays, less
     its byline (by its theme's names: author and date, which a copy never carries); the comments, share buttons,
-    related posts, tags and author's box under the post go, so a new comment is no edit of it. A selector chosen by hand reads all
+    related posts, tags, author's box and a post's footer (its likes and comment counts) under the post go, so a
+    new comment is no edit of it. A selector chosen by hand reads all
     it matches."""
     page = (
         "<html><body><header><h1>Example Blog</h1><nav><a href='/'>Home</a></nav></header><article>"
@@ -110,7 +111,8 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
         "<div class='sharedaddy sd-sharing-enabled'><a href='https://x.example/share'>Share</a></div>"
         "<div id='comments' class='comments-area'><h3>3 comments</h3><p>Great release!</p></div>"
         "<div class='jp-relatedposts'><p>Release 4.1</p></div><div class='post-tags'><a href='/t/py'>python</a>"
-        "</div><div class='author-bio'><p>Ana writes about releases.</p></div></article>"
+        "</div><div class='author-bio'><p>Ana writes about releases.</p></div><div class='post-footer'><div "
+        "class='like-button-container'>42</div><a href='/p/x/comments'>12</a></div></article>"
         "<footer>© Example</footer></body></html>"
     )
     assert norm(page, source()).markdown == (

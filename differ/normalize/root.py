@@ -229,6 +229,11 @@ _NOISE = frozenset(
         "about-author",
         "author-info",
         "avatar",  # an author's picture and name (Docusaurus's)
+        "post-footer",  # and what goes under a post: its likes and comment counts (Substack's), which move daily
+        "entry-footer",
+        "post-ufi",
+        "like-button-container",
+        "subscription-widget-wrap",  # a newsletter's sign-up box, the same under every post, in no copy
     }
 )
 

@@ -364,6 +364,13 @@ def test_the_time_a_post_takes_to_read_is_left_out() -> None:
         "<span class='rt-time'>3</span> minutes</span> Release 4.2 is out.</p></article></body></html>"
     )
     assert read_alike(page) == "# Post\n\nRelease 4.2 is out.\n"
+    wiki = (  # MediaWiki's [edit] beside a heading: not its words
+        "<html><body><article><h1>Post</h1><h2><span class='mw-headline' id='Install'>Install</span>"
+        "<span class='mw-editsection'><span class='mw-editsection-bracket'>[</span><a href='/w/index.php?"
+        "title=Post&amp;action=edit&amp;section=1'>edit</a><span class='mw-editsection-bracket'>]</span></span>"
+        "</h2><p>Run it.</p></article></body></html>"
+    )
+    assert read_alike(wiki) == "# Post\n\n## Install\n\nRun it.\n"
 
 
 def test_a_table_of_numbered_rows_stays_a_table() -> None:

@@ -43,8 +43,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     a heading's words linked to itself are its words; a footnote's mark reads `faster[1]`, not `faster1`, and a
 #     Zola footnote's number leads its text; code laid out beside its line numbers is read as the code alone; a
 #     table of contents is left out; an emoji drawn as an image is read as its alt text, and an image loaded by a
-#     script as the image its `data-src` names; the reading time, a post's tags and its author's box are left out,
-#     and with no selector a dated line in an article's header (its byline, however named)
+#     script as the image its `data-src` names; the reading time and a wiki's [edit] are left out; with no
+#     selector, a post's tags, its author's box, its footer and a dated line in an article's header (its byline,
+#     however named) too
 NORMALIZER_VERSION = 17
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

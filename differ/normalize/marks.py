@@ -32,15 +32,20 @@ TOC_NAMES = frozenset(
     }
 )
 # The time a post takes to read, which a theme or a plugin (Reading Time WP's `rt-reading-time`) works out from
-# its words: an edit that adds a sentence would change it too.
-READING_TIMES = frozenset(
-    {"reading-time", "rt-reading-time", "read-time", "post-reading-time", "entry-reading-time"}
+# its words: an edit that adds a sentence would change it too; and a wiki's `[edit]` beside each heading.
+DERIVED = frozenset(
+    {
+        "reading-time",
+        "rt-reading-time",
+        "read-time",
+        "post-reading-time",
+        "entry-reading-time",
+        "mw-editsection",
+    }
 )
 _HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol", "p", "span"})  # what those are in
-_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "img"}
-EMOJI_IMAGES = frozenset(
-    {"emoji", "wp-smiley"}
-)  # Discourse's and WordPress's  # the elements `tidy` looks at; the others, at once
+_LOOKED_AT = _HOLDERS | {"a", "sup", "table", "img"}  # the elements `tidy` looks at; the others, at once
+EMOJI_IMAGES = frozenset({"emoji", "wp-smiley"})  # Discourse's and WordPress's
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
 
 
@@ -121,14 +126,14 @@ def _own_link(tag: Tag, later: list[Tag]) -> bool:
 
 
 def _named_contents(tag: Tag) -> bool:
-    """A table of contents, or the time the post takes to read, by its name or role."""
+    """A table of contents, the time the post takes to read or a wiki's `[edit]`, by its name or role."""
     attrs = tag.attrs
     if attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES:
         return True
     if "class" not in attrs:
         return False
     named = classes(tag)
-    return bool(TOC_NAMES.intersection(named) or READING_TIMES.intersection(named))
+    return bool(TOC_NAMES.intersection(named) or DERIVED.intersection(named))
 
 
 def _contents(listed: Tag) -> bool:

@@ -303,6 +303,8 @@ def test_a_table_of_contents_is_left_out(contents: str) -> None:
         "# Release 4.2\n\n## Install\n\nRun it.\n\n## Notes\n\n"
         f"- [Install]({_POST}#install) first, then\n- [read]({_POST}#notes).\n"
     )
+    # named by differ fetch as what was left out (with no selector, a <nav> goes as the page's navigation)
+    assert " less the theme's <" in norm(page, source(selector="article")).root
 
 
 def test_an_emoji_drawn_as_an_image_reads_as_the_emoji() -> None:

@@ -49,17 +49,17 @@ EMOJI_IMAGES = frozenset({"emoji", "wp-smiley"})  # Discourse's and WordPress's
 _LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
 
 
-def tidy(tag: Tag, later: list[Tag]) -> bool:
-    """Whether an element is left out: a link to a place on the page that says nothing in words, a line number
-    set inside code. An element read otherwise (a footnote's mark, a heading's words linked to itself, code laid
-    out as a table) is put in `later`, for `settle`."""
+def tidy(tag: Tag, later: list[Tag], told: list[Tag]) -> bool:
+    """Whether an element is left out: a table of contents, the reading time or a wiki's `[edit]` (put in
+    `told` too, for `differ fetch` to name), a link to a place on the page that says nothing in words, a line
+    number set inside code. An element read otherwise (a footnote's mark, a heading's words linked to itself, code
+    laid out as a table) is put in `later`, for `settle`."""
     name = tag.name
     if name not in _LOOKED_AT:
         return False
-    if name in _HOLDERS and tag.attrs and _named_contents(tag):  # derived from the post: not its words
+    if (name in _HOLDERS and tag.attrs and _named_contents(tag)) or (name in ("ul", "ol") and _contents(tag)):
+        told.append(tag)  # derived from the post, not its words
         return True
-    if name == "ul" or name == "ol":
-        return _contents(tag)
     if name == "a":
         return _own_link(tag, later)
     if name == "sup":

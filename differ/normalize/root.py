@@ -46,7 +46,8 @@ def find_root(
     soup: BeautifulSoup, selector: str | None, exclude: Sequence[str], theme: list[Tag] | None = None
 ) -> Tag:
     """The content root: `selector` if given, else <article>, <main>, [role=main], else <body> less chrome;
-    `theme`, when given, gets the parts of a blog's theme left out of it (comments, share buttons, sidebars)."""
+    `theme`, when given, gets the parts of a blog's theme left out of it (comments, share buttons, sidebars), and
+    those of the page derived from the post (a table of contents, the reading time), selector or none."""
     candidates: dict[str, list[Tag]] = {"article": [], "main": [], "role": []}
 
     def unwanted(tag: Tag) -> bool:
@@ -66,7 +67,8 @@ def find_root(
         root = _select_one(soup, selector)
         if root is None:
             raise _unmatched(selector, matches)
-        _prune(root, lambda tag: _hidden(tag) or tidy(tag, later))
+        told: list[Tag] = [] if theme is None else theme
+        _prune(root, lambda tag: _hidden(tag) or tidy(tag, later, told))
     else:
         if len(matches) > 1:
             root = max(matches, key=lambda t: len(t.get_text()))
@@ -83,7 +85,7 @@ def find_root(
                 return True
             if tag.name == "header":  # an article's own, which _furniture kept: its byline, however named
                 dated.extend(_dated(tag))
-            return tidy(tag, later)
+            return tidy(tag, later, left_out)
 
         _prune(root, chrome)
         for tag in dated:

@@ -158,13 +158,13 @@ def _check_source(
     )
     _waited(entry, response.waited)
     if response.not_modified:
-        _read_as_now(app, source, state, None)
+        _read_by_this_normalizer(app, source, state, None)
         return _unchanged(app, source, state, before, entry, started, response, "not modified")
     body_sha = sha256(response.body)
     entry["body_sha256"] = body_sha
     latest = store.latest(key)
     if latest is not None and body_sha == state.get("body_sha256"):
-        _read_as_now(app, source, state, latest)
+        _read_by_this_normalizer(app, source, state, latest)
         return _unchanged(app, source, state, before, entry, started, response, "same body")
     try:
         normalized = read_response(app, source, response)
@@ -230,7 +230,9 @@ def _check_source(
     return result
 
 
-def _read_as_now(app: App, source: SourceConfig, state: dict[str, Any], latest: Version | None) -> None:
+def _read_by_this_normalizer(
+    app: App, source: SourceConfig, state: dict[str, Any], latest: Version | None
+) -> None:
     """A page that has not changed since differ was upgraded gets its latest version read by the new normalizer
     too, as a changed one does, so an audit compares a copy and its canonical as one normalizer reads them. The
     state says which normalizer did so last: a page answering 304 costs no read of its record."""

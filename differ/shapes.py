@@ -163,7 +163,7 @@ STATE_FIELDS: Fields = {
     "recoveries": list_of(dict),  # the recoveries owed, each streak's (events.owed_recoveries)
     "retry_not_before": str,
     "reread": dict,
-    "normalizer": int,  # the normalizer that read the latest version of a page unchanged since (check._read_as_now)
+    "normalizer": int,  # which read the latest version of a page unchanged since (check._read_by_this_normalizer)
     "translations": list_of(_pair),
     "translations_told": list_of(_pair),
     "moved": str,

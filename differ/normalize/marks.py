@@ -86,10 +86,8 @@ def settle(later: list[Tag]) -> None:
     for tag in later:
         if tag.name == "table":
             _code_table(tag)
-        elif (
-            tag.name == "img"
-        ):  # an emoji as its character (or name): its image's address changes with the site
-            tag.replace_with(NavigableString(str(tag.get("alt"))))
+        elif tag.name == "img":
+            tag.replace_with(NavigableString(str(tag.get("alt"))))  # an emoji as its character, or its name
         elif _to_its_heading(tag, str(tag.attrs.get("href"))):
             tag.unwrap()
         elif label := _note_label(tag.get_text()):

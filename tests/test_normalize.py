@@ -375,6 +375,19 @@ def test_the_time_a_post_takes_to_read_is_left_out() -> None:
     assert read_alike(wiki) == "# Post\n\n## Install\n\nRun it.\n"
 
 
+def test_a_code_blocks_language_named_by_the_block_around_it() -> None:
+    """GitHub names a code block's language on the block around its <pre> (`highlight-source-shell`), Sphinx on
+    the one around that (`highlight-python`, but `highlight-default` names none): the fence says it."""
+    blocks = {
+        "shell": '<div class="highlight highlight-source-shell notranslate"><pre>pip install x</pre></div>',
+        "python": '<div class="highlight-python notranslate"><div class="highlight"><pre>pip install x</pre></div></div>',
+        "": '<div class="highlight-default notranslate"><div class="highlight"><pre>pip install x</pre></div></div>',
+    }
+    for language, block in blocks.items():
+        page = f"<html><body><article><h1>Post</h1>{block}</article></body></html>"
+        assert read_alike(page) == f"# Post\n\n```{language}\npip install x\n```\n"
+
+
 def test_a_table_of_numbered_rows_stays_a_table() -> None:
     """A table whose first column counts its rows is not code beside its line numbers: no cell holds a <pre>."""
     page = (

@@ -45,7 +45,7 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     table of contents is left out; an emoji drawn as an image is read as its alt text, and an image loaded by a
 #     script as the image its `data-src` names; the reading time and a wiki's [edit] are left out; with no
 #     selector, a post's tags, its author's box, its footer and a dated line in an article's header (its byline,
-#     however named) too
+#     however named) too; a code block's language is read from the blocks around it (GitHub's, Sphinx's)
 NORMALIZER_VERSION = 17
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

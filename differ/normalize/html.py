@@ -331,7 +331,8 @@ def list_start(ol: Tag) -> int:
 
 
 def code_parts(pre: Tag) -> tuple[str, str]:
-    """A <pre>'s code and its language (from a class such as `language-python`, or `data-lang`)."""
+    """A <pre>'s code and its language (from a class such as `language-python`, or `data-lang`; else from the
+    block around it: GitHub's `highlight-source-shell`, Sphinx's `highlight-python`)."""
     code = pre.find("code")
     source = code if isinstance(code, Tag) else pre
     text = source.get_text().replace("\r\n", "\n").rstrip("\n")
@@ -339,7 +340,24 @@ def code_parts(pre: Tag) -> tuple[str, str]:
     if isinstance(lang_attr, str):
         return text, lang_attr
     m = _LANG.search(" ".join(classes(source) + classes(pre)))
-    return text, m.group(1) if m else ""
+    return text, m.group(1) if m else _around(pre)
+
+
+_AROUND = re.compile(r"^highlight-(?:source-)?([A-Za-z0-9_+#.-]+)$")
+
+
+def _around(pre: Tag) -> str:
+    """The language the two blocks around a <pre> name, as GitHub (`highlight-source-shell`) and Sphinx
+    (`highlight-python`, the <pre> in a `highlight` of its own) do; "" for none, or Sphinx's `default`."""
+    parent = pre.parent
+    for block in (parent, parent.parent if parent is not None else None):
+        if block is None:
+            return ""
+        for name in classes(block):
+            m = _AROUND.match(name)
+            if m and m[1] not in ("default", "none", "text"):
+                return m[1]
+    return ""
 
 
 def _wrap(inner: str, before: str, after: str) -> str:

@@ -364,9 +364,8 @@ def cmd_renormalize(app: App, args: argparse.Namespace) -> int:
             try:
                 markdown = read_version(app, source, v).markdown
             except NormalizeError as exc:
-                why = str(exc).split("; ")[
-                    0
-                ]  # the cause, alike for every version it keeps (not each one's hint)
+                # the cause, alike for every version it keeps (not each one's hint)
+                why = str(exc).split("; ")[0]
                 left.setdefault(source.key, {}).setdefault(why, []).append(v.number)
                 app.store.kept_as_read(v, NORMALIZER_VERSION, why)
                 continue

@@ -28,9 +28,8 @@ class Place:
     block: Block | None
     renders: bool
     within: bool = False  # the copy's block holds far more: the copy joined it with the blocks beside it
-    under: tuple[str, ...] | None = (
-        None  # what the block is under in the copy, when not its section (_landmarks)
-    )
+    # what the block is under in the copy, when not its section (_landmarks)
+    under: tuple[str, ...] | None = None
 
     def as_json(self) -> dict[str, Any]:
         b = self.block

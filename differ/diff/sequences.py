@@ -213,15 +213,13 @@ def anchored_opcodes(ka: Sequence[Any], kb: Sequence[Any]) -> list[Opcode]:
     repeat (a release post's sections share many equal lines)."""
     if len(ka) < ANCHORED or len(kb) < ANCHORED:
         return opcodes(ka, kb)[0]
-    count_a, count_b = Counter(ka), Counter(kb)
-    where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
-    pairs = [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
-    if not pairs and min(len(ka), len(kb)) >= RUNS_FROM:  # no key found once on each side (a long text of a
-        pairs = _unique_runs(ka, kb)  # small vocabulary): runs of a few keys that are
+    pairs = _found_once(ka, kb)
+    if not pairs and min(len(ka), len(kb)) >= RUNS_FROM:  # a long text of a small vocabulary: runs of keys
+        pairs = _unique_runs(ka, kb)
     if not pairs:
         # Nor a run (a document of repeated sections, reordered): take the n-th copy of a key on one side for
         # its n-th copy on the other, so SequenceMatcher only sees short gaps.
-        pairs = _nth_copies(ka, kb, count_b)
+        pairs = _nth_copies(ka, kb, Counter(kb))
     if not pairs:  # no element in common
         return [("replace", 0, len(ka), 0, len(kb))]
     ops: list[Opcode] = []
@@ -258,12 +256,17 @@ def _unique_runs(ka: Sequence[Any], kb: Sequence[Any]) -> list[tuple[int, int]]:
             width *= 2
         if min(len(a), len(b)) < k:
             break
-        count_a, count_b = Counter(a), Counter(b)
-        where_b = {run: j for j, run in enumerate(b) if count_b[run] == 1}
-        pairs = [(i, where_b[run]) for i, run in enumerate(a) if count_a[run] == 1 and run in where_b]
+        pairs = _found_once(a, b)
         if pairs:
             return pairs
     return []
+
+
+def _found_once(ka: Sequence[Any], kb: Sequence[Any]) -> list[tuple[int, int]]:
+    """Pairs of the places of each key found once in `ka` and once in `kb`, in `ka`'s order."""
+    count_a, count_b = Counter(ka), Counter(kb)
+    where_b = {k: j for j, k in enumerate(kb) if count_b[k] == 1}
+    return [(i, where_b[k]) for i, k in enumerate(ka) if count_a[k] == 1 and k in where_b]
 
 
 def _nth_copies(ka: Sequence[Any], kb: Sequence[Any], count_b: Counter[Any]) -> list[tuple[int, int]]:

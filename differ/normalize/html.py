@@ -19,7 +19,8 @@ from bs4.element import NavigableString, PageElement
 
 from differ.addresses import joined, page_key
 from differ.errors import NormalizeError
-from differ.normalize.root import classes, first_tag, tags
+from differ.normalize.marks import classes
+from differ.normalize.root import first_tag, tags
 from differ.normalize.tree import build
 
 # BeautifulSoup's advice to programmers (an XHTML page read by the HTML parser, a field holding only a URL) is

@@ -11,7 +11,7 @@ import re
 from bs4 import Tag
 from bs4.element import NavigableString
 
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 # Code laid out as a table beside its line numbers: Pygments (Sphinx, MkDocs, Jekyll), Hugo's Chroma, Jekyll's
 # Rouge, highlight.js's line-numbers plugin, GitHub's gists; and the cells the numbers are in.
@@ -197,7 +197,7 @@ def _loaded_later(image: Tag) -> None:
 def _to_its_heading(link: Tag, href: str) -> bool:
     """Whether a link is a heading's words linked to that heading (`<h2 id="speed"><a href="#speed">…`)."""
     heading = link.parent
-    return heading is not None and heading.name in _HEADINGS and heading.attrs.get("id") == href[1:]
+    return heading is not None and heading.name in HEADINGS and heading.attrs.get("id") == href[1:]
 
 
 def _note_label(text: str) -> str:
@@ -278,5 +278,6 @@ def _language(cell: Tag, table: Tag) -> str:
 
 
 def classes(tag: Tag) -> list[str]:
+    """An element's classes as a list, however its parser kept them."""
     value: object = tag.get("class") or []
     return list(value) if isinstance(value, list) else [str(value)]

@@ -14,7 +14,7 @@ from bs4.element import PageElement
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize import xpath
 from differ.normalize.kinds import simple_selector
-from differ.normalize.marks import settle, tidy
+from differ.normalize.marks import HEADINGS, classes, settle, tidy
 from differ.normalize.selectors import is_xpath
 
 if TYPE_CHECKING:
@@ -63,18 +63,17 @@ def find_root(
     root: Tag | None
     matches = candidates["article"] or candidates["main"] or candidates["role"]
     later: list[Tag] = []  # what is read otherwise than as written (marks.settle), set once the walk is done
+    left_out: list[Tag] = [] if theme is None else theme
     if selector:
         root = _select_one(soup, selector)
         if root is None:
             raise _unmatched(selector, matches)
-        told: list[Tag] = [] if theme is None else theme
-        _prune(root, lambda tag: _hidden(tag) or tidy(tag, later, told))
+        _prune(root, lambda tag: _hidden(tag) or tidy(tag, later, left_out))
     else:
         if len(matches) > 1:
             root = max(matches, key=lambda t: len(t.get_text()))
         else:
             root = matches[0] if matches else soup.body or soup
-        left_out: list[Tag] = [] if theme is None else theme
         dated: list[Tag] = []
 
         def chrome(tag: Tag) -> bool:
@@ -258,7 +257,7 @@ def _dated(header: Tag) -> list[Tag]:
         part
         for part in header.children
         if isinstance(part, Tag)
-        and part.name not in ("h1", "h2", "h3", "h4", "h5", "h6")
+        and part.name not in HEADINGS
         and (part.name == "time" or first_tag(part, lambda t: t.name == "time") is not None)
         and len(part.get_text().split()) <= BYLINE_WORDS
     ]
@@ -295,8 +294,3 @@ def _prune(root: Tag, unwanted: Callable[[Tag], bool]) -> None:
                 doomed.append(child)
     for node in doomed:
         node.extract()
-
-
-def classes(tag: Tag) -> list[str]:
-    value: object = tag.get("class") or []
-    return list(value) if isinstance(value, list) else [str(value)]

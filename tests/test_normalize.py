@@ -382,10 +382,33 @@ def test_a_code_blocks_language_named_by_the_block_around_it() -> None:
         "shell": '<div class="highlight highlight-source-shell notranslate"><pre>pip install x</pre></div>',
         "python": '<div class="highlight-python notranslate"><div class="highlight"><pre>pip install x</pre></div></div>',
         "": '<div class="highlight-default notranslate"><div class="highlight"><pre>pip install x</pre></div></div>',
+        "ruby": '<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>'
+        "pip install x</code></pre></div></div>",  # Jekyll's, with kramdown and Rouge
+        "sh": '<div class="language-sh highlight"><pre><span></span><code>pip install x</code></pre></div>',
     }
     for language, block in blocks.items():
         page = f"<html><body><article><h1>Post</h1>{block}</article></body></html>"
         assert read_alike(page) == f"# Post\n\n```{language}\npip install x\n```\n"
+
+
+def test_a_code_blocks_language_as_its_own_elements_name_it() -> None:
+    """However a highlighter names the language on the code itself; a class that only starts like a language's,
+    a `lang-` around the code (the page's tongue, more likely) and the three blocks up name none."""
+    pandoc = '<pre class="sourceCode numberSource python numberLines"><code class="sourceCode python">x</code></pre>'
+    blocks = [
+        ("python", pandoc),
+        ("perl", '<pre class="brush: perl; gutter: false">x</pre>'),  # SyntaxHighlighter's, in WordPress
+        ("bash", '<pre class="brush:bash;">x</pre>'),
+        ("ts", '<pre class="astro-code" data-language="ts"><code>x</code></pre>'),  # Shiki's, in Astro
+        ("go", '<pre><code class="lang-go">x</code></pre>'),  # Discourse's
+        ("c", '<pre class="prism-code language-c"><code>x</code></pre>'),
+        ("", '<pre class="highlighted">x</pre>'),
+        ("", '<div class="lang-ko"><pre>x</pre></div>'),
+        ("", '<div class="language-python"><div><div><pre>x</pre></div></div></div>'),
+    ]
+    for language, block in blocks:
+        page = f"<html><body><article><h1>Post</h1>{block}</article></body></html>"
+        assert read_alike(page) == f"# Post\n\n```{language}\nx\n```\n", block
 
 
 def test_a_table_of_numbered_rows_stays_a_table() -> None:

@@ -46,7 +46,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     script as the image its `data-src` names; the reading time and a wiki's [edit] are left out; with no
 #     selector, a post's tags, its author's box, its footer and a dated line in an article's header (its byline,
 #     however named) too; a code block's language is read from the blocks around it (GitHub's, Sphinx's)
-NORMALIZER_VERSION = 17
+# 18: and from Jekyll's (`language-python highlighter-rouge`), from `data-language`, `brush: python` and pandoc's
+#     `sourceCode python`; a class that only starts like a language's (`highlighted`) names none
+NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -11,6 +11,7 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import islice
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -19,7 +20,7 @@ from bs4.element import NavigableString, PageElement
 
 from differ.addresses import joined, page_key
 from differ.errors import NormalizeError
-from differ.normalize.marks import classes
+from differ.normalize.marks import code_language
 from differ.normalize.root import first_tag, tags
 from differ.normalize.tree import build
 
@@ -86,7 +87,6 @@ _WS = re.compile(r"[ \t\n\r\f]+")
 _RUN_OF_SPACES = re.compile(" {2,}")
 _PUNCTUATION = "\\!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~"  # the backslash first, so escapes are not escaped again
 _ANY_PUNCTUATION = re.compile("[" + re.escape(_PUNCTUATION) + "]")
-_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
 
 
 def escape(text: str) -> str:
@@ -332,33 +332,11 @@ def list_start(ol: Tag) -> int:
 
 
 def code_parts(pre: Tag) -> tuple[str, str]:
-    """A <pre>'s code and its language (from a class such as `language-python`, or `data-lang`; else from the
-    block around it: GitHub's `highlight-source-shell`, Sphinx's `highlight-python`)."""
+    """A <pre>'s code and the language it is in, as it or the two blocks around it name it (`code_language`)."""
     code = pre.find("code")
     source = code if isinstance(code, Tag) else pre
     text = source.get_text().replace("\r\n", "\n").rstrip("\n")
-    lang_attr = source.get("data-lang") or pre.get("data-lang")
-    if isinstance(lang_attr, str):
-        return text, lang_attr
-    m = _LANG.search(" ".join(classes(source) + classes(pre)))
-    return text, m.group(1) if m else _around(pre)
-
-
-_AROUND = re.compile(r"^highlight-(?:source-)?([A-Za-z0-9_+#.-]+)$")
-
-
-def _around(pre: Tag) -> str:
-    """The language the two blocks around a <pre> name, as GitHub (`highlight-source-shell`) and Sphinx
-    (`highlight-python`, the <pre> in a `highlight` of its own) do; "" for none, or Sphinx's `default`."""
-    parent = pre.parent
-    for block in (parent, parent.parent if parent is not None else None):
-        if block is None:
-            return ""
-        for name in classes(block):
-            m = _AROUND.match(name)
-            if m and m[1] not in ("default", "none", "text"):
-                return m[1]
-    return ""
+    return text, code_language([source, pre] if source is not pre else [pre], islice(pre.parents, 2))
 
 
 def _wrap(inner: str, before: str, after: str) -> str:

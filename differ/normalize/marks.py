@@ -1,12 +1,14 @@
 """What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a table of contents
 made of the headings, the time it takes to read, a footnote's mark and its way back, the line numbers a site
-generator sets beside code, an emoji drawn as an image, an image a script loads. Each element of the content is
+generator sets beside code, an emoji drawn as an image, an image a script loads; and the language a block of code
+is in, however its highlighter names it. Each element of the content is
 shown to `tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by
 `settle` once the walk is over, since the tree is not changed while it is walked."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from bs4 import Tag
 from bs4.element import NavigableString
@@ -46,7 +48,14 @@ DERIVED = frozenset(
 _HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol", "p", "span"})  # what those are in
 _LOOKED_AT = _HOLDERS | {"a", "sup", "table", "img"}  # the elements `tidy` looks at; the others, at once
 EMOJI_IMAGES = frozenset({"emoji", "wp-smiley"})  # Discourse's and WordPress's
-_LANGUAGE = re.compile(r"^(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)$")
+# A code block's language as its own elements name it (`language-sh`, Discourse's `lang-sh`, GitHub's
+# `highlight-source-shell`), and as the blocks around it do, where `lang-` would more likely name the page's
+# tongue; the names that name none; and the classes pandoc sets beside the language's (`sourceCode python`).
+_OWN_LANGUAGE = re.compile(r"^(?:language|lang|highlight(?:-source)?)-([A-Za-z0-9_+#.-]+)$")
+_AROUND_LANGUAGE = re.compile(r"^(?:language|highlight(?:-source)?)-([A-Za-z0-9_+#.-]+)$")
+_NO_LANGUAGE = frozenset({"default", "none", "text", "plaintext", "nohighlight"})
+_PANDOC = frozenset({"sourceCode", "numberSource", "numberLines"})
+_BARE_LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]+")
 
 
 def tidy(tag: Tag, later: list[Tag], told: list[Tag]) -> bool:
@@ -228,7 +237,7 @@ def _code_table(table: Tag) -> None:
     if any(p.name == "pre" for p in table.parents):  # Rouge's, inside the <pre><code> that names the language
         table.replace_with(NavigableString(text))
         return
-    language = _language(code[0], table)
+    language = code_language(code[0].find_all(["pre", "code"]), [table, *list(table.parents)[:3]])
     table.clear()
     table.name = "pre"
     table.attrs = {"class": f"language-{language}"} if language else {}
@@ -261,19 +270,37 @@ def _code_text(cell: Tag) -> str:
     return (pre if isinstance(pre, Tag) else cell).get_text().replace("\r\n", "\n").rstrip("\n")
 
 
-def _language(cell: Tag, table: Tag) -> str:
-    """The language the code's own element names (`data-lang`, `language-sh`), or the block around the table
-    (`<div class="highlight-python">`, Sphinx's; `<div class="language-python highlight">`, MkDocs')."""
-    for tag in [*cell.find_all(["pre", "code"]), table, *list(table.parents)[:3]]:
-        if not isinstance(tag, Tag):
-            continue
-        lang = tag.get("data-lang")
-        if isinstance(lang, str) and lang:
-            return lang
-        for name in classes(tag):
-            m = _LANGUAGE.match(name)
-            if m and m[1] not in ("default", "none", "text"):
+def code_language(own: Iterable[Tag], around: Iterable[Tag]) -> str:
+    """The language a block of code is in: as its own elements name it (`data-lang`, `data-language`,
+    `language-sh`, `lang-sh`, SyntaxHighlighter's `brush: python`, pandoc's `sourceCode python`), else as the blocks
+    around it do (Jekyll's `language-python highlighter-rouge`, GitHub's `highlight-source-shell`, Sphinx's
+    `highlight-python`, MkDocs' `language-python highlight`), a name that names none passed over; "" for none."""
+    own = [t for t in own if isinstance(t, Tag)]
+    for tag in own:
+        for attr in ("data-lang", "data-language"):
+            value = tag.get(attr)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    for tag in own:
+        names = classes(tag)
+        for i, name in enumerate(names):
+            m = _OWN_LANGUAGE.match(name)
+            if m:
                 return m[1]
+            if name.startswith("brush:"):  # `brush: python; gutter: false`, split at its spaces
+                value = (name[6:] or (names[i + 1] if i + 1 < len(names) else "")).rstrip(";")
+                if _BARE_LANGUAGE.fullmatch(value):
+                    return value
+        if "sourceCode" in names:
+            bare = [n for n in names if n not in _PANDOC and _BARE_LANGUAGE.fullmatch(n)]
+            if bare:
+                return bare[0]
+    for tag in around:
+        if isinstance(tag, Tag):
+            for name in classes(tag):
+                m = _AROUND_LANGUAGE.match(name)
+                if m and m[1] not in _NO_LANGUAGE:
+                    return m[1]
     return ""
 
 

@@ -2847,3 +2847,40 @@ def test_a_copy_caught_up_but_for_an_edit_is_told_so_and_its_issue_stays_open(tm
         ("caught up with canonical version 2, but for 1 passage to carry over", False),
         ("caught up with canonical version 2", True),
     ]
+
+
+_TOC_CANON = (
+    "# Release 2.0\n\n## Install\n\nRun pip install thing to get the new release today.\n\n## Changes\n\n"
+    "Faster builds for everyone who uses the tool every day.\n"
+)
+
+
+def test_a_table_of_contents_kept_in_markdown_is_neither_carried_nor_extra() -> None:
+    """A page's table of contents is left out as it is read; one a copy (or a canonical) written in Markdown keeps,
+    a list of links to places on the page with the heading over it, is passed over, either way round."""
+    toc = "## Contents\n\n- [Install](#install)\n  - [Linux](#linux)\n- [Changes](#changes)\n\n"
+    copy = _TOC_CANON.replace("## Install", toc + "## Install")
+    assert audit_pair(_TOC_CANON, copy) == (1.0, [])
+    assert audit_pair(copy, _TOC_CANON) == (1.0, [])
+    korean = (
+        "# 릴리스 2.0\n\n## 목차\n\n- [설치](#install)\n- [변경 사항](#changes)\n\n## 설치\n\n"
+        "오늘 새 릴리스를 받으려면 pip install thing 을 실행하세요.\n\n## 변경 사항\n\n"
+        "도구를 매일 사용하는 모든 사람을 위한 더 빠른 빌드.\n"
+    )
+    assert audit_pair(_TOC_CANON, korean, translation=True) == (1.0, [])
+
+
+def test_a_list_of_links_with_words_of_its_own_is_the_copys() -> None:
+    """Only a list of in-page links and nothing else is a table of contents: one item of words (or one link
+    alone) makes it the copy's own, and a heading over it with more under it stays too."""
+    mixed = "## Contents\n\n- [Install](#install)\n- Notes on the changes\n\nRead on.\n\n"
+    _, found = audit_pair(_TOC_CANON, _TOC_CANON.replace("## Install", mixed + "## Install"))
+    assert [finding_line(f) for f in found] == [
+        'extra: "Contents" and what follows (4 blocks in a row, to "Read on.")'
+    ]
+    alone = "- [Install](#install)\n\n"
+    _, found = audit_pair(_TOC_CANON, _TOC_CANON.replace("## Install", alone + "## Install"))
+    assert [finding_line(f) for f in found] == ['extra: "Install"']
+    kept = "## Contents\n\n- [Install](#install)\n- [Changes](#changes)\n\nRead on.\n\n"
+    _, found = audit_pair(_TOC_CANON, _TOC_CANON.replace("## Install", kept + "## Install"))
+    assert [finding_line(f) for f in found] == ['extra: the heading "Contents"', 'extra: "Read on."']

@@ -81,13 +81,36 @@ class Stream:
     def of(cls, blocks: list[Block], code_only: bool = False) -> Stream:
         """The blocks' words; with `code_only`, only their code blocks' (a translation's, kept as they are)."""
         s = cls(blocks)
+        passed = contents(blocks)
         for i, block in enumerate(blocks):
-            found = [] if code_only and block.kind != "code" else folded_words(block)
+            found = [] if (code_only and block.kind != "code") or i in passed else folded_words(block)
             s.words.extend(found)
             s.owner.extend([i] * len(found))
             s.per_block.append(len(found))
             s.start.append(len(s.words))
         return s
+
+
+def contents(blocks: Sequence[Block]) -> set[int]:
+    """Where a document written in Markdown keeps a table of contents: a list of two or more links to places on
+    the page and nothing else, with the heading over it when that heads it alone. A page's is left out as it is
+    read (`differ.normalize.marks`), so a copy's or a canonical's kept in Markdown is neither carried nor extra."""
+    found: set[int] = set()
+    run: list[int] = []
+    for i, block in enumerate([*blocks, None]):
+        if block is not None and block.kind == "item":
+            run.append(i)
+            continue
+        if len(run) >= 2 and all(blocks[k].whole_link.startswith("#") for k in run):
+            found.update(run)
+            over = blocks[run[0] - 1] if run[0] else None
+            alone = block is None or (
+                block.kind == "heading" and over is not None and block.level <= over.level
+            )
+            if over is not None and over.kind == "heading" and not over.title and alone:
+                found.add(run[0] - 1)
+        run = []
+    return found
 
 
 @dataclass

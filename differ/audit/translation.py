@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from differ.audit.align import Stream, fold
+from differ.audit.align import Stream, contents, fold
 from differ.audit.code import code_findings, command_lines, looks_like_command, translated_comment
 from differ.audit.findings import (
     in_a_row,
@@ -74,8 +74,10 @@ class Pairing:
 
 
 def _text_blocks(blocks: Sequence[Block]) -> list[int]:
-    """The blocks the pairing looks at: those with words, code aside (commands are checked line by line)."""
-    return [i for i, b in enumerate(blocks) if b.kind != "code" and b.text.strip()]
+    """The blocks the pairing looks at: those with words, code aside (commands are checked line by line), and a
+    table of contents (`contents`) aside."""
+    passed = contents(blocks)
+    return [i for i, b in enumerate(blocks) if b.kind != "code" and b.text.strip() and i not in passed]
 
 
 class _Scorer:

@@ -2884,3 +2884,33 @@ def test_a_list_of_links_with_words_of_its_own_is_the_copys() -> None:
     kept = "## Contents\n\n- [Install](#install)\n- [Changes](#changes)\n\nRead on.\n\n"
     _, found = audit_pair(_TOC_CANON, _TOC_CANON.replace("## Install", kept + "## Install"))
     assert [finding_line(f) for f in found] == ['extra: the heading "Contents"', 'extra: "Read on."']
+
+
+def test_a_footnotes_label_is_the_renderers_number_not_the_copys_words() -> None:
+    """A copy written in Markdown keeps GFM's `[^1]: ` before a note that a page numbers as a list (kramdown,
+    pandoc) or as `[1] ` (Zola): the label is not a word of the copy's own, word for word or in a translation; the
+    note's words still count, and a bracketed word leading a block (`[Prototype]`) is no label."""
+    note = "Builds are faster[[1]](https://blog.example.org/post/#fn:1) than ever before in this project.\n\n"
+    kramdown = f"# Release 2.0\n\n{note}1. Measured on the nightly benchmark suite.\n"
+    zola = f"# Release 2.0\n\n{note}[1] Measured on the nightly benchmark suite.\n"
+    gfm = (
+        "# Release 2.0\n\nBuilds are faster[^1] than ever before in this project.\n\n"
+        "[^1]: Measured on the nightly benchmark suite.\n"
+    )
+    for canonical in (kramdown, zola):
+        assert audit_pair(canonical, gfm) == (1.0, [])
+    _, found = audit_pair(kramdown, gfm.replace("nightly", "weekly"))
+    assert [finding_line(f) for f in found] == [
+        'altered [Builds are faster[1] than ever before in this project]: "Measured on the nightly benchmark '
+        'suite." ("nightly" → "weekly")'
+    ]
+    korean = (
+        "# 릴리스 2.0\n\n이 프로젝트에서 빌드가 그 어느 때보다 빨라졌습니다[^1].\n\n"
+        "[^1]: 야간 벤치마크 모음에서 측정했습니다.\n"
+    )
+    assert audit_pair(kramdown, korean, translation=True) == (1.0, [])
+    prototype = "# Release\n\n- [Prototype] CuTeDSL backend for the new compiler pipeline.\n"
+    _, found = audit_pair(prototype, prototype.replace("[Prototype] ", ""))
+    assert [finding_line(f) for f in found] == [
+        'altered: "[Prototype] CuTeDSL backend for the new compiler pipeline." (dropped "Prototype")'
+    ]

@@ -17,6 +17,9 @@ from differ.diff.sequences import Opcode, anchored_opcodes, common_ends, increas
 # Runs of digits or of letters: "#182954by" (a glued link) still lines up with "#182954 by"; a character of a
 # script written without spaces is a word, as in the diff.
 _WORD = re.compile(rf"\d+|[{UNSPACED}]|[^\W\d_{UNSPACED}]+", re.UNICODE)
+# A footnote's label leading its note: GFM's `[^1]: ` in Markdown, `[1] ` where a page sets the number before the
+# note (Zola's): a number the renderer counts, as an ordered list's marker is (kramdown's and pandoc's notes).
+_NOTE_LABEL = re.compile(r"\[\^[^\]\s]{1,40}\]:[ \t]*|\[\d{1,3}\][ \t]+")
 _FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
 
 
@@ -32,15 +35,29 @@ def folded_words(block: Block) -> list[str]:
     streams the same version's blocks more than once)."""
     known: list[str] | None = block.__dict__.get("_folded")
     if known is None:
-        known = block.__dict__["_folded"] = [fold(w) for w in _WORD.findall(block.text)]
+        known = block.__dict__["_folded"] = [fold(w) for w in _WORD.findall(block.text, _words_from(block))]
     return known
+
+
+def counted_text(block: Block) -> str:
+    """A block's text as the audit counts it: without the label of a footnote it is (`_words_from`)."""
+    start = _words_from(block)
+    return block.text[start:] if start else block.text
+
+
+def _words_from(block: Block) -> int:
+    """Where a block's words start: after a footnote's label (`_NOTE_LABEL`), if it leads a paragraph or item."""
+    if block.kind in ("paragraph", "item") and block.text[:1] == "[":
+        m = _NOTE_LABEL.match(block.text)
+        return m.end() if m else 0
+    return 0
 
 
 def word_spans(block: Block) -> list[tuple[int, int]]:
     """Where each of a block's words (`folded_words`) stands in its text, worked out once a block."""
     known: list[tuple[int, int]] | None = block.__dict__.get("_spans")
     if known is None:
-        known = block.__dict__["_spans"] = [m.span() for m in _WORD.finditer(block.text)]
+        known = block.__dict__["_spans"] = [m.span() for m in _WORD.finditer(block.text, _words_from(block))]
     return known
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from differ.audit.align import Stream, contents, fold
+from differ.audit.align import Stream, contents, counted_text, fold
 from differ.audit.code import code_findings, command_lines, looks_like_command, translated_comment
 from differ.audit.findings import (
     in_a_row,
@@ -52,7 +52,7 @@ class Shape:
         it may render, and each version with every mirror text."""
         known: Shape | None = block.__dict__.get("_shape")
         if known is None:
-            text = block.text
+            text = counted_text(block)
             plain = half_width(text)  # full-width digits and letters as a reader takes them
             known = block.__dict__["_shape"] = cls(
                 block.kind,
@@ -374,7 +374,11 @@ def compare(
             ours_at, theirs_at = starts[i]
             ours = JOINED.join(canonical[k].text for k in ours_at)
             copy = JOINED.join(mirror[k].text for k in theirs_at)
-            if detail := token_detail(ours, copy):
+            counted = (
+                JOINED.join(counted_text(side[k]) for k in at)
+                for side, at in ((canonical, ours_at), (mirror, theirs_at))
+            )
+            if detail := token_detail(*counted):
                 findings.append(Finding("token_mismatch", block.section, ours, copy, detail))
     findings += in_a_row(run)
     run = []

@@ -661,6 +661,56 @@ def test_wordpress_and_discourse_kinds() -> None:
             norm(json.dumps(odd), dc, "application/json")
 
 
+_DISCOURSE_RAW = """PyTorch 2.13 is out.
+
+![release chart|690x388, 50%](upload://aBcDeF.png)
+
+[details="Release notes"]
+Every change is listed.
+```
+[details="in code, as it is"]
+```
+[/details]
+
+[quote="alice, post:3, topic:12"]
+Builds got faster.
+
+[quote="bob, post:1, topic:12"]
+Much faster.
+[/quote]
+[/quote]
+
+[poll type=regular results=always]
+* Yes
+* No
+[/poll]
+
+Thanks, [spoiler]everyone[/spoiler]."""
+
+
+def test_a_discourse_posts_own_markdown_reads_as_its_page_shows_it() -> None:
+    """An image's size after its alt text, a collapsed block's tags (its summary a paragraph over what it
+    hides), a quoted post's (a block quote), a poll's and a spoiler's: as Discourse's page shows the post, so a
+    copy of the post is not told it lacks `|690x388` or `[details=…]`; code is left as it is."""
+    dc = source("discourse", url="https://discuss.pytorch.kr/t/pytorch-2-13/9876")
+    topic = {"post_stream": {"posts": [{"raw": _DISCOURSE_RAW, "version": 2}]}}
+    assert norm(json.dumps(topic), dc, "application/json").markdown == (
+        "PyTorch 2.13 is out.\n\n![release chart](upload://aBcDeF.png)\n\nRelease notes\n\n"
+        'Every change is listed.\n\n```\n[details="in code, as it is"]\n```\n\n'
+        "> Builds got faster.\n>\n> > Much faster.\n\n- Yes\n- No\n\nThanks, everyone.\n"
+    )
+
+
+def test_the_line_discourse_sets_under_an_image_is_left_out() -> None:
+    """The file's name, size and bytes under an image Discourse enlarges change with the file, not the post."""
+    page = (
+        '<html><body><article><h1>Post</h1><div class="lightbox-wrapper"><a class="lightbox" href="/o/a.png">'
+        '<img src="/s/a.png" alt="chart"><div class="meta"><span class="filename">chart</span>'
+        '<span class="informations">1280×720 45.2 KB</span></div></a></div></article></body></html>'
+    )
+    assert read_alike(page) == f"# Post\n\n[![chart]({_POST[:19]}/s/a.png)]({_POST[:19]}/o/a.png)\n"
+
+
 def test_text_kind_keeps_lines_literal() -> None:
     result = norm("# not a heading\n* not a list\nplain   line\n", source("text"), "text/plain")
     assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"

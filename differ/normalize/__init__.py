@@ -47,7 +47,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     selector, a post's tags, its author's box, its footer and a dated line in an article's header (its byline,
 #     however named) too; a code block's language is read from the blocks around it (GitHub's, Sphinx's)
 # 18: and from Jekyll's (`language-python highlighter-rouge`), from `data-language`, `brush: python` and pandoc's
-#     `sourceCode python`; a class that only starts like a language's (`highlighted`) names none
+#     `sourceCode python`; a class that only starts like a language's (`highlighted`) names none; the line
+#     Discourse sets under an image it enlarges is left out, and a Discourse post's raw Markdown is read as its
+#     page shows it (an image's `|690x388` and the `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags)
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

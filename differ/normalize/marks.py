@@ -133,13 +133,16 @@ def _own_link(tag: Tag, later: list[Tag]) -> bool:
 
 
 def _named_contents(tag: Tag) -> bool:
-    """A table of contents, the time the post takes to read or a wiki's `[edit]`, by its name or role."""
+    """A table of contents, the time the post takes to read, a wiki's `[edit]` or the line Discourse sets under an
+    image it enlarges (its file's name, size in pixels and bytes), by its name or role."""
     attrs = tag.attrs
     if attrs.get("role") == "doc-toc" or attrs.get("id") in TOC_NAMES:
         return True
     if "class" not in attrs:
         return False
     named = classes(tag)
+    if "meta" in named and tag.parent is not None and "lightbox" in classes(tag.parent):
+        return True
     return bool(TOC_NAMES.intersection(named) or DERIVED.intersection(named))
 
 

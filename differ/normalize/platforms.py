@@ -125,7 +125,53 @@ class DiscourseKind(SourceKind):
         meta = {"version": post.get("version"), "updated_at": post.get("updated_at")}
         if isinstance(data.get("title"), str):
             meta["title"] = data["title"]
-        return Extracted(raw, meta)
+        return Extracted(discourse_markdown(raw), meta)
+
+
+# Discourse's own Markdown: an image's size after its alt text (`![shot|690x388, 50%](upload://…)`, `|video`), and
+# the BBCode-like tags of a block on lines of their own (`[details="Notes"]` … `[/details]`, `[quote="alice,
+# post:3, topic:12"]`, `[poll]`, `[wrap=…]`, `[grid]`) or around words (`[spoiler]`).
+_DISCOURSE_IMAGE = re.compile(r"(!\[[^\]\n|]*)\|(?:\d+x\d+(?:,\s*\d+%)?|video|audio)\]\(")
+_DISCOURSE_TAG = re.compile(
+    r"^[ \t]*\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
+)
+_DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+def discourse_markdown(raw: str) -> str:
+    """A Discourse post's raw Markdown as Markdown reads it, as its page shows it: an image's alt text without its
+    size, a collapsed block's summary as a paragraph over what it hides, a quoted post as a block quote, and the
+    tags of polls, spoilers and layouts left out (their contents kept). Code is left as it is."""
+    out: list[str] = []
+    quoted = 0  # quotes open around the line
+    fence = ""
+    for line in raw.split("\n"):
+        if fence:
+            if line.lstrip(" \t").startswith(fence):
+                fence = ""
+            out.append("> " * quoted + line)
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m[1]
+            out.append("> " * quoted + line)
+            continue
+        tag = _DISCOURSE_TAG.match(line)
+        if tag:
+            closing, name, value = tag[1], tag[2], tag[3] or ""
+            if name == "quote":
+                quoted = max(0, quoted - 1) if closing else quoted + 1
+                out.append(">" * quoted)
+            elif name == "details" and not closing:
+                summary = re.sub(r"\s+open$", "", value.strip()).strip('"')
+                out += ["> " * quoted + summary, ">" * quoted] if summary else [">" * quoted]
+            else:
+                out.append(">" * quoted)
+            continue
+        line = _DISCOURSE_INLINE.sub("", _DISCOURSE_IMAGE.sub(r"\1](", line))
+        out.append(("> " * quoted + line) if line else ">" * quoted)
+    return "\n".join(out)
 
 
 class ReleaseKind(SourceKind):

@@ -685,6 +685,8 @@ Much faster.
 * No
 [/poll]
 
+https://pytorch.org/blog/pytorch-2-13-release-blog/
+
 Thanks, [spoiler]everyone[/spoiler]."""
 
 
@@ -697,8 +699,50 @@ def test_a_discourse_posts_own_markdown_reads_as_its_page_shows_it() -> None:
     assert norm(json.dumps(topic), dc, "application/json").markdown == (
         "PyTorch 2.13 is out.\n\n![release chart](upload://aBcDeF.png)\n\nRelease notes\n\n"
         'Every change is listed.\n\n```\n[details="in code, as it is"]\n```\n\n'
-        "> Builds got faster.\n>\n> > Much faster.\n\n- Yes\n- No\n\nThanks, everyone.\n"
+        "> Builds got faster.\n>\n> > Much faster.\n\n- Yes\n- No\n\n<https://pytorch.org/blog/pytorch-2-13-release-blog/>\n\n"
+        "Thanks, everyone.\n"
     )
+
+
+_DISCOURSE_COOKED = (
+    "<html><body><article><p>PyTorch 2.13 is out.</p>"
+    '<p><div class="lightbox-wrapper"><a class="lightbox" href="/uploads/original/a.png"><img src="/uploads/a.png" '
+    'alt="release chart"><div class="meta"><span class="filename">release chart</span>'
+    '<span class="informations">1280×720 45.2 KB</span></div></a></div></p>'
+    "<details><summary>Release notes</summary><p>Every change is listed.</p>"
+    '<pre><code>[details="in code, as it is"]</code></pre></details>'
+    '<aside class="quote no-group" data-username="alice" data-post="3" data-topic="12"><div class="title">'
+    '<img alt="" src="/user_avatar/alice.png" class="avatar"> alice:</div><blockquote><p>Builds got faster.</p>'
+    '<aside class="quote" data-username="bob" data-post="1" data-topic="12"><div class="title">bob:</div>'
+    "<blockquote><p>Much faster.</p></blockquote></aside></blockquote></aside>"
+    '<div class="poll"><ul><li data-poll-option-id="1">Yes</li><li data-poll-option-id="2">No</li></ul></div>'
+    '<aside class="onebox allowlistedgeneric" data-onebox-src="https://pytorch.org/blog/pytorch-2-13-release-blog/">'
+    '<header class="source"><a href="https://pytorch.org/blog/pytorch-2-13-release-blog/">pytorch.org</a></header>'
+    '<article class="onebox-body"><h3><a href="https://pytorch.org/blog/pytorch-2-13-release-blog/">PyTorch 2.13 '
+    "Release Blog</a></h3><p>We are excited to announce the release of PyTorch 2.13.</p></article></aside>"
+    '<p>Thanks, <span class="spoiler">everyone</span>.</p></article></body></html>'
+)
+
+
+def test_a_discourse_posts_page_reads_as_its_raw_markdown() -> None:
+    """The post's page, as a feed of its category or a copy carries it: a link's preview is the link (the
+    linked page's title and description change with that page), a quoted post its quote, the line under an image
+    gone; so the page and the raw Markdown audit alike."""
+    from differ.audit import audit_pair
+
+    page = norm(_DISCOURSE_COOKED, source()).markdown
+    assert norm(_DISCOURSE_COOKED, source(selector="article")).markdown == page
+    assert page == (
+        "PyTorch 2.13 is out.\n\n[![release chart](https://pytorch.org/uploads/a.png)]"
+        "(https://pytorch.org/uploads/original/a.png)\n\nRelease notes\n\nEvery change is listed.\n\n"
+        '```\n[details="in code, as it is"]\n```\n\n> Builds got faster.\n>\n> > Much faster.\n\n- Yes\n- No\n\n'
+        "[https://pytorch.org/blog/pytorch-2-13-release-blog/](https://pytorch.org/blog/pytorch-2-13-release-blog/)"
+        "\n\nThanks, everyone.\n"
+    )
+    dc = source("discourse", url="https://discuss.pytorch.kr/t/pytorch-2-13/9876")
+    topic = {"post_stream": {"posts": [{"raw": _DISCOURSE_RAW, "version": 2}]}}
+    raw = norm(json.dumps(topic), dc, "application/json").markdown
+    assert audit_pair(raw, page) == (1.0, [])
 
 
 def test_the_line_discourse_sets_under_an_image_is_left_out() -> None:

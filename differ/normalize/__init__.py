@@ -48,8 +48,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     however named) too; a code block's language is read from the blocks around it (GitHub's, Sphinx's)
 # 18: and from Jekyll's (`language-python highlighter-rouge`), from `data-language`, `brush: python` and pandoc's
 #     `sourceCode python`; a class that only starts like a language's (`highlighted`) names none; the line
-#     Discourse sets under an image it enlarges is left out, and a Discourse post's raw Markdown is read as its
-#     page shows it (an image's `|690x388` and the `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags)
+#     Discourse sets under an image it enlarges is left out, its preview of a link is the link and its quote of a
+#     post the quote; a Discourse post's raw Markdown is read as its page shows it (an image's `|690x388`, the
+#     `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags, a link alone on its line)
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

@@ -66,6 +66,9 @@ def tidy(tag: Tag, later: list[Tag], told: list[Tag]) -> bool:
     name = tag.name
     if name not in _LOOKED_AT:
         return False
+    if name == "aside" and discourse_aside(tag):
+        later.append(tag)
+        return False
     if (name in _HOLDERS and tag.attrs and _named_contents(tag)) or (name in ("ul", "ol") and _contents(tag)):
         told.append(tag)  # derived from the post, not its words
         return True
@@ -91,10 +94,13 @@ def settle(later: list[Tag]) -> None:
     from the word it follows (`faster[1]`, not `faster1`), a footnote's number before its text (a Zola page's)
     leading it (`[1] The release notes …`, not a paragraph of its own), code laid out beside its line numbers as
     the code alone, an emoji drawn as an image as the emoji (`🎉`, or Discourse's `:tada:`), since the image's
-    address changes whenever the site's software does (`…/emoji/15.0.3/…`, `tada.png?v=12`)."""
+    address changes whenever the site's software does (`…/emoji/15.0.3/…`, `tada.png?v=12`); Discourse's preview of
+    a link as the link, and its quote of a post as the quote."""
     for tag in later:
         if tag.name == "table":
             _code_table(tag)
+        elif tag.name == "aside":
+            _read_aside(tag)
         elif tag.name == "img":
             tag.replace_with(NavigableString(str(tag.get("alt"))))  # an emoji as its character, or its name
         elif _to_its_heading(tag, str(tag.attrs.get("href"))):
@@ -108,6 +114,33 @@ def settle(later: list[Tag]) -> None:
             if isinstance(text, Tag) and text.name == "p":
                 text.insert(0, NavigableString(f"[{label}] "))
                 tag.extract()
+
+
+def discourse_aside(tag: Tag) -> bool:
+    """An <aside> of a Discourse post's own: the preview of a link it makes (a onebox: `data-onebox-src`) or a
+    post it quotes (`quote`, with the quoted post's `data-username`). Its words, not a page's sidebar."""
+    attrs = tag.attrs
+    return bool(attrs) and (
+        "data-onebox-src" in attrs or ("data-username" in attrs and "quote" in classes(tag))
+    )
+
+
+def _read_aside(aside: Tag) -> None:
+    """A onebox as the link the post's author wrote (its preview's title and description are the linked page's,
+    and change with it), a quote as its block quote (who wrote it, by their avatar, aside)."""
+    src = aside.attrs.get("data-onebox-src")
+    if isinstance(src, str) and src:
+        aside.clear()
+        aside.name, aside.attrs = "p", {}
+        link = Tag(name="a", attrs={"href": src})
+        link.append(NavigableString(src))
+        aside.append(link)
+        return
+    quoted = aside.find("blockquote")
+    if isinstance(quoted, Tag):
+        aside.replace_with(quoted.extract())
+    else:
+        aside.extract()
 
 
 def _own_link(tag: Tag, later: list[Tag]) -> bool:

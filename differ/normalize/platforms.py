@@ -133,16 +133,20 @@ class DiscourseKind(SourceKind):
 # post:3, topic:12"]`, `[poll]`, `[wrap=…]`, `[grid]`) or around words (`[spoiler]`).
 _DISCOURSE_IMAGE = re.compile(r"(!\[[^\]\n|]*)\|(?:\d+x\d+(?:,\s*\d+%)?|video|audio)\]\(")
 _DISCOURSE_TAG = re.compile(
-    r"^[ \t]*\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
+    r"^ {0,3}\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
 )
 _DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_BARE_URL = re.compile(
+    r"^ {0,3}(https?://[^\s<>]+)[ \t]*$"
+)  # a link alone on its line, which Discourse previews
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def discourse_markdown(raw: str) -> str:
     """A Discourse post's raw Markdown as Markdown reads it, as its page shows it: an image's alt text without its
-    size, a collapsed block's summary as a paragraph over what it hides, a quoted post as a block quote, and the
-    tags of polls, spoilers and layouts left out (their contents kept). Code is left as it is."""
+    size, a collapsed block's summary as a paragraph over what it hides, a quoted post as a block quote, a link
+    alone on its line (which the page previews) as a link, and the tags of polls, spoilers and layouts left out
+    (their contents kept). Code is left as it is."""
     out: list[str] = []
     quoted = 0  # quotes open around the line
     fence = ""
@@ -169,7 +173,7 @@ def discourse_markdown(raw: str) -> str:
             else:
                 out.append(">" * quoted)
             continue
-        line = _DISCOURSE_INLINE.sub("", _DISCOURSE_IMAGE.sub(r"\1](", line))
+        line = _BARE_URL.sub(r"<\1>", _DISCOURSE_INLINE.sub("", _DISCOURSE_IMAGE.sub(r"\1](", line)))
         out.append(("> " * quoted + line) if line else ">" * quoted)
     return "\n".join(out)
 

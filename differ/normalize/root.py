@@ -14,7 +14,7 @@ from bs4.element import PageElement
 from differ.errors import NoContentError, NormalizeError
 from differ.normalize import xpath
 from differ.normalize.kinds import simple_selector
-from differ.normalize.marks import HEADINGS, classes, settle, tidy
+from differ.normalize.marks import HEADINGS, classes, discourse_aside, settle, tidy
 from differ.normalize.selectors import is_xpath
 
 if TYPE_CHECKING:
@@ -243,6 +243,8 @@ def _furniture(tag: Tag) -> bool:
     """Page furniture around an article: navigation, banners, footers, forms, dialogs and hidden parts; not an
     article's or a section's own <header>, where its title is."""
     if tag.name in _CHROME_TAGS:
+        if tag.name == "aside":
+            return not discourse_aside(tag)  # a Discourse post's link preview or quote: its own
         return tag.name != "header" or not any(p.name in ("article", "section") for p in tag.parents)
     return bool(tag.attrs) and (tag.attrs.get("role") in _CHROME_ROLES or _hidden(tag))
 

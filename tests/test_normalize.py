@@ -860,6 +860,39 @@ def test_feed_kind_reads_one_entry(
     assert (result.markdown, result.metadata) == (markdown, metadata)
 
 
+def _rss_item(link: str, description: str) -> str:
+    return (
+        f'<rss version="2.0"><channel><title>Forum</title><item><title>PyTorch 2.13</title><link>{link}</link>'
+        f"<description><![CDATA[{description}]]></description></item></channel></rss>"
+    )
+
+
+def test_what_a_feed_sets_under_each_post_is_not_the_posts() -> None:
+    """Discourse's count of a topic's posts and participants, which each reply changes, and its "Read full topic";
+    a "Continue reading" or a "The post … appeared first on …" (a link to the post itself, with few words of its
+    own) are the feed's. A last paragraph with words of its own, or linking elsewhere, is the post's."""
+    topic = "https://discuss.pytorch.kr/t/pytorch-2-13/9876"
+    post = "<p>PyTorch 2.13 is out.</p>"
+    feeds = {
+        f'{post}<p><small>12 posts - 7 participants</small></p><p><a href="{topic}">Read full topic</a></p>': "",
+        f'{post}<p><small>게시글 12개 - 참여자 7명</small></p><p><a href="/t/pytorch-2-13/9876">전체 글 보기</a></p>': "",
+        f'{post}<p><a href="{topic}/">Continue reading →</a></p>': "",
+        f'{post}<p>The post <a href="{topic}">PyTorch 2.13</a> appeared first on <a href="https://x.org/">X</a>.</p>': "",
+        f"{post}<p>12 posts - 7 participants</p>": "\n\n12 posts - 7 participants",
+        f'{post}<p><a href="https://pytorch.org/">Read the notes</a></p>': "\n\n[Read the notes](https://pytorch.org/)",
+        f'{post}<p>Read <a href="{topic}">this post</a> again once the nightly builds of next week are out.</p>': (
+            f"\n\nRead [this post]({topic}) again once the nightly builds of next week are out."
+        ),
+    }
+    for description, kept in feeds.items():
+        result = norm(
+            _rss_item(topic, description),
+            source("feed", url=f"{topic}.rss", entry=topic),
+            "application/rss+xml",
+        )
+        assert result.markdown == f"PyTorch 2.13 is out.{kept}\n", description
+
+
 @pytest.mark.parametrize(
     ("feed", "markdown"),
     [

@@ -6,6 +6,7 @@ address, its title and dates kept as metadata."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -28,6 +29,7 @@ from differ.normalize.kinds import (
 from differ.options import Invalid, Option
 
 if TYPE_CHECKING:
+    from bs4 import Tag
     from lxml import etree
 
     from differ.config import SourceConfig
@@ -128,7 +130,8 @@ class FeedKind(SourceKind):
         if entry.content_type == "text":
             result = Extracted(text_to_markdown(entry.content))
         else:
-            result = read_html(f"<article>{entry.content}</article>", base, source, None, (), ())
+            trim = _without_footer(entry.link) if entry.link else None
+            result = read_html(f"<article>{entry.content}</article>", base, source, None, (), (), trim)
         if not any(c.isalnum() for c in result.markdown):
             raise NoContentError(f'the entry "{entry.title or wanted}" has no text in the feed')
         fields = {"title": entry.title, **entry.dates}
@@ -316,6 +319,57 @@ def _json_item(item: dict[str, Any], feed_url: str) -> Entry:
         content=html if html.strip() else plain,
         content_type="html" if html.strip() else "text",
     )
+
+
+# What a feed sets under each post it carries: a last paragraph that links to the post itself and says little else
+# ("Read full topic", "Continue reading →", "The post … appeared first on …"), and over Discourse's, the count of
+# the topic's posts and participants ("12 posts - 7 participants", in the forum's language), which every reply
+# changes: not the post's words.
+FOOTER_WORDS = 8
+_COUNTS = re.compile(r"^\D*\d[\d,.]*\D*[-–]\D*\d[\d,.]*\D*$")
+
+
+def _without_footer(link: str) -> Callable[[Tag], None]:
+    """What takes a feed's footer out of the content of its entry for the post at `link` (`read_html`'s
+    `trim`)."""
+    own = page_key(link)
+
+    def trim(root: Tag) -> None:
+        last = _last_block(root)
+        if last is None or last.name != "p" or not _to_itself(last, link, own):
+            return
+        last.extract()
+        counts = _last_block(root)
+        if counts is not None and counts.name == "p":
+            text = counts.get_text(" ").strip()
+            if len(text.split()) <= FOOTER_WORDS and _COUNTS.match(text):
+                counts.extract()
+
+    return trim
+
+
+def _last_block(root: Tag) -> Tag | None:
+    """The element an entry's content ends with; None where it ends with text of its own."""
+    from bs4 import Tag
+
+    for child in reversed(root.contents):
+        if isinstance(child, Tag):
+            return child
+        if str(child).strip():
+            return None
+    return None
+
+
+def _to_itself(paragraph: Tag, link: str, own: str) -> bool:
+    """Whether a paragraph links to the post (`own`, its page key) and has at most FOOTER_WORDS words besides
+    its links' words."""
+    links = [a for a in paragraph.find_all("a") if isinstance(a.get("href"), str)]
+    if not any(page_key(joined(link, str(a["href"]))) == own for a in links):
+        return False
+    text = paragraph.get_text(" ")
+    for a in links:
+        text = text.replace(a.get_text(" "), " ", 1)
+    return len(re.findall(r"\w+", text)) <= FOOTER_WORDS
 
 
 def find_entry(entries: list[Entry], wanted: str, feed_url: str) -> Entry | None:

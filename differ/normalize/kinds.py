@@ -125,9 +125,11 @@ def read_html(
     selector: str | None,
     exclude: tuple[str, ...],
     metadata: tuple[str, ...],
+    trim: Callable[[Any], None] | None = None,
 ) -> Extracted:
     """HTML (a page, or a field holding HTML) read to Markdown: the page metadata asked for, the content root
-    `selector` picks less what `exclude` drops, and where the text was read from."""
+    `selector` picks less what `exclude` drops (and what `trim`, given the root, takes out of it), and where the
+    text was read from."""
     from differ.normalize import html as htmlconv
     from differ.normalize.root import find_root
     from differ.normalize.writer import write
@@ -137,6 +139,8 @@ def read_html(
     meta = {k: v for k, v in head.items() if k in metadata}
     theme: list[Any] = []
     root = find_root(soup, selector, exclude, theme)
+    if trim is not None:
+        trim(root)
     converter = htmlconv.Converter(head.get("base") or body.url, body.tracking)
     written = write(converter, root)
     extracted = (

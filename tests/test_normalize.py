@@ -21,6 +21,7 @@ from differ.errors import NoContentError, NormalizeError
 from differ.normalize import html as htmlconv
 from differ.normalize.canonical import canonicalize, plain_words, render_html
 from differ.normalize.language import block_script, filter_languages
+from differ.normalize.platforms import discourse_markdown
 from tests.helpers import DATA, REPLAY, norm, pytorch_kr, replay_fetch, source, wpnews
 from tests.test_tree import TOKENS
 
@@ -702,6 +703,21 @@ def test_a_discourse_posts_own_markdown_reads_as_its_page_shows_it() -> None:
         "> Builds got faster.\n>\n> > Much faster.\n\n- Yes\n- No\n\n<https://pytorch.org/blog/pytorch-2-13-release-blog/>\n\n"
         "Thanks, everyone.\n"
     )
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ['[details="x"]', "[/quote]", "[quote]", "![a|1x2](u)", "https://x.org/", " ", "\n", "a"]
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_a_discourse_posts_code_is_left_as_it_is(code: str) -> None:
+    """Whatever a fenced block holds (tags, sized images, links alone on a line) reads as it is written."""
+    code = code.replace("`", "").replace("~", "")
+    raw = f'[details="Notes"]\n```\n{code}\n```\n[/details]'
+    assert f"```\n{code}\n```" in discourse_markdown(raw)
 
 
 _DISCOURSE_COOKED = (

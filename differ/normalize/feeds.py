@@ -342,7 +342,7 @@ def _without_footer(link: str) -> Callable[[Tag], None]:
         counts = _last_block(root)
         if counts is not None and counts.name == "p":
             text = counts.get_text(" ").strip()
-            if len(text.split()) <= FOOTER_WORDS and _COUNTS.match(text):
+            if len(text) <= 200 and len(text.split()) <= FOOTER_WORDS and _COUNTS.match(text):
                 counts.extract()
 
     return trim

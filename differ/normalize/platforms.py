@@ -131,7 +131,7 @@ class DiscourseKind(SourceKind):
 # Discourse's own Markdown: an image's size after its alt text (`![shot|690x388, 50%](upload://…)`, `|video`), and
 # the BBCode-like tags of a block on lines of their own (`[details="Notes"]` … `[/details]`, `[quote="alice,
 # post:3, topic:12"]`, `[poll]`, `[wrap=…]`, `[grid]`) or around words (`[spoiler]`).
-_DISCOURSE_IMAGE = re.compile(r"(!\[[^\]\n|]*)\|(?:\d+x\d+(?:,\s*\d+%)?|video|audio)\]\(")
+_DISCOURSE_IMAGE = re.compile(r"(!\[[^\]\n|]{0,500})\|(?:\d+x\d+(?:,\s*\d+%)?|video|audio)\]\(")
 _DISCOURSE_TAG = re.compile(
     r"^ {0,3}\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
 )

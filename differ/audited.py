@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 # code lines that start with `/*` or `<!--` are comments; 13: a post's title heads no section (findings name the
 # sections under it alone), and a finding's word operations quote the words as each side spells them; 14: a
 # table of contents kept in Markdown (a list of in-page links alone, and the heading over it alone) is passed over,
-# and so is a footnote's label before its note (`[^1]: `, `[1] `)
+# and so is a footnote's label before its note (`[^1]: `, `[1] `), and a copy's title heading where the canonical
+# keeps its title apart from its body
 AUDIT_RULES = 14
 
 

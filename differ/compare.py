@@ -19,6 +19,7 @@ from differ.audit import (
     Stream,
     audit_text,
     mirror_text,
+    title_apart,
 )
 from differ.audit.language import reading
 from differ.check import build_request
@@ -289,6 +290,7 @@ def audit(
         mirror.source.kind,
         ours.blocks[:1],
         mirror.source.languages or (),
+        title_apart(canonical.source.kind, canonical.normalized.markdown, canonical.normalized.metadata),
     )
     theirs = Stream.of(split_blocks(copy))
     languages = mirror.source.languages or ()

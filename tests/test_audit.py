@@ -22,14 +22,16 @@ from differ.audit import (
     best_version,
     carried,
     compare,
+    mirror_text,
     pair_translations,
+    title_apart,
     token_mismatches,
 )
 from differ.audit.align import align
 from differ.audit.language import translated
 from differ.audit.report import audit_after_check, corruption, finding_line
 from differ.diff.blocks import split_blocks
-from tests.conftest import Clock, Server, article, make_app, one_doc
+from tests.conftest import Clock, Server, article, make_app, one_doc, read_json
 from tests.helpers import DATA, pytorch_kr, replay_fetch, wpnews
 from tests.test_diff import ALIKE, DOC
 
@@ -1642,8 +1644,6 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
 def test_a_copy_that_keeps_its_title_apart_is_audited_with_it_on_top() -> None:
     """A JSON, Discourse, WordPress or feed copy has its title in a field of its own: read as the canonical's title
     heading, it is neither missing nor, changed, left unsaid."""
-    from differ.audit import mirror_text
-
     canonical = "# Release 1.0\n\nWe are *happy* to announce the release.\n\nIt is faster.\n"
     opening = split_blocks(canonical)[:1]
     body = "We are *happy* to announce the release.\n\nIt is faster.\n"
@@ -2914,3 +2914,58 @@ def test_a_footnotes_label_is_the_renderers_number_not_the_copys_words() -> None
     assert [finding_line(f) for f in found] == [
         'altered: "[Prototype] CuTeDSL backend for the new compiler pipeline." (dropped "Prototype")'
     ]
+
+
+def test_a_copy_of_a_discourse_post_audits_clean_against_its_raw_markdown(
+    tmp_path: Path, server: Server
+) -> None:
+    """A forum's announcement watched as Discourse serves it (raw Markdown: a sized image, a collapsed block, a
+    link alone on its line) and a blog's copy of it as the forum's page shows it: nothing found."""
+    from differ.check import check
+
+    raw = (
+        "PyTorch 2.13 is out with faster builds for everyone who uses it.\n\n"
+        '![release chart|690x388](upload://aBcDeF.png)\n\n[details="Release notes"]\n'
+        "The full notes list every change in this release of the project.\n[/details]\n\n"
+        "https://pytorch.org/blog/pytorch-2-13-release-blog/\n"
+    )
+    topic = {"title": "PyTorch 2.13", "post_stream": {"posts": [{"raw": raw, "version": 1}]}}
+    server.page("/t/9876.json?include_raw=1", json.dumps(topic), "application/json")
+    copy = (
+        "<p>PyTorch 2.13 is out with faster builds for everyone who uses it.</p>"
+        '<p><img src="/img/chart.png" alt="release chart"></p><details><summary>Release notes</summary>'
+        "<p>The full notes list every change in this release of the project.</p></details>"
+        '<p><a href="https://pytorch.org/blog/pytorch-2-13-release-blog/">'
+        "https://pytorch.org/blog/pytorch-2-13-release-blog/</a></p>"
+    )
+    server.page("/copy", article(copy, "PyTorch 2.13"))
+    mirror = f'id = "blog"\nurl = "{server.url("/copy")}"\nrobots = false\nallow_private = ["127.0.0.1"]\n'
+    config = one_doc(
+        tmp_path,
+        server.url("/t/pytorch-2-13/9876"),
+        kind="discourse",
+        extra="robots = false",
+        mirrors=[mirror],
+    )
+    results = check(make_app(config), config.sources())
+    assert [r.line() for r in results] == [
+        "doc/canonical: new version 1 (first snapshot)",
+        "doc/blog: new version 1 (first snapshot)",
+    ]
+    audit = read_json(Path(config.service.snapshots) / "audits/doc.json")["blog"]
+    assert (audit["coverage"], audit["findings"]) == (1.0, [])
+
+
+def test_a_copys_title_heading_is_its_title_where_the_canonical_keeps_its_own_apart() -> None:
+    """A canonical read through an API keeps its title out of its body: a page's title heading over the same
+    words is not extra; a heading that does not title the copy (one of two at the top level) is read as ever."""
+    body = "We are happy to announce Widget 3.0, the fastest release yet.\n"
+    apart = title_apart("wordpress", body, {"title": "Widget 3.0"})
+    assert apart == "Widget 3.0"
+    assert title_apart("html", body, {"title": "Widget 3.0"}) is None
+    assert title_apart("wordpress", "# Widget 3.0\n\n" + body, {"title": "Widget 3.0"}) is None
+    copy = "# Widget 3.0\n\n" + body
+    assert mirror_text(copy, {}, "html", split_blocks(body)[:1], (), apart) == body
+    assert audit_pair(body, mirror_text(copy, {}, "html", [], (), apart)) == (1.0, [])
+    two = "# Widget 3.0\n\n" + body + "\n# Thanks\n\nTo all.\n"
+    assert mirror_text(two, {}, "html", [], (), apart) == two

@@ -50,6 +50,7 @@ __all__ = [
     "pair_translations",
     "reach_lines",
     "render_audit",
+    "title_apart",
     "token_detail",
     "token_mismatches",
     "translation_findings",
@@ -80,7 +81,7 @@ def audit_document(app: App, doc: DocumentConfig, only: str | None = None) -> Au
     )
     if latest is None:
         return report
-    canonical = Canonical(store, canon_versions)
+    canonical = Canonical(store, canon_versions, canonical_apart(app, doc))
     matches = Matches(matches_path(store, doc.id), canonical, AUDIT_RULES)
     for mirror in doc.mirrors:
         if only is not None and mirror.id != only:
@@ -196,7 +197,7 @@ def audit_mirror(
     canonical_url: str = "",
 ) -> MirrorAudit:
     opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown, blocks = copy_blocks(app, mirror, mv, opening)
+    markdown, blocks = copy_blocks(app, mirror, mv, opening, canonical.apart)
     mstream = Stream.of(blocks)
     number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
@@ -252,14 +253,16 @@ def audit_mirror(
     return result
 
 
-def copy_blocks(app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block]) -> tuple[str, list[Block]]:
-    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block),
-    read as the mirror is set now (`as_read_now`: its `languages` set since it was fetched apply at once), and
-    its blocks."""
+def copy_blocks(
+    app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block], apart: str | None = None
+) -> tuple[str, list[Block]]:
+    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block,
+    `apart` the title it keeps apart), read as the mirror is set now (`as_read_now`: its `languages` set since it
+    was fetched apply at once), and its blocks."""
     from differ.versions import as_read_now
 
     markdown = as_read_now(app, mirror, mv)
-    markdown = mirror_text(markdown, mv.metadata, mirror.kind, opening, mirror.languages or ())
+    markdown = mirror_text(markdown, mv.metadata, mirror.kind, opening, mirror.languages or (), apart)
     return markdown, split_blocks(markdown)
 
 
@@ -269,15 +272,20 @@ def mirror_text(
     kind: str,
     opening: Sequence[Block],
     languages: Sequence[str] = (),
+    apart: str | None = None,
 ) -> str:
     """A copy's Markdown as the audit compares it: with its title on top where the canonical opens with its title
     and the copy keeps its own apart from the body (a JSON field, a Discourse topic's or a WordPress post's title,
     a feed entry's, front matter), so the canonical's title is not read as missing, and a title the copy changed
     is read as altered. A title in a language the copy's `languages` leave out (a bilingual post's Korean title,
-    its English half audited) is its translation, not a change: the canonical's stands for it."""
+    its English half audited) is its translation, not a change: the canonical's stands for it. Where the canonical
+    keeps its title apart (`apart`, `title_apart`), the copy's title heading is its title, as that is, not a
+    passage of its own."""
     from differ.normalize.language import filter_languages
     from differ.titles import page_title
 
+    if apart is not None:
+        return _untitled(markdown)
     if kind == "html" or markdown.startswith("# "):
         return markdown  # a page's <title> is not its heading; a copy with a heading of its own has one
     if not opening or opening[0].kind != "heading" or opening[0].level != 1:
@@ -289,6 +297,35 @@ def mirror_text(
     if languages and not filter_languages(heading, languages).strip():
         heading = f"# {md_text(opening[0].text, inline=True)}\n"
     return f"{heading}\n{markdown}"
+
+
+def title_apart(kind: str, markdown: str, metadata: Mapping[str, Any]) -> str | None:
+    """The title a canonical keeps apart from its body (a WordPress post's, a Discourse topic's, a JSON field's,
+    a feed entry's, front matter's), which a copy sets as its heading; None for a page (its <title> is not its
+    heading) or a body that opens with a heading of its own."""
+    from differ.titles import page_title
+
+    if kind == "html" or markdown.startswith("# "):
+        return None
+    return page_title(metadata, "") or None
+
+
+def canonical_apart(app: App, doc: DocumentConfig) -> str | None:
+    """`title_apart` of a document's canonical, as its latest version reads."""
+    latest = app.store.latest(doc.canonical.key)
+    if latest is None:
+        return None
+    return title_apart(doc.canonical.kind, app.store.markdown(latest), latest.metadata)
+
+
+def _untitled(markdown: str) -> str:
+    """A copy's Markdown without the heading that titles it (`Block.title`), if it opens with one."""
+    if not markdown.startswith("# "):
+        return markdown
+    blocks = split_blocks(markdown)
+    if not blocks or not blocks[0].title:
+        return markdown
+    return markdown[len(blocks[0].source) :].lstrip("\n")
 
 
 def edit_reach(
@@ -305,7 +342,14 @@ def edit_reach(
         chunk = versions[at : at + CHUNK]
         texts = [
             (
-                mirror_text(app.store.markdown(v), v.metadata, mirror.kind, opening, mirror.languages or ()),
+                mirror_text(
+                    app.store.markdown(v),
+                    v.metadata,
+                    mirror.kind,
+                    opening,
+                    mirror.languages or (),
+                    canonical.apart,
+                ),
                 None,
             )
             for v in chunk

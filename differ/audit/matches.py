@@ -34,8 +34,11 @@ class Canonical:
 
     KEPT = 8
 
-    def __init__(self, store: Store, versions: Sequence[Version]) -> None:
+    def __init__(self, store: Store, versions: Sequence[Version], apart: str | None = None) -> None:
         self.store = store
+        self.apart = (
+            apart  # the title it keeps apart from its body (`title_apart`), which a copy has as a heading
+        )
         self.versions = list(versions)
         self.numbers = [v.number for v in self.versions]
         self._by = {v.number: v for v in self.versions}

@@ -48,14 +48,15 @@ def mirror_places(
 ) -> list[Place]:
     """Where each canonical block stands in a mirror as its audit read it (`audited`: its entry of the audit,
     which names the version audited and whether it was read as a translation)."""
-    from differ.audit import copy_blocks
+    from differ.audit import canonical_apart, copy_blocks
 
     version = audited.get("version")
     store = app.store
     mv = store.version(mirror.key, version) if isinstance(version, int) else store.latest(mirror.key)
     if mv is None:
         return [Place(None, False) for _ in canonical]
-    _, blocks = copy_blocks(app, mirror, mv, canonical[:1])
+    apart = canonical_apart(app, app.config.document(mirror.document))
+    _, blocks = copy_blocks(app, mirror, mv, canonical[:1], apart)
     return places(canonical, blocks, bool(audited.get("translation")))
 
 

@@ -583,14 +583,14 @@ def reach_text(reached: list[dict[str, Any]]) -> list[str]:
 def reach(app: App, mirror: SourceConfig) -> list[dict[str, Any]] | None:
     """When (which mirror version) each canonical edit reached this mirror, if ever; None before both have a
     version."""
-    from differ.audit import edit_reach
+    from differ.audit import canonical_apart, edit_reach
     from differ.audit.matches import Canonical, Matches, matches_path
 
     doc = app.config.document(mirror.document)
     canon = app.store.versions(doc.canonical.key)
     if not canon or app.store.latest(mirror.key) is None:
         return None
-    canonical = Canonical(app.store, canon)
+    canonical = Canonical(app.store, canon, canonical_apart(app, doc))
     matches = Matches(matches_path(app.store, doc.id), canonical, AUDIT_RULES)
     reached = edit_reach(app, canonical, matches, mirror)
     matches.save()

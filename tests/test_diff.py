@@ -301,6 +301,23 @@ def test_two_links_with_neither_text_nor_target_in_common_are_two_things_however
     ]
 
 
+def test_a_table_of_contents_entry_renamed_with_its_heading_is_one_entry_changed() -> None:
+    """An entry of a Markdown table of contents points to its heading, its target following its words: renamed
+    with the heading, it is that entry changed, not one entry removed and another added; a list of links
+    elsewhere (posts, downloads) is still one link each."""
+    a = "# Release\n\n- [Install](#install)\n- [Changes](#changes)\n\n## Install\n\nRun it.\n\n## Changes\n\nFaster.\n"
+    b = a.replace("[Changes](#changes)", "[What changed](#what-changed)").replace(
+        "## Changes", "## What changed"
+    )
+    assert [(c.kind, c.before, c.after) for c in diff(a, b).changes] == [
+        ("modified", "Changes", "What changed"),
+        ("modified", "Changes", "What changed"),
+    ]
+    posts = a.replace("(#changes)", "(http://x/changes)")
+    renamed = posts.replace("[Changes](http://x/changes)", "[What changed](http://x/what-changed)")
+    assert [c.kind for c in diff(posts, renamed).changes] == ["removed", "added"]
+
+
 def test_a_change_read_back_from_its_json_is_summarized_as_it_was() -> None:
     from differ.diff.changes import Change, Diff
 

@@ -185,7 +185,8 @@ def pair(
             paired_a.add(only_a[0])
             paired_b.add(only_b[0])
     # One paragraph (or quote) put in the place of another, and nothing else left, is that paragraph rewritten,
-    # as a reader would say; list items are facts of their own, one dropped and another added.
+    # as a reader would say; list items are facts of their own, one dropped and another added, but for the
+    # entries of a table of contents, which follow the headings they point to.
     left_a = [x for x in ia if x not in paired_a]
     left_b = [y for y in ib if y not in paired_b]
     if len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
@@ -200,9 +201,12 @@ def pair(
 
 
 def _rewritten(x: Block, y: Block) -> bool:
-    """Two blocks that, alone in one place, are one prose block rewritten: paragraphs of one kind, or quotes."""
+    """Two blocks that, alone in one place, are one prose block rewritten: paragraphs of one kind, or quotes; or
+    one entry of a table of contents renamed (an item linking to a place on the page, and nothing else)."""
     if x.kind != y.kind or x.other_link(y):
         return False
+    if x.kind == "item":
+        return x.depth == y.depth and x.whole_link.startswith("#") and y.whole_link.startswith("#")
     return (x.kind == "paragraph" and x.top == y.top and x.depth == y.depth) or x.kind == "quote"
 
 

@@ -76,8 +76,11 @@ class Block:
 
     def other_link(self, other: Block) -> bool:
         """Whether two blocks are links to two different things: each one link and nothing else, with neither
-        their text nor their target in common (never one block rewritten, however alike their words)."""
+        their text nor their target in common (never one block rewritten, however alike their words). Not two
+        links to places on the page (`#install`): a table of contents' entry, whose target follows its words."""
         mine, theirs = self.whole_link, other.whole_link
+        if mine.startswith("#") and theirs.startswith("#"):
+            return False
         return bool(mine and theirs) and mine != theirs and self.text != other.text
 
     @property

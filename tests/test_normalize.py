@@ -731,7 +731,9 @@ _DISCOURSE_COOKED = (
     '<img alt="" src="/user_avatar/alice.png" class="avatar"> alice:</div><blockquote><p>Builds got faster.</p>'
     '<aside class="quote" data-username="bob" data-post="1" data-topic="12"><div class="title">bob:</div>'
     "<blockquote><p>Much faster.</p></blockquote></aside></blockquote></aside>"
-    '<div class="poll"><ul><li data-poll-option-id="1">Yes</li><li data-poll-option-id="2">No</li></ul></div>'
+    '<div class="poll"><ul><li data-poll-option-id="1">Yes</li><li data-poll-option-id="2">No</li></ul>'
+    '<div class="poll-info"><p><span class="info-number">12</span><span class="info-label">voters</span></p></div>'
+    "</div>"
     '<aside class="onebox allowlistedgeneric" data-onebox-src="https://pytorch.org/blog/pytorch-2-13-release-blog/">'
     '<header class="source"><a href="https://pytorch.org/blog/pytorch-2-13-release-blog/">pytorch.org</a></header>'
     '<article class="onebox-body"><h3><a href="https://pytorch.org/blog/pytorch-2-13-release-blog/">PyTorch 2.13 '
@@ -743,7 +745,7 @@ _DISCOURSE_COOKED = (
 def test_a_discourse_posts_page_reads_as_its_raw_markdown() -> None:
     """The post's page, as a feed of its category or a copy carries it: a link's preview is the link (the
     linked page's title and description change with that page), a quoted post its quote, the line under an image
-    gone; so the page and the raw Markdown audit alike."""
+    and a poll's count of voters (each vote changes it) gone; so the page and the raw Markdown audit alike."""
     from differ.audit import audit_pair
 
     page = norm(_DISCOURSE_COOKED, source()).markdown

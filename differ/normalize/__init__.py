@@ -48,10 +48,11 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     however named) too; a code block's language is read from the blocks around it (GitHub's, Sphinx's)
 # 18: and from Jekyll's (`language-python highlighter-rouge`), from `data-language`, `brush: python` and pandoc's
 #     `sourceCode python`; a class that only starts like a language's (`highlighted`) names none; the line
-#     Discourse sets under an image it enlarges is left out, its preview of a link is the link and its quote of a
-#     post the quote; a Discourse post's raw Markdown is read as its page shows it (an image's `|690x388`, the
-#     `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags, a link alone on its line); a feed's entry is read less
-#     what the feed sets under each post (a last link to the post itself, a Discourse topic's count of posts)
+#     Discourse sets under an image it enlarges and a poll's count of voters are left out, its preview of a link
+#     is the link and its quote of a post the quote; a Discourse post's raw Markdown is read as its page shows it
+#     (an image's `|690x388`, the `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags, a link alone on its line);
+#     a feed's entry is read less what the feed sets under each post (a last link to the post itself, a Discourse
+#     topic's count of posts)
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

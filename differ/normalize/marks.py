@@ -1,9 +1,9 @@
 """What a reader reads apart from a post's words, or not at all: a heading's permalink (`¶`), a table of contents
 made of the headings, the time it takes to read, a footnote's mark and its way back, the line numbers a site
-generator sets beside code, an emoji drawn as an image, an image a script loads; and the language a block of code
-is in, however its highlighter names it. Each element of the content is
-shown to `tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by
-`settle` once the walk is over, since the tree is not changed while it is walked."""
+generator sets beside code, an emoji drawn as an image, an image a script loads, a forum's preview of a link; and
+the language a block of code is in, however its highlighter names it. Each element of the content is shown to
+`tidy` as the page's furniture is taken out (one walk for both); what has to be set otherwise is done by `settle`
+once the walk is over, since the tree is not changed while it is walked."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ TOC_NAMES = frozenset(
     }
 )
 # The time a post takes to read, which a theme or a plugin (Reading Time WP's `rt-reading-time`) works out from
-# its words: an edit that adds a sentence would change it too; and a wiki's `[edit]` beside each heading.
+# its words: an edit that adds a sentence would change it too; a wiki's `[edit]` beside each heading; and the count
+# of a Discourse poll's voters, which each vote changes.
 DERIVED = frozenset(
     {
         "reading-time",
@@ -43,6 +44,7 @@ DERIVED = frozenset(
         "post-reading-time",
         "entry-reading-time",
         "mw-editsection",
+        "poll-info",
     }
 )
 _HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol", "p", "span"})  # what those are in

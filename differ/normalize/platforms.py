@@ -136,9 +136,8 @@ _DISCOURSE_TAG = re.compile(
     r"^ {0,3}\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
 )
 _DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
-_BARE_URL = re.compile(
-    r"^ {0,3}(https?://[^\s<>]+)[ \t]*$"
-)  # a link alone on its line, which Discourse previews
+# a link alone on its line, which Discourse previews
+_BARE_URL = re.compile(r"^ {0,3}(https?://[^\s<>]+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 

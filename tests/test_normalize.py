@@ -376,6 +376,26 @@ def test_the_time_a_post_takes_to_read_is_left_out() -> None:
     assert read_alike(wiki) == "# Post\n\n## Install\n\nRun it.\n"
 
 
+@pytest.mark.parametrize(
+    "dated",
+    [
+        '<div class="td-page-meta__lastmod">Last modified July 8, 2026: <a href="https://github.com/o/r/commit/'
+        'abc123">Fix typo (abc123)</a></div>',  # Docsy
+        '<aside class="md-source-file"><span class="md-source-file__fact"><span class="git-revision-date-'
+        'localized-plugin git-revision-date-localized-plugin-date">July 8, 2026</span></span></aside>',  # Material
+        '<footer class="theme-doc-footer"><div class="row"><div class="col"><span class="theme-last-updated">'
+        "Last updated on <b><time>Jul 8, 2026</time></b></span></div></div></footer>",  # Docusaurus
+    ],
+    ids=["docsy", "mkdocs-material", "docusaurus"],
+)
+def test_the_date_a_documentation_generator_reads_from_git_is_left_out(dated: str) -> None:
+    """A commit that changes nothing a reader sees moves it, with or without a selector."""
+    page = (
+        f"<html><body><article><h1>Release 4.2</h1><p>Release 4.2 is out.</p>{dated}</article></body></html>"
+    )
+    assert read_alike(page) == "# Release 4.2\n\nRelease 4.2 is out.\n"
+
+
 def test_a_code_blocks_language_named_by_the_block_around_it() -> None:
     """GitHub names a code block's language on the block around its <pre> (`highlight-source-shell`), Sphinx on
     the one around that (`highlight-python`, but `highlight-default` names none): the fence says it."""

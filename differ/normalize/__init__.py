@@ -52,7 +52,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     is the link and its quote of a post the quote; a Discourse post's raw Markdown is read as its page shows it
 #     (an image's `|690x388`, the `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags, a link alone on its line);
 #     a feed's entry is read less what the feed sets under each post (a last link to the post itself, a Discourse
-#     topic's count of posts)
+#     topic's count of posts); the date a documentation generator reads from git (Docsy, MkDocs Material,
+#     Docusaurus) is left out
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

@@ -34,8 +34,9 @@ TOC_NAMES = frozenset(
     }
 )
 # The time a post takes to read, which a theme or a plugin (Reading Time WP's `rt-reading-time`) works out from
-# its words: an edit that adds a sentence would change it too; a wiki's `[edit]` beside each heading; and the count
-# of a Discourse poll's voters, which each vote changes.
+# its words: an edit that adds a sentence would change it too; a wiki's `[edit]` beside each heading; the count
+# of a Discourse poll's voters, which each vote changes; and the date a documentation generator reads from git,
+# which a commit that edits nothing a reader sees moves (Docsy's, MkDocs Material's, Docusaurus's).
 DERIVED = frozenset(
     {
         "reading-time",
@@ -45,6 +46,10 @@ DERIVED = frozenset(
         "entry-reading-time",
         "mw-editsection",
         "poll-info",
+        "td-page-meta__lastmod",
+        "md-source-file",
+        "git-revision-date-localized-plugin",
+        "theme-last-updated",
     }
 )
 _HOLDERS = frozenset({"div", "nav", "section", "aside", "ul", "ol", "p", "span"})  # what those are in

@@ -374,6 +374,13 @@ def test_the_time_a_post_takes_to_read_is_left_out() -> None:
         "</h2><p>Run it.</p></article></body></html>"
     )
     assert read_alike(wiki) == "# Post\n\n## Install\n\nRun it.\n"
+    views = (  # Post Views Counter's, put into the post's own content: each reader changes it
+        "<html><body><article><h1>Post</h1><div class='entry-content'><p>Release 4.2 is out.</p>"
+        "<div class='post-views content-post post-12 entry-meta'><span class='post-views-label'>Post Views:</span>"
+        "<span class='post-views-count'>1,234</span></div></div></article></body></html>"
+    )
+    assert read_alike(views) == "# Post\n\nRelease 4.2 is out.\n"
+    assert norm(views, source(selector=".entry-content")).markdown == "Release 4.2 is out.\n"
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,8 @@ TOC_NAMES = frozenset(
 )
 # The time a post takes to read, which a theme or a plugin (Reading Time WP's `rt-reading-time`) works out from
 # its words: an edit that adds a sentence would change it too; a wiki's `[edit]` beside each heading; the count
-# of a Discourse poll's voters, which each vote changes; and the date a documentation generator reads from git,
+# of a Discourse poll's voters, which each vote changes, and of a post's views (Post Views Counter's, put into the
+# post's own content), which each reader changes; and the date a documentation generator reads from git,
 # which a commit that edits nothing a reader sees moves (Docsy's, MkDocs Material's, Docusaurus's).
 DERIVED = frozenset(
     {
@@ -46,6 +47,7 @@ DERIVED = frozenset(
         "entry-reading-time",
         "mw-editsection",
         "poll-info",
+        "post-views",
         "td-page-meta__lastmod",
         "md-source-file",
         "git-revision-date-localized-plugin",

@@ -687,6 +687,13 @@ def test_wordpress_and_discourse_kinds() -> None:
     for odd in ({"post_stream": {"posts": ["# Hi"]}}, {"post_stream": {"posts": {"0": {}}}}, [topic]):
         with pytest.raises(NormalizeError, match=r"^Discourse topic JSON has no post_stream.posts\[0\]$"):
             norm(json.dumps(odd), dc, "application/json")
+    # a post read empty is a failure, told, not a version with every passage removed
+    empty = {"post_stream": {"posts": [{"raw": "[details]\n[/details]\n"}]}}
+    with pytest.raises(NoContentError, match=r"^the Discourse post has no text \(its raw Markdown\)$"):
+        norm(json.dumps(empty), dc, "application/json")
+    api[0]["content"] = {"rendered": "<p> </p>"}
+    with pytest.raises(NoContentError, match=r"^the WordPress post has no text \(content.rendered\)$"):
+        norm(json.dumps(api), wp, "application/json")
 
 
 _DISCOURSE_RAW = """PyTorch 2.13 is out.
@@ -745,6 +752,14 @@ def test_a_discourse_posts_code_is_left_as_it_is(code: str) -> None:
     code = code.replace("`", "").replace("~", "")
     raw = f'[details="Notes"]\n```\n{code}\n```\n[/details]'
     assert f"```\n{code}\n```" in discourse_markdown(raw)
+
+
+def test_a_discourse_posts_quotes_within_quotes_are_shown_eight_deep() -> None:
+    """Quotes nested past what a reader follows read as the eighth: a post of 5,000 is read, not refused as too
+    large (each line would carry 5,000 `> `)."""
+    deep = "[quote]\n" * 5000 + "Words.\n" + "[/quote]\n" * 5000 + "After."
+    read = discourse_markdown(deep)
+    assert "\n" + "> " * 8 + "Words.\n" in read and read.endswith("\nAfter.") and len(read) < 100_000
 
 
 _DISCOURSE_COOKED = (

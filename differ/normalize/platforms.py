@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
 from differ import options as opt
-from differ.errors import NormalizeError
+from differ.errors import NoContentError, NormalizeError
 from differ.normalize.jsondoc import load_json
 from differ.normalize.kinds import (
     Body,
@@ -74,6 +74,8 @@ class WordPressKind(SourceKind):
             (),
             (),
         )
+        if not any(c.isalnum() for c in result.markdown):  # a post emptied is not a version: a failure, told
+            raise NoContentError("the WordPress post has no text (content.rendered)")
         title = post.get("title", {}).get("rendered") if isinstance(post.get("title"), dict) else None
         meta: dict[str, Any] = {}
         if isinstance(title, str):
@@ -125,7 +127,10 @@ class DiscourseKind(SourceKind):
         meta = {"version": post.get("version"), "updated_at": post.get("updated_at")}
         if isinstance(data.get("title"), str):
             meta["title"] = data["title"]
-        return Extracted(discourse_markdown(raw), meta)
+        markdown = discourse_markdown(raw)
+        if not any(c.isalnum() for c in markdown):
+            raise NoContentError("the Discourse post has no text (its raw Markdown)")
+        return Extracted(markdown, meta)
 
 
 # Discourse's own Markdown: an image's size after its alt text (`![shot|690x388, 50%](upload://…)`, `|video`), and
@@ -139,6 +144,7 @@ _DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
 # a link alone on its line, which Discourse previews
 _BARE_URL = re.compile(r"^ {0,3}(https?://[^\s<>]+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+QUOTES_SHOWN = 8  # quotes within quotes shown as such, as deep as a reader follows them
 
 
 def discourse_markdown(raw: str) -> str:
@@ -147,7 +153,8 @@ def discourse_markdown(raw: str) -> str:
     alone on its line (which the page previews) as a link, and the tags of polls, spoilers and layouts left out
     (their contents kept). Code is left as it is."""
     out: list[str] = []
-    quoted = 0  # quotes open around the line
+    opened = 0  # quotes open around the line
+    quoted = 0  # and how many of them are shown (QUOTES_SHOWN at most: the rest read as the innermost)
     fence = ""
     for line in raw.split("\n"):
         if fence:
@@ -164,7 +171,8 @@ def discourse_markdown(raw: str) -> str:
         if tag:
             closing, name, value = tag[1], tag[2], tag[3] or ""
             if name == "quote":
-                quoted = max(0, quoted - 1) if closing else quoted + 1
+                opened = max(0, opened - 1) if closing else opened + 1
+                quoted = min(opened, QUOTES_SHOWN)
                 out.append(">" * quoted)
             elif name == "details" and not closing:
                 summary = re.sub(r"\s+open$", "", value.strip()).strip('"')

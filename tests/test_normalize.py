@@ -122,6 +122,13 @@ def test_an_articles_own_header_is_read_and_what_a_theme_puts_under_it_is_not() 
     chosen = norm(page, source(selector="article")).markdown
     assert "Great release!" in chosen and "Release 4.1" in chosen and "3 days ago" in chosen
     assert "python" in chosen and "Ana writes" in chosen
+    # the links to the posts before and after it, which the next post published changes, however set
+    nav = (
+        "<html><body><article><h1>Release 4.2</h1><p>Release 4.2 is out.</p><div class='post-navigation'>"
+        "<a href='/4-1/'>← Release 4.1</a><a href='/4-3/'>Release 4.3 →</a></div><div class='related-pages'>"
+        "<a class='next-page' href='/4-3/'>Next: Release 4.3</a></div></article></body></html>"
+    )
+    assert norm(nav, source()).markdown == "# Release 4.2\n\nRelease 4.2 is out.\n"
     # no <article>: the page's body less its furniture, the sidebars beside the post too
     page = (
         "<html><body><div id='secondary' class='widget-area' role='complementary'><p>Recent: Release 4.1</p>"

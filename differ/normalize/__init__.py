@@ -53,7 +53,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     (an image's `|690x388`, the `[details]`, `[quote]`, `[poll]`, `[spoiler]` tags, a link alone on its line);
 #     a feed's entry is read less what the feed sets under each post (a last link to the post itself, a Discourse
 #     topic's count of posts); the date a documentation generator reads from git (Docsy, MkDocs Material,
-#     Docusaurus) and a post's count of its views (`post-views`) are left out
+#     Docusaurus) and a post's count of its views (`post-views`) are left out; with no selector, the links to the
+#     posts before and after it (`post-navigation`, Furo's `related-pages`) too
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

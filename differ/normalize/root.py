@@ -235,6 +235,10 @@ _NOISE = frozenset(
         "post-ufi",
         "like-button-container",
         "subscription-widget-wrap",  # a newsletter's sign-up box, the same under every post, in no copy
+        "post-navigation",  # the links to the posts before and after it, which a new post changes
+        "post-nav",
+        "prev-next",
+        "related-pages",  # Furo's (Sphinx), to the pages before and after
     }
 )
 

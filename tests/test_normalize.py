@@ -822,6 +822,31 @@ def test_the_line_discourse_sets_under_an_image_is_left_out() -> None:
     assert read_alike(page) == f"# Post\n\n[![chart]({_POST[:19]}/s/a.png)]({_POST[:19]}/o/a.png)\n"
 
 
+def test_a_github_releases_bare_references_read_as_its_page_shows_them() -> None:
+    """ "Fix the build by @ana in https://github.com/o/r/pull/26" reads "… in #26" on the release page and in a
+    copy of it: an issue's, a pull request's and a commit's address alone is its short reference, as a link (in
+    another repository, `owner/repo#7`); one in a link, in code, in a link definition, or to a part of one, as
+    written."""
+    notes = (
+        "## What's Changed\r\n* Fix the build by @ana in https://github.com/o/r/pull/26\r\n"
+        "* Port by @bo in https://github.com/other/lib/pull/7 (see https://github.com/O/R/commit/"
+        "a5c3785ed8d6a35868bc169f07e40e889087fd2e).\r\n"
+        "* [Linked](https://github.com/o/r/pull/9), `https://github.com/o/r/pull/11`, "
+        "https://github.com/o/r/pull/12/files\r\n```\r\nhttps://github.com/o/r/pull/13\r\n```\r\n"
+        "Defined: [the fix][ref]\r\n\r\n[ref]: https://github.com/o/r/pull/14\r\n"
+    )
+    release = {"tag_name": "v1.0", "body": notes}
+    gh = source("github", url="https://github.com/o/r/releases/tag/v1.0")
+    assert norm(json.dumps(release), gh, "application/json").markdown == (
+        "## What's Changed\n\n- Fix the build by @ana in [#26](https://github.com/o/r/pull/26)\n"
+        "- Port by @bo in [other/lib#7](https://github.com/other/lib/pull/7) (see "
+        "[a5c3785](https://github.com/O/R/commit/a5c3785ed8d6a35868bc169f07e40e889087fd2e)).\n"
+        "- [Linked](https://github.com/o/r/pull/9), `https://github.com/o/r/pull/11`, "
+        "https://github.com/o/r/pull/12/files\n\n```\nhttps://github.com/o/r/pull/13\n```\n\n"
+        "Defined: [the fix][ref]\n\n[ref]: https://github.com/o/r/pull/14\n"
+    )
+
+
 def test_text_kind_keeps_lines_literal() -> None:
     result = norm("# not a heading\n* not a list\nplain   line\n", source("text"), "text/plain")
     assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"

@@ -54,7 +54,8 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     a feed's entry is read less what the feed sets under each post (a last link to the post itself, a Discourse
 #     topic's count of posts); the date a documentation generator reads from git (Docsy, MkDocs Material,
 #     Docusaurus) and a post's count of its views (`post-views`) are left out; with no selector, the links to the
-#     posts before and after it (`post-navigation`, Furo's `related-pages`) too
+#     posts before and after it (`post-navigation`, Furo's `related-pages`) too; a GitHub release's bare addresses
+#     of issues, pull requests and commits read as `#26`, `owner/repo#7`, `a5c3785`, as its page shows them
 NORMALIZER_VERSION = 18
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run

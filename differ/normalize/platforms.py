@@ -234,7 +234,12 @@ class ReleaseKind(SourceKind):
         if not isinstance(notes, str):
             raise NormalizeError(f"{cls.forge} release {cls.notes} is not a string")
         meta = {name: data.get(name) for name in source.option("metadata") or ()}
-        return Extracted(notes.replace("\r\n", "\n"), meta)
+        return Extracted(cls.shown(notes.replace("\r\n", "\n"), source), meta)
+
+    @classmethod
+    def shown(cls, notes: str, source: SourceConfig) -> str:
+        """The notes as the forge's release page shows them, where that differs from their Markdown."""
+        return notes
 
 
 @source_kind("github")
@@ -280,6 +285,50 @@ class GitHubKind(ReleaseKind):
             else urlunsplit((parts.scheme, parts.netloc, "/api/v3", "", ""))
         )
         return f"{api.rstrip('/')}/repos/{owner}/{repo}/releases/{which}"
+
+    @classmethod
+    def shown(cls, notes: str, source: SourceConfig) -> str:
+        owner, repo, _ = cls.release(source) or ("", "", "")
+        return github_references(notes, urlsplit(source.url).hostname or "github.com", owner, repo)
+
+
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:")  # a link reference definition: its address stays as written
+
+
+def github_references(notes: str, host: str, owner: str, repo: str) -> str:
+    """A release's notes with the bare addresses of issues, pull requests and commits on its forge shown as
+    GitHub shows them, as links: `#26` (`owner/repo#26` in another repository), a commit by its first seven
+    characters (`owner/repo@a5c3785`), as "Fix it by @ana in #26" reads on the release page and in any copy of
+    it. An address in a link or in code, or to a part of one (`…/pull/26/files`), stays as written."""
+    found = re.compile(
+        rf"(?<!\]\()(?<![<\w/=\"'])https?://(?:www\.)?{re.escape(host.removeprefix('www.'))}/([\w.-]+)/([\w.-]+)/"
+        r"(?:(?:pull|issues)/(\d+)|commit/([0-9a-f]{7,40}))(?![\w/#?-])",
+        re.IGNORECASE,
+    )
+
+    def short(m: re.Match[str]) -> str:
+        theirs, number, sha = f"{m[1]}/{m[2]}", m[3], m[4]
+        same = theirs.lower() == f"{owner}/{repo}".lower()
+        label = (
+            (f"#{number}" if same else f"{theirs}#{number}")
+            if number
+            else (sha[:7] if same else f"{theirs}@{sha[:7]}")
+        )
+        return f"[{label}]({m[0]})"
+
+    out: list[str] = []
+    fence = ""
+    for line in notes.split("\n"):
+        if fence:
+            fence = "" if line.lstrip(" \t").startswith(fence) else fence
+        elif m := _FENCE.match(line):
+            fence = m[1]
+        elif not _DEFINITION.match(line) and "://" in line:
+            parts = line.split("`")  # code spans are the odd parts
+            parts[::2] = [found.sub(short, part) for part in parts[::2]]
+            line = "`".join(parts)
+        out.append(line)
+    return "\n".join(out)
 
 
 @source_kind("gitlab")

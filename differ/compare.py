@@ -178,6 +178,20 @@ def read_side(
         else _open(app, spec, label, kind, settings, base)
     )
     normalized = normalize(body, source)
+    if (
+        kind is None
+        and source.kind == "html"
+        and normalized.generator.startswith("Discourse")
+        and is_url(spec)
+    ):
+        from differ.normalize.platforms import DiscourseKind
+
+        if DiscourseKind.topic_id(source):  # a forum's topic: its first post, through the forum's API
+            source, body = _fetch(app, spec, label, "discourse", settings)
+            normalized = normalize(body, source)
+            normalized.warnings.append(
+                "a Discourse topic: its first post read (kind discourse), not the page with its replies"
+            )
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 

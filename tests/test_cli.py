@@ -1933,6 +1933,32 @@ def test_compare_urls_politely_and_errors_in_one_line(tmp_path: Path, server: Se
     )
 
 
+def test_compare_reads_a_discourse_topic_by_its_first_post(tmp_path: Path, server: Server) -> None:
+    """A forum's topic page carries its replies: compared or audited on the spot, the topic is read as the
+    `discourse` kind reads it (its first post, through the forum's API), and a line on stderr says so."""
+    topic = server.url("/t/pytorch-2-13/9876")
+    server.page(
+        "/t/pytorch-2-13/9876",
+        '<html><head><meta name="generator" content="Discourse 3.2.0"></head><body><div id="main-outlet">'
+        "<div class='topic-body crawler-post'><p>PyTorch 2.13 is out with faster builds for everyone.</p></div>"
+        "<div class='topic-body crawler-post'><p>Congratulations, great work!</p></div></div></body></html>",
+    )
+    raw = "PyTorch 2.13 is out with faster builds for everyone.\n\n![chart|690x388](upload://a.png)\n"
+    post = {"title": "PyTorch 2.13", "post_stream": {"posts": [{"raw": raw, "version": 1}]}}
+    server.page("/t/9876.json?include_raw=1", json.dumps(post), "application/json")
+    copy = tmp_path / "copy.html"
+    copy.write_text(
+        "<html><body><article><h1>PyTorch 2.13</h1><p>PyTorch 2.13 is out with faster builds for everyone.</p>"
+        '<p><img src="chart.png" alt="chart"></p></article></body></html>'
+    )
+    assert run("compare", topic, str(copy), "--audit", "--set", "allow_private=true") == (
+        ExitCode.OK,
+        f"{copy} against {topic}: coverage 100.0%; 0 findings\n",
+        f"warning: {topic}: a Discourse topic: its first post read (kind discourse), not the page with its "
+        "replies\n",
+    )
+
+
 def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
     """A translator's check before publishing: the copy against the canonical, no config, no store."""
     from differ.diff.blocks import md_text

@@ -990,6 +990,40 @@ def test_fetch_of_a_wordpress_page_read_whole_names_the_kind_that_reads_the_post
     assert "WordPress" not in run("--config", str(config), "fetch", "doc/canonical")[2]
 
 
+def test_fetch_of_a_discourse_topics_page_names_the_kind_that_reads_its_first_post(
+    tmp_path: Path, server: Server
+) -> None:
+    """A forum topic's page carries its replies; the `discourse` kind reads its first post alone."""
+    config = str(write_config(tmp_path, server))
+    topic = server.url("/t/pytorch-2-13/9876")
+    server.page(
+        "/t/pytorch-2-13/9876",
+        '<html><head><meta name="generator" content="Discourse 3.2.0"></head><body><div id="main-outlet">'
+        "<p>PyTorch 2.13 is out.</p><p>Congratulations!</p></div></body></html>",
+    )
+    raw = {
+        "post_stream": {
+            "posts": [{"raw": 'PyTorch 2.13 is out.\n\n[details="Notes"]\nAll of it.\n[/details]'}]
+        }
+    }
+    server.page("/t/9876.json?include_raw=1", json.dumps(raw), "application/json")
+    assert run("--config", config, "set", "doc/canonical", f"url={topic}")[0] == ExitCode.OK
+    code, out, err = run("--config", config, "fetch", "doc/canonical")
+    assert (code, out, err.splitlines()[-1]) == (
+        ExitCode.OK,
+        "PyTorch 2.13 is out.\n\nCongratulations!\n",
+        "<!-- note: differ set doc/canonical kind=discourse reads the topic's first post alone, through the "
+        "forum's API, as its page shows it -->",
+    )
+    assert run("--config", config, "set", "doc/canonical", "kind=discourse")[0] == ExitCode.OK
+    code, out, err = run("--config", config, "fetch", "doc/canonical")
+    assert (code, out, "note:" in err) == (
+        ExitCode.OK,
+        "PyTorch 2.13 is out.\n\nNotes\n\nAll of it.\n",
+        False,
+    )
+
+
 def test_fetch_of_a_canonical_names_the_translations_it_links_that_are_not_watched(
     tmp_path: Path, server: Server
 ) -> None:

@@ -207,14 +207,13 @@ def _platform_note(source: SourceConfig, generator: str) -> str | None:
     """For a WordPress page read whole (no selector), the kind that reads the post itself through the site's
     REST API, without the theme around it: what the page would change with, short of the post. For a Discourse
     topic's page, which carries its replies, the command that reads its first post alone."""
-    if source.kind == "html" and generator.startswith("Discourse"):
-        from differ.normalize.platforms import DiscourseKind
+    from differ.normalize.platforms import DiscourseKind
 
-        if DiscourseKind.topic_id(source):
-            return (
-                f"differ set {source.key} kind=discourse reads the topic's first post alone, through the "
-                "forum's API, as its page shows it"
-            )
+    if DiscourseKind.topic_page(source, generator):
+        return (
+            f"differ set {source.key} kind=discourse reads the topic's first post alone, through the "
+            "forum's API, as its page shows it"
+        )
     if source.kind != "html" or source.option("selector") or not generator.lower().startswith("wordpress"):
         return None
     return (

@@ -32,7 +32,7 @@ from differ.normalize import SOURCE_KINDS, Body, Normalized, normalize
 from differ.normalize.feeds import EVERY_POST
 from differ.normalize.jsondoc import load_json, longest_fields, text_fields
 from differ.normalize.kinds import a_feed, is_json_feed, media_type, starts_as_feed
-from differ.normalize.platforms import ReleaseKind
+from differ.normalize.platforms import DiscourseKind, ReleaseKind
 from differ.options import meant, not_a_url, web_address
 from differ.versions import response_body
 
@@ -178,20 +178,13 @@ def read_side(
         else _open(app, spec, label, kind, settings, base)
     )
     normalized = normalize(body, source)
-    if (
-        kind is None
-        and source.kind == "html"
-        and normalized.generator.startswith("Discourse")
-        and is_url(spec)
-    ):
-        from differ.normalize.platforms import DiscourseKind
-
-        if DiscourseKind.topic_id(source):  # a forum's topic: its first post, through the forum's API
-            source, body = _fetch(app, spec, label, "discourse", settings)
-            normalized = normalize(body, source)
-            normalized.warnings.append(
-                "a Discourse topic: its first post read (kind discourse), not the page with its replies"
-            )
+    if kind is None and is_url(spec) and DiscourseKind.topic_page(source, normalized.generator):
+        # a forum's topic: its first post, through the forum's API
+        source, body = _fetch(app, spec, label, "discourse", settings)
+        normalized = normalize(body, source)
+        normalized.warnings.append(
+            "a Discourse topic: its first post read (kind discourse), not the page with its replies"
+        )
     return Read(spec, normalized, hashlib.sha256(body.data).hexdigest(), source, body)
 
 

@@ -282,15 +282,12 @@ def mirror_text(
     keeps its title apart (`apart`, `title_apart`), the copy's title heading is its title, as that is, not a
     passage of its own."""
     from differ.normalize.language import filter_languages
-    from differ.titles import page_title
 
     if apart is not None:
         return _untitled(markdown)
-    if kind == "html" or markdown.startswith("# "):
-        return markdown  # a page's <title> is not its heading; a copy with a heading of its own has one
     if not opening or opening[0].kind != "heading" or opening[0].level != 1:
         return markdown
-    title = page_title(metadata, "")
+    title = title_apart(kind, markdown, metadata)  # none on a page, or in a copy with a heading of its own
     if not title:
         return markdown
     heading = f"# {md_text(title, inline=True)}\n"

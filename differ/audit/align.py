@@ -118,7 +118,7 @@ def contents(blocks: Sequence[Block]) -> set[int]:
         if block is not None and block.kind == "item":
             run.append(i)
             continue
-        if len(run) >= 2 and all(blocks[k].whole_link.startswith("#") for k in run):
+        if len(run) >= 2 and all(blocks[k].contents_entry for k in run):
             found.update(run)
             over = blocks[run[0] - 1] if run[0] else None
             alone = block is None or (

@@ -36,9 +36,8 @@ class Canonical:
 
     def __init__(self, store: Store, versions: Sequence[Version], apart: str | None = None) -> None:
         self.store = store
-        self.apart = (
-            apart  # the title it keeps apart from its body (`title_apart`), which a copy has as a heading
-        )
+        # the title it keeps apart from its body (`title_apart`), which a copy has as a heading
+        self.apart = apart
         self.versions = list(versions)
         self.numbers = [v.number for v in self.versions]
         self._by = {v.number: v for v in self.versions}

@@ -374,11 +374,9 @@ def compare(
             ours_at, theirs_at = starts[i]
             ours = JOINED.join(canonical[k].text for k in ours_at)
             copy = JOINED.join(mirror[k].text for k in theirs_at)
-            counted = (
-                JOINED.join(counted_text(side[k]) for k in at)
-                for side, at in ((canonical, ours_at), (mirror, theirs_at))
-            )
-            if detail := token_detail(*counted):
+            ours_counted = JOINED.join(counted_text(canonical[k]) for k in ours_at)  # footnote labels aside
+            copy_counted = JOINED.join(counted_text(mirror[k]) for k in theirs_at)
+            if detail := token_detail(ours_counted, copy_counted):
                 findings.append(Finding("token_mismatch", block.section, ours, copy, detail))
     findings += in_a_row(run)
     run = []

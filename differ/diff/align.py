@@ -206,7 +206,7 @@ def _rewritten(x: Block, y: Block) -> bool:
     if x.kind != y.kind or x.other_link(y):
         return False
     if x.kind == "item":
-        return x.depth == y.depth and x.whole_link.startswith("#") and y.whole_link.startswith("#")
+        return x.depth == y.depth and x.contents_entry and y.contents_entry
     return (x.kind == "paragraph" and x.top == y.top and x.depth == y.depth) or x.kind == "quote"
 
 

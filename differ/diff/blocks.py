@@ -74,13 +74,19 @@ class Block:
         text, url = self.links[0]
         return url if " ".join(text.split()) == self.text else ""
 
+    @property
+    def contents_entry(self) -> bool:
+        """Whether the block is one link to a place on the page and nothing else (`[Install](#install)`): an
+        entry of a table of contents kept in Markdown, whose target follows its words."""
+        return self.whole_link.startswith("#")
+
     def other_link(self, other: Block) -> bool:
         """Whether two blocks are links to two different things: each one link and nothing else, with neither
         their text nor their target in common (never one block rewritten, however alike their words). Not two
-        links to places on the page (`#install`): a table of contents' entry, whose target follows its words."""
-        mine, theirs = self.whole_link, other.whole_link
-        if mine.startswith("#") and theirs.startswith("#"):
+        entries of a table of contents (`contents_entry`)."""
+        if self.contents_entry and other.contents_entry:
             return False
+        mine, theirs = self.whole_link, other.whole_link
         return bool(mine and theirs) and mine != theirs and self.text != other.text
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -105,6 +106,11 @@ class DiscourseKind(SourceKind):
             raise Invalid("not a Discourse topic URL; expected https://HOST/t/SLUG/ID", key="url")
 
     @classmethod
+    def topic_page(cls, source: SourceConfig, generator: str) -> bool:
+        """Whether a page read as HTML is a topic's, with its replies, that this kind reads by its first post."""
+        return source.kind == "html" and generator.startswith("Discourse") and bool(cls.topic_id(source))
+
+    @classmethod
     def fetch_url(cls, source: SourceConfig) -> str:
         parts = urlsplit(source.url)
         # One request returns the first post's raw Markdown together with its version and updated_at.
@@ -144,6 +150,24 @@ _DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
 # a link alone on its line, which Discourse previews
 _BARE_URL = re.compile(r"^ {0,3}(https?://[^\s<>]+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _with_code(markdown: str) -> Iterator[tuple[str, bool]]:
+    """Each line of Markdown, and whether it is fenced code (its fences too), for a reader that leaves code as
+    it is written."""
+    fence = ""
+    for line in markdown.split("\n"):
+        if fence:
+            if line.lstrip(" \t").startswith(fence):
+                fence = ""
+            yield line, True
+        elif m := _FENCE.match(line):
+            fence = m[1]
+            yield line, True
+        else:
+            yield line, False
+
+
 QUOTES_SHOWN = 8  # quotes within quotes shown as such, as deep as a reader follows them
 
 
@@ -155,16 +179,8 @@ def discourse_markdown(raw: str) -> str:
     out: list[str] = []
     opened = 0  # quotes open around the line
     quoted = 0  # and how many of them are shown (QUOTES_SHOWN at most: the rest read as the innermost)
-    fence = ""
-    for line in raw.split("\n"):
-        if fence:
-            if line.lstrip(" \t").startswith(fence):
-                fence = ""
-            out.append("> " * quoted + line)
-            continue
-        m = _FENCE.match(line)
-        if m:
-            fence = m[1]
+    for line, code in _with_code(raw):
+        if code:
             out.append("> " * quoted + line)
             continue
         tag = _DISCOURSE_TAG.match(line)
@@ -317,13 +333,8 @@ def github_references(notes: str, host: str, owner: str, repo: str) -> str:
         return f"[{label}]({m[0]})"
 
     out: list[str] = []
-    fence = ""
-    for line in notes.split("\n"):
-        if fence:
-            fence = "" if line.lstrip(" \t").startswith(fence) else fence
-        elif m := _FENCE.match(line):
-            fence = m[1]
-        elif not _DEFINITION.match(line) and "://" in line:
+    for line, code in _with_code(notes):
+        if not code and "://" in line and not _DEFINITION.match(line):
             parts = line.split("`")  # code spans are the odd parts
             parts[::2] = [found.sub(short, part) for part in parts[::2]]
             line = "`".join(parts)

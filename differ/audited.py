@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 # sections under it alone), and a finding's word operations quote the words as each side spells them; 14: a
 # table of contents kept in Markdown (a list of in-page links alone, and the heading over it alone) is passed over,
 # and so is a footnote's label before its note (`[^1]: `, `[1] `), and a copy's title heading where the canonical
-# keeps its title apart from its body
-AUDIT_RULES = 14
+# keeps its title apart from its body; 15: a bilingual copy (a quarter of its blocks of text or more in another
+# script or language, not a translation) with `languages` and `translation` unset is audited on its blocks in the
+# canonical's language, as that `languages` reads it
+AUDIT_RULES = 15
 
 
 def findings_said(findings: int, accepted: int = 0) -> str:

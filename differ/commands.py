@@ -250,9 +250,7 @@ def _language_note(app: App, source: SourceConfig, markdown: str) -> str | None:
     if latest is None:
         return None
     canonical = split_blocks(app.store.markdown(latest))
-    return language_note(
-        canonical, split_blocks(markdown), 'languages = ["{}"] on it', source.languages or ()
-    )
+    return language_note(canonical, split_blocks(markdown), 'languages = ["{}"] on it', source.languages)
 
 
 @command("backfill")

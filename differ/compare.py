@@ -21,7 +21,7 @@ from differ.audit import (
     mirror_text,
     title_apart,
 )
-from differ.audit.language import reading
+from differ.audit.language import bilingual, reading
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
@@ -289,22 +289,28 @@ def audit(
     whether the copy is a translation; unset, its scripts say. `accept`: patterns of the findings made on
     purpose, as a mirror's `accept` option."""
     from differ.audit.report import accepted
+    from differ.normalize.canonical import canonicalize
+    from differ.normalize.language import filter_languages
 
     ours = Stream.of(split_blocks(canonical.normalized.markdown))
-    copy = mirror_text(
-        mirror.normalized.markdown,
-        mirror.normalized.metadata,
-        mirror.source.kind,
-        ours.blocks[:1],
-        mirror.source.languages or (),
-        title_apart(canonical.source.kind, canonical.normalized.markdown, canonical.normalized.metadata),
-    )
-    theirs = Stream.of(split_blocks(copy))
+    apart = title_apart(canonical.source.kind, canonical.normalized.markdown, canonical.normalized.metadata)
+    meta, kind = mirror.normalized.metadata, mirror.source.kind
     languages = mirror.source.languages or ()
+    copy = mirror_text(mirror.normalized.markdown, meta, kind, ours.blocks[:1], languages, apart)
+    theirs = Stream.of(split_blocks(copy))
     option = "--set 'languages=[\"{}\"]'"
     as_translation, note = reading(ours.blocks, theirs.blocks, translation, option, languages)
     # the copy's whole page, every language kept, when `languages` kept a part of it
     whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
+    split = None
+    if mirror.source.languages is None and translation is None:
+        split = bilingual(ours.blocks, theirs.blocks, option)
+    if (
+        split is not None
+    ):  # a bilingual copy: its blocks in the canonical's language, as a watched one is read
+        languages, note, whole = (split[0],), split[1], mirror.normalized.markdown
+        kept = canonicalize(filter_languages(whole, languages)).text
+        theirs = Stream.of(split_blocks(mirror_text(kept, meta, kind, ours.blocks[:1], languages, apart)))
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
     findings, known, unused = accepted(findings, accept, title_text(ours.blocks))

@@ -1558,29 +1558,36 @@ def test_an_audit_holds_a_few_canonical_versions_in_memory_however_long_the_hist
 def _note(canonical: str, mirror: str) -> str | None:
     from differ.audit.language import language_note
 
-    return language_note(split_blocks(canonical), split_blocks(mirror), "languages = [{!r}]")
+    return language_note(split_blocks(canonical), split_blocks(mirror), 'languages = ["{}"]')
 
 
 def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is() -> None:
     """A bilingual copy audited whole is a pile of extra blocks and altered ones; the audit says why, and which
     `languages` would split it; a translation is said to be one; a copy in the canonical's script gets no note."""
+    from differ.audit.language import language_note
+
     english = "\n\n".join(f"Paragraph {k} tells of feature {k} in the release." for k in range(10)) + "\n"
     korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(10)]
     both = "\n\n".join(x for pair in zip(english.split("\n\n"), korean, strict=True) for x in pair)
     assert _note(english, both) == (
-        "10 of its 20 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a bilingual copy, "
-        "languages = ['en'] audits its blocks in Latin script alone, and each translation's numbers, versions and "
-        "links against its original"
+        "10 of its 20 blocks of text are in Korean (Hangul), which the canonical does not use: a bilingual copy, its "
+        'blocks in Latin script audited alone, as languages = ["en"] would, and each translation\'s numbers, versions '
+        "and links against its original (languages = [] audits every block)"
     )
+    assert language_note(split_blocks(english), split_blocks(both), 'languages = ["{}"]', ()) == (
+        "10 of its 20 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a bilingual "
+        'copy, languages = ["en"] audits its blocks in Latin script alone, and each translation\'s numbers, versions '
+        "and links against its original"
+    )  # languages = []: every block audited, and the note says what would split it
     assert _note(english, "\n\n".join(korean)) == (
         "10 of its 10 blocks of text are in Korean (Hangul), which the canonical does not use: a translation, its blocks "
         "paired with the canonical's by place, kind, length, numbers, names, code and links; a passage left out "
         "or added is found, a reworded one is not"
     )
     assert _note("\n\n".join(korean), both) == (  # the other way round: the Korean page's copy
-        "10 of its 20 blocks of text are in Latin script, which the canonical does not use; if it is a bilingual copy, "
-        "languages = ['ko'] audits its blocks in Korean (Hangul) alone, and each translation's numbers, versions and "
-        "links against its original"
+        "10 of its 20 blocks of text are in Latin script, which the canonical does not use: a bilingual copy, its "
+        'blocks in Korean (Hangul) audited alone, as languages = ["ko"] would, and each translation\'s numbers, '
+        "versions and links against its original (languages = [] audits every block)"
     )
     japanese = "\n\n".join(f"段落{k}は今回のリリースの機能{k}について説明します。" for k in range(10))
     assert (_note(english, japanese) or "").startswith(
@@ -1592,8 +1599,11 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     code = english + "\n```\n" + "\n".join(korean) + "\n```\n"  # code is no text in a language
     assert _note(english, code) is None
     assert _note(english + "\n" + korean[0] + "\n", both) is None  # the canonical uses Hangul itself
-    from differ.audit.language import language_note
-
+    # Korean in under a quarter of its blocks: a copy with a few lines of its own, perhaps, not split unasked
+    three = english + "\n" + "\n\n".join(korean[:3]) + "\n"
+    assert (_note(english, three) or "").startswith(
+        "3 of its 13 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a bilingual"
+    )
     kept = split_blocks("\n\n".join(korean))  # what languages = ["ko"] leaves of the bilingual copy
     assert language_note(split_blocks(english), kept, "languages = [{!r}]", ("ko",)) == (
         "its languages (ko) keep its blocks in Korean (Hangul), which the canonical does not use, so it is audited as a "
@@ -1605,30 +1615,59 @@ def test_a_copy_in_a_script_the_canonical_does_not_use_is_named_for_what_it_is()
     assert language_note(chinese, chinese, "{}", ("ja",)) is None  # Japanese is kept with its kanji
 
 
-def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp_path: Path) -> None:
-    app, (copy, _) = _audit_store(tmp_path)
+def test_a_bilingual_copy_without_languages_is_audited_in_the_canonicals_language(tmp_path: Path) -> None:
+    """The Korean community's repost, English and Korean paragraphs interleaved, with no setting: its English
+    blocks are audited, as `languages = ["en"]` would have them, and the note says so; `languages = []` keeps every
+    block (81 findings, its Korean paragraphs extra)."""
+    from tests.conftest import source_toml
+
+    mirrors = [
+        source_toml("https://copy.example.org/post", "copy"),
+        source_toml("https://other.example.org/post", "other"),
+        source_toml("https://whole.example.org/post", "whole", extra="languages = []"),
+        source_toml("https://set.example.org/post", "set", extra='languages = ["en"]'),
+    ]
+    app = make_app(one_doc(tmp_path, "https://example.org/post", mirrors=mirrors))
     doc = app.config.documents[0]  # type: ignore[attr-defined]
-    canonical = replay_fetch(3).markdown
-    _commit(app, doc.canonical.key, canonical, 1)
-    _commit(app, doc.mirrors[0].key, pytorch_kr(None).markdown, 2)
-    _commit(app, doc.mirrors[1].key, canonical, 3)
+    _commit(app, doc.canonical.key, replay_fetch(1).markdown, 0)  # before the edit of 8 July
+    _commit(app, doc.canonical.key, replay_fetch(3).markdown, 1)
+    stored = {
+        "copy": pytorch_kr(None),
+        "other": replay_fetch(3),
+        "whole": pytorch_kr(None),
+        "set": pytorch_kr(),
+    }
+    for at, mirror in enumerate(doc.mirrors):
+        _commit(app, mirror.key, stored[mirror.id].markdown, 2 + at)
     from differ.audit import audit_document, render_audit
+    from differ.audited import _due, mirror_reading, remember_audits
 
     report = audit_document(app, doc)  # type: ignore[arg-type]
+    copy, other, whole, kept = report.mirrors
     notes = [m.note for m in report.mirrors]
-    assert notes[1] is None and notes[0] is not None
-    assert notes[0].startswith(
-        "97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use;"
+    assert notes[1] is None and notes[0] == (
+        "97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use: a bilingual copy, its "
+        'blocks in Latin script audited alone, as languages = ["en"] on it would, and each translation\'s numbers, '
+        "versions and links against its original (languages = [] on it audits every block)"
     )
-    assert 'languages = ["en"] on it audits' in notes[0]
+    missing = [(f.kind, f.detail, f.canonical) for f in copy.findings]
+    assert missing == [("missing", "heading", "Large MPS Op Migration to Native Metal")]
+    assert [(f.kind, f.detail, f.canonical) for f in kept.findings] == missing and kept.note is None
+    assert (copy.coverage, copy.matches_version) == (
+        kept.coverage,
+        kept.matches_version,
+    ) and not copy.translation
+    assert copy.matches_version == 2 and copy.reached[0]["mirror_version"] == 1  # made after the edit
+    assert len(whole.findings) == 81 and whole.note is not None and "if it is a bilingual copy" in whole.note
+    # read as its settings read it: audited once, not again at every check for a split it made itself
+    assert copy.reading == mirror_reading(app, doc.mirrors[0])  # type: ignore[arg-type]
     text = render_audit(report, "text").splitlines()
-    assert text[2] == f"  note: {notes[0]}" and text[3].startswith("  • ")
+    assert text[2] == f"  note: {notes[0]}" and text[3].startswith("  • missing")
     assert json.loads(render_audit(report, "json"))["mirrors"][0]["note"] == notes[0]
     assert f"<p>Note: {html.escape(notes[0])}</p>" in render_audit(report, "html")
     markdown = render_audit(report, "markdown").splitlines()
-    assert markdown[3].startswith("  - note: 97 of its 189 blocks") and markdown[4].startswith("  - altered ")
+    assert markdown[3].startswith("  - note: 97 of its 189 blocks") and markdown[4].startswith("  - missing ")
     from differ.audit.report import drift_events
-    from differ.audited import remember_audits
     from differ.site import document_page
 
     events, current = drift_events(app, report)  # type: ignore[arg-type]
@@ -1637,8 +1676,9 @@ def test_the_audit_of_a_bilingual_copy_without_languages_says_how_to_read_it(tmp
     events, current = drift_events(app, report)  # type: ignore[arg-type]
     assert [e["summary"][1] for e in events] == [f"• note: {notes[0]}"]  # before its new findings
     remember_audits(app, {doc.id: current})
+    assert not _due(app, doc, "2026-07-09T00:00:00Z")  # type: ignore[arg-type]
     page = document_page(app, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
-    assert page.count("<p>Note: ") == 1 and f"<p>Note: {html.escape(notes[0])}</p>" in page
+    assert page.count("<p>Note: ") == 2 and f"<p>Note: {html.escape(notes[0])}</p>" in page
 
 
 def test_a_copy_that_keeps_its_title_apart_is_audited_with_it_on_top() -> None:
@@ -2303,9 +2343,9 @@ def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_
     english = "\n\n".join(f"## Part {k}\n\n{en}" for k in range(4)) + "\n"
     both = "\n\n".join(f"## Part {k}\n\n{en}\n\n{fr}" for k in range(4)) + "\n"
     assert _note(english, both) == (
-        "4 of its 12 blocks of text are in French, the canonical's in English; if it is a bilingual copy, "
-        "languages = ['en'] audits its English blocks alone, and each translation's numbers, versions and links "
-        "against its original"
+        "4 of its 12 blocks of text are in French, the canonical's in English: a bilingual copy, its English blocks "
+        'audited alone, as languages = ["en"] would, and each translation\'s numbers, versions and links against its '
+        "original (languages = [] audits every block)"
     )
     _, findings = audit_pair(english, both)
     assert [f.kind for f in findings] == ["extra"] * 4
@@ -2314,9 +2354,9 @@ def test_a_copy_in_the_canonicals_language_and_another_of_its_script_is_said_to_
     assert audit_pair(english, filter_languages(both, ["en"])) == (1.0, [])
     french = "\n\n".join(f"## Partie {k}\n\n{fr}" for k in range(4)) + "\n"
     assert _note(french, both) == (
-        "4 of its 12 blocks of text are in English, the canonical's in French; if it is a bilingual copy, "
-        "languages = ['fr'] audits its French blocks alone, and each translation's numbers, versions and links "
-        "against its original"
+        "4 of its 12 blocks of text are in English, the canonical's in French: a bilingual copy, its French blocks "
+        'audited alone, as languages = ["fr"] would, and each translation\'s numbers, versions and links against its '
+        "original (languages = [] audits every block)"
     )
     assert _note(english, english) is None
 

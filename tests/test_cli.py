@@ -2008,14 +2008,24 @@ def test_compare_audit_checks_a_copy_on_the_spot(tmp_path: Path) -> None:
         '  • missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"\n',
         "",
     )
-    code, out, err = run(
-        "compare", canonical, repost, "--audit", *page
-    )  # without languages: said how to read it
-    assert (code, out.splitlines()[1], err) == (
+    code, out, err = run("compare", canonical, repost, "--audit", *page)  # without languages: read the same
+    assert (code, out.splitlines(), err) == (
         ExitCode.FAILURE,
-        "  note: 97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a "
-        "bilingual copy, --set 'languages=[\"en\"]' audits its blocks in Latin script alone, and each "
-        "translation's numbers, versions and links against its original",
+        [
+            f"{repost} against {canonical}: coverage 99.1%; 1 finding",
+            "  note: 97 of its 189 blocks of text are in Korean (Hangul), which the canonical does not use: a "
+            "bilingual copy, its blocks in Latin script audited alone, as --set 'languages=[\"en\"]' would, and "
+            "each translation's numbers, versions and links against its original (--set 'languages=[]' audits "
+            "every block)",
+            '  • missing [Performance Improvements]: the heading "Large MPS Op Migration to Native Metal"',
+        ],
+        "",
+    )
+    code, out, err = run("compare", canonical, repost, "--audit", *page, "--set", "languages=[]")
+    assert (code, out.splitlines()[0], out.count("• extra"), err) == (  # every block: its Korean ones extra
+        ExitCode.FAILURE,
+        f"{repost} against {canonical}: coverage 99.5%; 81 findings",
+        65,
         "",
     )
     code, out, err = run("compare", canonical, repost, "--audit", *page, "--set", 'languages=["ko"]')
@@ -2960,9 +2970,9 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
     code, _, err = run("--config", str(config), "fetch", "doc/copy")
     assert (code, err.splitlines()[-1]) == (
         ExitCode.OK,
-        "<!-- note: 6 of its 12 blocks of text are in Korean (Hangul), which the canonical does not use; if it is a "
-        'bilingual copy, languages = ["en"] on it audits its blocks in Latin script alone, and each translation\'s '
-        "numbers, versions and links against its original -->",
+        "<!-- note: 6 of its 12 blocks of text are in Korean (Hangul), which the canonical does not use: a bilingual "
+        'copy, its blocks in Latin script audited alone, as languages = ["en"] on it would, and each translation\'s '
+        "numbers, versions and links against its original (languages = [] on it audits every block) -->",
     )
     config.write_text(config.read_text() + "translation = false\n")  # what it is, said: nothing to note
     code, _, err = run("--config", str(config), "fetch", "doc/copy")
@@ -2970,9 +2980,10 @@ def test_fetch_of_a_bilingual_mirror_says_what_its_audit_will(tmp_path: Path, se
 
 
 def test_a_mirrors_languages_set_after_it_was_fetched_apply_at_once(tmp_path: Path, server: Server) -> None:
-    """The audit's note on a bilingual copy says to set `languages`; set after the copy was fetched, they apply
-    to the next audit though the page has not changed since (its stored body read again as now set), the next
-    check audits it again, and what changed with the setting alone is no drift: nothing is alerted."""
+    """A bilingual copy read whole (`languages = []`), then its Korean half (`languages = ["ko"]`): set after the
+    copy was fetched, languages apply to the next audit though the page has not changed since (its stored body
+    read again as now set), the next check audits it again, and what changed with the setting alone is no drift:
+    nothing is alerted."""
     english = [f"Paragraph {k} tells of feature {k} in the release." for k in range(6)]
     korean = [f"문단 {k}은 이번 릴리즈의 기능 {k}에 대해 설명합니다." for k in range(6)]
     server.page("/post", article("".join(f"<p>{p}</p>" for p in english)))
@@ -2985,8 +2996,8 @@ def test_a_mirrors_languages_set_after_it_was_fetched_apply_at_once(tmp_path: Pa
         f'[service]\nsnapshots = "{tmp_path / "snap"}"\nper_host_delay = "0s"\n[[documents]]\nid = "doc"\n'
         f'[documents.canonical]\nurl = "{server.url("/post")}"\nrobots = false\nallow_private = true\n'
         f'[[documents.mirrors]]\nid = "copy"\nurl = "{server.url("/copy")}"\nkind = "text"\nrobots = false\n'
-        f'allow_private = true\n[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver}"\nsecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\n'
-        'events = ["mirror_drift"]\n'
+        f'allow_private = true\nlanguages = []\n[[notify]]\nname = "hooks"\nkind = "webhook"\nurl = "{receiver}"\n'
+        'secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"\nevents = ["mirror_drift"]\n'
     )
     assert run("--config", str(config), "check")[::2] == (ExitCode.OK, "")
     before = run("--config", str(config), "audit", "doc/copy")[1].splitlines()

@@ -6,7 +6,7 @@ they find is `model`, and `report` says it and tells drift."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from differ.audit.align import Alignment, Stream, align
@@ -196,16 +196,18 @@ def audit_mirror(
     matches: Matches,
     canonical_url: str = "",
 ) -> MirrorAudit:
-    opening = canonical.blocks(canonical.numbers[-1])[:1]
-    markdown, blocks = copy_blocks(app, mirror, mv, opening, canonical.apart)
-    mstream = Stream.of(blocks)
-    number = matches.best(markdown, mstream, mirror.translation)
     latest_number = canonical.numbers[-1]
     latest_blocks = canonical.blocks(latest_number)
+    read = copy_blocks(app, mirror, mv, latest_blocks, canonical.apart)
+    set_as = mirror_reading(app, mirror)  # how its settings read it: a bilingual copy split is still read so
+    mirror, markdown, blocks = read.mirror, read.markdown, read.blocks
+    mstream = Stream.of(blocks)
+    number = matches.best(markdown, mstream, mirror.translation)
     pages = (canonical_url, mirror.url)
-    option = 'languages = ["{}"] on it'
-    as_translation, note = reading(latest_blocks, blocks, mirror.translation, option, mirror.languages or ())
-    whole = _whole(app, mirror, mv) if mirror.languages else None  # the page with every language kept
+    as_translation, note = reading(latest_blocks, blocks, mirror.translation, _OPTION, mirror.languages or ())
+    note = read.note or note
+    # the page with every language kept
+    whole = read.whole if read.note else _whole(app, mirror, mv) if mirror.languages else None
     by = {v.number: v for v in canonical.versions}
     # the copy aligned once (word by word) or paired (a translation) with the latest version and the one it
     # matches, for every use
@@ -232,7 +234,7 @@ def audit_mirror(
         mirror.id, mirror.url, mv.number, mv.fetched_at, number, coverage, translation=as_translation
     )
     result.blocks, result.alignment = blocks, latest_al
-    result.reached = edit_reach(app, canonical, matches, mirror)
+    result.reached = edit_reach(app, canonical, matches, mirror, read.note is not None)
     if since is not None:
         result.owed, result.carried = since.owed, since.carries
         result.stale_from = _stale_from(app, mirror, by, number)
@@ -249,21 +251,51 @@ def audit_mirror(
         )
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
-    result.reading = mirror_reading(app, mirror)
+    result.reading = set_as
     return result
 
 
+_OPTION = 'languages = ["{}"] on it'  # how an audit's note names a mirror's setting
+
+
+@dataclass
+class CopyRead:
+    """A mirror version as its audit reads it: the mirror as audited (a bilingual copy's with the `languages` its
+    audit keeps), its Markdown and blocks; for a bilingual copy split so, the note that says it and the page with
+    every language kept."""
+
+    mirror: SourceConfig
+    markdown: str
+    blocks: list[Block]
+    note: str | None = None
+    whole: str | None = None
+
+
 def copy_blocks(
-    app: App, mirror: SourceConfig, mv: Any, opening: Sequence[Block], apart: str | None = None
-) -> tuple[str, list[Block]]:
-    """A mirror version's Markdown as the audit reads it (`mirror_text`, `opening` the canonical's first block,
+    app: App, mirror: SourceConfig, mv: Any, canonical: Sequence[Block], apart: str | None = None
+) -> CopyRead:
+    """A mirror version's Markdown as the audit reads it (`mirror_text`, `canonical` the latest version's blocks,
     `apart` the title it keeps apart), read as the mirror is set now (`as_read_now`: its `languages` set since it
-    was fetched apply at once), and its blocks."""
+    was fetched apply at once), and its blocks. A bilingual copy (`bilingual`) whose `languages` and
+    `translation` are unset is read as `languages` set to the canonical's language reads it (`languages = []`
+    keeps every block)."""
+    from differ.audit.language import bilingual
+    from differ.normalize.canonical import canonicalize
+    from differ.normalize.language import filter_languages
     from differ.versions import as_read_now
 
-    markdown = as_read_now(app, mirror, mv)
-    markdown = mirror_text(markdown, mv.metadata, mirror.kind, opening, mirror.languages or (), apart)
-    return markdown, split_blocks(markdown)
+    whole = as_read_now(app, mirror, mv)
+    markdown = mirror_text(whole, mv.metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
+    blocks = split_blocks(markdown)
+    split = None
+    if mirror.languages is None and mirror.translation is None:
+        split = bilingual(canonical, blocks, _OPTION)
+    if split is None:
+        return CopyRead(mirror, markdown, blocks)
+    mirror = replace(mirror, languages=(split[0],))
+    kept = canonicalize(filter_languages(whole, mirror.languages or ())).text  # as `languages` reads the page
+    markdown = mirror_text(kept, mv.metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
+    return CopyRead(mirror, markdown, split_blocks(markdown), split[1], whole)
 
 
 def mirror_text(
@@ -326,11 +358,17 @@ def _untitled(markdown: str) -> str:
 
 
 def edit_reach(
-    app: App, canonical: Canonical, matches: Matches, mirror: SourceConfig
+    app: App, canonical: Canonical, matches: Matches, mirror: SourceConfig, split: bool = False
 ) -> list[dict[str, Any]]:
     """For each canonical edit (version 2 on), the first mirror version that reflects it, or None. Each mirror
-    version's best match is remembered (`matches`), so only the canonical versions stored since are aligned."""
+    version's best match is remembered (`matches`), so only the canonical versions stored since are aligned.
+    `split`: the mirror is a bilingual copy its audit reads in its `languages` alone, as each version is read."""
     from differ.audit.matches import CHUNK
+    from differ.normalize.canonical import canonicalize
+    from differ.normalize.language import filter_languages
+
+    def kept(markdown: str) -> str:
+        return canonicalize(filter_languages(markdown, mirror.languages or ())).text if split else markdown
 
     versions = app.store.versions(mirror.key)
     opening = canonical.blocks(canonical.numbers[-1])[:1]
@@ -340,7 +378,7 @@ def edit_reach(
         texts = [
             (
                 mirror_text(
-                    app.store.markdown(v),
+                    kept(app.store.markdown(v)),
                     v.metadata,
                     mirror.kind,
                     opening,

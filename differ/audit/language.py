@@ -61,6 +61,9 @@ class _Foreign:
 
 
 TRANSLATED = 0.15  # a copy with less of its text than this in the canonical's script is a translation
+# a copy with this share of its blocks of text or more in other scripts or languages, not a translation, is a
+# bilingual copy: audited on its blocks in the canonical's language, as `languages` set to it would read it
+BILINGUAL = 0.25
 
 
 def _foreign(canonical: Sequence[Block], mirror: Sequence[Block]) -> _Foreign | None:
@@ -121,13 +124,18 @@ def translated(canonical: Sequence[Block], mirror: Sequence[Block], setting: boo
 
 
 def language_note(
-    canonical: Sequence[Block], mirror: Sequence[Block], option: str, languages: Sequence[str] = ()
+    canonical: Sequence[Block],
+    mirror: Sequence[Block],
+    option: str,
+    languages: Sequence[str] | None = None,
 ) -> str | None:
-    """Said of a copy whose blocks are in a script the canonical does not use: a bilingual copy, which `option`
-    (formatted with a language code) would split; a translation, audited for what a translation keeps; or a copy
-    whose `languages` keep the blocks in another script than the canonical's. Either way its findings need that
-    said first."""
-    return reading(canonical, mirror, None, option, languages)[1]
+    """Said of a copy whose blocks are in a script the canonical does not use: a bilingual copy, which its audit
+    splits while `languages` is unset (None) and `option` (formatted with a language code) would split; a
+    translation, audited for what a translation keeps; or a copy whose `languages` keep the blocks in another
+    script than the canonical's. Either way its findings need that said first."""
+    if languages is None and (split := bilingual(canonical, mirror, option)):
+        return split[1]
+    return reading(canonical, mirror, None, option, languages or ())[1]
 
 
 def reading(
@@ -165,11 +173,34 @@ def _kept_note(canonical: Sequence[Block], option: str, languages: Sequence[str]
     )
 
 
-def _found_note(found: _Foreign | None, option: str) -> str | None:
-    """Said of a copy in scripts or languages its canonical is not in: a translation, or a bilingual copy."""
+def bilingual(canonical: Sequence[Block], mirror: Sequence[Block], option: str) -> tuple[str, str] | None:
+    """For a bilingual copy (a quarter of its blocks of text or more in other scripts or languages than the
+    canonical's, and not a translation), the code of the canonical's language, whose blocks alone its audit reads,
+    and the note that says so (`option`, as 'languages = ["{}"]', formatted with a code: how it is set); None
+    for any other copy."""
+    found = _foreign(canonical, mirror)
+    if found is None or found.translation or found.blocks < BILINGUAL * found.total:
+        return None
+    code, kept = _kept(found)
+    every = option.replace('"{}"', "")
+    return code, (
+        f"{found.head}: a bilingual copy, its {kept} audited alone, as {option.format(code)} would, and each "
+        f"translation's numbers, versions and links against its original ({every} audits every block)"
+    )
+
+
+def _kept(found: _Foreign) -> tuple[str, str]:
+    """The code of a bilingual copy's language that its canonical is in, and its blocks in it, named."""
     from differ.languages import script_name
     from differ.normalize.language import language_of
 
+    if found.by_language:
+        return found.code, f"{found.main} blocks"
+    return language_of(found.main), f"blocks in {script_name(found.main)}"
+
+
+def _found_note(found: _Foreign | None, option: str) -> str | None:
+    """Said of a copy in scripts or languages its canonical is not in: a translation, or a bilingual copy."""
     if found is None:
         return None
     head = found.head
@@ -178,13 +209,8 @@ def _found_note(found: _Foreign | None, option: str) -> str | None:
             f"{head}: a translation, its blocks paired with the canonical's by place, kind, length, numbers, "
             "names, code and links; a passage left out or added is found, a reworded one is not"
         )
-    if found.by_language:
-        keep = f"{option.format(found.code)} audits its {found.main} blocks alone"
-    else:
-        keep = (
-            f"{option.format(language_of(found.main))} audits its blocks in {script_name(found.main)} alone"
-        )
+    code, kept = _kept(found)
     return (
-        f"{head}; if it is a bilingual copy, {keep}, and each translation's numbers, versions and links against "
-        "its original"
+        f"{head}; if it is a bilingual copy, {option.format(code)} audits its {kept} alone, and each "
+        "translation's numbers, versions and links against its original"
     )

@@ -56,8 +56,8 @@ def mirror_places(
     if mv is None:
         return [Place(None, False) for _ in canonical]
     apart = canonical_apart(app, app.config.document(mirror.document))
-    _, blocks = copy_blocks(app, mirror, mv, canonical[:1], apart)
-    return places(canonical, blocks, bool(audited.get("translation")))
+    read = copy_blocks(app, mirror, mv, canonical, apart)
+    return places(canonical, read.blocks, bool(audited.get("translation")))
 
 
 def places(

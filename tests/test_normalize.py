@@ -812,6 +812,38 @@ def test_a_discourse_posts_page_reads_as_its_raw_markdown() -> None:
     assert audit_pair(raw, page) == (1.0, [])
 
 
+def test_a_discourse_posts_dates_read_as_their_author_set_them_on_its_page_and_in_its_markdown() -> None:
+    """A date Discourse shows in each reader's time zone is, on its page, the time in UTC and, in the post's own
+    Markdown, a `[date=…]` tag; both read as the author set it, so the page and the post read alike. A tag in code,
+    or one that names no date, is left as written."""
+    raw = (
+        'Live Q&A on [date=2026-07-22 time=18:00:00 timezone="America/Los_Angeles"], not `[date=2026-01-01]`.\n\n'
+        '[date-range from=2026-06-06T14:00:00 to=2026-06-07T14:30:00 timezone="Europe/Paris"]\n\n'
+        "Out on [date=2026-07-08], at [date=2026-07-08 time=9:05] at the latest; [date=soon] [date time=10:00]\n"
+    )
+    page = (
+        '<html><body><article><p>Live Q&amp;A on <span data-date="2026-07-22" data-time="18:00:00" '
+        'class="discourse-local-date" data-timezone="America/Los_Angeles" data-email-preview="2026-07-23T01:00:00Z '
+        'UTC">2026-07-23T01:00:00Z</span>, not <code>[date=2026-01-01]</code>.</p><p><span data-date="2026-06-06" '
+        'data-time="14:00:00" class="discourse-local-date" data-range="from" data-timezone="Europe/Paris">'
+        '2026-06-06T12:00:00Z</span>→<span data-date="2026-06-07" data-time="14:30:00" class="discourse-local-date" '
+        'data-range="to" data-timezone="Europe/Paris">2026-06-07T12:30:00Z</span></p><p>Out on <span '
+        'class="discourse-local-date" data-date="2026-07-08">2026-07-08</span>, at <span class="discourse-local-date" '
+        'data-date="2026-07-08" data-time="9:05">2026-07-08T09:05:00Z</span> at the latest; [date=soon] '
+        "[date time=10:00]</p></article></body></html>"
+    )
+    read = (
+        "Live Q&A on 2026-07-22 18:00 (America/Los_Angeles), not `[date=2026-01-01]`.\n\n"
+        "2026-06-06 14:00 (Europe/Paris)→2026-06-07 14:30 (Europe/Paris)\n\n"
+        "Out on 2026-07-08, at 2026-07-08 9:05 (UTC) at the latest; [date=soon] [date time=10:00]\n"
+    )
+    dc = source("discourse", url="https://discuss.pytorch.kr/t/pytorch-2-13/9876")
+    topic = {"post_stream": {"posts": [{"raw": raw, "version": 2}]}}
+    assert norm(json.dumps(topic), dc, "application/json").markdown == read
+    assert norm(page, source()).markdown == read
+    assert discourse_markdown("```\n[date=2026-07-22]\n```") == "```\n[date=2026-07-22]\n```"
+
+
 def test_the_line_discourse_sets_under_an_image_is_left_out() -> None:
     """The file's name, size and bytes under an image Discourse enlarges change with the file, not the post."""
     page = (

@@ -93,8 +93,12 @@ def tidy(tag: Tag, later: list[Tag], told: list[Tag]) -> bool:
             later.append(tag)
         else:
             _loaded_later(tag)
-    elif name == "span" and tag.attrs and INLINE_NUMBERS.intersection(classes(tag)):
-        return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
+    elif name == "span" and tag.attrs:
+        named = classes(tag)
+        if "discourse-local-date" in named and ISO_DAY.fullmatch(str(tag.get("data-date"))):
+            later.append(tag)
+        elif INLINE_NUMBERS.intersection(named):
+            return _numeral(tag) and any(p.name == "pre" for p in tag.parents)
     return False
 
 
@@ -104,10 +108,15 @@ def settle(later: list[Tag]) -> None:
     leading it (`[1] The release notes …`, not a paragraph of its own), code laid out beside its line numbers as
     the code alone, an emoji drawn as an image as the emoji (`🎉`, or Discourse's `:tada:`), since the image's
     address changes whenever the site's software does (`…/emoji/15.0.3/…`, `tada.png?v=12`); Discourse's preview of
-    a link as the link, and its quote of a post as the quote."""
+    a link as the link, its quote of a post as the quote, and a date it shows in each reader's time zone as its
+    author set it (`local_date`)."""
     for tag in later:
         if tag.name == "table":
             _code_table(tag)
+        elif tag.name == "span":
+            attrs = tag.attrs
+            shown = local_date(str(attrs["data-date"]), attrs.get("data-time"), attrs.get("data-timezone"))
+            tag.replace_with(NavigableString(shown))
         elif tag.name == "aside":
             _read_aside(tag)
         elif tag.name == "img":
@@ -123,6 +132,23 @@ def settle(later: list[Tag]) -> None:
             if isinstance(text, Tag) and text.name == "p":
                 text.insert(0, NavigableString(f"[{label}] "))
                 tag.extract()
+
+
+def local_date(date: str, time: object = None, timezone: object = None) -> str:
+    """A date Discourse shows each reader in their own time zone (`[date=2026-07-22 time=18:00:00
+    timezone="America/Los_Angeles"]`), as its author set it: `2026-07-22 18:00 (America/Los_Angeles)`, a time with
+    no zone in UTC. Its page (whose text is the time in UTC) and its raw Markdown then read alike."""
+    shown = date
+    if time:
+        shown += " " + _WHOLE_MINUTE.sub(r"\1", str(time))
+        shown += f" ({timezone})" if timezone else " (UTC)"
+    elif timezone:
+        shown += f" ({timezone})"
+    return shown
+
+
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")  # a date Discourse reads (`2026-07-22`)
+_WHOLE_MINUTE = re.compile(r"^(\d{1,2}:\d\d):00$")  # 18:00:00 as 18:00
 
 
 def discourse_aside(tag: Tag) -> bool:

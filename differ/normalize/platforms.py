@@ -147,6 +147,10 @@ _DISCOURSE_TAG = re.compile(
     r"^ {0,3}\[(/?)(details|quote|poll|wrap|grid|spoiler)(?:[= ]([^\]\n]*))?\][ \t]*$"
 )
 _DISCOURSE_INLINE = re.compile(r"\[/?spoiler\]")
+# a date shown in each reader's time zone, or a range of two (`[date-range from=… to=…]`), and a tag's attributes
+_DISCOURSE_DATE = re.compile(r"\[date(=|-range[ \t]+)([^\]\n]{1,300})\]")
+_TAG_ATTRIBUTE = re.compile(r'(\w+)=(?:"([^"\n]*)"|([^\s"\]]+))')
+_INLINE_CODE = re.compile(r"(`+)(?:.*?[^`])?\1(?!`)")
 # a link alone on its line, which Discourse previews
 _BARE_URL = re.compile(r"^ {0,3}(https?://[^\s<>]+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -197,8 +201,37 @@ def discourse_markdown(raw: str) -> str:
                 out.append(">" * quoted)
             continue
         line = _BARE_URL.sub(r"<\1>", _DISCOURSE_INLINE.sub("", _DISCOURSE_IMAGE.sub(r"\1](", line)))
+        if "[date" in line:
+            line = _local_dates(line)
         out.append(("> " * quoted + line) if line else ">" * quoted)
     return "\n".join(out)
+
+
+def _local_dates(line: str) -> str:
+    """A line's `[date=…]` and `[date-range …]` tags, outside its code, as `marks.local_date` reads the page's
+    dates: the date as its author set it, not in each reader's time zone (a range's two joined by `→`, as the
+    page joins them)."""
+    from differ.normalize.marks import ISO_DAY, local_date
+
+    def date(match: re.Match[str]) -> str:
+        written = ("date=" if match[1] == "=" else "") + match[2]
+        attrs = {name: quoted or bare for name, quoted, bare in _TAG_ATTRIBUTE.findall(written)}
+        zone = attrs.get("timezone")
+        ends = [attrs.get("date", "")] if match[1] == "=" else [attrs.get(end, "") for end in ("from", "to")]
+        days = [end.partition("T") for end in ends if end]
+        if not days or not all(ISO_DAY.fullmatch(day) for day, _, _ in days):
+            return match[0]  # no date, as Discourse reads it: left as written
+        if match[1] == "=":
+            return local_date(days[0][0], attrs.get("time"), zone)
+        return "→".join(local_date(day, time, zone) for day, _, time in days)
+
+    out, at = [], 0
+    for code in _INLINE_CODE.finditer(line):
+        out.append(_DISCOURSE_DATE.sub(date, line[at : code.start()]))
+        out.append(code[0])
+        at = code.end()
+    out.append(_DISCOURSE_DATE.sub(date, line[at:]))
+    return "".join(out)
 
 
 class ReleaseKind(SourceKind):

@@ -11,6 +11,7 @@ import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -298,6 +299,15 @@ def pause(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, s
     return ExitCode.OK
 
 
+def _split_value(items: Sequence[str], error: str) -> str:
+    """What to add to an `error` naming a source not found, when the word it names came right after NAME=VALUE:
+    a value the shell split at its spaces (`stale_after=3 days`)."""
+    for before, word in pairwise(items):
+        if _SETTING.match(before) and not _SETTING.match(word) and f'"{word}"' in error:
+            return f" (\"{word}\" came after {before}: quote a value with spaces whole, '{before} {word}')"
+    return ""
+
+
 def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[str, str] | None) -> int:
     """`differ set`: options written into (or, `--unset`, taken out of) sources' tables, or with `--service` the
     [service] table; a running `differ run` reads the file again within seconds (and takes [service] settings
@@ -324,11 +334,14 @@ def set_options(args: argparse.Namespace, path: Path, out: TextIO, env: Mapping[
         if why:
             print(f"watching {url}: {why}", file=out)
         settings["url"] = url
-    done = (
-        set_service(path, settings, args.unset, env)
-        if args.service
-        else write(path, names, settings, args.unset, env)
-    )
+    try:
+        done = (
+            set_service(path, settings, args.unset, env)
+            if args.service
+            else write(path, names, settings, args.unset, env)
+        )
+    except UsageError as e:
+        raise UsageError(f"{e}{_split_value(args.items, str(e))}") from None
     if not done:
         what = (
             "the [service] table has"

@@ -1182,6 +1182,24 @@ def test_set_without_a_file_says_how_to_make_one(tmp_path: Path) -> None:
     assert not config.exists()
 
 
+def test_set_of_a_value_the_shell_split_at_its_spaces_says_to_quote_it(tmp_path: Path) -> None:
+    """`differ set rust stale_after=3 days` reaches differ as `stale_after=3` and a source named `days`: the error
+    says which word it was and how to quote it; a source that is not there is said alone, and nothing is
+    written."""
+    config = tmp_path / "config.toml"
+    config.write_text(EXISTING)
+    assert run("--config", str(config), "set", "rust", "interval=2", "hours") == (
+        ExitCode.USAGE,
+        "",
+        'error: no document "hours"; configured documents: rust, torch ("hours" came after interval=2: quote a '
+        "value with spaces whole, 'interval=2 hours')\n",
+    )
+    assert run("--config", str(config), "set", "go", "interval=2h")[2] == (
+        'error: no document "go"; configured documents: rust, torch\n'
+    )
+    assert config.read_text() == EXISTING
+
+
 def test_notify_set_writes_a_destination_s_options_in_its_table(tmp_path: Path) -> None:
     """`differ notify set`: the options go into the [[notify]] table of that name, as `differ set` writes a
     source's; a `${NAME}` the file had and this shell lacks (the webhook URL, set where differ runs) is taken on

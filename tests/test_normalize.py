@@ -879,6 +879,35 @@ def test_a_github_releases_bare_references_read_as_its_page_shows_them() -> None
     )
 
 
+def test_a_gitlab_releases_bare_references_read_as_its_page_shows_them() -> None:
+    """On GitLab, the bare address of an issue, a merge request or a commit reads as its reference: `#26`, `!45`,
+    a commit by its first eight characters, and in another project with that project's path before them; one in a
+    link, in code, or to a part of one (a comment, a merge request's diffs), as written."""
+    notes = (
+        "## Changes\r\n* Fix the build (https://gitlab.com/g/p/-/merge_requests/45, "
+        "https://gitlab.com/g/p/-/issues/26, https://gitlab.com/g/p/-/work_items/27)\r\n"
+        "* Port https://gitlab.com/other/sub/lib/-/issues/7 and https://gitlab.com/other/sub/lib/-/merge_requests/8 "
+        "in https://gitlab.com/G/P/-/commit/a5c3785ed8d6a35868bc169f07e40e889087fd2e and "
+        "https://gitlab.com/other/lib/-/commit/0123456789abcdef0123456789abcdef01234567\r\n"
+        "* Older https://gitlab.com/g/p/issues/3; not [linked](https://gitlab.com/g/p/-/issues/9), "
+        "`https://gitlab.com/g/p/-/issues/11`, https://gitlab.com/g/p/-/issues/12#note_99, "
+        "https://gitlab.com/g/p/-/merge_requests/13/diffs, https://github.com/g/p/issues/14\r\n"
+    )
+    release = {"tag_name": "v1.0", "description": notes}
+    gl = source("gitlab", url="https://gitlab.com/g/p/-/releases/v1.0")
+    assert norm(json.dumps(release), gl, "application/json").markdown == (
+        "## Changes\n\n- Fix the build ([!45](https://gitlab.com/g/p/-/merge_requests/45), "
+        "[#26](https://gitlab.com/g/p/-/issues/26), [#27](https://gitlab.com/g/p/-/work_items/27))\n"
+        "- Port [other/sub/lib#7](https://gitlab.com/other/sub/lib/-/issues/7) and "
+        "[other/sub/lib!8](https://gitlab.com/other/sub/lib/-/merge_requests/8) in "
+        "[a5c3785e](https://gitlab.com/G/P/-/commit/a5c3785ed8d6a35868bc169f07e40e889087fd2e) and "
+        "[other/lib@01234567](https://gitlab.com/other/lib/-/commit/0123456789abcdef0123456789abcdef01234567)\n"
+        "- Older [#3](https://gitlab.com/g/p/issues/3); not [linked](https://gitlab.com/g/p/-/issues/9), "
+        "`https://gitlab.com/g/p/-/issues/11`, https://gitlab.com/g/p/-/issues/12#note_99, "
+        "https://gitlab.com/g/p/-/merge_requests/13/diffs, https://github.com/g/p/issues/14\n"
+    )
+
+
 def test_text_kind_keeps_lines_literal() -> None:
     result = norm("# not a heading\n* not a list\nplain   line\n", source("text"), "text/plain")
     assert result.markdown == "\\# not a heading\n\n\\* not a list\n\nplain line\n"

@@ -58,7 +58,9 @@ from differ.normalize.kinds import SOURCE_KINDS, Body, Extracted, SourceKind, de
 #     of issues, pull requests and commits read as `#26`, `owner/repo#7`, `a5c3785`, as its page shows them
 # 19: a date Discourse shows in each reader's time zone reads as its author set it (`2026-07-22 18:00
 #     (America/Los_Angeles)`), from its page's `discourse-local-date` and its raw `[date=…]`/`[date-range …]` alike
-NORMALIZER_VERSION = 19
+# 20: a GitLab release's bare addresses of issues, merge requests and commits read as `#26`, `!45`, `a5c3785e`
+#     (`group/project#7` in another project), as its page shows them
+NORMALIZER_VERSION = 20
 
 # A page nested to the 400 levels the HTML reader keeps takes about 3,000 frames of the writer's recursion run
 # as Python (`pip install .`, DIFFER_COMPILE=0); compiled, it counts none. Python 3.11 keeps such frames off the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote, unquote, urlencode, urlsplit, urlunsplit
 
@@ -365,6 +365,35 @@ def github_references(notes: str, host: str, owner: str, repo: str) -> str:
         )
         return f"[{label}]({m[0]})"
 
+    return _bare_addresses(notes, found, short)
+
+
+def gitlab_references(notes: str, host: str, project: str) -> str:
+    """A release's notes with the bare addresses of issues, merge requests and commits on its GitLab shown as
+    GitLab shows them, as links: `#26` and `!45` (`group/project#26` in another project), a commit by its first
+    eight characters (`group/project@a5c3785e`). An address in a link or in code, or to a part of one (a comment,
+    `…/diffs`), stays as written."""
+    found = re.compile(
+        rf"(?<!\]\()(?<![<\w/=\"'])https?://{re.escape(host)}/([\w.-]+(?:/[\w.-]+)+?)/(?:-/)?"
+        r"(?:(issues|work_items|merge_requests)/(\d+)|commit/([0-9a-f]{7,40}))(?![\w/#?-])",
+        re.IGNORECASE,
+    )
+
+    def short(m: re.Match[str]) -> str:
+        theirs, what, number, sha = m[1], m[2], m[3], m[4]
+        same = theirs.lower() == project.lower()
+        if sha:
+            label = sha[:8] if same else f"{theirs}@{sha[:8]}"
+        else:
+            label = ("" if same else theirs) + ("!" if what.lower() == "merge_requests" else "#") + number
+        return f"[{label}]({m[0]})"
+
+    return _bare_addresses(notes, found, short)
+
+
+def _bare_addresses(notes: str, found: re.Pattern[str], short: Callable[[re.Match[str]], str]) -> str:
+    """Notes with each address `found` alone in its text (not in a link, code or a link definition) as `short`
+    writes it."""
     out: list[str] = []
     for line, code in _with_code(notes):
         if not code and "://" in line and not _DEFINITION.match(line):
@@ -408,3 +437,10 @@ class GitLabKind(ReleaseKind):
         project, which = cls.release(source) or ("", "")
         api = source.option("api") or urlunsplit((parts.scheme, parts.netloc, "/api/v4", "", ""))
         return f"{api.rstrip('/')}/projects/{project}/releases/{which}"
+
+    @classmethod
+    def shown(cls, notes: str, source: SourceConfig) -> str:
+        parts = urlsplit(source.url)
+        m = cls.PAGE.match(parts.path)
+        project = unquote(m["project"]) if m else ""
+        return gitlab_references(notes, parts.netloc, project)

@@ -288,9 +288,8 @@ def audit(
     `differ audit` reports a watched mirror (without staleness, which needs a history). `translation` says
     whether the copy is a translation; unset, its scripts say. `accept`: patterns of the findings made on
     purpose, as a mirror's `accept` option."""
+    from differ.audit import in_languages
     from differ.audit.report import accepted
-    from differ.normalize.canonical import canonicalize
-    from differ.normalize.language import filter_languages
 
     ours = Stream.of(split_blocks(canonical.normalized.markdown))
     apart = title_apart(canonical.source.kind, canonical.normalized.markdown, canonical.normalized.metadata)
@@ -309,7 +308,7 @@ def audit(
         split is not None
     ):  # a bilingual copy: its blocks in the canonical's language, as a watched one is read
         languages, note, whole = (split[0],), split[1], mirror.normalized.markdown
-        kept = canonicalize(filter_languages(whole, languages)).text
+        kept = in_languages(whole, languages)
         theirs = Stream.of(split_blocks(mirror_text(kept, meta, kind, ours.blocks[:1], languages, apart)))
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)

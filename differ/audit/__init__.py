@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from differ.audit.align import Alignment, Stream, align
@@ -271,6 +272,16 @@ class CopyRead:
     whole: str | None = None
 
 
+@lru_cache(maxsize=64)
+def in_languages(markdown: str, languages: tuple[str, ...]) -> str:
+    """Canonical Markdown as `languages` reads the page it was read from (`normalize` keeps their blocks alone),
+    remembered for the few versions of a bilingual copy each audit reads again."""
+    from differ.normalize.canonical import canonicalize
+    from differ.normalize.language import filter_languages
+
+    return canonicalize(filter_languages(markdown, languages)).text
+
+
 def copy_blocks(
     app: App, mirror: SourceConfig, mv: Any, canonical: Sequence[Block], apart: str | None = None
 ) -> CopyRead:
@@ -280,8 +291,6 @@ def copy_blocks(
     `translation` are unset is read as `languages` set to the canonical's language reads it (`languages = []`
     keeps every block)."""
     from differ.audit.language import bilingual
-    from differ.normalize.canonical import canonicalize
-    from differ.normalize.language import filter_languages
     from differ.versions import as_read_now
 
     whole = as_read_now(app, mirror, mv)
@@ -293,7 +302,7 @@ def copy_blocks(
     if split is None:
         return CopyRead(mirror, markdown, blocks)
     mirror = replace(mirror, languages=(split[0],))
-    kept = canonicalize(filter_languages(whole, mirror.languages or ())).text  # as `languages` reads the page
+    kept = in_languages(whole, mirror.languages or ())
     markdown = mirror_text(kept, mv.metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
     return CopyRead(mirror, markdown, split_blocks(markdown), split[1], whole)
 
@@ -364,11 +373,9 @@ def edit_reach(
     version's best match is remembered (`matches`), so only the canonical versions stored since are aligned.
     `split`: the mirror is a bilingual copy its audit reads in its `languages` alone, as each version is read."""
     from differ.audit.matches import CHUNK
-    from differ.normalize.canonical import canonicalize
-    from differ.normalize.language import filter_languages
 
     def kept(markdown: str) -> str:
-        return canonicalize(filter_languages(markdown, mirror.languages or ())).text if split else markdown
+        return in_languages(markdown, mirror.languages or ()) if split else markdown
 
     versions = app.store.versions(mirror.key)
     opening = canonical.blocks(canonical.numbers[-1])[:1]

@@ -844,6 +844,29 @@ def test_a_discourse_posts_dates_read_as_their_author_set_them_on_its_page_and_i
     assert discourse_markdown("```\n[date=2026-07-22]\n```") == "```\n[date=2026-07-22]\n```"
 
 
+@given(
+    st.dates(),
+    st.none() | st.times().map(lambda t: t.strftime(["%H:%M:%S", "%H:%M", "%-H:%M"][t.second % 3])),
+    st.none() | st.sampled_from(["America/Los_Angeles", "Asia/Seoul", "Europe/Paris"]),
+    st.text(st.characters(whitelist_categories=["L", "N"]), min_size=1, max_size=12),
+)
+def test_a_discourse_date_reads_alike_on_its_page_and_in_its_markdown(
+    day: object, time: str | None, zone: str | None, words: str
+) -> None:
+    """Whatever date, time and zone the author set, the post's Markdown and its page read the same."""
+    attrs = f"date={day}" + (f" time={time}" if time else "") + (f' timezone="{zone}"' if zone else "")
+    span = f'<span class="discourse-local-date" data-date="{day}"'
+    span += (f' data-time="{time}"' if time else "") + (f' data-timezone="{zone}"' if zone else "")
+    span += ">2026-07-23T01:00:00Z</span>"
+    dc = source("discourse", url="https://discuss.pytorch.kr/t/pytorch-2-13/9876")
+    topic = {"post_stream": {"posts": [{"raw": f"{words} [{attrs}] {words}", "version": 2}]}}
+    raw = norm(json.dumps(topic), dc, "application/json").markdown
+    page = norm(
+        f"<html><body><article><p>{words} {span} {words}</p></article></body></html>", source()
+    ).markdown
+    assert raw == page and str(day) in raw and "[date" not in raw
+
+
 def test_the_line_discourse_sets_under_an_image_is_left_out() -> None:
     """The file's name, size and bytes under an image Discourse enlarges change with the file, not the post."""
     page = (

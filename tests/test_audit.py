@@ -1658,6 +1658,9 @@ def test_a_bilingual_copy_without_languages_is_audited_in_the_canonicals_languag
         kept.matches_version,
     ) and not copy.translation
     assert copy.matches_version == 2 and copy.reached[0]["mirror_version"] == 1  # made after the edit
+    from differ.audit.report import reach
+
+    assert reach(app, doc.mirrors[0]) == copy.reached  # type: ignore[arg-type]  # as `differ history` says it
     assert len(whole.findings) == 81 and whole.note is not None and "if it is a bilingual copy" in whole.note
     # read as its settings read it: audited once, not again at every check for a split it made itself
     assert copy.reading == mirror_reading(app, doc.mirrors[0])  # type: ignore[arg-type]

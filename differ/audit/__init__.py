@@ -290,11 +290,22 @@ def copy_blocks(
     was fetched apply at once), and its blocks. A bilingual copy (`bilingual`) whose `languages` and
     `translation` are unset is read as `languages` set to the canonical's language reads it (`languages = []`
     keeps every block)."""
-    from differ.audit.language import bilingual
     from differ.versions import as_read_now
 
-    whole = as_read_now(app, mirror, mv)
-    markdown = mirror_text(whole, mv.metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
+    return read_copy(mirror, as_read_now(app, mirror, mv), mv.metadata, canonical, apart)
+
+
+def read_copy(
+    mirror: SourceConfig,
+    whole: str,
+    metadata: Mapping[str, Any],
+    canonical: Sequence[Block],
+    apart: str | None = None,
+) -> CopyRead:
+    """`copy_blocks` of a mirror version's Markdown as read (`whole`) and its metadata."""
+    from differ.audit.language import bilingual
+
+    markdown = mirror_text(whole, metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
     blocks = split_blocks(markdown)
     split = None
     if mirror.languages is None and mirror.translation is None:
@@ -303,7 +314,7 @@ def copy_blocks(
         return CopyRead(mirror, markdown, blocks)
     mirror = replace(mirror, languages=(split[0],))
     kept = in_languages(whole, mirror.languages or ())
-    markdown = mirror_text(kept, mv.metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
+    markdown = mirror_text(kept, metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
     return CopyRead(mirror, markdown, split_blocks(markdown), split[1], whole)
 
 

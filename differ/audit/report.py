@@ -583,16 +583,21 @@ def reach_text(reached: list[dict[str, Any]]) -> list[str]:
 def reach(app: App, mirror: SourceConfig) -> list[dict[str, Any]] | None:
     """When (which mirror version) each canonical edit reached this mirror, if ever; None before both have a
     version."""
-    from differ.audit import canonical_apart, edit_reach
+    from differ.audit import canonical_apart, edit_reach, read_copy
     from differ.audit.matches import Canonical, Matches, matches_path
 
     doc = app.config.document(mirror.document)
     canon = app.store.versions(doc.canonical.key)
-    if not canon or app.store.latest(mirror.key) is None:
+    latest = app.store.latest(mirror.key)
+    if not canon or latest is None:
         return None
     canonical = Canonical(app.store, canon, canonical_apart(app, doc))
     matches = Matches(matches_path(app.store, doc.id), canonical, AUDIT_RULES)
-    reached = edit_reach(app, canonical, matches, mirror)
+    # a bilingual copy's versions read in the canonical's language, as its audit reads them (as stored: the store
+    # may be read without the configuration that would read them again)
+    newest = canonical.blocks(canonical.numbers[-1])
+    read = read_copy(mirror, app.store.markdown(latest), latest.metadata, newest, canonical.apart)
+    reached = edit_reach(app, canonical, matches, read.mirror, read.note is not None)
     matches.save()
     return reached
 

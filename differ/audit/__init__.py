@@ -272,14 +272,23 @@ class CopyRead:
     whole: str | None = None
 
 
-@lru_cache(maxsize=64)
 def in_languages(markdown: str, languages: tuple[str, ...]) -> str:
     """Canonical Markdown as `languages` reads the page it was read from (`normalize` keeps their blocks alone),
-    remembered for the few versions of a bilingual copy each audit reads again."""
+    remembered for the few versions of a bilingual copy each audit reads again (a post's size, not a huge page)."""
+    return _kept(markdown, languages) if len(markdown) <= KEPT_SIZE else _in_languages(markdown, languages)
+
+
+KEPT_SIZE = 200_000  # characters of the largest Markdown whose blocks in some languages are remembered
+
+
+def _in_languages(markdown: str, languages: tuple[str, ...]) -> str:
     from differ.normalize.canonical import canonicalize
     from differ.normalize.language import filter_languages
 
     return canonicalize(filter_languages(markdown, languages)).text
+
+
+_kept = lru_cache(maxsize=64)(_in_languages)
 
 
 def copy_blocks(

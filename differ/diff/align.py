@@ -164,9 +164,13 @@ def pair(
     removed: list[int],
     added: list[int],
     modified: list[tuple[int, int]],
+    in_place: bool = True,
 ) -> None:
     """Pair blocks of a replaced run in order: first those whose visible text is unchanged (only a link or a
-    heading level differs), then the rest by word similarity; leftovers are removed or added."""
+    heading level differs), then the rest by word similarity; leftovers are removed or added. `in_place`: the
+    blocks stand in one place of both versions (a run of the alignment), where one code block, heading or
+    paragraph put in the place of another is that block changed whatever its words; blocks left over from
+    anywhere in the document (`in_place=False`) are paired by their words alone."""
     pairs: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in ordered_opcodes([a[x].text_key for x in ia], [b[y].text_key for y in ib]):
         if tag == "equal":
@@ -177,7 +181,7 @@ def pair(
     paired_b = {y for _, y in pairs}
     # One example replaced by another in its place is that code block changed, whatever its words; one
     # heading replaced by another of its level is that section renamed.
-    for kind in ("code", "heading"):
+    for kind in ("code", "heading") if in_place else ():
         only_a = [x for x in ia if x not in paired_a and a[x].kind == kind]
         only_b = [y for y in ib if y not in paired_b and b[y].kind == kind]
         if len(only_a) == 1 and len(only_b) == 1 and _same_place(a[only_a[0]], b[only_b[0]]):
@@ -189,7 +193,7 @@ def pair(
     # entries of a table of contents, which follow the headings they point to.
     left_a = [x for x in ia if x not in paired_a]
     left_b = [y for y in ib if y not in paired_b]
-    if len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
+    if in_place and len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
         x, y = left_a[0], left_b[0]
         if sum(p < x for p, _ in pairs) == sum(q < y for _, q in pairs):  # after the same paired blocks
             pairs.append((x, y))

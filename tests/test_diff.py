@@ -711,6 +711,60 @@ def test_a_summary_names_a_block_by_its_first_words_only_when_it_does_not_quote_
     assert added[1:] == ['• Highlights › New plugin API: added "(beta)"']  # words added: the item they joined
 
 
+def test_a_paragraph_taken_out_in_one_section_and_another_put_in_elsewhere_are_two_changes() -> None:
+    """Only one paragraph put in the place of another is that paragraph rewritten whatever its words: one taken
+    out of a section and an unrelated one added to another are not one paragraph moved and rewritten, nor is a
+    code block taken out here and another added there one example changed."""
+    a = (
+        "## A\n\nAlpha text stays.\n\nThe old plan is dropped.\n\n```sh\nmake old\n```\n\n## B\n\n"
+        "Beta text stays.\n\n## C\n\nGamma text stays.\n"
+    )
+    b = (
+        "## A\n\nAlpha text stays.\n\n## B\n\nBeta text stays.\n\n## C\n\nGamma text stays.\n\n"
+        "Wheels for Windows ship today.\n\n```sh\npip install new\n```\n"
+    )
+    assert sorted((c.kind, c.section, c.block) for c in diff(a, b).changes) == [
+        ("added", ("C",), "code"),
+        ("added", ("C",), "paragraph"),
+        ("removed", ("A",), "code"),
+        ("removed", ("A",), "paragraph"),
+    ]
+    assert sorted((c.kind, c.section, c.block) for c in diff(b, a).changes) == [
+        ("added", ("A",), "code"),
+        ("added", ("A",), "paragraph"),
+        ("removed", ("C",), "code"),
+        ("removed", ("C",), "paragraph"),
+    ]
+    # in its place, one paragraph for another is still that paragraph rewritten
+    d = diff(a, a.replace("The old plan is dropped.", "Wheels for Windows ship today."))
+    assert [(c.kind, c.section) for c in d.changes] == [("modified", ("A",))]
+
+
+def test_a_passage_replaced_whole_is_one_item_of_the_summary() -> None:
+    """Blocks taken out and others put in their place, between the same two blocks, read as one passage
+    replaced: the old and the new, as a person says a section's second half was rewritten. A block taken out
+    here and one put in elsewhere stay two, and so do list items (each an entry of its own)."""
+    a = "## Notes\n\nIntro stays.\n\nOld claim one.\n\n```\nold_code()\n```\n\nOld claim two.\n\nOutro stays.\n"
+    b = "## Notes\n\nIntro stays.\n\nA new paragraph says it all now.\n\nOutro stays.\n"
+    d = diff(a, b)
+    assert sorted(c.kind for c in d.changes) == ["added", "removed", "removed", "removed"]
+    assert summarize(d, V)[1:] == [
+        '• Notes: replaced 3 blocks: "Old claim one.", …',
+        '  → "A new paragraph says it all now."',
+    ]
+    one = summarize(diff(a, a.replace("```\nold_code()\n```", "Run the new tool instead.")), V)
+    assert one[1:] == ['• Notes: replaced "old_code()"', '  → "Run the new tool instead."']
+    apart = diff(
+        "Intro here.\n\nThe old plan is dropped.\n\nMiddle part.\n\nEnd of it.\n",
+        "Intro here.\n\nMiddle part.\n\nWheels for Windows ship today.\n\nEnd of it.\n",
+    )
+    assert summarize(apart, V)[1:] == [
+        '• removed "The old plan is dropped."',
+        '• added "Wheels for Windows ship today."',
+    ]
+    assert summarize(d, V, max_lines=0)[1:] == ["…and 4 more changes"]  # the item stands for its 4 changes
+
+
 BLOCK = st.sampled_from(
     [
         "# Intro",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -423,6 +423,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
     items: list[tuple[list[str], int]] = []  # each item's lines, and how many changes it stands for
     notes = 0
     groups = {**_reordered(d.changes), **_whole_sections(d.changes)}
+    groups.update(_replaced(d, set(groups)))
     for change, note in order(d.changes):  # the author's notes come first
         if note:
             place = where(change, labelled=False)  # the section the note speaks of, as a reader finds it
@@ -435,7 +436,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
             notes += 1
         elif id(change) in groups:  # a list reordered, or a section added or taken out whole: one line
             if group := groups[id(change)]:
-                items.append(([_group_line(group)], len(group)))
+                items.append((_group_line(group), len(group)))
         else:
             items.append((describe(change), 1))
     titles = [m for m in d.metadata if names_the_post(m["field"])]
@@ -507,9 +508,67 @@ def _whole_sections(changes: list[Change]) -> dict[int, list[Change]]:
     return out
 
 
-def _group_line(group: list[Change]) -> str:
-    """The one line of changes summarized together: a section added or taken out whole, or a list reordered."""
-    return _section_line(group) if group[0].kind in ("added", "removed") else _reordered_line(group)
+_ENTRIES = frozenset({"heading", "item", "row"})  # blocks never summarized as part of a passage replaced
+
+
+def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
+    """Passages replaced whole: blocks taken out and others put in their place, in a row, between the same two
+    blocks of both versions (each unchanged, or changed in place), as "a section's second half rewritten" reads:
+    one item, the old passage and the new, rather than a line for each block (`grouped`: changes summarized in
+    a group already). For the first change of each, by its id, the passage's changes; for the others, []."""
+    paired = set(d.equal) | {
+        (c.a_index, c.b_index) for c in d.changes if c.kind in ("modified", "link", "invisible")
+    }
+    ends = (len(d.a_blocks), len(d.b_blocks))
+
+    def replaceable(
+        c: Change,
+    ) -> bool:  # a list's item or a table's row stands alone: one in and one out is two
+        return c.kind in ("added", "removed") and c.block not in _ENTRIES and id(c) not in grouped
+
+    out: dict[int, list[Change]] = {}
+    k, changes = 0, d.changes
+    while k < len(changes):
+        run = []
+        while k < len(changes) and replaceable(changes[k]) and not authors_note(changes[k]):
+            run.append(changes[k])
+            k += 1
+        k += not run
+        old = sorted(c.a_index for c in run if c.kind == "removed" and c.a_index is not None)
+        new = sorted(c.b_index for c in run if c.kind == "added" and c.b_index is not None)
+        if not old or not new or old != list(range(old[0], old[-1] + 1)):
+            continue
+        if new != list(range(new[0], new[-1] + 1)):
+            continue
+        before, after = (old[0] - 1, new[0] - 1), (old[-1] + 1, new[-1] + 1)
+        if (before in paired or before == (-1, -1)) and (after in paired or after == ends):
+            out.update({id(c): [] for c in run})
+            out[id(run[0])] = run
+    return out
+
+
+def _group_line(group: list[Change]) -> list[str]:
+    """The lines of changes summarized together: a section added or taken out whole, a list reordered, or a
+    passage replaced."""
+    if any(c.kind != group[0].kind for c in group):
+        return _replaced_lines(group)
+    return [_section_line(group) if group[0].kind in ("added", "removed") else _reordered_line(group)]
+
+
+def _replaced_lines(group: list[Change]) -> list[str]:
+    """`Notes: replaced 3 blocks: "You could even add fields…", …` and `  → "Note: whereas…"`."""
+
+    def passage(changes: list[Change], text: Callable[[Change], str | None]) -> str:
+        shown = quote(text(changes[0]), 80 if len(changes) > 1 else QUOTE_MAX)
+        return f"{len(changes)} blocks: {shown}, …" if len(changes) > 1 else shown
+
+    old = [c for c in group if c.kind == "removed"]
+    new = [c for c in group if c.kind == "added"]
+    place = where(group[0], labelled=False)
+    return [
+        f"{place + ': ' if place else ''}replaced {passage(old, lambda c: _shown(c)[0])}",
+        f"  → {passage(new, lambda c: _shown(c)[1])}",
+    ]
 
 
 def _section_line(group: list[Change]) -> str:

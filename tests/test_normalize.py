@@ -659,6 +659,15 @@ def test_json_bad_input(doc: str, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_a_json_source_known_from_the_store_alone_says_it_has_no_field_to_read() -> None:
+    """A store read without its configuration knows a source's kind, not its options: read again, a JSON
+    document is a page that does not read (its stored Markdown stands), not an internal error."""
+    with pytest.raises(NormalizeError) as info:
+        norm('{"body_md": "Text of the post."}', source("json"), "application/json")
+    assert str(info.value) == "no field named to read; its longest text fields: body_md (17 characters)"
+    assert info.value.read_with == {"field": "body_md"}
+
+
 def test_wordpress_and_discourse_kinds() -> None:
     from differ.normalize.platforms import DiscourseKind, WordPressKind
 

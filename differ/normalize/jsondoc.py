@@ -39,6 +39,14 @@ def text_fields(fields: list[tuple[int, str]]) -> str:
     return f"; its longest text fields: {named}" if fields else ""
 
 
+def _unread(data: Any, why: str) -> NormalizeError:
+    """A document whose body field cannot be read, said with its longest text fields, the longest offered as
+    the field to read it with."""
+    fields = longest_fields(data)
+    read_with = {"field": fields[0][1]} if fields else None
+    return NormalizeError(f"{why}{text_fields(fields)}", read_with=read_with)
+
+
 def longest_fields(data: Any, most: int = 3) -> list[tuple[int, str]]:
     """The document's longest text fields, longest first, as (length, path)."""
     found: list[tuple[int, str]] = []
@@ -115,15 +123,15 @@ class JsonKind(SourceKind):
     def extract(cls, body: Body, source: SourceConfig) -> Extracted:
         data = load_json(body)
         path = source.option("field")
+        if not isinstance(path, str):  # a source known from the store alone, not its configuration
+            raise _unread(data, "no field named to read")
         try:
             value = json_path(data, path)
             wrong = "" if isinstance(value, str) else f"holds {type(value).__name__}, expected a string"
         except KeyError as exc:
             wrong = f'is missing from the JSON document (no "{exc.args[0]}")'
         if wrong:
-            fields = longest_fields(data)
-            read_with = {"field": fields[0][1]} if fields else None
-            raise NormalizeError(f'field "{path}" {wrong}{text_fields(fields)}', read_with=read_with)
+            raise _unread(data, f'field "{path}" {wrong}')
         meta: dict[str, Any] = {}
         warnings: list[str] = []
         names = source.option("metadata")

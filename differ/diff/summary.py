@@ -434,7 +434,7 @@ def summarize(d: Diff, versions: Versions, max_lines: int = MAX_LINES) -> list[s
                 said.append(f"  in place of {quote(before)}")
             items.append((said, 1))
             notes += 1
-        elif id(change) in groups:  # a list reordered, or a section added or taken out whole: one line
+        elif id(change) in groups:  # a list reordered, a section added or taken out whole, a passage replaced
             if group := groups[id(change)]:
                 items.append((_group_line(group), len(group)))
         else:
@@ -521,9 +521,8 @@ def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
     }
     ends = (len(d.a_blocks), len(d.b_blocks))
 
-    def replaceable(
-        c: Change,
-    ) -> bool:  # a list's item or a table's row stands alone: one in and one out is two
+    # a list's item or a table's row stands alone (one in and one out is two), and a heading opens a section
+    def replaceable(c: Change) -> bool:
         return c.kind in ("added", "removed") and c.block not in _ENTRIES and id(c) not in grouped
 
     out: dict[int, list[Change]] = {}

@@ -738,6 +738,20 @@ def test_a_paragraph_taken_out_in_one_section_and_another_put_in_elsewhere_are_t
     # in its place, one paragraph for another is still that paragraph rewritten
     d = diff(a, a.replace("The old plan is dropped.", "Wheels for Windows ship today."))
     assert [(c.kind, c.section) for c in d.changes] == [("modified", ("A",))]
+    # a section renamed as it moved, its words moving with it, is that section; one section taken out and
+    # another added elsewhere, nothing of the one under the other, are two
+    three = "## A\n\nAlpha.\n\n## B\n\nBeta body here.\n\n## C\n\nGamma.\n"
+    renamed = "## A\n\nAlpha.\n\n## C\n\nGamma.\n\n## Bee\n\nBeta body here.\n"
+    assert summarize(diff(three, renamed), V)[1:] == [
+        '• heading "B" → "Bee", section moved (2 blocks), now after "C"'
+    ]
+    other = "## A\n\nAlpha.\n\n## C\n\nGamma.\n\n## Dee\n\nDelta words of its own.\n"
+    assert sorted((c.kind, c.block) for c in diff(three, other).changes) == [
+        ("added", "heading"),
+        ("added", "paragraph"),
+        ("removed", "heading"),
+        ("removed", "paragraph"),
+    ]
 
 
 def test_a_passage_replaced_whole_is_one_item_of_the_summary() -> None:

@@ -164,13 +164,14 @@ def pair(
     removed: list[int],
     added: list[int],
     modified: list[tuple[int, int]],
-    in_place: bool = True,
+    along: Sequence[tuple[int, int]] | None = None,
 ) -> None:
     """Pair blocks of a replaced run in order: first those whose visible text is unchanged (only a link or a
-    heading level differs), then the rest by word similarity; leftovers are removed or added. `in_place`: the
-    blocks stand in one place of both versions (a run of the alignment), where one code block, heading or
-    paragraph put in the place of another is that block changed whatever its words; blocks left over from
-    anywhere in the document (`in_place=False`) are paired by their words alone."""
+    heading level differs), then the rest by word similarity; leftovers are removed or added. The blocks stand in
+    one place of both versions (a run of the alignment), where one code block, heading or paragraph put in the
+    place of another is that block changed whatever its words; or, given the blocks that moved unchanged
+    (`along`), they are left over from anywhere in the document and paired by their words, but for one heading
+    for another under which a block moved: that section renamed as it moved."""
     pairs: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in ordered_opcodes([a[x].text_key for x in ia], [b[y].text_key for y in ib]):
         if tag == "equal":
@@ -181,10 +182,15 @@ def pair(
     paired_b = {y for _, y in pairs}
     # One example replaced by another in its place is that code block changed, whatever its words; one
     # heading replaced by another of its level is that section renamed.
-    for kind in ("code", "heading") if in_place else ():
+    for kind in ("code", "heading") if along is None else ("heading",):
         only_a = [x for x in ia if x not in paired_a and a[x].kind == kind]
         only_b = [y for y in ib if y not in paired_b and b[y].kind == kind]
-        if len(only_a) == 1 and len(only_b) == 1 and _same_place(a[only_a[0]], b[only_b[0]]):
+        if (
+            len(only_a) == 1
+            and len(only_b) == 1
+            and _same_place(a[only_a[0]], b[only_b[0]])
+            and (along is None or _carried(a[only_a[0]], b[only_b[0]], a, b, along))
+        ):
             pairs.append((only_a[0], only_b[0]))
             paired_a.add(only_a[0])
             paired_b.add(only_b[0])
@@ -193,7 +199,7 @@ def pair(
     # entries of a table of contents, which follow the headings they point to.
     left_a = [x for x in ia if x not in paired_a]
     left_b = [y for y in ib if y not in paired_b]
-    if in_place and len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
+    if along is None and len(left_a) == 1 and len(left_b) == 1 and _rewritten(a[left_a[0]], b[left_b[0]]):
         x, y = left_a[0], left_b[0]
         if sum(p < x for p, _ in pairs) == sum(q < y for _, q in pairs):  # after the same paired blocks
             pairs.append((x, y))
@@ -212,6 +218,12 @@ def _rewritten(x: Block, y: Block) -> bool:
     if x.kind == "item":
         return x.depth == y.depth and x.contents_entry and y.contents_entry
     return (x.kind == "paragraph" and x.top == y.top and x.depth == y.depth) or x.kind == "quote"
+
+
+def _carried(x: Block, y: Block, a: list[Block], b: list[Block], along: Sequence[tuple[int, int]]) -> bool:
+    """Whether a block moved unchanged from the section heading `x` opens to the one heading `y` opens."""
+    old, new = x.heads, y.heads
+    return any(a[i].section[: len(old)] == old and b[j].section[: len(new)] == new for i, j in along)
 
 
 def _same_place(x: Block, y: Block) -> bool:

@@ -74,7 +74,7 @@ def diff_blocks(a: list[Block], b: list[Block]) -> Diff:
     # A rewritten block may land in another run of the alignment than its old form: pair across runs.
     extra: list[tuple[int, int]] = []
     if still_removed and still_added and len(still_removed) * len(still_added) <= PAIR_WINDOW * PAIR_WINDOW:
-        pair(a, b, still_removed, still_added, [], [], extra, in_place=False)
+        pair(a, b, still_removed, still_added, [], [], extra, along=moved)
         paired_a = {x for x, _ in extra}
         paired_b = {y for _, y in extra}
         modified = sorted(modified + extra)

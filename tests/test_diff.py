@@ -756,8 +756,9 @@ def test_a_paragraph_taken_out_in_one_section_and_another_put_in_elsewhere_are_t
 
 def test_a_passage_replaced_whole_is_one_item_of_the_summary() -> None:
     """Blocks taken out and others put in their place, between the same two blocks, read as one passage
-    replaced: the old and the new, as a person says a section's second half was rewritten. A block taken out
-    here and one put in elsewhere stay two, and so do list items (each an entry of its own)."""
+    replaced: the old and the new, as a person says a section's second half was rewritten, or a paragraph made a
+    list. A block taken out here and one put in elsewhere stay two, and so do list items alone (each an entry of
+    its own)."""
     a = "## Notes\n\nIntro stays.\n\nOld claim one.\n\n```\nold_code()\n```\n\nOld claim two.\n\nOutro stays.\n"
     b = "## Notes\n\nIntro stays.\n\nA new paragraph says it all now.\n\nOutro stays.\n"
     d = diff(a, b)
@@ -777,6 +778,10 @@ def test_a_passage_replaced_whole_is_one_item_of_the_summary() -> None:
         '• added "Wheels for Windows ship today."',
     ]
     assert summarize(d, V, max_lines=0)[1:] == ["…and 4 more changes"]  # the item stands for its 4 changes
+    listed = diff("## A\n\nFirst, second and third.\n", "## A\n\n- First\n- second\n- third\n")
+    assert summarize(listed, V)[1:] == ['• A: replaced "First, second and third."', '  → 3 items: "First", …']
+    items = diff("## A\n\n- Old importer\n- Plugin API\n", "## A\n\n- New exporter\n- Plugin API\n")
+    assert summarize(items, V)[1:] == ['• A: removed "Old importer"', '• A: added "New exporter"']
 
 
 BLOCK = st.sampled_from(

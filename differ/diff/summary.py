@@ -508,12 +508,15 @@ def _whole_sections(changes: list[Change]) -> dict[int, list[Change]]:
     return out
 
 
-_ENTRIES = frozenset({"heading", "item", "row"})  # blocks never summarized as part of a passage replaced
+_ENTRIES = frozenset(
+    {"item", "row"}
+)  # blocks that are entries of their own, a passage with other blocks only
 
 
 def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
     """Passages replaced whole: blocks taken out and others put in their place, in a row, between the same two
-    blocks of both versions (each unchanged, or changed in place), as "a section's second half rewritten" reads:
+    blocks of both versions (each unchanged, or changed in place), not list items or table rows alone, as "a
+    section's second half rewritten" or "a paragraph made a list" reads:
     one item, the old passage and the new, rather than a line for each block (`grouped`: changes summarized in
     a group already). For the first change of each, by its id, the passage's changes; for the others, []."""
     paired = set(d.equal) | {
@@ -521,9 +524,8 @@ def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
     }
     ends = (len(d.a_blocks), len(d.b_blocks))
 
-    # a list's item or a table's row stands alone (one in and one out is two), and a heading opens a section
-    def replaceable(c: Change) -> bool:
-        return c.kind in ("added", "removed") and c.block not in _ENTRIES and id(c) not in grouped
+    def replaceable(c: Change) -> bool:  # a heading opens a section: not part of a passage
+        return c.kind in ("added", "removed") and c.block != "heading" and id(c) not in grouped
 
     out: dict[int, list[Change]] = {}
     k, changes = 0, d.changes
@@ -533,6 +535,10 @@ def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
             run.append(changes[k])
             k += 1
         k += not run
+        if all(
+            c.block in _ENTRIES for c in run
+        ):  # entries of a list or table stand alone: one in, one out is two
+            continue
         old = sorted(c.a_index for c in run if c.kind == "removed" and c.a_index is not None)
         new = sorted(c.b_index for c in run if c.kind == "added" and c.b_index is not None)
         if not old or not new or old != list(range(old[0], old[-1] + 1)):
@@ -559,7 +565,9 @@ def _replaced_lines(group: list[Change]) -> list[str]:
 
     def passage(changes: list[Change], text: Callable[[Change], str | None]) -> str:
         shown = quote(text(changes[0]), 80 if len(changes) > 1 else QUOTE_MAX)
-        return f"{len(changes)} blocks: {shown}, …" if len(changes) > 1 else shown
+        kinds = {c.block for c in changes}
+        noun = "items" if kinds == {"item"} else "rows" if kinds == {"row"} else "blocks"
+        return f"{len(changes)} {noun}: {shown}, …" if len(changes) > 1 else shown
 
     old = [c for c in group if c.kind == "removed"]
     new = [c for c in group if c.kind == "added"]

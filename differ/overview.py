@@ -158,6 +158,9 @@ def _audited(entry: Any) -> dict[str, Any] | None:
         "passages_behind": entry.get("passages_behind")
         if isinstance(entry.get("passages_behind"), int)
         else None,
+        "read_in": [c for c in read_in if isinstance(c, str)]
+        if isinstance(read_in := entry.get("read_in"), list)
+        else [],
     }
 
 

@@ -16,6 +16,7 @@ from differ.audited import carry_after, findings_said, owed, passages_said
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path, write_site_feed
 from differ.files import atomic_write
+from differ.languages import LANGUAGE_NAMES
 from differ.options import cut, plural
 from differ.store import Store, Version
 from differ.titles import document_title
@@ -187,6 +188,8 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
         parts.append(f"coverage {coverage:.1%}")
     if entry.get("translation") is True:
         parts.append("read as a translation")
+    elif isinstance(read_in := entry.get("read_in"), list) and read_in:
+        parts.append(f"its {' and '.join(LANGUAGE_NAMES.get(str(c), str(c)) for c in read_in)} blocks read")
     return ", ".join(parts), (matches == canonical or behind) and not findings
 
 

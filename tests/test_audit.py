@@ -1665,8 +1665,13 @@ def test_a_bilingual_copy_without_languages_is_audited_in_the_canonicals_languag
     # read as its settings read it: audited once, not again at every check for a split it made itself
     assert copy.reading == mirror_reading(app, doc.mirrors[0])  # type: ignore[arg-type]
     text = render_audit(report, "text").splitlines()
+    assert text[1] == (
+        "copy: version 1, its English blocks, matches canonical version 2 — up to date; coverage 99.1%; 1 finding"
+    )
     assert text[2] == f"  note: {notes[0]}" and text[3].startswith("  • missing")
     assert json.loads(render_audit(report, "json"))["mirrors"][0]["note"] == notes[0]
+    assert json.loads(render_audit(report, "json"))["mirrors"][0]["read_in"] == ["en"]
+    assert (copy.read_in, kept.read_in, whole.read_in) == (("en",), (), ())  # set, it is the setting's
     assert f"<p>Note: {html.escape(notes[0])}</p>" in render_audit(report, "html")
     markdown = render_audit(report, "markdown").splitlines()
     assert markdown[3].startswith("  - note: 97 of its 189 blocks") and markdown[4].startswith("  - missing ")
@@ -1682,6 +1687,12 @@ def test_a_bilingual_copy_without_languages_is_audited_in_the_canonicals_languag
     assert not _due(app, doc, "2026-07-09T00:00:00Z")  # type: ignore[arg-type]
     page = document_page(app, doc, "2026-07-08T04:00:00Z")  # type: ignore[attr-defined]
     assert page.count("<p>Note: ") == 2 and f"<p>Note: {html.escape(notes[0])}</p>" in page
+    assert page.count("its English blocks read") == 1
+    from differ.overview import sources_report
+
+    (listed,) = sources_report(app)["documents"]  # type: ignore[arg-type]
+    audits = {s["source"]: s["last_audit"] for s in listed["sources"]}
+    assert (audits["doc/copy"]["read_in"], audits["doc/set"]["read_in"]) == (["en"], [])
 
 
 def test_a_copy_that_keeps_its_title_apart_is_audited_with_it_on_top() -> None:

@@ -2602,6 +2602,7 @@ def test_sources_say_how_each_mirror_fared_in_its_last_audit(tmp_path: Path, ser
         "findings": 1,
         "accepted": 0,
         "passages_behind": None,
+        "read_in": [],
     }
     # one source (or a document's): its document's line and its own, the others left out
     code, out, _ = run("--config", config, "sources", "doc/copy")

@@ -252,6 +252,7 @@ def audit_mirror(
         )
         result.accept = list(mirror.accept)
     result.note = note  # what its scripts or languages say, unless the configuration says what it is
+    result.read_in = (mirror.languages or ()) if read.note else ()
     result.reading = set_as
     return result
 

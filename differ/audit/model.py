@@ -88,6 +88,8 @@ class MirrorAudit:
     note: str | None = None
     #: audited as a translation (block by block, for what a translation keeps) rather than word by word
     translation: bool = False
+    #: a bilingual copy audited on its blocks in these languages, the canonical's, with no `languages` set
+    read_in: tuple[str, ...] = ()
     #: while it is catching up: the canonical's edits it has to carry over by `stale_from`, summarized
     missed: list[str] = field(default_factory=list)
     #: findings its `accept` patterns match: made on purpose, listed apart from `findings`
@@ -133,6 +135,7 @@ class MirrorAudit:
             "stale_from": self.stale_from,
             "note": self.note,
             "translation": self.translation,
+            **({"read_in": list(self.read_in)} if self.read_in else {}),
             **({"missed": self.missed} if self.missed else {}),
             **({"passages_behind": self.passages_behind} if self.passages_behind is not None else {}),
             **({"accepted": [f.as_json() for f in self.accepted]} if self.accepted else {}),

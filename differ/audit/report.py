@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
 from differ.audited import AUDIT_RULES, findings_said, last_audit, passages_said
 from differ.diff.blocks import md_text
+from differ.languages import LANGUAGE_NAMES
 from differ.options import cut, listed, plural
 from differ.wildcard import fits
 
@@ -126,6 +127,7 @@ def mirror_lines(m: MirrorAudit, canonical_version: int | None) -> list[str]:
         len(m.findings),
         len(m.accepted),
         m.passages_behind,
+        m.read_in,
     )
     note = [f"  note: {m.note}"] if m.note else []
     note += [f"  note: {unused_line(m.unused)}"] if m.unused else []
@@ -196,6 +198,7 @@ def audit_headline(
     findings: int,
     accepted: int = 0,
     passages_behind: int | None = None,
+    read_in: Sequence[str] = (),
 ) -> str:
     """A mirror's audit in a line: `version 3, a translation, matches canonical version 2 — stale (the canonical
     is at version 3); coverage 99.7%; 7 findings` (as `differ audit` and `differ sources` say it; the arguments
@@ -208,8 +211,9 @@ def audit_headline(
         state = f"stale (the canonical is at version {canonical_version})"
     if said := passages_said(matches_version, canonical_version, passages_behind):
         state += f", {said}"
+    read = f", its {' and '.join(LANGUAGE_NAMES.get(c, c) for c in read_in)} blocks," if read_in else ""
     return (
-        f"version {version}{', a translation,' if translation else ''} matches canonical version "
+        f"version {version}{', a translation,' if translation else read} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"
     )
 
@@ -429,6 +433,7 @@ def drift_events(app: App, report: AuditReport) -> tuple[list[dict[str, Any]], d
             "stale_from": m.stale_from,
             "note": m.note,
             "translation": m.translation,
+            **({"read_in": list(m.read_in)} if m.read_in else {}),  # a bilingual copy's half audited
             "version": m.version,  # what was audited: an audit older than the store is due again
             "canonical_version": report.canonical_version,
             "rules": AUDIT_RULES,

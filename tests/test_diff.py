@@ -803,6 +803,17 @@ DOC = st.lists(BLOCK, max_size=12).map(lambda bs: "\n\n".join(bs) + "\n")
 
 
 @settings(max_examples=150, deadline=None)
+@given(DOC, DOC)
+def test_a_summary_stands_for_every_change_once(a: str, b: str) -> None:
+    """However its lines group changes (a section added whole, a list reordered, a passage replaced), a summary
+    cut before its first line says how many changes it left out: all of them, none counted twice."""
+    d = diff(a, b)
+    total = len(d.changes) + len(d.metadata)
+    lines = summarize(d, V, max_lines=0)
+    assert lines[1:] == ([f"…and {total} more change{'s' if total != 1 else ''}"] if total else [])
+
+
+@settings(max_examples=150, deadline=None)
 @given(DOC)
 def test_diff_of_a_document_with_itself_is_empty(a: str) -> None:
     assert diff(a, a).empty

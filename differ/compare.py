@@ -18,10 +18,9 @@ from differ.audit import (
     MirrorAudit,
     Stream,
     audit_text,
-    mirror_text,
     title_apart,
 )
-from differ.audit.language import bilingual, reading
+from differ.audit.language import reading
 from differ.check import build_request
 from differ.config import SOURCE_OPTIONS, SourceConfig, adhoc_source
 from differ.diff import Diff, Versions, diff
@@ -288,28 +287,24 @@ def audit(
     `differ audit` reports a watched mirror (without staleness, which needs a history). `translation` says
     whether the copy is a translation; unset, its scripts say. `accept`: patterns of the findings made on
     purpose, as a mirror's `accept` option."""
-    from differ.audit import in_languages
+    from differ.audit import read_copy
     from differ.audit.report import accepted
 
     ours = Stream.of(split_blocks(canonical.normalized.markdown))
     apart = title_apart(canonical.source.kind, canonical.normalized.markdown, canonical.normalized.metadata)
-    meta, kind = mirror.normalized.metadata, mirror.source.kind
-    languages = mirror.source.languages or ()
-    copy = mirror_text(mirror.normalized.markdown, meta, kind, ours.blocks[:1], languages, apart)
-    theirs = Stream.of(split_blocks(copy))
     option = "--set 'languages=[\"{}\"]'"
+    # read as a watched mirror's audit reads it: a bilingual copy in the canonical's language
+    source = replace(mirror.source, translation=translation)
+    read = read_copy(
+        source, mirror.normalized.markdown, mirror.normalized.metadata, ours.blocks, apart, option
+    )
+    theirs, languages = Stream.of(read.blocks), read.mirror.languages or ()
     as_translation, note = reading(ours.blocks, theirs.blocks, translation, option, languages)
-    # the copy's whole page, every language kept, when `languages` kept a part of it
-    whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown if languages else None
-    split = None
-    if mirror.source.languages is None and translation is None:
-        split = bilingual(ours.blocks, theirs.blocks, option)
-    if (
-        split is not None
-    ):  # a bilingual copy: its blocks in the canonical's language, as a watched one is read
-        languages, note, whole = (split[0],), split[1], mirror.normalized.markdown
-        kept = in_languages(whole, languages)
-        theirs = Stream.of(split_blocks(mirror_text(kept, meta, kind, ours.blocks[:1], languages, apart)))
+    note = read.note or note
+    # the copy's whole page, every language kept, when `languages` kept a part of it (split unasked: as read)
+    whole = read.whole if read.note else None
+    if languages and whole is None:
+        whole = normalize(mirror.body, replace(mirror.source, languages=None)).markdown
     pages = (canonical.source.url, mirror.source.url)
     coverage, findings = audit_text(ours, ours, theirs, pages, as_translation, whole, languages)
     findings, known, unused = accepted(findings, accept, title_text(ours.blocks))

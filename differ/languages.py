@@ -2,6 +2,8 @@
 apart, and for those written in Latin script, their names, since the audit tells them apart by their words.
 Kept apart from the filter so that reading the configuration does not load the Markdown parser."""
 
+from collections.abc import Iterable
+
 SCRIPT_OF_LANGUAGE = {
     "en": "Latin",
     "de": "Latin",
@@ -58,3 +60,8 @@ LANGUAGE_NAMES = {
     "id": "Indonesian",
     "vi": "Vietnamese",
 }
+
+
+def language_names(codes: Iterable[object]) -> str:
+    """Languages by their codes, as a line names them: `English`, `English and Korean` (an unknown code as is)."""
+    return " and ".join(LANGUAGE_NAMES.get(str(code), str(code)) for code in codes)

@@ -16,7 +16,7 @@ from differ.audited import carry_after, findings_said, owed, passages_said
 from differ.errors import StoreDamage, StoreError
 from differ.feed import feed_path, write_site_feed
 from differ.files import atomic_write
-from differ.languages import LANGUAGE_NAMES
+from differ.languages import language_names
 from differ.options import cut, plural
 from differ.store import Store, Version
 from differ.titles import document_title
@@ -189,7 +189,7 @@ def _fidelity(audit: dict[str, Any], mirror: str, canonical: int | None) -> tupl
     if entry.get("translation") is True:
         parts.append("read as a translation")
     elif isinstance(read_in := entry.get("read_in"), list) and read_in:
-        parts.append(f"its {' and '.join(LANGUAGE_NAMES.get(str(c), str(c)) for c in read_in)} blocks read")
+        parts.append(f"its {language_names(read_in)} blocks read")
     return ", ".join(parts), (matches == canonical or behind) and not findings
 
 

@@ -274,22 +274,21 @@ class CopyRead:
 
 
 def in_languages(markdown: str, languages: tuple[str, ...]) -> str:
-    """Canonical Markdown as `languages` reads the page it was read from (`normalize` keeps their blocks alone),
-    remembered for the few versions of a bilingual copy each audit reads again (a post's size, not a huge page)."""
-    return _kept(markdown, languages) if len(markdown) <= KEPT_SIZE else _in_languages(markdown, languages)
+    """Stored Markdown as `languages` reads its page (`normalize.language.in_languages`), remembered for the few
+    versions of a bilingual copy each audit reads again (a post's size, not a huge page)."""
+    from differ.normalize.language import in_languages as read
+
+    return _kept(markdown, languages) if len(markdown) <= KEPT_SIZE else read(markdown, languages)
 
 
 KEPT_SIZE = 200_000  # characters of the largest Markdown whose blocks in some languages are remembered
 
 
-def _in_languages(markdown: str, languages: tuple[str, ...]) -> str:
-    from differ.normalize.canonical import canonicalize
-    from differ.normalize.language import filter_languages
+@lru_cache(maxsize=64)
+def _kept(markdown: str, languages: tuple[str, ...]) -> str:
+    from differ.normalize.language import in_languages as read
 
-    return canonicalize(filter_languages(markdown, languages)).text
-
-
-_kept = lru_cache(maxsize=64)(_in_languages)
+    return read(markdown, languages)
 
 
 def copy_blocks(
@@ -311,15 +310,17 @@ def read_copy(
     metadata: Mapping[str, Any],
     canonical: Sequence[Block],
     apart: str | None = None,
+    option: str = _OPTION,
 ) -> CopyRead:
-    """`copy_blocks` of a mirror version's Markdown as read (`whole`) and its metadata."""
+    """`copy_blocks` of a mirror version's Markdown as read (`whole`) and its metadata (`option`: how a note names
+    the `languages` setting, formatted with a code)."""
     from differ.audit.language import bilingual
 
     markdown = mirror_text(whole, metadata, mirror.kind, canonical[:1], mirror.languages or (), apart)
     blocks = split_blocks(markdown)
     split = None
     if mirror.languages is None and mirror.translation is None:
-        split = bilingual(canonical, blocks, _OPTION)
+        split = bilingual(canonical, blocks, option)
     if split is None:
         return CopyRead(mirror, markdown, blocks)
     mirror = replace(mirror, languages=(split[0],))

@@ -133,9 +133,12 @@ def language_note(
     splits while `languages` is unset (None) and `option` (formatted with a language code) would split; a
     translation, audited for what a translation keeps; or a copy whose `languages` keep the blocks in another
     script than the canonical's. Either way its findings need that said first."""
-    if languages is None and (split := bilingual(canonical, mirror, option)):
+    if languages:
+        return _kept_note(canonical, option, languages)
+    found = _foreign(canonical, mirror)  # once, for both the split and the note
+    if languages is None and (split := _split(found, option)):
         return split[1]
-    return reading(canonical, mirror, None, option, languages or ())[1]
+    return _found_note(found, option)
 
 
 def reading(
@@ -178,7 +181,11 @@ def bilingual(canonical: Sequence[Block], mirror: Sequence[Block], option: str) 
     canonical's, and not a translation), the code of the canonical's language, whose blocks alone its audit reads,
     and the note that says so (`option`, as 'languages = ["{}"]', formatted with a code: how it is set); None
     for any other copy."""
-    found = _foreign(canonical, mirror)
+    return _split(_foreign(canonical, mirror), option)
+
+
+def _split(found: _Foreign | None, option: str) -> tuple[str, str] | None:
+    """`bilingual`, from what `_foreign` found."""
     if found is None or found.translation or found.blocks < BILINGUAL * found.total:
         return None
     code, kept = _kept(found)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from differ.audit import AuditReport, Finding, MirrorAudit, audit_document
 from differ.audited import AUDIT_RULES, findings_said, last_audit, passages_said
 from differ.diff.blocks import md_text
-from differ.languages import LANGUAGE_NAMES
+from differ.languages import language_names
 from differ.options import cut, listed, plural
 from differ.wildcard import fits
 
@@ -211,7 +211,7 @@ def audit_headline(
         state = f"stale (the canonical is at version {canonical_version})"
     if said := passages_said(matches_version, canonical_version, passages_behind):
         state += f", {said}"
-    read = f", its {' and '.join(LANGUAGE_NAMES.get(c, c) for c in read_in)} blocks," if read_in else ""
+    read = f", its {language_names(read_in)} blocks," if read_in else ""
     return (
         f"version {version}{', a translation,' if translation else read} matches canonical version "
         f"{matches_version} — {state}; coverage {coverage:.1%}; {findings_said(findings, accepted)}"

@@ -541,15 +541,18 @@ def _replaced(d: Diff, grouped: set[int]) -> dict[int, list[Change]]:
             continue
         old = sorted(c.a_index for c in run if c.kind == "removed" and c.a_index is not None)
         new = sorted(c.b_index for c in run if c.kind == "added" and c.b_index is not None)
-        if not old or not new or old != list(range(old[0], old[-1] + 1)):
-            continue
-        if new != list(range(new[0], new[-1] + 1)):
+        if not (_in_a_row(old) and _in_a_row(new)):
             continue
         before, after = (old[0] - 1, new[0] - 1), (old[-1] + 1, new[-1] + 1)
         if (before in paired or before == (-1, -1)) and (after in paired or after == ends):
             out.update({id(c): [] for c in run})
             out[id(run[0])] = run
     return out
+
+
+def _in_a_row(indices: list[int]) -> bool:
+    """Whether sorted block indices are some and stand next to each other."""
+    return bool(indices) and indices == list(range(indices[0], indices[0] + len(indices)))
 
 
 def _group_line(group: list[Change]) -> list[str]:

@@ -132,7 +132,7 @@ def normalize(body: Body, source: SourceConfig) -> Normalized:
 
 def _normalize(body: Body, source: SourceConfig) -> Normalized:
     from differ.normalize.canonical import Canonical, canonicalize
-    from differ.normalize.language import filter_languages
+    from differ.normalize.language import in_languages
 
     extracted = SOURCE_KINDS[source.kind].extract(body, source)
     if len(extracted.markdown) > MAX_MARKDOWN:
@@ -143,7 +143,7 @@ def _normalize(body: Body, source: SourceConfig) -> Normalized:
     canonical = Canonical(extracted.markdown) if extracted.canonical else canonicalize(extracted.markdown)
     markdown = canonical.text
     if source.languages:
-        markdown = canonicalize(filter_languages(markdown, source.languages)).text
+        markdown = in_languages(markdown, source.languages)
     ignored = 0
     if source.ignore:
         kept, ignored = leave_out(markdown, source.ignore)

@@ -213,6 +213,13 @@ def block_labels(texts: Sequence[str]) -> list[str | None]:
     return [lang if script == "Latin" else script for script, lang in zip(scripts, told, strict=True)]
 
 
+def in_languages(markdown: str, languages: Sequence[str]) -> str:
+    """Canonical Markdown as `languages` reads its page: the blocks in them alone, canonical again."""
+    from differ.normalize.canonical import canonicalize
+
+    return canonicalize(filter_languages(markdown, languages)).text
+
+
 def filter_languages(markdown: str, languages: Sequence[str]) -> str:
     """Canonical Markdown with only the blocks (and list items) in the given languages. Latin-script blocks are
     told apart by their short words when the page has two such languages and `languages` names one."""
